@@ -1,0 +1,102 @@
+"""The probability lab's Binomial(n, success p), exact for rational p and via scipy for floats.
+
+With n = 1 it is the seed's two-outcome Bernoulli display: success is token B, failure token C
+(A has zero residual mass in the seed's example and is outside this display).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+from scipy import stats
+
+from lab.distributions import InvalidValueError, LabInputError, NonFiniteValueError, parse_value
+
+N_MIN, N_MAX = 1, 26
+SUCCESS_TOKEN, FAILURE_TOKEN = "B", "C"
+
+
+class BinomialInputError(LabInputError):
+    pass
+
+
+def parse_success_probability(value) -> Fraction:
+    """Read the lab's success p (``0.75`` or ``3/4``) exactly and check 0 <= p <= 1."""
+    try:
+        p = parse_value(value, token="lab success p")
+    except (InvalidValueError, NonFiniteValueError) as exc:
+        raise BinomialInputError(str(exc)) from None
+    if not 0 <= p <= 1:
+        raise BinomialInputError(f"lab success p = {p} is outside [0, 1]")
+    return p
+
+
+def check_trials(n) -> int:
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
+        try:
+            as_fraction = Fraction(str(n).strip())
+        except (ValueError, ZeroDivisionError):
+            raise BinomialInputError(f"n = {n!r} is not a whole number") from None
+        if as_fraction.denominator != 1:
+            raise BinomialInputError(f"n = {n!r} is not a whole number")
+        n = int(as_fraction)
+    n = int(n)
+    if not N_MIN <= n <= N_MAX:
+        raise BinomialInputError(f"n = {n} is outside {N_MIN} to {N_MAX} trials")
+    return n
+
+
+@dataclass(frozen=True)
+class BinomialResult:
+    n: int
+    p: Fraction | float
+    pmf: tuple  # P(k successes) for k = 0 .. n; Fractions (exact) or floats
+    exact: bool
+
+    @property
+    def mean(self):
+        return self.n * self.p
+
+    @property
+    def variance(self):
+        return self.n * self.p * (1 - self.p)
+
+    @property
+    def sd(self) -> float:
+        return math.sqrt(self.variance)
+
+    @property
+    def outcomes(self) -> tuple[int, ...]:
+        return tuple(range(self.n + 1))
+
+    def bernoulli_bars(self) -> dict[str, Fraction | float]:
+        """n = 1 only: the two-outcome display, success as B then failure as C."""
+        if self.n != 1:
+            raise BinomialInputError(f"the B/C display needs n = 1 (got n = {self.n})")
+        return {SUCCESS_TOKEN: self.pmf[1], FAILURE_TOKEN: self.pmf[0]}
+
+
+def binomial_exact(n: int, p) -> BinomialResult:
+    n = check_trials(n)
+    p = parse_success_probability(p)
+    pmf = tuple(math.comb(n, k) * p**k * (1 - p) ** (n - k) for k in range(n + 1))
+    return BinomialResult(n, p, pmf, exact=True)
+
+
+def binomial_float(n: int, p: float) -> BinomialResult:
+    n = check_trials(n)
+    p = float(p)
+    if not (math.isfinite(p) and 0 <= p <= 1):
+        raise BinomialInputError(f"lab success p = {p!r} is outside [0, 1]")
+    pmf = stats.binom.pmf(np.arange(n + 1), n, p).astype(np.float64)
+    return BinomialResult(n, p, tuple(float(v) for v in pmf), exact=False)
+
+
+def binomial(n: int, p) -> BinomialResult:
+    """Exact for Fractions, ints and strings; scipy float64 for floats."""
+    if isinstance(p, float):
+        return binomial_float(n, p)
+    return binomial_exact(n, p)

@@ -1,0 +1,233 @@
+"""``python -m lab``: the same core from the command line, for answer keys and scripted checks.
+
+Bad input exits with code 2 and one line on stderr; never a traceback.
+Further subcommands live in their own modules, each with ``register(subparsers)``, listed in
+``COMMAND_MODULES``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+
+from lab.binomial import BinomialResult, binomial_exact, binomial_float, parse_success_probability
+from lab.distributions import LabInputError, check_same_tokens, parse_spec
+from lab.formatting import fraction_text, json_number
+from lab.residual import ResidualResult, residual_exact, residual_float
+from lab.scenarios import load_scenario, scenario_names
+
+# Modules adding subcommands (each defines register(subparsers)); imported in this order.
+COMMAND_MODULES: tuple[str, ...] = ()
+
+
+class UsageError(Exception):
+    """Command-line words that do not fit (argparse's complaints), reported in one line."""
+
+
+class LabArgumentParser(argparse.ArgumentParser):
+    def error(self, message):
+        raise UsageError(f"{self.prog}: {message}")
+
+
+def print_json(data) -> None:
+    print(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+def print_table(header: list[str], rows: list[list[str]]) -> None:
+    widths = [max(len(str(cell)) for cell in column) for column in zip(header, *rows)]
+    for row in [header, ["-" * w for w in widths], *rows]:
+        print(
+            "  ".join(str(cell).rjust(w) if i else str(cell).ljust(w) for i, (cell, w) in enumerate(zip(row, widths)))
+        )
+
+
+def number_text(value, exact: bool) -> str:
+    return fraction_text(value) if exact else f"{float(value):.10g}"
+
+
+# --- residual ---------------------------------------------------------------------------------
+
+
+def residual_json(result: ResidualResult) -> dict:
+    exact = result.exact
+    labels = result.labels
+
+    def per_token(values):
+        return {token: json_number(v, exact) for token, v in zip(labels, values)}
+
+    data = {
+        "tokens": list(labels),
+        "p": per_token(result.p),
+        "q": per_token(result.q),
+        "accepted": per_token(result.accepted),
+        "alpha": json_number(result.alpha, exact),
+        "z": json_number(result.z, exact),
+        "branch": result.branch,
+        "residual": per_token(result.residual) if result.residual is not None else None,
+        "reconstruction": per_token(result.reconstruction),
+        "arithmetic": result.arithmetic,
+    }
+    if not exact:
+        data["one_minus_alpha"] = float(result.one_minus_alpha)
+        data["inconsistency"] = result.inconsistency
+    return data
+
+
+def print_residual_table(result: ResidualResult) -> None:
+    exact = result.exact
+    residual = result.residual
+    rows = []
+    for i, token in enumerate(result.labels):
+        rows.append(
+            [
+                token,
+                number_text(result.p[i], exact),
+                number_text(result.q[i], exact),
+                number_text(result.accepted[i], exact),
+                number_text(residual[i], exact) if residual is not None else "-",
+                number_text(result.correction[i], exact),
+                number_text(result.reconstruction[i], exact),
+            ]
+        )
+    print_table(["token", "p", "q", "min(p,q)", "residual r", "Z*r", "min+Z*r"], rows)
+    print()
+    print(
+        f"alpha = {number_text(result.alpha, exact)}   Z = {number_text(result.z, exact)}   "
+        f"branch: {result.branch}   arithmetic: {result.arithmetic}"
+    )
+    if not exact:
+        print(f"1 - alpha = {float(result.one_minus_alpha):.17g} (consistency figure beside Z)")
+        if result.inconsistency:
+            print(f"numerical inconsistency: {result.inconsistency}")
+    if residual is None:
+        print("Z = 0: no rejection can happen, so the residual is not defined (0/0 is never evaluated).")
+
+
+def compute_residual(p, q, exact: bool) -> ResidualResult:
+    if exact:
+        return residual_exact(p, q)
+    q = check_same_tokens(p, q)
+    return residual_float(p.as_array(), q.as_array(), p.tokens)
+
+
+def run_residual(args) -> int:
+    check_sum = args.exact or args.normalize  # the float path checks sums within its own tolerance
+    p = parse_spec(args.p, name="p", normalize=args.normalize, check_sum=check_sum)
+    q = parse_spec(args.q, name="q", normalize=args.normalize, check_sum=check_sum)
+    result = compute_residual(p, q, args.exact)
+    if args.json:
+        print_json(residual_json(result))
+    else:
+        print_residual_table(result)
+    return 0
+
+
+# --- scenario ---------------------------------------------------------------------------------
+
+
+def run_scenario(args) -> int:
+    if args.list:
+        for name in scenario_names():
+            print(name)
+        return 0
+    if not args.name:
+        raise UsageError("lab scenario: give a scenario NAME or --list")
+    scenario = load_scenario(args.name)
+    result = compute_residual(scenario.p, scenario.q, args.exact)
+    if args.json:
+        print_json({"name": scenario.name, "title": scenario.title, **residual_json(result)})
+    else:
+        print(f"{scenario.name}: {scenario.title}")
+        print(scenario.note)
+        print()
+        print_residual_table(result)
+    return 0
+
+
+# --- binomial ---------------------------------------------------------------------------------
+
+
+def binomial_json(result: BinomialResult) -> dict:
+    exact = result.exact
+    data = {
+        "n": result.n,
+        "p": json_number(result.p, exact),
+        "pmf": {str(k): json_number(v, exact) for k, v in enumerate(result.pmf)},
+        "mean": json_number(result.mean, exact),
+        "variance": json_number(result.variance, exact),
+        "sd": result.sd,
+    }
+    if result.n == 1:
+        data["bernoulli"] = {token: json_number(v, exact) for token, v in result.bernoulli_bars().items()}
+    return data
+
+
+def run_binomial(args) -> int:
+    p = parse_success_probability(args.p)
+    result = binomial_exact(args.n, p) if args.exact else binomial_float(args.n, float(p))
+    if args.json:
+        print_json(binomial_json(result))
+        return 0
+    exact = result.exact
+    rows = [[str(k), number_text(v, exact)] for k, v in enumerate(result.pmf)]
+    if result.n == 1:  # the seed's two-outcome display: success B first, then failure C
+        rows = [
+            [f"{token} ({kind})", number_text(v, exact)]
+            for (token, v), kind in zip(result.bernoulli_bars().items(), ("success", "failure"))
+        ]
+    print_table(["k", f"P(k) for Binomial({result.n}, {number_text(result.p, exact)})"], rows)
+    print()
+    print(f"mean = {number_text(result.mean, exact)}   sd = {result.sd:.6g}")
+    return 0
+
+
+# --- entry point ------------------------------------------------------------------------------
+
+
+def build_parser() -> LabArgumentParser:
+    parser = LabArgumentParser(
+        prog="lab", description="Residual Lab: the correction distribution of speculative sampling, exact and float64."
+    )
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    res = sub.add_parser("residual", help="residual of target p against draft q")
+    res.add_argument(
+        "--p", required=True, metavar="SPEC", help="target: A=1/10,B=3/5,C=3/10 or a .json/.csv/.toml file"
+    )
+    res.add_argument("--q", required=True, metavar="SPEC", help="draft, same tokens as p")
+    res.add_argument("--exact", action="store_true", help="exact Fractions (default: float64)")
+    res.add_argument("--json", action="store_true", help="print JSON")
+    res.add_argument("--normalize", action="store_true", help="divide each distribution by its sum first")
+    res.set_defaults(run=run_residual)
+
+    sce = sub.add_parser("scenario", help="a scenario from scenarios/ (or --list)")
+    sce.add_argument("name", nargs="?", metavar="NAME")
+    sce.add_argument("--list", action="store_true", help="print the scenario names, one a line")
+    sce.add_argument("--exact", action="store_true")
+    sce.add_argument("--json", action="store_true")
+    sce.set_defaults(run=run_scenario)
+
+    bino = sub.add_parser("binomial", help="the probability lab's Binomial(n, success p)")
+    bino.add_argument("--p", required=True, metavar="P", help="success probability: 0.75 or 3/4")
+    bino.add_argument("--n", required=True, metavar="N", help="trials, 1 to 26")
+    bino.add_argument("--exact", action="store_true")
+    bino.add_argument("--json", action="store_true")
+    bino.set_defaults(run=run_binomial)
+
+    for module_name in COMMAND_MODULES:
+        importlib.import_module(module_name).register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        return args.run(args)
+    except (LabInputError, UsageError) as exc:
+        message = " ".join(str(exc).split())  # one line, whatever the message holds
+        print(f"error: {message}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:
+        return 0

@@ -1,0 +1,212 @@
+"""The correction ("residual") distribution of speculative sampling, exact and float64.
+
+Accepted proposals give each token min(p, q); rejection happens with probability
+Z = sum max(0, p - q) = 1 - alpha; on rejection a fresh draw from r = max(0, p - q) / Z replaces
+the proposal, so min(p, q) + Z * r = p token by token. When Z = 0 there is no rejection branch and
+r is not defined: it is reported as None, never computed as 0/0 and never floored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import cached_property
+
+import numpy as np
+
+from lab.distributions import (
+    Distribution,
+    TokenMismatchError,
+    check_float,
+    check_same_tokens,
+    from_pairs,
+    parse_spec,
+)
+
+FLOAT_DTYPE = np.float64
+FLOAT64_EPS = float(np.finfo(np.float64).eps)  # 2**-52
+
+# Stated tolerances of the float path (the exact identities hold with no tolerance at all):
+# - reconstruction: |(min(p,q) + Z*r)(x) - p(x)| <= RECONSTRUCTION_RTOL * p(x) for every token,
+#   because min is exact and Z*(d/Z) carries at most three roundings of d <= p;
+# - residual: |r_float(x) - r_exact(x)| <= residual_rtol(n) * r_exact(x), where r_exact is the exact
+#   residual of the same float64 inputs: one rounding in p - q, at most n - 1 in the sum, one in /.
+RECONSTRUCTION_RTOL = 4 * FLOAT64_EPS
+
+
+def residual_rtol(vocabulary_size: int) -> float:
+    return (vocabulary_size + 3) * FLOAT64_EPS
+
+
+REJECTION = "rejection"
+NO_REJECTION = "no-rejection"
+
+
+@dataclass(frozen=True)
+class ResidualResult:
+    """Everything one residual computation shows, on either arithmetic path.
+
+    Exact results hold tuples of Fractions; float results hold float64 numpy arrays (and
+    ``tokens`` may be None for an anonymous vocabulary, labelled by index).
+    """
+
+    tokens: tuple[str, ...] | None
+    p: Sequence
+    q: Sequence
+    accepted: Sequence  # min(p, q): the mass each token gets from kept proposals
+    alpha: Fraction | float  # acceptance probability, sum of accepted
+    z: Fraction | float  # rejection probability, sum max(0, p - q)
+    residual: Sequence | None  # r = max(0, p - q) / z, None on the no-rejection branch
+    exact: bool
+    inconsistency: str | None = None  # float path only: branch disagreeing with the arithmetic
+
+    @property
+    def branch(self) -> str:
+        return REJECTION if self.z > 0 else NO_REJECTION
+
+    @property
+    def arithmetic(self) -> str:
+        return "exact" if self.exact else "float64"
+
+    @property
+    def one_minus_alpha(self):
+        """1 - alpha, reported beside z as a consistency figure (equal to z on the exact path)."""
+        return 1 - self.alpha
+
+    @cached_property
+    def correction(self):
+        """Z * r per token: the mass each token gets through the rejection branch."""
+        if self.residual is None:
+            return tuple(Fraction(0) for _ in self.p) if self.exact else np.zeros_like(self.p)
+        if self.exact:
+            return tuple(self.z * r for r in self.residual)
+        return self.z * self.residual
+
+    @cached_property
+    def reconstruction(self):
+        """min(p, q) + Z * r: equals p exactly on the exact path."""
+        if self.exact:
+            return tuple(a + c for a, c in zip(self.accepted, self.correction))
+        return self.accepted + self.correction
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        if self.tokens is not None:
+            return self.tokens
+        return tuple(f"#{i}" for i in range(len(self.p)))
+
+
+def residual_exact(p: Distribution, q: Distribution) -> ResidualResult:
+    """Exact residual of two validated distributions (q is aligned to p's token order)."""
+    q = check_same_tokens(p, q)
+    accepted = tuple(min(a, b) for a, b in zip(p.values, q.values))
+    excess = tuple(max(Fraction(0), a - b) for a, b in zip(p.values, q.values))
+    z = sum(excess, Fraction(0))
+    alpha = sum(accepted, Fraction(0))
+    residual = tuple(e / z for e in excess) if z > 0 else None  # z == 0: no 0/0, no floor
+    return ResidualResult(p.tokens, p.values, q.values, accepted, alpha, z, residual, exact=True)
+
+
+def branch_inconsistency(z: float, alpha: float, exact_z_is_zero: bool | None = None) -> str | None:
+    """Describe a float result whose branch disagrees with the mathematics, or None.
+
+    Such a case is reported for investigation, never patched with a floor.
+    """
+    if z > 0 and exact_z_is_zero:
+        return f"float Z = {z:.3g} > 0 but the exact Z of the same inputs is 0 (rejection that cannot happen)"
+    if z == 0 and alpha != 1:
+        return (
+            f"Z = 0 (no-rejection branch) but alpha = {alpha:.17g} is not 1: "
+            "the inputs are not normalised to float precision"
+        )
+    if exact_z_is_zero is False and z == 0:
+        return "float Z = 0 but the exact Z of the same inputs is positive (rejection lost to rounding)"
+    return None
+
+
+def residual_float(p, q, tokens: Sequence[str] | None = None) -> ResidualResult:
+    """float64 residual, vectorised over the vocabulary (no Python loop).
+
+    Validation uses reductions only: alpha + z doubles as sum(p) because
+    min(p, q) + max(0, p - q) = p.
+    """
+    p = np.asarray(p, dtype=FLOAT_DTYPE)
+    q = np.asarray(q, dtype=FLOAT_DTYPE)
+    if p.shape != q.shape:
+        raise TokenMismatchError(f"p has {p.size} tokens but q has {q.size}")
+    if tokens is not None:
+        tokens = tuple(tokens)
+        if len(tokens) != p.size:
+            raise TokenMismatchError(f"{len(tokens)} token names for {p.size} probabilities")
+    with np.errstate(all="ignore"):  # invalid inputs are diagnosed below, by token
+        accepted = np.minimum(p, q)
+        excess = p - q
+        np.maximum(excess, 0.0, out=excess)
+        alpha = float(accepted.sum())
+        z = float(excess.sum())
+    check_float(p, tokens, "p", total=alpha + z)
+    check_float(q, tokens, "q")
+    residual = None
+    if z > 0:
+        excess /= z  # in place: excess becomes r
+        residual = excess
+    # For float64 inputs, p - q > 0 exactly when p > q (gradual underflow), so z > 0 matches the
+    # exact branch of these inputs; what can still disagree is z = 0 with alpha != 1.
+    inconsistency = branch_inconsistency(z, alpha, exact_z_is_zero=(z == 0))
+    return ResidualResult(tokens, p, q, accepted, alpha, z, residual, exact=False, inconsistency=inconsistency)
+
+
+def _as_distribution(value, name: str, tokens: Sequence[str] | None) -> Distribution:
+    if isinstance(value, Distribution):
+        return value
+    if isinstance(value, str):
+        return parse_spec(value, name=name)
+    if isinstance(value, dict):
+        return from_pairs(value.items(), name=name)
+    values = list(value)
+    names = list(tokens) if tokens is not None else [f"#{i}" for i in range(len(values))]
+    if len(names) != len(values):
+        raise TokenMismatchError(f"{len(names)} token names for {len(values)} values", None, name)
+    return from_pairs(zip(names, values), name=name)
+
+
+def residual(p, q, tokens: Sequence[str] | None = None) -> ResidualResult:
+    """The residual of target p against draft q.
+
+    numpy arrays take the float64 path; Distributions, ``token=value`` specs, dicts and
+    sequences of exact values (Fractions, ints, strings) take the exact path.
+    """
+    if isinstance(p, np.ndarray) or isinstance(q, np.ndarray):
+        return residual_float(p, q, tokens)
+    return residual_exact(_as_distribution(p, "p", tokens), _as_distribution(q, "q", tokens))
+
+
+@dataclass(frozen=True)
+class FloatComparison:
+    """How far the float64 path lands from the exact reference on the same distributions."""
+
+    exact: ResidualResult
+    floating: ResidualResult
+    branch_agrees: bool
+    max_abs_error: float | None  # max |r_float - r_exact|; None when neither has a residual
+    error_relative_to_z: float | None  # that error divided by the exact z
+
+    @property
+    def inconsistency(self) -> str | None:
+        if not self.branch_agrees:
+            return f"float branch {self.floating.branch!r} disagrees with exact branch {self.exact.branch!r}"
+        return self.floating.inconsistency
+
+
+def compare_float_to_exact(p: Distribution, q: Distribution) -> FloatComparison:
+    """Run both paths on the same distributions (float64 rounding of the exact values)."""
+    exact = residual_exact(p, q)
+    floating = residual_float(p.as_array(), check_same_tokens(p, q).as_array(), p.tokens)
+    agrees = exact.branch == floating.branch
+    max_abs = rel = None
+    if exact.residual is not None and floating.residual is not None:
+        reference = np.array([float(r) for r in exact.residual])
+        max_abs = float(np.max(np.abs(floating.residual - reference)))
+        rel = max_abs / float(exact.z)
+    return FloatComparison(exact, floating, agrees, max_abs, rel)

@@ -1,0 +1,120 @@
+"""Scenario files: one TOML file per scenario in ``scenarios/``; adding a scenario is adding a file.
+
+A one-step scenario (``kind = "step"``, the default) holds::
+
+    name = "bernoulli-residual"        # must equal the file name without .toml
+    title = "..."
+    note = "..."                       # a short teaching note
+    tokens = ["A", "B", "C"]
+    p = ["1/10", "3/5", "3/10"]        # exact strings: fractions, decimals or integers
+    q = ["1/2", "3/10", "1/5"]
+
+Other kinds (``kind = "markov"``) are read by their own loaders; :func:`scenario_names` lists
+each kind apart.
+"""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+from lab.distributions import Distribution, DistributionError, LabInputError, from_pairs
+
+SCENARIO_DIR = Path(__file__).resolve().parent.parent / "scenarios"
+STEP_KIND = "step"
+
+
+class ScenarioError(LabInputError):
+    """A scenario that does not exist or whose file is malformed (message names file and field)."""
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    title: str
+    note: str
+    p: Distribution
+    q: Distribution
+    path: Path
+
+    @property
+    def tokens(self) -> tuple[str, ...]:
+        return self.p.tokens
+
+
+def read_toml(path: Path) -> dict:
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except OSError as exc:
+        raise ScenarioError(f"{path.name}: cannot read the file ({exc.strerror or exc})") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ScenarioError(f"{path.name}: not valid TOML ({exc})") from None
+
+
+def require_field(data: dict, field: str, kind: type, path: Path):
+    if field not in data:
+        raise ScenarioError(f"{path.name}: missing field {field!r}")
+    value = data[field]
+    if not isinstance(value, kind):
+        raise ScenarioError(f"{path.name}: field {field!r} must be a {kind.__name__}")
+    return value
+
+
+def require_strings(data: dict, field: str, path: Path) -> list[str]:
+    values = require_field(data, field, list, path)
+    if not all(isinstance(v, str) for v in values):
+        raise ScenarioError(f'{path.name}: field {field!r} must be a list of strings (write values as "1/2")')
+    return values
+
+
+def scenario_kind(data: dict) -> str:
+    return data.get("kind", STEP_KIND)
+
+
+def load_scenario_file(path: str | Path) -> Scenario:
+    path = Path(path)
+    data = read_toml(path)
+    if scenario_kind(data) != STEP_KIND:
+        raise ScenarioError(f"{path.name}: field 'kind' is {scenario_kind(data)!r}, not a one-step scenario")
+    name = require_field(data, "name", str, path)
+    if name != path.stem:
+        raise ScenarioError(f"{path.name}: field 'name' is {name!r} but must match the file name {path.stem!r}")
+    title = require_field(data, "title", str, path)
+    note = require_field(data, "note", str, path)
+    tokens = require_strings(data, "tokens", path)
+    dists = {}
+    for field in ("p", "q"):
+        values = require_strings(data, field, path)
+        if len(values) != len(tokens):
+            raise ScenarioError(f"{path.name}: field {field!r} has {len(values)} values for {len(tokens)} tokens")
+        try:
+            dists[field] = from_pairs(zip(tokens, values), name=field)
+        except DistributionError as exc:
+            raise ScenarioError(f"{path.name}: field {field!r}: {exc}") from None
+    return Scenario(name, title, note.strip(), dists["p"], dists["q"], path)
+
+
+def scenario_names(kind: str = STEP_KIND, directory: Path = SCENARIO_DIR) -> list[str]:
+    """Names of the scenarios of one kind, sorted; the seed's example first."""
+    names = [path.stem for path in sorted(directory.glob("*.toml")) if scenario_kind(read_toml(path)) == kind]
+    return sorted(names, key=lambda n: (n != "bernoulli-residual", n))
+
+
+@cache
+def _load_cached(path: Path, mtime_ns: int) -> Scenario:
+    return load_scenario_file(path)
+
+
+def load_scenario(name: str, directory: Path = SCENARIO_DIR) -> Scenario:
+    path = directory / f"{name}.toml"
+    if "/" in name or "\\" in name or not path.is_file():
+        known = ", ".join(scenario_names(directory=directory))
+        raise ScenarioError(f"unknown scenario {name!r} (known: {known})")
+    return _load_cached(path, path.stat().st_mtime_ns)
+
+
+def load_all_scenarios(directory: Path = SCENARIO_DIR) -> list[Scenario]:
+    return [load_scenario(name, directory) for name in scenario_names(directory=directory)]
