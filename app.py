@@ -1,0 +1,17 @@
+"""Residual Lab entry point: a router only. Each page is a thin view in lab/views/."""
+
+import streamlit as st
+
+st.set_page_config(page_title="Residual Lab", page_icon=":material/science:", layout="wide")
+
+pages = [
+    st.Page(
+        "lab/views/explorer.py",
+        title="Residual explorer",
+        icon=":material/bar_chart:",
+        url_path="explorer",
+        default=True,
+    ),
+]
+
+st.navigation(pages, position="sidebar").run()
