@@ -1,0 +1,399 @@
+"""The numerics of a tiny Z: the residual exactly, in float64 and in float32, side by side.
+
+Normalising by Z divides by a small number, so any rounding in p - q is magnified by 1/Z. This
+module builds a family of cases whose exact residual is known (Fractions), runs the same
+expression in float64 (:func:`lab.residual.residual_float`, the lab's pinned float path) and in
+float32, and reports the error of r against the exact value.
+
+It also checks the branch: Z = 0 is the no-rejection branch (nothing to normalise). A float
+computation that reports Z > 0 where the exact Z is 0, or an acceptance test that can reject
+while the residual sum is 0, is reported as a numerical inconsistency, never patched with a floor.
+"""
+
+from __future__ import annotations
+
+import platform
+import sys
+from dataclasses import dataclass
+from fractions import Fraction
+
+import numpy as np
+
+from lab.distributions import LabInputError
+from lab.formatting import fraction_text
+from lab.residual import (
+    FLOAT64_EPS,
+    RECONSTRUCTION_RTOL,
+    branch_inconsistency,
+    residual_float,
+    residual_rtol,
+)
+
+FLOAT32_EPS = float(np.finfo(np.float32).eps)  # 2**-23
+
+# The tiny-Z family: q is fixed, p = q + gap * DIRECTION, so the exact Z is the gap and the exact
+# residual is (3/4, 1/4, 0) for every gap (DIRECTION sums to 0; its positive part sums to 1).
+FAMILY_TOKENS = ("A", "B", "C")
+FAMILY_Q = (Fraction(1, 2), Fraction(1, 3), Fraction(1, 6))
+FAMILY_DIRECTION = (Fraction(3, 4), Fraction(1, 4), Fraction(-1))
+FAMILY_RESIDUAL = (Fraction(3, 4), Fraction(1, 4), Fraction(0))
+DEFAULT_EXPONENTS = tuple(range(6, 17))  # gaps 1e-6 down to 1e-16
+EXPONENT_MIN, EXPONENT_MAX = 1, 30
+
+
+class NumericsInputError(LabInputError):
+    pass
+
+
+def backend_report() -> dict[str, str]:
+    """What the float paths ran on: printed on the page and in the CLI's JSON."""
+    return {
+        "numpy": np.__version__,
+        "python": platform.python_version(),
+        "machine": platform.machine() or "unknown",
+        "byteorder": sys.byteorder,
+        "float64": f"IEEE 754 binary64 (numpy.float64), eps = 2^-52 = {FLOAT64_EPS:.3e}",
+        "float32": f"IEEE 754 binary32 (numpy.float32), eps = 2^-23 = {FLOAT32_EPS:.3e}",
+        "exact": "fractions.Fraction (exact rational arithmetic, the reference)",
+    }
+
+
+def stated_tolerances(vocabulary_size: int = len(FAMILY_TOKENS)) -> dict[str, str]:
+    """The float64 path's stated tolerances, which are not part of the identity min + Z r = p."""
+    return {
+        "reconstruction_rtol": f"{RECONSTRUCTION_RTOL:.3e}",
+        "reconstruction": "|min(p,q) + Z*r - p| <= 4 eps p per token (float64 path)",
+        "residual_rtol": f"{residual_rtol(vocabulary_size):.3e}",
+        "residual": (
+            f"|r_float64 - r_exact(float64 inputs)| <= (n + 3) eps r per token, n = {vocabulary_size}: "
+            "against the exact residual of the SAME rounded inputs, not of the exact p and q"
+        ),
+        "identity": "min(p,q) + Z*r = p holds exactly, with no tolerance, on the exact path",
+    }
+
+
+# --- float32 rounding and the float32 computation ---------------------------------------------------
+
+
+def to_float32(value: Fraction) -> np.float32:
+    """The float32 nearest to an exact value (correctly rounded, no double rounding via float64)."""
+    value = Fraction(value)
+    guess = np.float32(float(value))
+    best, best_error = guess, abs(Fraction(float(guess)) - value)
+    for direction in (-np.inf, np.inf):
+        neighbour = np.nextafter(guess, np.float32(direction), dtype=np.float32)
+        error = abs(Fraction(float(neighbour)) - value)
+        if error < best_error or (error == best_error and int(neighbour.view(np.uint32)) % 2 == 0):
+            best, best_error = neighbour, error
+    return np.float32(best)
+
+
+@dataclass(frozen=True)
+class FloatResidual:
+    """The residual expression evaluated in one float dtype (no validation, no floor)."""
+
+    dtype: str
+    p: np.ndarray
+    q: np.ndarray
+    alpha: float
+    z: float  # sum max(0, p - q)
+    rejection_probability: float  # sum_x q(x) (1 - min(1, p(x)/q(x))): what the acceptance test rejects
+    residual: np.ndarray | None  # None when z == 0 (no-rejection branch): 0/0 is never evaluated
+
+
+def residual_in_dtype(p, q, dtype) -> FloatResidual:
+    """max(0, p - q) / Z and the acceptance test's rejection probability, all in ``dtype``."""
+    p = np.asarray(p, dtype=dtype)
+    q = np.asarray(q, dtype=dtype)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        accepted = np.minimum(p, q)
+        excess = np.maximum(p - q, dtype(0))
+        z = excess.sum(dtype=dtype)
+        alpha = accepted.sum(dtype=dtype)
+        ratio = np.where(q > 0, np.minimum(dtype(1), p / np.where(q > 0, q, dtype(1))), dtype(1))
+        rejection = (q * (dtype(1) - ratio)).sum(dtype=dtype)
+    residual = (excess / z).astype(dtype) if z > 0 else None
+    return FloatResidual(np.dtype(dtype).name, p, q, float(alpha), float(z), float(rejection), residual)
+
+
+def float_branch_check(result: FloatResidual, exact_z: Fraction) -> str | None:
+    """The branch checks of the seed, on one float computation (None when consistent).
+
+    Uses :func:`lab.residual.branch_inconsistency` and adds the acceptance-test check: rejection
+    is possible (rejection probability > 0) while the residual sum is 0.
+    """
+    found = branch_inconsistency(result.z, result.alpha, exact_z_is_zero=(exact_z == 0))
+    if found is None and result.z == 0 and result.rejection_probability > 0:
+        found = (
+            f"the acceptance test rejects with probability {result.rejection_probability:.3g} "
+            "but the residual sum Z is 0: rejection with nothing to normalise (0/0)"
+        )
+    return found
+
+
+# --- errors against the exact residual ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ResidualError:
+    max_abs: float | None  # max over tokens of |r_float - r_exact|; None when a branch has no r
+    relative: float | None  # max over tokens with r_exact > 0 of |r_float - r_exact| / r_exact
+
+
+def residual_error(floating: np.ndarray | None, exact: tuple[Fraction, ...] | None) -> ResidualError:
+    """Error measured exactly (each float converted to its exact value), then rounded for display."""
+    if floating is None or exact is None:
+        return ResidualError(None, None)
+    diffs = [abs(Fraction(float(f)) - e) for f, e in zip(floating, exact)]
+    relative = [d / e for d, e in zip(diffs, exact) if e > 0]
+    return ResidualError(float(max(diffs)), float(max(relative)) if relative else None)
+
+
+def exact_residual(p: tuple[Fraction, ...], q: tuple[Fraction, ...]) -> tuple[Fraction, tuple[Fraction, ...] | None]:
+    excess = tuple(max(Fraction(0), a - b) for a, b in zip(p, q))
+    z = sum(excess, Fraction(0))
+    return z, (tuple(e / z for e in excess) if z > 0 else None)
+
+
+# --- the tiny-Z family --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TinyZCase:
+    exponent: int
+    gap: Fraction  # 10**-exponent, the exact Z
+    p: tuple[Fraction, ...]
+    q: tuple[Fraction, ...]
+    exact_z: Fraction
+    exact_residual: tuple[Fraction, ...] | None
+    float64: FloatResidual
+    float32: FloatResidual
+    float64_error: ResidualError
+    float32_error: ResidualError
+    float64_inconsistency: str | None
+    float32_inconsistency: str | None
+    # float64 against the exact residual of its own rounded inputs: the stated tolerance's domain
+    float64_arithmetic_error: float | None
+    float64_within_tolerance: bool | None
+
+    @property
+    def gap_text(self) -> str:
+        return f"1e-{self.exponent}"
+
+
+def family_case(exponent: int) -> TinyZCase:
+    if isinstance(exponent, bool) or not isinstance(exponent, int) or not EXPONENT_MIN <= exponent <= EXPONENT_MAX:
+        raise NumericsInputError(
+            f"gap exponent {exponent!r} must be a whole number from {EXPONENT_MIN} to {EXPONENT_MAX}"
+        )
+    gap = Fraction(1, 10**exponent)
+    q = FAMILY_Q
+    p = tuple(b + gap * d for b, d in zip(q, FAMILY_DIRECTION))
+    z, r = exact_residual(p, q)
+
+    p64 = np.array([float(v) for v in p], dtype=np.float64)
+    q64 = np.array([float(v) for v in q], dtype=np.float64)
+    lab_path = residual_float(p64, q64, FAMILY_TOKENS)  # the lab's pinned float64 path
+    f64 = residual_in_dtype(p64, q64, np.float64)
+    # same expression, same arithmetic: the lab's path and this one agree bit for bit
+    assert (lab_path.residual is None) == (f64.residual is None)
+    p32 = np.array([to_float32(v) for v in p], dtype=np.float32)
+    q32 = np.array([to_float32(v) for v in q], dtype=np.float32)
+    f32 = residual_in_dtype(p32, q32, np.float32)
+
+    # The exact residual of the rounded float64 inputs: what the stated tolerance is measured against.
+    _, r_of_rounded = exact_residual(tuple(Fraction(float(v)) for v in p64), tuple(Fraction(float(v)) for v in q64))
+    arithmetic_error = within = None
+    if r_of_rounded is not None and lab_path.residual is not None:
+        rtol = Fraction(residual_rtol(len(p)))
+        diffs = [abs(Fraction(float(f)) - e) for f, e in zip(lab_path.residual, r_of_rounded)]
+        arithmetic_error = float(max(diffs))
+        within = all(d <= rtol * e for d, e in zip(diffs, r_of_rounded))
+
+    return TinyZCase(
+        exponent=exponent,
+        gap=gap,
+        p=p,
+        q=q,
+        exact_z=z,
+        exact_residual=r,
+        float64=f64,
+        float32=f32,
+        float64_error=residual_error(f64.residual, r),
+        float32_error=residual_error(f32.residual, r),
+        float64_inconsistency=float_branch_check(f64, z),
+        float32_inconsistency=float_branch_check(f32, z),
+        float64_arithmetic_error=arithmetic_error,
+        float64_within_tolerance=within,
+    )
+
+
+def parse_exponents(text: str | None) -> tuple[int, ...]:
+    """``6-16`` or ``6,8,10`` (or None for the default family)."""
+    if text is None:
+        return DEFAULT_EXPONENTS
+    raw = text.strip()
+    if not raw:
+        raise NumericsInputError("the gap exponents are empty (write 6-16 or 6,8,10)")
+    exponents: list[int] = []
+    for part in raw.split(","):
+        part = part.strip()
+        bounds = part.split("-") if "-" in part else [part]
+        try:
+            values = [int(b) for b in bounds]
+        except ValueError:
+            raise NumericsInputError(f"gap exponent {part!r} is not a whole number (write 6-16 or 6,8,10)") from None
+        if len(values) == 2 and values[0] <= values[1]:
+            values = list(range(values[0], values[1] + 1))
+        elif len(values) != 1:
+            raise NumericsInputError(f"gap exponent range {part!r} must be LOW-HIGH with LOW <= HIGH")
+        for v in values:
+            if not EXPONENT_MIN <= v <= EXPONENT_MAX:
+                raise NumericsInputError(f"gap exponent {v} is outside {EXPONENT_MIN} to {EXPONENT_MAX}")
+        exponents.extend(values)
+    return tuple(dict.fromkeys(exponents))
+
+
+def tiny_z_family(exponents=DEFAULT_EXPONENTS) -> list[TinyZCase]:
+    return [family_case(e) for e in exponents]
+
+
+# --- branch cases: Z = 0 exactly, and float paths that disagree with it ------------------------------
+
+
+@dataclass(frozen=True)
+class BranchCase:
+    name: str
+    description: str
+    tokens: tuple[str, ...]
+    exact_p: tuple[Fraction, ...]
+    exact_q: tuple[Fraction, ...]
+    float_p: np.ndarray  # float64 values as a program would hold them
+    float_q: np.ndarray
+    exact_z: Fraction
+    result: FloatResidual
+    inconsistency: str | None
+
+    @property
+    def exact_branch(self) -> str:
+        return "rejection" if self.exact_z > 0 else "no-rejection"
+
+    @property
+    def float_branch(self) -> str:
+        return "rejection" if self.result.z > 0 else "no-rejection"
+
+
+def _branch_case(name, description, exact_p, exact_q, float_p, float_q) -> BranchCase:
+    exact_p = tuple(Fraction(v) for v in exact_p)
+    exact_q = tuple(Fraction(v) for v in exact_q)
+    z, _ = exact_residual(exact_p, exact_q)
+    result = residual_in_dtype(np.asarray(float_p, dtype=np.float64), np.asarray(float_q, dtype=np.float64), np.float64)
+    return BranchCase(
+        name,
+        description,
+        ("A", "B", "C"),
+        exact_p,
+        exact_q,
+        result.p,
+        result.q,
+        z,
+        result,
+        float_branch_check(result, z),
+    )
+
+
+def branch_cases() -> list[BranchCase]:
+    """Three float64 cases of the same exact law p = q = (1/10, 1/5, 7/10), exact Z = 0."""
+    law = ("1/10", "1/5", "7/10")
+    typed = np.array([0.1, 0.2, 0.7])
+    scaled = np.array([1.0, 2.0, 7.0]) * 0.1  # 7 * 0.1 = 0.7000000000000001 in float64
+    return [
+        _branch_case(
+            "same-floats",
+            "p and q are the same float64 values: Z = 0, the no-rejection branch; r is never computed.",
+            law,
+            law,
+            typed,
+            typed,
+        ),
+        _branch_case(
+            "p-rounded-up",
+            "p computed as (1, 2, 7) * 0.1, q typed as (0.1, 0.2, 0.7): the float Z is one rounding "
+            "error, a rejection branch that cannot happen exactly.",
+            law,
+            law,
+            scaled,
+            typed,
+        ),
+        _branch_case(
+            "q-rounded-up",
+            "q computed as (1, 2, 7) * 0.1, p typed: the acceptance test can reject C, yet the residual "
+            "sum is 0 - rejection with nothing to normalise.",
+            law,
+            law,
+            typed,
+            scaled,
+        ),
+    ]
+
+
+# --- JSON ------------------------------------------------------------------------------------------------
+
+
+def _floats(values) -> list[float] | None:
+    return None if values is None else [float(v) for v in values]
+
+
+def _fractions(values) -> list[str] | None:
+    return None if values is None else [fraction_text(v) for v in values]
+
+
+def tiny_z_json(cases: list[TinyZCase]) -> dict:
+    rows = []
+    for case in cases:
+        rows.append(
+            {
+                "gap": case.gap_text,
+                "exact_z": fraction_text(case.exact_z),
+                "exact_r": _fractions(case.exact_residual),
+                "float64_z": case.float64.z,
+                "float64_r": _floats(case.float64.residual),
+                "float32_z": case.float32.z,
+                "float32_r": _floats(case.float32.residual),
+                "float64_error": {"max_abs": case.float64_error.max_abs, "relative": case.float64_error.relative},
+                "float32_error": {"max_abs": case.float32_error.max_abs, "relative": case.float32_error.relative},
+                "float64_inconsistency": case.float64_inconsistency,
+                "float32_inconsistency": case.float32_inconsistency,
+                "float64_arithmetic_error": case.float64_arithmetic_error,
+                "float64_within_stated_tolerance": case.float64_within_tolerance,
+            }
+        )
+    return {
+        "tokens": list(FAMILY_TOKENS),
+        "q": _fractions(FAMILY_Q),
+        "p": "q + gap * (3/4, 1/4, -1)",
+        "exact_residual": _fractions(FAMILY_RESIDUAL),
+        "cases": rows,
+        "backend": backend_report(),
+        "stated_tolerances": stated_tolerances(),
+    }
+
+
+def branch_json(cases: list[BranchCase]) -> list[dict]:
+    return [
+        {
+            "name": c.name,
+            "description": c.description,
+            "exact_p": _fractions(c.exact_p),
+            "exact_q": _fractions(c.exact_q),
+            "float_p": _floats(c.float_p),
+            "float_q": _floats(c.float_q),
+            "exact_z": fraction_text(c.exact_z),
+            "exact_branch": c.exact_branch,
+            "float_z": c.result.z,
+            "float_rejection_probability": c.result.rejection_probability,
+            "float_branch": c.float_branch,
+            "inconsistency": c.inconsistency,
+        }
+        for c in cases
+    ]
