@@ -1,0 +1,78 @@
+"""``python -m lab numerics`` and ``python -m lab mistakes``: the pitfalls material on the command line."""
+
+from __future__ import annotations
+
+from lab.numerics import (
+    FAMILY_Q,
+    FAMILY_RESIDUAL,
+    FAMILY_TOKENS,
+    backend_report,
+    branch_cases,
+    branch_json,
+    parse_exponents,
+    stated_tolerances,
+    tiny_z_family,
+    tiny_z_json,
+)
+
+
+def _sci(value) -> str:
+    return "-" if value is None else f"{value:.3e}"
+
+
+def _vector(values, digits: int = 10) -> str:
+    return "-" if values is None else "(" + ", ".join(f"{float(v):.{digits}g}" for v in values) + ")"
+
+
+def run_numerics(args) -> int:
+    from lab.cli import print_json, print_table  # late import: lab.cli imports this module
+
+    cases = tiny_z_family(parse_exponents(args.gaps))
+    branches = branch_cases()
+    if args.json:
+        print_json({**tiny_z_json(cases), "branch_cases": branch_json(branches)})
+        return 0
+    q_text = ", ".join(f"{t}={v}" for t, v in zip(FAMILY_TOKENS, FAMILY_Q))
+    r_text = ", ".join(f"{t}={v}" for t, v in zip(FAMILY_TOKENS, FAMILY_RESIDUAL))
+    print(f"q = ({q_text}); p = q + gap * (3/4, 1/4, -1); exact Z = gap, exact r = ({r_text}) for every gap")
+    print()
+    rows = []
+    for c in cases:
+        rows.append(
+            [
+                c.gap_text,
+                _sci(c.float64.z),
+                _vector(c.float64.residual),
+                _sci(c.float64_error.max_abs),
+                _sci(c.float32.z),
+                _vector(c.float32.residual, 8),
+                _sci(c.float32_error.max_abs),
+            ]
+        )
+    print_table(["gap = exact Z", "float64 Z", "float64 r", "err64", "float32 Z", "float32 r", "err32"], rows)
+    print()
+    for c in cases:
+        for dtype, message in (("float64", c.float64_inconsistency), ("float32", c.float32_inconsistency)):
+            if message:
+                print(f"gap {c.gap_text}, {dtype}: numerical inconsistency: {message}")
+    print()
+    print("Branch cases (exact p = q = (1/10, 1/5, 7/10), exact Z = 0):")
+    for b in branches:
+        verdict = b.inconsistency or "consistent"
+        print(f"  {b.name}: float branch {b.float_branch}, float Z = {b.result.z:.3g}: {verdict}")
+    print()
+    backend = backend_report()
+    print(f"backend: numpy {backend['numpy']}, python {backend['python']}, {backend['machine']}")
+    tol = stated_tolerances()
+    print(f"stated float64 tolerance (not part of the identity): residual_rtol = {tol['residual_rtol']}")
+    print(f"  {tol['residual']}")
+    return 0
+
+
+def register(subparsers) -> None:
+    num = subparsers.add_parser("numerics", help="tiny-Z table: the residual exactly, in float64 and in float32")
+    num.add_argument(
+        "--gaps", metavar="EXPONENTS", help="gap exponents k (gap = 10^-k): 6-16 (default) or a list like 6,8,10"
+    )
+    num.add_argument("--json", action="store_true", help="print JSON")
+    num.set_defaults(run=run_numerics)
