@@ -1,0 +1,493 @@
+"""Exercises generated from a seed: questions on alpha, Z, r(token), a reconstruction term and the branch.
+
+Everything here is pure Python (no Streamlit): the Exercises page, the ``python -m lab exercises`` command
+and the exports all call these functions, so the same seed, count and level give the same problems
+everywhere. Answers come from :func:`lab.residual.residual_exact`; nothing is stored anywhere.
+
+Problem ``i`` of an assignment depends only on (seed, level, i), so the first problems of a longer
+assignment are the problems of a shorter one.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+
+from lab.distributions import Distribution, LabInputError
+from lab.formatting import both_text, fraction_text
+from lab.residual import NO_REJECTION, REJECTION, ResidualResult, residual_exact
+
+LEVELS = ("basic", "zeros", "disjoint", "z0")
+LEVEL_TITLES = {
+    "basic": "Basic: every p and q positive",
+    "zeros": "Zeros in p or q",
+    "disjoint": "Disjoint supports (alpha = 0)",
+    "z0": "Trick question: p = q (Z = 0)",
+}
+KINDS = ("alpha", "z", "r", "correction", "branch")
+Z0_KINDS = ("r", "branch", "z", "r", "alpha")  # the trick level asks mostly for the undefined residual
+
+MIN_SEED, MAX_SEED = 0, 999_999_999
+MIN_COUNT, MAX_COUNT = 1, 30
+DEFAULT_SEED, DEFAULT_COUNT, DEFAULT_LEVEL = 1, 5, "basic"
+DENOMINATORS = (4, 5, 6, 8, 10, 12)
+TOKEN_NAMES = "ABCDEF"
+DECIMAL_TOLERANCE = Fraction(5, 1000)  # a decimal answer counts within 0.005 (inclusive)
+TRIES_BEFORE_SOLUTION = 2
+UNDEFINED = "undefined"
+UNDEFINED_WORDS = frozenset(
+    {"undefined", "not defined", "no-rejection", "no rejection", "none", "undefined / no-rejection"}
+)
+BRANCH_WORDS = {
+    "rejection": REJECTION,
+    "rejection possible": REJECTION,
+    "reject": REJECTION,
+    "no-rejection": NO_REJECTION,
+    "no rejection": NO_REJECTION,
+    "norejection": NO_REJECTION,
+    "accept": NO_REJECTION,
+    "always accept": NO_REJECTION,
+}
+
+
+class ExerciseInputError(LabInputError):
+    """A seed, count, level or answer that cannot be used, with a message naming the problem."""
+
+
+# --- parameters ---------------------------------------------------------------------------------
+
+
+def _parse_int(value, name: str, low: int, high: int) -> int:
+    if isinstance(value, bool):
+        raise ExerciseInputError(f"{name}: {value!r} is not a whole number")
+    if isinstance(value, int):
+        number = value
+    else:
+        text = str(value).strip()
+        if not re.fullmatch(r"[+-]?\d+", text):
+            raise ExerciseInputError(f"{name}: {text!r} is not a whole number")
+        number = int(text)
+    if not low <= number <= high:
+        raise ExerciseInputError(f"{name}: {number} is outside {low} to {high}")
+    return number
+
+
+def parse_seed(value) -> int:
+    return _parse_int(value, "seed", MIN_SEED, MAX_SEED)
+
+
+def parse_count(value) -> int:
+    return _parse_int(value, "count", MIN_COUNT, MAX_COUNT)
+
+
+def parse_level(value) -> str:
+    text = str(value).strip().lower()
+    if text not in LEVELS:
+        raise ExerciseInputError(f"level: {value!r} is not one of {', '.join(LEVELS)}")
+    return text
+
+
+# --- problems -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One question about the residual of target p against draft q."""
+
+    number: int  # 1-based position in the assignment
+    seed: int
+    level: str
+    kind: str  # one of KINDS
+    token: str | None  # the token asked about (r and correction questions)
+    p: Distribution
+    q: Distribution
+
+    @property
+    def result(self) -> ResidualResult:
+        return residual_exact(self.p, self.q)
+
+    @property
+    def answer(self) -> Fraction | str:
+        """The right answer: a Fraction, a branch name, or UNDEFINED (r when Z = 0)."""
+        result = self.result
+        if self.kind == "alpha":
+            return result.alpha
+        if self.kind == "z":
+            return result.z
+        if self.kind == "branch":
+            return result.branch
+        index = self.p.tokens.index(self.token)
+        if self.kind == "r":
+            return UNDEFINED if result.residual is None else result.residual[index]
+        return result.correction[index]  # Z * r(token): 0 when no rejection can happen
+
+    @property
+    def answer_text(self) -> str:
+        answer = self.answer
+        return fraction_text(answer) if isinstance(answer, Fraction) else answer
+
+    @property
+    def answer_decimal(self) -> str:
+        answer = self.answer
+        return f"{float(answer):.4g}" if isinstance(answer, Fraction) else ""
+
+    @property
+    def is_choice(self) -> bool:
+        return self.kind == "branch"
+
+    @property
+    def prompt(self) -> str:
+        t = self.token
+        if self.kind == "alpha":
+            return "What is the acceptance probability alpha = sum of min(p, q)?"
+        if self.kind == "z":
+            return "What is the rejection probability Z = sum of max(0, p - q)?"
+        if self.kind == "r":
+            return f"What is the residual r({t}) = max(0, p({t}) - q({t})) / Z?"
+        if self.kind == "correction":
+            return f"In p({t}) = min(p({t}), q({t})) + Z*r({t}), what is the correction term Z*r({t})?"
+        return "Which branch can the sampler take: can a proposal be rejected (rejection) or never (no-rejection)?"
+
+    @property
+    def title(self) -> str:
+        return f"Problem {self.number}"
+
+
+def _composition(rng: random.Random, total: int, parts: int, positive: bool) -> list[int]:
+    """``parts`` whole numbers summing to ``total`` (each >= 1 when ``positive``), uniformly by stars and bars."""
+    if positive:
+        cuts = sorted(rng.sample(range(1, total), parts - 1))
+        bounds = [0, *cuts, total]
+        return [b - a for a, b in zip(bounds, bounds[1:])]
+    cuts = sorted(rng.sample(range(1, total + parts), parts - 1))
+    bounds = [0, *cuts, total + parts]
+    return [b - a - 1 for a, b in zip(bounds, bounds[1:])]
+
+
+def _dist(tokens: tuple[str, ...], counts: list[int], denominator: int) -> Distribution:
+    return Distribution(tokens, tuple(Fraction(c, denominator) for c in counts))
+
+
+def _pair(rng: random.Random, level: str, n: int) -> tuple[list[int], list[int], int]:
+    """Numerators of p and q over a common friendly denominator, meeting the level's constraint."""
+    while True:
+        if level == "disjoint":
+            split = rng.randint(1, n - 1)  # tokens [0, split) carry p, [split, n) carry q
+            den = rng.choice([d for d in DENOMINATORS if d >= max(split, n - split)])
+            p = _composition(rng, den, split, True) + [0] * (n - split)
+            q = [0] * split + _composition(rng, den, n - split, True)
+            order = list(range(n))
+            rng.shuffle(order)
+            return [p[i] for i in order], [q[i] for i in order], den
+        den = rng.choice([d for d in DENOMINATORS if d >= n])
+        if level == "z0":
+            p = _composition(rng, den, n, rng.random() < 0.7)
+            return p, list(p), den
+        positive = level == "basic"
+        p = _composition(rng, den, n, positive)
+        q = _composition(rng, den, n, positive)
+        if p == q:
+            continue
+        if level == "zeros":
+            has_zero = 0 in p or 0 in q
+            overlap = any(a > 0 and b > 0 for a, b in zip(p, q))
+            if not (has_zero and overlap):
+                continue
+        return p, q, den
+
+
+def _kind_order(seed: int, level: str) -> list[str]:
+    kinds = list(Z0_KINDS if level == "z0" else KINDS)
+    random.Random(f"residual-lab/kinds/{level}/{seed}").shuffle(kinds)
+    if level == "z0":  # the trick question comes first
+        kinds.remove("r")
+        kinds.insert(0, "r")
+    return kinds
+
+
+def make_problem(seed: int, level: str, number: int) -> Problem:
+    """Problem ``number`` (1-based) of the assignment (seed, level)."""
+    rng = random.Random(f"residual-lab/problem/{level}/{seed}/{number}")
+    n = rng.randint(3, 6)
+    tokens = tuple(TOKEN_NAMES[:n])
+    p_counts, q_counts, den = _pair(rng, level, n)
+    order = _kind_order(seed, level)
+    kind = order[(number - 1) % len(order)]
+    token = None
+    if kind in ("r", "correction"):
+        if level == "z0":
+            token = rng.choice(tokens)
+        else:  # ask about a token with p > q half of the time, any token otherwise
+            surplus = [t for t, a, b in zip(tokens, p_counts, q_counts) if a > b]
+            token = rng.choice(surplus if rng.random() < 0.5 else list(tokens))
+    return Problem(number, seed, level, kind, token, _dist(tokens, p_counts, den), _dist(tokens, q_counts, den))
+
+
+def generate_problems(seed, count, level=DEFAULT_LEVEL) -> list[Problem]:
+    """The assignment's problems; seed, count and level are validated (ExerciseInputError)."""
+    seed, count, level = parse_seed(seed), parse_count(count), parse_level(level)
+    return [make_problem(seed, level, i) for i in range(1, count + 1)]
+
+
+# --- predict the bars ----------------------------------------------------------------------------
+
+PREDICT_COUNT = 3
+PREDICT_STEP = Fraction(1, 20)  # slider step of a predicted bar
+PREDICT_GOOD_TV = Fraction(1, 10)  # "close" when the total variation distance is at most this
+
+
+@dataclass(frozen=True)
+class PredictProblem:
+    """Set the residual bars r(x) for every token, scored by total variation distance."""
+
+    number: int
+    seed: int
+    level: str
+    p: Distribution
+    q: Distribution
+
+    @property
+    def result(self) -> ResidualResult:
+        return residual_exact(self.p, self.q)
+
+    @property
+    def truth(self) -> tuple[Fraction, ...]:
+        return self.result.residual
+
+
+def generate_predictions(seed, level=DEFAULT_LEVEL, count: int = PREDICT_COUNT) -> list[PredictProblem]:
+    """Predict-the-bars problems of the assignment. The Z = 0 level has no bars to predict, so it uses
+    basic problems here."""
+    seed, level = parse_seed(seed), parse_level(level)
+    bars_level = "basic" if level == "z0" else level
+    problems = []
+    for number in range(1, count + 1):
+        rng = random.Random(f"residual-lab/predict/{bars_level}/{seed}/{number}")
+        n = rng.randint(3, 5)
+        tokens = tuple(TOKEN_NAMES[:n])
+        p_counts, q_counts, den = _pair(rng, bars_level, n)
+        problems.append(PredictProblem(number, seed, level, _dist(tokens, p_counts, den), _dist(tokens, q_counts, den)))
+    return problems
+
+
+@dataclass(frozen=True)
+class PredictScore:
+    tv: Fraction  # total variation distance 1/2 * sum |prediction - r|
+    errors: tuple[Fraction, ...]  # prediction - r per token
+    prediction_total: Fraction
+    close: bool
+
+    @property
+    def score(self) -> Fraction:
+        """1 - TV, clipped at 0 (an unnormalised prediction can be further than 1 away)."""
+        return max(Fraction(0), 1 - self.tv)
+
+
+def score_prediction(truth, prediction) -> PredictScore:
+    truth = [Fraction(t) for t in truth]
+    prediction = [Fraction(v) if not isinstance(v, float) else Fraction(repr(v)) for v in prediction]
+    if len(truth) != len(prediction):
+        raise ExerciseInputError(f"{len(prediction)} predicted bars for {len(truth)} tokens")
+    errors = tuple(v - t for v, t in zip(prediction, truth))
+    tv = sum((abs(e) for e in errors), Fraction(0)) / 2
+    return PredictScore(tv, errors, sum(prediction, Fraction(0)), tv <= PREDICT_GOOD_TV)
+
+
+# --- answers ------------------------------------------------------------------------------------
+
+_FRACTION = re.compile(r"[+-]?\d+\s*/\s*\d+")
+_INTEGER = re.compile(r"[+-]?\d+")
+_DECIMAL = re.compile(r"[+-]?(\d+\.\d*|\.\d+)(e[+-]?\d+)?|[+-]?\d+e[+-]?\d+")
+_PERCENT = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)\s*%")
+
+
+@dataclass(frozen=True)
+class ParsedAnswer:
+    form: str  # "fraction" (exact: fractions and whole numbers), "decimal", "word", or "invalid"
+    value: Fraction | str | None
+    text: str
+
+
+def parse_answer(text: str) -> ParsedAnswer:
+    raw = " ".join(str(text).split()).strip()
+    low = raw.lower()
+    if not raw:
+        return ParsedAnswer("invalid", None, raw)
+    if _FRACTION.fullmatch(raw):
+        num, den = (part.strip() for part in raw.split("/"))
+        if int(den) == 0:
+            return ParsedAnswer("invalid", None, raw)
+        return ParsedAnswer("fraction", Fraction(int(num), int(den)), raw)
+    if _INTEGER.fullmatch(raw):
+        return ParsedAnswer("fraction", Fraction(int(raw)), raw)
+    if _DECIMAL.fullmatch(low):
+        return ParsedAnswer("decimal", Fraction(low), raw)
+    if _PERCENT.fullmatch(raw):
+        return ParsedAnswer("decimal", Fraction(raw.rstrip("%").strip()) / 100, raw)
+    if low in UNDEFINED_WORDS or low.rstrip(".") in UNDEFINED_WORDS or low in BRANCH_WORDS:
+        return ParsedAnswer("word", low.rstrip("."), raw)
+    return ParsedAnswer("invalid", None, raw)
+
+
+@dataclass(frozen=True)
+class Check:
+    correct: bool
+    counted: bool  # False for unreadable input: it does not use up a try
+    message: str
+
+
+def check_answer(problem: Problem, text: str) -> Check:
+    """Mark an answer: fractions must be exact, decimals within 0.005, words for undefined / branch."""
+    parsed = parse_answer(text)
+    answer = problem.answer
+    shown = text.strip()
+    if parsed.form == "invalid":
+        return Check(
+            False,
+            False,
+            f"Could not read {shown!r}: type a fraction like 3/4, a decimal like 0.75"
+            + (", or a branch name" if problem.is_choice else ", or the word 'undefined'")
+            + ".",
+        )
+    if problem.kind == "branch":
+        if parsed.form == "word" and parsed.value in BRANCH_WORDS:
+            if BRANCH_WORDS[parsed.value] == answer:
+                return Check(True, True, f"Correct: the {answer} branch (Z = {both_text(problem.result.z)}).")
+            return Check(False, True, "Not this branch: look at whether any token has p(x) > q(x).")
+        return Check(False, False, "Answer with a branch: 'rejection' or 'no-rejection'.")
+    if answer == UNDEFINED:
+        if parsed.form == "word" and parsed.value in UNDEFINED_WORDS:
+            return Check(True, True, "Correct: Z = 0, no rejection can happen, so r would be 0/0: it is not defined.")
+        return Check(False, True, "Not a number here: check Z first. What is r when no rejection can happen?")
+    if parsed.form == "word":
+        return Check(False, True, f"Z = {both_text(problem.result.z)} > 0 here, so this quantity has a value.")
+    value = parsed.value
+    if value < 0:
+        return Check(False, True, f"{shown} is negative, but every quantity here is a probability (0 to 1).")
+    if parsed.form == "fraction":
+        if value == answer:
+            return Check(True, True, f"Correct: {both_text(answer)}.")
+        if abs(value - answer) <= DECIMAL_TOLERANCE:
+            return Check(
+                False, True, f"Close, but {shown} is not exact: a fraction answer must be exact (or type a decimal)."
+            )
+        return Check(False, True, f"Not yet: {shown} is not right. Try a hint.")
+    if abs(value - answer) <= DECIMAL_TOLERANCE:
+        return Check(True, True, f"Correct: {both_text(answer)} (decimals count within 0.005).")
+    return Check(False, True, f"Not yet: {shown} is more than 0.005 away. Try a hint.")
+
+
+# --- hints and worked solutions ------------------------------------------------------------------
+
+HINT_STEPS = ("min", "alpha", "z", "r")
+_TARGET_STEP = {"alpha": 1, "z": 2, "branch": 2, "r": 3, "correction": 4}
+
+
+def _per_token(tokens, values) -> str:
+    return ", ".join(f"{t}: {fraction_text(v)}" for t, v in zip(tokens, values))
+
+
+def hints(problem: Problem) -> list[str]:
+    """The hint ladder min -> alpha -> Z -> r. A step gives its numbers only before the asked quantity."""
+    result = problem.result
+    tokens = problem.p.tokens
+    target = _TARGET_STEP[problem.kind]
+    ladder = []
+    method = [
+        "Step 1: the accepted mass of each token is min(p(x), q(x)).",
+        "Step 2: alpha, the acceptance probability, is the sum of those minimums.",
+        "Step 3: Z = sum of max(0, p(x) - q(x)) = 1 - alpha; Z = 0 means no rejection can happen.",
+        "Step 4: when Z > 0, r(x) = max(0, p(x) - q(x)) / Z; when Z = 0, r is not defined.",
+    ]
+    values = [
+        f"min(p, q) = {_per_token(tokens, result.accepted)}.",
+        f"alpha = {fraction_text(result.alpha)}.",
+        f"Z = {fraction_text(result.z)}.",
+        (
+            f"r = {_per_token(tokens, result.residual)}."
+            if result.residual is not None
+            else "Z = 0, so r is not defined."
+        ),
+    ]
+    for step in range(len(HINT_STEPS)):
+        ladder.append(method[step] + (" " + values[step] if step < target else ""))
+    return ladder
+
+
+def worked_solution(problem: Problem) -> list[str]:
+    """Every step with exact numbers, ending with the answer."""
+    result = problem.result
+    tokens = problem.p.tokens
+    excess = [max(Fraction(0), a - b) for a, b in zip(problem.p.values, problem.q.values)]
+    lines = [
+        "min(p, q) per token: "
+        + ", ".join(
+            f"{t}: min({fraction_text(a)}, {fraction_text(b)}) = {fraction_text(m)}"
+            for t, a, b, m in zip(tokens, problem.p.values, problem.q.values, result.accepted)
+        )
+        + ".",
+        f"alpha = {' + '.join(fraction_text(m) for m in result.accepted)} = {both_text(result.alpha)}.",
+        f"max(0, p - q) per token: {_per_token(tokens, excess)}; Z = {both_text(result.z)} (= 1 - alpha).",
+    ]
+    if result.residual is None:
+        lines.append("Z = 0: every proposal is accepted (no-rejection branch); r = 0/0 is never evaluated.")
+    else:
+        lines.append(f"r = max(0, p - q) / Z: {_per_token(tokens, result.residual)} (sums to 1).")
+        if problem.kind == "correction":
+            i = tokens.index(problem.token)
+            lines.append(
+                f"Z*r({problem.token}) = {fraction_text(result.z)} * {fraction_text(result.residual[i])}; "
+                f"check: min + Z*r = {fraction_text(result.accepted[i])} + {fraction_text(result.correction[i])} "
+                f"= {fraction_text(problem.p.values[i])} = p({problem.token})."
+            )
+    answer = problem.answer
+    lines.append("Answer: " + (both_text(answer) if isinstance(answer, Fraction) else f"{answer}") + ".")
+    return lines
+
+
+# --- a student's attempt ------------------------------------------------------------------------
+
+
+@dataclass
+class Attempt:
+    """A student's record on one problem (kept in the browser session only)."""
+
+    answer: str = ""
+    correct: bool = False
+    tries: int = 0
+    hints_used: int = 0
+
+    @property
+    def show_solution(self) -> bool:
+        return self.correct or self.tries >= TRIES_BEFORE_SOLUTION
+
+
+def record_try(attempt: Attempt, problem: Problem, text: str) -> Check:
+    """Check an answer and update the attempt; unreadable input and answers after a correct one do not count."""
+    check = check_answer(problem, text)
+    if attempt.correct or not check.counted:
+        return check
+    attempt.answer = text.strip()
+    attempt.tries += 1
+    attempt.correct = check.correct
+    return check
+
+
+@dataclass(frozen=True)
+class Score:
+    correct: int
+    attempted: int
+    total: int
+    first_try: int
+
+
+def running_score(attempts: dict[int, Attempt], total: int) -> Score:
+    done = [a for a in attempts.values() if a.tries]
+    return Score(
+        correct=sum(a.correct for a in done),
+        attempted=len(done),
+        total=total,
+        first_try=sum(a.correct and a.tries == 1 for a in done),
+    )

@@ -1,0 +1,322 @@
+"""Downloads for a course: answer key, printable worksheet, a student's results, and assignment links.
+
+Pure text builders (no Streamlit); the page offers them with download buttons and the CLI prints the
+key. Every piece of text that goes into HTML is escaped; nothing is stored on the server.
+"""
+
+from __future__ import annotations
+
+import csv
+import html
+import io
+from collections.abc import Mapping, Sequence
+from urllib.parse import urlencode, urlsplit, urlunsplit
+
+from lab.exercises import (
+    DEFAULT_COUNT,
+    DEFAULT_LEVEL,
+    DEFAULT_SEED,
+    LEVEL_TITLES,
+    Attempt,
+    PredictProblem,
+    Problem,
+    parse_count,
+    parse_level,
+    parse_seed,
+)
+from lab.formatting import fraction_text
+
+# --- assignment links ---------------------------------------------------------------------------
+
+EXERCISES_URL_PATH = "exercises"
+
+
+def assignment_query(seed, count, level) -> dict[str, str]:
+    """The URL parameters of an assignment (validated). Defaults are written too, so a link is explicit."""
+    return {"seed": str(parse_seed(seed)), "count": str(parse_count(count)), "level": parse_level(level)}
+
+
+def assignment_url(base_url: str, seed, count, level) -> str:
+    """``<app>/exercises?seed=S&count=N&level=L`` from any URL of the app (its path and query are replaced)."""
+    parts = urlsplit(base_url or "")
+    path = parts.path.rstrip("/")
+    # Keep a prefix the app may be served under (e.g. /lab/explorer -> /lab/exercises).
+    prefix = path.rsplit("/", 1)[0] if path.count("/") > 1 else ""
+    return urlunsplit(
+        (
+            parts.scheme,
+            parts.netloc,
+            f"{prefix}/{EXERCISES_URL_PATH}",
+            urlencode(assignment_query(seed, count, level)),
+            "",
+        )
+    )
+
+
+# --- shared pieces ------------------------------------------------------------------------------
+
+
+def _dist_text(problem: Problem | PredictProblem, which: str) -> str:
+    dist = problem.p if which == "p" else problem.q
+    return ", ".join(f"{t}={fraction_text(v)}" for t, v in zip(dist.tokens, dist.values))
+
+
+def _md_cell(text) -> str:
+    return str(text).replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+
+def _csv_text(header: Sequence[str], rows: Sequence[Sequence]) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(header)
+    writer.writerows(rows)
+    return out.getvalue()
+
+
+def _heading(seed: int, level: str, count: int) -> str:
+    return f"seed {seed}, {count} problems, level {level} ({LEVEL_TITLES[level]})"
+
+
+# --- answer key ---------------------------------------------------------------------------------
+
+KEY_HEADER = ("problem", "level", "question", "p", "q", "answer", "answer_decimal")
+
+
+def answer_key_rows(problems: Sequence[Problem]) -> list[list[str]]:
+    return [
+        [
+            str(pr.number),
+            pr.level,
+            pr.prompt,
+            _dist_text(pr, "p"),
+            _dist_text(pr, "q"),
+            pr.answer_text,
+            pr.answer_decimal,
+        ]
+        for pr in problems
+    ]
+
+
+def answer_key_csv(problems: Sequence[Problem]) -> str:
+    return _csv_text(KEY_HEADER, answer_key_rows(problems))
+
+
+def _prediction_rows(predictions: Sequence[PredictProblem]) -> list[list[str]]:
+    rows = []
+    for pr in predictions:
+        r = pr.truth
+        rows.append(
+            [
+                f"Bars {pr.number}",
+                _dist_text(pr, "p"),
+                _dist_text(pr, "q"),
+                ", ".join(f"{t}={fraction_text(v)}" for t, v in zip(pr.p.tokens, r)),
+            ]
+        )
+    return rows
+
+
+def answer_key_markdown(problems: Sequence[Problem], predictions: Sequence[PredictProblem], seed, level) -> str:
+    lines = [
+        "# Residual Lab answer key",
+        "",
+        f"Assignment: {_heading(seed, level, len(problems))}.",
+        "",
+        "| problem | question | p | q | answer | decimal |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for row in answer_key_rows(problems):
+        number, _level, question, p, q, answer, dec = row
+        lines.append("| " + " | ".join(_md_cell(c) for c in (number, question, p, q, answer, dec)) + " |")
+    if predictions:
+        lines += [
+            "",
+            "## Predict the bars: the residual r",
+            "",
+            "| exercise | p | q | r |",
+            "| --- | --- | --- | --- |",
+        ]
+        for row in _prediction_rows(predictions):
+            lines.append("| " + " | ".join(_md_cell(c) for c in row) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def answer_key_text(problems: Sequence[Problem], predictions: Sequence[PredictProblem], seed, level) -> str:
+    """Plain text for the terminal."""
+    lines = [f"Residual Lab assignment: {_heading(seed, level, len(problems))}", ""]
+    for pr in problems:
+        lines += [
+            f"{pr.number}. {pr.prompt}",
+            f"   p: {_dist_text(pr, 'p')}",
+            f"   q: {_dist_text(pr, 'q')}",
+            f"   answer: {pr.answer_text}" + (f" ({pr.answer_decimal})" if "/" in pr.answer_text else ""),
+            "",
+        ]
+    if predictions:
+        lines.append("Predict the bars (the residual r):")
+        for label, p, q, r in _prediction_rows(predictions):
+            lines += [f"{label}. p: {p}", f"   q: {q}", f"   r: {r}"]
+        lines.append("")
+    return "\n".join(lines)
+
+
+def assignment_json(problems: Sequence[Problem], predictions: Sequence[PredictProblem], seed, level) -> dict:
+    return {
+        "seed": seed,
+        "count": len(problems),
+        "level": level,
+        "problems": [
+            {
+                "problem": pr.number,
+                "kind": pr.kind,
+                "token": pr.token,
+                "question": pr.prompt,
+                "tokens": list(pr.p.tokens),
+                "p": {t: fraction_text(v) for t, v in zip(pr.p.tokens, pr.p.values)},
+                "q": {t: fraction_text(v) for t, v in zip(pr.q.tokens, pr.q.values)},
+                "answer": pr.answer_text,
+            }
+            for pr in problems
+        ],
+        "predict_the_bars": [
+            {
+                "exercise": pr.number,
+                "tokens": list(pr.p.tokens),
+                "p": {t: fraction_text(v) for t, v in zip(pr.p.tokens, pr.p.values)},
+                "q": {t: fraction_text(v) for t, v in zip(pr.q.tokens, pr.q.values)},
+                "r": {t: fraction_text(v) for t, v in zip(pr.p.tokens, pr.truth)},
+            }
+            for pr in predictions
+        ],
+    }
+
+
+# --- worksheet (no answers) -----------------------------------------------------------------------
+
+WORKSHEET_HEADER = ("problem", "question", "p", "q", "answer")
+ANSWER_HELP = "Answer as a fraction (3/4) or a decimal (0.75); write 'undefined' if the quantity does not exist."
+
+
+def worksheet_csv(problems: Sequence[Problem]) -> str:
+    return _csv_text(
+        WORKSHEET_HEADER, [[str(pr.number), pr.prompt, _dist_text(pr, "p"), _dist_text(pr, "q"), ""] for pr in problems]
+    )
+
+
+def worksheet_markdown(problems: Sequence[Problem], predictions: Sequence[PredictProblem], seed, level) -> str:
+    lines = [
+        "# Residual Lab worksheet",
+        "",
+        f"Assignment: {_heading(seed, level, len(problems))}.",
+        "",
+        ANSWER_HELP,
+        "",
+    ]
+    for pr in problems:
+        lines += [
+            f"## Problem {pr.number}",
+            "",
+            "| token | " + " | ".join(_md_cell(t) for t in pr.p.tokens) + " |",
+            "| --- |" + " --- |" * len(pr.p.tokens),
+            "| p | " + " | ".join(fraction_text(v) for v in pr.p.values) + " |",
+            "| q | " + " | ".join(fraction_text(v) for v in pr.q.values) + " |",
+            "",
+            _md_cell(pr.prompt),
+            "",
+            "Answer: ______________________",
+            "",
+        ]
+    for pr in predictions:
+        lines += [
+            f"## Predict the bars {pr.number}",
+            "",
+            f"p: {_dist_text(pr, 'p')}  ",
+            f"q: {_dist_text(pr, 'q')}",
+            "",
+            "Sketch the residual r(x) for every token: " + ", ".join(f"r({t}) = ____" for t in pr.p.tokens),
+            "",
+        ]
+    return "\n".join(lines)
+
+
+_PRINT_CSS = """
+body { font-family: system-ui, sans-serif; font-size: 12pt; color: #111; max-width: 48rem; margin: 1.5rem auto; }
+h1 { font-size: 18pt; } h2 { font-size: 13pt; margin: 1.2rem 0 0.4rem; }
+table { border-collapse: collapse; margin: 0.3rem 0; }
+th, td { border: 1px solid #444; padding: 0.2rem 0.6rem; text-align: center; }
+.problem { break-inside: avoid; page-break-inside: avoid; }
+.answer { margin-top: 0.4rem; border-bottom: 1px solid #111; width: 60%; height: 1.6rem; }
+@media print { body { margin: 0; max-width: none; } a { color: inherit; text-decoration: none; } }
+"""
+
+
+def _html_table(pr: Problem | PredictProblem) -> str:
+    esc = html.escape
+    head = "".join(f"<th scope='col'>{esc(t)}</th>" for t in pr.p.tokens)
+    p_row = "".join(f"<td>{esc(fraction_text(v))}</td>" for v in pr.p.values)
+    q_row = "".join(f"<td>{esc(fraction_text(v))}</td>" for v in pr.q.values)
+    return (
+        f"<table><tr><th scope='col'>token</th>{head}</tr>"
+        f"<tr><th scope='row'>p</th>{p_row}</tr><tr><th scope='row'>q</th>{q_row}</tr></table>"
+    )
+
+
+def worksheet_html(problems: Sequence[Problem], predictions: Sequence[PredictProblem], seed, level) -> str:
+    """A standalone page that prints cleanly (one problem never split across pages). All text escaped."""
+    esc = html.escape
+    parts = [
+        "<!doctype html><html lang='en'><head><meta charset='utf-8'>",
+        "<title>Residual Lab worksheet</title>",
+        f"<style>{_PRINT_CSS}</style></head><body>",
+        "<h1>Residual Lab worksheet</h1>",
+        f"<p>Assignment: {esc(_heading(seed, level, len(problems)))}. Name: ____________________</p>",
+        f"<p>{esc(ANSWER_HELP)}</p>",
+    ]
+    for pr in problems:
+        parts += [
+            "<section class='problem'>",
+            f"<h2>Problem {pr.number}</h2>",
+            _html_table(pr),
+            f"<p>{esc(pr.prompt)}</p>",
+            "<div class='answer' aria-label='answer line'></div>",
+            "</section>",
+        ]
+    for pr in predictions:
+        blanks = ", ".join(f"r({esc(t)}) = ____" for t in pr.p.tokens)
+        parts += [
+            "<section class='problem'>",
+            f"<h2>Predict the bars {pr.number}</h2>",
+            _html_table(pr),
+            f"<p>Sketch the residual r(x) for every token: {blanks}</p>",
+            "</section>",
+        ]
+    parts.append("</body></html>")
+    return "\n".join(parts)
+
+
+# --- a student's results ------------------------------------------------------------------------
+
+RESULTS_HEADER = ("problem", "answer", "correct", "tries", "question", "seed", "level")
+
+
+def results_csv(problems: Sequence[Problem], attempts: Mapping[int, Attempt]) -> str:
+    """One row per problem: the student's last counted answer, whether it was right, and the tries used."""
+    rows = []
+    for pr in problems:
+        attempt = attempts.get(pr.number) or Attempt()
+        rows.append(
+            [
+                str(pr.number),
+                attempt.answer,
+                "yes" if attempt.correct else "no",
+                str(attempt.tries),
+                pr.prompt,
+                str(pr.seed),
+                pr.level,
+            ]
+        )
+    return _csv_text(RESULTS_HEADER, rows)
+
+
+def default_assignment() -> tuple[int, int, str]:
+    return DEFAULT_SEED, DEFAULT_COUNT, DEFAULT_LEVEL
