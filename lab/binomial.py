@@ -37,9 +37,9 @@ def parse_success_probability(value) -> Fraction:
 def check_trials(n) -> int:
     if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
         try:
-            as_fraction = Fraction(str(n).strip())
-        except (ValueError, ZeroDivisionError):
-            raise BinomialInputError(f"n = {n!r} is not a whole number") from None
+            as_fraction = parse_value(str(n), token="n")  # exact, and refuses NaN, 1/0 and huge exponents
+        except LabInputError:
+            raise BinomialInputError(f"n = {str(n).strip()!r} is not a whole number") from None
         if as_fraction.denominator != 1:
             raise BinomialInputError(f"n = {n!r} is not a whole number")
         n = int(as_fraction)

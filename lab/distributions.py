@@ -11,8 +11,10 @@ import csv
 import io
 import json
 import math
+import re
 import tomllib
 from dataclasses import dataclass
+from decimal import Decimal
 from fractions import Fraction
 from pathlib import Path
 
@@ -71,9 +73,18 @@ class SumError(DistributionError):
     pass
 
 
+class ValueAboveOneError(SumError):
+    """One value alone exceeds 1 (without normalising), so the sum cannot be 1."""
+
+
 class SpecFileError(LabInputError):
     """A distribution file that cannot be read or has the wrong shape."""
 
+
+# Exponents beyond this are refused before Fraction expands 10**exponent (which would take minutes):
+# no probability a person types needs more than a thousand decimal places.
+MAX_DECIMAL_EXPONENT = 1000
+_EXPONENT = re.compile(r"[eE]\s*([+-]?\d+)")
 
 _NON_FINITE_WORDS = {"nan", "+nan", "-nan", "inf", "+inf", "-inf", "infinity", "+infinity", "-infinity"}
 
@@ -99,6 +110,13 @@ def parse_value(text: str | int | float | Fraction, token: str = "?", name: str 
         raise InvalidValueError(f"token {token!r}: the value is empty", token, name)
     if raw.lower() in _NON_FINITE_WORDS:
         raise NonFiniteValueError(f"token {token!r}: value {raw!r} is not finite", token, name)
+    exponent = _EXPONENT.search(raw)
+    if exponent:
+        digits = exponent.group(1).lstrip("+-")
+        if len(digits) > 6 or int(digits) > MAX_DECIMAL_EXPONENT:
+            raise InvalidValueError(
+                f"token {token!r}: {raw!r} has an exponent beyond ±{MAX_DECIMAL_EXPONENT}", token, name
+            )
     try:
         return Fraction(raw)
     except ZeroDivisionError:
@@ -230,6 +248,15 @@ def parse_spec(spec: str, name: str | None = None, normalize: bool = False, chec
     return parse_spec_text(spec, name=name, normalize=normalize, check_sum=check_sum)
 
 
+def value_text(value: Fraction) -> str:
+    """A value for an error message: ``3/2 (1.5)``, or only the decimal when the fraction is long."""
+    exact = str(value)
+    approx = f"{(Decimal(value.numerator) / Decimal(value.denominator)).normalize():.6g}"  # no float overflow
+    if value.denominator == 1:
+        return exact if len(exact) <= 20 else approx
+    return f"{exact} ({approx})" if len(exact) <= 40 else approx
+
+
 def check_exact(
     dist: Distribution, name: str | None = None, normalize: bool = False, check_sum: bool = True
 ) -> Distribution:
@@ -239,7 +266,13 @@ def check_exact(
         raise EmptyDistributionError("the distribution is empty", None, name)
     for token, value in zip(dist.tokens, dist.values):
         if value < 0:
-            raise NegativeValueError(f"token {token!r}: probability {value} is negative", token, name)
+            raise NegativeValueError(f"token {token!r}: probability {value_text(value)} is negative", token, name)
+    if not normalize:  # as weights to normalise, values above 1 are fine
+        for token, value in zip(dist.tokens, dist.values):
+            if value > 1:
+                raise ValueAboveOneError(
+                    f"token {token!r}: probability {value_text(value)} is greater than 1", token, name
+                )
     total = dist.total()
     if normalize:
         if total == 0:
@@ -248,7 +281,7 @@ def check_exact(
             dist = Distribution(dist.tokens, tuple(v / total for v in dist.values))
     elif check_sum and total != 1:
         raise SumError(
-            f"the values sum to {total} ({float(total):.6g}), not 1 (fix a value or normalise explicitly)",
+            f"the values sum to {value_text(total)}, not 1 (fix a value or normalise explicitly)",
             None,
             name,
         )

@@ -145,7 +145,8 @@ def residual_float(p, q, tokens: Sequence[str] | None = None) -> ResidualResult:
         np.maximum(excess, 0.0, out=excess)
         alpha = float(accepted.sum())
         z = float(excess.sum())
-    check_float(p, tokens, "p", total=alpha + z)
+    total = alpha + z  # = sum(p) up to rounding, for finite q; otherwise p is summed on its own
+    check_float(p, tokens, "p", total=total if np.isfinite(total) else None)
     check_float(q, tokens, "q")
     residual = None
     if z > 0:
@@ -178,6 +179,10 @@ def residual(p, q, tokens: Sequence[str] | None = None) -> ResidualResult:
     sequences of exact values (Fractions, ints, strings) take the exact path.
     """
     if isinstance(p, np.ndarray) or isinstance(q, np.ndarray):
+        if isinstance(p, Distribution):
+            tokens, p = p.tokens if tokens is None else tokens, p.as_array()
+        if isinstance(q, Distribution):
+            q = q.as_array()
         return residual_float(p, q, tokens)
     return residual_exact(_as_distribution(p, "p", tokens), _as_distribution(q, "q", tokens))
 

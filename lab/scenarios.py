@@ -85,13 +85,18 @@ def load_scenario_file(path: str | Path) -> Scenario:
     title = require_field(data, "title", str, path)
     note = require_field(data, "note", str, path)
     tokens = require_strings(data, "tokens", path)
+    if not tokens:
+        raise ScenarioError(f"{path.name}: field 'tokens' is empty")
+    repeated = next((t for i, t in enumerate(tokens) if t in tokens[:i]), None)
+    if repeated is not None:
+        raise ScenarioError(f"{path.name}: field 'tokens': token {repeated!r} appears more than once")
     dists = {}
     for field in ("p", "q"):
         values = require_strings(data, field, path)
         if len(values) != len(tokens):
             raise ScenarioError(f"{path.name}: field {field!r} has {len(values)} values for {len(tokens)} tokens")
         try:
-            dists[field] = from_pairs(zip(tokens, values), name=field)
+            dists[field] = from_pairs(zip(tokens, values))  # the message names the token and problem
         except DistributionError as exc:
             raise ScenarioError(f"{path.name}: field {field!r}: {exc}") from None
     return Scenario(name, title, note.strip(), dists["p"], dists["q"], path)
