@@ -1,0 +1,197 @@
+"""Chart builders for the Numerics and Pitfalls pages: pure functions returning plotly figures.
+
+Colours and fill patterns for p, q and r come from lab/palette.py; other series (float64 vs
+float32 errors, a mistaken output law) get a distinct dark colour plus their own marker symbol, dash
+or pattern, so colour never carries meaning alone. Every bar has a text label.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from fractions import Fraction
+
+import plotly.graph_objects as go
+
+from lab.formatting import fraction_text
+from lab.numerics import FLOAT32_EPS, FLOAT64_EPS, TinyZCase
+from lab.palette import COLORS, PATTERNS
+
+FONT_SIZE = 15
+HEIGHT = 400
+LAW_COLOR = "#332288"  # a mistaken (or checked) output law: indigo, 12:1 on white
+LAW_PATTERN = "\\"
+FLOAT64_COLOR = COLORS["correction"]  # the error plotted is the error of r
+FLOAT32_COLOR = "#222222"
+GUIDE_COLOR = "#666666"
+
+
+def _label(value) -> str:
+    if isinstance(value, Fraction | int):
+        text = fraction_text(value)
+        if len(text) <= 9:
+            return text
+    return f"{float(value):.3g}"
+
+
+def _hover(value) -> str:
+    if isinstance(value, Fraction | int):
+        text = fraction_text(value)
+        return text if len(text) <= 40 else f"{float(value):.12g}"
+    return f"{float(value):.17g}"
+
+
+def _bar(name: str, x, values, color: str, pattern: str, opacity: float = 1.0) -> go.Bar:
+    marker = {"color": color, "line": {"color": color, "width": 1.5}, "opacity": opacity}
+    if pattern:
+        marker["pattern"] = {"shape": pattern, "fillmode": "overlay", "fgcolor": "#ffffff", "size": 8, "solidity": 0.3}
+    return go.Bar(
+        name=name,
+        x=list(x),
+        y=[float(v) for v in values],
+        marker=marker,
+        text=[_label(v) for v in values],
+        textposition="outside",
+        textfont={"size": FONT_SIZE - 3, "color": "#222222"},
+        cliponaxis=False,
+        customdata=[_hover(v) for v in values],
+        hovertemplate=f"{name}<br>%{{x}}: %{{customdata}}<extra></extra>",
+    )
+
+
+def _layout(fig: go.Figure, title: str, y_max: float, x_title: str = "token") -> go.Figure:
+    fig.update_layout(
+        title={"text": title, "font": {"size": FONT_SIZE + 1}},
+        barmode="group",
+        height=HEIGHT,
+        margin={"l": 55, "r": 10, "t": 100, "b": 50},
+        font={"size": FONT_SIZE, "color": "#222222"},
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0, "font": {"size": FONT_SIZE - 2}},
+        plot_bgcolor="#ffffff",
+        paper_bgcolor="#ffffff",
+        bargap=0.2,
+    )
+    fig.update_xaxes(title={"text": x_title}, type="category", showline=True, linecolor="#444444")
+    fig.update_yaxes(
+        title={"text": "probability"},
+        range=[0, max(y_max, 1e-9) * 1.2],
+        gridcolor="#dddddd",
+        zeroline=True,
+        zerolinecolor="#444444",
+    )
+    return fig
+
+
+# --- Numerics -------------------------------------------------------------------------------------------
+
+
+def _error_points(cases: Sequence[TinyZCase], dtype: str) -> tuple[list[float], list[float], list[float]]:
+    """(Z, error) pairs with a positive error, and the Z of the cases whose float Z was 0 (branch lost)."""
+    xs, ys, lost = [], [], []
+    for case in cases:
+        result = case.float64 if dtype == "float64" else case.float32
+        error = (case.float64_error if dtype == "float64" else case.float32_error).max_abs
+        if result.residual is None:
+            lost.append(float(case.exact_z))
+        elif error is not None and error > 0:
+            xs.append(float(case.exact_z))
+            ys.append(error)
+    return xs, ys, lost
+
+
+def error_vs_z(cases: Sequence[TinyZCase]) -> go.Figure:
+    """max |r_float - r_exact| against the exact Z, log-log, float64 and float32, with eps/Z guides.
+
+    Cases where the float error is exactly 0 cannot sit on a log axis and are left out (the table
+    lists them); cases where the float Z came out 0 (the rejection branch lost) are marked at
+    error 1 with their own symbol.
+    """
+    fig = go.Figure()
+    zs = sorted(float(c.exact_z) for c in cases)
+    for dtype, color, symbol, dash, eps in (
+        ("float64", FLOAT64_COLOR, "circle", "solid", FLOAT64_EPS),
+        ("float32", FLOAT32_COLOR, "square", "dash", FLOAT32_EPS),
+    ):
+        xs, ys, lost = _error_points(cases, dtype)
+        fig.add_trace(
+            go.Scatter(
+                name=f"{dtype} error of r",
+                x=xs,
+                y=ys,
+                mode="lines+markers",
+                line={"color": color, "dash": dash, "width": 2.5},
+                marker={"symbol": symbol, "size": 10, "color": color},
+                hovertemplate=f"{dtype}<br>Z = %{{x:.1e}}<br>max |r - r_exact| = %{{y:.3e}}<extra></extra>",
+            )
+        )
+        if zs:
+            guide = [min(eps / z, 1.0) for z in zs]
+            fig.add_trace(
+                go.Scatter(
+                    name=f"{dtype} eps / Z",
+                    x=zs,
+                    y=guide,
+                    mode="lines",
+                    line={"color": GUIDE_COLOR if dtype == "float64" else "#999999", "dash": "dot", "width": 1.5},
+                    hovertemplate=f"{dtype} eps / Z<br>Z = %{{x:.1e}}: %{{y:.2e}}<extra></extra>",
+                )
+            )
+        if lost:
+            fig.add_trace(
+                go.Scatter(
+                    name=f"{dtype}: float Z = 0, branch lost",
+                    x=lost,
+                    y=[1.0] * len(lost),
+                    mode="markers",
+                    marker={"symbol": "x", "size": 12, "color": color, "line": {"width": 1}},
+                    hovertemplate=f"{dtype}: Z rounded to 0 at exact Z = %{{x:.1e}}<extra></extra>",
+                )
+            )
+    fig.update_layout(
+        title={"text": "Error of r against the exact residual, by Z (log-log)", "font": {"size": FONT_SIZE + 1}},
+        height=HEIGHT + 40,
+        margin={"l": 70, "r": 10, "t": 120, "b": 55},
+        font={"size": FONT_SIZE, "color": "#222222"},
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0, "font": {"size": FONT_SIZE - 3}},
+        plot_bgcolor="#ffffff",
+        paper_bgcolor="#ffffff",
+    )
+    fig.update_xaxes(
+        title={"text": "exact Z (rejection probability)"},
+        type="log",
+        exponentformat="power",
+        gridcolor="#dddddd",
+        showline=True,
+        linecolor="#444444",
+    )
+    fig.update_yaxes(
+        title={"text": "max |r_float - r_exact|"},
+        type="log",
+        exponentformat="power",
+        gridcolor="#dddddd",
+        range=[-17, 0.5],
+    )
+    return fig
+
+
+def processed_bars(tokens: Sequence[str], p, q, q_raw) -> go.Figure:
+    """The processed target p' and draft q' (what is proposed from and checked), beside the draft's
+    unprocessed softmax (what a mismatched check would use)."""
+    fig = go.Figure(
+        [
+            _bar("processed target p'", tokens, p, COLORS["p"], PATTERNS["p"]),
+            _bar("processed draft q'", tokens, q, COLORS["q"], PATTERNS["q"]),
+            _bar("unprocessed draft q", tokens, q_raw, GUIDE_COLOR, "x"),
+        ]
+    )
+    top = max([float(v) for v in (*p, *q, *q_raw)] or [1.0])
+    return _layout(fig, "The distributions actually used", top)
+
+
+def law_vs_target(tokens: Sequence[str], target, laws: dict[str, Sequence], title: str, target_name: str = "target p"):
+    """A target beside one or more output laws (the first law in indigo, others in grey)."""
+    traces = [_bar(target_name, tokens, target, COLORS["p"], PATTERNS["p"])]
+    styles = [(LAW_COLOR, LAW_PATTERN), (GUIDE_COLOR, "x"), ("#000000", "-")]
+    for (name, values), (color, pattern) in zip(laws.items(), styles):
+        traces.append(_bar(name, tokens, values, color, pattern))
+    top = max([float(v) for v in target] + [float(v) for values in laws.values() for v in values] or [1.0])
+    return _layout(go.Figure(traces), title, top)

@@ -1,0 +1,205 @@
+"""Numerics: a tiny Z magnifies rounding; the Z = 0 branch; processed distributions (thin view)."""
+
+import streamlit as st
+
+from lab.charts_pitfalls import error_vs_z, law_vs_target, processed_bars
+from lab.distributions import LabInputError
+from lab.formatting import fraction_text
+from lab.numerics import (
+    FAMILY_Q,
+    FAMILY_RESIDUAL,
+    FAMILY_TOKENS,
+    backend_report,
+    branch_cases,
+    stated_tolerances,
+    tiny_z_family,
+)
+from lab.processing import Processing, processed_step_from_text
+
+
+def sci(value) -> str:
+    return "—" if value is None else f"{value:.3e}"
+
+
+def vector(values, digits: int = 10) -> str:
+    return "—" if values is None else "(" + ", ".join(f"{float(v):.{digits}g}" for v in values) + ")"
+
+
+@st.cache_data(show_spinner=False)
+def family(low: int, high: int):
+    return tiny_z_family(range(low, high + 1))
+
+
+st.title("Numerics")
+st.caption(
+    "Normalising by Z divides by a small number, so rounding in p − q is magnified by 1/Z. "
+    "Exact results (fractions.Fraction) are labelled exact; float results say which dtype."
+)
+
+# --- tiny Z -----------------------------------------------------------------------------------------------
+st.header("Tiny Z: the residual exactly, in float64 and in float32")
+q_text = ", ".join(f"{t} = {fraction_text(v)}" for t, v in zip(FAMILY_TOKENS, FAMILY_Q))
+r_text = ", ".join(f"{t} = {fraction_text(v)}" for t, v in zip(FAMILY_TOKENS, FAMILY_RESIDUAL))
+st.markdown(
+    f"Draft q = ({q_text}); target p = q + gap · (3/4, 1/4, −1). **Exact:** Z = gap and r = ({r_text}) for every gap."
+)
+low, high = st.slider(
+    "gap exponents k (gap = 10^−k)", min_value=1, max_value=20, value=(6, 16), key="numerics_gaps", step=1
+)
+cases = family(low, high)
+st.dataframe(
+    {
+        "gap = exact Z": [c.gap_text for c in cases],
+        "float64 Z": [sci(c.float64.z) for c in cases],
+        "float64 r": [vector(c.float64.residual) for c in cases],
+        "float64 max |err|": [sci(c.float64_error.max_abs) for c in cases],
+        "float64 rel err": [sci(c.float64_error.relative) for c in cases],
+        "float32 Z": [sci(c.float32.z) for c in cases],
+        "float32 r": [vector(c.float32.residual, 8) for c in cases],
+        "float32 max |err|": [sci(c.float32_error.max_abs) for c in cases],
+        "float32 rel err": [sci(c.float32_error.relative) for c in cases],
+    },
+    hide_index=True,
+    width="stretch",
+)
+st.plotly_chart(
+    error_vs_z(cases),
+    width="stretch",
+    theme=None,
+    key="numerics_error_chart",
+    alt=(
+        "Log-log chart of the maximum error of r against the exact Z, for float64 and float32, "
+        "with eps/Z guide lines; float32 loses the rejection branch (float Z = 0) from Z = 1e-8 down."
+    ),
+)
+zero_error = [c.gap_text for c in cases if c.float64_error.max_abs == 0]
+if zero_error:
+    st.caption(
+        "float64 error exactly 0 (rounding happened to cancel; not drawn on the log axis) at gap "
+        + ", ".join(zero_error)
+        + "."
+    )
+flagged = [
+    (c.gap_text, dtype, message)
+    for c in cases
+    for dtype, message in (("float64", c.float64_inconsistency), ("float32", c.float32_inconsistency))
+    if message
+]
+if flagged:
+    with st.expander(f"Numerical inconsistencies flagged ({len(flagged)}): investigate, never floor", expanded=True):
+        for gap, dtype, message in flagged:
+            st.markdown(f"- gap {gap}, **{dtype}**: {message}")
+
+# --- branch -----------------------------------------------------------------------------------------------
+st.header("The branch: Z = 0 means no rejection")
+st.markdown(
+    "Exact p = q = (1/10, 1/5, 7/10), so the exact Z is 0: every proposal is kept and r is never "
+    "computed (no 0/0, no floor). The same law held as different float64 values:"
+)
+branches = branch_cases()
+st.dataframe(
+    {
+        "case": [b.name for b in branches],
+        "float p": [vector(b.float_p, 17) for b in branches],
+        "float q": [vector(b.float_q, 17) for b in branches],
+        "exact branch": [b.exact_branch for b in branches],
+        "float Z": [f"{b.result.z:.3g}" for b in branches],
+        "float branch": [b.float_branch for b in branches],
+        "verdict": [b.inconsistency or "consistent" for b in branches],
+    },
+    hide_index=True,
+    width="stretch",
+)
+for b in branches:
+    if b.inconsistency:
+        st.warning(f"**{b.name}** — numerical inconsistency: {b.inconsistency}. {b.description}")
+    else:
+        st.success(f"**{b.name}** — consistent: {b.description}")
+
+# --- processed distributions ------------------------------------------------------------------------------
+st.header("Processed distributions: check with what you proposed from")
+st.markdown(
+    "Logits → temperature → top-k → top-p give the processed target p′ and draft q′. The draft proposes "
+    "from q′; the check must use p′ and q′. The `unprocessed-draft` mistake checks with the draft's "
+    "unprocessed softmax q instead. float64 throughout (softmax is not rational)."
+)
+left, right = st.columns(2)
+target_text = left.text_input("target logits", value="A=2, B=1, C=0.5, D=-1", key="numerics_target_logits")
+draft_text = right.text_input("draft logits", value="A=1, B=2, C=0, D=0.5", key="numerics_draft_logits")
+c1, c2, c3 = st.columns(3)
+temperature = c1.number_input(
+    "temperature (0 = greedy)", min_value=0.0, max_value=10.0, value=1.0, step=0.1, key="numerics_temperature"
+)
+top_k = c2.number_input("top-k (0 = off)", min_value=0, max_value=50, value=2, step=1, key="numerics_top_k")
+top_p = c3.slider("top-p (1 = off)", min_value=0.05, max_value=1.0, value=1.0, step=0.05, key="numerics_top_p")
+
+try:
+    step = processed_step_from_text(target_text, draft_text, Processing(float(temperature), int(top_k), float(top_p)))
+    st.session_state["numerics_last_step"] = step
+except LabInputError as exc:
+    st.error(f"{exc}. Showing the last valid logits.")
+    step = st.session_state.get("numerics_last_step")
+
+if step is not None:
+    st.caption(f"Processing: {step.processing.describe()}.")
+    st.plotly_chart(
+        processed_bars(step.tokens, step.p, step.q, step.q_raw),
+        width="stretch",
+        theme=None,
+        key="numerics_processed_chart",
+        alt="Bars of the processed target p', the processed draft q' and the unprocessed draft q, per token.",
+    )
+    res = step.residual
+    st.dataframe(
+        {
+            "token": list(step.tokens),
+            "p′ (target, processed)": [f"{v:.6g}" for v in step.p],
+            "q′ (draft, processed)": [f"{v:.6g}" for v in step.q],
+            "q (draft, unprocessed)": [f"{v:.6g}" for v in step.q_raw],
+            "r from p′, q′": [f"{v:.6g}" for v in res.residual]
+            if res.residual is not None
+            else ["—"] * len(step.tokens),
+        },
+        hide_index=True,
+        width="stretch",
+    )
+    if res.residual is None:
+        st.info("Z = 0 for the processed p′ and q′: the no-rejection branch, r is not defined.")
+    else:
+        st.markdown(f"float64: α = {res.alpha:.6g}, Z = {res.z:.6g} (from the processed p′ and q′).")
+    laws = {}
+    if step.correct_law is not None:
+        laws["propose q′, check q′ (correct)"] = step.correct_law
+    if step.mismatch_law is not None:
+        laws["propose q′, check q (unprocessed-draft)"] = step.mismatch_law
+    st.plotly_chart(
+        law_vs_target(step.tokens, step.p, laws, "Output law against the processed target p′", "target p′"),
+        width="stretch",
+        theme=None,
+        key="numerics_mismatch_chart",
+        alt="Bars of the processed target p' beside the output law of the correct check and of the mismatched check.",
+    )
+    m1, m2 = st.columns(2)
+    m1.metric("TV distance, correct check (float64)", f"{step.correct_tv:.3g}" if step.correct_tv is not None else "—")
+    if step.mismatch_tv is not None:
+        m2.metric("TV distance, unprocessed-draft check (float64)", f"{step.mismatch_tv:.6g}")
+    else:
+        m2.warning(f"unprocessed-draft: {step.mismatch_problem}")
+
+# --- backend ----------------------------------------------------------------------------------------------
+st.header("dtype, backend and the stated tolerance")
+backend = backend_report()
+st.dataframe({"item": list(backend), "value": list(backend.values())}, hide_index=True, width="stretch")
+tol = stated_tolerances()
+st.markdown(
+    f"**Identity (exact, no tolerance):** {tol['identity']}.  \n"
+    f"**Stated float64 tolerance (implementation testing only):** residual_rtol = {tol['residual_rtol']}: "
+    f"{tol['residual']}; reconstruction_rtol = {tol['reconstruction_rtol']}: {tol['reconstruction']}."
+)
+within = [c.float64_within_tolerance for c in cases if c.float64_within_tolerance is not None]
+if within:
+    st.caption(
+        f"float64 within its stated tolerance against the exact residual of its own rounded inputs in "
+        f"{sum(within)} of {len(within)} cases above: the large errors in the table come from rounding p and q "
+        "before the subtraction (magnified by 1/Z), not from the residual arithmetic."
+    )
