@@ -12,6 +12,7 @@ pages = [
         url_path="explorer",
         default=True,
     ),
+    st.Page("lab/views/numerics.py", title="Numerics", icon=":material/calculate:", url_path="numerics"),
 ]
 
 st.navigation(pages, position="sidebar").run()
