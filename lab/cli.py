@@ -14,7 +14,7 @@ import sys
 
 from lab.binomial import BinomialResult, binomial_exact, binomial_float, parse_success_probability
 from lab.distributions import LabInputError, check_same_tokens, parse_spec
-from lab.formatting import fraction_text, json_number
+from lab.formatting import both_text, fraction_text, json_number
 from lab.residual import ResidualResult, residual_exact, residual_float
 from lab.scenarios import load_scenario, scenario_names
 
@@ -47,10 +47,17 @@ def number_text(value, exact: bool) -> str:
     return fraction_text(value) if exact else f"{float(value):.10g}"
 
 
+def cell_text(value, exact: bool) -> str:
+    """A table cell: the exact fraction beside its decimal (``3/4 (0.75)``), or a float64 decimal."""
+    return both_text(value, digits=10) if exact else f"{float(value):.10g}"
+
+
 # --- residual ---------------------------------------------------------------------------------
 
 
 def residual_json(result: ResidualResult) -> dict:
+    """The issue's JSON shape, keys in its order. The float64 path adds the two figures the issue asks
+    to be reported beside z: ``one_minus_alpha`` and ``inconsistency`` (null when consistent)."""
     exact = result.exact
     labels = result.labels
 
@@ -67,7 +74,6 @@ def residual_json(result: ResidualResult) -> dict:
         "branch": result.branch,
         "residual": per_token(result.residual) if result.residual is not None else None,
         "reconstruction": per_token(result.reconstruction),
-        "arithmetic": result.arithmetic,
     }
     if not exact:
         data["one_minus_alpha"] = float(result.one_minus_alpha)
@@ -83,22 +89,25 @@ def print_residual_table(result: ResidualResult) -> None:
         rows.append(
             [
                 token,
-                number_text(result.p[i], exact),
-                number_text(result.q[i], exact),
-                number_text(result.accepted[i], exact),
-                number_text(residual[i], exact) if residual is not None else "-",
-                number_text(result.correction[i], exact),
-                number_text(result.reconstruction[i], exact),
+                cell_text(result.p[i], exact),
+                cell_text(result.q[i], exact),
+                cell_text(result.accepted[i], exact),
+                cell_text(residual[i], exact) if residual is not None else "-",
+                cell_text(result.correction[i], exact),
+                cell_text(result.reconstruction[i], exact),
             ]
         )
     print_table(["token", "p", "q", "min(p,q)", "residual r", "Z*r", "min+Z*r"], rows)
     print()
     print(
-        f"alpha = {number_text(result.alpha, exact)}   Z = {number_text(result.z, exact)}   "
+        f"alpha = {cell_text(result.alpha, exact)}   Z = {cell_text(result.z, exact)}   "
         f"branch: {result.branch}   arithmetic: {result.arithmetic}"
     )
-    if not exact:
-        print(f"1 - alpha = {float(result.one_minus_alpha):.17g} (consistency figure beside Z)")
+    if exact:
+        same = tuple(result.reconstruction) == tuple(result.p)
+        print(f"min(p,q) + Z*r = p exactly, token by token: {'yes' if same else 'NO'}")
+    else:
+        print(f"1 - alpha = {float(result.one_minus_alpha):.17g} (consistency figure beside Z = {result.z:.17g})")
         if result.inconsistency:
             print(f"numerical inconsistency: {result.inconsistency}")
     if residual is None:
@@ -150,6 +159,9 @@ def run_scenario(args) -> int:
 
 
 def binomial_json(result: BinomialResult) -> dict:
+    """``{"n", "p", "pmf"}`` as the issue states, then mean and variance (rational, so fraction strings
+    with --exact). sd = sqrt(variance) is irrational in general: a number, on the float path only.
+    With n = 1, ``bernoulli`` gives the seed's two-outcome display (success B, failure C)."""
     exact = result.exact
     data = {
         "n": result.n,
@@ -157,8 +169,9 @@ def binomial_json(result: BinomialResult) -> dict:
         "pmf": {str(k): json_number(v, exact) for k, v in enumerate(result.pmf)},
         "mean": json_number(result.mean, exact),
         "variance": json_number(result.variance, exact),
-        "sd": result.sd,
     }
+    if not exact:
+        data["sd"] = result.sd
     if result.n == 1:
         data["bernoulli"] = {token: json_number(v, exact) for token, v in result.bernoulli_bars().items()}
     return data
@@ -171,15 +184,16 @@ def run_binomial(args) -> int:
         print_json(binomial_json(result))
         return 0
     exact = result.exact
-    rows = [[str(k), number_text(v, exact)] for k, v in enumerate(result.pmf)]
+    rows = [[str(k), cell_text(v, exact)] for k, v in enumerate(result.pmf)]
     if result.n == 1:  # the seed's two-outcome display: success B first, then failure C
         rows = [
-            [f"{token} ({kind})", number_text(v, exact)]
+            [f"{token} ({kind})", cell_text(v, exact)]
             for (token, v), kind in zip(result.bernoulli_bars().items(), ("success", "failure"))
         ]
     print_table(["k", f"P(k) for Binomial({result.n}, {number_text(result.p, exact)})"], rows)
     print()
-    print(f"mean = {number_text(result.mean, exact)}   sd = {result.sd:.6g}")
+    variance = fraction_text(result.variance) if exact else f"{float(result.variance):.10g}"
+    print(f"mean np = {cell_text(result.mean, exact)}   sd = sqrt(np(1-p)) = sqrt({variance}) = {result.sd:.6g}")
     return 0
 
 
