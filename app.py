@@ -12,6 +12,7 @@ pages = [
         url_path="explorer",
         default=True,
     ),
+    st.Page("lab/views/binomial_lab.py", title="Binomial lab", icon=":material/casino:", url_path="binomial-lab"),
     st.Page("lab/views/numerics.py", title="Numerics", icon=":material/calculate:", url_path="numerics"),
 ]
 

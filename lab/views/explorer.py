@@ -1,21 +1,341 @@
-"""Residual explorer (placeholder until the lab pages land)."""
+"""Residual explorer: pick or type p and q, predict r and Z, then reveal the exact residual.
+
+A thin view: the token table, URL state and scoring live in lab/explorer_model.py, the residual
+in lab/residual.py, the charts in lab/charts.py.
+"""
+
+from __future__ import annotations
 
 import streamlit as st
 
-from lab.formatting import both_text
-from lab.residual import residual
-from lab.scenarios import load_scenario
-
-scenario = load_scenario("bernoulli-residual")
-result = residual(scenario.p, scenario.q)
-st.title("Residual explorer")
-st.caption(scenario.title)
-st.table(
-    {
-        "token": list(result.tokens),
-        "p": [both_text(v) for v in result.p],
-        "q": [both_text(v) for v in result.q],
-        "residual r": [both_text(v) for v in result.residual],
-    }
+from lab import charts
+from lab.display import exact_text, markdown_escape
+from lab.explorer_model import (
+    MAX_TOKENS,
+    ExplorerInputError,
+    TokenRow,
+    decode_prediction,
+    decode_table,
+    encode_prediction,
+    encode_table,
+    next_token_name,
+    parse_prediction_value,
+    parse_rows,
+    reconstruction_rows,
+    rows_from_distributions,
+    score_prediction,
+    score_z_only,
+    snap_to_step,
+    to_fraction,
 )
-st.write(f"alpha = {both_text(result.alpha)}, Z = {both_text(result.z)}")
+from lab.formatting import both_text, decimal_text, fraction_text
+from lab.residual import residual_exact
+from lab.scenarios import ScenarioError, load_scenario, scenario_names
+from lab.views.common import chart, sync_query_params
+
+DEFAULT_SCENARIO = "bernoulli-residual"
+S = st.session_state
+
+
+# --- state ------------------------------------------------------------------------------------
+# S["ex_model"]: the page's state, kept across page switches (widget keys are dropped when their page
+# is not shown): scenario, rows (typed text), valid (last valid p, q), preds, z_pred, revealed (the
+# (p, q) that was revealed, or None). Widgets ex_name_i / ex_p_i / ex_q_i / ex_r_i / ex_z mirror it.
+
+
+def scenario_rows(name: str) -> list[TokenRow]:
+    scenario = load_scenario(name)
+    return rows_from_distributions(scenario.p, scenario.q)
+
+
+def fresh_model(name: str) -> dict:
+    rows = scenario_rows(name)
+    return {
+        "scenario": name,
+        "rows": rows,
+        "valid": parse_rows(rows),
+        "preds": [0.0] * len(rows),
+        "z_pred": 0.0,
+        "revealed": None,
+    }
+
+
+def model_from_url() -> tuple[dict, list[str]]:
+    """The state a link describes, every value validated like typed input; problems are listed."""
+    problems = []
+    params = st.query_params
+    name = params.get("scenario", DEFAULT_SCENARIO)
+    if name not in scenario_names():
+        problems.append(f"link: unknown scenario {name!r}; showing {DEFAULT_SCENARIO!r}")
+        name = DEFAULT_SCENARIO
+    model = fresh_model(name)
+    if any(k in params for k in ("tokens", "p", "q")):
+        try:
+            rows = decode_table(params.get("tokens", ""), params.get("p", ""), params.get("q", ""))
+            model.update(rows=rows, valid=parse_rows(rows), preds=[0.0] * len(rows))
+        except ExplorerInputError as exc:
+            problems.append(f"link: the table was not used: {exc}")
+    tokens = model["valid"][0].tokens
+    if "r" in params:
+        try:
+            model["preds"] = [float(snap_to_step(v)) for v in decode_prediction(params["r"], tokens)]
+        except ExplorerInputError as exc:
+            problems.append(str(exc))
+    if "z" in params:
+        try:
+            model["z_pred"] = float(snap_to_step(parse_prediction_value(params["z"], "prediction of Z")))
+        except ExplorerInputError as exc:
+            problems.append(f"link: {exc}")
+    if params.get("reveal") == "1":
+        model["revealed"] = model["valid"]
+    return model, problems
+
+
+def push_widgets(model: dict) -> None:
+    """Write the model into the widget keys (allowed before the widgets exist or in a callback)."""
+    S["ex_scenario"] = model["scenario"]
+    for i, row in enumerate(model["rows"]):
+        S[f"ex_name_{i}"], S[f"ex_p_{i}"], S[f"ex_q_{i}"] = row.name, row.p, row.q
+    for i, value in enumerate(model["preds"]):
+        S[f"ex_r_{i}"] = value
+    S["ex_z"] = model["z_pred"]
+
+
+def restore_missing_widgets(model: dict) -> None:
+    if "ex_scenario" not in S:
+        S["ex_scenario"] = model["scenario"]
+    for i, row in enumerate(model["rows"]):
+        for field, value in (("name", row.name), ("p", row.p), ("q", row.q)):
+            S.setdefault(f"ex_{field}_{i}", value)
+    for i, value in enumerate(model["preds"]):
+        S.setdefault(f"ex_r_{i}", value)
+    S.setdefault("ex_z", model["z_pred"])
+
+
+def on_scenario_change() -> None:
+    S["ex_model"] = fresh_model(S["ex_scenario"])
+    push_widgets(S["ex_model"])
+
+
+def on_reset() -> None:
+    S["ex_model"] = fresh_model(S["ex_model"]["scenario"])
+    push_widgets(S["ex_model"])
+    S["ex_message"] = "Reset: the scenario's p and q are back and the predictions are cleared."
+
+
+def on_add() -> None:
+    model = S["ex_model"]
+    if len(model["rows"]) >= MAX_TOKENS:
+        return
+    model["rows"] = [*model["rows"], TokenRow(next_token_name([r.name for r in model["rows"]]), "0", "0")]
+    push_widgets(model)
+
+
+def on_remove(index: int) -> None:
+    model = S["ex_model"]
+    if len(model["rows"]) <= 1:
+        return
+    model["rows"] = [r for i, r in enumerate(model["rows"]) if i != index]
+    push_widgets(model)
+
+
+def on_reveal() -> None:
+    S["ex_model"]["revealed"] = S["ex_model"]["valid"]
+
+
+if "ex_model" not in S:
+    S["ex_model"], S["ex_link_problems"] = model_from_url()
+    push_widgets(S["ex_model"])
+model = S["ex_model"]
+restore_missing_widgets(model)
+
+# --- controls ---------------------------------------------------------------------------------
+st.title("Residual explorer")
+st.markdown(
+    "Pick a scenario or type your own p (target) and q (draft). **Predict** the residual "
+    "r = max(0, p − q) / Z and the rejection probability Z, then **Reveal** the exact answer."
+)
+for problem in S.pop("ex_link_problems", []):
+    st.warning(problem, icon=":material/link_off:")
+
+names = scenario_names()
+top = st.columns([3, 1], vertical_alignment="bottom")
+top[0].selectbox(
+    "Scenario",
+    names,
+    key="ex_scenario",
+    on_change=on_scenario_change,
+    format_func=lambda n: f"{n} — {load_scenario(n).title}",
+)
+top[1].button("Reset", key="ex_reset", on_click=on_reset, help="Back to the scenario's p and q", width="stretch")
+if message := S.pop("ex_message", None):
+    st.info(message)
+try:
+    st.caption(load_scenario(model["scenario"]).note)
+except ScenarioError as exc:  # a scenario file broken while the app runs
+    st.error(str(exc))
+
+with st.expander(f"Edit p and q ({len(model['rows'])} tokens; fractions like 3/10 or decimals like 0.3)"):
+    for i in range(len(model["rows"])):
+        cols = st.columns([3, 3, 3, 2], vertical_alignment="bottom")
+        cols[0].text_input(f"Token {i + 1}", key=f"ex_name_{i}", max_chars=40)
+        cols[1].text_input(f"p of token {i + 1}", key=f"ex_p_{i}", max_chars=40)
+        cols[2].text_input(f"q of token {i + 1}", key=f"ex_q_{i}", max_chars=40)
+        cols[3].button(
+            f"Remove token {i + 1}",
+            key=f"ex_remove_{i}",
+            on_click=on_remove,
+            args=(i,),
+            disabled=len(model["rows"]) <= 1,
+        )
+    st.button(
+        "Add token",
+        key="ex_add",
+        on_click=on_add,
+        disabled=len(model["rows"]) >= MAX_TOKENS,
+        help=f"Up to {MAX_TOKENS} tokens; a new token starts at p = q = 0",
+    )
+
+model["rows"] = [TokenRow(S[f"ex_name_{i}"], S[f"ex_p_{i}"], S[f"ex_q_{i}"]) for i in range(len(model["rows"]))]
+try:
+    new_valid = parse_rows(model["rows"])
+except ExplorerInputError as exc:
+    st.error(f"Not applied: {exc}. The last valid p and q stay on screen.", icon=":material/error:")
+else:
+    if new_valid != model["valid"]:
+        model["valid"] = new_valid
+        if len(model["preds"]) != len(new_valid[0]):
+            model["preds"] = (model["preds"] + [0.0] * len(new_valid[0]))[: len(new_valid[0])]
+            for i, value in enumerate(model["preds"]):
+                S.setdefault(f"ex_r_{i}", value)
+
+p, q = model["valid"]
+result = residual_exact(p, q)
+tokens = result.tokens
+revealed = model["revealed"] == model["valid"]
+if model["revealed"] is not None and not revealed:
+    model["revealed"] = None
+    st.info("p or q changed, so the answer is hidden again: predict, then reveal.")
+
+left, right = st.columns(2, gap="large")
+with left:
+    chart(
+        charts.pq_bars(tokens, p.values, q.values),
+        key="ex_pq_chart",
+        alt="Grouped bars of target p and draft q per token: "
+        + "; ".join(f"{t}: p {fraction_text(a)}, q {fraction_text(b)}" for t, a, b in zip(tokens, p.values, q.values)),
+    )
+with right:
+    st.subheader("Your prediction")
+    st.caption("Sliders move with the arrow keys. A prediction of r should add up to 1.")
+    for start in range(0, len(tokens), 2):
+        pred_cols = st.columns(2)
+        for col, i in zip(pred_cols, range(start, min(start + 2, len(tokens)))):
+            col.slider(
+                f"Predict r({markdown_escape(tokens[i])})", 0.0, 1.0, step=0.01, key=f"ex_r_{i}", format="%.2f"
+            )
+    st.slider("Predict Z", 0.0, 1.0, step=0.01, key="ex_z", format="%.2f", help="The rejection probability")
+    model["preds"] = [S[f"ex_r_{i}"] for i in range(len(tokens))]
+    model["z_pred"] = S["ex_z"]
+    total = sum(to_fraction(v) for v in model["preds"])
+    st.caption(f"Your r adds up to {both_text(total)}.")
+    st.button("Reveal", key="ex_reveal", type="primary", on_click=on_reveal, disabled=revealed)
+
+# --- reveal -----------------------------------------------------------------------------------
+if revealed:
+    st.divider()
+    st.subheader("The exact answer")
+    metrics = st.columns(3)
+    metrics[0].metric("α (acceptance probability)", fraction_text(result.alpha), help=decimal_text(result.alpha))
+    metrics[1].metric("Z = 1 − α (rejection probability)", fraction_text(result.z), help=decimal_text(result.z))
+    z_error = score_z_only(result, model["z_pred"])
+    metrics[2].metric(
+        "Your Z",
+        fraction_text(to_fraction(model["z_pred"])),
+        delta=f"error {fraction_text(z_error)}",
+        delta_color="off",
+    )
+    st.markdown(
+        f"α = {both_text(result.alpha)}, Z = {both_text(result.z)} "
+        f"(your Z: {both_text(to_fraction(model['z_pred']))}, error {both_text(z_error)})."
+    )
+    if result.residual is None:
+        st.info(
+            "Z = 0: p and q are identical, so every proposal is accepted. There is no rejection, so the "
+            "residual r = 0/0 is never evaluated and no residual is drawn; min(p, q) alone is p.",
+            icon=":material/check_circle:",
+        )
+    else:
+        if result.alpha == 0:
+            st.info(
+                "Disjoint supports: α = 0 and Z = 1, so every proposal is rejected and the residual is the "
+                "target itself, r = p (compare the r and p columns below).",
+                icon=":material/call_split:",
+            )
+        score = score_prediction(result, model["preds"], model["z_pred"])
+        st.markdown(
+            f"**Score**: total variation distance between your r and the exact r = {both_text(score.tv)} "
+            f"(0 is perfect, 1 is as far as possible). Largest error at token {markdown_escape(score.worst_token)}."
+        )
+        res_left, res_right = st.columns(2, gap="large")
+        with res_left:
+            chart(
+                charts.prediction_vs_residual(tokens, score.prediction, score.truth),
+                key="ex_residual_chart",
+                alt="Grouped bars of your predicted r and the exact residual r per token: "
+                + "; ".join(
+                    f"{t}: predicted {fraction_text(a)}, exact {fraction_text(b)}"
+                    for t, a, b in zip(tokens, score.prediction, score.truth)
+                ),
+            )
+        with res_right:
+            st.dataframe(
+                {
+                    "token": list(tokens),
+                    "your r": [fraction_text(v) for v in score.prediction],
+                    "exact r": [fraction_text(v) for v in score.truth],
+                    "exact r (decimal)": [decimal_text(v) for v in score.truth],
+                    "error (yours − exact)": [fraction_text(v) for v in score.errors],
+                },
+                hide_index=True,
+                key="ex_score_table",
+            )
+    rows = reconstruction_rows(result)
+    chart(
+        charts.reconstruction_bars(tokens, result.accepted, result.correction, result.p),
+        key="ex_reconstruction_chart",
+        alt="Stacked bars per token: accepted min(p, q) plus correction Z times r, reaching the target p: "
+        + "; ".join(
+            f"{r['token']}: {fraction_text(r['accepted'])} + {fraction_text(r['correction'])} = {fraction_text(r['p'])}"
+            for r in rows
+        ),
+    )
+    st.dataframe(
+        {
+            "token": [r["token"] for r in rows],
+            "p": [exact_text(r["p"]) for r in rows],
+            "q": [exact_text(r["q"]) for r in rows],
+            "accepted min(p, q)": [exact_text(r["accepted"]) for r in rows],
+            "r": ["—" if r["r"] is None else exact_text(r["r"]) for r in rows],
+            "Z·r": [exact_text(r["correction"]) for r in rows],
+            "min(p, q) + Z·r": [exact_text(r["total"]) for r in rows],
+            "= p?": ["yes" if r["total"] == r["p"] else "NO" for r in rows],
+        },
+        hide_index=True,
+        key="ex_reconstruction_table",
+    )
+
+# --- URL --------------------------------------------------------------------------------------
+desired = {}
+if model["scenario"] != DEFAULT_SCENARIO:
+    desired["scenario"] = model["scenario"]
+scenario = load_scenario(model["scenario"])
+if (p, q) != (scenario.p, scenario.q):
+    desired.update(encode_table(p, q))
+if any(model["preds"]):
+    desired["r"] = encode_prediction(model["preds"])
+if model["z_pred"]:
+    desired["z"] = encode_prediction([model["z_pred"]])
+if revealed:
+    desired["reveal"] = "1"
+sync_query_params(desired)

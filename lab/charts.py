@@ -1,0 +1,128 @@
+"""Chart builders for the lab pages: pure functions returning plotly figures (no Streamlit).
+
+Every bar takes its colour and fill pattern from lab/palette.py (p, q, accepted, correction,
+prediction), carries a text label (the exact fraction when short, otherwise a 3-digit decimal) and
+an exact hover text. y values are plain float lists, so a figure's data can be read back directly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import plotly.graph_objects as go
+
+from lab.display import exact_text, short_label
+from lab.palette import COLORS, PATTERNS
+
+FONT_SIZE = 15
+HEIGHT = 380
+
+
+INSIDE_TEXT = {"accepted": "#111111", "correction": "#ffffff"}  # 4.9:1 on green, 6.1:1 on purple
+
+
+def _bar(role: str, name: str, x: Sequence[str], values: Sequence, text: bool = True, inside: bool = False) -> go.Bar:
+    pattern = PATTERNS[role]
+    marker = {"color": COLORS[role], "line": {"color": COLORS[role], "width": 1.5}}
+    if pattern:
+        marker["pattern"] = {"shape": pattern, "fillmode": "overlay", "fgcolor": "#ffffff", "size": 8, "solidity": 0.3}
+    return go.Bar(
+        name=name,
+        x=list(x),
+        y=[float(v) for v in values],
+        marker=marker,
+        text=[short_label(v) for v in values] if text else None,
+        textposition="inside" if inside else "outside",
+        insidetextanchor="middle",
+        textfont={"size": FONT_SIZE - 2, "color": INSIDE_TEXT.get(role, "#222222") if inside else "#222222"},
+        cliponaxis=False,
+        customdata=[exact_text(v) for v in values],
+        hovertemplate=f"{name}<br>%{{x}}: %{{customdata}} (%{{y:.4g}})<extra></extra>",
+    )
+
+
+def _layout(fig: go.Figure, title: str, x_title: str, y_title: str, y_max: float, barmode: str = "group") -> go.Figure:
+    fig.update_layout(
+        title={"text": title, "font": {"size": FONT_SIZE + 2}},
+        barmode=barmode,
+        height=HEIGHT,
+        margin={"l": 60, "r": 10, "t": 90, "b": 55},
+        font={"size": FONT_SIZE, "color": "#222222"},
+        legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0, "font": {"size": FONT_SIZE - 1}},
+        plot_bgcolor="#ffffff",
+        paper_bgcolor="#ffffff",
+        bargap=0.25,
+    )
+    fig.update_xaxes(title={"text": x_title}, type="category", showline=True, linecolor="#444444")
+    fig.update_yaxes(
+        title={"text": y_title},
+        range=[0, max(y_max, 1e-9) * 1.18],
+        gridcolor="#dddddd",
+        zeroline=True,
+        zerolinecolor="#444444",
+        rangemode="tozero",
+    )
+    return fig
+
+
+def _top(*series: Sequence) -> float:
+    values = [float(v) for s in series for v in s]
+    return max(values) if values else 1.0
+
+
+def pq_bars(tokens: Sequence[str], p: Sequence, q: Sequence) -> go.Figure:
+    """Target p and draft q side by side per token."""
+    fig = go.Figure([_bar("p", "target p", tokens, p), _bar("q", "draft q", tokens, q)])
+    return _layout(fig, "Target p and draft q", "token", "probability", _top(p, q))
+
+
+def prediction_vs_residual(tokens: Sequence[str], prediction: Sequence, residual: Sequence | None) -> go.Figure:
+    """The student's predicted r beside the exact residual (residual None: prediction alone)."""
+    traces = [_bar("prediction", "your prediction", tokens, prediction)]
+    if residual is not None:
+        traces.append(_bar("residual", "exact residual r", tokens, residual))
+    fig = go.Figure(traces)
+    title = "Predicted r beside the exact residual r" if residual is not None else "Your predicted r"
+    return _layout(fig, title, "token", "probability given rejection", _top(prediction, residual or []))
+
+
+def reconstruction_bars(tokens: Sequence[str], accepted: Sequence, correction: Sequence, target: Sequence) -> go.Figure:
+    """Stacked per token: accepted min(p, q) then correction Z*r, with p marked on top of each stack."""
+    fig = go.Figure(
+        [
+            _bar("accepted", "accepted min(p, q)", tokens, accepted, inside=True),
+            _bar("correction", "correction Z·r", tokens, correction, inside=True),
+            go.Scatter(
+                name="target p",
+                x=list(tokens),
+                y=[float(v) for v in target],
+                mode="markers+text",
+                marker={"symbol": "line-ew", "size": 34, "line": {"width": 3, "color": COLORS["p"]}},
+                text=[f"p = {short_label(v)}" for v in target],
+                textposition="top center",
+                textfont={"size": FONT_SIZE - 2, "color": COLORS["p"]},
+                customdata=[exact_text(v) for v in target],
+                hovertemplate="target p<br>%{x}: %{customdata}<extra></extra>",
+                cliponaxis=False,
+            ),
+        ]
+    )
+    return _layout(fig, "min(p, q) + Z·r reaches p", "token", "unconditional probability", _top(target), "stack")
+
+
+def binomial_bars(labels: Sequence[str], prediction: Sequence, exact: Sequence | None, x_title: str) -> go.Figure:
+    """The student's predicted bars, and after Inspect the exact Binomial bars beside them."""
+    traces = [_bar("prediction", "your prediction", labels, prediction)]
+    if exact is not None:
+        traces.append(_bar("residual", "exact probability", labels, exact, text=len(labels) <= 12))
+    fig = go.Figure(traces)
+    title = "Exact bars beside your prediction" if exact is not None else "Your prediction (exact bars hidden)"
+    return _layout(fig, title, x_title, "probability", _top(prediction, exact or []))
+
+
+def seed_example_stack(tokens: Sequence[str], accepted: Sequence, correction: Sequence, target: Sequence) -> go.Figure:
+    """The seed's recovery: accepted min(p, q) plus Z times the lab's displayed bar, reaching p."""
+    fig = reconstruction_bars(tokens, accepted, correction, target)
+    fig.update_layout(title={"text": "min(p, q) + Z × (displayed B/C) recovers p"})
+    fig.data[1].name = "Z × displayed bar"
+    return fig

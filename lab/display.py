@@ -1,0 +1,37 @@
+"""Text for people: short exact labels and markdown-safe token names (no Streamlit here)."""
+
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+from lab.formatting import decimal_text, fraction_text
+
+# A fraction longer than this is shown as a decimal in chart labels (the exact value stays in tables).
+SHORT_FRACTION_CHARS = 9
+
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~$:])")
+
+
+def markdown_escape(text: str) -> str:
+    """Backslash-escape every markdown character so user text (token names, URL values) shows as
+    typed in a widget label or a markdown line: no links, images, emphasis or HTML."""
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", str(text))
+
+
+def short_label(value, max_chars: int = SHORT_FRACTION_CHARS) -> str:
+    """A bar label: the exact fraction when it is short (``3/4``), otherwise the decimal (``0.0123``)."""
+    if isinstance(value, Fraction) or isinstance(value, int):
+        text = fraction_text(value)
+        if len(text) <= max_chars:
+            return text
+    return decimal_text(value, 3)
+
+
+def exact_text(value, max_chars: int = 40) -> str:
+    """A table cell: the whole exact fraction, or its digit counts when it would not fit a table."""
+    value = Fraction(value)
+    text = fraction_text(value)
+    if len(text) <= max_chars:
+        return text
+    return f"({len(str(value.numerator))}-digit)/({len(str(value.denominator))}-digit)"
