@@ -2,7 +2,10 @@
 
 import streamlit as st
 
+from lab.views.presentation import apply_presentation_style, presentation_toggle
+
 st.set_page_config(page_title="Residual Lab", page_icon=":material/science:", layout="wide")
+presenting = presentation_toggle()  # every page: larger text and charts, no sidebar, reveals on button press
 
 pages = [
     st.Page(
@@ -14,6 +17,9 @@ pages = [
     ),
     st.Page("lab/views/binomial_lab.py", title="Binomial lab", icon=":material/casino:", url_path="binomial-lab"),
     st.Page("lab/views/numerics.py", title="Numerics", icon=":material/calculate:", url_path="numerics"),
+    st.Page("lab/views/exercises.py", title="Exercises", icon=":material/school:", url_path="exercises"),
 ]
 
-st.navigation(pages, position="sidebar").run()
+page = st.navigation(pages, position="top" if presenting else "sidebar")
+apply_presentation_style()
+page.run()

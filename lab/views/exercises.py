@@ -1,0 +1,402 @@
+"""Exercises: seeded problems with feedback, hints and worked solutions; predict the bars; the teacher's
+assignment link with a QR code; downloads. A thin view: every number comes from lab.exercises / lab.exports.
+Attempts live in this browser session only; nothing is stored on the server."""
+
+from __future__ import annotations
+
+import io
+import re
+import secrets
+
+import segno
+import streamlit as st
+
+from lab.charts_exercises import pq_figure, prediction_figure
+from lab.exercises import (
+    DEFAULT_COUNT,
+    DEFAULT_LEVEL,
+    DEFAULT_SEED,
+    HINT_STEPS,
+    LEVEL_TITLES,
+    LEVELS,
+    MAX_COUNT,
+    MAX_SEED,
+    MIN_COUNT,
+    MIN_SEED,
+    PREDICT_STEP,
+    Attempt,
+    ExerciseInputError,
+    Problem,
+    generate_predictions,
+    generate_problems,
+    hints,
+    parse_count,
+    parse_level,
+    parse_seed,
+    record_try,
+    running_score,
+    score_prediction,
+    worked_solution,
+)
+from lab.exports import (
+    answer_key_csv,
+    answer_key_markdown,
+    assignment_url,
+    results_csv,
+    worksheet_csv,
+    worksheet_html,
+    worksheet_markdown,
+)
+from lab.formatting import both_text, fraction_text
+from lab.views.presentation import is_presenting
+
+CHART_CONFIG = {"displayModeBar": False, "responsive": True}
+BRANCH_OPTIONS = ("rejection", "no-rejection")
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$])")
+
+
+def plain(text: str) -> str:
+    """Markdown-escape text that may hold user input, so it is shown as typed."""
+    return _MD_SPECIAL.sub(r"\\\1", str(text))
+
+
+def _state(name: str, factory):
+    if name not in st.session_state:
+        st.session_state[name] = factory()
+    return st.session_state[name]
+
+
+# --- assignment parameters (teacher panel; bound to the URL) ------------------------------------
+
+st.title("Exercises")
+st.caption(
+    "Compute α, Z, r and the reconstruction for small distributions. Fractions must be exact; decimals count "
+    "within 0.005. A worked solution opens after two tries. Your answers stay in this browser tab."
+)
+
+# Bound widgets ignore invalid URL values silently: say which parameter was ignored and why.
+for param, parser in (("seed", parse_seed), ("count", parse_count), ("level", parse_level)):
+    raw = st.query_params.get(param)
+    if raw is not None:
+        try:
+            parser(raw)
+        except ExerciseInputError as exc:
+            st.warning(f"Link parameter ignored: {plain(exc)}. Using the value shown in the Teacher tab.")
+
+tab_problems, tab_bars, tab_results, tab_teacher = st.tabs(["Problems", "Predict the bars", "Your results", "Teacher"])
+
+
+def _new_seed():
+    st.session_state["seed"] = secrets.randbelow(MAX_SEED + 1)
+
+
+with tab_teacher:
+    st.subheader("Build an assignment")
+    st.write("Seed, count and level are in the page's link: everyone who opens it gets the same problems.")
+    c1, c2 = st.columns(2)
+    with c1:
+        st.number_input(
+            "Seed", MIN_SEED, MAX_SEED, DEFAULT_SEED, step=1, key="seed", bind="query-params", help="Any whole number"
+        )
+        st.button("New random seed", on_click=_new_seed, key="ex_new_seed")
+    with c2:
+        st.number_input(
+            "Number of problems", MIN_COUNT, MAX_COUNT, DEFAULT_COUNT, step=1, key="count", bind="query-params"
+        )
+        st.selectbox(
+            "Level",
+            LEVELS,
+            index=LEVELS.index(DEFAULT_LEVEL),
+            key="level",
+            bind="query-params",
+            format_func=lambda lv: LEVEL_TITLES[lv],
+        )
+
+seed = parse_seed(st.session_state["seed"])
+count = parse_count(st.session_state["count"])
+level = parse_level(st.session_state["level"])
+problems = generate_problems(seed, count, level)
+predictions = generate_predictions(seed, level)
+sig = f"{seed}-{level}"
+attempts: dict[int, Attempt] = _state("ex_attempts", dict).setdefault(sig, {})
+feedback: dict[int, tuple[str, str]] = _state("ex_feedback", dict).setdefault(sig, {})
+revealed: set[int] = _state("ex_revealed", dict).setdefault(sig, set())
+checked_bars: dict[int, tuple] = _state("ex_bars", dict).setdefault(sig, {})
+presenting = is_presenting()
+
+
+# --- problems -----------------------------------------------------------------------------------
+
+
+def _answer_key(problem: Problem) -> str:
+    return f"ex_answer_{sig}_{problem.number}"
+
+
+def _submit(problem: Problem):
+    text = st.session_state.get(_answer_key(problem))
+    attempt = attempts.setdefault(problem.number, Attempt())
+    if text is None or not str(text).strip():
+        feedback[problem.number] = (
+            "warning",
+            "Type an answer first." if not problem.is_choice else "Choose a branch first.",
+        )
+        return
+    if attempt.correct:
+        feedback[problem.number] = ("success", "Already solved: your correct answer is recorded.")
+        return
+    check = record_try(attempt, problem, str(text))
+    kind = "success" if check.correct else ("error" if check.counted else "warning")
+    feedback[problem.number] = (kind, check.message)
+
+
+def _hint(problem: Problem):
+    attempt = attempts.setdefault(problem.number, Attempt())
+    attempt.hints_used = min(attempt.hints_used + 1, len(HINT_STEPS))
+
+
+def _reveal(problem: Problem):
+    revealed.add(problem.number)
+
+
+def _pq_table(problem) -> None:
+    st.table(
+        {
+            "token": list(problem.p.tokens),
+            "p": [both_text(v, 3) for v in problem.p.values],
+            "q": [both_text(v, 3) for v in problem.q.values],
+        },
+        hide_index=True,
+    )
+
+
+def draw_problem(problem: Problem) -> None:
+    attempt = attempts.get(problem.number, Attempt())
+    with st.container(border=True, key=f"ex_problem_{problem.number}"):
+        st.subheader(problem.title, anchor=False)
+        left, right = st.columns([2, 3])
+        with left:
+            _pq_table(problem)
+        with right:
+            st.markdown(f"**{plain(problem.prompt)}**")
+            with st.form(key=f"ex_form_{sig}_{problem.number}", border=False, enter_to_submit=True):
+                if problem.is_choice:
+                    st.radio("Your answer", BRANCH_OPTIONS, index=None, key=_answer_key(problem), horizontal=True)
+                else:
+                    st.text_input(
+                        "Your answer",
+                        key=_answer_key(problem),
+                        placeholder="3/4, 0.75 or undefined",
+                        help="A fraction (exact), a decimal (within 0.005), or 'undefined' if it does not exist.",
+                    )
+                st.form_submit_button("Check", on_click=_submit, args=(problem,), disabled=attempt.correct)
+            if problem.number in feedback:
+                kind, message = feedback[problem.number]
+                getattr(st, kind)(plain(message))
+            status = "solved" if attempt.correct else f"{attempt.tries} {'try' if attempt.tries == 1 else 'tries'}"
+            st.caption(f"{status} · hints used {attempt.hints_used} of {len(HINT_STEPS)}")
+            b1, b2 = st.columns(2)
+            with b1:
+                st.button(
+                    f"Hint {min(attempt.hints_used + 1, len(HINT_STEPS))} of {len(HINT_STEPS)}",
+                    key=f"ex_hint_{sig}_{problem.number}",
+                    on_click=_hint,
+                    args=(problem,),
+                    disabled=attempt.hints_used >= len(HINT_STEPS),
+                )
+            with b2:
+                if presenting:
+                    st.button(
+                        "Reveal the solution",
+                        key=f"ex_reveal_{sig}_{problem.number}",
+                        on_click=_reveal,
+                        args=(problem,),
+                        type="primary",
+                    )
+        for i, hint in enumerate(hints(problem)[: attempt.hints_used], start=1):
+            st.info(f"Hint {i}: {plain(hint)}")
+        shown = problem.number in revealed or (attempt.show_solution and not presenting)
+        if shown or attempt.show_solution:
+            # While presenting, the solution opens only when the presenter asks (button or click).
+            with st.expander("Worked solution", expanded=shown and not attempt.correct or problem.number in revealed):
+                for line in worked_solution(problem):
+                    st.markdown(f"- {plain(line)}")
+
+
+with tab_problems:
+    score = running_score(attempts, len(problems))
+    m1, m2, m3 = st.columns(3)
+    m1.metric("Score", f"{score.correct} / {score.total}")
+    m2.metric("Attempted", score.attempted)
+    m3.metric("Right first time", score.first_try)
+    st.caption(f"Assignment: seed {seed}, {count} problems, {LEVEL_TITLES[level]}.")
+    for problem in problems:
+        draw_problem(problem)
+
+
+# --- predict the bars ---------------------------------------------------------------------------
+
+
+def _bar_key(number: int, token: str) -> str:
+    return f"ex_bar_{sig}_{number}_{token}"
+
+
+def _current_bars(pr) -> tuple[float, ...]:
+    return tuple(round(float(st.session_state.get(_bar_key(pr.number, t), 0.0)), 2) for t in pr.p.tokens)
+
+
+def _check_bars(pr):
+    checked_bars[pr.number] = _current_bars(pr)
+
+
+with tab_bars:
+    st.write(
+        "Set the height of every residual bar r(x) = max(0, p(x) − q(x)) / Z, then press **Check**. "
+        "The score is the total variation distance ½·Σ|your bar − r(x)|: 0 is perfect."
+    )
+    if level == "z0":
+        st.caption("Z = 0 problems have no residual bars, so these exercises use the basic level.")
+    for pr in predictions:
+        with st.container(border=True, key=f"ex_bars_{pr.number}"):
+            st.subheader(f"Predict the bars {pr.number}", anchor=False)
+            st.plotly_chart(
+                pq_figure(pr.p.tokens, pr.p.values, pr.q.values),
+                width="stretch",
+                theme=None,
+                key=f"ex_pq_chart_{sig}_{pr.number}",
+                config=CHART_CONFIG,
+                alt="Bar chart of target p and draft q: "
+                + "; ".join(
+                    f"{t}: p {fraction_text(a)}, q {fraction_text(b)}"
+                    for t, a, b in zip(pr.p.tokens, pr.p.values, pr.q.values)
+                ),
+            )
+            cols = st.columns(len(pr.p.tokens))
+            for col, token in zip(cols, pr.p.tokens):
+                with col:
+                    st.slider(
+                        f"Predict r({token})", 0.0, 1.0, 0.0, step=float(PREDICT_STEP), key=_bar_key(pr.number, token)
+                    )
+            current = _current_bars(pr)
+            st.caption(f"Your bars add up to {sum(current):.2f} (a residual always sums to 1).")
+            st.button("Check", key=f"ex_check_bars_{sig}_{pr.number}", on_click=_check_bars, args=(pr,), type="primary")
+            if pr.number in checked_bars:
+                if checked_bars[pr.number] != current:
+                    st.caption("You moved a bar since your last check: press Check again to score it.")
+                else:
+                    result = score_prediction(pr.truth, current)
+                    verdict = "Close" if result.close else "Not yet close"
+                    st.markdown(
+                        f"**{verdict}**: total variation distance {float(result.tv):.3f} "
+                        f"(score {float(result.score):.0%}; close means at most 0.1)."
+                    )
+                    st.plotly_chart(
+                        prediction_figure(pr.p.tokens, current, pr.truth),
+                        width="stretch",
+                        theme=None,
+                        key=f"ex_truth_chart_{sig}_{pr.number}",
+                        config=CHART_CONFIG,
+                        alt="Bar chart of your predicted residual beside the exact residual r: "
+                        + "; ".join(
+                            f"{t}: yours {v:.2f}, r {fraction_text(r)}"
+                            for t, v, r in zip(pr.p.tokens, current, pr.truth)
+                        ),
+                    )
+                    st.table(
+                        {
+                            "token": list(pr.p.tokens),
+                            "your bar": [f"{v:.2f}" for v in current],
+                            "r (exact)": [both_text(r, 3) for r in pr.truth],
+                            "error": [f"{float(e):+.3f}" for e in result.errors],
+                        },
+                        hide_index=True,
+                    )
+
+
+# --- the student's results ------------------------------------------------------------------------
+
+with tab_results:
+    score = running_score(attempts, len(problems))
+    st.write(
+        f"{score.correct} of {score.total} correct ({score.first_try} right first time). Download your results "
+        "to hand in: they are not saved anywhere else."
+    )
+    rows = []
+    for problem in problems:
+        attempt = attempts.get(problem.number, Attempt())
+        rows.append(
+            {
+                "problem": problem.number,
+                "answer": attempt.answer,
+                "correct": "yes" if attempt.correct else "no",
+                "tries": attempt.tries,
+            }
+        )
+    st.dataframe(rows, hide_index=True, width="stretch")
+    st.download_button(
+        "Download my results (CSV)",
+        results_csv(problems, attempts),
+        file_name=f"residual-lab-results-seed{seed}-{level}.csv",
+        mime="text/csv",
+        on_click="ignore",
+        key="ex_dl_results",
+    )
+
+
+# --- teacher: link, QR code, downloads -------------------------------------------------------------
+
+with tab_teacher:
+    url = assignment_url(st.context.url or "http://localhost:8501/", seed, count, level)
+    st.markdown("**Assignment link** (copy it, or let the class scan the QR code):")
+    st.code(url, language=None, wrap_lines=True)
+    qr = segno.make(url, error="m")
+    buffer = io.BytesIO()
+    qr.save(buffer, kind="png", scale=10, border=2)
+    st.image(buffer.getvalue(), caption="QR code of the assignment link", width=420 if presenting else 260)
+    st.markdown("**Downloads** (generated in your browser session, stored nowhere):")
+    stem = f"residual-lab-seed{seed}-{level}-{count}"
+    d1, d2 = st.columns(2)
+    with d1:
+        st.download_button(
+            "Answer key (Markdown)",
+            answer_key_markdown(problems, predictions, seed, level),
+            file_name=f"{stem}-key.md",
+            mime="text/markdown",
+            on_click="ignore",
+            key="ex_dl_key_md",
+        )
+        st.download_button(
+            "Answer key (CSV)",
+            answer_key_csv(problems),
+            file_name=f"{stem}-key.csv",
+            mime="text/csv",
+            on_click="ignore",
+            key="ex_dl_key_csv",
+        )
+    with d2:
+        st.download_button(
+            "Worksheet (HTML, prints cleanly)",
+            worksheet_html(problems, predictions, seed, level),
+            file_name=f"{stem}-worksheet.html",
+            mime="text/html",
+            on_click="ignore",
+            key="ex_dl_ws_html",
+        )
+        st.download_button(
+            "Worksheet (Markdown)",
+            worksheet_markdown(problems, predictions, seed, level),
+            file_name=f"{stem}-worksheet.md",
+            mime="text/markdown",
+            on_click="ignore",
+            key="ex_dl_ws_md",
+        )
+        st.download_button(
+            "Worksheet (CSV)",
+            worksheet_csv(problems),
+            file_name=f"{stem}-worksheet.csv",
+            mime="text/csv",
+            on_click="ignore",
+            key="ex_dl_ws_csv",
+        )
+    st.caption(
+        "The same key from a terminal: " + f"`python -m lab exercises --seed {seed} --count {count} --level {level}`"
+    )

@@ -1,0 +1,60 @@
+"""Presentation mode for the projector, applied by app.py to every page.
+
+One toggle (also in the URL as ``present=1``) enlarges text and charts, hides the sidebar (navigation
+moves to the top bar) and puts every reveal under the presenter's control: pages ask
+:func:`is_presenting` / :func:`url_reveal_allowed` and, while presenting, reveal only on a button
+press, never from a URL parameter or a reload. The CSS is static: no user text ever goes into HTML.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+PRESENT_KEY = "present"  # widget key and URL parameter
+APP_PARAMS = (PRESENT_KEY,)  # URL parameters that belong to the whole app, not to one page
+
+# Static CSS only. Streamlit sizes text in rem, so a larger root font enlarges every page's text;
+# plotly draws its text in px, so charts get larger text and a little more height.
+PRESENTATION_CSS = """
+<style>
+html { font-size: 21px; }
+[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"], [data-testid="stExpandSidebarButton"] {
+  display: none !important;
+}
+.stMainBlockContainer, [data-testid="stMainBlockContainer"] { padding-top: 4.5rem; }
+.js-plotly-plot .xtick text, .js-plotly-plot .ytick text { font-size: 17px !important; }
+.js-plotly-plot .legendtext, .js-plotly-plot .g-xtitle text, .js-plotly-plot .g-ytitle text {
+  font-size: 17px !important;
+}
+.js-plotly-plot .bartext { font-size: 16px !important; }
+@media (max-width: 640px) { html { font-size: 18px; } }
+</style>
+"""
+
+
+def is_presenting() -> bool:
+    """True while presentation mode is on (for pages: reveal only on the presenter's button press)."""
+    return bool(st.session_state.get(PRESENT_KEY, False))
+
+
+def url_reveal_allowed() -> bool:
+    """May a page restore a revealed state from its URL or a reload? Not while presenting."""
+    return not is_presenting()
+
+
+def presentation_toggle() -> bool:
+    """The toggle itself, drawn by app.py above every page; returns whether presentation mode is on."""
+    with st.container(horizontal=True, horizontal_alignment="right", key="presentation-bar"):
+        st.toggle(
+            "Presentation mode",
+            key=PRESENT_KEY,
+            bind="query-params",
+            help="Larger text and charts, no sidebar (pages move to the top bar); answers appear only "
+            "when you press a reveal button. Also in the link as present=1.",
+        )
+    return is_presenting()
+
+
+def apply_presentation_style() -> None:
+    if is_presenting():
+        st.html(PRESENTATION_CSS)
