@@ -1,0 +1,74 @@
+"""What speculation buys: expected tokens per block and walltime improvement (Leviathan et al. 2023).
+
+With acceptance rate alpha (each draft kept with probability alpha, independently) and gamma drafts
+per block, the number of tokens a block commits is 1 + (number of leading accepted drafts), capped
+at gamma + 1 (all accepted plus the bonus token), so (eq. 1 of the paper)
+
+    E[tokens per block] = (1 - alpha^(gamma + 1)) / (1 - alpha),   = gamma + 1 when alpha = 1.
+
+A block costs gamma draft runs at c times a target run plus one target run, so the expected
+walltime improvement factor over plain decoding is (Theorem 3.8)
+
+    (1 - alpha^(gamma + 1)) / ((1 - alpha) (gamma c + 1)).
+
+Exact for Fraction inputs, float otherwise. :func:`best_gamma` searches the integers 0..max_gamma
+(gamma = 0 is plain decoding, improvement 1).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+
+from lab.distributions import LabInputError
+
+MAX_GAMMA = 64
+
+
+class SpeedupInputError(LabInputError):
+    pass
+
+
+def _check(alpha, gamma: int, c=None) -> None:
+    if not 0 <= alpha <= 1:
+        raise SpeedupInputError(f"acceptance rate alpha must be in [0, 1] (got {alpha})")
+    if isinstance(gamma, bool) or not isinstance(gamma, int) or gamma < 0:
+        raise SpeedupInputError(f"gamma must be a whole number >= 0 (got {gamma!r})")
+    if c is not None and not c >= 0:
+        raise SpeedupInputError(f"cost ratio c must be >= 0 (got {c})")
+
+
+def expected_tokens(alpha, gamma: int):
+    """(1 - alpha^(gamma+1)) / (1 - alpha); gamma + 1 at alpha = 1 (no 0/0)."""
+    _check(alpha, gamma)
+    if alpha == 1:
+        return gamma + 1 if isinstance(alpha, (int, Fraction)) else float(gamma + 1)
+    return (1 - alpha ** (gamma + 1)) / (1 - alpha)
+
+
+def walltime_improvement(alpha, gamma: int, c):
+    """Expected improvement factor in walltime: E[tokens per block] / (gamma c + 1)."""
+    _check(alpha, gamma, c)
+    return expected_tokens(alpha, gamma) / (gamma * c + 1)
+
+
+@dataclass(frozen=True)
+class BestGamma:
+    gamma: int
+    improvement: float | Fraction
+    tokens_per_block: float | Fraction
+
+
+def best_gamma(alpha, c, max_gamma: int = MAX_GAMMA) -> BestGamma:
+    """The gamma in 0..max_gamma with the largest walltime improvement (the smallest on ties)."""
+    best = None
+    for gamma in range(max_gamma + 1):
+        value = walltime_improvement(alpha, gamma, c)
+        if best is None or value > best.improvement:
+            best = BestGamma(gamma, value, expected_tokens(alpha, gamma))
+    return best
+
+
+def speedup_curve(alpha, c, gammas) -> list[tuple[int, float, float]]:
+    """(gamma, expected tokens per block, walltime improvement) for each gamma."""
+    return [(g, float(expected_tokens(alpha, g)), float(walltime_improvement(alpha, g, c))) for g in gammas]

@@ -1,0 +1,263 @@
+"""The per-position rules of speculative sampling, and the named mistakes people make with them.
+
+A :class:`Variant` answers four questions at one position, given the target row ``p`` and the
+draft row ``q`` (tuples of Fractions over the whole vocabulary) of the *verified* history:
+
+- ``draft(q)``: the distribution the draft actually samples its proposal from;
+- ``accept_probability(p, q, x)``: the chance the proposal ``x`` is kept (the test uses ``q``);
+- ``correction(p, q, x)``: the exact law of the replacement after ``x`` was rejected;
+- ``inverse_cdf_law(p, q, x)``: the distribution whose CDF the sampler inverts to draw that
+  replacement, with a fresh uniform (or, for ``reuse-uniform``, the acceptance test's uniform).
+
+plus one block-level switch, ``keep_testing``: after a replacement, go on testing the later drafts.
+
+The block engine (:mod:`lab.blocks`) and the one-step simulator (:mod:`lab.sampling`) run every
+variant through these same methods, exactly (Fractions) and by simulation (float64).
+
+``correct`` is the algorithm itself (draft = q, accept min(1, p/q), replacement from
+r = max(0, p - q) / Z, first rejection ends the block). Every other entry of :data:`VARIANTS`
+is a mistake; each changes the output law on a model whose draft rows have 3+ positive entries.
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+from functools import lru_cache
+
+from lab.distributions import LabInputError
+
+Row = tuple[Fraction, ...]
+ZERO = Fraction(0)
+ONE = Fraction(1)
+EPSILON = Fraction(1, 1000)
+
+
+class VariantError(LabInputError):
+    """An unknown variant name."""
+
+
+def normalized(weights) -> Row:
+    total = sum(weights, ZERO)
+    return tuple(Fraction(w) / total for w in weights)
+
+
+def residual_row(p: Row, q: Row) -> Row | None:
+    """r = max(0, p - q) / Z over the whole vocabulary; None when Z = 0 (no 0/0, no floor)."""
+    excess = tuple(max(ZERO, a - b) for a, b in zip(p, q))
+    z = sum(excess, ZERO)
+    return tuple(e / z for e in excess) if z > 0 else None
+
+
+def top_tokens(q: Row, count: int = 2) -> tuple[int, ...]:
+    """Indices of q's ``count`` most likely tokens with positive mass (ties: vocabulary order)."""
+    order = sorted((i for i, v in enumerate(q) if v > 0), key=lambda i: (-q[i], i))
+    return tuple(sorted(order[:count]))
+
+
+def one_hot(size: int, index: int) -> Row:
+    return tuple(ONE if i == index else ZERO for i in range(size))
+
+
+class Variant:
+    """The correct algorithm; subclasses override one rule each to make a named mistake."""
+
+    name = "correct"
+    title = "Correct speculative sampling"
+    description = (
+        "Draft from q, keep x with probability min(1, p(x)/q(x)), on rejection draw a fresh replacement "
+        "from r = max(0, p - q)/Z; the first rejection ends the block, all-accepted blocks add a bonus from p."
+    )
+    keep_testing = False  # block-level: test later drafts after a replacement
+    reuses_acceptance_uniform = False  # the replacement inverts inverse_cdf_law at the test's uniform
+    one_step_differs = False  # whether a single step (K = 1, L = 1) already shows the mistake
+
+    def draft(self, q: Row) -> Row:
+        return q
+
+    def accept_probability(self, p: Row, q: Row, x: int) -> Fraction:
+        """min(1, p(x)/q(x)). q(x) = 0 only happens when a variant tests a token the row's draft
+        never proposes (keep-testing-after-rejection): then keep x iff p(x) > 0 (ratio infinite)."""
+        if q[x] == 0:
+            return ONE if p[x] > 0 else ZERO
+        return min(ONE, p[x] / q[x])
+
+    def correction(self, p: Row, q: Row, x: int) -> Row:
+        """Law of the replacement given that x was rejected at this position."""
+        return self.inverse_cdf_law(p, q, x)
+
+    def inverse_cdf_law(self, p: Row, q: Row, x: int) -> Row:
+        r = residual_row(p, q)
+        # A rejection implies some p(x) < q(x), hence Z > 0. The one exception is a variant testing a
+        # token with p(x) = q(x) = 0 in a row where p = q (keep-testing): r is undefined there, so the
+        # mistaken sampler falls back to p. The correct algorithm never reaches this line with Z = 0.
+        return r if r is not None else p
+
+    def __repr__(self) -> str:
+        return f"<variant {self.name}>"
+
+
+class ResampleFromP(Variant):
+    name = "resample-from-p"
+    title = "Resample from p"
+    description = "On rejection draw the replacement from p instead of r: tokens q over-proposes get extra mass."
+    one_step_differs = True
+
+    def inverse_cdf_law(self, p, q, x):
+        return p
+
+
+class EpsilonFloor(Variant):
+    name = "epsilon-floor"
+    title = "Epsilon floor"
+    description = (
+        "r proportional to max(p - q, 1/1000) on every token: a 'safe' floor that leaks mass to tokens "
+        "with p <= q, even to tokens the target never produces."
+    )
+    one_step_differs = True
+
+    def inverse_cdf_law(self, p, q, x):
+        return normalized([max(a - b, EPSILON) for a, b in zip(p, q)])
+
+
+class ZeroOutRejected(Variant):
+    name = "zero-out-rejected"
+    title = "Zero out the rejected token"
+    description = (
+        "r proportional to p with the rejected token removed: right only when q is one-hot, "
+        "otherwise the correction ignores what accepted proposals already supplied."
+    )
+    one_step_differs = True
+
+    def inverse_cdf_law(self, p, q, x):
+        # Rejection needs p(x) < q(x) <= 1, so the rest of p has mass 1 - p(x) > 0.
+        return normalized([ZERO if i == x else v for i, v in enumerate(p)])
+
+
+class CandidatesOnly(Variant):
+    name = "candidates-only"
+    title = "Candidates only"
+    description = (
+        "r renormalised over the draft's two most likely tokens only (a small tree's candidates), "
+        "not over the target's whole vocabulary."
+    )
+    one_step_differs = True
+
+    def inverse_cdf_law(self, p, q, x):
+        candidates = top_tokens(q, 2)
+        weights = [max(ZERO, p[i] - q[i]) if i in candidates else ZERO for i in range(len(p))]
+        if sum(weights, ZERO) == 0:  # r has no mass on the candidates: the mistaken code picks by p among them
+            weights = [p[i] if i in candidates else ZERO for i in range(len(p))]
+        if sum(weights, ZERO) == 0:
+            return p
+        return normalized(weights)
+
+
+class KeepTestingAfterRejection(Variant):
+    name = "keep-testing-after-rejection"
+    title = "Keep testing after a rejection"
+    description = (
+        "After a replacement, keep testing the later drafts (drafted after the rejected token) as if "
+        "they followed the corrected prefix, instead of discarding them."
+    )
+    keep_testing = True
+
+
+class ReuseUniform(Variant):
+    name = "reuse-uniform"
+    title = "Reuse the acceptance uniform"
+    description = (
+        "Draw the replacement by inverse CDF of r with the same uniform u that failed the test: given a "
+        "rejection u lies in [p(x)/q(x), 1), so low-CDF tokens are under-drawn."
+    )
+    reuses_acceptance_uniform = True
+    one_step_differs = True
+
+    def correction(self, p, q, x):
+        # Rejected means u >= a = p(x)/q(x), so u is uniform on [a, 1); inverse CDF of r picks token y
+        # when u lies in [C(y-1), C(y)). Its probability is the overlap length divided by 1 - a.
+        a = p[x] / q[x] if q[x] > 0 else ZERO
+        r = self.inverse_cdf_law(p, q, x)
+        law = []
+        low = ZERO
+        for mass in r:
+            high = low + mass
+            overlap = max(ZERO, min(high, ONE) - max(low, a))
+            law.append(overlap / (1 - a))
+            low = high
+        return tuple(law)
+
+
+class UnprocessedDraft(Variant):
+    name = "unprocessed-draft"
+    title = "Unprocessed draft distribution"
+    description = (
+        "The draft samples from q truncated to its top 2 tokens, but the test and r use the untruncated q: "
+        "the processed distribution actually proposing must be the one checked."
+    )
+    one_step_differs = True
+
+    def draft(self, q):
+        keep = top_tokens(q, 2)
+        return normalized([v if i in keep else ZERO for i, v in enumerate(q)])
+
+
+class GreedyDraft(Variant):
+    name = "greedy-draft"
+    title = "Greedy draft"
+    description = "The draft proposes argmax q every time, but the test uses q's probabilities as if it had sampled."
+    one_step_differs = True
+
+    def draft(self, q):
+        return one_hot(len(q), top_tokens(q, 1)[0])
+
+
+CORRECT = Variant()
+VARIANTS: dict[str, Variant] = {
+    v.name: v
+    for v in (
+        CORRECT,
+        ResampleFromP(),
+        EpsilonFloor(),
+        ZeroOutRejected(),
+        CandidatesOnly(),
+        KeepTestingAfterRejection(),
+        ReuseUniform(),
+        UnprocessedDraft(),
+        GreedyDraft(),
+    )
+}
+VARIANT_NAMES = tuple(VARIANTS)
+MISTAKE_NAMES = tuple(name for name in VARIANTS if name != "correct")
+
+
+def get_variant(name: str | Variant) -> Variant:
+    if isinstance(name, Variant):
+        return name
+    try:
+        return VARIANTS[name]
+    except KeyError:
+        raise VariantError(f"unknown variant {name!r} (known: {', '.join(VARIANT_NAMES)})") from None
+
+
+@lru_cache(maxsize=65536)
+def _cached(variant_name: str, method: str, p: Row, q: Row, x: int | None):
+    variant = VARIANTS[variant_name]
+    if method == "draft":
+        return variant.draft(q)
+    if method == "accept":
+        return variant.accept_probability(p, q, x)
+    if method == "correction":
+        return variant.correction(p, q, x)
+    return variant.inverse_cdf_law(p, q, x)
+
+
+def rules(variant: Variant, method: str, p: Row, q: Row, x: int | None = None):
+    """Memoised access to a registered variant's rule (exact enumeration calls these many times)."""
+    if VARIANTS.get(variant.name) is not variant:
+        return {
+            "draft": lambda: variant.draft(q),
+            "accept": lambda: variant.accept_probability(p, q, x),
+            "correction": lambda: variant.correction(p, q, x),
+            "inverse_cdf": lambda: variant.inverse_cdf_law(p, q, x),
+        }[method]()
+    return _cached(variant.name, method, p, q, x)
