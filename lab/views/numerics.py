@@ -192,9 +192,9 @@ backend = backend_report()
 st.dataframe({"item": list(backend), "value": list(backend.values())}, hide_index=True, width="stretch")
 tol = stated_tolerances()
 st.markdown(
-    f"**Identity (exact, no tolerance):** {tol['identity']}.  \n"
+    f"**Identity (exact, no tolerance):** `{tol['identity']}`.  \n"
     f"**Stated float64 tolerance (implementation testing only):** residual_rtol = {tol['residual_rtol']}: "
-    f"{tol['residual']}; reconstruction_rtol = {tol['reconstruction_rtol']}: {tol['reconstruction']}."
+    f"`{tol['residual']}`; reconstruction_rtol = {tol['reconstruction_rtol']}: `{tol['reconstruction']}`."
 )
 within = [c.float64_within_tolerance for c in cases if c.float64_within_tolerance is not None]
 if within:
