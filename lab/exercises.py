@@ -147,7 +147,7 @@ class Problem:
         if self.kind == "r":
             return f"What is the residual r({t}) = max(0, p({t}) - q({t})) / Z?"
         if self.kind == "correction":
-            return f"In p({t}) = min(p({t}), q({t})) + Z*r({t}), what is the correction term Z*r({t})?"
+            return f"In p({t}) = min(p({t}), q({t})) + Z·r({t}), what is the correction term Z·r({t})?"
         return "Which branch can the sampler take: can a proposal be rejected (rejection) or never (no-rejection)?"
 
     @property
@@ -438,8 +438,8 @@ def worked_solution(problem: Problem) -> list[str]:
         if problem.kind == "correction":
             i = tokens.index(problem.token)
             lines.append(
-                f"Z*r({problem.token}) = {fraction_text(result.z)} * {fraction_text(result.residual[i])}; "
-                f"check: min + Z*r = {fraction_text(result.accepted[i])} + {fraction_text(result.correction[i])} "
+                f"Z·r({problem.token}) = {fraction_text(result.z)} * {fraction_text(result.residual[i])}; "
+                f"check: min + Z·r = {fraction_text(result.accepted[i])} + {fraction_text(result.correction[i])} "
                 f"= {fraction_text(problem.p.values[i])} = p({problem.token})."
             )
     answer = problem.answer

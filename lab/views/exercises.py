@@ -98,7 +98,7 @@ with tab_teacher:
         st.number_input(
             "Seed", MIN_SEED, MAX_SEED, DEFAULT_SEED, step=1, key="seed", bind="query-params", help="Any whole number"
         )
-        st.button("New random seed", on_click=_new_seed, key="ex_new_seed")
+        st.button("New random seed", on_click=_new_seed, key="exq_new_seed")
     with c2:
         st.number_input(
             "Number of problems", MIN_COUNT, MAX_COUNT, DEFAULT_COUNT, step=1, key="count", bind="query-params"
@@ -118,10 +118,10 @@ level = parse_level(st.session_state["level"])
 problems = generate_problems(seed, count, level)
 predictions = generate_predictions(seed, level)
 sig = f"{seed}-{level}"
-attempts: dict[int, Attempt] = _state("ex_attempts", dict).setdefault(sig, {})
-feedback: dict[int, tuple[str, str]] = _state("ex_feedback", dict).setdefault(sig, {})
-revealed: set[int] = _state("ex_revealed", dict).setdefault(sig, set())
-checked_bars: dict[int, tuple] = _state("ex_bars", dict).setdefault(sig, {})
+attempts: dict[int, Attempt] = _state("exq_attempts", dict).setdefault(sig, {})
+feedback: dict[int, tuple[str, str]] = _state("exq_feedback", dict).setdefault(sig, {})
+revealed: set[int] = _state("exq_revealed", dict).setdefault(sig, set())
+checked_bars: dict[int, tuple] = _state("exq_bars", dict).setdefault(sig, {})
 presenting = is_presenting()
 
 
@@ -129,7 +129,7 @@ presenting = is_presenting()
 
 
 def _answer_key(problem: Problem) -> str:
-    return f"ex_answer_{sig}_{problem.number}"
+    return f"exq_answer_{sig}_{problem.number}"
 
 
 def _submit(problem: Problem):
@@ -171,14 +171,14 @@ def _pq_table(problem) -> None:
 
 def draw_problem(problem: Problem) -> None:
     attempt = attempts.get(problem.number, Attempt())
-    with st.container(border=True, key=f"ex_problem_{problem.number}"):
+    with st.container(border=True, key=f"exq_problem_{problem.number}"):
         st.subheader(problem.title, anchor=False)
         left, right = st.columns([2, 3])
         with left:
             _pq_table(problem)
         with right:
             st.markdown(f"**{plain(problem.prompt)}**")
-            with st.form(key=f"ex_form_{sig}_{problem.number}", border=False, enter_to_submit=True):
+            with st.form(key=f"exq_form_{sig}_{problem.number}", border=False, enter_to_submit=True):
                 if problem.is_choice:
                     st.radio("Your answer", BRANCH_OPTIONS, index=None, key=_answer_key(problem), horizontal=True)
                 else:
@@ -198,7 +198,7 @@ def draw_problem(problem: Problem) -> None:
             with b1:
                 st.button(
                     f"Hint {min(attempt.hints_used + 1, len(HINT_STEPS))} of {len(HINT_STEPS)}",
-                    key=f"ex_hint_{sig}_{problem.number}",
+                    key=f"exq_hint_{sig}_{problem.number}",
                     on_click=_hint,
                     args=(problem,),
                     disabled=attempt.hints_used >= len(HINT_STEPS),
@@ -207,7 +207,7 @@ def draw_problem(problem: Problem) -> None:
                 if presenting:
                     st.button(
                         "Reveal the solution",
-                        key=f"ex_reveal_{sig}_{problem.number}",
+                        key=f"exq_reveal_{sig}_{problem.number}",
                         on_click=_reveal,
                         args=(problem,),
                         type="primary",
@@ -237,7 +237,7 @@ with tab_problems:
 
 
 def _bar_key(number: int, token: str) -> str:
-    return f"ex_bar_{sig}_{number}_{token}"
+    return f"exq_bar_{sig}_{number}_{token}"
 
 
 def _current_bars(pr) -> tuple[float, ...]:
@@ -256,13 +256,13 @@ with tab_bars:
     if level == "z0":
         st.caption("Z = 0 problems have no residual bars, so these exercises use the basic level.")
     for pr in predictions:
-        with st.container(border=True, key=f"ex_bars_{pr.number}"):
+        with st.container(border=True, key=f"exq_bars_{pr.number}"):
             st.subheader(f"Predict the bars {pr.number}", anchor=False)
             st.plotly_chart(
                 pq_figure(pr.p.tokens, pr.p.values, pr.q.values),
                 width="stretch",
                 theme=None,
-                key=f"ex_pq_chart_{sig}_{pr.number}",
+                key=f"exq_pq_chart_{sig}_{pr.number}",
                 config=CHART_CONFIG,
                 alt="Bar chart of target p and draft q: "
                 + "; ".join(
@@ -278,7 +278,7 @@ with tab_bars:
                     )
             current = _current_bars(pr)
             st.caption(f"Your bars add up to {sum(current):.2f} (a residual always sums to 1).")
-            st.button("Check", key=f"ex_check_bars_{sig}_{pr.number}", on_click=_check_bars, args=(pr,), type="primary")
+            st.button("Check", key=f"exq_check_bars_{sig}_{pr.number}", on_click=_check_bars, args=(pr,), type="primary")
             if pr.number in checked_bars:
                 if checked_bars[pr.number] != current:
                     st.caption("You moved a bar since your last check: press Check again to score it.")
@@ -293,7 +293,7 @@ with tab_bars:
                         prediction_figure(pr.p.tokens, current, pr.truth),
                         width="stretch",
                         theme=None,
-                        key=f"ex_truth_chart_{sig}_{pr.number}",
+                        key=f"exq_truth_chart_{sig}_{pr.number}",
                         config=CHART_CONFIG,
                         alt="Bar chart of your predicted residual beside the exact residual r: "
                         + "; ".join(
@@ -338,7 +338,7 @@ with tab_results:
         file_name=f"residual-lab-results-seed{seed}-{level}.csv",
         mime="text/csv",
         on_click="ignore",
-        key="ex_dl_results",
+        key="exq_dl_results",
     )
 
 
@@ -362,7 +362,7 @@ with tab_teacher:
             file_name=f"{stem}-key.md",
             mime="text/markdown",
             on_click="ignore",
-            key="ex_dl_key_md",
+            key="exq_dl_key_md",
         )
         st.download_button(
             "Answer key (CSV)",
@@ -370,7 +370,7 @@ with tab_teacher:
             file_name=f"{stem}-key.csv",
             mime="text/csv",
             on_click="ignore",
-            key="ex_dl_key_csv",
+            key="exq_dl_key_csv",
         )
     with d2:
         st.download_button(
@@ -379,7 +379,7 @@ with tab_teacher:
             file_name=f"{stem}-worksheet.html",
             mime="text/html",
             on_click="ignore",
-            key="ex_dl_ws_html",
+            key="exq_dl_ws_html",
         )
         st.download_button(
             "Worksheet (Markdown)",
@@ -387,7 +387,7 @@ with tab_teacher:
             file_name=f"{stem}-worksheet.md",
             mime="text/markdown",
             on_click="ignore",
-            key="ex_dl_ws_md",
+            key="exq_dl_ws_md",
         )
         st.download_button(
             "Worksheet (CSV)",
@@ -395,7 +395,7 @@ with tab_teacher:
             file_name=f"{stem}-worksheet.csv",
             mime="text/csv",
             on_click="ignore",
-            key="ex_dl_ws_csv",
+            key="exq_dl_ws_csv",
         )
     st.caption(
         "The same key from a terminal: " + f"`python -m lab exercises --seed {seed} --count {count} --level {level}`"

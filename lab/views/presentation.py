@@ -11,7 +11,8 @@ from __future__ import annotations
 import streamlit as st
 
 PRESENT_KEY = "present"  # widget key and URL parameter
-APP_PARAMS = (PRESENT_KEY,)  # URL parameters that belong to the whole app, not to one page
+APP_PARAMS = (PRESENT_KEY,)
+URL_ON_WORDS = ("1", "yes", "on")  # besides the bound widget's own "true"  # URL parameters that belong to the whole app, not to one page
 
 # Static CSS only. Streamlit sizes text in rem, so a larger root font enlarges every page's text;
 # plotly draws its text in px, so charts get larger text and a little more height.
@@ -43,7 +44,12 @@ def url_reveal_allowed() -> bool:
 
 
 def presentation_toggle() -> bool:
-    """The toggle itself, drawn by app.py above every page; returns whether presentation mode is on."""
+    """The toggle itself, drawn by app.py above every page; returns whether presentation mode is on.
+
+    The bound URL value is ``present=true``; ``present=1`` (or yes/on) is accepted on first load too.
+    """
+    if PRESENT_KEY not in st.session_state and str(st.query_params.get(PRESENT_KEY, "")).lower() in URL_ON_WORDS:
+        st.session_state[PRESENT_KEY] = True
     with st.container(horizontal=True, horizontal_alignment="right", key="presentation-bar"):
         st.toggle(
             "Presentation mode",
