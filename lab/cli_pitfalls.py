@@ -69,7 +69,58 @@ def run_numerics(args) -> int:
     return 0
 
 
+def mistakes_json(report) -> dict:
+    from lab.formatting import fraction_text
+
+    def law(values):
+        return {o: fraction_text(v) for o, v in zip(report.outcomes, values) if v}
+
+    return {
+        "model": report.model,
+        "kind": report.kind,
+        "block": report.block,
+        "length": report.length,
+        "target": law(report.target),
+        "variants": {
+            name: {
+                "tv_distance": fraction_text(v.tv_distance),
+                "tv_decimal": float(v.tv_distance),
+                "law": law(v.law),
+            }
+            for name, v in report.laws.items()
+        },
+    }
+
+
+def run_mistakes(args) -> int:
+    from lab.cli import print_json, print_table
+    from lab.formatting import fraction_text
+    from lab.pitfalls import mistakes
+
+    report = mistakes(args.model, args.block, args.length)
+    if args.json:
+        print_json(mistakes_json(report))
+        return 0
+    print(f"{report.model} ({report.kind}): block K = {report.block}, length L = {report.length}; exact laws")
+    print()
+    rows = []
+    for name, v in report.laws.items():
+        gain = v.biggest_gain or "-"
+        rows.append([name, fraction_text(v.tv_distance), f"{float(v.tv_distance):.6g}", gain])
+    print_table(["variant", "TV distance (exact)", "decimal", "gains most"], rows)
+    return 0
+
+
 def register(subparsers) -> None:
+    mis = subparsers.add_parser("mistakes", help="every mistake variant's exact law and its distance from the target")
+    mis.add_argument("model", metavar="SCENARIO_OR_MODEL", help="a scenario or Markov model name, or a .toml path")
+    mis.add_argument(
+        "--block", type=int, metavar="K", help="drafts per block (default: 1 for a scenario, 2 for a model)"
+    )
+    mis.add_argument("--length", type=int, metavar="L", help="committed tokens in the law (default: 1 / 2)")
+    mis.add_argument("--json", action="store_true", help="print JSON")
+    mis.set_defaults(run=run_mistakes)
+
     num = subparsers.add_parser("numerics", help="tiny-Z table: the residual exactly, in float64 and in float32")
     num.add_argument(
         "--gaps", metavar="EXPONENTS", help="gap exponents k (gap = 10^-k): 6-16 (default) or a list like 6,8,10"

@@ -1,0 +1,381 @@
+"""Pitfalls: the mistakes real speculative samplers have shipped, as cards with exact laws.
+
+Each card names a mistake variant of :mod:`lab.variants`, shows what the mistaken code does next to
+the correct lines (pseudo-code), cites where a mistake of that kind was reported publicly (only the
+references listed in the lab's issue; nothing invented), and says when the mistake is harmless.
+The laws come from the exact engine (:mod:`lab.blocks` for blocks of drafts, :mod:`lab.sampling`
+for one step): Fractions throughout, so a distance of 0 means exactly 0.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+
+from lab.blocks import compare_laws
+from lab.distributions import LabInputError
+from lab.markov import MarkovModel, load_model
+from lab.sampling import step_law
+from lab.scenarios import load_scenario, scenario_names
+from lab.variants import VARIANT_NAMES, get_variant
+
+ZERO = Fraction(0)
+NO_GAIN = "none (unbiased)"
+
+
+class PitfallInputError(LabInputError):
+    pass
+
+
+@dataclass(frozen=True)
+class Report:
+    project: str
+    reference: str  # issue / pull request number as given, or the component
+    what: str
+
+
+@dataclass(frozen=True)
+class PitfallCard:
+    name: str  # the variant name (or "zero-over-zero", a numerics card with no variant)
+    title: str
+    mistaken: tuple[str, ...]  # 2-4 lines of pseudo-code
+    correct: tuple[str, ...]
+    reports: tuple[Report, ...]
+    harmless_when: str
+    has_variant: bool = True
+
+
+CORRECT_LINES = (
+    "x ~ q                                   # the q the check uses",
+    "if u < min(1, p[x] / q[x]): commit x",
+    "else: commit y ~ max(0, p - q) / Z      # fresh uniform, whole vocabulary",
+)
+
+CARDS: dict[str, PitfallCard] = {
+    card.name: card
+    for card in (
+        PitfallCard(
+            "resample-from-p",
+            "Resample from p",
+            (
+                "x ~ q",
+                "if u < min(1, p[x] / q[x]): commit x",
+                "else: commit y ~ p                      # the target, not the residual",
+            ),
+            CORRECT_LINES,
+            (),
+            "when alpha = 0 (disjoint supports: r = p) or when no rejection can happen (p = q). Otherwise "
+            "accepted proposals already supplied min(p, q), and drawing from p adds their share a second time.",
+        ),
+        PitfallCard(
+            "epsilon-floor",
+            "Epsilon floor on the residual",
+            (
+                "r = maximum(p - q, 1e-3)                # 'for stability'",
+                "r = r / r.sum()",
+                "commit y ~ r",
+            ),
+            (
+                "excess = maximum(p - q, 0); Z = excess.sum()",
+                "if Z == 0: commit x                     # no rejection branch, nothing to normalise",
+                "else: commit y ~ excess / Z",
+            ),
+            (
+                Report(
+                    "vLLM (vllm-project/vllm)",
+                    "its first rejection sampler",
+                    'an epsilon floor on the residual, which "introduces some drift"',
+                ),
+            ),
+            "only when no rejection can happen (p = q). Whenever the branch is reachable the floor gives mass to "
+            "tokens with p <= q, even to tokens the target never produces.",
+        ),
+        PitfallCard(
+            "zero-out-rejected",
+            "Remove only the rejected token",
+            (
+                "r = p.copy(); r[x] = 0                  # only the rejected token",
+                "r = r / r.sum()",
+                "commit y ~ r",
+            ),
+            (
+                "r = maximum(p - q, 0)                   # subtract q on every token",
+                "r = r / r.sum()",
+                "commit y ~ r",
+            ),
+            (Report("SafeAILab/EAGLE", "#20", "a residual that only removes the rejected token"),),
+            "when q is one-hot (the draft always proposes the same token x): then max(0, p - q) is p without x, "
+            "so removing the rejected token is the residual (scenario one-hot-draft).",
+        ),
+        PitfallCard(
+            "candidates-only",
+            "Residual over the candidates only",
+            (
+                "cands = top2(q)                         # a small tree's candidates",
+                "r = maximum(p - q, 0)[cands]; r /= r.sum()",
+                "commit y ~ r",
+            ),
+            (
+                "r = maximum(p - q, 0) / Z               # the target's whole vocabulary",
+                "commit y ~ r",
+            ),
+            (),
+            "when the residual's support lies inside the candidates (or there is nothing to correct). The seed: "
+            "r is defined over the target's whole vocabulary, not over a candidate set.",
+        ),
+        PitfallCard(
+            "keep-testing-after-rejection",
+            "Keep testing after a rejection",
+            (
+                "for i, x in enumerate(drafts):",
+                "    if reject(x): drafts[i] = y ~ r; continue   # later drafts still tested",
+            ),
+            (
+                "for i, x in enumerate(drafts):",
+                "    if reject(x): commit y ~ r; break   # discard the drafts after it",
+            ),
+            (),
+            "with one draft per block (K = 1), and for i.i.d. models (every one-step scenario): when the next "
+            "token's law does not depend on the previous one, the stale drafts happen to fit the corrected prefix.",
+        ),
+        PitfallCard(
+            "reuse-uniform",
+            "Reuse the acceptance uniform",
+            (
+                "u = rand(); if u < a: commit x          # a = min(1, p[x] / q[x])",
+                "else: commit inverse_cdf(r, u)          # the same u, known to be >= a",
+            ),
+            (
+                "u = rand(); if u < a: commit x",
+                "else: commit inverse_cdf(r, rand())     # fresh randomness",
+            ),
+            (),
+            "when r is a point mass (one token carries the whole residual) or every rejected proposal has "
+            "p(x) = 0 (then a = 0 and u is still uniform on [0, 1)).",
+        ),
+        PitfallCard(
+            "unprocessed-draft",
+            "Check with the unprocessed draft",
+            (
+                "q_used = top_k(q, 2); x ~ q_used        # proposal from the processed draft",
+                "if u < min(1, p[x] / q[x]): commit x    # scored with the unprocessed q",
+                "else: commit y ~ max(0, p - q) / Z",
+            ),
+            (
+                "q_used = top_k(q, 2); x ~ q_used",
+                "if u < min(1, p[x] / q_used[x]): commit x",
+                "else: commit y ~ max(0, p - q_used) / Z",
+            ),
+            (
+                Report(
+                    "huggingface/transformers",
+                    "#47932",
+                    "a draft scored with unprocessed logits after sampling from processed ones",
+                ),
+                Report("vllm-project/vllm", "#9834", "the same kind of processed/unprocessed mismatch"),
+            ),
+            "when the processing changes nothing (q has at most two positive tokens, so top-2 keeps q as it is).",
+        ),
+        PitfallCard(
+            "greedy-draft",
+            "Greedy draft scored with softmax probabilities",
+            (
+                "x = argmax(q)                           # greedy proposal",
+                "if u < min(1, p[x] / q[x]): commit x    # as if x had been sampled from q",
+                "else: commit y ~ max(0, p - q) / Z",
+            ),
+            (
+                "x ~ q                                   # or score with q_used = onehot(argmax q)",
+                "if u < min(1, p[x] / q[x]): commit x",
+                "else: commit y ~ max(0, p - q) / Z",
+            ),
+            (Report("huggingface/transformers", "#32867", "a greedy draft scored with its softmax probabilities"),),
+            "when q is one-hot: then argmax q is exactly a sample from q.",
+        ),
+        PitfallCard(
+            "zero-over-zero",
+            "0/0 when p equals q",
+            (
+                "r = maximum(p - q, 0)",
+                "r = r / r.sum()                         # 0/0 = NaN when p == q",
+            ),
+            (
+                "Z = maximum(p - q, 0).sum()",
+                "if Z == 0: commit x                     # no-rejection branch: r never formed",
+                "else: r = maximum(p - q, 0) / Z",
+            ),
+            (Report("jaymody/speculative-sampling", "#5", "NaN when p equals q because 0/0 was evaluated"),),
+            "never an output-law question: with exact p = q no rejection happens. A float path that rejects with "
+            "a zero residual sum is a numerical inconsistency to investigate (see the Numerics page), not a case "
+            "for a floor.",
+            has_variant=False,
+        ),
+    )
+}
+MISTAKE_CARDS = tuple(name for name, card in CARDS.items() if card.has_variant)
+
+
+# --- exact laws of every variant ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class VariantLaw:
+    variant: str
+    outcomes: tuple[str, ...]  # token names (L = 1) or space-joined sequences, in vocabulary order
+    target: tuple[Fraction, ...]
+    law: tuple[Fraction, ...]
+    tv_distance: Fraction
+
+    @property
+    def biased(self) -> bool:
+        return self.tv_distance != 0
+
+    @property
+    def gains(self) -> tuple[str, ...]:
+        """Outcomes that get more mass than the target gives them."""
+        return tuple(o for o, t, v in zip(self.outcomes, self.target, self.law) if v > t)
+
+    @property
+    def biggest_gain(self) -> str | None:
+        diffs = [(v - t, i) for i, (t, v) in enumerate(zip(self.target, self.law)) if v > t]
+        if not diffs:
+            return None
+        return self.outcomes[max(diffs, key=lambda d: (d[0], -d[1]))[1]]
+
+
+@dataclass(frozen=True)
+class MistakeReport:
+    model: str
+    kind: str  # "step" (one-step scenario, i.i.d. when L > 1) or "markov"
+    block: int
+    length: int
+    outcomes: tuple[str, ...]
+    target: tuple[Fraction, ...]
+    laws: dict[str, VariantLaw]
+
+
+def default_block_length(model: MarkovModel) -> tuple[int, int]:
+    """One step (K = 1, L = 1) for a one-step scenario, K = 2 and L = 2 for a Markov model."""
+    return (1, 1) if model.kind == "step" else (2, 2)
+
+
+def check_whole(value, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise PitfallInputError(f"{name} must be a whole number (got {value!r})")
+    return value
+
+
+def mistakes(model_name: str, block: int | None = None, length: int | None = None) -> MistakeReport:
+    """Every variant's exact law of the first L committed tokens, against the target's law."""
+    model = load_model(model_name)
+    default_k, default_l = default_block_length(model)
+    block = default_k if block is None else check_whole(block, "block size K")
+    length = default_l if length is None else check_whole(length, "length L")
+    return _mistakes_cached(model, block, length)
+
+
+@lru_cache(maxsize=64)
+def _mistakes_cached(model: MarkovModel, block: int, length: int) -> MistakeReport:
+    comparisons = {name: compare_laws(model, block, length, name) for name in VARIANT_NAMES}
+    keys = set(comparisons["correct"].target)
+    for comparison in comparisons.values():  # the same outcome set for every variant: the union
+        keys |= set(comparison.speculative)
+    sequences = sorted(keys)
+    outcomes = tuple(model.sequence_text(s) for s in sequences)
+    target = tuple(comparisons["correct"].target.get(s, ZERO) for s in sequences)
+    laws = {
+        name: VariantLaw(name, outcomes, target, tuple(c.speculative.get(s, ZERO) for s in sequences), c.distance)
+        for name, c in comparisons.items()
+    }
+    return MistakeReport(model.name, model.kind, block, length, outcomes, target, laws)
+
+
+# --- single step --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StepVariantLaw:
+    variant: str
+    tokens: tuple[str, ...]
+    target: tuple[Fraction, ...]
+    accepted: tuple[Fraction, ...]  # mass committed by keeping the proposal
+    corrected: tuple[Fraction, ...]  # mass committed through the (mistaken) correction
+    law: tuple[Fraction, ...]
+    tv_distance: Fraction
+
+
+def tv(a, b) -> Fraction:
+    return sum((abs(x - y) for x, y in zip(a, b)), ZERO) / 2
+
+
+def single_step(scenario_name: str) -> dict[str, StepVariantLaw]:
+    """For a one-step scenario: each variant's one-step output law against p, split by branch."""
+    scenario = load_scenario(scenario_name)
+    out = {}
+    for name in VARIANT_NAMES:
+        result = step_law(scenario.p, scenario.q, name)
+        law = result.total
+        out[name] = StepVariantLaw(
+            name, scenario.tokens, scenario.p.values, result.accepted, result.corrected, law, tv(law, scenario.p.values)
+        )
+    return out
+
+
+@lru_cache(maxsize=16)
+def harmless_scenarios(variant: str) -> tuple[str, ...]:
+    """The shipped one-step scenarios on which this variant's one-step law is exactly p."""
+    get_variant(variant)
+    names = []
+    for name in scenario_names():
+        scenario = load_scenario(name)
+        law = step_law(scenario.p, scenario.q, variant).total
+        if tuple(law) == tuple(scenario.p.values):
+            names.append(name)
+    return tuple(names)
+
+
+# --- predict first ------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Grade:
+    bias_right: bool
+    gain_right: bool
+    message: str
+
+    @property
+    def score(self) -> int:
+        return int(self.bias_right) + int(self.gain_right)
+
+
+def grade_prediction(result: VariantLaw, says_biased: bool, gaining: str | None) -> Grade:
+    """Grade a guess made before the reveal: is the variant biased here, and which outcome gains mass.
+
+    ``gaining`` is an outcome label, or None / NO_GAIN for "nothing gains" (the right answer exactly
+    when the variant is unbiased on this scenario). Any outcome that gains mass counts as right.
+    """
+    if gaining == NO_GAIN:
+        gaining = None
+    if gaining is not None and gaining not in result.outcomes:
+        raise PitfallInputError(f"outcome {gaining!r} is not one of this model's outcomes")
+    bias_right = says_biased == result.biased
+    if result.biased:
+        gain_right = gaining in result.gains
+        if gain_right:
+            gain_text = f"right: {gaining} gains mass"
+        elif gaining is None:
+            gain_text = f"not quite: the law is biased, and {result.biggest_gain} gains the most mass"
+        else:
+            gain_text = f"not quite: {gaining} does not gain mass; {result.biggest_gain} gains the most"
+    else:
+        gain_right = gaining is None
+        gain_text = (
+            "right: nothing gains mass"
+            if gain_right
+            else f"not quite: the law equals the target exactly, so {gaining} gains nothing"
+        )
+    bias_text = ("right" if bias_right else "not quite") + (
+        f": the distance is {result.tv_distance}" if result.biased else ": the distance is exactly 0"
+    )
+    return Grade(bias_right, gain_right, f"Biased? {bias_text}. Gains mass? {gain_text}.")
