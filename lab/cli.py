@@ -19,7 +19,7 @@ from lab.residual import ResidualResult, residual_exact, residual_float
 from lab.scenarios import load_scenario, scenario_names
 
 # Modules adding subcommands (each defines register(subparsers)); imported in this order.
-COMMAND_MODULES: tuple[str, ...] = ("lab.cli_pitfalls", "lab.cli_exercises")
+COMMAND_MODULES: tuple[str, ...] = ("lab.cli_pitfalls", "lab.cli_exercises", "lab.cli_sampling")
 
 
 class UsageError(Exception):

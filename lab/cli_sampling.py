@@ -1,0 +1,228 @@
+"""``python -m lab law`` and ``python -m lab simulate``: exact block laws and seeded simulations.
+
+    python -m lab law MODEL --block K --length L [--variant NAME] [--json]
+    python -m lab simulate SCENARIO --steps N --seed S [--block K] [--length L] [--variant NAME] [--json]
+
+MODEL / SCENARIO: a Markov model or a one-step scenario name (repeated i.i.d.), or a path to a
+model file. Without ``--block`` ``simulate`` runs N single steps (at the first position) with the
+vectorised simulator; with ``--block K`` it generates N sequences of L tokens (default L = K + 1)
+by block decoding. Bad input raises a LabInputError subclass: exit 2, one line on stderr.
+"""
+
+from __future__ import annotations
+
+from lab.blocks import BlockInputError, compare_laws, simulate_blocks
+from lab.formatting import fraction_text
+from lab.markov import START, MarkovModel, load_model
+from lab.sampling import ChiSquareResult, simulate_steps
+from lab.speedup import expected_tokens
+from lab.variants import CORRECT, VARIANT_NAMES, get_variant
+
+MAX_BLOCK_SEQUENCES = 200_000  # block simulation runs one Python loop per block
+VARIANT_CHOICES_HELP = "correct (default) or a mistake: " + ", ".join(VARIANT_NAMES[1:])
+
+
+def law_json(comparison) -> dict:
+    model = comparison.model
+    return {
+        "model": model.name,
+        "block": comparison.block,
+        "length": comparison.length,
+        "variant": comparison.variant.name,
+        "target": {model.sequence_text(k): fraction_text(v) for k, v in sorted(comparison.target.items())},
+        "speculative": {model.sequence_text(k): fraction_text(v) for k, v in sorted(comparison.speculative.items())},
+        "tv_distance": fraction_text(comparison.distance),
+    }
+
+
+def run_law(args) -> int:
+    from lab.cli import print_json, print_table
+
+    model = load_model(args.model)
+    variant = get_variant(args.variant)
+    comparison = compare_laws(model, args.block, args.length, variant)
+    if args.json:
+        print_json(law_json(comparison))
+        return 0
+    print(f"{model.name}: {model.title}")
+    print(f"block decoding with K = {comparison.block}, first L = {comparison.length} tokens, variant {variant.name}")
+    print()
+    rows = [
+        [model.sequence_text(seq), fraction_text(t), fraction_text(s), fraction_text(s - t)]
+        for seq, t, s in comparison.rows()
+    ]
+    print_table(["sequence", "target", "speculative", "difference"], rows)
+    print()
+    print(f"total variation distance = {fraction_text(comparison.distance)} ({float(comparison.distance):.6g})")
+    return 0
+
+
+def _fit_json(fit: ChiSquareResult) -> dict:
+    return fit.as_json()
+
+
+def _iid_alpha(model: MarkovModel):
+    """Acceptance rate of an i.i.d. model's single step (1 - Z); None for a real Markov model."""
+    if not model.is_iid:
+        return None
+    p, q = model.p(START), model.q(START)
+    r_excess = sum(max(a - b, 0) for a, b in zip(p, q))
+    return 1 - r_excess
+
+
+def simulate_step_json(model: MarkovModel, sim, args) -> dict:
+    vocab = model.vocab
+    n = sim.steps
+
+    def per_token(values):
+        return {t: v for t, v in zip(vocab, values)}
+
+    law = sim.law
+    p = model.p(START)
+    z = sum(max(a - b, 0) for a, b in zip(p, model.q(START)))
+    data = {
+        "scenario": model.name,
+        "mode": "step",
+        "variant": sim.variant.name,
+        "steps": n,
+        "seed": sim.seed,
+        "block": None,
+        "tokens": list(vocab),
+        "counts": per_token(sim.counts.tolist()),
+        "accepted": per_token(sim.accepted.tolist()),
+        "corrected": per_token(sim.corrected.tolist()),
+        "expected": per_token([n * float(v) for v in p]),
+        "expected_accepted": per_token([n * float(v) for v in law.accepted]),
+        "expected_corrected": per_token([n * float(v) for v in law.corrected]),
+        "target": per_token([fraction_text(v) for v in p]),
+        "law": per_token([fraction_text(v) for v in law.total]),
+        "z": fraction_text(z),
+        "corrected_share": sim.corrected_share,
+        "expected_corrected_share": fraction_text(law.corrected_share),
+        "chi_square": _fit_json(sim.fit("target")),
+        "mean_tokens_per_block": 1.0,
+    }
+    if sim.variant is not CORRECT:
+        data["chi_square_law"] = _fit_json(sim.fit("law"))
+    return data
+
+
+def simulate_block_json(sim) -> dict:
+    model = sim.model
+    n = sim.sequences
+    alpha = _iid_alpha(model)
+    data = {
+        "scenario": model.name,
+        "mode": "block",
+        "variant": sim.variant.name,
+        "steps": n,
+        "seed": sim.seed,
+        "block": sim.block,
+        "length": sim.length,
+        "counts": {model.sequence_text(k): v for k, v in sorted(sim.counts.items())},
+        "expected": {model.sequence_text(k): n * float(v) for k, v in sorted(sim.target.items())},
+        "target": {model.sequence_text(k): fraction_text(v) for k, v in sorted(sim.target.items())},
+        "law": {model.sequence_text(k): fraction_text(v) for k, v in sorted(sim.law.items())},
+        "chi_square": _fit_json(sim.fit_target),
+        "blocks": sim.blocks,
+        "tokens": sim.tokens,
+        "mean_tokens_per_block": sim.mean_tokens_per_block,
+        "alpha": fraction_text(alpha) if alpha is not None else None,
+        "expected_tokens_per_block": float(expected_tokens(alpha, sim.block)) if alpha is not None else None,
+    }
+    if sim.variant is not CORRECT:
+        data["chi_square_law"] = _fit_json(sim.fit_law)
+    return data
+
+
+def _fit_text(fit: ChiSquareResult) -> str:
+    if fit.impossible:
+        return f"{fit.impossible} counts in outcomes of probability 0: chi-square infinite, p-value 0"
+    if fit.p_value is None:
+        return "a single outcome: nothing to test"
+    pooled = f", {fit.pooled} small categories pooled" if fit.pooled else ""
+    return f"chi-square = {fit.statistic:.4g} on {fit.df} df, p-value = {fit.p_value:.4g}{pooled}"
+
+
+def run_simulate(args) -> int:
+    from lab.cli import print_json, print_table
+
+    model = load_model(args.scenario)
+    variant = get_variant(args.variant)
+    if args.block is None:
+        if args.length is not None:
+            raise BlockInputError("--length needs --block K (a single step commits one token)")
+        sim = simulate_steps(model.p(START), model.q(START), args.steps, args.seed, variant)
+        data = simulate_step_json(model, sim, args)
+        if args.json:
+            print_json(data)
+            return 0
+        print(f"{model.name}: {args.steps} steps, seed {args.seed}, variant {variant.name}")
+        print()
+        rows = [
+            [
+                t,
+                str(data["counts"][t]),
+                f"{data['expected'][t]:.1f}",
+                str(data["accepted"][t]),
+                f"{data['expected_accepted'][t]:.1f}",
+                str(data["corrected"][t]),
+                f"{data['expected_corrected'][t]:.1f}",
+            ]
+            for t in model.vocab
+        ]
+        print_table(["token", "count", "N*p", "accepted", "expected", "corrected", "expected"], rows)
+        print()
+        print(f"corrected share {sim.corrected_share:.4f}   (Z = {data['z']} = {float(sum(sim.law.corrected)):.4f})")
+        print("against p: " + _fit_text(sim.fit("target")))
+        if variant is not CORRECT:
+            print(f"against the {variant.name} law: " + _fit_text(sim.fit("law")))
+        return 0
+    if args.block < 1:
+        raise BlockInputError(f"block size K must be a whole number >= 1 (got {args.block})")
+    if args.steps > MAX_BLOCK_SEQUENCES:
+        raise BlockInputError(f"--steps {args.steps} is above the block simulation's limit of {MAX_BLOCK_SEQUENCES}")
+    length = args.length if args.length is not None else args.block + 1
+    sim = simulate_blocks(model, args.block, length, args.steps, args.seed, variant)
+    data = simulate_block_json(sim)
+    if args.json:
+        print_json(data)
+        return 0
+    print(
+        f"{model.name}: {args.steps} sequences of {length} tokens, K = {args.block}, seed {args.seed}, {variant.name}"
+    )
+    print()
+    rows = [
+        [seq, str(data["counts"].get(seq, 0)), f"{data['expected'].get(seq, 0.0):.1f}"]
+        for seq in sorted(set(data["counts"]) | set(data["expected"]))
+    ]
+    print_table(["sequence", "count", "N*target"], rows)
+    print()
+    line = f"mean tokens per block {sim.mean_tokens_per_block:.4f} over {sim.blocks} blocks"
+    if data["expected_tokens_per_block"] is not None:
+        line += f"   (formula with alpha = {data['alpha']}: {data['expected_tokens_per_block']:.4f})"
+    print(line)
+    print("against the target law: " + _fit_text(sim.fit_target))
+    if variant is not CORRECT:
+        print(f"against the {variant.name} law: " + _fit_text(sim.fit_law))
+    return 0
+
+
+def register(subparsers) -> None:
+    law = subparsers.add_parser("law", help="exact law of the first L tokens under block decoding vs the target")
+    law.add_argument("model", metavar="MODEL", help="a model or scenario name, or a path to a model .toml file")
+    law.add_argument("--block", type=int, required=True, metavar="K", help="drafts per block, K >= 1")
+    law.add_argument("--length", type=int, required=True, metavar="L", help="committed tokens to enumerate")
+    law.add_argument("--variant", default="correct", metavar="NAME", help=VARIANT_CHOICES_HELP)
+    law.add_argument("--json", action="store_true", help="print JSON (exact fraction strings)")
+    law.set_defaults(run=run_law)
+
+    sim = subparsers.add_parser("simulate", help="seeded Monte Carlo: one step, or blocks of drafts")
+    sim.add_argument("scenario", metavar="SCENARIO", help="a scenario or model name, or a path to a model file")
+    sim.add_argument("--steps", type=int, required=True, metavar="N", help="steps (or sequences with --block)")
+    sim.add_argument("--seed", type=int, required=True, metavar="S", help="seed, a whole number >= 0")
+    sim.add_argument("--block", type=int, default=None, metavar="K", help="block decoding with K drafts")
+    sim.add_argument("--length", type=int, default=None, metavar="L", help="with --block: tokens per sequence")
+    sim.add_argument("--variant", default="correct", metavar="NAME", help=VARIANT_CHOICES_HELP)
+    sim.add_argument("--json", action="store_true", help="print JSON")
+    sim.set_defaults(run=run_simulate)
