@@ -48,7 +48,14 @@ def _layout(fig: go.Figure, title: str, x_title: str, y_title: str, y_max: float
         height=HEIGHT,
         margin={"l": 60, "r": 10, "t": 90, "b": 55},
         font={"size": FONT_SIZE, "color": "#222222"},
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0, "font": {"size": FONT_SIZE - 1}},
+        legend={
+            "orientation": "h",
+            "yanchor": "bottom",
+            "y": 1.0,
+            "x": 0,
+            "font": {"size": FONT_SIZE - 1},
+            "traceorder": "normal",
+        },
         plot_bgcolor="#ffffff",
         paper_bgcolor="#ffffff",
         bargap=0.25,
@@ -56,7 +63,7 @@ def _layout(fig: go.Figure, title: str, x_title: str, y_title: str, y_max: float
     fig.update_xaxes(title={"text": x_title}, type="category", showline=True, linecolor="#444444")
     fig.update_yaxes(
         title={"text": y_title},
-        range=[0, max(y_max, 1e-9) * 1.18],
+        range=[0, y_max * 1.18],
         gridcolor="#dddddd",
         zeroline=True,
         zerolinecolor="#444444",
@@ -67,7 +74,8 @@ def _layout(fig: go.Figure, title: str, x_title: str, y_title: str, y_max: float
 
 def _top(*series: Sequence) -> float:
     values = [float(v) for s in series for v in s]
-    return max(values) if values else 1.0
+    top = max(values) if values else 0.0
+    return top if top > 0 else 1.0  # all zero (nothing predicted yet): show the 0..1 scale
 
 
 def pq_bars(tokens: Sequence[str], p: Sequence, q: Sequence) -> go.Figure:

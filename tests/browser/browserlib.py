@@ -1,0 +1,131 @@
+"""Browser-test helpers (no pytest): start a Streamlit server on a free port, wait for runs, read charts.
+
+Imported by tests/browser/conftest.py (fixtures) and bench/bench_pages.py. See conftest.py's docstring.
+"""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+IDLE_SELECTOR = "[data-testid=stApp][data-test-script-state=notRunning]"
+RUNNING_SELECTOR = "[data-testid=stApp][data-test-script-state=running]"
+CONNECTED_SELECTOR = "[data-testid=stApp][data-test-connection-state=CONNECTED]"
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def start_streamlit(script: str | Path = "app.py", port: int | None = None, cwd: Path = ROOT, timeout: float = 60):
+    """Start a headless Streamlit server; return (process, base_url) once /_stcore/health says ok."""
+    port = port or free_port()
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            str(script),
+            "--server.headless",
+            "true",
+            "--server.port",
+            str(port),
+            "--server.address",
+            "127.0.0.1",
+            "--server.fileWatcherType",
+            "none",
+            "--browser.gatherUsageStats",
+            "false",
+        ],
+        cwd=cwd,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError(f"streamlit exited with {proc.returncode}: {proc.stderr.read().decode()[-2000:]}")
+        try:
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+                if response.read().decode().strip() == "ok":
+                    return proc, url
+        except OSError:
+            pass
+        time.sleep(0.2)
+    stop_process(proc)
+    raise RuntimeError(f"streamlit did not become healthy on port {port} within {timeout} s")
+
+
+def stop_process(proc: subprocess.Popen) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def wait_idle(page, timeout: float = 30_000, started_timeout: float = 400) -> None:
+    """Wait for the run an interaction triggered: first (briefly) for the script to be running,
+    then for it to be idle, then for every plotly chart on the page to be drawn."""
+    try:
+        page.wait_for_selector(RUNNING_SELECTOR, timeout=started_timeout, state="attached")
+    except Exception:  # the run may already be over (or the change triggered none)
+        pass
+    page.wait_for_selector(IDLE_SELECTOR, timeout=timeout, state="attached")
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('[data-testid=stPlotlyChart]')]"
+        ".every(el => el.querySelector('.js-plotly-plot .main-svg'))",
+        timeout=timeout,
+    )
+
+
+def goto(page, url: str, timeout: float = 30_000) -> None:
+    page.goto(url)
+    page.wait_for_selector(CONNECTED_SELECTOR, timeout=timeout, state="attached")
+    wait_idle(page, timeout)
+
+
+PLOTLY_DATA_JS = """() => [...document.querySelectorAll('.js-plotly-plot')].map(plot => plot.data.map(trace => ({
+    name: trace.name,
+    x: trace.x ? Array.from(trace.x) : null,
+    y: trace.y ? Array.from(trace.y) : null,
+})))"""
+
+
+def plotly_data(page) -> list[list[dict]]:
+    return page.evaluate(PLOTLY_DATA_JS)
+
+
+def screenshot_full(page, path, min_height: int = 800) -> None:
+    """Screenshot the whole page: Streamlit scrolls inside stMain, so the viewport is stretched to the
+    content's height for the shot and restored afterwards."""
+    viewport = page.viewport_size
+    height = page.evaluate(
+        "() => Math.max(...[...document.querySelectorAll('[data-testid=stMain], [data-testid=stSidebar]')]"
+        ".map(el => el.scrollHeight), 0)"
+    )
+    page.set_viewport_size({"width": viewport["width"], "height": max(min_height, int(height) + 40)})
+    wait_idle(page, started_timeout=50)
+    page.screenshot(path=str(path))
+    page.set_viewport_size(viewport)

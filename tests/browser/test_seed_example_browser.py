@@ -1,0 +1,54 @@
+"""The seed's example performed by its labels in headless Chromium: Reset, lab success p = 0.75,
+n = 1, Predict B/C, Inspect; the chart's B/C bars must be 0.75 and 0.25 (3/4 and 1/4 by hand)."""
+
+from __future__ import annotations
+
+import pytest
+from browserlib import goto, plotly_data, screenshot_full, wait_idle
+
+
+def set_number(page, label: str, value: str) -> None:
+    field = page.get_by_role("spinbutton", name=label, exact=True)
+    field.fill(value)
+    field.press("Enter")
+    wait_idle(page)
+
+
+@pytest.mark.browser
+def test_seed_example_by_labels(page, app_url, screenshot_dir):
+    goto(page, f"{app_url}/binomial-lab")
+    page.get_by_role("button", name="Reset", exact=True).click()
+    wait_idle(page)
+    set_number(page, "lab success p", "0.75")
+    set_number(page, "n", "1")
+    set_number(page, "Predict B", "0.7")
+    set_number(page, "Predict C", "0.3")
+    page.get_by_role("button", name="Inspect", exact=True).click()
+    wait_idle(page)
+
+    traces = [trace for plot in plotly_data(page) for trace in plot]
+    exact = [t for t in traces if t["name"] == "exact probability"]
+    assert len(exact) == 1
+    assert exact[0]["x"] == ["B", "C"]
+    assert exact[0]["y"] == pytest.approx([0.75, 0.25], abs=1e-12)
+    predicted = [t for t in traces if t["name"] == "your prediction"]
+    assert predicted[0]["y"] == pytest.approx([0.7, 0.3], abs=1e-12)
+    assert "lab_p=0.75" in page.url and "n=1" in page.url
+
+    # Step 5 of the guide: multiply by Z = 2/5 and add the accepted masses -> A 1/10, B 3/5, C 3/10.
+    page.get_by_role("button", name="Multiply by Z = 2/5 and add").click()
+    wait_idle(page)
+    traces = [trace for plot in plotly_data(page) for trace in plot]
+    target = [t for t in traces if t["name"] == "target p"]
+    assert target[0]["x"] == ["A", "B", "C"]
+    assert target[0]["y"] == pytest.approx([0.1, 0.6, 0.3], abs=1e-12)
+    accepted = next(t for t in traces if t["name"] == "accepted min(p, q)")
+    correction = next(t for t in traces if t["name"] == "Z × displayed bar")
+    assert [a + c for a, c in zip(accepted["y"], correction["y"])] == pytest.approx([0.1, 0.6, 0.3], abs=1e-12)
+    screenshot_full(page, screenshot_dir / "seed-example-done-1280x800.png")
+
+    # A reload loses nothing: the link reopens the inspected state.
+    page.reload()
+    goto(page, page.url)
+    traces = [trace for plot in plotly_data(page) for trace in plot]
+    assert any(t["name"] == "exact probability" and t["y"] == pytest.approx([0.75, 0.25]) for t in traces)

@@ -1,0 +1,148 @@
+"""The explorer's table parsing, URL state and scoring, and the seed's worked example (hand-derived)."""
+
+from fractions import Fraction as F
+
+import pytest
+
+from lab.display import exact_text, markdown_escape, short_label
+from lab.explorer_model import (
+    MAX_TOKENS,
+    ExplorerInputError,
+    TokenRow,
+    decode_prediction,
+    decode_table,
+    encode_prediction,
+    encode_table,
+    next_token_name,
+    parse_rows,
+    reconstruction_rows,
+    score_prediction,
+    snap_to_step,
+)
+from lab.residual import residual_exact
+from lab.seed_example import display_values, guide_steps, lab_result, outcome_labels, prediction_labels, worked_sum
+
+SEED_ROWS = [TokenRow("A", "1/10", "1/2"), TokenRow("B", "0.6", "3/10"), TokenRow("C", "3/10", "0.2")]
+
+
+def test_rows_parse_fractions_and_decimals_exactly():
+    p, q = parse_rows(SEED_ROWS)
+    assert p.values == (F(1, 10), F(3, 5), F(3, 10))
+    assert q.values == (F(1, 2), F(3, 10), F(1, 5))
+
+
+@pytest.mark.parametrize(
+    "rows, token, words",
+    [
+        ([TokenRow("A", "x", "1/2"), TokenRow("B", "1", "1/2")], "A", "is not a number"),
+        ([TokenRow("A", "1/2", "1/2"), TokenRow("B", "-1/2", "1/2"), TokenRow("C", "1", "0")], "B", "negative"),
+        ([TokenRow("A", "1/2", "1/2"), TokenRow("A", "1/2", "1/2")], "A", "more than once"),
+        ([TokenRow("A", "1/0", "1")], "A", "divides by zero"),
+        ([TokenRow("A", "nan", "1")], "A", "not finite"),
+    ],
+)
+def test_bad_rows_name_the_token_and_the_problem(rows, token, words):
+    with pytest.raises(ExplorerInputError) as info:
+        parse_rows(rows)
+    assert info.value.token == token
+    assert f"'{token}'" in str(info.value) and words in str(info.value)
+
+
+def test_bad_table_shapes():
+    with pytest.raises(ExplorerInputError, match="row 2: a token name is empty"):
+        parse_rows([TokenRow("A", "1", "1"), TokenRow("  ", "0", "0")])
+    with pytest.raises(ExplorerInputError, match="no tokens"):
+        parse_rows([])
+    with pytest.raises(ExplorerInputError, match="at most 26"):
+        parse_rows([TokenRow(f"T{i}", "0", "0") for i in range(MAX_TOKENS + 1)])
+    with pytest.raises(ExplorerInputError, match="sum to 11/10"):
+        parse_rows([TokenRow("A", "0.6", "1/2"), TokenRow("B", "1/2", "1/2")])
+
+
+def test_table_round_trips_through_the_url_and_bad_links_are_rejected():
+    p, q = parse_rows(SEED_ROWS)
+    params = encode_table(p, q)
+    assert params == {"tokens": "A,B,C", "p": "1/10,3/5,3/10", "q": "1/2,3/10,1/5"}
+    assert parse_rows(decode_table(**params)) == (p, q)
+    with pytest.raises(ExplorerInputError, match="2 token names but 3 values"):
+        decode_table("A,B", "1/2,1/4,1/4", "1/2,1/2")
+    with pytest.raises(ExplorerInputError, match="'B'.*not a number"):
+        decode_table("A,B", "1/2,<b>x</b>", "1/2,1/2")
+
+
+def test_predictions_in_the_url_are_validated():
+    assert decode_prediction("0,3/4,0.25", "ABC") == (F(0), F(3, 4), F(1, 4))
+    assert encode_prediction([0.0, 0.75, 0.25]) == "0,0.75,0.25"
+    with pytest.raises(ExplorerInputError, match=r"r\(B\): 3/2 is outside 0 to 1"):
+        decode_prediction("0,1.5,0", "ABC")
+    with pytest.raises(ExplorerInputError, match="2 predicted values for 3 tokens"):
+        decode_prediction("0,1", "ABC")
+    assert snap_to_step(F(1, 3)) == F(33, 100)
+
+
+def test_score_is_total_variation_distance_with_per_token_errors():
+    result = residual_exact(*parse_rows(SEED_ROWS))  # r = (0, 3/4, 1/4), Z = 2/5
+    score = score_prediction(result, [0.0, 0.5, 0.5], 0.5)
+    assert score.errors == (F(0), F(-1, 4), F(1, 4))
+    assert score.tv == F(1, 4)  # (0 + 1/4 + 1/4) / 2
+    assert score.z_error == F(1, 10)
+    assert score_prediction(result, [0, F(3, 4), F(1, 4)]).tv == 0
+    # the farthest possible guess: all mass on A, where r has none
+    assert score_prediction(result, [1.0, 0.0, 0.0]).tv == 1
+
+
+def test_score_refuses_the_no_rejection_branch():
+    result = residual_exact(*parse_rows([TokenRow("A", "1/2", "1/2"), TokenRow("B", "1/2", "1/2")]))
+    assert result.residual is None
+    with pytest.raises(ExplorerInputError, match="Z = 0"):
+        score_prediction(result, [0.5, 0.5])
+
+
+def test_reconstruction_rows_reach_p():
+    rows = reconstruction_rows(residual_exact(*parse_rows(SEED_ROWS)))
+    assert [r["correction"] for r in rows] == [F(0), F(3, 10), F(1, 10)]
+    assert [r["total"] for r in rows] == [F(1, 10), F(3, 5), F(3, 10)]
+
+
+def test_next_token_name():
+    assert next_token_name(["A", "B"]) == "C"
+    assert next_token_name(["B"]) == "A"
+    assert next_token_name([chr(c) for c in range(65, 91)]) == "T27"
+
+
+def test_text_helpers():
+    # a link, an image and HTML come out as literal characters, each markdown character escaped
+    assert markdown_escape("[x](http://e)") == r"\[x\]\(http\://e\)"
+    assert markdown_escape("![i](u) <b>*a*</b>") == r"\!\[i\]\(u\) \<b\>\*a\*\</b\>"
+    # 1/3**19 = 1/1162261467 is too long for a bar label: 8.6037e-10 to 3 digits
+    assert short_label(F(3, 4)) == "3/4" and short_label(F(1, 3**19)) == "8.6e-10"
+    assert exact_text(F(1, 10**50)).startswith("(1-digit)/(51-digit)")
+
+
+def test_lab_bars_b_then_c_and_labels():
+    result = lab_result(0.75, 1)
+    assert display_values(result) == (F(3, 4), F(1, 4))
+    assert outcome_labels(1) == ("B", "C") and prediction_labels(1) == ("Predict B", "Predict C")
+    assert outcome_labels(3) == ("0", "1", "2", "3")
+    assert display_values(lab_result(0.5, 3)) == (F(1, 8), F(3, 8), F(3, 8), F(1, 8))
+
+
+def test_seed_worked_sum_recovers_the_target():
+    worked = worked_sum({"B": F(3, 4), "C": F(1, 4)})
+    assert worked.z == F(2, 5)
+    assert [(r.token, r.accepted, r.correction, r.total) for r in worked.rows] == [
+        ("A", F(1, 10), F(0), F(1, 10)),
+        ("B", F(3, 10), F(3, 10), F(3, 5)),
+        ("C", F(1, 5), F(1, 10), F(3, 10)),
+    ]
+    assert worked.recovers_target and not worked.rows[0].in_display
+    assert not worked_sum({"B": F(1, 2), "C": F(1, 2)}).recovers_target
+
+
+def test_guide_steps_check_off_in_order():
+    z = F(2, 5)
+    assert [s.done for s in guide_steps(False, 0.75, 1, True, True, True, z)] == [False] * 5
+    assert [s.done for s in guide_steps(True, 0.5, 10, False, False, False, z)] == [True, False, False, False, False]
+    assert [s.done for s in guide_steps(True, 0.75, 1, True, False, False, z)] == [True, True, True, False, False]
+    assert all(s.done for s in guide_steps(True, 0.75, 1, True, True, True, z))
+    assert "Z = 2/5" in guide_steps(True, 0.75, 1, True, True, True, z)[-1].text
