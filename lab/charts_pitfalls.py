@@ -195,3 +195,44 @@ def law_vs_target(tokens: Sequence[str], target, laws: dict[str, Sequence], titl
         traces.append(_bar(name, tokens, values, color, pattern))
     top = max([float(v) for v in target] + [float(v) for values in laws.values() for v in values] or [1.0])
     return _layout(go.Figure(traces), title, top)
+
+
+def tv_by_variant(names: Sequence[str], distances: Sequence, title: str = "Distance from the target, by variant"):
+    """Horizontal bars of each variant's exact total variation distance (0 drawn as a labelled zero)."""
+    values = [float(d) for d in distances]
+    fig = go.Figure(
+        go.Bar(
+            x=values,
+            y=list(names),
+            orientation="h",
+            marker={
+                "color": LAW_COLOR,
+                "line": {"color": LAW_COLOR, "width": 1.5},
+                "pattern": {"shape": LAW_PATTERN, "fillmode": "overlay", "fgcolor": "#ffffff", "size": 8},
+            },
+            text=[_label(d) for d in distances],
+            textposition="outside",
+            textfont={"size": FONT_SIZE - 3, "color": "#222222"},
+            cliponaxis=False,
+            customdata=[_hover(d) for d in distances],
+            hovertemplate="%{y}: TV = %{customdata}<extra></extra>",
+        )
+    )
+    fig.update_layout(
+        title={"text": title, "font": {"size": FONT_SIZE + 1}},
+        height=max(300, 42 * len(values) + 110),
+        margin={"l": 10, "r": 60, "t": 60, "b": 50},
+        font={"size": FONT_SIZE, "color": "#222222"},
+        plot_bgcolor="#ffffff",
+        paper_bgcolor="#ffffff",
+        showlegend=False,
+    )
+    fig.update_xaxes(
+        title={"text": "total variation distance (exact)"},
+        range=[0, max(values + [1e-9]) * 1.3],
+        gridcolor="#dddddd",
+        zeroline=True,
+        zerolinecolor="#444444",
+    )
+    fig.update_yaxes(autorange="reversed", automargin=True)
+    return fig

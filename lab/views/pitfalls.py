@@ -1,0 +1,220 @@
+"""Pitfalls: one card per mistake variant, predict first, then the exact law against the target (thin view)."""
+
+import streamlit as st
+
+from lab.charts_pitfalls import law_vs_target, tv_by_variant
+from lab.display import markdown_escape
+from lab.distributions import LabInputError
+from lab.formatting import fraction_text
+from lab.markov import all_model_names, load_model
+from lab.pitfalls import (
+    CARDS,
+    MISTAKE_CARDS,
+    NO_GAIN,
+    default_block_length,
+    grade_prediction,
+    harmless_scenarios,
+    mistakes,
+    single_step,
+)
+from lab.scenarios import scenario_names
+from lab.views.common import CHART_CONFIG
+
+DEFAULT_MODEL = "bernoulli-residual"
+
+
+def exact_and_decimal(value) -> str:
+    text = fraction_text(value)
+    if len(text) > 24:
+        return f"{float(value):.6g} (exact fraction {len(text)} characters)"
+    return text if value.denominator == 1 else f"{text} ({float(value):.6g})"
+
+
+def reset_block_length() -> None:
+    """on_change of the model: back to its default K and L (one step for a scenario)."""
+    try:
+        k, length = default_block_length(load_model(st.session_state["pit_model"]))
+    except LabInputError:
+        return
+    st.session_state["pit_block"] = k
+    st.session_state["pit_length"] = length
+
+
+def chart(fig, key: str, alt: str) -> None:
+    st.plotly_chart(fig, width="stretch", theme=None, key=key, config=CHART_CONFIG, alt=alt)
+
+
+st.title("Pitfalls")
+st.caption(
+    "Mistakes public speculative samplers have shipped, each run through the exact engine (Fractions): "
+    "a distance of 0 means exactly the target's law."
+)
+
+models = all_model_names()
+c1, c2, c3 = st.columns([2, 1, 1])
+model_name = c1.selectbox(
+    "scenario or model",
+    models,
+    index=models.index(DEFAULT_MODEL) if DEFAULT_MODEL in models else 0,
+    key="pit_model",
+    on_change=reset_block_length,
+)
+st.session_state.setdefault("pit_block", 1)
+st.session_state.setdefault("pit_length", 1)
+block = c2.number_input("drafts per block K", min_value=1, max_value=8, step=1, key="pit_block")
+length = c3.number_input("committed tokens L", min_value=1, max_value=8, step=1, key="pit_length")
+
+try:
+    report = mistakes(model_name, int(block), int(length))
+    st.session_state["pit_last_report"] = report
+except LabInputError as exc:
+    st.error(f"{exc}. Showing the last valid choice.")
+    report = st.session_state.get("pit_last_report")
+if report is None:
+    st.stop()
+
+model = load_model(report.model)
+st.caption(
+    f"**{markdown_escape(model.title)}** — {report.kind} · K = {report.block}, L = {report.length} · "
+    f"outcomes: {len(report.outcomes)} {'tokens' if report.length == 1 else 'sequences'}."
+)
+
+variant = st.selectbox(
+    "mistake",
+    MISTAKE_CARDS,
+    format_func=lambda name: f"{CARDS[name].title} ({name})",
+    key="pit_variant",
+)
+card = CARDS[variant]
+result = report.laws[variant]
+
+st.header(card.title)
+left, right = st.columns(2)
+left.markdown("**What the mistaken code does**")
+left.code("\n".join(card.mistaken), language="python", wrap_lines=True)
+right.markdown("**The correct lines**")
+right.code("\n".join(card.correct), language="python", wrap_lines=True)
+if card.reports:
+    st.markdown(
+        "**Reported publicly:** " + "; ".join(f"{r.project} {r.reference}: {r.what}" for r in card.reports) + "."
+    )
+else:
+    st.markdown("**Reported publicly:** no public report is cited for this mistake here.")
+exact_on = harmless_scenarios(variant)
+st.markdown(
+    f"**Harmless when** {card.harmless_when}  \n"
+    f"One step is exactly p on the shipped scenarios: {', '.join(exact_on) if exact_on else 'none'}."
+)
+
+# --- predict first -------------------------------------------------------------------------------------
+st.subheader("Predict first")
+choice = f"{report.model}::{report.block}::{report.length}::{variant}"
+reveal_key = f"pit_revealed::{choice}"
+p1, p2 = st.columns(2)
+guess_biased = p1.radio(
+    f"Is {variant} biased on this {'scenario' if report.kind == 'step' else 'model'}?",
+    ["yes, biased", "no, exact"],
+    index=None,
+    key=f"pit_guess_biased::{choice}",
+    horizontal=True,
+)
+guess_gain = p2.selectbox(
+    "Which outcome gains mass?",
+    [NO_GAIN, *report.outcomes],
+    index=None,
+    placeholder="choose an outcome",
+    key=f"pit_guess_gain::{choice}",
+)
+if st.button("Reveal the exact law", key="pit_reveal", type="primary"):
+    st.session_state[reveal_key] = True
+
+if not st.session_state.get(reveal_key):
+    st.info("Make your guesses, then reveal: the law, the distance and the grade appear together.")
+else:
+    if guess_biased is not None and guess_gain is not None:
+        grade = grade_prediction(result, guess_biased.startswith("yes"), guess_gain)
+        (st.success if grade.score == 2 else st.warning)(f"{grade.score}/2 — {markdown_escape(grade.message)}")
+    else:
+        st.caption("Revealed without a complete guess: not graded.")
+    m1, m2 = st.columns(2)
+    tv_text = fraction_text(result.tv_distance)
+    if len(tv_text) <= 16:
+        m1.metric("TV distance (exact)", tv_text)
+    else:
+        m1.markdown(f"TV distance (exact)  \n`{tv_text}`")
+    m2.metric("TV distance (decimal)", f"{float(result.tv_distance):.6g}")
+    chart(
+        law_vs_target(
+            report.outcomes, report.target, {f"{variant} law": result.law}, f"{card.title}: output law against target"
+        ),
+        key="pit_law_chart",
+        alt=f"Bars of the target law beside the exact output law of {variant} for each outcome.",
+    )
+    st.dataframe(
+        {
+            "outcome": list(report.outcomes),
+            "target": [exact_and_decimal(v) for v in report.target],
+            f"{variant}": [exact_and_decimal(v) for v in result.law],
+            "difference": [exact_and_decimal(v - t) for t, v in zip(report.target, result.law)],
+        },
+        hide_index=True,
+        width="stretch",
+    )
+
+with st.expander("Every variant on this choice (spoils the predictions)"):
+    names = list(report.laws)
+    chart(
+        tv_by_variant(names, [report.laws[n].tv_distance for n in names]),
+        key="pit_tv_chart",
+        alt="Horizontal bars: the exact total variation distance of every variant from the target.",
+    )
+    st.dataframe(
+        {
+            "variant": names,
+            "TV distance": [exact_and_decimal(report.laws[n].tv_distance) for n in names],
+            "gains most": [report.laws[n].biggest_gain or "—" for n in names],
+        },
+        hide_index=True,
+        width="stretch",
+    )
+
+# --- single step ---------------------------------------------------------------------------------------
+st.header("A single step through every mistake")
+steps = scenario_names()
+step_name = st.selectbox(
+    "one-step scenario",
+    steps,
+    index=steps.index(report.model) if report.model in steps else 0,
+    key="pit_step_scenario",
+)
+laws = single_step(step_name)
+tokens = laws["correct"].tokens
+st.caption(
+    "Each variant's one-step output law (accepted proposals plus corrections), exact, beside p. "
+    "The seed's example is bernoulli-residual."
+)
+table = {"variant": ["target p", *laws]}
+for i, token in enumerate(tokens):
+    table[token] = [exact_and_decimal(laws["correct"].target[i])] + [exact_and_decimal(v.law[i]) for v in laws.values()]
+table["TV distance"] = ["—"] + [exact_and_decimal(v.tv_distance) for v in laws.values()]
+st.dataframe(table, hide_index=True, width="stretch")
+chart(
+    tv_by_variant(list(laws), [v.tv_distance for v in laws.values()], "One step: distance from p, by variant"),
+    key="pit_step_tv_chart",
+    alt="Horizontal bars: the exact total variation distance of each variant's one-step law from p.",
+)
+
+# --- the numerics card ---------------------------------------------------------------------------------
+zero = CARDS["zero-over-zero"]
+st.header(zero.title)
+left, right = st.columns(2)
+left.markdown("**What the mistaken code does**")
+left.code("\n".join(zero.mistaken), language="python", wrap_lines=True)
+right.markdown("**The correct lines**")
+right.code("\n".join(zero.correct), language="python", wrap_lines=True)
+st.markdown(
+    "**Reported publicly:** "
+    + "; ".join(f"{r.project} {r.reference}: {r.what}" for r in zero.reports)
+    + f".  \n**Harmless when** {zero.harmless_when}"
+)
+st.page_link("lab/views/numerics.py", label="Numerics: tiny Z, the Z = 0 branch and float inconsistencies")
