@@ -17,6 +17,7 @@ pages = [
     ),
     st.Page("lab/views/binomial_lab.py", title="Binomial lab", icon=":material/casino:", url_path="binomial-lab"),
     st.Page("lab/views/numerics.py", title="Numerics", icon=":material/calculate:", url_path="numerics"),
+    st.Page("lab/views/pitfalls.py", title="Pitfalls", icon=":material/bug_report:", url_path="pitfalls"),
     st.Page("lab/views/exercises.py", title="Exercises", icon=":material/school:", url_path="exercises"),
 ]
 
