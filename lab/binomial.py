@@ -16,6 +16,9 @@ from scipy import stats
 from lab.distributions import InvalidValueError, LabInputError, NonFiniteValueError, parse_value
 
 N_MIN, N_MAX = 1, 26
+# Stated tolerance of the float path: each scipy.stats.binom pmf value lies within this relative
+# distance of the exact pmf of the same float64 p (measured: about 1.1e-14 for n <= 26).
+FLOAT_PMF_RTOL = 1e-12
 SUCCESS_TOKEN, FAILURE_TOKEN = "B", "C"
 
 
