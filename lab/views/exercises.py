@@ -103,14 +103,8 @@ with tab_teacher:
         st.number_input(
             "Number of problems", MIN_COUNT, MAX_COUNT, DEFAULT_COUNT, step=1, key="count", bind="query-params"
         )
-        st.selectbox(
-            "Level",
-            LEVELS,
-            index=LEVELS.index(DEFAULT_LEVEL),
-            key="level",
-            bind="query-params",
-            format_func=lambda lv: LEVEL_TITLES[lv],
-        )
+        st.selectbox("Level", LEVELS, index=LEVELS.index(DEFAULT_LEVEL), key="level", bind="query-params")
+        st.caption(LEVEL_TITLES[parse_level(st.session_state["level"])])
 
 seed = parse_seed(st.session_state["seed"])
 count = parse_count(st.session_state["count"])
@@ -278,7 +272,9 @@ with tab_bars:
                     )
             current = _current_bars(pr)
             st.caption(f"Your bars add up to {sum(current):.2f} (a residual always sums to 1).")
-            st.button("Check", key=f"exq_check_bars_{sig}_{pr.number}", on_click=_check_bars, args=(pr,), type="primary")
+            st.button(
+                "Check", key=f"exq_check_bars_{sig}_{pr.number}", on_click=_check_bars, args=(pr,), type="primary"
+            )
             if pr.number in checked_bars:
                 if checked_bars[pr.number] != current:
                     st.caption("You moved a bar since your last check: press Check again to score it.")

@@ -1,0 +1,192 @@
+"""AppTest for the Exercises page and the app-wide presentation mode."""
+
+from fractions import Fraction as F
+from pathlib import Path
+
+import pytest
+from exercise_reference import expected_answer, sampler_law
+from streamlit.testing.v1 import AppTest
+
+from lab.exercises import generate_predictions, generate_problems
+
+APP = str(Path(__file__).resolve().parent.parent / "app.py")
+PAGE = "lab/views/exercises.py"
+
+
+def open_page(**params):
+    at = AppTest.from_file(APP, default_timeout=30)
+    for key, value in params.items():
+        at.query_params[key] = value
+    at.switch_page(PAGE).run()  # open the page's own URL (switching pages later drops the query)
+    assert not at.exception
+    return at
+
+
+def submit(at, sig, number, text):
+    key = f"exq_answer_{sig}_{number}"
+    widget = at.radio(key=key) if any(r.key == key for r in at.radio) else at.text_input(key=key)
+    widget.set_value(text)
+    at.button(key=f"FormSubmitter:exq_form_{sig}_{number}-Check").click().run()
+    assert not at.exception
+
+
+def metric(at, label):
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def messages(at, kind):
+    return [e.value for e in at.get(kind)]
+
+
+def right_text(problem):
+    answer = expected_answer(problem)
+    return answer if isinstance(answer, str) else f"{answer.numerator}/{answer.denominator}"
+
+
+def wrong_text(problem):
+    answer = expected_answer(problem)
+    if answer == "rejection":
+        return "no-rejection"
+    if answer == "no-rejection":
+        return "rejection"
+    return "0.9" if answer == "undefined" or abs(answer - F(9, 10)) > F(1, 100) else "0.1"
+
+
+def shown_prompts(at):
+    """The bold question lines, with the page's Markdown escapes removed."""
+    return [m.value.replace("\\", "").strip("*") for m in at.markdown if m.value.endswith("?**")]
+
+
+def test_default_assignment_renders_five_problems():
+    at = open_page()
+    problems = generate_problems(1, 5, "basic")
+    assert metric(at, "Score") == "0 / 5"
+    assert len(at.get("form")) == 5
+    assert shown_prompts(at) == [p.prompt for p in problems]
+
+
+def test_right_answer_scores_and_wrong_twice_shows_solution():
+    at = open_page()
+    problems = generate_problems(1, 5, "basic")
+    submit(at, "1-basic", 1, right_text(problems[0]))
+    assert any(m.startswith("Correct") for m in messages(at, "success"))
+    assert metric(at, "Score") == "1 / 5" and metric(at, "Right first time") == "1"
+    before = len(at.expander)
+    submit(at, "1-basic", 2, wrong_text(problems[1]))
+    assert metric(at, "Score") == "1 / 5" and metric(at, "Attempted") == "2"
+    assert len(messages(at, "error")) == 1
+    assert len(at.expander) == before  # no solution after one try
+    submit(at, "1-basic", 2, wrong_text(problems[1]))
+    assert len(at.expander) == before + 1
+    solution = at.expander[-1]
+    assert solution.label == "Worked solution"
+    assert any(m.value.startswith("\\- Answer") or "Answer" in m.value for m in solution.markdown)
+
+
+def test_unreadable_answer_is_a_warning_not_a_try():
+    at = open_page()
+    problems = generate_problems(1, 5, "basic")
+    number = next(p.number for p in problems if not p.is_choice)
+    submit(at, "1-basic", number, "<b>three quarters</b>")
+    assert metric(at, "Attempted") == "0"
+    warning = messages(at, "warning")[-1]
+    assert "Could not read" in warning and "<b>" not in warning  # escaped, shown as typed
+
+
+def test_hints_climb_the_ladder():
+    at = open_page()
+    at.button(key="exq_hint_1-basic_1").click().run()
+    at.button(key="exq_hint_1-basic_1").click().run()
+    hints = [m for m in messages(at, "info") if m.startswith("Hint")]
+    assert len(hints) == 2 and "min" in hints[0]
+    assert at.button(key="exq_hint_1-basic_1").label == "Hint 3 of 4"
+
+
+def test_url_parameters_give_the_same_problems_as_the_core():
+    at = open_page(seed="42", count="3", level="zeros")
+    problems = generate_problems(42, 3, "zeros")
+    assert metric(at, "Score") == "0 / 3"
+    assert shown_prompts(at) == [p.prompt for p in problems]
+    tables = at.table[:3]
+    for table, pr in zip(tables, problems):
+        frame = table.value
+        assert list(frame["token"]) == list(pr.p.tokens)
+        assert [F(v.split(" ")[0]) for v in frame["p"]] == list(pr.p.values)
+        assert [F(v.split(" ")[0]) for v in frame["q"]] == list(pr.q.values)
+    submit(at, "42-zeros", 1, right_text(problems[0]))
+    assert metric(at, "Score") == "1 / 3"
+
+
+def test_bad_url_parameters_are_named_and_defaults_used():
+    at = open_page(seed="abc", level="<script>")
+    warnings = " ".join(messages(at, "warning"))
+    assert "seed" in warnings and "level" in warnings and "<script>" not in warnings
+    assert metric(at, "Score") == "0 / 5"
+
+
+def test_z0_trick_question_accepts_undefined():
+    at = open_page(seed="9", count="2", level="z0")
+    submit(at, "9-z0", 1, "undefined")
+    assert metric(at, "Score") == "1 / 2"
+
+
+def test_predict_the_bars_scored_by_total_variation():
+    at = open_page(seed="3")
+    pr = generate_predictions(3, "basic")[0]
+    truth = sampler_law(pr.p.values, pr.q.values)[3]
+    # Move every bar to the truth rounded to the slider step 0.05.
+    guess = [round(float(r) * 20) / 20 for r in truth]
+    for token, value in zip(pr.p.tokens, guess):
+        at.slider(key=f"exq_bar_3-basic_1_{token}").set_value(value)
+    at.button(key="exq_check_bars_3-basic_1").click().run()
+    assert not at.exception
+    expected_tv = sum(abs(F(str(g)) - r) for g, r in zip(guess, truth)) / 2
+    text = " ".join(m.value for m in at.markdown)
+    assert f"total variation distance {float(expected_tv):.3f}" in text
+    assert len(at.get("plotly_chart")) == 3 + 1  # three p/q charts and one comparison
+    # Moving a bar hides the score until the next check.
+    at.slider(key=f"exq_bar_3-basic_1_{pr.p.tokens[0]}").set_value(0.5 if guess[0] != 0.5 else 0.0).run()
+    assert len(at.get("plotly_chart")) == 3
+
+
+def test_teacher_link_qr_and_downloads():
+    at = open_page(seed="7", count="4", level="disjoint")
+    code = [c.value for c in at.code]
+    assert any(c.endswith("/exercises?seed=7&count=4&level=disjoint") for c in code)
+    assert len(at.get("image")) == 1
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert {
+        "Answer key (Markdown)",
+        "Answer key (CSV)",
+        "Worksheet (HTML, prints cleanly)",
+        "Worksheet (Markdown)",
+        "Worksheet (CSV)",
+        "Download my results (CSV)",
+    } <= set(labels)
+
+
+def test_presentation_toggle_on_every_page_and_reveal_on_button_only():
+    at = AppTest.from_file(APP, default_timeout=30).run()
+    assert not at.get("html")
+    at.toggle(key="present").set_value(True).run()
+    assert not at.exception
+    assert any("font-size" in h.proto.body for h in at.get("html"))
+    at.switch_page(PAGE).run()
+    assert at.toggle(key="present").value
+    problems = generate_problems(1, 5, "basic")
+    before = len(at.expander)
+    submit(at, "1-basic", 2, wrong_text(problems[1]))
+    submit(at, "1-basic", 2, wrong_text(problems[1]))
+    # While presenting the solution is offered (collapsed), never opened on its own.
+    assert len(at.expander) == before + 1 and not at.expander[-1].proto.expanded
+    at.button(key="exq_reveal_1-basic_3").click().run()
+    assert at.expander[-1].proto.expanded
+    at.toggle(key="present").set_value(False).run()
+    assert not at.get("html") or not any("font-size" in h.proto.body for h in at.get("html"))
+
+
+@pytest.mark.parametrize("value", ["1", "true"])
+def test_presentation_from_the_url(value):
+    at = open_page(present=value)
+    assert at.toggle(key="present").value
+    assert any(b.label == "Reveal the solution" for b in at.button)
