@@ -11,8 +11,8 @@ from __future__ import annotations
 import streamlit as st
 
 PRESENT_KEY = "present"  # widget key and URL parameter
-APP_PARAMS = (PRESENT_KEY,)
-URL_ON_WORDS = ("1", "yes", "on")  # besides the bound widget's own "true"  # URL parameters that belong to the whole app, not to one page
+APP_PARAMS = (PRESENT_KEY,)  # URL parameters that belong to the whole app, not to one page
+URL_ON_WORDS = ("1", "yes", "on")  # besides the bound widget's own "true"
 
 # Static CSS only. Streamlit sizes text in rem, so a larger root font enlarges every page's text;
 # plotly draws its text in px, so charts get larger text and a little more height.
