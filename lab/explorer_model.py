@@ -108,12 +108,14 @@ def encode_prediction(values: Sequence) -> str:
     return ",".join(format(v, ".10g") if isinstance(v, float) else fraction_text(v) for v in values)
 
 
-def decode_prediction(text: str, tokens: Sequence[str]) -> tuple[Fraction, ...]:
-    """Predictions from the URL: one value per token, each 0 to 1 (a fraction or a decimal)."""
+def decode_prediction(
+    text: str, tokens: Sequence[str], what: str = "tokens", label: str = "prediction of r({})"
+) -> tuple[Fraction, ...]:
+    """Predictions from the URL: one value per token (or outcome), each 0 to 1 (fraction or decimal)."""
     parts = [v.strip() for v in str(text).split(",")]
     if len(parts) != len(tokens):
-        raise ExplorerInputError(f"link: {len(parts)} predicted values for {len(tokens)} tokens")
-    return tuple(parse_prediction_value(v, f"prediction of r({t})") for v, t in zip(parts, tokens))
+        raise ExplorerInputError(f"link: {len(parts)} predicted values for {len(tokens)} {what}")
+    return tuple(parse_prediction_value(v, "link: " + label.format(t)) for v, t in zip(parts, tokens))
 
 
 def snap_to_step(value: Fraction, step: Fraction = PREDICTION_STEP) -> Fraction:

@@ -62,7 +62,10 @@ def model_from_url() -> tuple[dict, list[str]]:
     model["preds"] = [0.0] * len(labels)
     if "pred" in params:
         try:
-            model["preds"] = [float(snap_to_step(v)) for v in decode_prediction(params["pred"], labels)]
+            model["preds"] = [
+                float(snap_to_step(v))
+                for v in decode_prediction(params["pred"], labels, "outcomes", "prediction of {}")
+            ]
         except ExplorerInputError as exc:
             problems.append(str(exc))
     if params.get("inspect") == "1":

@@ -1,0 +1,287 @@
+"""AppTest for the residual explorer and the binomial lab: set controls, press Reset / Reveal /
+Inspect, and check the displayed values and chart data against hand-derived numbers."""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+EXPLORER = "lab/views/explorer.py"
+BINOMIAL = "lab/views/binomial_lab.py"
+
+
+def open_page(page: str, params: dict[str, str] | None = None) -> AppTest:
+    """Open ``page`` as a link with ``params`` would (the first run is the default page, the explorer)."""
+    at = AppTest.from_file(APP, default_timeout=30)
+    if page == EXPLORER:
+        at.query_params.update(params or {})
+        at.run()
+    else:
+        at.run()
+        at.query_params.clear()
+        at.query_params.update(params or {})
+        at.switch_page(page).run()
+    assert not at.exception
+    return at
+
+
+def values(array) -> list:
+    if isinstance(array, dict) and "bdata" in array:
+        return np.frombuffer(base64.b64decode(array["bdata"]), array["dtype"]).tolist()
+    return list(array)
+
+
+def charts(at: AppTest) -> dict[str, dict[str, dict]]:
+    """Every chart's traces by name: {chart key: {trace name: {"x": [...], "y": [...], "text": [...]}}}."""
+    found = {}
+    for element in at.get("plotly_chart"):
+        spec = json.loads(element.proto.spec)
+        assert element.proto.alt, "every chart needs alt text"
+        key = element.proto.id.rsplit("-", 1)[-1] if element.proto.id else str(len(found))
+        found[key] = {
+            d["name"]: {"x": values(d["x"]), "y": values(d["y"]), "text": d.get("text"), "alt": element.proto.alt}
+            for d in spec["data"]
+        }
+    return found
+
+
+def traces(at: AppTest) -> dict[str, dict]:
+    merged = {}
+    for chart in charts(at).values():
+        merged.update(chart)
+    return merged
+
+
+def markdown_text(at: AppTest) -> str:
+    return "\n".join(m.value for m in at.markdown)
+
+
+def metric(at: AppTest, label_start: str) -> str:
+    return next(m.value for m in at.metric if m.label.startswith(label_start))
+
+
+# --- residual explorer ------------------------------------------------------------------------
+
+
+def test_explorer_hides_the_answer_until_reveal():
+    at = open_page(EXPLORER)
+    assert at.selectbox(key="ex_scenario").value == "bernoulli-residual"
+    t = traces(at)
+    assert t["target p"]["y"] == [0.1, 0.6, 0.3] and t["draft q"]["y"] == [0.5, 0.3, 0.2]
+    assert t["target p"]["text"] == ["1/10", "3/5", "3/10"]
+    assert "exact residual r" not in t and "correction Z·r" not in t
+    assert [s.label for s in at.slider] == ["Predict r(A)", "Predict r(B)", "Predict r(C)", "Predict Z"]
+    assert not at.metric
+
+
+def test_explorer_reveal_scores_the_prediction():
+    at = open_page(EXPLORER)
+    at.slider(key="ex_r_1").set_value(0.5)
+    at.slider(key="ex_r_2").set_value(0.5)
+    at.slider(key="ex_z").set_value(0.5).run()
+    at.button(key="ex_reveal").click().run()
+    assert not at.exception
+    # alpha = 1/10 + 3/10 + 1/5 = 3/5, Z = 2/5; r = (0, 3/4, 1/4); TV = (0 + 1/4 + 1/4) / 2 = 1/4
+    assert metric(at, "α") == "3/5" and metric(at, "Z = 1 − α") == "2/5"
+    text = markdown_text(at)
+    assert "α = 3/5 (0.6), Z = 2/5 (0.4)" in text
+    assert "your Z: 1/2 (0.5), error 1/10 (0.1)" in text
+    assert "exact r = 1/4 (0.25)" in text
+    t = traces(at)
+    assert t["exact residual r"]["y"] == [0.0, 0.75, 0.25]
+    assert t["your prediction"]["y"] == [0.0, 0.5, 0.5]
+    assert t["accepted min(p, q)"]["y"] == [0.1, 0.3, 0.2]
+    assert t["correction Z·r"]["y"] == pytest.approx([0.0, 0.3, 0.1])
+    assert t["target p"]["y"] == [0.1, 0.6, 0.3]
+    score, table = (df.value for df in at.dataframe)
+    assert list(score["error (yours − exact)"]) == ["0", "-1/4", "1/4"]
+    assert list(table["Z·r"]) == ["0", "3/10", "1/10"]
+    assert list(table["min(p, q) + Z·r"]) == ["1/10", "3/5", "3/10"]
+    assert list(table["= p?"]) == ["yes"] * 3
+
+
+def test_explorer_perfect_prediction_scores_zero():
+    at = open_page(EXPLORER)
+    at.slider(key="ex_r_1").set_value(0.75)
+    at.slider(key="ex_r_2").set_value(0.25).run()
+    at.button(key="ex_reveal").click().run()
+    assert "exact r = 0 (0 is perfect" in markdown_text(at)
+
+
+def test_explorer_bad_input_names_the_token_and_keeps_the_last_valid_state():
+    at = open_page(EXPLORER)
+    at.text_input(key="ex_p_1").set_value("abc").run()
+    errors = [e.value for e in at.error]
+    assert len(errors) == 1 and "'B'" in errors[0] and "not a number" in errors[0]
+    assert traces(at)["target p"]["y"] == [0.1, 0.6, 0.3]  # the last valid p stays on screen
+    at.text_input(key="ex_p_1").set_value("0.7").run()
+    assert "sum to 11/10" in at.error[0].value
+    at.text_input(key="ex_p_2").set_value("1/5").run()  # 1/10 + 7/10 + 1/5 = 1: valid again
+    assert not at.error
+    assert traces(at)["target p"]["y"] == [0.1, 0.7, 0.2]
+
+
+def test_explorer_changing_p_after_reveal_hides_it_and_reset_restores():
+    at = open_page(EXPLORER)
+    at.button(key="ex_reveal").click().run()
+    assert "exact residual r" in traces(at)
+    at.text_input(key="ex_p_0").set_value("0.2").run()
+    at.text_input(key="ex_p_1").set_value("0.5").run()
+    assert "exact residual r" not in traces(at) and not at.metric
+    assert any("hidden again" in i.value for i in at.info)
+    at.button(key="ex_reset").click().run()
+    assert at.text_input(key="ex_p_0").value == "1/10" and at.text_input(key="ex_p_1").value == "3/5"
+    assert traces(at)["target p"]["y"] == [0.1, 0.6, 0.3]
+
+
+def test_explorer_equal_distributions_take_the_no_rejection_branch():
+    at = open_page(EXPLORER)
+    at.selectbox(key="ex_scenario").set_value("equal-distributions").run()
+    at.button(key="ex_reveal").click().run()
+    assert metric(at, "Z = 1 − α") == "0" and metric(at, "α") == "1"
+    assert any("no rejection" in i.value and "0/0 is never evaluated" in i.value for i in at.info)
+    t = traces(at)
+    assert "exact residual r" not in t  # no residual is drawn
+    assert t["correction Z·r"]["y"] == [0.0] * len(t["target p"]["y"])
+    assert t["accepted min(p, q)"]["y"] == t["target p"]["y"]
+
+
+def test_explorer_disjoint_support_shows_r_equal_to_p():
+    at = open_page(EXPLORER)
+    at.selectbox(key="ex_scenario").set_value("disjoint-support").run()
+    at.button(key="ex_reveal").click().run()
+    assert metric(at, "α") == "0" and metric(at, "Z = 1 − α") == "1"
+    assert any("Disjoint supports" in i.value and "r = p" in i.value for i in at.info)
+    t = traces(at)
+    assert t["exact residual r"]["y"] == [0.5, 0.5, 0.0, 0.0] == t["target p"]["y"]
+    assert t["accepted min(p, q)"]["y"] == [0.0] * 4
+
+
+def test_explorer_add_and_remove_tokens():
+    at = open_page(EXPLORER)
+    at.button(key="ex_add").click().run()
+    assert at.text_input(key="ex_name_3").value == "D"
+    at.text_input(key="ex_p_2").set_value("1/5")
+    at.text_input(key="ex_p_3").set_value("1/10").run()
+    assert not at.error
+    assert traces(at)["target p"]["x"] == ["A", "B", "C", "D"]
+    assert "Predict r(D)" in [s.label for s in at.slider]
+    at.button(key="ex_remove_0").click().run()
+    at.text_input(key="ex_p_0").set_value("7/10").run()  # B 7/10, C 1/5, D 1/10; q: 3/10, 1/5, 0 -> 1/2
+    assert "sum to 1/2" in at.error[0].value and "q:" in at.error[0].value
+
+
+def test_explorer_state_comes_from_the_url_and_bad_links_are_reported():
+    at = open_page(
+        EXPLORER,
+        {"tokens": "x,y", "p": "1/4,3/4", "q": "1/2,1/2", "r": "0,1", "z": "0.25", "reveal": "1"},
+    )
+    # p = (1/4, 3/4), q = (1/2, 1/2): Z = 1/4, r = (0, 1); the link's prediction is exact: TV 0
+    assert at.slider(key="ex_r_1").value == 1.0 and at.slider(key="ex_z").value == 0.25
+    assert metric(at, "Z = 1 − α") == "1/4"
+    assert traces(at)["exact residual r"]["y"] == [0.0, 1.0]
+    bad = open_page(EXPLORER, {"scenario": "nope", "tokens": "A,B", "p": "1/2,oops", "q": "1/2,1/2"})
+    warnings = " ".join(w.value for w in bad.warning)
+    assert "unknown scenario 'nope'" in warnings and "'B'" in warnings and "not a number" in warnings
+    assert traces(bad)["target p"]["y"] == [0.1, 0.6, 0.3]
+
+
+def test_explorer_writes_its_state_to_the_url():
+    at = open_page(EXPLORER)
+    at.selectbox(key="ex_scenario").set_value("disjoint-support").run()
+    at.slider(key="ex_r_0").set_value(0.5).run()
+    at.button(key="ex_reveal").click().run()
+    assert at.query_params["scenario"] == "disjoint-support"
+    assert at.query_params["r"] == "0.5,0,0,0"
+    assert at.query_params["reveal"] == "1"
+
+
+def test_explorer_token_names_are_text_not_markdown():
+    at = open_page(EXPLORER, {"tokens": "[x](http://e),B", "p": "1/2,1/2", "q": "1/2,1/2"})
+    assert at.slider[0].label == r"Predict r(\[x\]\(http\://e\))"
+    assert not any("http://e" in m.value and "\\" not in m.value for m in at.markdown)
+
+
+# --- binomial lab -----------------------------------------------------------------------------
+
+
+def test_binomial_defaults_hide_the_bars():
+    at = open_page(BINOMIAL)
+    assert at.number_input(key="bl_p").label == "lab success p" and at.number_input(key="bl_p").value == 0.5
+    assert at.number_input(key="bl_n").label == "n" and at.number_input(key="bl_n").value == 10
+    labels = [n.label for n in at.number_input][2:]
+    assert labels == [f"Predict P({k})" for k in range(11)]
+    assert list(traces(at)) == ["your prediction"]
+
+
+def test_binomial_seed_example_through_the_guide():
+    at = open_page(BINOMIAL)
+    at.button(key="bl_reset").click().run()
+    at.number_input(key="bl_p").set_value(0.75).run()
+    at.number_input(key="bl_n").set_value(1).run()
+    assert [n.label for n in at.number_input][2:] == ["Predict B", "Predict C"]
+    at.number_input(key="bl_pred_0").set_value(0.7)
+    at.number_input(key="bl_pred_1").set_value(0.3).run()
+    assert at.button(key="bl_sum").disabled
+    at.button(key="bl_inspect").click().run()
+    t = traces(at)
+    assert t["exact probability"]["x"] == ["B", "C"] and t["exact probability"]["y"] == [0.75, 0.25]
+    assert t["exact probability"]["text"] == ["3/4", "1/4"]
+    assert metric(at, "mean") == "3/4"
+    assert metric(at, "sd") == "0.433"  # sqrt(3/16) = 0.4330
+    assert metric(at, "distance") == "0.05"  # (|0.7 - 0.75| + |0.3 - 0.25|) / 2
+    text = markdown_text(at)
+    assert "A has zero residual mass" in text and "not a rejection sampler and not a three-token model" in text
+    assert "4. Inspect — done" in text and "5. Multiply" in text and "masses — done" not in text
+    at.button(key="bl_sum").click().run()
+    text = markdown_text(at)
+    assert "B: 3/10 + Z × 3/4 = 3/10 + 3/10 = **3/5**" in text
+    assert "C: 1/5 + Z × 1/4 = 1/5 + 1/10 = **3/10**" in text
+    assert any("A 1/10, B 3/5, C 3/10" in s.value for s in at.success)
+    stack = charts(at)["bl_seed_chart"]
+    assert stack["target p"]["y"] == [0.1, 0.6, 0.3]
+    assert stack["Z × displayed bar"]["y"] == pytest.approx([0.0, 0.3, 0.1])
+    assert stack["accepted min(p, q)"]["y"] == [0.1, 0.3, 0.2]
+    assert at.query_params["lab_p"] == "0.75" and at.query_params["inspect"] == "1"
+
+
+def test_binomial_inspect_n3_and_change_hides():
+    at = open_page(BINOMIAL)
+    at.number_input(key="bl_n").set_value(3).run()
+    at.button(key="bl_inspect").click().run()
+    # Binomial(3, 1/2): 1/8, 3/8, 3/8, 1/8; mean 3/2, sd sqrt(3/4) = 0.866
+    assert traces(at)["exact probability"]["y"] == [0.125, 0.375, 0.375, 0.125]
+    assert metric(at, "mean") == "3/2" and metric(at, "sd") == "0.866"
+    at.number_input(key="bl_p").set_value(0.4).run()
+    assert list(traces(at)) == ["your prediction"]
+    assert any("hidden again" in i.value for i in at.info)
+
+
+def test_binomial_reset_restores_defaults():
+    at = open_page(BINOMIAL)
+    at.number_input(key="bl_p").set_value(0.3).run()
+    at.number_input(key="bl_n").set_value(2).run()
+    at.button(key="bl_reset").click().run()
+    assert at.number_input(key="bl_p").value == 0.5 and at.number_input(key="bl_n").value == 10
+    assert "1. Reset — done" in markdown_text(at)
+
+
+def test_binomial_state_from_url_and_bad_links():
+    at = open_page(BINOMIAL, {"lab_p": "3/4", "n": "1", "pred": "0.75,0.25", "inspect": "1"})
+    assert at.number_input(key="bl_p").value == 0.75 and at.number_input(key="bl_n").value == 1
+    assert traces(at)["exact probability"]["y"] == [0.75, 0.25]
+    assert metric(at, "distance") == "0"
+    bad = open_page(BINOMIAL, {"lab_p": "2", "n": "40", "pred": "x,0,0,0,0,0,0,0,0,0,0"})
+    warnings = " ".join(w.value for w in bad.warning)
+    assert (
+        "outside [0, 1]" in warnings
+        and "outside 1 to 26" in warnings
+        and "prediction of 0: 'x' is not a number" in warnings
+    )
+    assert bad.number_input(key="bl_p").value == 0.5 and bad.number_input(key="bl_n").value == 10
