@@ -47,9 +47,9 @@ class PitfallCard:
 
 
 CORRECT_LINES = (
-    "x ~ q                                   # the q the check uses",
+    "x ~ q  # the q the check uses",
     "if u < min(1, p[x] / q[x]): commit x",
-    "else: commit y ~ max(0, p - q) / Z      # fresh uniform, whole vocabulary",
+    "else: commit y ~ max(0, p - q) / Z  # fresh uniform, whole vocabulary",
 )
 
 CARDS: dict[str, PitfallCard] = {
@@ -61,7 +61,7 @@ CARDS: dict[str, PitfallCard] = {
             (
                 "x ~ q",
                 "if u < min(1, p[x] / q[x]): commit x",
-                "else: commit y ~ p                      # the target, not the residual",
+                "else: commit y ~ p  # the target, not the residual",
             ),
             CORRECT_LINES,
             (),
@@ -72,13 +72,13 @@ CARDS: dict[str, PitfallCard] = {
             "epsilon-floor",
             "Epsilon floor on the residual",
             (
-                "r = maximum(p - q, 1e-3)                # 'for stability'",
+                "r = maximum(p - q, 1e-3)  # 'for stability'",
                 "r = r / r.sum()",
                 "commit y ~ r",
             ),
             (
                 "excess = maximum(p - q, 0); Z = excess.sum()",
-                "if Z == 0: commit x                     # no rejection branch, nothing to normalise",
+                "if Z == 0: commit x  # no rejection branch, nothing to normalise",
                 "else: commit y ~ excess / Z",
             ),
             (
@@ -95,12 +95,12 @@ CARDS: dict[str, PitfallCard] = {
             "zero-out-rejected",
             "Remove only the rejected token",
             (
-                "r = p.copy(); r[x] = 0                  # only the rejected token",
+                "r = p.copy(); r[x] = 0  # only the rejected token",
                 "r = r / r.sum()",
                 "commit y ~ r",
             ),
             (
-                "r = maximum(p - q, 0)                   # subtract q on every token",
+                "r = maximum(p - q, 0)  # subtract q on every token",
                 "r = r / r.sum()",
                 "commit y ~ r",
             ),
@@ -112,12 +112,12 @@ CARDS: dict[str, PitfallCard] = {
             "candidates-only",
             "Residual over the candidates only",
             (
-                "cands = top2(q)                         # a small tree's candidates",
+                "cands = top2(q)  # a small tree's candidates",
                 "r = maximum(p - q, 0)[cands]; r /= r.sum()",
                 "commit y ~ r",
             ),
             (
-                "r = maximum(p - q, 0) / Z               # the target's whole vocabulary",
+                "r = maximum(p - q, 0) / Z  # the target's whole vocabulary",
                 "commit y ~ r",
             ),
             (),
@@ -129,11 +129,11 @@ CARDS: dict[str, PitfallCard] = {
             "Keep testing after a rejection",
             (
                 "for i, x in enumerate(drafts):",
-                "    if reject(x): drafts[i] = y ~ r; continue   # later drafts still tested",
+                "    if reject(x): drafts[i] = y ~ r; continue  # later drafts still tested",
             ),
             (
                 "for i, x in enumerate(drafts):",
-                "    if reject(x): commit y ~ r; break   # discard the drafts after it",
+                "    if reject(x): commit y ~ r; break  # discard the drafts after it",
             ),
             (),
             "with one draft per block (K = 1), and for i.i.d. models (every one-step scenario): when the next "
@@ -143,12 +143,12 @@ CARDS: dict[str, PitfallCard] = {
             "reuse-uniform",
             "Reuse the acceptance uniform",
             (
-                "u = rand(); if u < a: commit x          # a = min(1, p[x] / q[x])",
-                "else: commit inverse_cdf(r, u)          # the same u, known to be >= a",
+                "u = rand(); if u < a: commit x  # a = min(1, p[x] / q[x])",
+                "else: commit inverse_cdf(r, u)  # the same u, known to be >= a",
             ),
             (
                 "u = rand(); if u < a: commit x",
-                "else: commit inverse_cdf(r, rand())     # fresh randomness",
+                "else: commit inverse_cdf(r, rand())  # fresh randomness",
             ),
             (),
             "when r is a point mass (one token carries the whole residual) or every rejected proposal has "
@@ -158,8 +158,8 @@ CARDS: dict[str, PitfallCard] = {
             "unprocessed-draft",
             "Check with the unprocessed draft",
             (
-                "q_used = top_k(q, 2); x ~ q_used        # proposal from the processed draft",
-                "if u < min(1, p[x] / q[x]): commit x    # scored with the unprocessed q",
+                "q_used = top_k(q, 2); x ~ q_used  # proposal from the processed draft",
+                "if u < min(1, p[x] / q[x]): commit x  # scored with the unprocessed q",
                 "else: commit y ~ max(0, p - q) / Z",
             ),
             (
@@ -181,12 +181,12 @@ CARDS: dict[str, PitfallCard] = {
             "greedy-draft",
             "Greedy draft scored with softmax probabilities",
             (
-                "x = argmax(q)                           # greedy proposal",
-                "if u < min(1, p[x] / q[x]): commit x    # as if x had been sampled from q",
+                "x = argmax(q)  # greedy proposal",
+                "if u < min(1, p[x] / q[x]): commit x  # as if x had been sampled from q",
                 "else: commit y ~ max(0, p - q) / Z",
             ),
             (
-                "x ~ q                                   # or score with q_used = onehot(argmax q)",
+                "x ~ q  # or score with q_used = onehot(argmax q)",
                 "if u < min(1, p[x] / q[x]): commit x",
                 "else: commit y ~ max(0, p - q) / Z",
             ),
@@ -198,11 +198,11 @@ CARDS: dict[str, PitfallCard] = {
             "0/0 when p equals q",
             (
                 "r = maximum(p - q, 0)",
-                "r = r / r.sum()                         # 0/0 = NaN when p == q",
+                "r = r / r.sum()  # 0/0 = NaN when p == q",
             ),
             (
                 "Z = maximum(p - q, 0).sum()",
-                "if Z == 0: commit x                     # no-rejection branch: r never formed",
+                "if Z == 0: commit x  # no-rejection branch: r never formed",
                 "else: r = maximum(p - q, 0) / Z",
             ),
             (Report("jaymody/speculative-sampling", "#5", "NaN when p equals q because 0/0 was evaluated"),),

@@ -102,7 +102,7 @@ else:
     st.markdown("**Reported publicly:** no public report is cited for this mistake here.")
 exact_on = harmless_scenarios(variant)
 st.markdown(
-    f"**Harmless when** {card.harmless_when}  \n"
+    f"**Harmless:** {card.harmless_when}  \n"
     f"One step is exactly p on the shipped scenarios: {', '.join(exact_on) if exact_on else 'none'}."
 )
 
@@ -215,6 +215,6 @@ right.code("\n".join(zero.correct), language="python", wrap_lines=True)
 st.markdown(
     "**Reported publicly:** "
     + "; ".join(f"{r.project} {r.reference}: {r.what}" for r in zero.reports)
-    + f".  \n**Harmless when** {zero.harmless_when}"
+    + f".  \n**Harmless:** {zero.harmless_when}"
 )
 st.page_link("lab/views/numerics.py", label="Numerics: tiny Z, the Z = 0 branch and float inconsistencies")
