@@ -173,6 +173,7 @@ def test_presentation_toggle_on_every_page_and_reveal_on_button_only():
     assert any("font-size" in h.proto.body for h in at.get("html"))
     at.switch_page(PAGE).run()
     assert at.toggle(key="present").value
+    assert at.query_params["present"] == ["1"]  # the URL follows the toggle
     problems = generate_problems(1, 5, "basic")
     before = len(at.expander)
     submit(at, "1-basic", 2, wrong_text(problems[1]))
@@ -183,10 +184,18 @@ def test_presentation_toggle_on_every_page_and_reveal_on_button_only():
     assert at.expander[-1].proto.expanded
     at.toggle(key="present").set_value(False).run()
     assert not at.get("html") or not any("font-size" in h.proto.body for h in at.get("html"))
+    assert "present" not in at.query_params
 
 
-@pytest.mark.parametrize("value", ["1", "true"])
+@pytest.mark.parametrize("value", ["1", "true", "on"])
 def test_presentation_from_the_url(value):
     at = open_page(present=value)
     assert at.toggle(key="present").value
     assert any(b.label == "Reveal the solution" for b in at.button)
+
+
+@pytest.mark.parametrize("value", ["0", "false", "<b>x</b>"])
+def test_presentation_off_unless_the_url_says_so(value):
+    at = open_page(present=value)
+    assert not at.toggle(key="present").value
+    assert not any(b.label == "Reveal the solution" for b in at.button)

@@ -12,7 +12,7 @@ import streamlit as st
 
 PRESENT_KEY = "present"  # widget key and URL parameter
 APP_PARAMS = (PRESENT_KEY,)  # URL parameters that belong to the whole app, not to one page
-URL_ON_WORDS = ("1", "yes", "on")  # besides the bound widget's own "true"
+URL_ON_WORDS = ("1", "true", "yes", "on")
 
 # Static CSS only. Streamlit sizes text in rem, so a larger root font enlarges every page's text;
 # plotly draws its text in px, so charts get larger text and a little more height.
@@ -43,21 +43,36 @@ def url_reveal_allowed() -> bool:
     return not is_presenting()
 
 
+def _url_says_present() -> bool:
+    return str(st.query_params.get(PRESENT_KEY, "")).strip().lower() in URL_ON_WORDS
+
+
+def _sync_url() -> None:
+    """Keep ``present=1`` in the URL exactly while presenting (pages may rewrite their own parameters)."""
+    if is_presenting():
+        if st.query_params.get(PRESENT_KEY) != "1":
+            st.query_params[PRESENT_KEY] = "1"
+    elif PRESENT_KEY in st.query_params:
+        del st.query_params[PRESENT_KEY]
+
+
 def presentation_toggle() -> bool:
     """The toggle itself, drawn by app.py above every page; returns whether presentation mode is on.
 
-    The bound URL value is ``present=true``; ``present=1`` (or yes/on) is accepted on first load too.
+    A new session (a link or a reload) starts from the URL's ``present=1`` (true/yes/on work too); after
+    that the toggle is the source of truth and the URL follows it.
     """
-    if PRESENT_KEY not in st.session_state and str(st.query_params.get(PRESENT_KEY, "")).lower() in URL_ON_WORDS:
-        st.session_state[PRESENT_KEY] = True
+    if PRESENT_KEY not in st.session_state:
+        st.session_state[PRESENT_KEY] = _url_says_present()
     with st.container(horizontal=True, horizontal_alignment="right", key="presentation-bar"):
         st.toggle(
             "Presentation mode",
             key=PRESENT_KEY,
-            bind="query-params",
+            on_change=_sync_url,
             help="Larger text and charts, no sidebar (pages move to the top bar); answers appear only "
             "when you press a reveal button. Also in the link as present=1.",
         )
+    _sync_url()
     return is_presenting()
 
 
