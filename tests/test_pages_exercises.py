@@ -173,7 +173,7 @@ def test_presentation_toggle_on_every_page_and_reveal_on_button_only():
     assert any("font-size" in h.proto.body for h in at.get("html"))
     at.switch_page(PAGE).run()
     assert at.toggle(key="present").value
-    assert at.query_params["present"] == ["1"]  # the URL follows the toggle
+    assert at.query_params["present"] == "1"  # the URL follows the toggle
     problems = generate_problems(1, 5, "basic")
     before = len(at.expander)
     submit(at, "1-basic", 2, wrong_text(problems[1]))
