@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import re
 import sys
 
 from lab.binomial import BinomialResult, binomial_exact, binomial_float, parse_success_probability
@@ -235,8 +236,31 @@ def build_parser() -> LabArgumentParser:
     return parser
 
 
+# Options of this module whose values may look like negative numbers (``--p -1/4``): argparse would
+# take ``-1/4`` for an option, so main() passes them as ``--p=-1/4`` and the value's own check
+# reports the real problem.
+VALUE_OPTIONS = {"residual": ("--p", "--q"), "binomial": ("--p", "--n")}
+_NEGATIVE_LOOKING = re.compile(r"-(\d|\.\d|inf|nan)", re.IGNORECASE)
+
+
+def join_negative_values(argv: list[str]) -> list[str]:
+    options = VALUE_OPTIONS.get(argv[0], ()) if argv else ()
+    joined: list[str] = []
+    i = 0
+    while i < len(argv):
+        word = argv[i]
+        if word in options and i + 1 < len(argv) and _NEGATIVE_LOOKING.match(argv[i + 1]):
+            joined.append(f"{word}={argv[i + 1]}")
+            i += 2
+            continue
+        joined.append(word)
+        i += 1
+    return joined
+
+
 def main(argv: list[str] | None = None) -> int:
     try:
+        argv = join_negative_values(list(sys.argv[1:] if argv is None else argv))
         args = build_parser().parse_args(argv)
         return args.run(args)
     except (LabInputError, UsageError) as exc:
