@@ -11,6 +11,15 @@ from lab.palette import COLORS, PATTERNS
 
 
 def _bar(role: str, name: str, tokens: Sequence[str], values: Sequence, exact: bool = True) -> go.Bar:
+    marker = {"color": COLORS[role], "line": {"color": COLORS[role], "width": 1.5}}
+    if PATTERNS[role]:  # overlay: white pattern on the role colour, so colour never carries meaning alone
+        marker["pattern"] = {
+            "shape": PATTERNS[role],
+            "fillmode": "overlay",
+            "fgcolor": "#ffffff",
+            "size": 8,
+            "solidity": 0.3,
+        }
     return go.Bar(
         name=name,
         x=list(tokens),
@@ -18,7 +27,7 @@ def _bar(role: str, name: str, tokens: Sequence[str], values: Sequence, exact: b
         text=[fraction_text(v) if exact else f"{float(v):.2f}" for v in values],
         textposition="outside",
         cliponaxis=False,
-        marker={"color": COLORS[role], "pattern": {"shape": PATTERNS[role], "fgcolor": "#ffffff", "size": 6}},
+        marker=marker,
         hovertemplate="%{x}: %{y:.4f}<extra>" + name + "</extra>",
     )
 
