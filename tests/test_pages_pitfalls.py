@@ -1,0 +1,154 @@
+"""AppTest for the Numerics and Pitfalls pages."""
+
+from __future__ import annotations
+
+import base64
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+NUMERICS = "lab/views/numerics.py"
+PITFALLS = "lab/views/pitfalls.py"
+
+
+def open_page(page: str) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    at.switch_page(page).run()
+    assert not at.exception
+    return at
+
+
+def values(array) -> list:
+    if isinstance(array, dict) and "bdata" in array:
+        return np.frombuffer(base64.b64decode(array["bdata"]), array["dtype"]).tolist()
+    return list(array)
+
+
+def chart_traces(at: AppTest) -> dict[str, dict]:
+    found = {}
+    for element in at.get("plotly_chart"):
+        assert element.proto.alt, "every chart needs alt text"
+        for d in json.loads(element.proto.spec)["data"]:
+            found[d.get("name", "")] = {"x": values(d.get("x", [])), "y": values(d.get("y", []))}
+    return found
+
+
+# --- Numerics -------------------------------------------------------------------------------------------
+
+
+def test_numerics_page_renders_table_chart_and_branches():
+    at = open_page(NUMERICS)
+    table = at.dataframe[0].value
+    assert list(table["gap = exact Z"]) == [f"1e-{k}" for k in range(6, 17)]
+    traces = chart_traces(at)
+    # float32 keeps 24 bits: from gap 1e-8 its Z rounds to 0 (argument in tests/test_numerics.py)
+    lost = traces["float32: float Z = 0, branch lost"]["x"]
+    assert lost == pytest.approx([10.0**-k for k in range(8, 17)])
+    assert sorted(traces["float32 error of r"]["x"]) == pytest.approx([1e-7, 1e-6])
+    assert all(y > 1e-3 for y in traces["float32 error of r"]["y"])
+    warnings = " ".join(w.value for w in at.warning)
+    assert "p-rounded-up" in warnings and "q-rounded-up" in warnings
+    assert any("same-floats" in s.value for s in at.success)
+    text = " ".join(m.value for m in at.markdown)
+    assert "residual_rtol" in text and "no tolerance" in text
+
+
+def test_numerics_gap_slider_changes_the_family():
+    at = open_page(NUMERICS)
+    at.slider(key="numerics_gaps").set_value((6, 7)).run()
+    assert not at.exception
+    assert list(at.dataframe[0].value["gap = exact Z"]) == ["1e-6", "1e-7"]
+
+
+def test_numerics_processing_defaults_and_mismatch():
+    at = open_page(NUMERICS)
+    traces = chart_traces(at)
+    # target logits A=2, B=1, C=0.5, D=-1 with top-2: p' = softmax(2, 1) on A, B = (e/(e+1), 1/(e+1), 0, 0)
+    e = np.e
+    assert traces["processed target p'"]["y"] == pytest.approx([e / (e + 1), 1 / (e + 1), 0, 0], abs=1e-12)
+    correct = traces["propose q′, check q′ (correct)"]["y"]
+    assert correct == pytest.approx(traces["target p′"]["y"], abs=1e-12)
+    mismatch = traces["propose q′, check q (unprocessed-draft)"]["y"]
+    assert max(abs(a - b) for a, b in zip(mismatch, traces["target p′"]["y"])) > 0.01
+
+
+def test_numerics_bad_logits_keep_the_last_valid_state():
+    at = open_page(NUMERICS)
+    before = chart_traces(at)["processed target p'"]["y"]
+    at.text_input(key="numerics_target_logits").set_value("A=2, B=oops, C=0, D=1").run()
+    assert not at.exception
+    assert any("'B'" in e.value and "not a number" in e.value for e in at.error)
+    assert chart_traces(at)["processed target p'"]["y"] == before
+
+
+def test_numerics_temperature_zero_is_greedy():
+    at = open_page(NUMERICS)
+    at.number_input(key="numerics_temperature").set_value(0.0).run()
+    assert not at.exception
+    assert chart_traces(at)["processed target p'"]["y"] == [1.0, 0.0, 0.0, 0.0]
+
+
+# --- Pitfalls -------------------------------------------------------------------------------------------
+
+
+def test_pitfalls_predict_then_reveal_grades_the_guess():
+    at = open_page(PITFALLS)
+    assert any("Make your guesses" in i.value for i in at.info)
+    assert len(at.get("plotly_chart")) == 2  # the spoiler expander's chart and the single-step chart only
+    choice = "bernoulli-residual::1::1::resample-from-p"
+    at.radio(key=f"pit_guess_biased::{choice}").set_value("yes, biased").run()
+    at.selectbox(key=f"pit_guess_gain::{choice}").set_value("A").run()
+    at.button(key="pit_reveal").click().run()
+    assert not at.exception
+    assert any(s.value.startswith("2/2") for s in at.success)
+    # resample-from-p on the seed's example, by hand: (7/50, 27/50, 8/25), TV 3/50
+    table = at.dataframe[0].value
+    assert list(table["resample-from-p"]) == ["7/50 (0.14)", "27/50 (0.54)", "8/25 (0.32)"]
+    assert any(m.value == "3/50" for m in at.metric)
+
+
+def test_pitfalls_wrong_guess_is_graded_wrong():
+    at = open_page(PITFALLS)
+    at.selectbox(key="pit_variant").set_value("zero-out-rejected").run()
+    choice = "bernoulli-residual::1::1::zero-out-rejected"
+    at.radio(key=f"pit_guess_biased::{choice}").set_value("no, exact").run()
+    at.selectbox(key=f"pit_guess_gain::{choice}").set_value("A").run()
+    at.button(key="pit_reveal").click().run()
+    # zero-out-rejected gives (1/10, 17/30, 1/3): biased, C gains; A does not
+    assert any(w.value.startswith("0/2") for w in at.warning)
+
+
+def test_pitfalls_model_change_resets_block_and_length():
+    at = open_page(PITFALLS)
+    at.selectbox(key="pit_model").set_value("markov-three").run()
+    assert not at.exception
+    assert (at.number_input(key="pit_block").value, at.number_input(key="pit_length").value) == (2, 2)
+
+
+def test_pitfalls_too_long_keeps_the_last_valid_state():
+    at = open_page(PITFALLS)
+    at.selectbox(key="pit_model").set_value("eight-words").run()
+    at.number_input(key="pit_length").set_value(8).run()
+    assert not at.exception
+    assert any("too many" in e.value for e in at.error)
+    # the last valid choice (eight-words, one step) stays on screen
+    assert any("K = 1, L = 1 · outcomes: 8 tokens" in c.value for c in at.caption)
+
+
+def test_pitfalls_single_step_view_of_the_seed_example():
+    at = open_page(PITFALLS)
+    table = at.dataframe[-1].value
+    rows = dict(zip(table["variant"], table["TV distance"]))
+    # hand-derived in tests/test_pitfalls.py
+    assert rows["correct"] == "0"
+    assert rows["epsilon-floor"].startswith("2/2005")
+    assert rows["zero-out-rejected"].startswith("1/30")
+    assert rows["keep-testing-after-rejection"] == "0"
+    at.selectbox(key="pit_step_scenario").set_value("one-hot-draft").run()
+    rows = dict(zip(at.dataframe[-1].value["variant"], at.dataframe[-1].value["TV distance"]))
+    assert rows["zero-out-rejected"] == "0"  # exact when q is one-hot
