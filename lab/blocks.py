@@ -235,6 +235,23 @@ class BlockTrace:
     def discarded(self) -> tuple[int, ...]:
         return tuple(t.token for t in self.tests if t.status == "discarded")
 
+    @property
+    def events(self) -> int:
+        """Steps to reveal the block: the drafts, then each test, then the ending (bonus or summary)."""
+        return len(self.tests) + 2
+
+    def next_reveal(self, revealed: int) -> int:
+        """The Step button: 0 shows the drafts, i shows the first i tests, len(tests) + 1 the ending.
+        After the first rejection the discarded drafts need no step of their own (unless the variant
+        keeps testing them)."""
+        last = len(self.tests) + 1
+        if revealed >= last:
+            return last
+        if 1 <= revealed <= len(self.tests) and self.tests[revealed - 1].status == "rejected":
+            if self.variant != "keep-testing-after-rejection":
+                return last
+        return revealed + 1
+
 
 def run_block(
     model: MarkovModel,

@@ -339,3 +339,27 @@ def chi_square_test(observed: Mapping, law: Mapping) -> ChiSquareResult:
     expected *= obs.sum() / expected.sum()  # remove float rounding of the total before scipy's check
     result = stats.chisquare(obs, expected)
     return ChiSquareResult(float(result.statistic), len(cats) - 1, float(result.pvalue), len(cats), pooled, 0)
+
+
+# --- convergence ------------------------------------------------------------------------------
+
+
+def empirical_distance(counts, target) -> float:
+    """Total variation distance between empirical frequencies and an exact law (float)."""
+    n = float(sum(int(c) for c in counts))
+    return 0.5 * sum(abs(int(c) / n - float(t)) for c, t in zip(counts, target))
+
+
+def convergence_series(p, q, steps: int, seed: int, variant: Variant | str = CORRECT) -> tuple[list[int], list[float]]:
+    """Distance of the empirical frequencies from the target for N = 10, 100, ..., ``steps``
+    (independent runs with the same seed), to show the 1/sqrt(N) shrinkage."""
+    steps = check_steps(steps)
+    ns = []
+    n = 10
+    while n < steps:
+        ns.append(n)
+        n *= 10
+    ns.append(steps)
+    _, p_row, _ = _rows(p, q)
+    distances = [empirical_distance(simulate_steps(p, q, n, seed, variant).counts, p_row) for n in ns]
+    return ns, distances

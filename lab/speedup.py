@@ -72,3 +72,8 @@ def best_gamma(alpha, c, max_gamma: int = MAX_GAMMA) -> BestGamma:
 def speedup_curve(alpha, c, gammas) -> list[tuple[int, float, float]]:
     """(gamma, expected tokens per block, walltime improvement) for each gamma."""
     return [(g, float(expected_tokens(alpha, g)), float(walltime_improvement(alpha, g, c))) for g in gammas]
+
+
+def acceptance_rate(p, q):
+    """alpha = sum min(p, q): the chance one draft is kept (exact for Fractions)."""
+    return sum((min(a, b) for a, b in zip(p, q)), Fraction(0))

@@ -1,0 +1,261 @@
+"""Blocks: draft K tokens, verify left to right, correct at the first rejection, bonus if all pass.
+
+Step through one sampled block (drafts, each test with its uniform, the first rejection and the
+residual at that position, discarded drafts greyed out, the bonus token), then the exact law of the
+first L tokens against the target's (distance 0 for the correct algorithm), and the speed-up
+formulas. A thin view: numbers from lab/blocks.py and lab/speedup.py, charts from
+lab/charts_sampling.py. Controls live in the URL (bind="query-params").
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from lab import charts_sampling
+from lab.blocks import compare_laws, run_block
+from lab.display import exact_text
+from lab.distributions import LabInputError
+from lab.formatting import both_text, decimal_text
+from lab.markov import START, all_model_names, load_model
+from lab.sampling import make_streams
+from lab.speedup import acceptance_rate, best_gamma, speedup_curve
+from lab.variants import VARIANT_NAMES, VARIANTS
+from lab.views.common import chart
+
+S = st.session_state
+DEFAULT_MODEL = "markov-three"
+MAX_K = 6
+MAX_L = 4
+MAX_SEED = 2**32 - 1
+GAMMAS = list(range(0, 16))
+
+st.title("Blocks of drafts")
+st.markdown(
+    "The draft proposes **K** tokens ahead. The target checks them left to right; the **first rejection** "
+    "ends the block: a replacement is drawn from the residual at that position and every later draft is "
+    "discarded. If all K pass, one **bonus** token comes from p."
+)
+
+names = all_model_names()
+row1 = st.columns([3, 3], vertical_alignment="bottom")
+row1[0].selectbox(
+    "Model",
+    names,
+    index=names.index(DEFAULT_MODEL),
+    key="bk_model",
+    bind="query-params",
+    help="Markov models (kind markov) first, then one-step scenarios repeated at every position",
+)
+row1[1].selectbox(
+    "Algorithm",
+    VARIANT_NAMES,
+    index=0,
+    key="bk_variant",
+    bind="query-params",
+    format_func=lambda name: "correct speculative sampling" if name == "correct" else f"mistake: {name}",
+)
+row2 = st.columns(3, vertical_alignment="bottom")
+row2[0].number_input(
+    "Drafts per block K", min_value=1, max_value=MAX_K, value=3, step=1, key="bk_k", bind="query-params"
+)
+row2[1].number_input(
+    "Tokens in the law L", min_value=1, max_value=MAX_L, value=3, step=1, key="bk_l", bind="query-params"
+)
+row2[2].number_input("Seed", min_value=0, max_value=MAX_SEED, value=1, step=1, key="bk_seed", bind="query-params")
+
+try:
+    model = load_model(S["bk_model"])
+except LabInputError as exc:
+    st.error(str(exc))
+    st.stop()
+variant = VARIANTS[S["bk_variant"]]
+block, length, seed = int(S["bk_k"]), int(S["bk_l"]), int(S["bk_seed"])
+vocab = model.vocab
+if model.note:
+    st.caption(f"{model.title}. {model.note}")
+if variant.name != "correct":
+    st.warning(f"Mistake shown: {variant.description}", icon=":material/bug_report:")
+
+# --- one block, step by step --------------------------------------------------------------------
+st.header("Step through one block")
+trace = run_block(model, block, START, make_streams(seed), variant)
+trace_key = (model.name, block, seed, variant.name)
+if S.get("bk_trace_key") != trace_key:
+    S["bk_trace_key"] = trace_key
+    S["bk_revealed"] = 0
+
+
+def on_step() -> None:
+    S["bk_revealed"] = trace.next_reveal(S["bk_revealed"])
+
+
+def on_show_all() -> None:
+    S["bk_revealed"] = len(trace.tests) + 1
+
+
+def on_restart() -> None:
+    S["bk_revealed"] = 0
+
+
+def on_next_seed() -> None:
+    S["bk_seed"] = min(seed + 1, MAX_SEED)
+
+
+revealed = S["bk_revealed"]
+finished = revealed > len(trace.tests)
+buttons = st.columns(4)
+buttons[0].button("Step", key="bk_step", type="primary", on_click=on_step, disabled=finished, width="stretch")
+buttons[1].button("Show all", key="bk_all", on_click=on_show_all, disabled=finished, width="stretch")
+buttons[2].button("Restart", key="bk_restart", on_click=on_restart, disabled=revealed == 0, width="stretch")
+buttons[3].button("New block (seed + 1)", key="bk_next_seed", on_click=on_next_seed, width="stretch")
+
+
+def token(i: int) -> str:
+    return vocab[i]
+
+
+def describe(test) -> str:
+    history = model.context_label(test.test_context)
+    head = f"Draft {test.position + 1}: **{token(test.token)}**"
+    if test.status == "discarded":
+        return f"{head} is discarded: it was drafted after a token the target rejected."
+    keep = (
+        f"after {history}: p = {exact_text(test.p)}, q = {exact_text(test.q)}, "
+        f"kept with probability min(1, p/q) = {exact_text(test.accept_probability)}"
+    )
+    if test.status == "accepted":
+        return f"{head} {keep}. Uniform u = {test.u:.4f} < {decimal_text(test.accept_probability, 4)}: **kept**."
+    return (
+        f"{head} {keep}. Uniform u = {test.u:.4f} ≥ {decimal_text(test.accept_probability, 4)}: **rejected**; "
+        f"the replacement **{token(test.replacement)}** is drawn from the residual at this position "
+        f"(u = {test.correction_u:.4f})."
+    )
+
+
+chart(
+    charts_sampling.block_trace(vocab, trace, revealed),
+    "bk_trace",
+    "One block: drafted tokens "
+    + ", ".join(token(t) for t in trace.drafts)
+    + (
+        f"; committed so far shown up to step {revealed}"
+        if not finished
+        else "; committed " + " ".join(map(token, trace.committed))
+    ),
+)
+lines = [f"The draft proposed {block} tokens from q: " + ", ".join(f"**{token(t)}**" for t in trace.drafts) + "."]
+shown = trace.tests[: min(revealed, len(trace.tests))] if not finished else trace.tests
+lines += [describe(t) for t in shown]
+if finished:
+    if trace.bonus is not None:
+        lines.append(
+            f"All {block} drafts passed: one bonus token **{token(trace.bonus)}** is drawn from p "
+            f"(u = {trace.bonus_u:.4f})."
+        )
+    lines.append(
+        f"The block commits {len(trace.committed)} token(s): **{' '.join(map(token, trace.committed))}**. "
+        "The next block starts from this corrected prefix."
+    )
+for line in lines:
+    st.markdown("- " + line)
+
+rejected = next((t for t in shown if t.status == "rejected"), None)
+if rejected is not None:
+    history = model.context_label(rejected.test_context)
+    p_row, q_row = model.p(rejected.test_context), model.q(rejected.test_context)
+    st.subheader(f"The residual at position {rejected.position + 1} (after {history})")
+    st.dataframe(
+        {
+            "token": list(vocab),
+            "p": [exact_text(v) for v in p_row],
+            "q": [exact_text(v) for v in q_row],
+            "max(0, p − q)": [exact_text(max(a - b, 0)) for a, b in zip(p_row, q_row)],
+            "drawn from": [exact_text(v) for v in rejected.residual],
+        },
+        hide_index=True,
+        key="bk_residual",
+    )
+    st.caption(
+        "The 'drawn from' column is r = max(0, p − q)/Z over the whole vocabulary"
+        + ("" if variant.name == "correct" else f", as the {variant.name} mistake computes it")
+        + "."
+    )
+
+table = {
+    "position": [t.position + 1 for t in trace.tests],
+    "drafted": [token(t.token) for t in trace.tests],
+    "q_draft(x)": [exact_text(t.draft_probability) for t in trace.tests],
+    "min(1, p/q)": ["" if t.status == "discarded" else exact_text(t.accept_probability) for t in trace.tests],
+    "uniform u": ["" if t.u is None else f"{t.u:.4f}" for t in trace.tests],
+    "outcome": [t.status for t in trace.tests],
+}
+if finished:
+    import pandas as pd  # streamlit's own dependency; the Styler greys out discarded drafts
+
+    frame = pd.DataFrame(table)
+    styled = frame.style.apply(
+        lambda row: ["color: #767676; font-style: italic" if row["outcome"] == "discarded" else "" for _ in row],
+        axis=1,
+    )
+    st.dataframe(styled, hide_index=True, key="bk_tests")
+
+# --- exact law ------------------------------------------------------------------------------------
+st.header(f"Exact law of the first {length} tokens")
+try:
+    comparison = compare_laws(model, block, length, variant)
+except LabInputError as exc:
+    st.error(str(exc))
+else:
+    cols = st.columns([1, 3])
+    cols[0].metric(
+        "total variation distance",
+        exact_text(comparison.distance),
+        help="Half the sum of |target − speculative| over all sequences, exact.",
+    )
+    cols[1].markdown(
+        (
+            "Distance **0**: block decoding with K = "
+            f"{block} reproduces the target's law of {length} tokens exactly, enumerated with fractions."
+        )
+        if comparison.distance == 0
+        else f"The {variant.name} mistake moves {both_text(comparison.distance)} of probability away from the target."
+    )
+    rows = comparison.rows()
+    st.dataframe(
+        {
+            "sequence": [model.sequence_text(seq) for seq, _, _ in rows],
+            "target": [exact_text(t) for _, t, _ in rows],
+            "speculative": [exact_text(s) for _, _, s in rows],
+            "target (decimal)": [decimal_text(t) for _, t, _ in rows],
+            "difference": [exact_text(s - t) for _, t, s in rows],
+        },
+        hide_index=True,
+        key="bk_law",
+        height=min(38 + 35 * len(rows), 420),
+    )
+
+# --- speed-up -------------------------------------------------------------------------------------
+st.header("What speculation buys")
+start_alpha = acceptance_rate(model.p(START), model.q(START))
+st.markdown(
+    "With acceptance rate **α** (each draft kept with probability α) and **γ** drafts, a block commits "
+    "(1 − α^(γ+1))/(1 − α) tokens on average; if a draft run costs **c** target runs, the walltime "
+    "improvement is (1 − α^(γ+1))/((1 − α)(γc + 1)) (Leviathan et al. 2023, eq. 1 and Theorem 3.8). "
+    f"This model's acceptance rate at the first position is α = {both_text(start_alpha)}."
+)
+sp = st.columns(2)
+sp[0].slider("acceptance rate α", 0.0, 1.0, 0.8, 0.01, key="bk_alpha", bind="query-params")
+sp[1].slider("cost ratio c (draft / target)", 0.0, 1.0, 0.1, 0.01, key="bk_c", bind="query-params")
+alpha, c = float(S["bk_alpha"]), float(S["bk_c"])
+curve = speedup_curve(alpha, c, GAMMAS)
+best = best_gamma(alpha, c, max_gamma=GAMMAS[-1])
+m = st.columns(3)
+m[0].metric("best γ (0 to 15)", str(best.gamma))
+m[1].metric("walltime improvement", f"{float(best.improvement):.3f}×")
+m[2].metric("tokens per block at best γ", f"{float(best.tokens_per_block):.3f}")
+chart(
+    charts_sampling.speedup_chart(curve, best.gamma, alpha, c),
+    "bk_speedup",
+    f"Expected tokens per block and walltime improvement against gamma for alpha {alpha:.2f} and c {c:.2f}; "
+    f"best gamma {best.gamma} with improvement {float(best.improvement):.3f}",
+)

@@ -1,0 +1,182 @@
+"""Sampling lab: run N speculative steps with a seed and watch the one-step identity hold as counts.
+
+Predict first (the share of corrected steps, Z), then Run. Empirical bars converge to p; the
+accepted-only counts follow N min(p, q) and the corrected-only counts N Z r; a chi-square test
+compares the counts with p. A thin view: numbers from lab/sampling.py, charts from
+lab/charts_sampling.py. Controls live in the URL (bind="query-params").
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from lab import charts_sampling
+from lab.display import exact_text
+from lab.distributions import LabInputError
+from lab.formatting import both_text, decimal_text
+from lab.residual import residual_exact
+from lab.sampling import convergence_series, simulate_steps
+from lab.scenarios import load_scenario, scenario_names
+from lab.views.common import chart
+
+S = st.session_state
+DEFAULT_SCENARIO = "bernoulli-residual"
+DEFAULT_STEPS = 10_000
+MAX_STEPS = 1_000_000
+MAX_SEED = 2**32 - 1
+
+st.title("Sampling lab")
+st.markdown(
+    "Each step proposes a token from the draft **q**, keeps it with probability min(1, p/q), and after a "
+    "rejection draws a replacement from the residual **r** with fresh randomness. Run many steps: the "
+    "tokens that come out follow the target **p**."
+)
+
+names = scenario_names()
+controls = st.columns([3, 2, 2], vertical_alignment="bottom")
+controls[0].selectbox("Scenario", names, index=names.index(DEFAULT_SCENARIO), key="sl_scenario", bind="query-params")
+controls[1].number_input(
+    "Steps N", min_value=10, max_value=MAX_STEPS, value=DEFAULT_STEPS, step=1000, key="sl_steps", bind="query-params"
+)
+controls[2].number_input(
+    "Seed",
+    min_value=0,
+    max_value=MAX_SEED,
+    value=1,
+    step=1,
+    key="sl_seed",
+    bind="query-params",
+    help="Any whole number",
+)
+
+try:
+    scenario = load_scenario(S["sl_scenario"])
+except LabInputError as exc:  # a scenario file broken on disk: say so, keep the page alive
+    st.error(str(exc))
+    st.stop()
+steps, seed = int(S["sl_steps"]), int(S["sl_seed"])
+exact = residual_exact(scenario.p, scenario.q)
+tokens = list(scenario.tokens)
+
+st.caption(scenario.title)
+st.dataframe(
+    {
+        "token": tokens,
+        "target p": [exact_text(v) for v in scenario.p.values],
+        "draft q": [exact_text(v) for v in scenario.q.values],
+    },
+    hide_index=True,
+    key="sl_pq",
+)
+
+st.subheader("Predict first")
+st.slider(
+    "Your guess: share of steps that end in a correction",
+    min_value=0.0,
+    max_value=1.0,
+    value=0.0,
+    step=0.01,
+    key="sl_guess",
+    bind="query-params",
+    help="A step is corrected when its proposal is rejected. Guess before you run.",
+)
+params = (scenario.name, steps, seed)
+if st.button(f"Run {steps:,} steps", key="sl_run", type="primary"):
+    S["sl_result"] = {
+        "params": params,
+        "guess": float(S["sl_guess"]),
+        "sim": simulate_steps(scenario.p, scenario.q, steps, seed),
+        "convergence": convergence_series(scenario.p, scenario.q, steps, seed),
+    }
+
+result = S.get("sl_result")
+if result is None or result["params"] != params:
+    if result is not None:
+        st.info("The scenario, N or seed changed: predict, then Run again.")
+    st.caption("The results appear after you run.")
+    st.stop()
+
+sim = result["sim"]
+law = sim.law
+n = sim.steps
+fit = sim.fit()
+
+metrics = st.columns(4)
+metrics[0].metric("your guess", f"{result['guess']:.2f}")
+metrics[1].metric("corrected share", f"{sim.corrected_share:.4f}", help=f"{int(sim.corrected.sum())} of {n} steps")
+metrics[2].metric("exact Z", both_text(exact.z), help="Z = sum of max(0, p - q) = 1 - alpha")
+metrics[3].metric(
+    "chi-square p-value",
+    "—" if fit.p_value is None else f"{fit.p_value:.3g}",
+    help="Counts against N p; a small p-value (say below 0.001) would mean the counts do not follow p.",
+)
+miss = abs(result["guess"] - float(exact.z))
+st.markdown(
+    f"Your guess was {result['guess']:.2f}; the exact share is Z = {both_text(exact.z)}, "
+    f"{'close' if miss <= 0.05 else 'off by ' + decimal_text(miss, 2)}. "
+    + (
+        "Z = 0: p and q are equal, so no step is ever rejected and the residual is never needed."
+        if exact.z == 0
+        else f"Observed: {sim.corrected_share:.4f} over {n:,} steps."
+    )
+)
+
+total = [int(c) / n for c in sim.counts]
+chart(
+    charts_sampling.empirical_vs_target(tokens, scenario.p.values, sim.accepted / n, sim.corrected / n),
+    "sl_empirical",
+    "Target p beside the empirical frequencies after "
+    f"{n} steps: "
+    + "; ".join(f"{t}: p {exact_text(p)}, empirical {f:.4f}" for t, p, f in zip(tokens, scenario.p.values, total)),
+)
+left, right = st.columns(2)
+with left:
+    expected_acc = [n * float(v) for v in law.accepted]
+    chart(
+        charts_sampling.branch_counts(tokens, sim.accepted, expected_acc, "accepted", "Accepted steps ≈ N·min(p, q)"),
+        "sl_accepted",
+        "Accepted-only counts with expected N min(p, q): "
+        + "; ".join(f"{t}: {int(o)} vs {e:.1f}" for t, o, e in zip(tokens, sim.accepted, expected_acc)),
+    )
+with right:
+    expected_cor = [n * float(v) for v in law.corrected]
+    chart(
+        charts_sampling.branch_counts(tokens, sim.corrected, expected_cor, "correction", "Corrected steps ≈ N·Z·r"),
+        "sl_corrected",
+        "Corrected-only counts with expected N Z r: "
+        + "; ".join(f"{t}: {int(o)} vs {e:.1f}" for t, o, e in zip(tokens, sim.corrected, expected_cor)),
+    )
+
+st.dataframe(
+    {
+        "token": tokens,
+        "p": [exact_text(v) for v in scenario.p.values],
+        "min(p, q)": [exact_text(v) for v in law.accepted],
+        "Z·r": [exact_text(v) for v in law.corrected],
+        "accepted": [int(v) for v in sim.accepted],
+        "N·min(p, q)": [round(v, 1) for v in expected_acc],
+        "corrected": [int(v) for v in sim.corrected],
+        "N·Z·r": [round(v, 1) for v in expected_cor],
+        "total": [int(v) for v in sim.counts],
+        "N·p": [round(n * float(v), 1) for v in scenario.p.values],
+    },
+    hide_index=True,
+    key="sl_table",
+)
+if fit.p_value is None:
+    st.caption("Only one token can come out, so there is nothing for a chi-square test to compare.")
+else:
+    pooled = f" ({fit.pooled} rare tokens pooled)" if fit.pooled else ""
+    st.caption(
+        f"Chi-square against N·p: statistic {fit.statistic:.3f} on {fit.df} degrees of freedom{pooled}, "
+        f"p-value {fit.p_value:.3g}. With a fixed seed the run is reproducible: share the link."
+    )
+
+ns, distances = result["convergence"]
+if len(ns) > 1:
+    chart(
+        charts_sampling.convergence(ns, distances),
+        "sl_convergence",
+        "Total variation distance of the empirical frequencies from p for N = "
+        + ", ".join(f"{m}: {d:.4f}" for m, d in zip(ns, distances)),
+    )
