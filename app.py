@@ -17,6 +17,8 @@ pages = [
     ),
     st.Page("lab/views/binomial_lab.py", title="Binomial lab", icon=":material/casino:", url_path="binomial-lab"),
     st.Page("lab/views/numerics.py", title="Numerics", icon=":material/calculate:", url_path="numerics"),
+    st.Page("lab/views/sampling.py", title="Sampling lab", icon=":material/scatter_plot:", url_path="sampling"),
+    st.Page("lab/views/blocks.py", title="Blocks", icon=":material/view_week:", url_path="blocks"),
     st.Page("lab/views/pitfalls.py", title="Pitfalls", icon=":material/bug_report:", url_path="pitfalls"),
     st.Page("lab/views/exercises.py", title="Exercises", icon=":material/school:", url_path="exercises"),
 ]
