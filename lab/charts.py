@@ -15,7 +15,7 @@ from lab.display import exact_text, short_label
 from lab.palette import COLORS, PATTERNS
 
 FONT_SIZE = 15
-HEIGHT = 380
+HEIGHT = 420
 
 
 INSIDE_TEXT = {"accepted": "#111111", "correction": "#ffffff"}  # 4.9:1 on green, 6.1:1 on purple
@@ -43,10 +43,20 @@ def _bar(role: str, name: str, x: Sequence[str], values: Sequence, text: bool = 
 
 def _layout(fig: go.Figure, title: str, x_title: str, y_title: str, y_max: float, barmode: str = "group") -> go.Figure:
     fig.update_layout(
-        title={"text": title, "font": {"size": FONT_SIZE + 2}},
+        # title pinned to the top of the figure; the legend sits between it and the plot (two legend
+        # lines fit at phone width without touching the title)
+        title={
+            "text": title,
+            "font": {"size": FONT_SIZE + 2},
+            "x": 0,
+            "xanchor": "left",
+            "y": 0.98,
+            "yref": "container",
+            "yanchor": "top",
+        },
         barmode=barmode,
         height=HEIGHT,
-        margin={"l": 60, "r": 10, "t": 90, "b": 55},
+        margin={"l": 60, "r": 10, "t": 115, "b": 55},
         font={"size": FONT_SIZE, "color": "#222222"},
         legend={
             "orientation": "h",
@@ -120,9 +130,10 @@ def reconstruction_bars(tokens: Sequence[str], accepted: Sequence, correction: S
 
 def binomial_bars(labels: Sequence[str], prediction: Sequence, exact: Sequence | None, x_title: str) -> go.Figure:
     """The student's predicted bars, and after Inspect the exact Binomial bars beside them."""
-    traces = [_bar("prediction", "your prediction", labels, prediction)]
+    few = len(labels) <= 12  # more bars than that: labels would collide, the table has the values
+    traces = [_bar("prediction", "your prediction", labels, prediction, text=few)]
     if exact is not None:
-        traces.append(_bar("residual", "exact probability", labels, exact, text=len(labels) <= 12))
+        traces.append(_bar("residual", "exact probability", labels, exact, text=few))
     fig = go.Figure(traces)
     title = "Exact bars beside your prediction" if exact is not None else "Your prediction (exact bars hidden)"
     return _layout(fig, title, x_title, "probability", _top(prediction, exact or []))

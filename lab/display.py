@@ -34,4 +34,4 @@ def exact_text(value, max_chars: int = 40) -> str:
     text = fraction_text(value)
     if len(text) <= max_chars:
         return text
-    return f"({len(str(value.numerator))}-digit)/({len(str(value.denominator))}-digit)"
+    return f"{len(str(value.numerator))}-digit / {len(str(value.denominator))}-digit fraction"

@@ -88,7 +88,7 @@ def test_explorer_reveal_scores_the_prediction():
     at.button(key="ex_reveal").click().run()
     assert not at.exception
     # alpha = 1/10 + 3/10 + 1/5 = 3/5, Z = 2/5; r = (0, 3/4, 1/4); TV = (0 + 1/4 + 1/4) / 2 = 1/4
-    assert metric(at, "α") == "3/5" and metric(at, "Z = 1 − α") == "2/5"
+    assert metric(at, "α") == "3/5 (0.6)" and metric(at, "Z = 1 − α") == "2/5 (0.4)"
     text = markdown_text(at)
     assert "α = 3/5 (0.6), Z = 2/5 (0.4)" in text
     assert "your Z: 1/2 (0.5), error 1/10 (0.1)" in text
@@ -100,7 +100,7 @@ def test_explorer_reveal_scores_the_prediction():
     assert t["correction Z·r"]["y"] == pytest.approx([0.0, 0.3, 0.1])
     assert t["target p"]["y"] == [0.1, 0.6, 0.3]
     score, table = (df.value for df in at.dataframe)
-    assert list(score["error (yours − exact)"]) == ["0", "-1/4", "1/4"]
+    assert list(score["error"]) == ["0", "-1/4", "1/4"]
     assert list(table["Z·r"]) == ["0", "3/10", "1/10"]
     assert list(table["min(p, q) + Z·r"]) == ["1/10", "3/5", "3/10"]
     assert list(table["= p?"]) == ["yes"] * 3
@@ -184,7 +184,7 @@ def test_explorer_state_comes_from_the_url_and_bad_links_are_reported():
     )
     # p = (1/4, 3/4), q = (1/2, 1/2): Z = 1/4, r = (0, 1); the link's prediction is exact: TV 0
     assert at.slider(key="ex_r_1").value == 1.0 and at.slider(key="ex_z").value == 0.25
-    assert metric(at, "Z = 1 − α") == "1/4"
+    assert metric(at, "Z = 1 − α") == "1/4 (0.25)"
     assert traces(at)["exact residual r"]["y"] == [0.0, 1.0]
     bad = open_page(EXPLORER, {"scenario": "nope", "tokens": "A,B", "p": "1/2,oops", "q": "1/2,1/2"})
     warnings = " ".join(w.value for w in bad.warning)
@@ -233,9 +233,9 @@ def test_binomial_seed_example_through_the_guide():
     t = traces(at)
     assert t["exact probability"]["x"] == ["B", "C"] and t["exact probability"]["y"] == [0.75, 0.25]
     assert t["exact probability"]["text"] == ["3/4", "1/4"]
-    assert metric(at, "mean") == "3/4"
+    assert metric(at, "mean") == "3/4 (0.75)"
     assert metric(at, "sd") == "0.433"  # sqrt(3/16) = 0.4330
-    assert metric(at, "distance") == "0.05"  # (|0.7 - 0.75| + |0.3 - 0.25|) / 2
+    assert metric(at, "distance") == "1/20 (0.05)"  # (|0.7 - 0.75| + |0.3 - 0.25|) / 2
     text = markdown_text(at)
     assert "A has zero residual mass" in text and "not a rejection sampler and not a three-token model" in text
     assert "4. Inspect — done" in text and "5. Multiply" in text and "masses — done" not in text
@@ -257,7 +257,7 @@ def test_binomial_inspect_n3_and_change_hides():
     at.button(key="bl_inspect").click().run()
     # Binomial(3, 1/2): 1/8, 3/8, 3/8, 1/8; mean 3/2, sd sqrt(3/4) = 0.866
     assert traces(at)["exact probability"]["y"] == [0.125, 0.375, 0.375, 0.125]
-    assert metric(at, "mean") == "3/2" and metric(at, "sd") == "0.866"
+    assert metric(at, "mean") == "3/2 (1.5)" and metric(at, "sd") == "0.866"
     at.number_input(key="bl_p").set_value(0.4).run()
     assert list(traces(at)) == ["your prediction"]
     assert any("hidden again" in i.value for i in at.info)

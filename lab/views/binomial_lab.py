@@ -161,10 +161,10 @@ with left:
 
 if inspected:
     stats = st.columns(3)
-    stats[0].metric("mean n·p", fraction_text(result.mean), help=decimal_text(result.mean))
+    stats[0].metric("mean n·p", both_text(result.mean))
     stats[1].metric("sd √(n·p·(1−p))", decimal_text(result.sd, 4))
     distance = prediction_distance(model["preds"], exact)
-    stats[2].metric("distance from your bars (TV)", decimal_text(distance, 3), help=fraction_text(distance))
+    stats[2].metric("distance from your bars (TV)", both_text(distance, 3))
     st.dataframe(
         {
             "outcome": list(labels),

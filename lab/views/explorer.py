@@ -231,9 +231,7 @@ with right:
     for start in range(0, len(tokens), 2):
         pred_cols = st.columns(2)
         for col, i in zip(pred_cols, range(start, min(start + 2, len(tokens)))):
-            col.slider(
-                f"Predict r({markdown_escape(tokens[i])})", 0.0, 1.0, step=0.01, key=f"ex_r_{i}", format="%.2f"
-            )
+            col.slider(f"Predict r({markdown_escape(tokens[i])})", 0.0, 1.0, step=0.01, key=f"ex_r_{i}", format="%.2f")
     st.slider("Predict Z", 0.0, 1.0, step=0.01, key="ex_z", format="%.2f", help="The rejection probability")
     model["preds"] = [S[f"ex_r_{i}"] for i in range(len(tokens))]
     model["z_pred"] = S["ex_z"]
@@ -246,8 +244,8 @@ if revealed:
     st.divider()
     st.subheader("The exact answer")
     metrics = st.columns(3)
-    metrics[0].metric("α (acceptance probability)", fraction_text(result.alpha), help=decimal_text(result.alpha))
-    metrics[1].metric("Z = 1 − α (rejection probability)", fraction_text(result.z), help=decimal_text(result.z))
+    metrics[0].metric("α (acceptance probability)", both_text(result.alpha))
+    metrics[1].metric("Z = 1 − α (rejection probability)", both_text(result.z))
     z_error = score_z_only(result, model["z_pred"])
     metrics[2].metric(
         "Your Z",
@@ -295,7 +293,7 @@ if revealed:
                     "your r": [fraction_text(v) for v in score.prediction],
                     "exact r": [fraction_text(v) for v in score.truth],
                     "exact r (decimal)": [decimal_text(v) for v in score.truth],
-                    "error (yours − exact)": [fraction_text(v) for v in score.errors],
+                    "error": [fraction_text(v) for v in score.errors],
                 },
                 hide_index=True,
                 key="ex_score_table",

@@ -127,5 +127,6 @@ def screenshot_full(page, path, min_height: int = 800) -> None:
     )
     page.set_viewport_size({"width": viewport["width"], "height": max(min_height, int(height) + 40)})
     wait_idle(page, started_timeout=50)
+    page.wait_for_timeout(800)  # plotly redraws responsive charts after the resize
     page.screenshot(path=str(path))
     page.set_viewport_size(viewport)
