@@ -319,7 +319,9 @@ def check_float(
     Cheap reductions decide the common case; only a failing vector is scanned for the culprit.
     ``total`` may be passed when the caller has already summed the vector.
     """
-    if values.ndim != 1 or values.size == 0:
+    if values.ndim != 1:
+        raise InvalidValueError(f"expected a 1-D vector of probabilities, got shape {values.shape}", None, name)
+    if values.size == 0:
         raise EmptyDistributionError("the distribution is empty", None, name)
     smallest = values.min()
     if not smallest >= 0:  # also catches NaN, whose comparisons are all false

@@ -276,3 +276,10 @@ def test_check_float_anonymous_tokens_and_empty():
         check_float(np.array([1.5, -0.5]))
     with pytest.raises(EmptyDistributionError):
         check_float(np.array([]))
+
+
+def test_check_float_needs_a_vector():
+    with pytest.raises(InvalidValueError, match="1-D"):
+        check_float(np.full((2, 2), 0.25), name="p")
+    with pytest.raises(InvalidValueError, match="1-D"):
+        check_float(np.float64(1.0) * np.ones(()))
