@@ -131,6 +131,8 @@ def run_residual(args) -> int:
         print_json(residual_json(result))
     else:
         print_residual_table(result)
+        if args.normalize:
+            print("--normalize: p and q were each divided by their own sum (exactly) before computing.")
     return 0
 
 

@@ -32,6 +32,8 @@ FLOAT64_EPS = float(np.finfo(np.float64).eps)  # 2**-52
 #   because min is exact and Z*(d/Z) carries at most three roundings of d <= p;
 # - residual: |r_float(x) - r_exact(x)| <= residual_rtol(n) * r_exact(x), where r_exact is the exact
 #   residual of the same float64 inputs: one rounding in p - q, at most n - 1 in the sum, one in /.
+# Both hold for values in float64's normal range (>= 2**-1022); a subnormal value's roundings are
+# bounded in absolute terms instead (at most 2**-1075 each).
 RECONSTRUCTION_RTOL = 4 * FLOAT64_EPS
 
 

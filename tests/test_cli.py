@@ -139,8 +139,10 @@ def test_normalize_is_explicit(capsys):
     assert (data["alpha"], data["z"], data["residual"]) == ("3/4", "1/4", {"A": "0", "B": "1"})
     floating = run_json(capsys, "residual", "--p", "A=1,B=3", "--q", "A=1,B=1", "--normalize")
     assert floating["residual"] == {"A": 0.0, "B": 1.0}
+    code, out, _ = run(capsys, "residual", "--p", "A=1,B=3", "--q", "A=1,B=1", "--normalize", "--exact")
+    assert code == 0 and "divided by their own sum" in out  # said in the table, not done silently
     code, _, err = run(capsys, "residual", "--p", "A=1,B=3", "--q", "A=1,B=1")
-    assert code == 2 and "'B'" in err  # never normalised silently
+    assert code == 2 and "'B'" in err  # never normalised without the option
 
 
 def test_float_sum_tolerance_versus_exact(capsys):
