@@ -141,11 +141,11 @@ class Problem:
     def prompt(self) -> str:
         t = self.token
         if self.kind == "alpha":
-            return "What is the acceptance probability alpha = sum of min(p, q)?"
+            return "What is the acceptance probability α = Σ min(p, q)?"
         if self.kind == "z":
-            return "What is the rejection probability Z = sum of max(0, p - q)?"
+            return "What is the rejection probability Z = Σ max(0, p − q)?"
         if self.kind == "r":
-            return f"What is the residual r({t}) = max(0, p({t}) - q({t})) / Z?"
+            return f"What is the residual r({t}) = max(0, p({t}) − q({t})) / Z?"
         if self.kind == "correction":
             return f"In p({t}) = min(p({t}), q({t})) + Z·r({t}), what is the correction term Z·r({t})?"
         return "Which branch can the sampler take: can a proposal be rejected (rejection) or never (no-rejection)?"

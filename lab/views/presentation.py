@@ -15,19 +15,20 @@ APP_PARAMS = (PRESENT_KEY,)  # URL parameters that belong to the whole app, not 
 URL_ON_WORDS = ("1", "true", "yes", "on")
 
 # Static CSS only. Streamlit sizes text in rem, so a larger root font enlarges every page's text;
-# plotly draws its text in px, so charts get larger text and a little more height.
+# plotly draws text in px: tick labels, bar labels and axis titles get larger px sizes (the legend keeps its
+# size, because plotly measures it before CSS applies and a larger legend text would be cut off).
 PRESENTATION_CSS = """
 <style>
 html { font-size: 21px; }
-[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"], [data-testid="stExpandSidebarButton"] {
-  display: none !important;
+/* Narrow screens show the top navigation inside the sidebar menu, so the sidebar is hidden on wide ones only. */
+@media (min-width: 641px) {
+  [data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"], [data-testid="stExpandSidebarButton"] {
+    display: none !important;
+  }
 }
 .stMainBlockContainer, [data-testid="stMainBlockContainer"] { padding-top: 4.5rem; }
-.js-plotly-plot .xtick text, .js-plotly-plot .ytick text { font-size: 17px !important; }
-.js-plotly-plot .legendtext, .js-plotly-plot .g-xtitle text, .js-plotly-plot .g-ytitle text {
-  font-size: 17px !important;
-}
-.js-plotly-plot .bartext { font-size: 16px !important; }
+.js-plotly-plot .xtick text, .js-plotly-plot .ytick text, .js-plotly-plot .bartext { font-size: 16px !important; }
+.js-plotly-plot .g-xtitle text, .js-plotly-plot .g-ytitle text { font-size: 17px !important; }
 @media (max-width: 640px) { html { font-size: 18px; } }
 </style>
 """
