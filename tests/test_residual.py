@@ -295,6 +295,8 @@ def test_float_path_against_exact_within_stated_tolerance(pair):
     result = residual_float(p, q)
     assert not result.exact and result.arithmetic == "float64"
     assert_within_stated_tolerances(result, p, q)
+    # reported exactly when the no-rejection branch meets an alpha that is not 1
+    assert (result.inconsistency is not None) == (result.z == 0 and result.alpha != 1)
 
 
 def test_float_seed_example():
