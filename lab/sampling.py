@@ -351,11 +351,11 @@ def empirical_distance(counts, target) -> float:
 
 
 def convergence_series(p, q, steps: int, seed: int, variant: Variant | str = CORRECT) -> tuple[list[int], list[float]]:
-    """Distance of the empirical frequencies from the target for N = 10, 100, ..., ``steps``
+    """Distance of the empirical frequencies from the target for N = 100, 1000, ..., ``steps``
     (independent runs with the same seed), to show the 1/sqrt(N) shrinkage."""
     steps = check_steps(steps)
     ns = []
-    n = 10
+    n = 100
     while n < steps:
         ns.append(n)
         n *= 10
