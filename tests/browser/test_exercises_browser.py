@@ -1,0 +1,55 @@
+"""The Exercises page and presentation mode in headless Chromium: typing answers, the link, the CSS."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+from browserlib import PHONE, goto, wait_idle
+
+from lab.exercises import generate_problems
+
+
+def exact_text(value) -> str:
+    value = Fraction(value)
+    return str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
+
+
+@pytest.mark.browser
+def test_assignment_link_answers_and_score(page, app_url, screenshot_dir):
+    goto(page, f"{app_url}/exercises?seed=12&count=3&level=zeros")
+    problems = generate_problems(12, 3, "zeros")
+    prompts = page.locator("[data-testid=stMarkdown] strong").all_inner_texts()
+    assert [p.prompt for p in problems] == [t for t in prompts if t.endswith("?")]
+    numeric = next(p for p in problems if not p.is_choice)
+    box = page.get_by_role("textbox", name="Your answer").nth(
+        [p.number for p in problems if not p.is_choice].index(numeric.number)
+    )
+    box.fill(exact_text(numeric.answer) if not isinstance(numeric.answer, str) else numeric.answer)
+    box.press("Enter")
+    wait_idle(page)
+    assert "Correct" in page.locator("[data-testid=stAlertContentSuccess]").first.inner_text()
+    assert page.locator("[data-testid=stMetricValue]").first.inner_text() == "1 / 3"
+    page.screenshot(path=str(screenshot_dir / "exercises-answered-1280x800.png"))
+
+
+@pytest.mark.browser
+def test_presentation_mode_hides_the_sidebar_and_enlarges_text(page, app_url, screenshot_dir):
+    goto(page, f"{app_url}/exercises?seed=3&count=2")
+    assert page.locator("[data-testid=stSidebar]").is_visible()
+    normal = page.evaluate("() => parseFloat(getComputedStyle(document.documentElement).fontSize)")
+    page.get_by_text("Presentation mode").click()
+    wait_idle(page)
+    assert "present=1" in page.url
+    assert not page.locator("[data-testid=stSidebar]").is_visible()
+    assert page.locator("[data-testid=stTopNavLink], header a[href]").count() >= 2  # navigation in the top bar
+    big = page.evaluate("() => parseFloat(getComputedStyle(document.documentElement).fontSize)")
+    assert big > normal * 1.2
+    page.screenshot(path=str(screenshot_dir / "exercises-present-1280x800.png"))
+    # A reload keeps presentation mode (it is in the URL) and still reveals nothing by itself.
+    goto(page, page.url)
+    assert not page.locator("[data-testid=stSidebar]").is_visible()
+    assert page.locator("[data-testid=stExpander]").count() == 0
+    page.set_viewport_size(PHONE)
+    wait_idle(page, started_timeout=50)
+    page.screenshot(path=str(screenshot_dir / "exercises-present-390.png"))
