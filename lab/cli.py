@@ -53,6 +53,12 @@ def cell_text(value, exact: bool) -> str:
     return both_text(value, digits=10) if exact else f"{float(value):.10g}"
 
 
+def summary_text(value, exact: bool) -> str:
+    """alpha and Z under the table: exact with its decimal, or every float64 digit (``repr``), so a
+    sum like 0.9999999999999999 is never shown rounded to 1."""
+    return cell_text(value, exact) if exact else repr(float(value))
+
+
 # --- residual ---------------------------------------------------------------------------------
 
 
@@ -101,14 +107,14 @@ def print_residual_table(result: ResidualResult) -> None:
     print_table(["token", "p", "q", "min(p,q)", "residual r", "Z*r", "min+Z*r"], rows)
     print()
     print(
-        f"alpha = {cell_text(result.alpha, exact)}   Z = {cell_text(result.z, exact)}   "
+        f"alpha = {summary_text(result.alpha, exact)}   Z = {summary_text(result.z, exact)}   "
         f"branch: {result.branch}   arithmetic: {result.arithmetic}"
     )
     if exact:
         same = tuple(result.reconstruction) == tuple(result.p)
         print(f"min(p,q) + Z*r = p exactly, token by token: {'yes' if same else 'NO'}")
     else:
-        print(f"1 - alpha = {float(result.one_minus_alpha):.17g} (consistency figure beside Z = {result.z:.17g})")
+        print(f"1 - alpha = {float(result.one_minus_alpha)!r} (the consistency figure beside Z)")
         if result.inconsistency:
             print(f"numerical inconsistency: {result.inconsistency}")
     if residual is None:

@@ -98,6 +98,10 @@ def test_residual_float_inconsistency_is_reported_in_json(capsys):
     data = run_json(capsys, "residual", "--p", "A=0.7,B=0.2,C=0.1", "--q", "A=0.7,B=0.2,C=0.1")
     assert data["z"] == 0 and data["alpha"] != 1
     assert "alpha" in data["inconsistency"]
+    code, out, _ = run(capsys, "residual", "--p", "A=0.7,B=0.2,C=0.1", "--q", "A=0.7,B=0.2,C=0.1")
+    assert code == 0
+    assert "alpha = 0.9999999999999999   Z = 0.0" in out  # every digit: never shown rounded to 1
+    assert "numerical inconsistency: " in out
 
 
 def test_residual_exact_table(capsys):
