@@ -23,6 +23,17 @@ LAW_PATTERN = "\\"
 FLOAT64_COLOR = COLORS["correction"]  # the error plotted is the error of r
 FLOAT32_COLOR = "#222222"
 GUIDE_COLOR = "#666666"
+# Legends sit under the plot (they push the bottom margin), so a legend wrapping onto several rows on a
+# phone never covers the title or the data.
+LEGEND = {
+    "orientation": "h",
+    "yref": "container",
+    "yanchor": "bottom",
+    "y": 0.0,
+    "x": 0,
+    "xanchor": "left",
+    "font": {"size": FONT_SIZE - 3},
+}
 
 
 def _label(value) -> str:
@@ -58,19 +69,19 @@ def _bar(name: str, x, values, color: str, pattern: str, opacity: float = 1.0) -
     )
 
 
-def _layout(fig: go.Figure, title: str, y_max: float, x_title: str = "token") -> go.Figure:
+def _layout(fig: go.Figure, title: str, y_max: float, x_title: str = "") -> go.Figure:
     fig.update_layout(
         title={"text": title, "font": {"size": FONT_SIZE + 1}},
         barmode="group",
         height=HEIGHT,
-        margin={"l": 55, "r": 10, "t": 100, "b": 50},
+        margin={"l": 55, "r": 10, "t": 50, "b": 50},
         font={"size": FONT_SIZE, "color": "#222222"},
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0, "font": {"size": FONT_SIZE - 2}},
+        legend=LEGEND,
         plot_bgcolor="#ffffff",
         paper_bgcolor="#ffffff",
         bargap=0.2,
     )
-    fig.update_xaxes(title={"text": x_title}, type="category", showline=True, linecolor="#444444")
+    fig.update_xaxes(title={"text": x_title}, type="category", showline=True, linecolor="#444444", automargin=True)
     fig.update_yaxes(
         title={"text": "probability"},
         range=[0, max(y_max, 1e-9) * 1.2],
@@ -127,7 +138,9 @@ def error_vs_z(cases: Sequence[TinyZCase]) -> go.Figure:
             guide = [min(eps / z, 1.0) for z in zs]
             fig.add_trace(
                 go.Scatter(
-                    name=f"{dtype} eps / Z",
+                    name="eps / Z guides (float64, float32)",
+                    legendgroup="guides",
+                    showlegend=dtype == "float64",
                     x=zs,
                     y=guide,
                     mode="lines",
@@ -148,16 +161,17 @@ def error_vs_z(cases: Sequence[TinyZCase]) -> go.Figure:
             )
     fig.update_layout(
         title={"text": "Error of r against the exact residual, by Z (log-log)", "font": {"size": FONT_SIZE + 1}},
-        height=HEIGHT + 40,
-        margin={"l": 70, "r": 10, "t": 120, "b": 55},
+        height=HEIGHT + 120,
+        margin={"l": 70, "r": 10, "t": 50, "b": 55},
         font={"size": FONT_SIZE, "color": "#222222"},
-        legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0, "font": {"size": FONT_SIZE - 3}},
+        legend=LEGEND,
         plot_bgcolor="#ffffff",
         paper_bgcolor="#ffffff",
     )
     fig.update_xaxes(
-        title={"text": "exact Z (rejection probability)"},
+        title={"text": "exact Z (rejection probability)", "standoff": 8},
         type="log",
+        automargin=True,
         exponentformat="power",
         gridcolor="#dddddd",
         showline=True,

@@ -100,11 +100,7 @@ if card.reports:
     )
 else:
     st.markdown("**Reported publicly:** no public report is cited for this mistake here.")
-exact_on = harmless_scenarios(variant)
-st.markdown(
-    f"**Harmless:** {card.harmless_when}  \n"
-    f"One step is exactly p on the shipped scenarios: {', '.join(exact_on) if exact_on else 'none'}."
-)
+st.markdown(f"**Harmless:** {card.harmless_when}")
 
 # --- predict first -------------------------------------------------------------------------------------
 st.subheader("Predict first")
@@ -160,6 +156,10 @@ else:
         hide_index=True,
         width="stretch",
     )
+    exact_on = harmless_scenarios(variant)
+    st.caption(
+        f"{variant}: one step is exactly p on the shipped scenarios {', '.join(exact_on) if exact_on else '(none)'}."
+    )
 
 with st.expander("Every variant on this choice (spoils the predictions)"):
     names = list(report.laws)
@@ -180,29 +180,36 @@ with st.expander("Every variant on this choice (spoils the predictions)"):
 
 # --- single step ---------------------------------------------------------------------------------------
 st.header("A single step through every mistake")
-steps = scenario_names()
-step_name = st.selectbox(
-    "one-step scenario",
-    steps,
-    index=steps.index(report.model) if report.model in steps else 0,
-    key="pit_step_scenario",
-)
-laws = single_step(step_name)
-tokens = laws["correct"].tokens
 st.caption(
-    "Each variant's one-step output law (accepted proposals plus corrections), exact, beside p. "
-    "The seed's example is bernoulli-residual."
+    "For the one-step scenarios: each variant's one-step output law against p, so the seed's example "
+    "(bernoulli-residual) runs through every mistake. Open it after predicting."
 )
-table = {"variant": ["target p", *laws]}
-for i, token in enumerate(tokens):
-    table[token] = [exact_and_decimal(laws["correct"].target[i])] + [exact_and_decimal(v.law[i]) for v in laws.values()]
-table["TV distance"] = ["—"] + [exact_and_decimal(v.tv_distance) for v in laws.values()]
-st.dataframe(table, hide_index=True, width="stretch")
-chart(
-    tv_by_variant(list(laws), [v.tv_distance for v in laws.values()], "One step: distance from p, by variant"),
-    key="pit_step_tv_chart",
-    alt="Horizontal bars: the exact total variation distance of each variant's one-step law from p.",
-)
+with st.expander("Every variant, one step (spoils the predictions)"):
+    steps = scenario_names()
+    step_name = st.selectbox(
+        "one-step scenario",
+        steps,
+        index=steps.index(report.model) if report.model in steps else 0,
+        key="pit_step_scenario",
+    )
+    laws = single_step(step_name)
+    tokens = laws["correct"].tokens
+    st.caption(
+        "Each variant's one-step output law (accepted proposals plus corrections), exact, beside p. "
+        "The seed's example is bernoulli-residual."
+    )
+    table = {"variant": ["target p", *laws]}
+    for i, token in enumerate(tokens):
+        table[token] = [exact_and_decimal(laws["correct"].target[i])] + [
+            exact_and_decimal(v.law[i]) for v in laws.values()
+        ]
+    table["TV distance"] = ["—"] + [exact_and_decimal(v.tv_distance) for v in laws.values()]
+    st.dataframe(table, hide_index=True, width="stretch")
+    chart(
+        tv_by_variant(list(laws), [v.tv_distance for v in laws.values()], "One step: distance from p, by variant"),
+        key="pit_step_tv_chart",
+        alt="Horizontal bars: the exact total variation distance of each variant's one-step law from p.",
+    )
 
 # --- the numerics card ---------------------------------------------------------------------------------
 zero = CARDS["zero-over-zero"]
