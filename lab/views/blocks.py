@@ -52,7 +52,7 @@ row1[1].selectbox(
     index=0,
     key="bk_variant",
     bind="query-params",
-    format_func=lambda name: "correct speculative sampling" if name == "correct" else f"mistake: {name}",
+    help="correct speculative sampling, or one of the named mistakes (see the Pitfalls page)",
 )
 row2 = st.columns(3, vertical_alignment="bottom")
 row2[0].number_input(

@@ -1,0 +1,141 @@
+"""AppTest for the Sampling lab and Blocks pages: controls (and their URL parameters), the Run and
+Step buttons, and the displayed figures against hand-derived values."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+APP = str(Path(__file__).resolve().parents[1] / "app.py")
+SAMPLING = "lab/views/sampling.py"
+BLOCKS = "lab/views/blocks.py"
+
+
+def open_page(page: str, params: dict[str, str] | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    at.query_params.clear()
+    at.query_params.update(params or {})
+    at.switch_page(page).run()
+    assert not at.exception
+    return at
+
+
+def metrics(at: AppTest) -> dict[str, str]:
+    return {m.label: m.value for m in at.metric}
+
+
+def chart_traces(at: AppTest) -> dict[str, dict]:
+    found = {}
+    for element in at.get("plotly_chart"):
+        assert element.proto.alt, "every chart needs alt text"
+        for trace in json.loads(element.proto.spec)["data"]:
+            found[trace.get("name")] = trace
+    return found
+
+
+def markdown_text(at: AppTest) -> str:
+    return "\n".join(m.value for m in at.markdown)
+
+
+# --- Sampling lab -------------------------------------------------------------------------------
+
+
+def test_sampling_results_wait_for_run():
+    at = open_page(SAMPLING)
+    assert not at.metric and not at.get("plotly_chart")  # predict first: nothing shown yet
+    at.slider(key="sl_guess").set_value(0.4).run()
+    at.button(key="sl_run").click().run()
+    assert not at.exception
+    shown = metrics(at)
+    assert shown["your guess"] == "0.40"
+    assert shown["exact Z"] == "2/5 (0.4)"  # seed example: Z = 3/10 + 1/10
+    share = float(shown["corrected share"])
+    assert abs(share - 0.4) < 0.03  # 10,000 steps: sd 0.005, band 6 sigma
+    traces = chart_traces(at)
+    assert traces["target p"]["y"] == pytest.approx([0.1, 0.6, 0.3])
+
+
+def test_sampling_stale_results_are_hidden():
+    at = open_page(SAMPLING)
+    at.button(key="sl_run").click().run()
+    assert at.metric
+    at.number_input(key="sl_steps").set_value(20_000).run()
+    assert not at.metric
+    assert any("changed" in i.value for i in at.info)
+
+
+def test_sampling_controls_from_the_url():
+    at = open_page(SAMPLING, {"sl_scenario": "disjoint-support", "sl_steps": "5000", "sl_seed": "9"})
+    assert at.selectbox(key="sl_scenario").value == "disjoint-support"
+    assert at.number_input(key="sl_steps").value == 5000
+    at.button(key="sl_run").click().run()
+    shown = metrics(at)
+    assert shown["exact Z"] == "1"  # disjoint supports: every proposal is rejected
+    assert float(shown["corrected share"]) == 1.0
+
+
+def test_sampling_equal_distributions_never_correct():
+    at = open_page(SAMPLING, {"sl_scenario": "equal-distributions"})
+    at.button(key="sl_run").click().run()
+    shown = metrics(at)
+    assert shown["exact Z"] == "0" and float(shown["corrected share"]) == 0.0
+    assert "no step is ever rejected" in markdown_text(at)
+
+
+def test_sampling_bad_url_value_is_ignored():
+    at = open_page(SAMPLING, {"sl_steps": "lots", "sl_scenario": "no-such-scenario"})
+    assert at.number_input(key="sl_steps").value == 10_000
+    assert at.selectbox(key="sl_scenario").value == "bernoulli-residual"
+
+
+# --- Blocks -------------------------------------------------------------------------------------
+
+
+def test_blocks_exact_law_distance_zero():
+    at = open_page(BLOCKS)
+    assert metrics(at)["total variation distance"] == "0"
+    law = at.dataframe[-1].value
+    assert list(law["target"]) == list(law["speculative"])
+    # markov-three: P(x y z) = 1/2 * 3/4 * 1/5 = 3/40
+    assert law.loc[law["sequence"] == "x y z", "target"].item() == "3/40"
+
+
+def test_blocks_mistake_from_the_url():
+    # keep-testing on markov-three, K = 2, L = 2: distance 1/40 (tests/test_variants.py enumerates it)
+    at = open_page(BLOCKS, {"bk_variant": "keep-testing-after-rejection", "bk_k": "2", "bk_l": "2"})
+    assert metrics(at)["total variation distance"] == "1/40"
+    assert at.warning and "Mistake shown" in at.warning[0].value
+
+
+def test_blocks_step_through_and_restart():
+    at = open_page(BLOCKS, {"bk_seed": "3", "bk_k": "4"})
+    assert at.session_state["bk_revealed"] == 0
+    assert "The draft proposed 4 tokens" in markdown_text(at)
+    at.button(key="bk_step").click().run()
+    assert at.session_state["bk_revealed"] == 1
+    assert "Draft 1:" in markdown_text(at)
+    at.button(key="bk_all").click().run()
+    assert "The block commits" in markdown_text(at)
+    assert at.button(key="bk_step").disabled
+    at.button(key="bk_restart").click().run()
+    assert at.session_state["bk_revealed"] == 0
+    at.button(key="bk_next_seed").click().run()
+    assert at.number_input(key="bk_seed").value == 4
+    assert not at.exception
+
+
+def test_blocks_speedup_by_hand():
+    at = open_page(BLOCKS)
+    # alpha 0.8, c 0.1: gamma 5 -> 3.68928/1.5 = 2.4595, gamma 6 -> 3.951424/1.6 = 2.4696,
+    # gamma 7 -> 4.1611392/1.7 = 2.4477: best gamma 6
+    shown = metrics(at)
+    assert shown["best γ (0 to 15)"] == "6"
+    assert shown["walltime improvement"] == "2.470×"
+    assert shown["tokens per block at best γ"] == "3.951"
+    at = open_page(BLOCKS, {"bk_alpha": "0.5", "bk_c": "0.5"})
+    # gamma 0 -> 1, gamma 1 -> 1.5/1.5 = 1, gamma 2 -> 1.75/2: speculation does not pay, best gamma 0
+    assert metrics(at)["best γ (0 to 15)"] == "0"
