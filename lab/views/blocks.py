@@ -13,7 +13,7 @@ import streamlit as st
 
 from lab import charts_sampling
 from lab.blocks import compare_laws, run_block
-from lab.display import exact_text
+from lab.display import exact_text, markdown_escape
 from lab.distributions import LabInputError
 from lab.formatting import both_text, decimal_text
 from lab.markov import START, all_model_names, load_model
@@ -114,9 +114,14 @@ def token(i: int) -> str:
     return vocab[i]
 
 
+def md(i: int) -> str:
+    """A token name for a markdown line (escaped: a name like '.' or '*' shows as typed)."""
+    return markdown_escape(vocab[i])
+
+
 def describe(test) -> str:
-    history = model.context_label(test.test_context)
-    head = f"Draft {test.position + 1}: **{token(test.token)}**"
+    history = markdown_escape(model.context_label(test.test_context))
+    head = f"Draft {test.position + 1}: **{md(test.token)}**"
     if test.status == "discarded":
         return f"{head} is discarded: it was drafted after a token the target rejected."
     keep = (
@@ -127,7 +132,7 @@ def describe(test) -> str:
         return f"{head} {keep}. Uniform u = {test.u:.4f} < {decimal_text(test.accept_probability, 4)}: **kept**."
     return (
         f"{head} {keep}. Uniform u = {test.u:.4f} ≥ {decimal_text(test.accept_probability, 4)}: **rejected**; "
-        f"the replacement **{token(test.replacement)}** is drawn from the residual at this position "
+        f"the replacement **{md(test.replacement)}** is drawn from the residual at this position "
         f"(u = {test.correction_u:.4f})."
     )
 
@@ -143,17 +148,17 @@ chart(
         else "; committed " + " ".join(map(token, trace.committed))
     ),
 )
-lines = [f"The draft proposed {block} tokens from q: " + ", ".join(f"**{token(t)}**" for t in trace.drafts) + "."]
+lines = [f"The draft proposed {block} tokens from q: " + ", ".join(f"**{md(t)}**" for t in trace.drafts) + "."]
 shown = trace.tests[: min(revealed, len(trace.tests))] if not finished else trace.tests
 lines += [describe(t) for t in shown]
 if finished:
     if trace.bonus is not None:
         lines.append(
-            f"All {block} drafts passed: one bonus token **{token(trace.bonus)}** is drawn from p "
+            f"All {block} drafts passed: one bonus token **{md(trace.bonus)}** is drawn from p "
             f"(u = {trace.bonus_u:.4f})."
         )
     lines.append(
-        f"The block commits {len(trace.committed)} token(s): **{' '.join(map(token, trace.committed))}**. "
+        f"The block commits {len(trace.committed)} token(s): **{' '.join(map(md, trace.committed))}**. "
         "The next block starts from this corrected prefix."
     )
 for line in lines:
@@ -163,7 +168,7 @@ rejected = next((t for t in shown if t.status == "rejected"), None)
 if rejected is not None:
     history = model.context_label(rejected.test_context)
     p_row, q_row = model.p(rejected.test_context), model.q(rejected.test_context)
-    st.subheader(f"The residual at position {rejected.position + 1} (after {history})")
+    st.subheader(f"The residual at position {rejected.position + 1} (after {markdown_escape(history)})")
     st.dataframe(
         {
             "token": list(vocab),
