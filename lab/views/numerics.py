@@ -50,11 +50,12 @@ cases = family(low, high)
 st.dataframe(
     {
         "gap = exact Z": [c.gap_text for c in cases],
+        "exact r": ["(" + ", ".join(fraction_text(v) for v in c.exact_residual) + ")" for c in cases],
         "float64 Z": [sci(c.float64.z) for c in cases],
         "float64 r": [vector(c.float64.residual) for c in cases],
         "float64 max |err|": [sci(c.float64_error.max_abs) for c in cases],
         "float64 rel err": [sci(c.float64_error.relative) for c in cases],
-        "float32 Z": [sci(c.float32.z) for c in cases],
+        "float32 Z": [sci(c.float32.z) if c.float32.z else "0 (branch lost)" for c in cases],
         "float32 r": [vector(c.float32.residual, 8) for c in cases],
         "float32 max |err|": [sci(c.float32_error.max_abs) for c in cases],
         "float32 rel err": [sci(c.float32_error.relative) for c in cases],
