@@ -23,6 +23,8 @@ def test_sampling_lab_run(browser, app_url, screenshot_dir, viewport_name, viewp
     try:
         goto(page, f"{app_url}/sampling?sl_steps=20000&sl_seed=3&sl_guess=0.3")
         click(page, "Run 20,000 steps", then="[data-testid=stMetric]")
+        page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length >= 4", timeout=30_000)
+        wait_idle(page)
         assert page.locator("[data-testid=stException]").count() == 0
         data = plotly_data(page)
         empirical = {t["name"]: t for t in data[0]}
