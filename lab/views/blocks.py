@@ -23,6 +23,14 @@ from lab.variants import VARIANT_NAMES, VARIANTS
 from lab.views.common import chart
 
 S = st.session_state
+
+
+@st.cache_data(max_entries=128, show_spinner="Enumerating the exact law…")
+def exact_comparison(model_name: str, block: int, length: int, variant_name: str):
+    """The exact law comparison (enumeration with Fractions takes up to a few seconds for large K and L)."""
+    return compare_laws(load_model(model_name), block, length, variant_name)
+
+
 DEFAULT_MODEL = "markov-three"
 MAX_K = 6
 MAX_L = 4
@@ -207,7 +215,7 @@ if finished:
 # --- exact law ------------------------------------------------------------------------------------
 st.header(f"Exact law of the first {length} tokens")
 try:
-    comparison = compare_laws(model, block, length, variant)
+    comparison = exact_comparison(model.name, block, length, variant.name)
 except LabInputError as exc:
     st.error(str(exc))
 else:
