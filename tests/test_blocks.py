@@ -4,6 +4,8 @@ import itertools
 from fractions import Fraction as F
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from lab.blocks import (
     BlockInputError,
@@ -16,7 +18,7 @@ from lab.blocks import (
     tv_distance,
 )
 from lab.distributions import from_pairs
-from lab.markov import START, load_model
+from lab.markov import START, MarkovModel, load_model
 from lab.residual import residual_exact
 from lab.sampling import make_streams
 
@@ -177,3 +179,28 @@ def test_bad_block_arguments():
         speculative_law(model, 1, 0)
     with pytest.raises(BlockInputError, match="too many"):
         speculative_law(load_model("eight-words"), 1, 7)
+
+
+# --- random models ------------------------------------------------------------------------------
+
+
+@st.composite
+def rows(draw, size):
+    """A random exact distribution over `size` tokens (zeros allowed): integer weights normalised."""
+    weights = draw(st.lists(st.integers(0, 4), min_size=size, max_size=size).filter(lambda w: sum(w) > 0))
+    return tuple(F(w, sum(weights)) for w in weights)
+
+
+@st.composite
+def models(draw):
+    size = draw(st.integers(2, 3))
+    target = tuple(draw(rows(size)) for _ in range(size + 1))
+    draft = tuple(draw(rows(size)) for _ in range(size + 1))
+    vocab = tuple("abc"[:size])
+    return MarkovModel("random", "random", "", vocab, target, draft)
+
+
+@settings(max_examples=60, deadline=None)
+@given(model=models(), block=st.integers(1, 3), length=st.integers(1, 3))
+def test_random_models_block_law_equals_brute_force_target(model, block, length):
+    assert speculative_law(model, block, length) == brute_force_target(model, length)
