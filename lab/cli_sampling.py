@@ -173,7 +173,10 @@ def run_simulate(args) -> int:
         ]
         print_table(["token", "count", "N*p", "accepted", "expected", "corrected", "expected"], rows)
         print()
-        print(f"corrected share {sim.corrected_share:.4f}   (Z = {data['z']} = {float(sum(sim.law.corrected)):.4f})")
+        expected_share = data["expected_corrected_share"]
+        line = f"corrected share {sim.corrected_share:.4f}   (exact {expected_share} = {float(sim.law.corrected_share):.4f}"
+        line += ")" if variant is CORRECT else f"; Z of the correct algorithm = {data['z']})"
+        print(line)
         print("against p: " + _fit_text(sim.fit("target")))
         if variant is not CORRECT:
             print(f"against the {variant.name} law: " + _fit_text(sim.fit("law")))
