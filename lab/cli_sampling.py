@@ -173,8 +173,8 @@ def run_simulate(args) -> int:
         ]
         print_table(["token", "count", "N*p", "accepted", "expected", "corrected", "expected"], rows)
         print()
-        expected_share = data["expected_corrected_share"]
-        line = f"corrected share {sim.corrected_share:.4f}   (exact {expected_share} = {float(sim.law.corrected_share):.4f}"
+        exact_share = f"{data['expected_corrected_share']} = {float(sim.law.corrected_share):.4f}"
+        line = f"corrected share {sim.corrected_share:.4f}   (exact {exact_share}"
         line += ")" if variant is CORRECT else f"; Z of the correct algorithm = {data['z']})"
         print(line)
         print("against p: " + _fit_text(sim.fit("target")))
