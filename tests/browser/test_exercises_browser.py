@@ -18,6 +18,8 @@ def exact_text(value) -> str:
 @pytest.mark.browser
 def test_assignment_link_answers_and_score(page, app_url, screenshot_dir):
     goto(page, f"{app_url}/exercises?seed=12&count=3&level=zeros")
+    page.wait_for_timeout(1500)  # the URL-bound widgets may trigger one more run after the first load
+    wait_idle(page, started_timeout=50)
     problems = generate_problems(12, 3, "zeros")
     prompts = page.locator("[data-testid=stMarkdown] strong").all_inner_texts()
     assert [p.prompt for p in problems] == [t for t in prompts if t.endswith("?")]
@@ -40,7 +42,8 @@ def test_presentation_mode_hides_the_sidebar_and_enlarges_text(page, app_url, sc
     normal = page.evaluate("() => parseFloat(getComputedStyle(document.documentElement).fontSize)")
     page.get_by_text("Presentation mode").click()
     wait_idle(page)
-    assert "present=1" in page.url
+    page.wait_for_function(f"() => parseFloat(getComputedStyle(document.documentElement).fontSize) > {normal * 1.2}")
+    page.wait_for_url("**present=1**")
     assert not page.locator("[data-testid=stSidebar]").is_visible()
     assert page.locator("[data-testid=stTopNavLink], header a[href]").count() >= 2  # navigation in the top bar
     big = page.evaluate("() => parseFloat(getComputedStyle(document.documentElement).fontSize)")
