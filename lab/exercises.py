@@ -300,6 +300,7 @@ def score_prediction(truth, prediction) -> PredictScore:
 _FRACTION = re.compile(r"[+-]?\d+\s*/\s*\d+")
 _INTEGER = re.compile(r"[+-]?\d+")
 _DECIMAL = re.compile(r"[+-]?(\d+\.\d*|\.\d+)(e[+-]?\d+)?|[+-]?\d+e[+-]?\d+")
+_COMMA_DECIMAL = re.compile(r"[+-]?\d*,\d+")
 _PERCENT = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)\s*%")
 
 
@@ -324,6 +325,8 @@ def parse_answer(text: str) -> ParsedAnswer:
         return ParsedAnswer("fraction", Fraction(int(raw)), raw)
     if _DECIMAL.fullmatch(low):
         return ParsedAnswer("decimal", Fraction(low), raw)
+    if _COMMA_DECIMAL.fullmatch(raw):  # 0,75: a decimal comma
+        return ParsedAnswer("decimal", Fraction(raw.replace(",", ".")), raw)
     if _PERCENT.fullmatch(raw):
         return ParsedAnswer("decimal", Fraction(raw.rstrip("%").strip()) / 100, raw)
     if low in UNDEFINED_WORDS or low.rstrip(".") in UNDEFINED_WORDS or low in BRANCH_WORDS:

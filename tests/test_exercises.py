@@ -134,7 +134,10 @@ def test_seed_example_answers_by_hand():
     assert equal_problem("branch").answer == "no-rejection"
 
 
-@pytest.mark.parametrize("text", ["3/4", "6/8", " 3 / 4 ", "0.75", ".75", "0.7500", "75%", "0.754", "0.746", "0.755"])
+@pytest.mark.parametrize(
+    "text",
+    ["3/4", "6/8", " 3 / 4 ", "0.75", ".75", "0.7500", "75%", "0,75", "7.5e-1", "+0.75", "0.754", "0.746", "0.755"],
+)
 def test_equivalent_forms_accepted(text):
     assert check_answer(seed_example("r", "B"), text).correct
 
