@@ -199,3 +199,19 @@ def test_presentation_off_unless_the_url_says_so(value):
     at = open_page(present=value)
     assert not at.toggle(key="present").value
     assert not any(b.label == "Reveal the solution" for b in at.button)
+
+
+def test_page_and_cli_show_the_same_problems(capsys):
+    import json
+
+    from lab.cli import main
+
+    assert main(["exercises", "--seed", "77", "--count", "4", "--level", "disjoint", "--json"]) == 0
+    cli = json.loads(capsys.readouterr().out)["problems"]
+    at = open_page(seed="77", count="4", level="disjoint")
+    assert shown_prompts(at) == [item["question"] for item in cli]
+    for table, item in zip(at.table[:4], cli):
+        frame = table.value
+        assert list(frame["token"]) == item["tokens"]
+        assert [v.split(" ")[0] for v in frame["p"]] == [item["p"][t] for t in item["tokens"]]
+        assert [v.split(" ")[0] for v in frame["q"]] == [item["q"][t] for t in item["tokens"]]
