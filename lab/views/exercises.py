@@ -208,10 +208,12 @@ def draw_problem(problem: Problem) -> None:
                     )
         for i, hint in enumerate(hints(problem)[: attempt.hints_used], start=1):
             st.info(f"Hint {i}: {plain(hint)}")
-        shown = problem.number in revealed or (attempt.show_solution and not presenting)
-        if shown or attempt.show_solution:
-            # While presenting, the solution opens only when the presenter asks (button or click).
-            with st.expander("Worked solution", expanded=shown and not attempt.correct or problem.number in revealed):
+        pressed = problem.number in revealed  # the presenter's "Reveal the solution" button
+        if pressed or attempt.show_solution:
+            # Open by itself after two wrong tries, except while presenting: then only on the presenter's press
+            # (the collapsed expander can be opened by a click too).
+            opened = pressed or (attempt.show_solution and not attempt.correct and not presenting)
+            with st.expander("Worked solution", expanded=opened):
                 for line in worked_solution(problem):
                     st.markdown(f"- {plain(line)}")
 
