@@ -18,6 +18,7 @@ from lab.exercises import (
     DEFAULT_SEED,
     LEVEL_TITLES,
     Attempt,
+    ExerciseInputError,
     PredictProblem,
     Problem,
     parse_count,
@@ -34,6 +35,15 @@ EXERCISES_URL_PATH = "exercises"
 def assignment_query(seed, count, level) -> dict[str, str]:
     """The URL parameters of an assignment (validated). Defaults are written too, so a link is explicit."""
     return {"seed": str(parse_seed(seed)), "count": str(parse_count(count)), "level": parse_level(level)}
+
+
+def check_base_url(text: str) -> str:
+    """An app address typed by the teacher: http(s) with a host, nothing else."""
+    cleaned = str(text).strip()
+    parts = urlsplit(cleaned)
+    if parts.scheme not in ("http", "https") or not parts.netloc or any(ch.isspace() for ch in cleaned):
+        raise ExerciseInputError(f"app address {cleaned!r} is not an http:// or https:// address with a host")
+    return cleaned
 
 
 def assignment_url(base_url: str, seed, count, level) -> str:

@@ -15,6 +15,7 @@ from lab.exports import (
     answer_key_csv,
     answer_key_markdown,
     assignment_url,
+    check_base_url,
     results_csv,
     worksheet_csv,
     worksheet_html,
@@ -147,3 +148,10 @@ def test_assignment_url():
     assert urlsplit(assignment_url("http://localhost:8501/", 1, 5, "basic")).path == "/exercises"
     with pytest.raises(ExerciseInputError):
         assignment_url("http://localhost:8501/", 1, 99, "basic")
+
+
+def test_typed_app_address_is_checked():
+    assert check_base_url(" http://192.168.1.20:8501 ") == "http://192.168.1.20:8501"
+    for bad in ("javascript:alert(1)", "192.168.1.20:8501", "http://", "ftp://host/", "http://a b/"):
+        with pytest.raises(ExerciseInputError):
+            check_base_url(bad)

@@ -215,3 +215,12 @@ def test_page_and_cli_show_the_same_problems(capsys):
         assert list(frame["token"]) == item["tokens"]
         assert [v.split(" ")[0] for v in frame["p"]] == [item["p"][t] for t in item["tokens"]]
         assert [v.split(" ")[0] for v in frame["q"]] == [item["q"][t] for t in item["tokens"]]
+
+
+def test_teacher_types_the_app_address():
+    at = open_page(seed="7")
+    at.text_input(key="exq_base_url").set_value("http://192.168.1.20:8501").run()
+    assert any(c.value == "http://192.168.1.20:8501/exercises?seed=7&count=5&level=basic" for c in at.code)
+    at.text_input(key="exq_base_url").set_value("javascript:alert(1)").run()
+    assert any("not an http" in e.value for e in at.error)
+    assert not any("javascript" in c.value for c in at.code)

@@ -42,6 +42,7 @@ from lab.exports import (
     answer_key_csv,
     answer_key_markdown,
     assignment_url,
+    check_base_url,
     results_csv,
     worksheet_csv,
     worksheet_html,
@@ -343,7 +344,19 @@ with tab_results:
 # --- teacher: link, QR code, downloads -------------------------------------------------------------
 
 with tab_teacher:
-    url = assignment_url(st.context.url or "http://localhost:8501/", seed, count, level)
+    base = st.context.url or "http://localhost:8501/"
+    typed = st.text_input(
+        "App address for students (optional)",
+        key="exq_base_url",
+        placeholder="e.g. http://192.168.1.20:8501",
+        help="The link uses the address this browser opened; if that is localhost, type one students can reach.",
+    )
+    if typed.strip():
+        try:
+            base = check_base_url(typed)
+        except ExerciseInputError as exc:
+            st.error(f"{plain(exc)}. The link below uses {plain(base)}.")
+    url = assignment_url(base, seed, count, level)
     st.markdown("**Assignment link** (copy it, or let the class scan the QR code):")
     st.code(url, language=None, wrap_lines=True)
     qr = segno.make(url, error="m")
