@@ -122,13 +122,18 @@ def float_branch_check(result: FloatResidual, exact_z: Fraction) -> str | None:
     Uses :func:`lab.residual.branch_inconsistency` and adds the acceptance-test check: rejection
     is possible (rejection probability > 0) while the residual sum is 0.
     """
+    messages = []
+    if exact_z > 0 and result.z == 0:  # the most important finding first: a reachable rejection vanished
+        messages.append(branch_inconsistency(0.0, 1.0, exact_z_is_zero=False))
     found = branch_inconsistency(result.z, result.alpha, exact_z_is_zero=(exact_z == 0))
-    if found is None and result.z == 0 and result.rejection_probability > 0:
-        found = (
+    if found and found not in messages:
+        messages.append(found)
+    if result.z == 0 and result.rejection_probability > 0:
+        messages.append(
             f"the acceptance test rejects with probability {result.rejection_probability:.3g} "
             "but the residual sum Z is 0: rejection with nothing to normalise (0/0)"
         )
-    return found
+    return "; ".join(messages) or None
 
 
 # --- errors against the exact residual ----------------------------------------------------------------

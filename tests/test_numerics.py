@@ -149,3 +149,18 @@ def test_backend_and_tolerances_are_reported():
     tol = stated_tolerances(3)
     assert float(tol["residual_rtol"]) == pytest.approx(6 * FLOAT64_EPS, rel=1e-3)
     assert "no tolerance" in tol["identity"]
+
+
+def test_float64_loses_the_branch_below_its_precision_and_says_so_first():
+    # gap 1e-17: p(A) - q(A) = 7.5e-18 is below half a float64 spacing at 1/2 (2^-54 ~ 5.6e-17) and
+    # p(B) - q(B) = 2.5e-18 below half the spacing at 1/3 (2^-55 ~ 2.8e-17): float64 p(A) = q(A), p(B) = q(B), Z = 0.
+    case = family_case(17)
+    assert case.exact_z == F(1, 10**17) and case.float64.z == 0 and case.float64.residual is None
+    assert case.float64_inconsistency.startswith("float Z = 0 but the exact Z of the same inputs is positive")
+
+
+def test_float32_at_1e8_rejects_with_a_zero_residual_sum():
+    # float32 p(C) = fl32(1/6 - 1e-8) < fl32(1/6) = q(C): the acceptance test can reject C, yet Z = 0.
+    case = family_case(8)
+    assert case.float32.rejection_probability > 0 and case.float32.z == 0
+    assert "residual sum Z is 0" in case.float32_inconsistency
