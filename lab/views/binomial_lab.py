@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import streamlit as st
 
-from lab import charts
 from lab.binomial import N_MAX, N_MIN, BinomialInputError, check_trials
 from lab.display import exact_text
 from lab.explorer_model import ExplorerInputError, decode_prediction, encode_prediction, snap_to_step, to_fraction
@@ -25,7 +24,7 @@ from lab.seed_example import (
     prediction_labels,
     worked_sum,
 )
-from lab.views.common import chart, sync_query_params
+from lab.views.common import chart, figure, sync_query_params
 
 S = st.session_state
 
@@ -157,7 +156,7 @@ with left:
         if inspected
         else " (the exact bars are hidden until Inspect)"
     )
-    chart(charts.binomial_bars(labels, [to_fraction(v) for v in model["preds"]], shown, x_title), "bl_chart", alt)
+    chart(figure("binomial_bars", labels, [to_fraction(v) for v in model["preds"]], shown, x_title), "bl_chart", alt)
 
 if inspected:
     stats = st.columns(3)
@@ -188,9 +187,14 @@ with st.container(border=True):
         + ", ".join(f"{row.token} {fraction_text(row.accepted)}" for row in worked.rows)
         + "."
     )
-    for number, step in enumerate(steps, start=1):
-        mark = ":material/check_box:" if step.done else ":material/check_box_outline_blank:"
-        st.markdown(f"{mark} {number}. {step.text}" + (" — done" if step.done else ""))
+    st.markdown(
+        "  \n".join(
+            (":material/check_box:" if step.done else ":material/check_box_outline_blank:")
+            + f" {number}. {step.text}"
+            + (" — done" if step.done else "")
+            for number, step in enumerate(steps, start=1)
+        )
+    )
     ready = all(step.done for step in steps[:4])
     st.button(
         f"Multiply by Z = {fraction_text(worked.z)} and add",
@@ -217,7 +221,8 @@ with st.container(border=True):
             icon=":material/task_alt:",
         )
         chart(
-            charts.seed_example_stack(
+            figure(
+                "seed_example_stack",
                 worked.tokens,
                 [r.accepted for r in worked.rows],
                 [r.correction for r in worked.rows],

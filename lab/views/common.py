@@ -1,8 +1,10 @@
-"""Small Streamlit helpers shared by the lab pages (URL sync, charts, fraction tables)."""
+"""Small Streamlit helpers shared by the lab pages (URL sync, cached chart figures)."""
 
 from __future__ import annotations
 
 import streamlit as st
+
+from lab import charts
 
 CHART_CONFIG = {"displayModeBar": False, "responsive": True}
 
@@ -14,6 +16,18 @@ def sync_query_params(desired: dict[str, str]) -> None:
     current = st.query_params.to_dict()
     if current != desired:
         st.query_params.from_dict(desired)
+
+
+@st.cache_resource(max_entries=512, show_spinner=False)
+def _figure(builder: str, args: tuple):
+    return getattr(charts, builder)(*args)
+
+
+def figure(builder: str, *args):
+    """``lab.charts.<builder>(*args)``, built once per distinct arguments: plotly's figure validation
+    costs ~10 ms a chart, most reruns (a moved prediction slider) leave most charts unchanged. The
+    figure is shared between sessions, so it must not be modified (st.plotly_chart does not)."""
+    return _figure(builder, tuple(tuple(a) if isinstance(a, list) else a for a in args))
 
 
 def chart(fig, key: str, alt: str) -> None:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import streamlit as st
 
-from lab import charts
 from lab.display import exact_text, markdown_escape
 from lab.explorer_model import (
     MAX_TOKENS,
@@ -31,7 +30,7 @@ from lab.explorer_model import (
 from lab.formatting import both_text, decimal_text, fraction_text
 from lab.residual import residual_exact
 from lab.scenarios import ScenarioError, load_scenario, scenario_names
-from lab.views.common import chart, sync_query_params
+from lab.views.common import chart, figure, sync_query_params
 
 DEFAULT_SCENARIO = "bernoulli-residual"
 S = st.session_state
@@ -139,10 +138,6 @@ def on_remove(index: int) -> None:
     push_widgets(model)
 
 
-def on_reveal() -> None:
-    S["ex_model"]["revealed"] = S["ex_model"]["valid"]
-
-
 if "ex_model" not in S:
     S["ex_model"], S["ex_link_problems"] = model_from_url()
     push_widgets(S["ex_model"])
@@ -209,37 +204,73 @@ else:
             for i, value in enumerate(model["preds"]):
                 S.setdefault(f"ex_r_{i}", value)
 
-p, q = model["valid"]
-result = residual_exact(p, q)
-tokens = result.tokens
-revealed = model["revealed"] == model["valid"]
-if model["revealed"] is not None and not revealed:
+if model["revealed"] is not None and model["revealed"] != model["valid"]:
     model["revealed"] = None
     st.info("p or q changed, so the answer is hidden again: predict, then reveal.")
 
-left, right = st.columns(2, gap="large")
-with left:
-    chart(
-        charts.pq_bars(tokens, p.values, q.values),
-        key="ex_pq_chart",
-        alt="Grouped bars of target p and draft q per token: "
-        + "; ".join(f"{t}: p {fraction_text(a)}, q {fraction_text(b)}" for t, a, b in zip(tokens, p.values, q.values)),
-    )
-with right:
+
+def write_url(model: dict) -> None:
+    """Every control of the page in the URL (only values away from their defaults)."""
+    p, q = model["valid"]
+    desired = {}
+    if model["scenario"] != DEFAULT_SCENARIO:
+        desired["scenario"] = model["scenario"]
+    scenario = load_scenario(model["scenario"])
+    if (p, q) != (scenario.p, scenario.q):
+        desired.update(encode_table(p, q))
+    if any(model["preds"]):
+        desired["r"] = encode_prediction(model["preds"])
+    if model["z_pred"]:
+        desired["z"] = encode_prediction([model["z_pred"]])
+    if model["revealed"] == model["valid"]:
+        desired["reveal"] = "1"
+    sync_query_params(desired)
+
+
+@st.fragment
+def prediction_panel(tokens: tuple[str, ...]) -> None:
+    """The prediction sliders and Reveal. A fragment: before the reveal, moving a slider reruns only
+    this panel (the table, the p/q chart stay as they are), so the page answers as fast as a tiny app.
+    After the reveal the score below depends on the sliders, so a change reruns the whole page."""
+    model = S["ex_model"]
+    revealed = model["revealed"] == model["valid"]
     st.subheader("Your prediction")
     st.caption("Sliders move with the arrow keys. A prediction of r should add up to 1.")
     for start in range(0, len(tokens), 2):
         pred_cols = st.columns(2)
         for col, i in zip(pred_cols, range(start, min(start + 2, len(tokens)))):
-            col.slider(f"Predict r({markdown_escape(tokens[i])})", 0.0, 1.0, step=0.01, key=f"ex_r_{i}", format="%.2f")
+            label = f"Predict r({markdown_escape(tokens[i])})"
+            col.slider(label, 0.0, 1.0, step=0.01, key=f"ex_r_{i}", format="%.2f")
     st.slider("Predict Z", 0.0, 1.0, step=0.01, key="ex_z", format="%.2f", help="The rejection probability")
-    model["preds"] = [S[f"ex_r_{i}"] for i in range(len(tokens))]
-    model["z_pred"] = S["ex_z"]
-    total = sum(to_fraction(v) for v in model["preds"])
-    st.caption(f"Your r adds up to {both_text(total)}.")
-    st.button("Reveal", key="ex_reveal", type="primary", on_click=on_reveal, disabled=revealed)
+    preds, z_pred = [S[f"ex_r_{i}"] for i in range(len(tokens))], S["ex_z"]
+    changed = (preds, z_pred) != (model["preds"], model["z_pred"])
+    model["preds"], model["z_pred"] = preds, z_pred
+    st.caption(f"Your r adds up to {both_text(sum(to_fraction(v) for v in preds))}.")
+    if st.button("Reveal", key="ex_reveal", type="primary", disabled=revealed):
+        model["revealed"] = model["valid"]
+        st.rerun()  # the whole page: the answer is drawn below this panel
+    if revealed and changed:  # only on a rerun of this panel alone: a full run never changes them here
+        st.rerun()
+    write_url(model)
+
+
+p, q = model["valid"]
+result = residual_exact(p, q)
+tokens = result.tokens
+revealed = model["revealed"] == model["valid"]
+left, right = st.columns(2, gap="large")
+with left:
+    chart(
+        figure("pq_bars", tokens, p.values, q.values),
+        key="ex_pq_chart",
+        alt="Grouped bars of target p and draft q per token: "
+        + "; ".join(f"{t}: p {fraction_text(a)}, q {fraction_text(b)}" for t, a, b in zip(tokens, p.values, q.values)),
+    )
+with right:
+    prediction_panel(tokens)
 
 # --- reveal -----------------------------------------------------------------------------------
+
 if revealed:
     st.divider()
     st.subheader("The exact answer")
@@ -260,7 +291,8 @@ if revealed:
     if result.residual is None:
         st.info(
             "Z = 0: p and q are identical, so every proposal is accepted. There is no rejection, so the "
-            "residual r = 0/0 is never evaluated and no residual is drawn; min(p, q) alone is p.",
+            "residual r = 0/0 is never evaluated and no residual is drawn (your r is not scored: there is "
+            "nothing to compare it with); min(p, q) alone is p.",
             icon=":material/check_circle:",
         )
     else:
@@ -278,7 +310,7 @@ if revealed:
         res_left, res_right = st.columns(2, gap="large")
         with res_left:
             chart(
-                charts.prediction_vs_residual(tokens, score.prediction, score.truth),
+                figure("prediction_vs_residual", tokens, score.prediction, score.truth),
                 key="ex_residual_chart",
                 alt="Grouped bars of your predicted r and the exact residual r per token: "
                 + "; ".join(
@@ -300,7 +332,7 @@ if revealed:
             )
     rows = reconstruction_rows(result)
     chart(
-        charts.reconstruction_bars(tokens, result.accepted, result.correction, result.p),
+        figure("reconstruction_bars", tokens, result.accepted, result.correction, result.p),
         key="ex_reconstruction_chart",
         alt="Stacked bars per token: accepted min(p, q) plus correction Z times r, reaching the target p: "
         + "; ".join(
@@ -323,17 +355,4 @@ if revealed:
         key="ex_reconstruction_table",
     )
 
-# --- URL --------------------------------------------------------------------------------------
-desired = {}
-if model["scenario"] != DEFAULT_SCENARIO:
-    desired["scenario"] = model["scenario"]
-scenario = load_scenario(model["scenario"])
-if (p, q) != (scenario.p, scenario.q):
-    desired.update(encode_table(p, q))
-if any(model["preds"]):
-    desired["r"] = encode_prediction(model["preds"])
-if model["z_pred"]:
-    desired["z"] = encode_prediction([model["z_pred"]])
-if revealed:
-    desired["reveal"] = "1"
-sync_query_params(desired)
+write_url(model)

@@ -93,6 +93,8 @@ def wait_idle(page, timeout: float = 30_000, started_timeout: float = 400) -> No
     except Exception:  # the run may already be over (or the change triggered none)
         pass
     page.wait_for_selector(IDLE_SELECTOR, timeout=timeout, state="attached")
+    # elements whose code is still loading show as skeletons (first visit): wait until they are drawn
+    page.wait_for_function("() => !document.querySelector('[data-testid=stSkeleton]')", timeout=timeout)
     page.wait_for_function(
         "() => [...document.querySelectorAll('[data-testid=stPlotlyChart]')]"
         ".every(el => el.querySelector('.js-plotly-plot .main-svg'))",

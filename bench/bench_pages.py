@@ -1,0 +1,166 @@
+"""Median time from a control change to the page being idle, in headless Chromium, for the binomial
+lab and the residual explorer, against a minimal one-slider one-chart app (bench/minimal_app.py)
+measured in the same run. Target: each page within 1.3x the minimal app.
+
+    python bench/bench_pages.py [--rounds 15]
+
+Time is measured inside the page: from the keydown that commits the change (ArrowRight on a slider,
+Enter in a number input) until the app reports ``data-test-script-state=notRunning`` after having
+run, plus two animation frames (so the redrawn charts are painted). Rounds are interleaved
+(minimal, binomial, explorer, minimal, ...) so that machine load affects all three alike.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "tests" / "browser"))
+
+from browserlib import CHROMIUM, CHROMIUM_ARGS, DESKTOP, goto, start_streamlit, stop_process  # noqa: E402
+
+TARGET_RATIO = 1.3
+
+INSTRUMENT_JS = """() => {
+  window.__bench = {start: 0, end: 0, running: false};
+  document.addEventListener('keydown', e => {
+    if (!window.__bench.start && (e.key === 'ArrowRight' || e.key === 'ArrowLeft' || e.key === 'Enter')) {
+      window.__bench.start = performance.now();
+    }
+  }, true);
+  // records keep the old value, so a run that starts and ends between two callbacks is still seen
+  window.__log = [];
+  new MutationObserver(records => {
+    for (const r of records) window.__log.push([performance.now(), r.oldValue, r.target.getAttribute(r.attributeName)]);
+    if (!window.__bench.start) return;
+    for (const record of records) {
+      if (record.target.getAttribute('data-test-script-state') === 'running' || record.oldValue === 'running') {
+        if (!window.__bench.running) window.__bench.runStart = performance.now();
+        window.__bench.running = true;
+      }
+    }
+    const app = document.querySelector('[data-testid=stApp]');
+    const state = app && app.getAttribute('data-test-script-state');
+    if (state === 'notRunning' && window.__bench.running && !window.__bench.end) {
+      window.__bench.end = -1;  // pending: two frames for the redraw to be painted
+      window.__bench.idle = performance.now();
+      requestAnimationFrame(() => requestAnimationFrame(() => { window.__bench.end = performance.now(); }));
+    }
+  }).observe(document.body, {
+    attributes: true, subtree: true, attributeFilter: ['data-test-script-state'], attributeOldValue: true,
+  });
+}"""
+ARM_JS = "() => { window.__bench.start = 0; window.__bench.end = 0; window.__bench.running = false; }"
+ELAPSED_JS = "() => window.__bench.end - window.__bench.start"
+PHASES_JS = (
+    "() => [window.__bench.runStart - window.__bench.start, window.__bench.idle - window.__bench.runStart,"
+    " window.__bench.end - window.__bench.idle]"
+)
+
+
+class Target:
+    def __init__(self, name: str, page, change):
+        self.name, self.page, self.change, self.times, self.skipped = name, page, change, [], 0
+        self.phases = []
+
+    def measure_once(self, i: int, attempts: int = 8) -> None:
+        """One change -> idle time. A change the frontend does not send (Streamlit's slider sometimes
+        skips a keyboard step) is retried with the next step and counted in ``self.skipped``."""
+        for _ in range(attempts):
+            self.page.evaluate(ARM_JS)
+            self.change(self.page, i)
+            try:
+                self.page.wait_for_function("() => window.__bench.end > 0", timeout=2_500)
+            except Exception:
+                self.skipped += 1
+                continue
+            self.times.append(self.page.evaluate(ELAPSED_JS))
+            self.phases.append(self.page.evaluate(PHASES_JS))
+            return
+        state = self.page.evaluate("() => JSON.stringify([window.__bench, window.__log.slice(-6)])")
+        raise RuntimeError(f"{self.name}: no run after {attempts} changes (round {i}, {state})")
+
+
+def slider_step(label: str):
+    def change(page, i):
+        # always one step right (a slider moved back and forth sometimes skips a rerun): at most
+        # warmup + rounds steps of 0.01, within every slider's range here
+        page.get_by_role("slider", name=label).press("ArrowRight")
+
+    return change
+
+
+def number_entry(label: str, values: tuple[str, str]):
+    def change(page, i):
+        field = page.get_by_role("spinbutton", name=label, exact=True)
+        field.fill(values[i % 2])
+        field.press("Enter")
+
+    return change
+
+
+def open_target(browser, url: str, name: str, change) -> Target:
+    page = browser.new_context(viewport=DESKTOP).new_page()
+    goto(page, url)
+    page.evaluate(INSTRUMENT_JS)
+    return Target(name, page, change)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--warmup", type=int, default=3)
+    args = parser.parse_args()
+
+    from playwright.sync_api import sync_playwright
+
+    lab_proc, lab_url = start_streamlit(ROOT / "app.py", cwd=ROOT)
+    min_proc, min_url = start_streamlit(ROOT / "bench" / "minimal_app.py", cwd=ROOT)
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            targets = [
+                open_target(browser, min_url, "minimal app (slider 'value')", slider_step("value")),
+                open_target(
+                    browser,
+                    f"{lab_url}/binomial-lab",
+                    "binomial lab ('lab success p')",
+                    number_entry("lab success p", ("0.74", "0.75")),
+                ),
+                open_target(
+                    browser, f"{lab_url}/", "residual explorer (slider 'Predict r(B)')", slider_step("Predict r(B)")
+                ),
+            ]
+            for i in range(args.warmup + args.rounds):
+                for target in targets:
+                    target.measure_once(i)
+            browser.close()
+    finally:
+        stop_process(lab_proc)
+        stop_process(min_proc)
+
+    medians = {t.name: statistics.median(t.times[args.warmup :]) for t in targets}
+    baseline = medians[targets[0].name]
+    print(f"control change -> idle, median of {args.rounds} rounds (after {args.warmup} warm-up), ms:")
+    worst = 0.0
+    for target in targets:
+        median = medians[target.name]
+        ratio = median / baseline
+        line = f"  {target.name:45s} {median:7.1f} ms"
+        phases = [statistics.median(p[k] for p in target.phases[args.warmup :]) for k in range(3)]
+        line += " (to run start {:.0f}, running {:.0f}, paint {:.0f})".format(*phases)
+        if target.skipped:
+            line += f" ({target.skipped} change(s) without a run, retried)"
+        if target is not targets[0]:
+            worst = max(worst, ratio)
+            verdict = "ok" if ratio <= TARGET_RATIO else "ABOVE TARGET"
+            line += f"   ratio {ratio:4.2f}x vs minimal (target <= {TARGET_RATIO}x): {verdict}"
+        print(line)
+    return 0 if worst <= TARGET_RATIO else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
