@@ -23,6 +23,8 @@ def open_page(page: str, params: dict[str, str] | None = None) -> AppTest:
         at.query_params.update(params or {})
         at.run()
     else:
+        if "present" in (params or {}):  # app-wide: read by app.py on the session's first run
+            at.query_params["present"] = params["present"]
         at.run()
         at.query_params.clear()
         at.query_params.update(params or {})
@@ -285,3 +287,14 @@ def test_binomial_state_from_url_and_bad_links():
         and "prediction of 0: 'x' is not a number" in warnings
     )
     assert bad.number_input(key="bl_p").value == 0.5 and bad.number_input(key="bl_n").value == 10
+
+
+def test_presenting_keeps_present_in_the_url_and_reveals_only_on_the_button():
+    at = open_page(EXPLORER, {"present": "1", "reveal": "1", "r": "0,0.75,0.25"})
+    assert "exact residual r" not in traces(at)  # no reveal from a link while presenting
+    at.button(key="ex_reveal").click().run()
+    assert traces(at)["exact residual r"]["y"] == [0.0, 0.75, 0.25]
+    assert at.query_params["present"] == "1" and at.query_params["reveal"] == "1"
+    lab = open_page(BINOMIAL, {"present": "1", "lab_p": "0.75", "n": "1", "inspect": "1"})
+    assert list(traces(lab)) == ["your prediction"]
+    assert lab.query_params["present"] == "1"

@@ -25,6 +25,7 @@ from lab.seed_example import (
     worked_sum,
 )
 from lab.views.common import chart, figure, sync_query_params
+from lab.views.presentation import url_reveal_allowed
 
 S = st.session_state
 
@@ -67,10 +68,10 @@ def model_from_url() -> tuple[dict, list[str]]:
             ]
         except ExplorerInputError as exc:
             problems.append(str(exc))
-    if params.get("inspect") == "1":
+    if params.get("inspect") == "1" and url_reveal_allowed():  # presenting: reveal only on the button
         model["inspected"] = (model["lab_p"], model["n"])
     model["reset"] = params.get("reset") == "1"
-    model["summed"] = params.get("sum") == "1"
+    model["summed"] = params.get("sum") == "1" and url_reveal_allowed()
     return model, problems
 
 

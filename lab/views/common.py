@@ -5,17 +5,20 @@ from __future__ import annotations
 import streamlit as st
 
 from lab import charts
+from lab.views.presentation import APP_PARAMS
 
 CHART_CONFIG = {"displayModeBar": False, "responsive": True}
 
 
 def sync_query_params(desired: dict[str, str]) -> None:
-    """Make the URL hold exactly ``desired`` (the page's controls away from their defaults).
+    """Make the URL hold exactly ``desired`` (the page's controls away from their defaults) plus the
+    app-wide parameters (``present=1``), which belong to app.py, not to the page.
 
     Written only when it differs, so an unchanged run does not touch the browser history."""
     current = st.query_params.to_dict()
-    if current != desired:
-        st.query_params.from_dict(desired)
+    wanted = {**{k: current[k] for k in APP_PARAMS if k in current}, **desired}
+    if current != wanted:
+        st.query_params.from_dict(wanted)
 
 
 @st.cache_resource(max_entries=512, show_spinner=False)

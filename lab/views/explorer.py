@@ -31,6 +31,7 @@ from lab.formatting import both_text, decimal_text, fraction_text
 from lab.residual import residual_exact
 from lab.scenarios import ScenarioError, load_scenario, scenario_names
 from lab.views.common import chart, figure, sync_query_params
+from lab.views.presentation import url_reveal_allowed
 
 DEFAULT_SCENARIO = "bernoulli-residual"
 S = st.session_state
@@ -85,7 +86,7 @@ def model_from_url() -> tuple[dict, list[str]]:
             model["z_pred"] = float(snap_to_step(parse_prediction_value(params["z"], "prediction of Z")))
         except ExplorerInputError as exc:
             problems.append(f"link: {exc}")
-    if params.get("reveal") == "1":
+    if params.get("reveal") == "1" and url_reveal_allowed():  # presenting: reveal only on the button
         model["revealed"] = model["valid"]
     return model, problems
 
