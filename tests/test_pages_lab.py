@@ -73,6 +73,10 @@ def metric(at: AppTest, label_start: str) -> str:
 
 def test_explorer_hides_the_answer_until_reveal():
     at = open_page(EXPLORER)
+    assert not at.text_input  # the token table is drawn only while editing
+    at.toggle(key="ex_edit").set_value(True).run()
+    assert [t.value for t in at.text_input] == ["A", "1/10", "1/2", "B", "3/5", "3/10", "C", "3/10", "1/5"]
+    at.toggle(key="ex_edit").set_value(False).run()
     assert at.selectbox(key="ex_scenario").value == "bernoulli-residual"
     t = traces(at)
     assert t["target p"]["y"] == [0.1, 0.6, 0.3] and t["draft q"]["y"] == [0.5, 0.3, 0.2]
@@ -117,7 +121,7 @@ def test_explorer_perfect_prediction_scores_zero():
 
 
 def test_explorer_bad_input_names_the_token_and_keeps_the_last_valid_state():
-    at = open_page(EXPLORER)
+    at = open_page(EXPLORER, {"edit": "1"})
     at.text_input(key="ex_p_1").set_value("abc").run()
     errors = [e.value for e in at.error]
     assert len(errors) == 1 and "'B'" in errors[0] and "not a number" in errors[0]
@@ -130,7 +134,7 @@ def test_explorer_bad_input_names_the_token_and_keeps_the_last_valid_state():
 
 
 def test_explorer_changing_p_after_reveal_hides_it_and_reset_restores():
-    at = open_page(EXPLORER)
+    at = open_page(EXPLORER, {"edit": "1"})
     at.button(key="ex_reveal").click().run()
     assert "exact residual r" in traces(at)
     at.text_input(key="ex_p_0").set_value("0.2").run()
@@ -166,7 +170,7 @@ def test_explorer_disjoint_support_shows_r_equal_to_p():
 
 
 def test_explorer_add_and_remove_tokens():
-    at = open_page(EXPLORER)
+    at = open_page(EXPLORER, {"edit": "1"})
     at.button(key="ex_add").click().run()
     assert at.text_input(key="ex_name_3").value == "D"
     at.text_input(key="ex_p_2").set_value("1/5")
@@ -298,3 +302,15 @@ def test_presenting_keeps_present_in_the_url_and_reveals_only_on_the_button():
     lab = open_page(BINOMIAL, {"present": "1", "lab_p": "0.75", "n": "1", "inspect": "1"})
     assert list(traces(lab)) == ["your prediction"]
     assert lab.query_params["present"] == "1"
+
+
+def test_explorer_edits_survive_closing_the_editor_and_go_into_the_link():
+    at = open_page(EXPLORER, {"edit": "1"})
+    at.text_input(key="ex_p_0").set_value("0.2")
+    at.text_input(key="ex_p_1").set_value("1/2").run()  # 1/5 + 1/2 + 3/10 = 1
+    at.toggle(key="ex_edit").set_value(False).run()
+    assert not at.text_input
+    assert traces(at)["target p"]["y"] == [0.2, 0.5, 0.3]
+    assert at.query_params["p"] == "1/5,1/2,3/10" and at.query_params["tokens"] == "A,B,C"
+    at.toggle(key="ex_edit").set_value(True).run()
+    assert at.text_input(key="ex_p_0").value == "0.2" and at.text_input(key="ex_p_1").value == "1/2"

@@ -110,145 +110,159 @@ st.markdown(
 for problem in S.pop("bl_link_problems", []):
     st.warning(problem, icon=":material/link_off:")
 
-controls = st.columns([2, 2, 1, 1], vertical_alignment="bottom")
-controls[0].number_input("lab success p", min_value=0.0, max_value=1.0, step=0.01, format="%.2f", key="bl_p")
-controls[1].number_input("n", min_value=N_MIN, max_value=N_MAX, step=1, key="bl_n", help="Number of trials, 1 to 26")
-controls[2].button("Reset", key="bl_reset", on_click=on_reset, help="Back to the defaults", width="stretch")
 
-lab_p, n = S["bl_p"], int(S["bl_n"])
-if n != model["n"]:  # new outcomes: new, empty predictions (these widgets are not drawn yet)
-    model["preds"] = [0.0] * (n + 1)
-    for k in range(n + 1):
-        S[f"bl_pred_{k}"] = 0.0
-model["lab_p"], model["n"] = lab_p, n
-result = lab_result(lab_p, n)
-labels = outcome_labels(n)
-inspected = model["inspected"] == (lab_p, n)
-if model["inspected"] is not None and not inspected:
-    model["inspected"] = None
-    st.info("lab success p or n changed, so the bars are hidden again: predict, then Inspect.")
-controls[3].button("Inspect", key="bl_inspect", type="primary", on_click=on_inspect, width="stretch")
+@st.fragment
+def lab_body() -> None:
+    """Everything below the title is one fragment: a control change reruns only this part, not the
+    app's navigation and header, which keeps the lab as quick to answer as a one-slider app."""
+    model = S["bl_model"]
 
-st.markdown(
-    "With n = 1 the two bars are **B** (success) and **C** (failure). In the seed's example A has zero "
-    "residual mass, so A is outside this two-outcome display. This is an exact Bernoulli picture of a "
-    "stipulated conditional residual: it is not a rejection sampler and not a three-token model."
-)
-
-left, right = st.columns([3, 2], gap="large")
-with right:
-    st.subheader("Your prediction")
-    names = prediction_labels(n)
-    per_row = 2 if n == 1 else 3
-    for start in range(0, len(names), per_row):
-        cols = st.columns(per_row)
-        for col, k in zip(cols, range(start, min(start + per_row, len(names)))):
-            S.setdefault(f"bl_pred_{k}", 0.0)
-            col.number_input(names[k], min_value=0.0, max_value=1.0, step=0.01, format="%.2f", key=f"bl_pred_{k}")
-    model["preds"] = [S[f"bl_pred_{k}"] for k in range(len(labels))]
-    st.caption(f"Your bars add up to {both_text(sum(to_fraction(v) for v in model['preds']))}.")
-exact = display_values(result)
-x_title = "outcome (B = success, C = failure)" if n == 1 else "number of successes k"
-with left:
-    shown = exact if inspected else None
-    alt = "Bars of your predicted probabilities" + (
-        " beside the exact Binomial probabilities: "
-        + "; ".join(f"{lab}: exact {exact_text(v)}" for lab, v in zip(labels, exact))
-        if inspected
-        else " (the exact bars are hidden until Inspect)"
+    controls = st.columns([2, 2, 1, 1], vertical_alignment="bottom")
+    controls[0].number_input("lab success p", min_value=0.0, max_value=1.0, step=0.01, format="%.2f", key="bl_p")
+    controls[1].number_input(
+        "n", min_value=N_MIN, max_value=N_MAX, step=1, key="bl_n", help="Number of trials, 1 to 26"
     )
-    chart(figure("binomial_bars", labels, [to_fraction(v) for v in model["preds"]], shown, x_title), "bl_chart", alt)
+    controls[2].button("Reset", key="bl_reset", on_click=on_reset, help="Back to the defaults", width="stretch")
 
-if inspected:
-    stats = st.columns(3)
-    stats[0].metric("mean n·p", both_text(result.mean))
-    stats[1].metric("sd √(n·p·(1−p))", decimal_text(result.sd, 4))
-    distance = prediction_distance(model["preds"], exact)
-    stats[2].metric("distance from your bars (TV)", both_text(distance, 3))
-    st.dataframe(
-        {
-            "outcome": list(labels),
-            "your prediction": [fraction_text(to_fraction(v)) for v in model["preds"]],
-            "exact": [exact_text(v) for v in exact],
-            "exact (decimal)": [decimal_text(v) for v in exact],
-        },
-        hide_index=True,
-        key="bl_table",
-    )
+    lab_p, n = S["bl_p"], int(S["bl_n"])
+    if n != model["n"]:  # new outcomes: new, empty predictions (these widgets are not drawn yet)
+        model["preds"] = [0.0] * (n + 1)
+        for k in range(n + 1):
+            S[f"bl_pred_{k}"] = 0.0
+    model["lab_p"], model["n"] = lab_p, n
+    result = lab_result(lab_p, n)
+    labels = outcome_labels(n)
+    inspected = model["inspected"] == (lab_p, n)
+    if model["inspected"] is not None and not inspected:
+        model["inspected"] = None
+        st.info("lab success p or n changed, so the bars are hidden again: predict, then Inspect.")
+    controls[3].button("Inspect", key="bl_inspect", type="primary", on_click=on_inspect, width="stretch")
 
-# --- the seed's example -----------------------------------------------------------------------
-worked = worked_sum(dict(zip(labels, exact)) if n == 1 else {}, SEED_SCENARIO)
-predicted = n == 1 and any(model["preds"])
-steps = guide_steps(model["reset"], lab_p, n, predicted, inspected, model["summed"], worked.z)
-with st.container(border=True):
-    st.subheader("Reproduce the seed's example")
-    st.caption(
-        f"Scenario {SEED_SCENARIO}: the rejection probability is Z = {both_text(worked.z)} "
-        f"and the accepted masses min(p, q) are "
-        + ", ".join(f"{row.token} {fraction_text(row.accepted)}" for row in worked.rows)
-        + "."
-    )
     st.markdown(
-        "  \n".join(
-            (":material/check_box:" if step.done else ":material/check_box_outline_blank:")
-            + f" {number}. {step.text}"
-            + (" — done" if step.done else "")
-            for number, step in enumerate(steps, start=1)
-        )
+        "With n = 1 the two bars are **B** (success) and **C** (failure). In the seed's example A has zero "
+        "residual mass, so A is outside this two-outcome display. This is an exact Bernoulli picture of a "
+        "stipulated conditional residual: it is not a rejection sampler and not a three-token model."
     )
-    ready = all(step.done for step in steps[:4])
-    st.button(
-        f"Multiply by Z = {fraction_text(worked.z)} and add",
-        key="bl_sum",
-        on_click=on_sum,
-        disabled=not ready or model["summed"],
-    )
-    if steps[-1].done:
-        lines = []
-        for row in worked.rows:
-            shown_text = f"Z × {fraction_text(row.displayed)}" if row.in_display else "Z × 0 (outside the display)"
-            lines.append(
-                f"- {row.token}: {fraction_text(row.accepted)} + {shown_text} = {fraction_text(row.accepted)} + "
-                f"{fraction_text(row.correction)} = **{fraction_text(row.total)}** "
-                f"(target p = {fraction_text(row.target)})"
-            )
-        st.markdown("\n".join(lines))
-        verdict = "recovers" if worked.recovers_target else "does not recover"
-        st.success(
-            "The sum "
-            + verdict
-            + " the unconditional target: "
-            + ", ".join(f"{row.token} {fraction_text(row.total)}" for row in worked.rows),
-            icon=":material/task_alt:",
+
+    left, right = st.columns([3, 2], gap="large")
+    with right:
+        st.subheader("Your prediction")
+        names = prediction_labels(n)
+        per_row = 2 if n == 1 else 3
+        for start in range(0, len(names), per_row):
+            cols = st.columns(per_row)
+            for col, k in zip(cols, range(start, min(start + per_row, len(names)))):
+                S.setdefault(f"bl_pred_{k}", 0.0)
+                col.number_input(names[k], min_value=0.0, max_value=1.0, step=0.01, format="%.2f", key=f"bl_pred_{k}")
+        model["preds"] = [S[f"bl_pred_{k}"] for k in range(len(labels))]
+        st.caption(f"Your bars add up to {both_text(sum(to_fraction(v) for v in model['preds']))}.")
+    exact = display_values(result)
+    x_title = "outcome (B = success, C = failure)" if n == 1 else "number of successes k"
+    with left:
+        shown = exact if inspected else None
+        alt = "Bars of your predicted probabilities" + (
+            " beside the exact Binomial probabilities: "
+            + "; ".join(f"{lab}: exact {exact_text(v)}" for lab, v in zip(labels, exact))
+            if inspected
+            else " (the exact bars are hidden until Inspect)"
         )
         chart(
-            figure(
-                "seed_example_stack",
-                worked.tokens,
-                [r.accepted for r in worked.rows],
-                [r.correction for r in worked.rows],
-                [r.target for r in worked.rows],
-            ),
-            "bl_seed_chart",
-            "Stacked bars per token: accepted min(p, q) plus Z times the displayed bar, reaching the target: "
-            + "; ".join(
-                f"{r.token}: {fraction_text(r.accepted)} + {fraction_text(r.correction)} = {fraction_text(r.total)}"
-                for r in worked.rows
-            ),
+            figure("binomial_bars", labels, [to_fraction(v) for v in model["preds"]], shown, x_title), "bl_chart", alt
         )
 
-# --- URL --------------------------------------------------------------------------------------
-desired = {}
-if to_fraction(lab_p) != DEFAULT_LAB_P:
-    desired["lab_p"] = f"{lab_p:.2f}"
-if n != DEFAULT_N:
-    desired["n"] = str(n)
-if any(model["preds"]):
-    desired["pred"] = encode_prediction(model["preds"])
-if inspected:
-    desired["inspect"] = "1"
-if model["reset"]:
-    desired["reset"] = "1"
-if model["summed"]:
-    desired["sum"] = "1"
-sync_query_params(desired)
+    if inspected:
+        stats = st.columns(3)
+        stats[0].metric("mean n·p", both_text(result.mean))
+        stats[1].metric("sd √(n·p·(1−p))", decimal_text(result.sd, 4))
+        distance = prediction_distance(model["preds"], exact)
+        stats[2].metric("distance from your bars (TV)", both_text(distance, 3))
+        st.dataframe(
+            {
+                "outcome": list(labels),
+                "your prediction": [fraction_text(to_fraction(v)) for v in model["preds"]],
+                "exact": [exact_text(v) for v in exact],
+                "exact (decimal)": [decimal_text(v) for v in exact],
+            },
+            hide_index=True,
+            key="bl_table",
+        )
+
+    # --- the seed's example -----------------------------------------------------------------------
+    worked = worked_sum(dict(zip(labels, exact)) if n == 1 else {}, SEED_SCENARIO)
+    predicted = n == 1 and any(model["preds"])
+    steps = guide_steps(model["reset"], lab_p, n, predicted, inspected, model["summed"], worked.z)
+    with st.container(border=True):
+        st.subheader("Reproduce the seed's example")
+        st.caption(
+            f"Scenario {SEED_SCENARIO}: the rejection probability is Z = {both_text(worked.z)} "
+            f"and the accepted masses min(p, q) are "
+            + ", ".join(f"{row.token} {fraction_text(row.accepted)}" for row in worked.rows)
+            + "."
+        )
+        st.markdown(
+            "  \n".join(
+                (":material/check_box:" if step.done else ":material/check_box_outline_blank:")
+                + f" {number}. {step.text}"
+                + (" — done" if step.done else "")
+                for number, step in enumerate(steps, start=1)
+            )
+        )
+        ready = all(step.done for step in steps[:4])
+        st.button(
+            f"Multiply by Z = {fraction_text(worked.z)} and add",
+            key="bl_sum",
+            on_click=on_sum,
+            disabled=not ready or model["summed"],
+        )
+        if steps[-1].done:
+            lines = []
+            for row in worked.rows:
+                shown_text = f"Z × {fraction_text(row.displayed)}" if row.in_display else "Z × 0 (outside the display)"
+                lines.append(
+                    f"- {row.token}: {fraction_text(row.accepted)} + {shown_text} = {fraction_text(row.accepted)} + "
+                    f"{fraction_text(row.correction)} = **{fraction_text(row.total)}** "
+                    f"(target p = {fraction_text(row.target)})"
+                )
+            st.markdown("\n".join(lines))
+            verdict = "recovers" if worked.recovers_target else "does not recover"
+            st.success(
+                "The sum "
+                + verdict
+                + " the unconditional target: "
+                + ", ".join(f"{row.token} {fraction_text(row.total)}" for row in worked.rows),
+                icon=":material/task_alt:",
+            )
+            chart(
+                figure(
+                    "seed_example_stack",
+                    worked.tokens,
+                    [r.accepted for r in worked.rows],
+                    [r.correction for r in worked.rows],
+                    [r.target for r in worked.rows],
+                ),
+                "bl_seed_chart",
+                "Stacked bars per token: accepted min(p, q) plus Z times the displayed bar, reaching the target: "
+                + "; ".join(
+                    f"{r.token}: {fraction_text(r.accepted)} + {fraction_text(r.correction)} = {fraction_text(r.total)}"
+                    for r in worked.rows
+                ),
+            )
+
+    # --- URL --------------------------------------------------------------------------------------
+    desired = {}
+    if to_fraction(lab_p) != DEFAULT_LAB_P:
+        desired["lab_p"] = f"{lab_p:.2f}"
+    if n != DEFAULT_N:
+        desired["n"] = str(n)
+    if any(model["preds"]):
+        desired["pred"] = encode_prediction(model["preds"])
+    if inspected:
+        desired["inspect"] = "1"
+    if model["reset"]:
+        desired["reset"] = "1"
+    if model["summed"]:
+        desired["sum"] = "1"
+    sync_query_params(desired)
+
+
+lab_body()

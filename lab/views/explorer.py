@@ -57,6 +57,7 @@ def fresh_model(name: str) -> dict:
         "preds": [0.0] * len(rows),
         "z_pred": 0.0,
         "revealed": None,
+        "edit": False,  # the token table is drawn only while editing (a shorter page answers faster)
     }
 
 
@@ -86,6 +87,7 @@ def model_from_url() -> tuple[dict, list[str]]:
             model["z_pred"] = float(snap_to_step(parse_prediction_value(params["z"], "prediction of Z")))
         except ExplorerInputError as exc:
             problems.append(f"link: {exc}")
+    model["edit"] = params.get("edit") == "1"
     if params.get("reveal") == "1" and url_reveal_allowed():  # presenting: reveal only on the button
         model["revealed"] = model["valid"]
     return model, problems
@@ -99,6 +101,7 @@ def push_widgets(model: dict) -> None:
     for i, value in enumerate(model["preds"]):
         S[f"ex_r_{i}"] = value
     S["ex_z"] = model["z_pred"]
+    S["ex_edit"] = model["edit"]
 
 
 def restore_missing_widgets(model: dict) -> None:
@@ -110,15 +113,16 @@ def restore_missing_widgets(model: dict) -> None:
     for i, value in enumerate(model["preds"]):
         S.setdefault(f"ex_r_{i}", value)
     S.setdefault("ex_z", model["z_pred"])
+    S.setdefault("ex_edit", model["edit"])
 
 
 def on_scenario_change() -> None:
-    S["ex_model"] = fresh_model(S["ex_scenario"])
+    S["ex_model"] = {**fresh_model(S["ex_scenario"]), "edit": S["ex_model"]["edit"]}
     push_widgets(S["ex_model"])
 
 
 def on_reset() -> None:
-    S["ex_model"] = fresh_model(S["ex_model"]["scenario"])
+    S["ex_model"] = {**fresh_model(S["ex_model"]["scenario"]), "edit": S["ex_model"]["edit"]}
     push_widgets(S["ex_model"])
     S["ex_message"] = "Reset: the scenario's p and q are back and the predictions are cleared."
 
@@ -171,7 +175,12 @@ try:
 except ScenarioError as exc:  # a scenario file broken while the app runs
     st.error(str(exc))
 
-with st.expander(f"Edit p and q ({len(model['rows'])} tokens; fractions like 3/10 or decimals like 0.3)"):
+model["edit"] = st.toggle(
+    f"Edit p and q ({len(model['rows'])} tokens)",
+    key="ex_edit",
+    help="Type each token's name, p and q as fractions like 3/10 or decimals like 0.3; add or remove tokens",
+)
+if model["edit"]:
     for i in range(len(model["rows"])):
         cols = st.columns([3, 3, 3, 2], vertical_alignment="bottom")
         cols[0].text_input(f"Token {i + 1}", key=f"ex_name_{i}", max_chars=40)
@@ -225,6 +234,8 @@ def write_url(model: dict) -> None:
         desired["z"] = encode_prediction([model["z_pred"]])
     if model["revealed"] == model["valid"]:
         desired["reveal"] = "1"
+    if model["edit"]:
+        desired["edit"] = "1"
     sync_query_params(desired)
 
 
