@@ -21,7 +21,7 @@ SEED_SCENARIO = "bernoulli-residual"
 SEED_LAB_P = Fraction(3, 4)
 SEED_N = 1
 DEFAULT_LAB_P = Fraction(1, 2)
-DEFAULT_N = 10
+DEFAULT_N = 5  # six bars: quick to predict by hand
 
 
 def lab_result(lab_p, n) -> BinomialResult:

@@ -220,9 +220,9 @@ def test_explorer_token_names_are_text_not_markdown():
 def test_binomial_defaults_hide_the_bars():
     at = open_page(BINOMIAL)
     assert at.number_input(key="bl_p").label == "lab success p" and at.number_input(key="bl_p").value == 0.5
-    assert at.number_input(key="bl_n").label == "n" and at.number_input(key="bl_n").value == 10
+    assert at.number_input(key="bl_n").label == "n" and at.number_input(key="bl_n").value == 5
     labels = [n.label for n in at.number_input][2:]
-    assert labels == [f"Predict P({k})" for k in range(11)]
+    assert labels == [f"Predict P({k})" for k in range(6)]
     assert list(traces(at)) == ["your prediction"]
 
 
@@ -274,7 +274,7 @@ def test_binomial_reset_restores_defaults():
     at.number_input(key="bl_p").set_value(0.3).run()
     at.number_input(key="bl_n").set_value(2).run()
     at.button(key="bl_reset").click().run()
-    assert at.number_input(key="bl_p").value == 0.5 and at.number_input(key="bl_n").value == 10
+    assert at.number_input(key="bl_p").value == 0.5 and at.number_input(key="bl_n").value == 5
     assert "1. Reset — done" in markdown_text(at)
 
 
@@ -283,14 +283,14 @@ def test_binomial_state_from_url_and_bad_links():
     assert at.number_input(key="bl_p").value == 0.75 and at.number_input(key="bl_n").value == 1
     assert traces(at)["exact probability"]["y"] == [0.75, 0.25]
     assert metric(at, "distance") == "0"
-    bad = open_page(BINOMIAL, {"lab_p": "2", "n": "40", "pred": "x,0,0,0,0,0,0,0,0,0,0"})
+    bad = open_page(BINOMIAL, {"lab_p": "2", "n": "40", "pred": "x,0,0,0,0,0"})
     warnings = " ".join(w.value for w in bad.warning)
     assert (
         "outside [0, 1]" in warnings
         and "outside 1 to 26" in warnings
         and "prediction of 0: 'x' is not a number" in warnings
     )
-    assert bad.number_input(key="bl_p").value == 0.5 and bad.number_input(key="bl_n").value == 10
+    assert bad.number_input(key="bl_p").value == 0.5 and bad.number_input(key="bl_n").value == 5
 
 
 def test_presenting_keeps_present_in_the_url_and_reveals_only_on_the_button():
