@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 import plotly.graph_objects as go
 
-from lab.display import exact_text, short_label
+from lab.display import exact_text, plotly_text, short_label
 from lab.palette import COLORS, PATTERNS
 
 FONT_SIZE = 15
@@ -28,7 +28,7 @@ def _bar(role: str, name: str, x: Sequence[str], values: Sequence, text: bool = 
         marker["pattern"] = {"shape": pattern, "fillmode": "overlay", "fgcolor": "#ffffff", "size": 8, "solidity": 0.3}
     return go.Bar(
         name=name,
-        x=list(x),
+        x=[plotly_text(v) for v in x],
         y=[float(v) for v in values],
         marker=marker,
         text=[short_label(v) for v in values] if text else None,
@@ -112,7 +112,7 @@ def reconstruction_bars(tokens: Sequence[str], accepted: Sequence, correction: S
             _bar("correction", "correction Z·r", tokens, correction, inside=True),
             go.Scatter(
                 name="target p",
-                x=list(tokens),
+                x=[plotly_text(t) for t in tokens],
                 y=[float(v) for v in target],
                 mode="markers+text",
                 marker={"symbol": "line-ew", "size": 34, "line": {"width": 3, "color": COLORS["p"]}},

@@ -19,6 +19,12 @@ def markdown_escape(text: str) -> str:
     return _MARKDOWN_SPECIAL.sub(r"\\\1", str(text))
 
 
+def plotly_text(text: str) -> str:
+    """A token name as plotly draws it: plotly reads <b>, <a href=...> and entities in text, so the
+    three characters that make tags or entities are written as entities (shown as typed)."""
+    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
 def short_label(value, max_chars: int = SHORT_FRACTION_CHARS) -> str:
     """A bar label: the exact fraction when it is short (``3/4``), otherwise the decimal (``0.0123``)."""
     if isinstance(value, Fraction) or isinstance(value, int):

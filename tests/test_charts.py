@@ -90,3 +90,12 @@ def test_long_fractions_are_labelled_as_decimals():
     fig = charts.pq_bars(("A", "B"), (F(1369, 10000), F(8631, 10000)), (F(1, 2), F(1, 2)))
     assert list(fig.data[0].text) == ["0.137", "0.863"]
     assert list(fig.data[0].customdata) == ["1369/10000", "8631/10000"]
+
+
+def test_token_names_are_drawn_as_text_not_markup():
+    # plotly would read <a href=...> and <b> in a category name: they must arrive as entities
+    tokens = ("<a href='http://e'>x</a>", "B&<b>")
+    fig = charts.pq_bars(tokens, (F(1, 2), F(1, 2)), (F(1, 2), F(1, 2)))
+    assert list(fig.data[0].x) == ["&lt;a href='http://e'&gt;x&lt;/a&gt;", "B&amp;&lt;b&gt;"]
+    stack = charts.reconstruction_bars(tokens, (F(1, 2),) * 2, (F(0),) * 2, (F(1, 2),) * 2)
+    assert list(stack.data[2].x) == list(fig.data[0].x)

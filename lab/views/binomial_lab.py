@@ -9,7 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 from lab.binomial import N_MAX, N_MIN, BinomialInputError, check_trials
-from lab.display import exact_text
+from lab.display import exact_text, markdown_escape
 from lab.explorer_model import ExplorerInputError, decode_prediction, encode_prediction, snap_to_step, to_fraction
 from lab.formatting import both_text, decimal_text, fraction_text
 from lab.seed_example import (
@@ -108,7 +108,7 @@ st.markdown(
     "**Inspect** the exact Binomial(n, lab success p) probabilities."
 )
 for problem in S.pop("bl_link_problems", []):
-    st.warning(problem, icon=":material/link_off:")
+    st.warning(markdown_escape(problem), icon=":material/link_off:")  # holds URL text: shown as typed
 
 
 @st.fragment

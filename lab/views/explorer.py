@@ -156,7 +156,7 @@ st.markdown(
     "r = max(0, p − q) / Z and the rejection probability Z, then **Reveal** the exact answer."
 )
 for problem in S.pop("ex_link_problems", []):
-    st.warning(problem, icon=":material/link_off:")
+    st.warning(markdown_escape(problem), icon=":material/link_off:")  # holds URL text: shown as typed
 
 names = scenario_names()
 top = st.columns([3, 1], vertical_alignment="bottom")
@@ -173,7 +173,7 @@ if message := S.pop("ex_message", None):
 try:
     st.caption(load_scenario(model["scenario"]).note)
 except ScenarioError as exc:  # a scenario file broken while the app runs
-    st.error(str(exc))
+    st.error(markdown_escape(str(exc)))
 
 model["edit"] = st.toggle(
     f"Edit p and q ({len(model['rows'])} tokens)",
@@ -205,7 +205,8 @@ model["rows"] = [TokenRow(S[f"ex_name_{i}"], S[f"ex_p_{i}"], S[f"ex_q_{i}"]) for
 try:
     new_valid = parse_rows(model["rows"])
 except ExplorerInputError as exc:
-    st.error(f"Not applied: {exc}. The last valid p and q stay on screen.", icon=":material/error:")
+    message = markdown_escape(f"Not applied: {exc}. The last valid p and q stay on screen.")  # typed text
+    st.error(message, icon=":material/error:")
 else:
     if new_valid != model["valid"]:
         model["valid"] = new_valid
