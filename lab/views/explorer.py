@@ -170,10 +170,7 @@ top[0].selectbox(
 top[1].button("Reset", key="ex_reset", on_click=on_reset, help="Back to the scenario's p and q", width="stretch")
 if message := S.pop("ex_message", None):
     st.info(message)
-try:
-    st.caption(load_scenario(model["scenario"]).note)
-except ScenarioError as exc:  # a scenario file broken while the app runs
-    st.error(markdown_escape(str(exc)))
+note_slot = st.empty()  # the scenario's note, or a word that p and q were edited (filled once they are parsed)
 
 model["edit"] = st.toggle(
     f"Edit p and q ({len(model['rows'])} tokens)",
@@ -214,6 +211,16 @@ else:
             model["preds"] = (model["preds"] + [0.0] * len(new_valid[0]))[: len(new_valid[0])]
             for i, value in enumerate(model["preds"]):
                 S.setdefault(f"ex_r_{i}", value)
+
+try:
+    scenario_now = load_scenario(model["scenario"])
+except ScenarioError as exc:  # a scenario file broken while the app runs
+    note_slot.error(markdown_escape(str(exc)))
+else:
+    if (scenario_now.p, scenario_now.q) == model["valid"]:
+        note_slot.caption(scenario_now.note)
+    else:
+        note_slot.caption(f"Your own p and q, edited from {model['scenario']}: Reset brings the scenario back.")
 
 if model["revealed"] is not None and model["revealed"] != model["valid"]:
     model["revealed"] = None
@@ -296,6 +303,7 @@ if revealed:
         fraction_text(to_fraction(model["z_pred"])),
         delta=f"error {fraction_text(z_error)}",
         delta_color="off",
+        delta_arrow="off",
     )
     st.markdown(
         f"α = {both_text(result.alpha)}, Z = {both_text(result.z)} "
