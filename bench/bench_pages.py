@@ -110,7 +110,7 @@ def open_target(browser, url: str, name: str, change) -> Target:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=15)
+    parser.add_argument("--rounds", type=int, default=25)
     parser.add_argument("--warmup", type=int, default=3)
     args = parser.parse_args()
 

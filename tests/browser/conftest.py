@@ -12,7 +12,8 @@ Mark browser tests ``@pytest.mark.browser``. Fixtures:
 Helpers in tests/browser/browserlib.py (``from browserlib import goto, wait_idle, plotly_data``):
 ``goto(page, url)`` navigates and waits until the app is idle; ``wait_idle(page)`` waits for the
 run an interaction triggered (and for its plotly charts to be drawn); ``plotly_data(page)`` gives
-every ``.js-plotly-plot``'s traces (name, x, y) as JSON; ``start_streamlit(script)`` /
+every ``.js-plotly-plot``'s traces (name, x, y) as JSON; ``screenshot_full(page, path)`` shoots the
+whole page (Streamlit scrolls inside stMain, so the viewport is stretched for the shot); ``start_streamlit(script)`` /
 ``stop_process(proc)`` run any other script (bench/ uses them); ``DESKTOP`` and ``PHONE`` viewports.
 
 Without /usr/bin/chromium the tests are skipped locally but FAIL when ``CI=true``: they must run in CI.
