@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import plotly.graph_objects as go
 
 from lab.display import exact_text, plotly_text, short_label
-from lab.palette import COLORS, PATTERNS
+from lab.palette import COLORS, role_marker
 
 FONT_SIZE = 15
 HEIGHT = 420
@@ -21,22 +21,45 @@ HEIGHT = 420
 INSIDE_TEXT = {"accepted": "#111111", "correction": "#ffffff"}  # 4.9:1 on green, 6.1:1 on purple
 
 
-def _bar(role: str, name: str, x: Sequence[str], values: Sequence, text: bool = True, inside: bool = False) -> go.Bar:
-    pattern = PATTERNS[role]
-    marker = {"color": COLORS[role], "line": {"color": COLORS[role], "width": 1.5}}
-    if pattern:
-        marker["pattern"] = {"shape": pattern, "fillmode": "overlay", "fgcolor": "#ffffff", "size": 8, "solidity": 0.3}
+def role_bar(
+    role: str,
+    name: str,
+    x: Sequence[str],
+    values: Sequence,
+    *,
+    label=short_label,
+    hover=exact_text,
+    hovertemplate: str | None = None,
+    text: bool = True,
+    inside: bool = False,
+    **extra,
+) -> go.Bar:
+    """A bar trace in a palette role's colour and pattern: a text label on every bar (``label(v)``; inside
+    the bar in a readable colour when ``inside``), ``hover(v)`` as hover text. ``extra`` goes to go.Bar."""
     return go.Bar(
         name=name,
-        x=[plotly_text(v) for v in x],
+        x=list(x),
         y=[float(v) for v in values],
-        marker=marker,
-        text=[short_label(v) for v in values] if text else None,
+        marker=role_marker(role),
+        text=[label(v) for v in values] if text else None,
         textposition="inside" if inside else "outside",
         insidetextanchor="middle",
         textfont={"size": FONT_SIZE - 2, "color": INSIDE_TEXT.get(role, "#222222") if inside else "#222222"},
         cliponaxis=False,
-        customdata=[exact_text(v) for v in values],
+        customdata=[hover(v) for v in values],
+        hovertemplate=hovertemplate or f"{name}<br>%{{x}}: %{{customdata}}<extra></extra>",
+        **extra,
+    )
+
+
+def _bar(role: str, name: str, x: Sequence[str], values: Sequence, text: bool = True, inside: bool = False) -> go.Bar:
+    return role_bar(
+        role,
+        name,
+        [plotly_text(v) for v in x],
+        values,
+        text=text,
+        inside=inside,
         hovertemplate=f"{name}<br>%{{x}}: %{{customdata}} (%{{y:.4g}})<extra></extra>",
     )
 

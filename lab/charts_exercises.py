@@ -7,19 +7,10 @@ from collections.abc import Sequence
 import plotly.graph_objects as go
 
 from lab.formatting import fraction_text
-from lab.palette import COLORS, PATTERNS
+from lab.palette import role_marker
 
 
 def _bar(role: str, name: str, tokens: Sequence[str], values: Sequence, exact: bool = True) -> go.Bar:
-    marker = {"color": COLORS[role], "line": {"color": COLORS[role], "width": 1.5}}
-    if PATTERNS[role]:  # overlay: white pattern on the role colour, so colour never carries meaning alone
-        marker["pattern"] = {
-            "shape": PATTERNS[role],
-            "fillmode": "overlay",
-            "fgcolor": "#ffffff",
-            "size": 8,
-            "solidity": 0.3,
-        }
     return go.Bar(
         name=name,
         x=list(tokens),
@@ -27,7 +18,7 @@ def _bar(role: str, name: str, tokens: Sequence[str], values: Sequence, exact: b
         text=[fraction_text(v) if exact else f"{float(v):.2f}" for v in values],
         textposition="outside",
         cliponaxis=False,
-        marker=marker,
+        marker=role_marker(role),
         hovertemplate="%{x}: %{y:.4f}<extra>" + name + "</extra>",
     )
 

@@ -12,9 +12,10 @@ from fractions import Fraction
 
 import plotly.graph_objects as go
 
+from lab.display import short_label
 from lab.formatting import fraction_text
 from lab.numerics import FLOAT32_EPS, FLOAT64_EPS, TinyZCase
-from lab.palette import COLORS, PATTERNS
+from lab.palette import COLORS, PATTERNS, pattern_marker
 
 FONT_SIZE = 15
 HEIGHT = 400
@@ -36,14 +37,6 @@ LEGEND = {
 }
 
 
-def _label(value) -> str:
-    if isinstance(value, Fraction | int):
-        text = fraction_text(value)
-        if len(text) <= 9:
-            return text
-    return f"{float(value):.3g}"
-
-
 def _hover(value) -> str:
     if isinstance(value, Fraction | int):
         text = fraction_text(value)
@@ -52,15 +45,12 @@ def _hover(value) -> str:
 
 
 def _bar(name: str, x, values, color: str, pattern: str, opacity: float = 1.0) -> go.Bar:
-    marker = {"color": color, "line": {"color": color, "width": 1.5}, "opacity": opacity}
-    if pattern:
-        marker["pattern"] = {"shape": pattern, "fillmode": "overlay", "fgcolor": "#ffffff", "size": 8, "solidity": 0.3}
     return go.Bar(
         name=name,
         x=list(x),
         y=[float(v) for v in values],
-        marker=marker,
-        text=[_label(v) for v in values],
+        marker=pattern_marker(color, pattern, opacity=opacity),
+        text=[short_label(v) for v in values],
         textposition="outside",
         textfont={"size": FONT_SIZE - 3, "color": "#222222"},
         cliponaxis=False,
@@ -224,7 +214,7 @@ def tv_by_variant(names: Sequence[str], distances: Sequence, title: str = "Dista
                 "line": {"color": LAW_COLOR, "width": 1.5},
                 "pattern": {"shape": LAW_PATTERN, "fillmode": "overlay", "fgcolor": "#ffffff", "size": 8},
             },
-            text=[_label(d) for d in distances],
+            text=[short_label(d) for d in distances],
             textposition="outside",
             textfont={"size": FONT_SIZE - 3, "color": "#222222"},
             cliponaxis=False,

@@ -12,8 +12,9 @@ from fractions import Fraction
 
 import plotly.graph_objects as go
 
-from lab.display import exact_text, short_label
-from lab.palette import COLORS, PATTERNS
+from lab.charts import role_bar
+from lab.display import exact_text
+from lab.palette import COLORS
 
 FONT_SIZE = 15
 HEIGHT = 380
@@ -22,49 +23,23 @@ DISCARDED_COLOR = "#767676"  # greyed-out discarded drafts: 4.5:1 on white
 REJECTED_COLOR = COLORS["q"]  # a rejected draft is the draft's token: vermillion, crossed out
 
 
-def _marker(role: str) -> dict:
-    marker = {"color": COLORS[role], "line": {"color": COLORS[role], "width": 1.5}}
-    if PATTERNS[role]:
-        marker["pattern"] = {
-            "shape": PATTERNS[role],
-            "fillmode": "overlay",
-            "fgcolor": "#ffffff",
-            "size": 8,
-            "solidity": 0.3,
-        }
-    return marker
-
-
-def _label(value) -> str:
-    if isinstance(value, Fraction | int):
-        return short_label(value)
-    return f"{float(value):.3g}"
-
-
 def _hover(value) -> str:
     if isinstance(value, Fraction | int):
         return exact_text(value)
     return f"{float(value):.6g}"
 
 
-INSIDE_TEXT = {"accepted": "#111111", "correction": "#ffffff"}  # 4.9:1 on green, 6.1:1 on purple
-
-
 def _bar(role: str, name: str, x, values, offsetgroup: str, base=None, text=True, inside=False) -> go.Bar:
-    return go.Bar(
-        name=name,
-        x=list(x),
-        y=[float(v) for v in values],
+    return role_bar(
+        role,
+        name,
+        x,
+        values,
+        hover=_hover,
+        text=text,
+        inside=inside,
         base=[float(b) for b in base] if base is not None else None,
         offsetgroup=offsetgroup,
-        marker=_marker(role),
-        text=[_label(v) for v in values] if text else None,
-        textposition="inside" if inside else "outside",
-        insidetextanchor="middle",
-        textfont={"size": FONT_SIZE - 2, "color": INSIDE_TEXT.get(role, "#222222") if inside else "#222222"},
-        cliponaxis=False,
-        customdata=[_hover(v) for v in values],
-        hovertemplate=f"{name}<br>%{{x}}: %{{customdata}}<extra></extra>",
     )
 
 

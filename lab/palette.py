@@ -25,3 +25,20 @@ PATTERNS = {
     "residual": "/",
     "prediction": "x",
 }
+
+# the white overlay pattern drawn on a bar's own colour
+PATTERN_STYLE = {"fillmode": "overlay", "fgcolor": "#ffffff", "size": 8, "solidity": 0.3}
+
+
+def pattern_marker(color: str, pattern: str, **extra) -> dict:
+    """A plotly bar marker: ``color`` with an outline of the same colour and, when ``pattern`` is not
+    empty, a white overlay pattern on that colour (so colour never carries meaning alone)."""
+    marker = {"color": color, "line": {"color": color, "width": 1.5}, **extra}
+    if pattern:
+        marker["pattern"] = {"shape": pattern, **PATTERN_STYLE}
+    return marker
+
+
+def role_marker(role: str) -> dict:
+    """The bar marker of a palette role (p, q, accepted, correction, residual, prediction)."""
+    return pattern_marker(COLORS[role], PATTERNS[role])
