@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from lab.formatting import sci_text, vector_text
 from lab.numerics import (
     FAMILY_Q,
     FAMILY_RESIDUAL,
@@ -14,14 +15,6 @@ from lab.numerics import (
     tiny_z_family,
     tiny_z_json,
 )
-
-
-def _sci(value) -> str:
-    return "-" if value is None else f"{value:.3e}"
-
-
-def _vector(values, digits: int = 10) -> str:
-    return "-" if values is None else "(" + ", ".join(f"{float(v):.{digits}g}" for v in values) + ")"
 
 
 def run_numerics(args) -> int:
@@ -41,12 +34,12 @@ def run_numerics(args) -> int:
         rows.append(
             [
                 c.gap_text,
-                _sci(c.float64.z),
-                _vector(c.float64.residual),
-                _sci(c.float64_error.max_abs),
-                _sci(c.float32.z),
-                _vector(c.float32.residual, 8),
-                _sci(c.float32_error.max_abs),
+                sci_text(c.float64.z),
+                vector_text(c.float64.residual),
+                sci_text(c.float64_error.max_abs),
+                sci_text(c.float32.z),
+                vector_text(c.float32.residual, 8),
+                sci_text(c.float32_error.max_abs),
             ]
         )
     print_table(["gap = exact Z", "float64 Z", "float64 r", "err64", "float32 Z", "float32 r", "err32"], rows)

@@ -29,3 +29,13 @@ def json_number(value, exact: bool):
     if exact:
         return fraction_text(value)
     return float(value)
+
+
+def sci_text(value, missing: str = "-") -> str:
+    """``1.234e-05``; ``missing`` when the value is None (no float result)."""
+    return missing if value is None else f"{value:.3e}"
+
+
+def vector_text(values, digits: int = 10, missing: str = "-") -> str:
+    """``(0.75, 0.25)`` with ``digits`` significant digits; ``missing`` when the vector is None."""
+    return missing if values is None else "(" + ", ".join(f"{float(v):.{digits}g}" for v in values) + ")"

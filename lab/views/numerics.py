@@ -4,7 +4,7 @@ import streamlit as st
 
 from lab.charts_pitfalls import error_vs_z, law_vs_target, processed_bars
 from lab.distributions import LabInputError
-from lab.formatting import fraction_text
+from lab.formatting import fraction_text, sci_text, vector_text
 from lab.numerics import (
     FAMILY_Q,
     FAMILY_RESIDUAL,
@@ -18,11 +18,11 @@ from lab.processing import Processing, processed_step_from_text
 
 
 def sci(value) -> str:
-    return "—" if value is None else f"{value:.3e}"
+    return sci_text(value, missing="—")
 
 
 def vector(values, digits: int = 10) -> str:
-    return "—" if values is None else "(" + ", ".join(f"{float(v):.{digits}g}" for v in values) + ")"
+    return vector_text(values, digits, missing="—")
 
 
 @st.cache_data(show_spinner=False)
