@@ -14,6 +14,7 @@ import random
 import re
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import cached_property
 
 from lab.distributions import Distribution, LabInputError
 from lab.formatting import both_text, fraction_text
@@ -92,8 +93,19 @@ def parse_level(value) -> str:
 # --- problems -----------------------------------------------------------------------------------
 
 
+class _ResidualOfPQ:
+    """Mixin for a problem about target ``p`` against draft ``q``: their exact residual, computed once."""
+
+    p: Distribution
+    q: Distribution
+
+    @cached_property
+    def result(self) -> ResidualResult:
+        return residual_exact(self.p, self.q)
+
+
 @dataclass(frozen=True)
-class Problem:
+class Problem(_ResidualOfPQ):
     """One question about the residual of target p against draft q."""
 
     number: int  # 1-based position in the assignment
@@ -103,10 +115,6 @@ class Problem:
     token: str | None  # the token asked about (r and correction questions)
     p: Distribution
     q: Distribution
-
-    @property
-    def result(self) -> ResidualResult:
-        return residual_exact(self.p, self.q)
 
     @property
     def answer(self) -> Fraction | str:
@@ -239,7 +247,7 @@ PREDICT_GOOD_TV = Fraction(1, 10)  # "close" when the total variation distance i
 
 
 @dataclass(frozen=True)
-class PredictProblem:
+class PredictProblem(_ResidualOfPQ):
     """Set the residual bars r(x) for every token, scored by total variation distance."""
 
     number: int
@@ -247,10 +255,6 @@ class PredictProblem:
     level: str
     p: Distribution
     q: Distribution
-
-    @property
-    def result(self) -> ResidualResult:
-        return residual_exact(self.p, self.q)
 
     @property
     def truth(self) -> tuple[Fraction, ...]:
