@@ -87,6 +87,15 @@ def _heading(seed: int, level: str, count: int) -> str:
     return f"seed {seed}, {count} problems, level {level} ({LEVEL_TITLES[level]})"
 
 
+def _md_header(title: str, seed: int, level: str, count: int) -> list[str]:
+    """The first lines of a Markdown export: its title and the assignment it belongs to."""
+    return [f"# Residual Lab {title}", "", f"Assignment: {_heading(seed, level, count)}.", ""]
+
+
+def _md_row(cells) -> str:
+    return "| " + " | ".join(_md_cell(c) for c in cells) + " |"
+
+
 # --- answer key ---------------------------------------------------------------------------------
 
 KEY_HEADER = ("problem", "level", "question", "p", "q", "answer", "answer_decimal")
@@ -128,16 +137,13 @@ def _prediction_rows(predictions: Sequence[PredictProblem]) -> list[list[str]]:
 
 def answer_key_markdown(problems: Sequence[Problem], predictions: Sequence[PredictProblem], seed, level) -> str:
     lines = [
-        "# Residual Lab answer key",
-        "",
-        f"Assignment: {_heading(seed, level, len(problems))}.",
-        "",
+        *_md_header("answer key", seed, level, len(problems)),
         "| problem | question | p | q | answer | decimal |",
         "| --- | --- | --- | --- | --- | --- |",
     ]
     for row in answer_key_rows(problems):
         number, _level, question, p, q, answer, dec = row
-        lines.append("| " + " | ".join(_md_cell(c) for c in (number, question, p, q, answer, dec)) + " |")
+        lines.append(_md_row((number, question, p, q, answer, dec)))
     if predictions:
         lines += [
             "",
@@ -147,7 +153,7 @@ def answer_key_markdown(problems: Sequence[Problem], predictions: Sequence[Predi
             "| --- | --- | --- | --- |",
         ]
         for row in _prediction_rows(predictions):
-            lines.append("| " + " | ".join(_md_cell(c) for c in row) + " |")
+            lines.append(_md_row(row))
     return "\n".join(lines) + "\n"
 
 
@@ -215,10 +221,7 @@ def worksheet_csv(problems: Sequence[Problem]) -> str:
 
 def worksheet_markdown(problems: Sequence[Problem], predictions: Sequence[PredictProblem], seed, level) -> str:
     lines = [
-        "# Residual Lab worksheet",
-        "",
-        f"Assignment: {_heading(seed, level, len(problems))}.",
-        "",
+        *_md_header("worksheet", seed, level, len(problems)),
         ANSWER_HELP,
         "",
     ]
