@@ -366,48 +366,36 @@ with tab_teacher:
     st.markdown("**Downloads** (generated in your browser session, stored nowhere):")
     stem = f"residual-lab-seed{seed}-{level}-{count}"
     d1, d2 = st.columns(2)
-    with d1:
-        st.download_button(
+    downloads = (  # (column, label, data, file name suffix, MIME type, widget key)
+        (
+            d1,
             "Answer key (Markdown)",
             answer_key_markdown(problems, predictions, seed, level),
-            file_name=f"{stem}-key.md",
-            mime="text/markdown",
-            on_click="ignore",
-            key="exq_dl_key_md",
-        )
-        st.download_button(
-            "Answer key (CSV)",
-            answer_key_csv(problems),
-            file_name=f"{stem}-key.csv",
-            mime="text/csv",
-            on_click="ignore",
-            key="exq_dl_key_csv",
-        )
-    with d2:
-        st.download_button(
+            "key.md",
+            "text/markdown",
+            "exq_dl_key_md",
+        ),
+        (d1, "Answer key (CSV)", answer_key_csv(problems), "key.csv", "text/csv", "exq_dl_key_csv"),
+        (
+            d2,
             "Worksheet (HTML, prints cleanly)",
             worksheet_html(problems, predictions, seed, level),
-            file_name=f"{stem}-worksheet.html",
-            mime="text/html",
-            on_click="ignore",
-            key="exq_dl_ws_html",
-        )
-        st.download_button(
+            "worksheet.html",
+            "text/html",
+            "exq_dl_ws_html",
+        ),
+        (
+            d2,
             "Worksheet (Markdown)",
             worksheet_markdown(problems, predictions, seed, level),
-            file_name=f"{stem}-worksheet.md",
-            mime="text/markdown",
-            on_click="ignore",
-            key="exq_dl_ws_md",
-        )
-        st.download_button(
-            "Worksheet (CSV)",
-            worksheet_csv(problems),
-            file_name=f"{stem}-worksheet.csv",
-            mime="text/csv",
-            on_click="ignore",
-            key="exq_dl_ws_csv",
-        )
+            "worksheet.md",
+            "text/markdown",
+            "exq_dl_ws_md",
+        ),
+        (d2, "Worksheet (CSV)", worksheet_csv(problems), "worksheet.csv", "text/csv", "exq_dl_ws_csv"),
+    )
+    for column, label, data, suffix, mime, key in downloads:
+        column.download_button(label, data, file_name=f"{stem}-{suffix}", mime=mime, on_click="ignore", key=key)
     st.caption(
         "The same key from a terminal: " + f"`python -m lab exercises --seed {seed} --count {count} --level {level}`"
     )
