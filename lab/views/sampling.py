@@ -129,22 +129,37 @@ chart(
     f"{n} steps: "
     + "; ".join(f"{t}: p {exact_text(p)}, empirical {f:.4f}" for t, p, f in zip(tokens, scenario.p.values, total)),
 )
+
+
+def branch_chart(counts, branch_law, role: str, title: str, key: str, alt: str) -> list[float]:
+    """One branch's observed counts against the expected N times its exact law; returns the expected counts."""
+    expected = [n * float(v) for v in branch_law]
+    chart(
+        charts_sampling.branch_counts(tokens, counts, expected, role, title),
+        key,
+        f"{alt}: " + "; ".join(f"{t}: {int(o)} vs {e:.1f}" for t, o, e in zip(tokens, counts, expected)),
+    )
+    return expected
+
+
 left, right = st.columns(2)
 with left:
-    expected_acc = [n * float(v) for v in law.accepted]
-    chart(
-        charts_sampling.branch_counts(tokens, sim.accepted, expected_acc, "accepted", "Accepted steps ≈ N·min(p, q)"),
+    expected_acc = branch_chart(
+        sim.accepted,
+        law.accepted,
+        "accepted",
+        "Accepted steps ≈ N·min(p, q)",
         "sl_accepted",
-        "Accepted-only counts with expected N min(p, q): "
-        + "; ".join(f"{t}: {int(o)} vs {e:.1f}" for t, o, e in zip(tokens, sim.accepted, expected_acc)),
+        "Accepted-only counts with expected N min(p, q)",
     )
 with right:
-    expected_cor = [n * float(v) for v in law.corrected]
-    chart(
-        charts_sampling.branch_counts(tokens, sim.corrected, expected_cor, "correction", "Corrected steps ≈ N·Z·r"),
+    expected_cor = branch_chart(
+        sim.corrected,
+        law.corrected,
+        "correction",
+        "Corrected steps ≈ N·Z·r",
         "sl_corrected",
-        "Corrected-only counts with expected N Z r: "
-        + "; ".join(f"{t}: {int(o)} vs {e:.1f}" for t, o, e in zip(tokens, sim.corrected, expected_cor)),
+        "Corrected-only counts with expected N Z r",
     )
 
 st.dataframe(
