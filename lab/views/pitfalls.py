@@ -23,6 +23,20 @@ from lab.views.common import CHART_CONFIG
 DEFAULT_MODEL = "bernoulli-residual"
 
 
+def card_code(card) -> None:
+    """A card's title, then its mistaken code beside the correct lines."""
+    st.header(card.title)
+    left, right = st.columns(2)
+    left.markdown("**What the mistaken code does**")
+    left.code("\n".join(card.mistaken), language="python", wrap_lines=True)
+    right.markdown("**The correct lines**")
+    right.code("\n".join(card.correct), language="python", wrap_lines=True)
+
+
+def reports_text(card) -> str:
+    return "; ".join(f"{r.project} {r.reference}: {r.what}" for r in card.reports)
+
+
 def exact_and_decimal(value) -> str:
     text = fraction_text(value)
     if len(text) > 24:
@@ -88,16 +102,9 @@ variant = st.selectbox(
 card = CARDS[variant]
 result = report.laws[variant]
 
-st.header(card.title)
-left, right = st.columns(2)
-left.markdown("**What the mistaken code does**")
-left.code("\n".join(card.mistaken), language="python", wrap_lines=True)
-right.markdown("**The correct lines**")
-right.code("\n".join(card.correct), language="python", wrap_lines=True)
+card_code(card)
 if card.reports:
-    st.markdown(
-        "**Reported publicly:** " + "; ".join(f"{r.project} {r.reference}: {r.what}" for r in card.reports) + "."
-    )
+    st.markdown("**Reported publicly:** " + reports_text(card) + ".")
 else:
     st.markdown("**Reported publicly:** no public report is cited for this mistake here.")
 st.markdown(f"**Harmless:** {card.harmless_when}")
@@ -213,15 +220,6 @@ with st.expander("Every variant, one step (spoils the predictions)"):
 
 # --- the numerics card ---------------------------------------------------------------------------------
 zero = CARDS["zero-over-zero"]
-st.header(zero.title)
-left, right = st.columns(2)
-left.markdown("**What the mistaken code does**")
-left.code("\n".join(zero.mistaken), language="python", wrap_lines=True)
-right.markdown("**The correct lines**")
-right.code("\n".join(zero.correct), language="python", wrap_lines=True)
-st.markdown(
-    "**Reported publicly:** "
-    + "; ".join(f"{r.project} {r.reference}: {r.what}" for r in zero.reports)
-    + f".  \n**Harmless:** {zero.harmless_when}"
-)
+card_code(zero)
+st.markdown("**Reported publicly:** " + reports_text(zero) + f".  \n**Harmless:** {zero.harmless_when}")
 st.page_link("lab/views/numerics.py", label="Numerics: tiny Z, the Z = 0 branch and float inconsistencies")
