@@ -3,40 +3,25 @@ Inspect, and check the displayed values and chart data against hand-derived numb
 
 from __future__ import annotations
 
-import base64
 import json
-from pathlib import Path
 
-import numpy as np
 import pytest
+from pagetest import APP, open_linked_page, plotly_values
 from streamlit.testing.v1 import AppTest
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
 EXPLORER = "lab/views/explorer.py"
 BINOMIAL = "lab/views/binomial_lab.py"
 
 
 def open_page(page: str, params: dict[str, str] | None = None) -> AppTest:
     """Open ``page`` as a link with ``params`` would (the first run is the default page, the explorer)."""
+    if page != EXPLORER:
+        return open_linked_page(page, params, timeout=30)
     at = AppTest.from_file(APP, default_timeout=30)
-    if page == EXPLORER:
-        at.query_params.update(params or {})
-        at.run()
-    else:
-        if "present" in (params or {}):  # app-wide: read by app.py on the session's first run
-            at.query_params["present"] = params["present"]
-        at.run()
-        at.query_params.clear()
-        at.query_params.update(params or {})
-        at.switch_page(page).run()
+    at.query_params.update(params or {})
+    at.run()
     assert not at.exception
     return at
-
-
-def values(array) -> list:
-    if isinstance(array, dict) and "bdata" in array:
-        return np.frombuffer(base64.b64decode(array["bdata"]), array["dtype"]).tolist()
-    return list(array)
 
 
 def charts(at: AppTest) -> dict[str, dict[str, dict]]:
@@ -47,7 +32,12 @@ def charts(at: AppTest) -> dict[str, dict[str, dict]]:
         assert element.proto.alt, "every chart needs alt text"
         key = element.proto.id.rsplit("-", 1)[-1] if element.proto.id else str(len(found))
         found[key] = {
-            d["name"]: {"x": values(d["x"]), "y": values(d["y"]), "text": d.get("text"), "alt": element.proto.alt}
+            d["name"]: {
+                "x": plotly_values(d["x"]),
+                "y": plotly_values(d["y"]),
+                "text": d.get("text"),
+                "alt": element.proto.alt,
+            }
             for d in spec["data"]
         }
     return found

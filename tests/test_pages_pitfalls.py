@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import base64
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
+from pagetest import APP, plotly_values
 from streamlit.testing.v1 import AppTest
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
 NUMERICS = "lab/views/numerics.py"
 PITFALLS = "lab/views/pitfalls.py"
 
@@ -23,18 +21,12 @@ def open_page(page: str) -> AppTest:
     return at
 
 
-def values(array) -> list:
-    if isinstance(array, dict) and "bdata" in array:
-        return np.frombuffer(base64.b64decode(array["bdata"]), array["dtype"]).tolist()
-    return list(array)
-
-
 def chart_traces(at: AppTest) -> dict[str, dict]:
     found = {}
     for element in at.get("plotly_chart"):
         assert element.proto.alt, "every chart needs alt text"
         for d in json.loads(element.proto.spec)["data"]:
-            found[d.get("name", "")] = {"x": values(d.get("x", [])), "y": values(d.get("y", []))}
+            found[d.get("name", "")] = {"x": plotly_values(d.get("x", [])), "y": plotly_values(d.get("y", []))}
     return found
 
 

@@ -4,24 +4,17 @@ Step buttons, and the displayed figures against hand-derived values."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
+from pagetest import open_linked_page
 from streamlit.testing.v1 import AppTest
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
 SAMPLING = "lab/views/sampling.py"
 BLOCKS = "lab/views/blocks.py"
 
 
 def open_page(page: str, params: dict[str, str] | None = None) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.run()
-    at.query_params.clear()
-    at.query_params.update(params or {})
-    at.switch_page(page).run()
-    assert not at.exception
-    return at
+    return open_linked_page(page, params, timeout=60)
 
 
 def metrics(at: AppTest) -> dict[str, str]:
