@@ -49,9 +49,9 @@ from lab.exports import (
     worksheet_markdown,
 )
 from lab.formatting import both_text, fraction_text
+from lab.views.common import chart
 from lab.views.presentation import is_presenting
 
-CHART_CONFIG = {"displayModeBar": False, "responsive": True}
 BRANCH_OPTIONS = ("rejection", "no-rejection")
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$])")
 
@@ -255,13 +255,10 @@ with tab_bars:
     for pr in predictions:
         with st.container(border=True, key=f"exq_bars_{pr.number}"):
             st.subheader(f"Predict the bars {pr.number}", anchor=False)
-            st.plotly_chart(
+            chart(
                 pq_figure(pr.p.tokens, pr.p.values, pr.q.values),
-                width="stretch",
-                theme=None,
-                key=f"exq_pq_chart_{sig}_{pr.number}",
-                config=CHART_CONFIG,
-                alt="Bar chart of target p and draft q: "
+                f"exq_pq_chart_{sig}_{pr.number}",
+                "Bar chart of target p and draft q: "
                 + "; ".join(
                     f"{t}: p {fraction_text(a)}, q {fraction_text(b)}"
                     for t, a, b in zip(pr.p.tokens, pr.p.values, pr.q.values)
@@ -288,13 +285,10 @@ with tab_bars:
                         f"**{verdict}**: total variation distance {float(result.tv):.3f} "
                         f"(score {float(result.score):.0%}; close means at most 0.1)."
                     )
-                    st.plotly_chart(
+                    chart(
                         prediction_figure(pr.p.tokens, current, pr.truth),
-                        width="stretch",
-                        theme=None,
-                        key=f"exq_truth_chart_{sig}_{pr.number}",
-                        config=CHART_CONFIG,
-                        alt="Bar chart of your predicted residual beside the exact residual r: "
+                        f"exq_truth_chart_{sig}_{pr.number}",
+                        "Bar chart of your predicted residual beside the exact residual r: "
                         + "; ".join(
                             f"{t}: yours {v:.2f}, r {fraction_text(r)}"
                             for t, v, r in zip(pr.p.tokens, current, pr.truth)

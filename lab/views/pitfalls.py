@@ -18,7 +18,7 @@ from lab.pitfalls import (
     single_step,
 )
 from lab.scenarios import scenario_names
-from lab.views.common import CHART_CONFIG
+from lab.views.common import chart
 
 DEFAULT_MODEL = "bernoulli-residual"
 
@@ -52,10 +52,6 @@ def reset_block_length() -> None:
         return
     st.session_state["pit_block"] = k
     st.session_state["pit_length"] = length
-
-
-def chart(fig, key: str, alt: str) -> None:
-    st.plotly_chart(fig, width="stretch", theme=None, key=key, config=CHART_CONFIG, alt=alt)
 
 
 st.title("Pitfalls")
