@@ -25,6 +25,11 @@ def open_linked_page(page: str, params: dict[str, str] | None = None, timeout: f
     return at
 
 
+def markdown_text(at: AppTest) -> str:
+    """Every markdown element's text, one per line."""
+    return "\n".join(m.value for m in at.markdown)
+
+
 def plotly_values(array) -> list:
     """A plotly data array as a list (plotly may ship numbers as base64 ``bdata`` with a dtype)."""
     if isinstance(array, dict) and "bdata" in array:

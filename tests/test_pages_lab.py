@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from pagetest import APP, open_linked_page, plotly_values
+from pagetest import APP, markdown_text, open_linked_page, plotly_values
 from streamlit.testing.v1 import AppTest
 
 EXPLORER = "lab/views/explorer.py"
@@ -53,10 +53,6 @@ def traces(at: AppTest) -> dict[str, dict]:
 def plain(text: str) -> str:
     """A message as the reader sees it: the pages backslash-escape markdown in messages with user text."""
     return text.replace("\\", "")
-
-
-def markdown_text(at: AppTest) -> str:
-    return "\n".join(m.value for m in at.markdown)
 
 
 def metric(at: AppTest, label_start: str) -> str:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from pagetest import open_linked_page
+from pagetest import markdown_text, open_linked_page
 from streamlit.testing.v1 import AppTest
 
 SAMPLING = "lab/views/sampling.py"
@@ -28,10 +28,6 @@ def chart_traces(at: AppTest) -> dict[str, dict]:
         for trace in json.loads(element.proto.spec)["data"]:
             found[trace.get("name")] = trace
     return found
-
-
-def markdown_text(at: AppTest) -> str:
-    return "\n".join(m.value for m in at.markdown)
 
 
 # --- Sampling lab -------------------------------------------------------------------------------
