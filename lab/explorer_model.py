@@ -13,7 +13,7 @@ from fractions import Fraction
 
 from lab.distributions import Distribution, DistributionError, LabInputError, check_token_name, from_pairs
 from lab.formatting import fraction_text
-from lab.residual import ResidualResult, residual_exact
+from lab.residual import ResidualResult
 
 MAX_TOKENS = 26
 PREDICTION_STEP = Fraction(1, 100)  # the prediction sliders move in hundredths
@@ -59,11 +59,6 @@ def parse_rows(rows: Sequence[TokenRow]) -> tuple[Distribution, Distribution]:
     except DistributionError as exc:
         raise ExplorerInputError(str(exc), exc.token) from None
     return p, q
-
-
-def exact_result(rows: Sequence[TokenRow]) -> ResidualResult:
-    p, q = parse_rows(rows)
-    return residual_exact(p, q)
 
 
 # --- URL state --------------------------------------------------------------------------------

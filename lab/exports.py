@@ -13,9 +13,6 @@ from collections.abc import Mapping, Sequence
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
 from lab.exercises import (
-    DEFAULT_COUNT,
-    DEFAULT_LEVEL,
-    DEFAULT_SEED,
     LEVEL_TITLES,
     Attempt,
     ExerciseInputError,
@@ -329,7 +326,3 @@ def results_csv(problems: Sequence[Problem], attempts: Mapping[int, Attempt]) ->
             ]
         )
     return _csv_text(RESULTS_HEADER, rows)
-
-
-def default_assignment() -> tuple[int, int, str]:
-    return DEFAULT_SEED, DEFAULT_COUNT, DEFAULT_LEVEL
