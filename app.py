@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from lab.views.common import freeze_module_objects
 from lab.views.presentation import apply_presentation_style, presentation_toggle
 
 st.set_page_config(page_title="Residual Lab", page_icon=":material/science:", layout="wide")
@@ -26,3 +27,4 @@ pages = [
 page = st.navigation(pages, position="top" if presenting else "sidebar")
 apply_presentation_style()
 page.run()
+freeze_module_objects()  # after the page imported its modules: keeps the per-run GC short (see its docstring)
