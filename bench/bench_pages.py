@@ -8,6 +8,12 @@ Time is measured inside the page: from the keydown that commits the change (Arro
 ArrowUp in a number input) until the app reports ``data-test-script-state=notRunning`` after having
 run, plus two animation frames (so the redrawn charts are painted). Rounds are interleaved
 (minimal, binomial, explorer, minimal, ...) so that machine load affects all three alike.
+
+The binomial lab has number inputs only, so its step is a number input's ArrowUp against the minimal app's
+slider ArrowRight. Checked that the widget kind does not matter: the minimal app with a number input in
+place of its slider measured 91.7 ms against 90.5 ms (1.01x) in one interleaved run; both widgets send
+their change 5-7 ms after the keydown. No change measured here is followed by a second run (checked by
+watching the script state for 250 ms after each measured change).
 """
 
 from __future__ import annotations
