@@ -15,6 +15,7 @@ from lab.numerics import (
     tiny_z_family,
 )
 from lab.processing import Processing, processed_step_from_text
+from lab.views.common import chart
 
 
 def sci(value) -> str:
@@ -63,10 +64,8 @@ st.dataframe(
     hide_index=True,
     width="stretch",
 )
-st.plotly_chart(
+chart(
     error_vs_z(cases),
-    width="stretch",
-    theme=None,
     key="numerics_error_chart",
     alt=(
         "Log-log chart of the maximum error of r against the exact Z, for float64 and float32, "
@@ -143,10 +142,8 @@ except LabInputError as exc:
 
 if step is not None:
     st.caption(f"Processing: {step.processing.describe()}.")
-    st.plotly_chart(
+    chart(
         processed_bars(step.tokens, step.p, step.q, step.q_raw),
-        width="stretch",
-        theme=None,
         key="numerics_processed_chart",
         alt="Bars of the processed target p', the processed draft q' and the unprocessed draft q, per token.",
     )
@@ -173,10 +170,8 @@ if step is not None:
         laws["propose q′, check q′ (correct)"] = step.correct_law
     if step.mismatch_law is not None:
         laws["propose q′, check q (unprocessed-draft)"] = step.mismatch_law
-    st.plotly_chart(
+    chart(
         law_vs_target(step.tokens, step.p, laws, "Output law against the processed target p′", "target p′"),
-        width="stretch",
-        theme=None,
         key="numerics_mismatch_chart",
         alt="Bars of the processed target p' beside the output law of the correct check and of the mismatched check.",
     )
