@@ -25,6 +25,7 @@ from lab.residual import (
     FLOAT64_EPS,
     RECONSTRUCTION_RTOL,
     branch_inconsistency,
+    exact_z_and_residual,
     residual_float,
     residual_rtol,
 )
@@ -154,12 +155,6 @@ def residual_error(floating: np.ndarray | None, exact: tuple[Fraction, ...] | No
     return ResidualError(float(max(diffs)), float(max(relative)) if relative else None)
 
 
-def exact_residual(p: tuple[Fraction, ...], q: tuple[Fraction, ...]) -> tuple[Fraction, tuple[Fraction, ...] | None]:
-    excess = tuple(max(Fraction(0), a - b) for a, b in zip(p, q))
-    z = sum(excess, Fraction(0))
-    return z, (tuple(e / z for e in excess) if z > 0 else None)
-
-
 # --- the tiny-Z family --------------------------------------------------------------------------------
 
 
@@ -194,7 +189,7 @@ def family_case(exponent: int) -> TinyZCase:
     gap = Fraction(1, 10**exponent)
     q = FAMILY_Q
     p = tuple(b + gap * d for b, d in zip(q, FAMILY_DIRECTION))
-    z, r = exact_residual(p, q)
+    z, r = exact_z_and_residual(p, q)
 
     p64 = np.array([float(v) for v in p], dtype=np.float64)
     q64 = np.array([float(v) for v in q], dtype=np.float64)
@@ -207,7 +202,9 @@ def family_case(exponent: int) -> TinyZCase:
     f32 = residual_in_dtype(p32, q32, np.float32)
 
     # The exact residual of the rounded float64 inputs: what the stated tolerance is measured against.
-    _, r_of_rounded = exact_residual(tuple(Fraction(float(v)) for v in p64), tuple(Fraction(float(v)) for v in q64))
+    _, r_of_rounded = exact_z_and_residual(
+        tuple(Fraction(float(v)) for v in p64), tuple(Fraction(float(v)) for v in q64)
+    )
     arithmetic_error = within = None
     if r_of_rounded is not None and lab_path.residual is not None:
         rtol = Fraction(residual_rtol(len(p)))
@@ -291,7 +288,7 @@ class BranchCase:
 def _branch_case(name, description, exact_p, exact_q, float_p, float_q) -> BranchCase:
     exact_p = tuple(Fraction(v) for v in exact_p)
     exact_q = tuple(Fraction(v) for v in exact_q)
-    z, _ = exact_residual(exact_p, exact_q)
+    z, _ = exact_z_and_residual(exact_p, exact_q)
     result = residual_in_dtype(np.asarray(float_p, dtype=np.float64), np.asarray(float_q, dtype=np.float64), np.float64)
     return BranchCase(
         name,

@@ -99,14 +99,23 @@ class ResidualResult:
         return tuple(f"#{i}" for i in range(len(self.p)))
 
 
+def exact_z_and_residual(p_values: Sequence[Fraction], q_values: Sequence[Fraction]):
+    """Z = sum max(0, p - q) and r = max(0, p - q) / Z over whole rows of exact values.
+
+    The one place the rule lives for every exact caller (explorer, Markov rows, numerics): r is None
+    when Z == 0, so 0/0 is never evaluated and no floor is added.
+    """
+    excess = tuple(max(Fraction(0), a - b) for a, b in zip(p_values, q_values))
+    z = sum(excess, Fraction(0))
+    return z, (tuple(e / z for e in excess) if z > 0 else None)
+
+
 def residual_exact(p: Distribution, q: Distribution) -> ResidualResult:
     """Exact residual of two validated distributions (q is aligned to p's token order)."""
     q = check_same_tokens(p, q)
     accepted = tuple(min(a, b) for a, b in zip(p.values, q.values))
-    excess = tuple(max(Fraction(0), a - b) for a, b in zip(p.values, q.values))
-    z = sum(excess, Fraction(0))
     alpha = sum(accepted, Fraction(0))
-    residual = tuple(e / z for e in excess) if z > 0 else None  # z == 0: no 0/0, no floor
+    z, residual = exact_z_and_residual(p.values, q.values)
     return ResidualResult(p.tokens, p.values, q.values, accepted, alpha, z, residual, exact=True)
 
 

@@ -25,6 +25,7 @@ from fractions import Fraction
 from functools import lru_cache
 
 from lab.distributions import LabInputError
+from lab.residual import exact_z_and_residual
 
 Row = tuple[Fraction, ...]
 ZERO = Fraction(0)
@@ -43,9 +44,7 @@ def normalized(weights) -> Row:
 
 def residual_row(p: Row, q: Row) -> Row | None:
     """r = max(0, p - q) / Z over the whole vocabulary; None when Z = 0 (no 0/0, no floor)."""
-    excess = tuple(max(ZERO, a - b) for a, b in zip(p, q))
-    z = sum(excess, ZERO)
-    return tuple(e / z for e in excess) if z > 0 else None
+    return exact_z_and_residual(p, q)[1]
 
 
 def top_tokens(q: Row, count: int = 2) -> tuple[int, ...]:
