@@ -1,4 +1,4 @@
-"""Speed target: ``lab.residual`` on a 128,256-token float64 vocabulary vs the bare numpy expression.
+"""Speed target: ``lab.core.residual`` on a 128,256-token float64 vocabulary vs the bare numpy expression.
 
 The bare expression is the four numpy steps with no validation and no result object:
 ``np.minimum(p, q)``, ``np.maximum(p - q, 0)``, ``.sum()``, ``/ z``. Both run in the same process,
@@ -17,7 +17,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from lab.residual import residual  # noqa: E402
+from lab.core.residual import residual  # noqa: E402
 
 VOCABULARY = 128_256
 TARGET_RATIO = 1.5
@@ -73,7 +73,7 @@ def main() -> int:
     verdict = "PASS" if ratio <= TARGET_RATIO else "FAIL"
     print(f"vocabulary: {VOCABULARY:,} tokens, float64; {REPEATS} interleaved samples of {INNER} calls each")
     print(f"bare numpy (minimum, maximum(p - q, 0), sum, divide): median {bare_median * 1e3:.3f} ms")
-    print(f"lab.residual (validated, with alpha, z, branch):      median {lab_median * 1e3:.3f} ms")
+    print(f"lab.core.residual (validated, with alpha, z, branch):      median {lab_median * 1e3:.3f} ms")
     print(f"ratio residual / bare = {ratio:.2f}x   target <= {TARGET_RATIO}x   {verdict}")
     return 0 if verdict == "PASS" else 1
 

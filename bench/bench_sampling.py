@@ -16,8 +16,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from lab.sampling import make_streams, simulate_steps  # noqa: E402
-from lab.scenarios import load_scenario  # noqa: E402
+from lab.core.sampling import make_streams, simulate_steps  # noqa: E402
+from lab.core.scenarios import load_scenario  # noqa: E402
 
 TARGET_RATIO = 3.0
 

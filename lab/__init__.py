@@ -3,10 +3,10 @@
 Pure Python and numpy (no Streamlit): every number a page, chart or the CLI shows comes from here.
 """
 
-from lab.binomial import binomial
-from lab.distributions import Distribution, LabInputError, parse_spec
-from lab.residual import ResidualResult, residual
-from lab.scenarios import load_scenario, scenario_names
+from lab.core.binomial import binomial
+from lab.core.distributions import Distribution, LabInputError, parse_spec
+from lab.core.residual import ResidualResult, residual
+from lab.core.scenarios import load_scenario, scenario_names
 
 __all__ = [
     "Distribution",

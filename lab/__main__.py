@@ -1,5 +1,5 @@
 import sys
 
-from lab.cli import main
+from lab.cli.main import main
 
 sys.exit(main())

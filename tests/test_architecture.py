@@ -1,4 +1,5 @@
-"""Architecture rules: the core never imports Streamlit (only lab/views/ may); the entry points work."""
+"""Architecture rules: imports only point down (core <- teaching <- charts, models, classroom <- cli, views),
+no import circles, only lab/views/ imports Streamlit, and the entry points work."""
 
 import ast
 import subprocess
@@ -32,10 +33,102 @@ def imported_modules(path: Path) -> set[str]:
     return names
 
 
-def test_the_core_files_are_found():
-    names = {path.name for path in core_modules()}
-    assert {"residual.py", "distributions.py", "binomial.py", "scenarios.py", "cli.py", "formatting.py"} <= names
-    assert not any(VIEWS in path.parents for path in core_modules())
+# Each folder of lab/ and the rank it stands on: a module may import lab modules of a lower rank or of its
+# own folder, never of a higher rank or of another folder of the same rank.
+LAYERS = {"core": 0, "teaching": 1, "charts": 2, "models": 2, "classroom": 2, "cli": 3, "views": 4}
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def lab_imports(path: Path) -> set[str]:
+    """The lab modules a file imports, at any depth (function-level imports included)."""
+    known = {module_name(p) for p in LAB.rglob("*.py")}
+    found = set()
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0 and node.module.startswith("lab"):
+            for alias in node.names:
+                sub = f"{node.module}.{alias.name}"
+                found.add(sub if sub in known else node.module)
+    found |= {name for name in imported_modules(path) if name.startswith("lab.") and name in known}
+    return found
+
+
+def folder_of(module: str) -> str | None:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 2 or (len(parts) == 2 and parts[1] in LAYERS) else None
+
+
+def test_the_layers_are_folders():
+    folders = {path.name for path in LAB.iterdir() if path.is_dir() and (path / "__init__.py").exists()}
+    assert {"core", "teaching", "charts", "cli", "views"} <= folders <= set(LAYERS)
+    assert not [p.name for p in LAB.glob("*.py") if p.name not in ("__init__.py", "__main__.py")]
+
+
+def layering_offenders(paths) -> list[str]:
+    offenders = []
+    for path in paths:
+        mine = folder_of(module_name(path))
+        for target in lab_imports(path):
+            theirs = folder_of(target)
+            if mine is None or theirs is None or theirs == mine:
+                continue
+            if LAYERS[theirs] >= LAYERS[mine]:
+                offenders.append(f"{module_name(path)} imports {target}")
+    return offenders
+
+
+def test_imports_only_point_down():
+    assert layering_offenders(sorted(LAB.rglob("*.py"))) == []
+
+
+def test_the_layering_check_would_catch_an_upward_import(tmp_path, monkeypatch):
+    fake = LAB / "core" / "residual.py"
+    text = fake.read_text(encoding="utf-8") + "\nfrom lab.views.common import chart\n"
+    sample = tmp_path / "residual.py"
+    sample.write_text(text, encoding="utf-8")
+    # judged as if it stood at lab/core/residual.py
+    monkeypatch.setattr(sys.modules[__name__], "module_name", lambda path: "lab.core.residual")
+    assert layering_offenders([sample]) == ["lab.core.residual imports lab.views.common"]
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    state: dict[str, int] = {}
+    stack: list[str] = []
+
+    def visit(node):
+        state[node] = 1
+        stack.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                return stack[stack.index(nxt):] + [nxt]
+            if nxt not in state and (found := visit(nxt)):
+                return found
+        stack.pop()
+        state[node] = 2
+        return None
+
+    for node in sorted(graph):
+        if node not in state and (found := visit(node)):
+            return found
+    return None
+
+
+def test_no_import_circles():
+    graph = {}
+    for path in LAB.rglob("*.py"):
+        name = module_name(path)
+        # a package's __init__ re-exporting its own modules is not a circle
+        graph[name] = {t for t in lab_imports(path) if not name.startswith(t + ".") and t != "lab"}
+    assert find_cycle(graph) is None
+
+
+def test_the_cycle_finder_finds_one():
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": set()}) is None
 
 
 def test_no_streamlit_import_outside_views():
@@ -59,7 +152,8 @@ def test_the_checker_would_catch_one(tmp_path):
 
 def test_importing_the_core_does_not_load_streamlit():
     code = (
-        "import sys, lab, lab.residual, lab.distributions, lab.binomial, lab.scenarios, lab.formatting, lab.cli\n"
+        "import sys, lab, lab.core.residual, lab.core.distributions, lab.core.binomial, lab.core.scenarios\n"
+        "import lab.core.formatting, lab.cli\n"
         "lab.cli.build_parser()\n"  # the subcommand modules too
         "assert 'streamlit' not in sys.modules, sorted(m for m in sys.modules if m.startswith('streamlit'))\n"
     )

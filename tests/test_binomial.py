@@ -6,7 +6,7 @@ from fractions import Fraction as F
 import numpy as np
 import pytest
 
-from lab.binomial import (
+from lab.core.binomial import (
     FAILURE_TOKEN,
     FLOAT_PMF_RTOL,
     N_MAX,
@@ -19,9 +19,9 @@ from lab.binomial import (
     check_trials,
     parse_success_probability,
 )
-from lab.distributions import LabInputError
-from lab.residual import residual_exact
-from lab.scenarios import load_scenario
+from lab.core.distributions import LabInputError
+from lab.core.residual import residual_exact
+from lab.core.scenarios import load_scenario
 
 
 def test_n1_is_the_seed_bernoulli_display():

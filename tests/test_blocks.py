@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lab.blocks import (
+from lab.core.blocks import (
     BlockInputError,
     chunk_law,
     compare_laws,
@@ -17,10 +17,10 @@ from lab.blocks import (
     target_law,
     tv_distance,
 )
-from lab.distributions import from_pairs
-from lab.markov import START, MarkovModel, load_model
-from lab.residual import residual_exact
-from lab.sampling import make_streams
+from lab.core.distributions import from_pairs
+from lab.core.markov import START, MarkovModel, load_model
+from lab.core.residual import residual_exact
+from lab.core.sampling import make_streams
 
 MODELS = [
     "markov-three",

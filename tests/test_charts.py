@@ -4,8 +4,8 @@ from fractions import Fraction as F
 
 import pytest
 
-from lab import charts
-from lab.palette import COLORS, PATTERNS
+from lab.charts import residual as charts
+from lab.charts.palette import COLORS, PATTERNS
 
 TOKENS = ("A", "B", "C")
 # The seed's example by hand: p = (1/10, 3/5, 3/10), q = (1/2, 3/10, 1/5),

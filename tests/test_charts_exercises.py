@@ -2,8 +2,8 @@
 
 from fractions import Fraction as F
 
-from lab.charts_exercises import pq_figure, prediction_figure
-from lab.palette import COLORS
+from lab.charts.exercises import pq_figure, prediction_figure
+from lab.charts.palette import COLORS
 
 
 def test_pq_figure_bars_colours_and_exact_labels():

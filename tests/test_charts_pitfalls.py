@@ -4,9 +4,9 @@ from fractions import Fraction as F
 
 import pytest
 
-from lab.charts_pitfalls import error_vs_z, law_vs_target, processed_bars, tv_by_variant
-from lab.numerics import tiny_z_family
-from lab.palette import COLORS
+from lab.charts.palette import COLORS
+from lab.charts.pitfalls import error_vs_z, law_vs_target, processed_bars, tv_by_variant
+from lab.teaching.numerics import tiny_z_family
 
 
 def by_name(fig):

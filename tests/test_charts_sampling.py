@@ -4,12 +4,12 @@ from fractions import Fraction as F
 
 import pytest
 
-from lab import charts_sampling
-from lab.blocks import run_block
-from lab.markov import START, load_model
-from lab.palette import COLORS
-from lab.sampling import make_streams
-from lab.speedup import speedup_curve
+from lab.charts import sampling as charts_sampling
+from lab.charts.palette import COLORS
+from lab.core.blocks import run_block
+from lab.core.markov import START, load_model
+from lab.core.sampling import make_streams
+from lab.core.speedup import speedup_curve
 
 
 def by_name(fig):

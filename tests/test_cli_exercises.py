@@ -10,7 +10,7 @@ import pytest
 from exercise_reference import expected_answer, sampler_law
 
 from lab.cli import main
-from lab.exercises import generate_problems
+from lab.teaching.exercises import generate_problems
 
 ROOT = Path(__file__).resolve().parent.parent
 

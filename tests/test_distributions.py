@@ -6,7 +6,7 @@ from fractions import Fraction as F
 import numpy as np
 import pytest
 
-from lab.distributions import (
+from lab.core.distributions import (
     FLOAT_SUM_TOLERANCE,
     Distribution,
     DuplicateTokenError,

@@ -5,8 +5,8 @@ from fractions import Fraction as F
 import pytest
 from exercise_reference import expected_answer, sampler_law
 
-from lab.distributions import Distribution
-from lab.exercises import (
+from lab.core.distributions import Distribution
+from lab.teaching.exercises import (
     LEVELS,
     UNDEFINED,
     Attempt,

@@ -4,8 +4,10 @@ from fractions import Fraction as F
 
 import pytest
 
-from lab.display import exact_text, markdown_escape, short_label
-from lab.explorer_model import (
+from lab.core.display import exact_text, markdown_escape, short_label
+from lab.core.distributions import snap_to_step
+from lab.core.residual import residual_exact
+from lab.models.explorer import (
     MAX_TOKENS,
     ExplorerInputError,
     TokenRow,
@@ -17,10 +19,15 @@ from lab.explorer_model import (
     parse_rows,
     reconstruction_rows,
     score_prediction,
-    snap_to_step,
 )
-from lab.residual import residual_exact
-from lab.seed_example import display_values, guide_steps, lab_result, outcome_labels, prediction_labels, worked_sum
+from lab.teaching.worked_example import (
+    display_values,
+    guide_steps,
+    lab_result,
+    outcome_labels,
+    prediction_labels,
+    worked_sum,
+)
 
 SEED_ROWS = [TokenRow("A", "1/10", "1/2"), TokenRow("B", "0.6", "3/10"), TokenRow("C", "3/10", "0.2")]
 

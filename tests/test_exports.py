@@ -9,9 +9,16 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from exercise_reference import expected_answer, sampler_law
 
-from lab.distributions import Distribution
-from lab.exercises import Attempt, ExerciseInputError, Problem, generate_predictions, generate_problems, record_try
-from lab.exports import (
+from lab.core.distributions import Distribution
+from lab.teaching.exercises import (
+    Attempt,
+    ExerciseInputError,
+    Problem,
+    generate_predictions,
+    generate_problems,
+    record_try,
+)
+from lab.teaching.exports import (
     answer_key_csv,
     answer_key_markdown,
     assignment_url,

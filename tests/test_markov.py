@@ -4,8 +4,8 @@ from fractions import Fraction as F
 
 import pytest
 
-from lab.markov import START, ModelError, load_model, load_model_file, model_names
-from lab.scenarios import scenario_names
+from lab.core.markov import START, ModelError, load_model, load_model_file, model_names
+from lab.core.scenarios import scenario_names
 
 SHIPPED = ["markov-draft-misses", "markov-three", "markov-tiny-sentences"]
 

@@ -5,7 +5,8 @@ from fractions import Fraction as F
 import numpy as np
 import pytest
 
-from lab.numerics import (
+from lab.core.residual import residual_float
+from lab.teaching.numerics import (
     FLOAT32_EPS,
     FLOAT64_EPS,
     NumericsInputError,
@@ -19,7 +20,6 @@ from lab.numerics import (
     tiny_z_family,
     to_float32,
 )
-from lab.residual import residual_float
 
 
 def test_family_exact_values_by_hand():
@@ -94,7 +94,7 @@ def test_float64_column_is_the_labs_pinned_float_path():
 
 def test_relative_error_by_hand_on_a_simple_vector():
     # r_float = (0.5, 0.5) against r_exact = (3/4, 1/4): max |diff| = 1/4; relative = max(1/3, 1) = 1.
-    from lab.numerics import residual_error
+    from lab.teaching.numerics import residual_error
 
     err = residual_error(np.array([0.5, 0.5]), (F(3, 4), F(1, 4)))
     assert err.max_abs == 0.25

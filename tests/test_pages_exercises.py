@@ -7,7 +7,7 @@ import pytest
 from exercise_reference import expected_answer, sampler_law
 from streamlit.testing.v1 import AppTest
 
-from lab.exercises import generate_predictions, generate_problems
+from lab.teaching.exercises import generate_predictions, generate_problems
 
 APP = str(Path(__file__).resolve().parent.parent / "app.py")
 PAGE = "lab/views/exercises.py"

@@ -4,8 +4,10 @@ from fractions import Fraction as F
 
 import pytest
 
-from lab.markov import all_model_names
-from lab.pitfalls import (
+from lab.core.markov import all_model_names
+from lab.core.scenarios import scenario_names
+from lab.core.variants import MISTAKE_NAMES, VARIANT_NAMES
+from lab.teaching.pitfalls import (
     CARDS,
     MISTAKE_CARDS,
     NO_GAIN,
@@ -15,8 +17,6 @@ from lab.pitfalls import (
     mistakes,
     single_step,
 )
-from lab.scenarios import scenario_names
-from lab.variants import MISTAKE_NAMES, VARIANT_NAMES
 
 # The seed's example, bernoulli-residual: p = (1/10, 3/5, 3/10), q = (1/2, 3/10, 1/5) over A, B, C.
 # min(p, q) = (1/10, 3/10, 1/5), alpha = 3/5, Z = 2/5, r = (0, 3/4, 1/4). Only A can be rejected

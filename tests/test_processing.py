@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from lab.processing import (
+from lab.teaching.processing import (
     Processing,
     ProcessingInputError,
     output_law,

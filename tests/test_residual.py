@@ -2,7 +2,7 @@
 
 The exact identities (Fractions) are tested with no tolerance at all. The float path is tested in
 its own section, against the exact residual of the very same float64 inputs, within the
-tolerances lab/residual.py states (RECONSTRUCTION_RTOL, residual_rtol(n)).
+tolerances lab/core/residual.py states (RECONSTRUCTION_RTOL, residual_rtol(n)).
 """
 
 import sys
@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from lab import residual
-from lab.distributions import (
+from lab.core.distributions import (
     Distribution,
     NegativeValueError,
     NonFiniteValueError,
@@ -22,7 +22,7 @@ from lab.distributions import (
     TokenMismatchError,
     parse_spec,
 )
-from lab.residual import (
+from lab.core.residual import (
     NO_REJECTION,
     RECONSTRUCTION_RTOL,
     REJECTION,

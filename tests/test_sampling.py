@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from lab.sampling import (
+from lab.core.sampling import (
     SamplingInputError,
     chi_square_test,
     make_streams,
@@ -14,8 +14,8 @@ from lab.sampling import (
     speculative_step,
     step_law,
 )
-from lab.scenarios import load_all_scenarios, load_scenario
-from lab.variants import VARIANT_NAMES
+from lab.core.scenarios import load_all_scenarios, load_scenario
+from lab.core.variants import VARIANT_NAMES
 
 SCENARIOS = load_all_scenarios()
 IDS = [s.name for s in SCENARIOS]

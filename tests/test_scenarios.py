@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from lab.residual import residual_exact
-from lab.scenarios import (
+from lab.core.residual import residual_exact
+from lab.core.scenarios import (
     SCENARIO_DIR,
     Scenario,
     ScenarioError,

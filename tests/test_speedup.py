@@ -4,7 +4,7 @@ from fractions import Fraction as F
 
 import pytest
 
-from lab.speedup import SpeedupInputError, best_gamma, expected_tokens, speedup_curve, walltime_improvement
+from lab.core.speedup import SpeedupInputError, best_gamma, expected_tokens, speedup_curve, walltime_improvement
 
 
 def test_issue_example():

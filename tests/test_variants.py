@@ -4,11 +4,11 @@ from fractions import Fraction as F
 
 import pytest
 
-from lab.blocks import compare_laws
-from lab.markov import load_model
-from lab.sampling import simulate_steps, step_law
-from lab.scenarios import load_scenario
-from lab.variants import MISTAKE_NAMES, VARIANTS, VariantError, get_variant, residual_row, top_tokens
+from lab.core.blocks import compare_laws
+from lab.core.markov import load_model
+from lab.core.sampling import simulate_steps, step_law
+from lab.core.scenarios import load_scenario
+from lab.core.variants import MISTAKE_NAMES, VARIANTS, VariantError, get_variant, residual_row, top_tokens
 
 ISSUE_NAMES = {
     "correct",

@@ -1,18 +1,20 @@
 """Binomial lab (the seed's "probability lab"): predict the bars, Inspect the exact Binomial(n, p),
 and the guided panel reproducing the seed's example (recovering A 1/10, B 3/5, C 3/10).
 
-A thin view: the numbers come from lab/binomial.py and lab/seed_example.py, the charts from lab/charts.py.
+A thin view: the numbers come from lab/core/binomial.py and lab/teaching/worked_example.py,
+the charts from lab/charts/residual.py.
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from lab.binomial import N_MAX, N_MIN, BinomialInputError, check_trials
-from lab.display import exact_text, markdown_escape
-from lab.explorer_model import ExplorerInputError, decode_prediction, encode_prediction, snap_to_step, to_fraction
-from lab.formatting import both_text, decimal_text, fraction_text
-from lab.seed_example import (
+from lab.core.binomial import N_MAX, N_MIN, BinomialInputError, check_trials
+from lab.core.display import exact_text, markdown_escape
+from lab.core.distributions import snap_to_step, to_fraction
+from lab.core.formatting import both_text, decimal_text, fraction_text
+from lab.models.explorer import ExplorerInputError, decode_prediction, encode_prediction
+from lab.teaching.worked_example import (
     DEFAULT_LAB_P,
     DEFAULT_N,
     SEED_SCENARIO,

@@ -3,23 +3,23 @@
 Step through one sampled block (drafts, each test with its uniform, the first rejection and the
 residual at that position, discarded drafts greyed out, the bonus token), then the exact law of the
 first L tokens against the target's (distance 0 for the correct algorithm), and the speed-up
-formulas. A thin view: numbers from lab/blocks.py and lab/speedup.py, charts from
-lab/charts_sampling.py. Controls live in the URL (bind="query-params").
+formulas. A thin view: numbers from lab/core/blocks.py and lab/core/speedup.py, charts from
+lab/charts/sampling.py. Controls live in the URL (bind="query-params").
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from lab import charts_sampling
-from lab.blocks import compare_laws, run_block
-from lab.display import exact_text, markdown_escape
-from lab.distributions import LabInputError
-from lab.formatting import both_text, decimal_text
-from lab.markov import START, all_model_names, load_model
-from lab.sampling import make_streams
-from lab.speedup import acceptance_rate, best_gamma, speedup_curve
-from lab.variants import VARIANT_NAMES, VARIANTS
+from lab.charts import sampling as charts_sampling
+from lab.core.blocks import compare_laws, run_block
+from lab.core.display import exact_text, markdown_escape
+from lab.core.distributions import LabInputError
+from lab.core.formatting import both_text, decimal_text
+from lab.core.markov import START, all_model_names, load_model
+from lab.core.sampling import make_streams
+from lab.core.speedup import acceptance_rate, best_gamma, speedup_curve
+from lab.core.variants import VARIANT_NAMES, VARIANTS
 from lab.views.common import chart
 
 S = st.session_state

@@ -7,7 +7,7 @@ import sys
 
 import streamlit as st
 
-from lab import charts
+from lab.charts import residual as charts
 from lab.views.presentation import APP_PARAMS
 
 CHART_CONFIG = {"displayModeBar": False, "responsive": True}
@@ -49,7 +49,7 @@ def _figure(builder: str, args: tuple):
 
 
 def figure(builder: str, *args):
-    """``lab.charts.<builder>(*args)``, built once per distinct arguments: plotly's figure validation
+    """``lab.charts.residual.<builder>(*args)``, built once per distinct arguments: plotly's figure validation
     costs ~10 ms a chart, most reruns (a moved prediction slider) leave most charts unchanged. The
     figure is shared between sessions, so it must not be modified (st.plotly_chart does not)."""
     return _figure(builder, tuple(tuple(a) if isinstance(a, list) else a for a in args))

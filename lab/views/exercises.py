@@ -1,5 +1,6 @@
 """Exercises: seeded problems with feedback, hints and worked solutions; predict the bars; the teacher's
-assignment link with a QR code; downloads. A thin view: every number comes from lab.exercises / lab.exports.
+assignment link with a QR code; downloads. A thin view: every number comes from
+lab.teaching.exercises / lab.teaching.exports.
 Attempts live in this browser session only; nothing is stored on the server."""
 
 from __future__ import annotations
@@ -11,8 +12,9 @@ import secrets
 import segno
 import streamlit as st
 
-from lab.charts_exercises import pq_figure, prediction_figure
-from lab.exercises import (
+from lab.charts.exercises import pq_figure, prediction_figure
+from lab.core.formatting import both_text, fraction_text
+from lab.teaching.exercises import (
     DEFAULT_COUNT,
     DEFAULT_LEVEL,
     DEFAULT_SEED,
@@ -38,7 +40,7 @@ from lab.exercises import (
     score_prediction,
     worked_solution,
 )
-from lab.exports import (
+from lab.teaching.exports import (
     answer_key_csv,
     answer_key_markdown,
     assignment_url,
@@ -48,7 +50,6 @@ from lab.exports import (
     worksheet_html,
     worksheet_markdown,
 )
-from lab.formatting import both_text, fraction_text
 from lab.views.common import chart
 from lab.views.presentation import is_presenting
 

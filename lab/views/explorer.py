@@ -1,15 +1,19 @@
 """Residual explorer: pick or type p and q, predict r and Z, then reveal the exact residual.
 
-A thin view: the token table, URL state and scoring live in lab/explorer_model.py, the residual
-in lab/residual.py, the charts in lab/charts.py.
+A thin view: the token table, URL state and scoring live in lab/models/explorer.py, the residual
+in lab/core/residual.py, the charts in lab/charts/residual.py.
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from lab.display import exact_text, markdown_escape
-from lab.explorer_model import (
+from lab.core.display import exact_text, markdown_escape
+from lab.core.distributions import snap_to_step, to_fraction
+from lab.core.formatting import both_text, decimal_text, fraction_text
+from lab.core.residual import residual_exact
+from lab.core.scenarios import ScenarioError, load_scenario, scenario_names
+from lab.models.explorer import (
     MAX_TOKENS,
     ExplorerInputError,
     TokenRow,
@@ -24,12 +28,7 @@ from lab.explorer_model import (
     rows_from_distributions,
     score_prediction,
     score_z_only,
-    snap_to_step,
-    to_fraction,
 )
-from lab.formatting import both_text, decimal_text, fraction_text
-from lab.residual import residual_exact
-from lab.scenarios import ScenarioError, load_scenario, scenario_names
 from lab.views.common import chart, figure, sync_query_params
 from lab.views.presentation import url_reveal_allowed
 

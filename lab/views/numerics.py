@@ -2,10 +2,10 @@
 
 import streamlit as st
 
-from lab.charts_pitfalls import error_vs_z, law_vs_target, processed_bars
-from lab.distributions import LabInputError
-from lab.formatting import fraction_text, sci_text, vector_text
-from lab.numerics import (
+from lab.charts.pitfalls import error_vs_z, law_vs_target, processed_bars
+from lab.core.distributions import LabInputError
+from lab.core.formatting import fraction_text, sci_text, vector_text
+from lab.teaching.numerics import (
     FAMILY_Q,
     FAMILY_RESIDUAL,
     FAMILY_TOKENS,
@@ -14,7 +14,7 @@ from lab.numerics import (
     stated_tolerances,
     tiny_z_family,
 )
-from lab.processing import Processing, processed_step_from_text
+from lab.teaching.processing import Processing, processed_step_from_text
 from lab.views.common import chart
 
 

@@ -2,12 +2,13 @@
 
 import streamlit as st
 
-from lab.charts_pitfalls import law_vs_target, tv_by_variant
-from lab.display import markdown_escape
-from lab.distributions import LabInputError
-from lab.formatting import fraction_text
-from lab.markov import all_model_names, load_model
-from lab.pitfalls import (
+from lab.charts.pitfalls import law_vs_target, tv_by_variant
+from lab.core.display import markdown_escape
+from lab.core.distributions import LabInputError
+from lab.core.formatting import fraction_text
+from lab.core.markov import all_model_names, load_model
+from lab.core.scenarios import scenario_names
+from lab.teaching.pitfalls import (
     CARDS,
     MISTAKE_CARDS,
     NO_GAIN,
@@ -17,7 +18,6 @@ from lab.pitfalls import (
     mistakes,
     single_step,
 )
-from lab.scenarios import scenario_names
 from lab.views.common import chart
 
 DEFAULT_MODEL = "bernoulli-residual"

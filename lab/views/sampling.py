@@ -2,21 +2,21 @@
 
 Predict first (the share of corrected steps, Z), then Run. Empirical bars converge to p; the
 accepted-only counts follow N min(p, q) and the corrected-only counts N Z r; a chi-square test
-compares the counts with p. A thin view: numbers from lab/sampling.py, charts from
-lab/charts_sampling.py. Controls live in the URL (bind="query-params").
+compares the counts with p. A thin view: numbers from lab/core/sampling.py, charts from
+lab/charts/sampling.py. Controls live in the URL (bind="query-params").
 """
 
 from __future__ import annotations
 
 import streamlit as st
 
-from lab import charts_sampling
-from lab.display import exact_text
-from lab.distributions import LabInputError
-from lab.formatting import both_text, decimal_text
-from lab.residual import residual_exact
-from lab.sampling import convergence_series, simulate_steps
-from lab.scenarios import load_scenario, scenario_names
+from lab.charts import sampling as charts_sampling
+from lab.core.display import exact_text
+from lab.core.distributions import LabInputError
+from lab.core.formatting import both_text, decimal_text
+from lab.core.residual import residual_exact
+from lab.core.sampling import convergence_series, simulate_steps
+from lab.core.scenarios import load_scenario, scenario_names
 from lab.views.common import chart
 
 S = st.session_state

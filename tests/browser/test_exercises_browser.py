@@ -7,7 +7,7 @@ from fractions import Fraction
 import pytest
 from browserlib import PHONE, goto, wait_idle
 
-from lab.exercises import generate_problems
+from lab.teaching.exercises import generate_problems
 
 
 def exact_text(value) -> str:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from lab.formatting import sci_text, vector_text
-from lab.numerics import (
+from lab.core.formatting import sci_text, vector_text
+from lab.teaching.numerics import (
     FAMILY_Q,
     FAMILY_RESIDUAL,
     FAMILY_TOKENS,
@@ -18,7 +18,7 @@ from lab.numerics import (
 
 
 def run_numerics(args) -> int:
-    from lab.cli import print_json, print_table  # late import: lab.cli imports this module
+    from lab.cli.main import print_json, print_table  # late import: lab.cli imports this module
 
     cases = tiny_z_family(parse_exponents(args.gaps))
     branches = branch_cases()
@@ -63,7 +63,7 @@ def run_numerics(args) -> int:
 
 
 def mistakes_json(report) -> dict:
-    from lab.formatting import fraction_text
+    from lab.core.formatting import fraction_text
 
     def law(values):
         return {o: fraction_text(v) for o, v in zip(report.outcomes, values) if v}
@@ -86,9 +86,9 @@ def mistakes_json(report) -> dict:
 
 
 def run_mistakes(args) -> int:
-    from lab.cli import print_json, print_table
-    from lab.formatting import fraction_text
-    from lab.pitfalls import mistakes
+    from lab.cli.main import print_json, print_table
+    from lab.core.formatting import fraction_text
+    from lab.teaching.pitfalls import mistakes
 
     report = mistakes(args.model, args.block, args.length)
     if args.json:

@@ -7,7 +7,7 @@ kinds of draw has its own numpy stream (:func:`make_streams` spawns them from on
 
 - :func:`speculative_step`: one step, with everything it drew (for teaching and traces);
 - :func:`simulate_steps`: N steps vectorised, counts split into accepted and corrected; every
-  variant of :mod:`lab.variants` runs through the same code;
+  variant of :mod:`lab.core.variants` runs through the same code;
 - :func:`step_law`: the exact one-step law of a variant, split the same way (for the correct
   algorithm: accepted = min(p, q), corrected = Z * r, total = p);
 - :func:`chi_square_test`: Monte Carlo counts against an exact law with ``scipy.stats.chisquare``.
@@ -25,8 +25,8 @@ from fractions import Fraction
 import numpy as np
 from scipy import stats
 
-from lab.distributions import Distribution, LabInputError, check_same_tokens
-from lab.variants import CORRECT, Row, Variant, get_variant
+from lab.core.distributions import Distribution, LabInputError, check_same_tokens
+from lab.core.variants import CORRECT, Row, Variant, get_variant
 
 STREAM_NAMES = ("proposal", "acceptance", "correction")
 CHUNK = 1 << 16  # steps per vectorised chunk (keeps the working arrays in cache)

@@ -11,7 +11,7 @@ draft row ``q`` (tuples of Fractions over the whole vocabulary) of the *verified
 
 plus one block-level switch, ``keep_testing``: after a replacement, go on testing the later drafts.
 
-The block engine (:mod:`lab.blocks`) and the one-step simulator (:mod:`lab.sampling`) run every
+The block engine (:mod:`lab.core.blocks`) and the one-step simulator (:mod:`lab.core.sampling`) run every
 variant through these same methods, exactly (Fractions) and by simulation (float64).
 
 ``correct`` is the algorithm itself (draft = q, accept min(1, p/q), replacement from
@@ -24,8 +24,8 @@ from __future__ import annotations
 from fractions import Fraction
 from functools import lru_cache
 
-from lab.distributions import LabInputError
-from lab.residual import exact_z_and_residual
+from lab.core.distributions import LabInputError
+from lab.core.residual import exact_z_and_residual
 
 Row = tuple[Fraction, ...]
 ZERO = Fraction(0)

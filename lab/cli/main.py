@@ -13,14 +13,14 @@ import json
 import re
 import sys
 
-from lab.binomial import BinomialResult, binomial_exact, binomial_float, parse_success_probability
-from lab.distributions import LabInputError, check_same_tokens, parse_spec
-from lab.formatting import both_text, fraction_text, json_number
-from lab.residual import ResidualResult, residual_exact, residual_float
-from lab.scenarios import load_scenario, scenario_names
+from lab.core.binomial import BinomialResult, binomial_exact, binomial_float, parse_success_probability
+from lab.core.distributions import LabInputError, check_same_tokens, parse_spec
+from lab.core.formatting import both_text, fraction_text, json_number
+from lab.core.residual import ResidualResult, residual_exact, residual_float
+from lab.core.scenarios import load_scenario, scenario_names
 
 # Modules adding subcommands (each defines register(subparsers)); imported in this order.
-COMMAND_MODULES: tuple[str, ...] = ("lab.cli_pitfalls", "lab.cli_exercises", "lab.cli_sampling")
+COMMAND_MODULES: tuple[str, ...] = ("lab.cli.pitfalls", "lab.cli.exercises", "lab.cli.sampling")
 
 
 class UsageError(Exception):

@@ -13,7 +13,7 @@ from fractions import Fraction
 import numpy as np
 from scipy import stats
 
-from lab.distributions import InvalidValueError, LabInputError, NonFiniteValueError, parse_value
+from lab.core.distributions import InvalidValueError, LabInputError, NonFiniteValueError, parse_value
 
 N_MIN, N_MAX = 1, 26
 # Stated tolerance of the float path: each scipy.stats.binom pmf value lies within this relative

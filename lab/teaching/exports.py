@@ -12,7 +12,8 @@ import io
 from collections.abc import Mapping, Sequence
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
-from lab.exercises import (
+from lab.core.formatting import fraction_text
+from lab.teaching.exercises import (
     LEVEL_TITLES,
     Attempt,
     ExerciseInputError,
@@ -22,7 +23,6 @@ from lab.exercises import (
     parse_level,
     parse_seed,
 )
-from lab.formatting import fraction_text
 
 # --- assignment links ---------------------------------------------------------------------------
 

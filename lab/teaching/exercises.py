@@ -2,7 +2,7 @@
 
 Everything here is pure Python (no Streamlit): the Exercises page, the ``python -m lab exercises`` command
 and the exports all call these functions, so the same seed, count and level give the same problems
-everywhere. Answers come from :func:`lab.residual.residual_exact`; nothing is stored anywhere.
+everywhere. Answers come from :func:`lab.core.residual.residual_exact`; nothing is stored anywhere.
 
 Problem ``i`` of an assignment depends only on (seed, level, i), so the first problems of a longer
 assignment are the problems of a shorter one.
@@ -16,9 +16,9 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
 
-from lab.distributions import Distribution, LabInputError
-from lab.formatting import both_text, fraction_text
-from lab.residual import NO_REJECTION, REJECTION, ResidualResult, residual_exact
+from lab.core.distributions import Distribution, LabInputError
+from lab.core.formatting import both_text, fraction_text
+from lab.core.residual import NO_REJECTION, REJECTION, ResidualResult, residual_exact
 
 LEVELS = ("basic", "zeros", "disjoint", "z0")
 LEVEL_TITLES = {

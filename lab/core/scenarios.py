@@ -20,9 +20,9 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from lab.distributions import Distribution, DistributionError, LabInputError, from_pairs
+from lab.core.distributions import Distribution, DistributionError, LabInputError, from_pairs
 
-SCENARIO_DIR = Path(__file__).resolve().parent.parent / "scenarios"
+SCENARIO_DIR = Path(__file__).resolve().parents[2] / "scenarios"
 STEP_KIND = "step"
 
 

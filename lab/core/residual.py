@@ -15,7 +15,7 @@ from functools import cached_property
 
 import numpy as np
 
-from lab.distributions import (
+from lab.core.distributions import (
     Distribution,
     TokenMismatchError,
     check_float,

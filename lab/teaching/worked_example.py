@@ -11,11 +11,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from lab.binomial import FAILURE_TOKEN, SUCCESS_TOKEN, BinomialResult, binomial_exact, parse_success_probability
-from lab.explorer_model import to_fraction
-from lab.formatting import fraction_text
-from lab.residual import ResidualResult, residual_exact
-from lab.scenarios import load_scenario
+from lab.core.binomial import FAILURE_TOKEN, SUCCESS_TOKEN, BinomialResult, binomial_exact, parse_success_probability
+from lab.core.distributions import to_fraction
+from lab.core.formatting import fraction_text
+from lab.core.residual import ResidualResult, residual_exact
+from lab.core.scenarios import load_scenario
 
 SEED_SCENARIO = "bernoulli-residual"
 SEED_LAB_P = Fraction(3, 4)

@@ -11,12 +11,12 @@ by block decoding. Bad input raises a LabInputError subclass: exit 2, one line o
 
 from __future__ import annotations
 
-from lab.blocks import BlockInputError, compare_laws, simulate_blocks
-from lab.formatting import fraction_text
-from lab.markov import START, MarkovModel, load_model
-from lab.sampling import ChiSquareResult, simulate_steps
-from lab.speedup import expected_tokens
-from lab.variants import CORRECT, VARIANT_NAMES, get_variant
+from lab.core.blocks import BlockInputError, compare_laws, simulate_blocks
+from lab.core.formatting import fraction_text
+from lab.core.markov import START, MarkovModel, load_model
+from lab.core.sampling import ChiSquareResult, simulate_steps
+from lab.core.speedup import expected_tokens
+from lab.core.variants import CORRECT, VARIANT_NAMES, get_variant
 
 MAX_BLOCK_SEQUENCES = 200_000  # block simulation runs one Python loop per block
 VARIANT_CHOICES_HELP = "correct (default) or a mistake: " + ", ".join(VARIANT_NAMES[1:])
@@ -36,7 +36,7 @@ def law_json(comparison) -> dict:
 
 
 def run_law(args) -> int:
-    from lab.cli import print_json, print_table
+    from lab.cli.main import print_json, print_table
 
     model = load_model(args.model)
     variant = get_variant(args.variant)
@@ -145,7 +145,7 @@ def _fit_text(fit: ChiSquareResult) -> str:
 
 
 def run_simulate(args) -> int:
-    from lab.cli import print_json, print_table
+    from lab.cli.main import print_json, print_table
 
     model = load_model(args.scenario)
     variant = get_variant(args.variant)

@@ -344,3 +344,17 @@ def check_float(
         )
     if abs(total - 1.0) > tolerance:
         raise SumError(f"the values sum to {total:.17g}, not 1 within the float tolerance {tolerance:g}", None, name)
+
+
+def to_fraction(value) -> Fraction:
+    """A slider's float (``0.35``) as the decimal it shows, exactly."""
+    if isinstance(value, Fraction):
+        return value
+    if isinstance(value, float):
+        return Fraction(repr(value))
+    return Fraction(value)
+
+
+def snap_to_step(value: Fraction, step: Fraction = Fraction(1, 100)) -> Fraction:
+    """The nearest slider position (a multiple of ``step``)."""
+    return round(value / step) * step

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from lab.distributions import LabInputError, check_token_name
-from lab.residual import ResidualResult, residual_float
+from lab.core.distributions import LabInputError, check_token_name
+from lab.core.residual import ResidualResult, residual_float
 
 DTYPE = np.float64
 

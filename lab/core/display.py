@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
-from lab.formatting import decimal_text, fraction_text
+from lab.core.formatting import decimal_text, fraction_text
 
 # A fraction longer than this is shown as a decimal in chart labels (the exact value stays in tables).
 SHORT_FRACTION_CHARS = 9

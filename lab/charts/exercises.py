@@ -6,8 +6,8 @@ from collections.abc import Sequence
 
 import plotly.graph_objects as go
 
-from lab.formatting import fraction_text
-from lab.palette import role_marker
+from lab.charts.palette import role_marker
+from lab.core.formatting import fraction_text
 
 
 def _bar(role: str, name: str, tokens: Sequence[str], values: Sequence, exact: bool = True) -> go.Bar:

@@ -2,7 +2,7 @@
 
 Normalising by Z divides by a small number, so any rounding in p - q is magnified by 1/Z. This
 module builds a family of cases whose exact residual is known (Fractions), runs the same
-expression in float64 (:func:`lab.residual.residual_float`, the lab's pinned float path) and in
+expression in float64 (:func:`lab.core.residual.residual_float`, the lab's pinned float path) and in
 float32, and reports the error of r against the exact value.
 
 It also checks the branch: Z = 0 is the no-rejection branch (nothing to normalise). A float
@@ -19,9 +19,9 @@ from fractions import Fraction
 
 import numpy as np
 
-from lab.distributions import LabInputError
-from lab.formatting import fraction_text
-from lab.residual import (
+from lab.core.distributions import LabInputError
+from lab.core.formatting import fraction_text
+from lab.core.residual import (
     FLOAT64_EPS,
     RECONSTRUCTION_RTOL,
     branch_inconsistency,
@@ -120,7 +120,7 @@ def residual_in_dtype(p, q, dtype) -> FloatResidual:
 def float_branch_check(result: FloatResidual, exact_z: Fraction) -> str | None:
     """The branch checks of the seed, on one float computation (None when consistent).
 
-    Uses :func:`lab.residual.branch_inconsistency` and adds the acceptance-test check: rejection
+    Uses :func:`lab.core.residual.branch_inconsistency` and adds the acceptance-test check: rejection
     is possible (rejection probability > 0) while the residual sum is 0.
     """
     messages = []

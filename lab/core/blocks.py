@@ -10,7 +10,7 @@ One block from the verified history ``prev`` (the last committed token, ``START`
    discarded (it assumed the rejected token) and the next block starts from the corrected prefix;
 4. if all K drafts pass, one bonus token is drawn from p(.|x_K).
 
-The same engine runs every :mod:`lab.variants` mistake, both exactly and by simulation:
+The same engine runs every :mod:`lab.core.variants` mistake, both exactly and by simulation:
 
 - :func:`speculative_law` enumerates the exact law (Fractions) of the first L committed tokens;
   :func:`target_law` is the target's own law of L tokens; :func:`tv_distance` is exactly 0 for
@@ -19,7 +19,7 @@ The same engine runs every :mod:`lab.variants` mistake, both exactly and by simu
   through it); :func:`simulate_blocks` repeats it to check the exact law by chi-square.
 
 Randomness: three independent numpy streams (proposal, acceptance, correction) from
-:func:`lab.sampling.make_streams`; the bonus token uses the correction stream.
+:func:`lab.core.sampling.make_streams`; the bonus token uses the correction stream.
 A row with Z = 0 (p = q) never rejects, so its residual is never formed (no 0/0).
 """
 
@@ -30,10 +30,10 @@ from collections import defaultdict
 from dataclasses import dataclass
 from fractions import Fraction
 
-from lab.distributions import LabInputError
-from lab.markov import START, MarkovModel
-from lab.sampling import ChiSquareResult, Streams, chi_square_test, make_streams
-from lab.variants import CORRECT, Row, Variant, get_variant, rules
+from lab.core.distributions import LabInputError
+from lab.core.markov import START, MarkovModel
+from lab.core.sampling import ChiSquareResult, Streams, chi_square_test, make_streams
+from lab.core.variants import CORRECT, Row, Variant, get_variant, rules
 
 ZERO = Fraction(0)
 ONE = Fraction(1)

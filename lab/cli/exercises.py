@@ -6,7 +6,7 @@ produce an answer key from a terminal.
 
 from __future__ import annotations
 
-from lab.exercises import (
+from lab.teaching.exercises import (
     DEFAULT_LEVEL,
     LEVELS,
     generate_predictions,
@@ -15,7 +15,7 @@ from lab.exercises import (
     parse_level,
     parse_seed,
 )
-from lab.exports import answer_key_text, assignment_json
+from lab.teaching.exports import answer_key_text, assignment_json
 
 
 def run_exercises(args) -> int:
@@ -24,7 +24,7 @@ def run_exercises(args) -> int:
     problems = generate_problems(seed, count, level)
     predictions = generate_predictions(seed, level)
     if args.json:
-        from lab.cli import print_json
+        from lab.cli.main import print_json
 
         print_json(assignment_json(problems, predictions, seed, level))
     else:

@@ -1,9 +1,9 @@
 """Pitfalls: the mistakes real speculative samplers have shipped, as cards with exact laws.
 
-Each card names a mistake variant of :mod:`lab.variants`, shows what the mistaken code does next to
+Each card names a mistake variant of :mod:`lab.core.variants`, shows what the mistaken code does next to
 the correct lines (pseudo-code), cites where a mistake of that kind was reported publicly (only the
 references listed in the lab's issue; nothing invented), and says when the mistake is harmless.
-The laws come from the exact engine (:mod:`lab.blocks` for blocks of drafts, :mod:`lab.sampling`
+The laws come from the exact engine (:mod:`lab.core.blocks` for blocks of drafts, :mod:`lab.core.sampling`
 for one step): Fractions throughout, so a distance of 0 means exactly 0.
 """
 
@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 
-from lab.blocks import compare_laws
-from lab.distributions import LabInputError
-from lab.markov import MarkovModel, load_model
-from lab.sampling import step_law
-from lab.scenarios import load_scenario, scenario_names
-from lab.variants import VARIANT_NAMES, get_variant
+from lab.core.blocks import compare_laws
+from lab.core.distributions import LabInputError
+from lab.core.markov import MarkovModel, load_model
+from lab.core.sampling import step_law
+from lab.core.scenarios import load_scenario, scenario_names
+from lab.core.variants import VARIANT_NAMES, get_variant
 
 ZERO = Fraction(0)
 NO_GAIN = "none (unbiased)"

@@ -33,9 +33,9 @@ from fractions import Fraction
 from functools import cache
 from pathlib import Path
 
-from lab.distributions import DistributionError, LabInputError, TokenNameError, check_token_name, from_pairs
-from lab.scenarios import SCENARIO_DIR, STEP_KIND, ScenarioError, load_scenario_file, read_toml, scenario_kind
-from lab.scenarios import scenario_names as _scenario_names
+from lab.core.distributions import DistributionError, LabInputError, TokenNameError, check_token_name, from_pairs
+from lab.core.scenarios import SCENARIO_DIR, STEP_KIND, ScenarioError, load_scenario_file, read_toml, scenario_kind
+from lab.core.scenarios import scenario_names as _scenario_names
 
 MARKOV_KIND = "markov"
 START = -1

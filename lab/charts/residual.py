@@ -1,6 +1,6 @@
 """Chart builders for the lab pages: pure functions returning plotly figures (no Streamlit).
 
-Every bar takes its colour and fill pattern from lab/palette.py (p, q, accepted, correction,
+Every bar takes its colour and fill pattern from lab/charts/palette.py (p, q, accepted, correction,
 prediction), carries a text label (the exact fraction when short, otherwise a 3-digit decimal) and
 an exact hover text. y values are plain float lists, so a figure's data can be read back directly.
 """
@@ -11,8 +11,8 @@ from collections.abc import Sequence
 
 import plotly.graph_objects as go
 
-from lab.display import exact_text, plotly_text, short_label
-from lab.palette import COLORS, role_marker
+from lab.charts.palette import COLORS, role_marker
+from lab.core.display import exact_text, plotly_text, short_label
 
 FONT_SIZE = 15
 HEIGHT = 420

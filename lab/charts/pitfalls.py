@@ -1,6 +1,6 @@
 """Chart builders for the Numerics and Pitfalls pages: pure functions returning plotly figures.
 
-Colours and fill patterns for p, q and r come from lab/palette.py; other series (float64 vs
+Colours and fill patterns for p, q and r come from lab/charts/palette.py; other series (float64 vs
 float32 errors, a mistaken output law) get a distinct dark colour plus their own marker symbol, dash
 or pattern, so colour never carries meaning alone. Every bar has a text label.
 """
@@ -12,10 +12,10 @@ from fractions import Fraction
 
 import plotly.graph_objects as go
 
-from lab.display import short_label
-from lab.formatting import fraction_text
-from lab.numerics import FLOAT32_EPS, FLOAT64_EPS, TinyZCase
-from lab.palette import COLORS, PATTERNS, pattern_marker
+from lab.charts.palette import COLORS, PATTERNS, pattern_marker
+from lab.core.display import short_label
+from lab.core.formatting import fraction_text
+from lab.teaching.numerics import FLOAT32_EPS, FLOAT64_EPS, TinyZCase
 
 FONT_SIZE = 15
 HEIGHT = 400

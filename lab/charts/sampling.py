@@ -1,6 +1,6 @@
 """Chart builders for the Sampling lab and Blocks pages: pure functions returning plotly figures.
 
-Colours and fill patterns come from lab/palette.py (p, q, accepted, correction, prediction); every
+Colours and fill patterns come from lab/charts/palette.py (p, q, accepted, correction, prediction); every
 bar carries a text label, lines carry distinct dashes and marker symbols, so colour never carries
 meaning alone. Inputs are plain numbers (Fractions or floats); y values are float lists.
 """
@@ -12,9 +12,9 @@ from fractions import Fraction
 
 import plotly.graph_objects as go
 
-from lab.charts import role_bar
-from lab.display import exact_text
-from lab.palette import COLORS
+from lab.charts.palette import COLORS
+from lab.charts.residual import role_bar
+from lab.core.display import exact_text
 
 FONT_SIZE = 15
 HEIGHT = 380
@@ -217,7 +217,7 @@ def block_trace(vocab: Sequence[str], trace, revealed: int | None = None):
 
 
 def speedup_chart(curve: Sequence[tuple[int, float, float]], best_gamma: int | None = None, alpha=None, c=None):
-    """Expected tokens per block and walltime improvement against gamma (rows from lab.speedup.speedup_curve)."""
+    """Expected tokens per block and walltime improvement against gamma (rows from lab.core.speedup.speedup_curve)."""
     gammas = [row[0] for row in curve]
     fig = go.Figure(
         [

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from lab.distributions import LabInputError
+from lab.core.distributions import LabInputError
 
 MAX_GAMMA = 64
 

@@ -11,9 +11,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from lab.distributions import Distribution, DistributionError, LabInputError, check_token_name, from_pairs
-from lab.formatting import fraction_text
-from lab.residual import ResidualResult
+from lab.core.distributions import (
+    Distribution,
+    DistributionError,
+    LabInputError,
+    check_token_name,
+    from_pairs,
+    to_fraction,
+)
+from lab.core.formatting import fraction_text
+from lab.core.residual import ResidualResult
 
 MAX_TOKENS = 26
 PREDICTION_STEP = Fraction(1, 100)  # the prediction sliders move in hundredths
@@ -113,11 +120,6 @@ def decode_prediction(
     return tuple(parse_prediction_value(v, "link: " + label.format(t)) for v, t in zip(parts, tokens))
 
 
-def snap_to_step(value: Fraction, step: Fraction = PREDICTION_STEP) -> Fraction:
-    """The nearest slider position (a multiple of ``step``)."""
-    return round(value / step) * step
-
-
 # --- scoring ----------------------------------------------------------------------------------
 
 
@@ -144,15 +146,6 @@ class PredictionScore:
     def worst_token(self) -> str:
         i = max(range(len(self.errors)), key=lambda k: abs(self.errors[k]))
         return self.tokens[i]
-
-
-def to_fraction(value) -> Fraction:
-    """A slider's float (``0.35``) as the decimal it shows, exactly."""
-    if isinstance(value, Fraction):
-        return value
-    if isinstance(value, float):
-        return Fraction(repr(value))
-    return Fraction(value)
 
 
 def score_prediction(result: ResidualResult, prediction: Sequence, z_prediction=None) -> PredictionScore:
