@@ -116,7 +116,7 @@ def _start_and_check_health(clone: Path, log: Path, timeout: float) -> str:
 
 
 @pytest.fixture(scope="module")
-def clone(tmp_path_factory) -> Path:
+def clone(tmp_path_factory):
     """A fresh clone of this repository (the working tree's uncommitted edits to tracked files laid
     over it, so the test checks the scripts as they are now; untracked files stay out, as in a clone)."""
     _need(shutil.which("git") is not None and (ROOT / ".git").exists(), "needs git and a git checkout")
@@ -133,7 +133,8 @@ def clone(tmp_path_factory) -> Path:
         elif target.exists():
             target.unlink()
     assert not (dest / ".venv").exists()
-    return dest
+    yield dest
+    shutil.rmtree(dest, ignore_errors=True)  # its .venv is close to 1 GB
 
 
 def test_no_python_named_python_on_the_test_path():
