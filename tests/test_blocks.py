@@ -146,6 +146,24 @@ def test_traces_show_rejections_bonuses_and_discards_over_seeds():
     assert any(t.rejection == 0 and len(t.discarded) == 2 for t in traces)
 
 
+def test_step_button_follows_the_variants_keep_testing_flag_not_its_name():
+    # A keep-testing variant under another name still gets a step for each draft tested after the first
+    # rejection; the correct algorithm jumps from that rejection straight to the ending.
+    from lab.core.variants import CORRECT, KeepTestingAfterRejection
+
+    class RenamedKeepTesting(KeepTestingAfterRejection):
+        name = "renamed-keep-testing"
+
+    model = load_model("markov-three")
+    seed = next(s for s in range(200) if run_block(model, 3, START, make_streams(s)).rejection == 0)
+    ending = 3 + 1
+    correct = run_block(model, 3, START, make_streams(seed), CORRECT)
+    assert correct.next_reveal(1) == ending
+    renamed = run_block(model, 3, START, make_streams(seed), RenamedKeepTesting())
+    assert renamed.tests[0].status == "rejected"
+    assert renamed.next_reveal(1) == 2
+
+
 def test_block_simulation_fits_the_target_law():
     # Fixed seed: the p-value is a fixed number; the bound is far from it (no flake possible).
     sim = simulate_blocks(load_model("markov-three"), 2, 3, 20_000, seed=11)

@@ -221,7 +221,7 @@ class DraftTest:
 
 @dataclass(frozen=True)
 class BlockTrace:
-    variant: str
+    variant: Variant
     prev: int
     block: int
     drafts: tuple[int, ...]
@@ -248,7 +248,7 @@ class BlockTrace:
         if revealed >= last:
             return last
         if 1 <= revealed <= len(self.tests) and self.tests[revealed - 1].status == "rejected":
-            if self.variant != "keep-testing-after-rejection":
+            if not self.variant.keep_testing:
                 return last
         return revealed + 1
 
@@ -309,7 +309,7 @@ def run_block(
     if not record:
         return tuple(committed)
     return BlockTrace(
-        variant.name, prev, block, tuple(drafts), tuple(tests), rejection, bonus, bonus_u, tuple(committed)
+        variant, prev, block, tuple(drafts), tuple(tests), rejection, bonus, bonus_u, tuple(committed)
     )
 
 
