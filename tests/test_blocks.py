@@ -74,8 +74,8 @@ def test_tv_distance_by_hand():
     assert tv_distance({(0,): F(1, 2), (1,): F(1, 2)}, {(0,): F(1, 4), (2,): F(3, 4)}) == F(3, 4)
 
 
-def test_one_block_law_by_hand_for_the_seed_example():
-    # i.i.d. seed example, K = 1: the draft x is kept with min(p, q)(x), then a bonus y ~ p follows;
+def test_one_block_law_by_hand_for_the_worked_example():
+    # i.i.d. worked example, K = 1: the draft x is kept with min(p, q)(x), then a bonus y ~ p follows;
     # otherwise the block is the single replacement, Z * r = 2/5 * (0, 3/4, 1/4) = (0, 3/10, 1/10).
     model = load_model("bernoulli-residual")
     law = chunk_law(model, 1, START, limit=5)
@@ -180,7 +180,7 @@ def test_block_simulation_exposes_a_mistake():
 
 @pytest.mark.parametrize("block", [1, 2, 4])
 def test_simulated_tokens_per_block_match_the_formula_for_an_iid_model(block):
-    # seed example: alpha = 3/5; E[tokens] = (1 - alpha^(K+1)) / (1 - alpha), by hand:
+    # worked example: alpha = 3/5; E[tokens] = (1 - alpha^(K+1)) / (1 - alpha), by hand:
     expected = {1: 1.6, 2: 1.96, 4: 2.3056}[block]
     sim = simulate_blocks(load_model("bernoulli-residual"), block, 1, 20_000, seed=block)
     assert sim.blocks == 20_000  # L = 1: one block per sequence

@@ -17,7 +17,7 @@ SEED_P = "A=1/10,B=3/5,C=3/10"
 SEED_Q = "A=1/2,B=3/10,C=1/5"
 RESIDUAL_KEYS = ["tokens", "p", "q", "accepted", "alpha", "z", "branch", "residual", "reconstruction"]
 
-# The seed's example by hand: min = (1/10, 3/10, 1/5), alpha = 3/5, Z = 2/5, r = (0, 3/4, 1/4),
+# The worked example by hand: min = (1/10, 3/10, 1/5), alpha = 3/5, Z = 2/5, r = (0, 3/4, 1/4),
 # min + Z*r = (1/10, 3/10 + 3/10, 1/5 + 1/10) = p.
 SEED_EXACT_JSON = {
     "tokens": ["A", "B", "C"],
@@ -68,7 +68,7 @@ def assert_numbers_match(floating, exact_strings):
 def test_residual_exact_json(capsys):
     data = run_json(capsys, "residual", "--p", SEED_P, "--q", SEED_Q, "--exact")
     assert data == SEED_EXACT_JSON
-    assert list(data) == RESIDUAL_KEYS  # the keys, in its order
+    assert list(data) == RESIDUAL_KEYS  # the documented keys, in their order
 
 
 def test_residual_float_json(capsys):

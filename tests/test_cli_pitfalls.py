@@ -48,7 +48,7 @@ def test_numerics_bad_gaps_exit_2_one_line(capsys, bad):
     assert err.startswith("error: ") and err.count("\n") == 1
 
 
-def test_mistakes_json_seed_example(capsys):
+def test_mistakes_json_worked_example(capsys):
     code, out, err = run(capsys, "mistakes", "bernoulli-residual", "--json")
     assert code == 0 and err == ""
     data = json.loads(out)

@@ -219,8 +219,9 @@ def test_binomial_defaults_hide_the_bars():
     assert list(traces(at)) == ["your prediction"]
 
 
-def test_binomial_seed_example_through_the_guide():
+def test_binomial_worked_example_through_the_guide():
     at = open_page(BINOMIAL)
+    assert "Reproduce the worked example" in [h.value for h in at.subheader]
     at.button(key="bl_reset").click().run()
     at.number_input(key="bl_p").set_value(0.75).run()
     at.number_input(key="bl_n").set_value(1).run()
@@ -243,7 +244,7 @@ def test_binomial_seed_example_through_the_guide():
     assert "B: 3/10 + Z × 3/4 = 3/10 + 3/10 = **3/5**" in text
     assert "C: 1/5 + Z × 1/4 = 1/5 + 1/10 = **3/10**" in text
     assert any("A 1/10, B 3/5, C 3/10" in s.value for s in at.success)
-    stack = charts(at)["bl_seed_chart"]
+    stack = charts(at)["bl_worked_chart"]
     assert stack["target p"]["y"] == [0.1, 0.6, 0.3]
     assert stack["Z × displayed bar"]["y"] == pytest.approx([0.0, 0.3, 0.1])
     assert stack["accepted min(p, q)"]["y"] == [0.1, 0.3, 0.2]

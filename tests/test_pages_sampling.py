@@ -41,7 +41,7 @@ def test_sampling_results_wait_for_run():
     assert not at.exception
     shown = metrics(at)
     assert shown["your guess"] == "0.40"
-    assert shown["exact Z"] == "2/5 (0.4)"  # seed example: Z = 3/10 + 1/10
+    assert shown["exact Z"] == "2/5 (0.4)"  # worked example: Z = 3/10 + 1/10
     share = float(shown["corrected share"])
     assert abs(share - 0.4) < 0.03  # 10,000 steps: sd 0.005, band 6 sigma
     traces = chart_traces(at)

@@ -18,7 +18,7 @@ from lab.teaching.pitfalls import (
     single_step,
 )
 
-# The seed's example, bernoulli-residual: p = (1/10, 3/5, 3/10), q = (1/2, 3/10, 1/5) over A, B, C.
+# The worked example, bernoulli-residual: p = (1/10, 3/5, 3/10), q = (1/2, 3/10, 1/5) over A, B, C.
 # min(p, q) = (1/10, 3/10, 1/5), alpha = 3/5, Z = 2/5, r = (0, 3/4, 1/4). Only A can be rejected
 # (p(A) < q(A)): it is kept with probability p(A)/q(A) = 1/5, so rejections carry q(A) * 4/5 = 2/5 = Z.
 

@@ -38,7 +38,7 @@ from lab.core.residual import (
 # =================================================================================================
 
 
-def test_seed_example():
+def test_worked_example():
     # p = (1/10, 3/5, 3/10), q = (1/2, 3/10, 1/5)
     # min = (1/10, 3/10, 1/5)              -> alpha = 1/10 + 3/10 + 2/10 = 3/5
     # max(0, p - q) = (0, 3/10, 1/10)       -> Z = 4/10 = 2/5 = 1 - alpha
@@ -153,7 +153,7 @@ def test_residual_lives_on_the_whole_target_vocabulary():
 
 
 def test_q_is_aligned_to_p_token_order():
-    # q written in another order: C=1/5, A=1/2, B=3/10 is the seed's draft
+    # q written in another order: C=1/5, A=1/2, B=3/10 is the worked example's draft
     result = residual("A=1/10,B=3/5,C=3/10", "C=1/5,A=1/2,B=3/10")
     assert result.q == (F(1, 2), F(3, 10), F(1, 5))
     assert result.residual == (0, F(3, 4), F(1, 4))
@@ -299,7 +299,7 @@ def test_float_path_against_exact_within_stated_tolerance(pair):
     assert (result.inconsistency is not None) == (result.z == 0 and result.alpha != 1)
 
 
-def test_float_seed_example():
+def test_float_worked_example():
     p = np.array([0.1, 0.6, 0.3])
     q = np.array([0.5, 0.3, 0.2])
     result = residual(p, q, tokens=["A", "B", "C"])
@@ -388,7 +388,7 @@ def test_branch_inconsistency_cases():
     assert branch_inconsistency(0.25, 0.75, exact_z_is_zero=False) is None
 
 
-def test_compare_float_to_exact_seed_example():
+def test_compare_float_to_exact_worked_example():
     p, q = parse_spec("A=1/10,B=3/5,C=3/10"), parse_spec("A=1/2,B=3/10,C=1/5")
     comparison = compare_float_to_exact(p, q)
     assert comparison.branch_agrees and comparison.inconsistency is None

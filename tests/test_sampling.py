@@ -44,7 +44,7 @@ def test_step_law_splits_into_min_and_z_times_r(scenario):
     assert law.total == scenario.p.values
 
 
-def test_seed_example_by_hand():
+def test_worked_example_by_hand():
     scenario = load_scenario("bernoulli-residual")
     law = step_law(scenario.p, scenario.q)
     assert law.accepted == (F(1, 10), F(3, 10), F(1, 5))

@@ -60,7 +60,7 @@ def step_files() -> list[str]:
 def test_every_shipped_step_file_is_listed_and_derived_by_hand():
     names = scenario_names()
     assert sorted(names) == step_files()
-    assert names[0] == "bernoulli-residual"  # the seed's example first
+    assert names[0] == "bernoulli-residual"  # the worked example first
     assert set(names) == set(HAND), "add the hand-derived alpha, Z, r of a new scenario to HAND"
 
 

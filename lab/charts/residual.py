@@ -162,8 +162,8 @@ def binomial_bars(labels: Sequence[str], prediction: Sequence, exact: Sequence |
     return _layout(fig, title, x_title, "probability", _top(prediction, exact or []))
 
 
-def seed_example_stack(tokens: Sequence[str], accepted: Sequence, correction: Sequence, target: Sequence) -> go.Figure:
-    """The seed's recovery: accepted min(p, q) plus Z times the lab's displayed bar, reaching p."""
+def worked_example_stack(tokens: Sequence[str], accepted: Sequence, correction: Sequence, target: Sequence):
+    """The worked example's recovery: accepted min(p, q) plus Z times the lab's displayed bar, reaching p."""
     fig = reconstruction_bars(tokens, accepted, correction, target)
     fig.update_layout(title={"text": "min(p, q) + Z × (displayed B/C) recovers p"})
     fig.data[1].name = "Z × displayed bar"

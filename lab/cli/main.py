@@ -63,8 +63,8 @@ def summary_text(value, exact: bool) -> str:
 
 
 def residual_json(result: ResidualResult) -> dict:
-    """The issue's JSON shape, keys in its order. The float64 path adds the two figures the issue asks
-    to be reported beside z: ``one_minus_alpha`` and ``inconsistency`` (null when consistent)."""
+    """The documented JSON shape (README, CLI), keys in that order. The float64 path adds the two figures
+    reported beside z: ``one_minus_alpha`` and ``inconsistency`` (null when consistent)."""
     exact = result.exact
     labels = result.labels
 
@@ -168,9 +168,9 @@ def run_scenario(args) -> int:
 
 
 def binomial_json(result: BinomialResult) -> dict:
-    """``{"n", "p", "pmf"}`` as the issue states, then mean and variance (rational, so fraction strings
+    """``{"n", "p", "pmf"}`` as documented, then mean and variance (rational, so fraction strings
     with --exact). sd = sqrt(variance) is irrational in general: a number, on the float path only.
-    With n = 1, ``bernoulli`` gives the seed's two-outcome display (success B, failure C)."""
+    With n = 1, ``bernoulli`` gives the binomial lab's two-outcome display (success B, failure C)."""
     exact = result.exact
     data = {
         "n": result.n,
@@ -194,7 +194,7 @@ def run_binomial(args) -> int:
         return 0
     exact = result.exact
     rows = [[str(k), cell_text(v, exact)] for k, v in enumerate(result.pmf)]
-    if result.n == 1:  # the seed's two-outcome display: success B first, then failure C
+    if result.n == 1:  # the lab's two-outcome display: success B first, then failure C
         rows = [
             [f"{token} ({kind})", cell_text(v, exact)]
             for (token, v), kind in zip(result.bernoulli_bars().items(), ("success", "failure"))

@@ -1,6 +1,6 @@
 """Speculative sampling, one step at a time and a million at once, checked against the exact law.
 
-One step (the seed's algorithm): propose x ~ q; keep it with probability min(1, p(x)/q(x)); on
+One step (speculative sampling): propose x ~ q; keep it with probability min(1, p(x)/q(x)); on
 rejection draw the replacement from r = max(0, p - q)/Z with *fresh* randomness. Each of the three
 kinds of draw has its own numpy stream (:func:`make_streams` spawns them from one seed with
 ``SeedSequence.spawn``), so the correction never reuses a proposal or acceptance uniform.

@@ -103,7 +103,7 @@ def load_scenario_file(path: str | Path) -> Scenario:
 
 
 def scenario_names(kind: str = STEP_KIND, directory: Path = SCENARIO_DIR) -> list[str]:
-    """Names of the scenarios of one kind, sorted; the seed's example first."""
+    """Names of the scenarios of one kind, sorted; the worked example (bernoulli-residual) first."""
     names = [path.stem for path in sorted(directory.glob("*.toml")) if scenario_kind(read_toml(path)) == kind]
     return sorted(names, key=lambda n: (n != "bernoulli-residual", n))
 

@@ -118,7 +118,7 @@ def residual_in_dtype(p, q, dtype) -> FloatResidual:
 
 
 def float_branch_check(result: FloatResidual, exact_z: Fraction) -> str | None:
-    """The branch checks of the seed, on one float computation (None when consistent).
+    """The branch checks of the spec, on one float computation (None when consistent).
 
     Uses :func:`lab.core.residual.branch_inconsistency` and adds the acceptance-test check: rejection
     is possible (rejection probability > 0) while the residual sum is 0.

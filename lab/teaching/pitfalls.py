@@ -121,7 +121,7 @@ CARDS: dict[str, PitfallCard] = {
                 "commit y ~ r",
             ),
             (),
-            "when the residual's support lies inside the candidates (or there is nothing to correct). The seed: "
+            "when the residual's support lies inside the candidates (or there is nothing to correct). The rule: "
             "r is defined over the target's whole vocabulary, not over a candidate set.",
         ),
         PitfallCard(

@@ -184,7 +184,7 @@ with st.expander("Every variant on this choice (spoils the predictions)"):
 # --- single step ---------------------------------------------------------------------------------------
 st.header("A single step through every mistake")
 st.caption(
-    "For the one-step scenarios: each variant's one-step output law against p, so the seed's example "
+    "For the one-step scenarios: each variant's one-step output law against p, so the worked example "
     "(bernoulli-residual) runs through every mistake. Open it after predicting."
 )
 with st.expander("Every variant, one step (spoils the predictions)"):
@@ -199,7 +199,7 @@ with st.expander("Every variant, one step (spoils the predictions)"):
     tokens = laws["correct"].tokens
     st.caption(
         "Each variant's one-step output law (accepted proposals plus corrections), exact, beside p. "
-        "The seed's example is bernoulli-residual."
+        "The worked example is bernoulli-residual."
     )
     table = {"variant": ["target p", *laws]}
     for i, token in enumerate(tokens):
