@@ -15,8 +15,8 @@ from lab.core.blocks import (
     simulate_blocks,
     speculative_law,
     target_law,
-    tv_distance,
 )
+from lab.core.distance import total_variation
 from lab.core.distributions import from_pairs
 from lab.core.markov import START, MarkovModel, load_model
 from lab.core.residual import residual_exact
@@ -69,9 +69,9 @@ def test_compare_laws_distance_zero_and_rows():
     assert all(t == s for _, t, s in comparison.rows())
 
 
-def test_tv_distance_by_hand():
+def test_law_distance_by_hand():
     # |1/2 - 1/4| + |1/2 - 0| + |0 - 3/4| = 1/4 + 1/2 + 3/4 = 3/2, halved: 3/4
-    assert tv_distance({(0,): F(1, 2), (1,): F(1, 2)}, {(0,): F(1, 4), (2,): F(3, 4)}) == F(3, 4)
+    assert total_variation({(0,): F(1, 2), (1,): F(1, 2)}, {(0,): F(1, 4), (2,): F(3, 4)}) == F(3, 4)
 
 
 def test_one_block_law_by_hand_for_the_worked_example():

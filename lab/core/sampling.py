@@ -25,6 +25,7 @@ from fractions import Fraction
 import numpy as np
 from scipy import stats
 
+from lab.core.distance import total_variation
 from lab.core.distributions import Distribution, LabInputError, check_same_tokens
 from lab.core.variants import CORRECT, Row, Variant, get_variant
 
@@ -347,7 +348,7 @@ def chi_square_test(observed: Mapping, law: Mapping) -> ChiSquareResult:
 def empirical_distance(counts, target) -> float:
     """Total variation distance between empirical frequencies and an exact law (float)."""
     n = float(sum(int(c) for c in counts))
-    return 0.5 * sum(abs(int(c) / n - float(t)) for c, t in zip(counts, target))
+    return float(total_variation([int(c) / n for c in counts], [float(t) for t in target]))
 
 
 def convergence_series(p, q, steps: int, seed: int, variant: Variant | str = CORRECT) -> tuple[list[int], list[float]]:

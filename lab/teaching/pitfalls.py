@@ -14,6 +14,7 @@ from fractions import Fraction
 from functools import lru_cache
 
 from lab.core.blocks import compare_laws
+from lab.core.distance import total_variation
 from lab.core.distributions import LabInputError
 from lab.core.markov import MarkovModel, load_model
 from lab.core.sampling import step_law
@@ -305,10 +306,6 @@ class StepVariantLaw:
     tv_distance: Fraction
 
 
-def tv(a, b) -> Fraction:
-    return sum((abs(x - y) for x, y in zip(a, b)), ZERO) / 2
-
-
 def single_step(scenario_name: str) -> dict[str, StepVariantLaw]:
     """For a one-step scenario: each variant's one-step output law against p, split by branch."""
     scenario = load_scenario(scenario_name)
@@ -317,7 +314,13 @@ def single_step(scenario_name: str) -> dict[str, StepVariantLaw]:
         result = step_law(scenario.p, scenario.q, name)
         law = result.total
         out[name] = StepVariantLaw(
-            name, scenario.tokens, scenario.p.values, result.accepted, result.corrected, law, tv(law, scenario.p.values)
+            name,
+            scenario.tokens,
+            scenario.p.values,
+            result.accepted,
+            result.corrected,
+            law,
+            total_variation(law, scenario.p.values),
         )
     return out
 

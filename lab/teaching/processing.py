@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from lab.core.distance import total_variation
 from lab.core.distributions import LabInputError, check_token_name
 from lab.core.residual import ResidualResult, residual_float
 
@@ -137,10 +138,6 @@ def output_law(p: np.ndarray, q_sample: np.ndarray, q_check: np.ndarray) -> tupl
     return kept + rejection * excess / z, None
 
 
-def tv_distance(a: np.ndarray, b: np.ndarray) -> float:
-    return 0.5 * float(np.abs(np.asarray(a, dtype=DTYPE) - np.asarray(b, dtype=DTYPE)).sum())
-
-
 @dataclass(frozen=True)
 class ProcessedStep:
     tokens: tuple[str, ...]
@@ -186,8 +183,8 @@ def processed_step(tokens, target_logits, draft_logits, processing: Processing) 
         correct,
         mismatch,
         problem,
-        tv_distance(correct, p) if correct is not None else None,
-        tv_distance(mismatch, p) if mismatch is not None else None,
+        total_variation(correct, p) if correct is not None else None,
+        total_variation(mismatch, p) if mismatch is not None else None,
     )
 
 

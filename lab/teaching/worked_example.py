@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from lab.core.binomial import FAILURE_TOKEN, SUCCESS_TOKEN, BinomialResult, binomial_exact, parse_success_probability
+from lab.core.distance import total_variation
 from lab.core.distributions import to_fraction
 from lab.core.formatting import fraction_text
 from lab.core.residual import ResidualResult, residual_exact
@@ -53,7 +54,7 @@ def prediction_labels(n: int) -> tuple[str, ...]:
 
 def prediction_distance(prediction: Sequence, truth: Sequence) -> Fraction:
     """Total variation distance (half the L1 distance) between predicted and exact bars."""
-    return sum((abs(to_fraction(a) - Fraction(b)) for a, b in zip(prediction, truth)), Fraction(0)) / 2
+    return total_variation([to_fraction(a) for a in prediction], [Fraction(b) for b in truth])
 
 
 @dataclass(frozen=True)
