@@ -33,7 +33,7 @@ from fractions import Fraction
 from lab.core.distance import total_variation
 from lab.core.distributions import LabInputError
 from lab.core.markov import START, MarkovModel
-from lab.core.sampling import ChiSquareResult, Streams, chi_square_test, make_streams
+from lab.core.sampling import ChiSquareResult, Streams, chi_square_test, float_cdf, make_streams
 from lab.core.variants import CORRECT, Row, Variant, get_variant, rules
 
 ZERO = Fraction(0)
@@ -179,15 +179,10 @@ _CDF_CACHE: dict[Row, list[float]] = {}
 
 
 def cdf(row: Row) -> list[float]:
-    """float64 CDF of an exact row: each entry the rounding of an exact partial sum, the last exactly 1."""
+    """:func:`lab.core.sampling.float_cdf` of an exact row, as a list (bisect is fastest on one), cached."""
     cached = _CDF_CACHE.get(row)
     if cached is None:
-        total = ZERO
-        cached = []
-        for mass in row:
-            total += mass
-            cached.append(float(total))
-        _CDF_CACHE[row] = cached
+        cached = _CDF_CACHE[row] = float_cdf(row).tolist()
     return cached
 
 
