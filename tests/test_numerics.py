@@ -15,7 +15,6 @@ from lab.teaching.numerics import (
     family_case,
     float_branch_check,
     parse_exponents,
-    residual_in_dtype,
     stated_tolerances,
     tiny_z_family,
     to_float32,
@@ -117,8 +116,19 @@ def test_branch_cases():
 
 
 def test_float_branch_check_zero_z_with_alpha_one_is_consistent():
-    result = residual_in_dtype(np.array([0.25, 0.75]), np.array([0.25, 0.75]), np.float64)
+    result = residual_float(np.array([0.25, 0.75]), np.array([0.25, 0.75]), check=False)
     assert float_branch_check(result, F(0)) is None
+
+
+def test_the_float32_column_runs_the_same_residual_in_float32():
+    # p = (3/4, 1/4), q = (1/2, 1/2), all exact in float32: Z = 1/4, r = (1, 0); the test keeps B with
+    # ratio 1/2 (exact), so it rejects 1/2 * (1 - 1/2) = 1/4
+    result = residual_float(np.array([0.75, 0.25]), np.array([0.5, 0.5]), ("A", "B"), dtype=np.float32)
+    assert result.arithmetic == "float32" and result.residual.dtype == np.float32
+    assert result.z == 0.25 and result.residual.tolist() == [1.0, 0.0]
+    assert result.rejection_probability == 0.25
+    case = family_case(7)
+    assert case.float32.arithmetic == "float32" and case.float64.arithmetic == "float64"
 
 
 def test_to_float32_is_correctly_rounded():

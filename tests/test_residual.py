@@ -480,3 +480,9 @@ def test_large_vocabulary_runs_no_python_loop(large_pair):
     finally:
         sys.settrace(None)
     assert events < 2_000 < VOCABULARY
+
+
+def test_rejection_probability_is_z_exactly():
+    # worked example: the test rejects q(A) - min = 1/2 - 1/10 = 2/5 and nothing else; Z = 2/5
+    result = residual("A=1/10,B=3/5,C=3/10", "A=1/2,B=3/10,C=1/5")
+    assert result.rejection_probability == F(2, 5) == result.z

@@ -69,7 +69,18 @@ class ResidualResult:
 
     @property
     def arithmetic(self) -> str:
-        return "exact" if self.exact else "float64"
+        """``exact``, or the float dtype the path ran in (``float64``, or ``float32`` on the Numerics page)."""
+        return "exact" if self.exact else np.asarray(self.p).dtype.name
+
+    @cached_property
+    def rejection_probability(self):
+        """What the acceptance test rejects: sum_x q(x) (1 - min(1, p(x)/q(x))), in the result's own
+        arithmetic. Exactly it equals Z; a float path can disagree (the test rejects while Z = 0)."""
+        if self.exact:
+            return sum((b - min(a, b) for a, b in zip(self.p, self.q)), Fraction(0))
+        one = self.q.dtype.type(1)
+        with np.errstate(all="ignore"):
+            return float((self.q * (one - acceptance_ratio(self.p, self.q))).sum(dtype=self.q.dtype))
 
     @property
     def one_minus_alpha(self):
@@ -136,14 +147,25 @@ def branch_inconsistency(z: float, alpha: float, exact_z_is_zero: bool | None = 
     return None
 
 
-def residual_float(p, q, tokens: Sequence[str] | None = None) -> ResidualResult:
-    """float64 residual, vectorised over the vocabulary (no Python loop).
+def acceptance_ratio(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """The acceptance test's keep probability min(1, p(x)/q(x)) per token, in the arrays' dtype; a token
+    the checking q gives 0 is kept when p(x) > 0 (ratio infinite) and rejected when p(x) = 0."""
+    one = q.dtype.type(1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(q > 0, p / np.where(q > 0, q, one), np.where(p > 0, one, q.dtype.type(0)))
+    return np.minimum(one, ratio)
+
+
+def residual_float(p, q, tokens: Sequence[str] | None = None, dtype=FLOAT_DTYPE, check: bool = True) -> ResidualResult:
+    """The float residual, vectorised over the vocabulary (no Python loop): float64, the lab's pinned
+    path, unless ``dtype`` says otherwise (the Numerics page runs the same expression in float32).
 
     Validation uses reductions only: alpha + z doubles as sum(p) because
-    min(p, q) + max(0, p - q) = p.
+    min(p, q) + max(0, p - q) = p. ``check=False`` skips it, for inputs that are valid by
+    construction but rounded to a coarser dtype (their sums are off by more than float64's tolerance).
     """
-    p = np.asarray(p, dtype=FLOAT_DTYPE)
-    q = np.asarray(q, dtype=FLOAT_DTYPE)
+    p = np.asarray(p, dtype=dtype)
+    q = np.asarray(q, dtype=dtype)
     if p.shape != q.shape:
         raise TokenMismatchError(f"p has {p.size} tokens but q has {q.size}")
     if tokens is not None:
@@ -153,17 +175,18 @@ def residual_float(p, q, tokens: Sequence[str] | None = None) -> ResidualResult:
     with np.errstate(all="ignore"):  # invalid inputs are diagnosed below, by token
         accepted = np.minimum(p, q)
         excess = p - q
-        np.maximum(excess, 0.0, out=excess)
-        alpha = float(accepted.sum())
-        z = float(excess.sum())
-    total = alpha + z  # = sum(p) up to rounding, for finite q; otherwise p is summed on its own
-    check_float(p, tokens, "p", total=total if np.isfinite(total) else None)
-    check_float(q, tokens, "q")
+        np.maximum(excess, excess.dtype.type(0), out=excess)
+        alpha = float(accepted.sum(dtype=p.dtype))  # summed in the path's own dtype
+        z = float(excess.sum(dtype=p.dtype))
+    if check:
+        total = alpha + z  # = sum(p) up to rounding, for finite q; otherwise p is summed on its own
+        check_float(p, tokens, "p", total=total if np.isfinite(total) else None)
+        check_float(q, tokens, "q")
     residual = None
     if z > 0:
-        excess /= z  # in place: excess becomes r
+        excess /= excess.dtype.type(z)  # in place: excess becomes r (z is exact in its own dtype)
         residual = excess
-    # For float64 inputs, p - q > 0 exactly when p > q (gradual underflow), so z > 0 matches the
+    # For float inputs, p - q > 0 exactly when p > q (gradual underflow), so z > 0 matches the
     # exact branch of these inputs; what can still disagree is z = 0 with alpha != 1.
     inconsistency = branch_inconsistency(z, alpha, exact_z_is_zero=(z == 0))
     return ResidualResult(tokens, p, q, accepted, alpha, z, residual, exact=False, inconsistency=inconsistency)
