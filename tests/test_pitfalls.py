@@ -183,3 +183,14 @@ def test_cards_cite_exactly_the_references_given():
         ("zero-over-zero", "jaymody/speculative-sampling", "#5"),
     }
     assert "introduces some drift" in CARDS["epsilon-floor"].reports[0].what
+
+
+def test_a_cards_title_is_its_variants_title():
+    from lab.core.variants import VARIANTS
+    from lab.teaching.pitfalls import CARDS
+
+    for name, card in CARDS.items():
+        if card.has_variant:
+            assert card.title == VARIANTS[name].title and card.own_title is None
+    assert CARDS["zero-over-zero"].title == "0/0 when p equals q"
+    assert VARIANTS["greedy-draft"].title == "Greedy draft scored with softmax probabilities"

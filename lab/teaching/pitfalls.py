@@ -19,7 +19,7 @@ from lab.core.distributions import LabInputError
 from lab.core.markov import MarkovModel, load_model
 from lab.core.sampling import step_law
 from lab.core.scenarios import load_scenario, scenario_names
-from lab.core.variants import VARIANT_NAMES, get_variant
+from lab.core.variants import VARIANT_NAMES, VARIANTS, get_variant
 
 ZERO = Fraction(0)
 NO_GAIN = "none (unbiased)"
@@ -39,12 +39,16 @@ class Report:
 @dataclass(frozen=True)
 class PitfallCard:
     name: str  # the variant name (or "zero-over-zero", a numerics card with no variant)
-    title: str
     mistaken: tuple[str, ...]  # 2-4 lines of pseudo-code
     correct: tuple[str, ...]
     reports: tuple[Report, ...]
     harmless_when: str
     has_variant: bool = True
+    own_title: str | None = None  # only for a card without a variant; a variant's title lives on it
+
+    @property
+    def title(self) -> str:
+        return VARIANTS[self.name].title if self.has_variant else self.own_title
 
 
 CORRECT_LINES = (
@@ -58,7 +62,6 @@ CARDS: dict[str, PitfallCard] = {
     for card in (
         PitfallCard(
             "resample-from-p",
-            "Resample from p",
             (
                 "x ~ q",
                 "if u < min(1, p[x] / q[x]): commit x",
@@ -71,7 +74,6 @@ CARDS: dict[str, PitfallCard] = {
         ),
         PitfallCard(
             "epsilon-floor",
-            "Epsilon floor on the residual",
             (
                 "r = maximum(p - q, 1e-3)  # 'for stability'",
                 "r = r / r.sum()",
@@ -94,7 +96,6 @@ CARDS: dict[str, PitfallCard] = {
         ),
         PitfallCard(
             "zero-out-rejected",
-            "Remove only the rejected token",
             (
                 "r = p.copy(); r[x] = 0  # only the rejected token",
                 "r = r / r.sum()",
@@ -111,7 +112,6 @@ CARDS: dict[str, PitfallCard] = {
         ),
         PitfallCard(
             "candidates-only",
-            "Residual over the candidates only",
             (
                 "cands = top2(q)  # a small tree's candidates",
                 "r = maximum(p - q, 0)[cands]; r /= r.sum()",
@@ -127,7 +127,6 @@ CARDS: dict[str, PitfallCard] = {
         ),
         PitfallCard(
             "keep-testing-after-rejection",
-            "Keep testing after a rejection",
             (
                 "for i, x in enumerate(drafts):",
                 "    if reject(x): drafts[i] = y ~ r; continue  # later drafts still tested",
@@ -142,7 +141,6 @@ CARDS: dict[str, PitfallCard] = {
         ),
         PitfallCard(
             "reuse-uniform",
-            "Reuse the acceptance uniform",
             (
                 "u = rand(); if u < a: commit x  # a = min(1, p[x] / q[x])",
                 "else: commit inverse_cdf(r, u)  # the same u, known to be >= a",
@@ -157,7 +155,6 @@ CARDS: dict[str, PitfallCard] = {
         ),
         PitfallCard(
             "unprocessed-draft",
-            "Check with the unprocessed draft",
             (
                 "q_used = top_k(q, 2); x ~ q_used  # proposal from the processed draft",
                 "if u < min(1, p[x] / q[x]): commit x  # scored with the unprocessed q",
@@ -180,7 +177,6 @@ CARDS: dict[str, PitfallCard] = {
         ),
         PitfallCard(
             "greedy-draft",
-            "Greedy draft scored with softmax probabilities",
             (
                 "x = argmax(q)  # greedy proposal",
                 "if u < min(1, p[x] / q[x]): commit x  # as if x had been sampled from q",
@@ -196,7 +192,6 @@ CARDS: dict[str, PitfallCard] = {
         ),
         PitfallCard(
             "zero-over-zero",
-            "0/0 when p equals q",
             (
                 "r = maximum(p - q, 0)",
                 "r = r / r.sum()  # 0/0 = NaN when p == q",
@@ -211,6 +206,7 @@ CARDS: dict[str, PitfallCard] = {
             "a zero residual sum is a numerical inconsistency to investigate (see the Numerics page), not a case "
             "for a floor.",
             has_variant=False,
+            own_title="0/0 when p equals q",
         ),
     )
 }
