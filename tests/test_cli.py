@@ -347,3 +347,15 @@ def test_python_m_lab_bad_input(args):
     assert done.returncode == 2
     assert done.stdout == ""
     assert len(done.stderr.splitlines()) == 1 and "Traceback" not in done.stderr
+
+
+def test_cli_modules_import_each_other_only_at_the_top():
+    # no late ``from lab.cli... import`` inside a function (a circle import-graph tools cannot see)
+    import ast
+
+    for path in sorted((ROOT / "lab" / "cli").glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                inner = [n for n in ast.walk(node) if isinstance(n, ast.Import | ast.ImportFrom)]
+                assert inner == [], f"{path.name}: import inside {node.name}()"

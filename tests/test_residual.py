@@ -486,3 +486,13 @@ def test_rejection_probability_is_z_exactly():
     # worked example: the test rejects q(A) - min = 1/2 - 1/10 = 2/5 and nothing else; Z = 2/5
     result = residual("A=1/10,B=3/5,C=3/10", "A=1/2,B=3/10,C=1/5")
     assert result.rejection_probability == F(2, 5) == result.z
+
+
+def test_forced_float_path_aligns_two_distributions_by_token():
+    # q written C, A, B: aligned to p's A, B, C before the float path, so Z = 2/5 and r = (0, 3/4, 1/4)
+    p = parse_spec("A=1/10,B=3/5,C=3/10")
+    q = parse_spec("C=1/5,A=1/2,B=3/10")
+    result = residual(p, q, exact=False)
+    assert not result.exact and result.tokens == ("A", "B", "C")
+    assert result.residual.tolist() == pytest.approx([0.0, 0.75, 0.25], abs=1e-15)
+    assert residual(p, q, exact=True).residual == (0, F(3, 4), F(1, 4))

@@ -11,6 +11,7 @@ by block decoding. Bad input raises a LabInputError subclass: exit 2, one line o
 
 from __future__ import annotations
 
+from lab.cli.output import print_json, print_table
 from lab.core.blocks import BlockInputError, compare_laws, simulate_blocks
 from lab.core.formatting import fraction_text
 from lab.core.markov import START, MarkovModel, load_model
@@ -36,7 +37,6 @@ def law_json(comparison) -> dict:
 
 
 def run_law(args) -> int:
-    from lab.cli.main import print_json, print_table
 
     model = load_model(args.model)
     variant = get_variant(args.variant)
@@ -145,7 +145,6 @@ def _fit_text(fit: ChiSquareResult) -> str:
 
 
 def run_simulate(args) -> int:
-    from lab.cli.main import print_json, print_table
 
     model = load_model(args.scenario)
     variant = get_variant(args.variant)
@@ -229,3 +228,6 @@ def register(subparsers) -> None:
     sim.add_argument("--variant", default="correct", metavar="NAME", help=VARIANT_CHOICES_HELP)
     sim.add_argument("--json", action="store_true", help="print JSON")
     sim.set_defaults(run=run_simulate)
+
+
+VALUE_OPTIONS: dict[str, tuple[str, ...]] = {}  # no option of this group takes a negative-looking value

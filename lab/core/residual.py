@@ -206,19 +206,28 @@ def _as_distribution(value, name: str, tokens: Sequence[str] | None) -> Distribu
     return from_pairs(zip(names, values), name=name)
 
 
-def residual(p, q, tokens: Sequence[str] | None = None) -> ResidualResult:
-    """The residual of target p against draft q.
+def residual(p, q, tokens: Sequence[str] | None = None, exact: bool | None = None) -> ResidualResult:
+    """The residual of target p against draft q: the one dispatch every caller goes through.
 
-    numpy arrays take the float64 path; Distributions, ``token=value`` specs, dicts and
-    sequences of exact values (Fractions, ints, strings) take the exact path.
+    ``exact=None`` picks the path from the inputs: numpy arrays take the float64 path; Distributions,
+    ``token=value`` specs, dicts and sequences of exact values (Fractions, ints, strings) the exact one.
+    ``exact=True`` / ``False`` forces a path (the command line's ``--exact``). On the float path two
+    Distributions are aligned by token name first, as on the exact path.
     """
-    if isinstance(p, np.ndarray) or isinstance(q, np.ndarray):
-        if isinstance(p, Distribution):
-            tokens, p = p.tokens if tokens is None else tokens, p.as_array()
-        if isinstance(q, Distribution):
-            q = q.as_array()
-        return residual_float(p, q, tokens)
-    return residual_exact(_as_distribution(p, "p", tokens), _as_distribution(q, "q", tokens))
+    floating = exact is False or (exact is None and (isinstance(p, np.ndarray) or isinstance(q, np.ndarray)))
+    if not floating:
+        return residual_exact(_as_distribution(p, "p", tokens), _as_distribution(q, "q", tokens))
+    if not isinstance(p, np.ndarray):
+        p = _as_distribution(p, "p", tokens)
+    if not isinstance(q, np.ndarray):
+        q = _as_distribution(q, "q", tokens)
+    if isinstance(p, Distribution) and isinstance(q, Distribution):
+        q = check_same_tokens(p, q)
+    if isinstance(p, Distribution):
+        tokens, p = p.tokens if tokens is None else tokens, p.as_array()
+    if isinstance(q, Distribution):
+        q = q.as_array()
+    return residual_float(p, q, tokens)
 
 
 @dataclass(frozen=True)
