@@ -136,10 +136,8 @@ def simulate_block_json(sim) -> dict:
 
 
 def _fit_text(fit: ChiSquareResult) -> str:
-    if fit.impossible:
-        return f"{fit.impossible} counts in outcomes of probability 0: chi-square infinite, p-value 0"
-    if fit.p_value is None:
-        return "a single outcome: nothing to test"
+    if fit.reason:
+        return fit.reason
     pooled = f", {fit.pooled} small categories pooled" if fit.pooled else ""
     return f"chi-square = {fit.statistic:.4g} on {fit.df} df, p-value = {fit.p_value:.4g}{pooled}"
 

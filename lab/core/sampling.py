@@ -18,6 +18,7 @@ inverse-CDF draws by ``searchsorted(..., side="right")`` so zero-mass tokens are
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
@@ -297,13 +298,24 @@ class ChiSquareResult:
     pooled: int  # categories merged into the pooled bin because they expected < 5 counts
     impossible: int  # counts observed in categories the law gives probability 0
 
+    @property
+    def reason(self) -> str | None:
+        """Why there is no finite statistic or no p-value (None when both are numbers)."""
+        if self.impossible:
+            return f"{self.impossible} counts in outcomes of probability 0: the statistic is infinite, the p-value 0"
+        if self.p_value is None:
+            return "a single outcome: nothing to test"
+        return None
+
     def as_json(self) -> dict:
+        """Valid JSON: an infinite statistic is ``null``, with ``reason`` saying why (null otherwise)."""
         return {
-            "statistic": self.statistic,
+            "statistic": self.statistic if math.isfinite(self.statistic) else None,
             "df": self.df,
             "p_value": self.p_value,
             "pooled_categories": self.pooled,
             "impossible_counts": self.impossible,
+            "reason": self.reason,
         }
 
 
