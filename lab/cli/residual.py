@@ -111,7 +111,8 @@ def run_scenario(args) -> int:
         print_json({"name": scenario.name, "title": scenario.title, **residual_json(result)})
     else:
         print(f"{scenario.name}: {scenario.title}")
-        print(scenario.note)
+        if scenario.note:
+            print(scenario.note)
         print()
         print_residual_table(result)
     return 0

@@ -4,7 +4,7 @@ A one-step scenario (``kind = "step"``, the default) holds::
 
     name = "bernoulli-residual"        # must equal the file name without .toml
     title = "..."
-    note = "..."                       # a short teaching note
+    note = "..."                       # optional: a short teaching note
     tokens = ["A", "B", "C"]
     p = ["1/10", "3/5", "3/10"]        # exact strings: fractions, decimals or integers
     q = ["1/2", "3/10", "1/5"]
@@ -83,7 +83,9 @@ def load_scenario_file(path: str | Path) -> Scenario:
     if name != path.stem:
         raise ScenarioError(f"{path.name}: field 'name' is {name!r} but must match the file name {path.stem!r}")
     title = require_field(data, "title", str, path)
-    note = require_field(data, "note", str, path)
+    note = data.get("note", "")  # optional: a scenario written for a quick check needs no teaching note
+    if not isinstance(note, str):
+        raise ScenarioError(f"{path.name}: field 'note' must be a str")
     tokens = require_strings(data, "tokens", path)
     if not tokens:
         raise ScenarioError(f"{path.name}: field 'tokens' is empty")
