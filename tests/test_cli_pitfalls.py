@@ -62,6 +62,7 @@ def test_mistakes_json_worked_example(capsys):
     assert variants["zero-out-rejected"] == {
         "tv_distance": "1/30",
         "tv_decimal": pytest.approx(1 / 30),
+        "gains_most": ["C"],  # C: 1/3 - 3/10 = 1/30; A is unchanged and B loses
         "law": {"A": "1/10", "B": "17/30", "C": "1/3"},
     }
 
@@ -100,3 +101,12 @@ def test_mistakes_bad_input_exit_2_one_line(capsys, argv):
 def test_module_entry_point_exit_code():
     proc = subprocess.run([sys.executable, "-m", "lab", "mistakes", "nope"], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
+
+
+def test_mistakes_gains_most_lists_every_tie(capsys):
+    # disjoint-support under the epsilon floor: C and D each gain 1/1002 (tests/test_pitfalls.py by hand)
+    code, out, _ = run(capsys, "mistakes", "disjoint-support", "--json")
+    assert code == 0 and json.loads(out)["variants"]["epsilon-floor"]["gains_most"] == ["C", "D"]
+    code, out, _ = run(capsys, "mistakes", "disjoint-support")
+    row = next(line for line in out.splitlines() if line.startswith("epsilon-floor"))
+    assert row.rstrip().endswith("C, D")

@@ -78,6 +78,7 @@ def mistakes_json(report) -> dict:
             name: {
                 "tv_distance": fraction_text(v.tv_distance),
                 "tv_decimal": float(v.tv_distance),
+                "gains_most": list(v.biggest_gains),
                 "law": law(v.law),
             }
             for name, v in report.laws.items()

@@ -234,11 +234,24 @@ class VariantLaw:
         return tuple(o for o, t, v in zip(self.outcomes, self.target, self.law) if v > t)
 
     @property
+    def biggest_gains(self) -> tuple[str, ...]:
+        """Every outcome whose gain over the target is the largest (all of them when several tie)."""
+        diffs = {o: v - t for o, t, v in zip(self.outcomes, self.target, self.law) if v > t}
+        top = max(diffs.values(), default=None)
+        return tuple(o for o, d in diffs.items() if d == top)
+
+    @property
     def biggest_gain(self) -> str | None:
-        diffs = [(v - t, i) for i, (t, v) in enumerate(zip(self.target, self.law)) if v > t]
-        if not diffs:
-            return None
-        return self.outcomes[max(diffs, key=lambda d: (d[0], -d[1]))[1]]
+        """The outcomes gaining most, for a table cell (``C, D`` when they tie); None when nothing gains."""
+        return ", ".join(self.biggest_gains) or None
+
+    @property
+    def biggest_gain_phrase(self) -> str:
+        """``A gains the most`` or, for a tie, ``C and D gain the most`` (the same largest amount)."""
+        gains = self.biggest_gains
+        if len(gains) == 1:
+            return f"{gains[0]} gains the most"
+        return f"{', '.join(gains[:-1])} and {gains[-1]} gain the most (the same amount)"
 
 
 @dataclass(frozen=True)
@@ -364,9 +377,9 @@ def grade_prediction(result: VariantLaw, says_biased: bool, gaining: str | None)
         if gain_right:
             gain_text = f"right: {gaining} gains mass"
         elif gaining is None:
-            gain_text = f"not quite: the law is biased, and {result.biggest_gain} gains the most mass"
+            gain_text = f"not quite: the law is biased, and {result.biggest_gain_phrase}"
         else:
-            gain_text = f"not quite: {gaining} does not gain mass; {result.biggest_gain} gains the most"
+            gain_text = f"not quite: {gaining} does not gain mass; {result.biggest_gain_phrase}"
     else:
         gain_right = gaining is None
         gain_text = (
