@@ -128,3 +128,7 @@ def test_blocks_speedup_by_hand():
     at = open_page(BLOCKS, {"bk_alpha": "0.5", "bk_c": "0.5"})
     # gamma 0 -> 1, gamma 1 -> 1.5/1.5 = 1, gamma 2 -> 1.75/2: speculation does not pay, best gamma 0
     assert metrics(at)["best γ (0 to 15)"] == "0"
+    at = open_page(BLOCKS, {"bk_alpha": "1.0", "bk_c": "0.1"})
+    # alpha = 1: (gamma + 1)/(0.1 gamma + 1) rises with every gamma: no best gamma (not the cap 15)
+    assert metrics(at)["best γ (0 to 15)"] == "none"
+    assert any("no best γ" in c.value.lower() for c in at.caption)
