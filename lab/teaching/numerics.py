@@ -90,17 +90,52 @@ def to_float32(value: Fraction) -> np.float32:
     return np.float32(best)
 
 
+def inputs_exact_z(result: ResidualResult) -> Fraction:
+    """The exact Z of a float computation's own rounded inputs (each float converted exactly). It can
+    differ from the exact Z of the intended values: rounding p and q may close a tiny gap or open one."""
+    z, _ = exact_z_and_residual(
+        tuple(Fraction(float(v)) for v in result.p), tuple(Fraction(float(v)) for v in result.q)
+    )
+    return z
+
+
+def _z_text(z: Fraction) -> str:
+    return "0" if z == 0 else f"{fraction_text(z)} ({float(z):.3g})"
+
+
 def float_branch_check(result: ResidualResult, exact_z: Fraction) -> str | None:
     """The branch checks of the spec, on one float computation (None when consistent).
 
-    Uses :func:`lab.core.residual.branch_inconsistency` and adds the acceptance-test check: rejection
-    is possible (rejection probability > 0) while the residual sum is 0.
+    ``exact_z`` is the exact Z of the intended, unrounded values. Each message says which exact Z it
+    means, and gives the exact Z of the rounded float inputs too where that one differs: a branch lost
+    or made by rounding the inputs is a different finding from one lost in the arithmetic. Adds
+    :func:`lab.core.residual.branch_inconsistency` (Z = 0 with alpha != 1) and the acceptance-test check:
+    rejection is possible (rejection probability > 0) while the residual sum is 0.
     """
+    dtype = result.arithmetic
+    rounded_z = inputs_exact_z(result)
     messages = []
     if exact_z > 0 and result.z == 0:  # the most important finding first: a reachable rejection vanished
-        messages.append(branch_inconsistency(0.0, 1.0, exact_z_is_zero=False))
-    found = branch_inconsistency(result.z, result.alpha, exact_z_is_zero=(exact_z == 0))
-    if found and found not in messages:
+        if rounded_z == 0:
+            messages.append(
+                f"float Z = 0 but the exact Z of the intended values is {_z_text(exact_z)} > 0: rounding the "
+                f"inputs to {dtype} already closed the gap (the exact Z of the rounded {dtype} inputs is 0 too), "
+                "so the rejection is lost to rounding before any arithmetic"
+            )
+        else:
+            messages.append(
+                f"float Z = 0 but the exact Z is {_z_text(exact_z)} for the intended values and "
+                f"{_z_text(rounded_z)} for the rounded {dtype} inputs: rejection lost to rounding in the arithmetic"
+            )
+    if exact_z == 0 and result.z > 0:
+        same = " (equal to the float Z)" if rounded_z == Fraction(result.z) else ""
+        messages.append(
+            f"float Z = {result.z:.3g} > 0 but the exact Z of the intended values is 0 (rejection that cannot "
+            f"happen); the exact Z of the rounded {dtype} inputs is {_z_text(rounded_z)}{same}: the rounding of "
+            "the inputs made it"
+        )
+    found = branch_inconsistency(result.z, result.alpha)
+    if found:
         messages.append(found)
     if result.z == 0 and result.rejection_probability > 0:
         messages.append(
