@@ -11,53 +11,19 @@ from collections.abc import Sequence
 
 import plotly.graph_objects as go
 
-from lab.charts.palette import COLORS, role_marker
+from lab.charts import base
+from lab.charts.palette import COLORS
 from lab.core.display import exact_text, plotly_text, short_label
 
-FONT_SIZE = 15
 HEIGHT = 420
 
 
-INSIDE_TEXT = {"accepted": "#111111", "correction": "#ffffff"}  # 4.9:1 on green, 6.1:1 on purple
-
-
-def role_bar(
-    role: str,
-    name: str,
-    x: Sequence[str],
-    values: Sequence,
-    *,
-    label=short_label,
-    hover=exact_text,
-    hovertemplate: str | None = None,
-    text: bool = True,
-    inside: bool = False,
-    **extra,
-) -> go.Bar:
-    """A bar trace in a palette role's colour and pattern: a text label on every bar (``label(v)``; inside
-    the bar in a readable colour when ``inside``), ``hover(v)`` as hover text. ``extra`` goes to go.Bar."""
-    return go.Bar(
-        name=name,
-        x=list(x),
-        y=[float(v) for v in values],
-        marker=role_marker(role),
-        text=[label(v) for v in values] if text else None,
-        textposition="inside" if inside else "outside",
-        insidetextanchor="middle",
-        textfont={"size": FONT_SIZE - 2, "color": INSIDE_TEXT.get(role, "#222222") if inside else "#222222"},
-        cliponaxis=False,
-        customdata=[hover(v) for v in values],
-        hovertemplate=hovertemplate or f"{name}<br>%{{x}}: %{{customdata}}<extra></extra>",
-        **extra,
-    )
-
-
 def _bar(role: str, name: str, x: Sequence[str], values: Sequence, text: bool = True, inside: bool = False) -> go.Bar:
-    return role_bar(
-        role,
+    return base.bar(
         name,
         [plotly_text(v) for v in x],
         values,
+        role=role,
         text=text,
         inside=inside,
         hovertemplate=f"{name}<br>%{{x}}: %{{customdata}} (%{{y:.4g}})<extra></extra>",
@@ -65,50 +31,22 @@ def _bar(role: str, name: str, x: Sequence[str], values: Sequence, text: bool = 
 
 
 def _layout(fig: go.Figure, title: str, x_title: str, y_title: str, y_max: float, barmode: str = "group") -> go.Figure:
-    fig.update_layout(
-        # title pinned to the top of the figure; the legend sits between it and the plot (two legend
-        # lines fit at phone width without touching the title)
-        title={
-            "text": title,
-            "font": {"size": FONT_SIZE + 2},
-            "x": 0,
-            "xanchor": "left",
-            "y": 0.98,
-            "yref": "container",
-            "yanchor": "top",
-        },
-        barmode=barmode,
+    # title pinned to the top of the figure; the legend sits between it and the plot (two legend lines fit at
+    # phone width without touching the title)
+    base.layout(
+        fig,
+        title,
         height=HEIGHT,
         margin={"l": 60, "r": 10, "t": 115, "b": 55},
-        font={"size": FONT_SIZE, "color": "#222222"},
-        legend={
-            "orientation": "h",
-            "yanchor": "bottom",
-            "y": 1.0,
-            "x": 0,
-            "font": {"size": FONT_SIZE - 1},
-            "traceorder": "normal",
-        },
-        plot_bgcolor="#ffffff",
-        paper_bgcolor="#ffffff",
+        legend=base.LEGEND_ABOVE,
+        pin_title=True,
+        barmode=barmode,
         bargap=0.25,
     )
-    fig.update_xaxes(title={"text": x_title}, type="category", showline=True, linecolor="#444444")
-    fig.update_yaxes(
-        title={"text": y_title},
-        range=[0, y_max * 1.18],
-        gridcolor="#dddddd",
-        zeroline=True,
-        zerolinecolor="#444444",
-        rangemode="tozero",
-    )
-    return fig
+    return base.value_axes(fig, x_title, y_title, y_max, headroom=1.18, category=True)
 
 
-def _top(*series: Sequence) -> float:
-    values = [float(v) for s in series for v in s]
-    top = max(values) if values else 0.0
-    return top if top > 0 else 1.0  # all zero (nothing predicted yet): show the 0..1 scale
+_top = base.top
 
 
 def pq_bars(tokens: Sequence[str], p: Sequence, q: Sequence) -> go.Figure:
@@ -141,7 +79,7 @@ def reconstruction_bars(tokens: Sequence[str], accepted: Sequence, correction: S
                 marker={"symbol": "line-ew", "size": 34, "line": {"width": 3, "color": COLORS["p"]}},
                 text=[f"p = {short_label(v)}" for v in target],
                 textposition="top center",
-                textfont={"size": FONT_SIZE - 2, "color": COLORS["p"]},
+                textfont={"size": base.LABEL_SIZE, "color": COLORS["p"]},
                 customdata=[exact_text(v) for v in target],
                 hovertemplate="target p<br>%{x}: %{customdata}<extra></extra>",
                 cliponaxis=False,
