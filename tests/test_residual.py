@@ -6,6 +6,7 @@ tolerances lab/core/residual.py states (RECONSTRUCTION_RTOL, residual_rtol(n)).
 """
 
 import sys
+from dataclasses import dataclass
 from fractions import Fraction as F
 
 import numpy as np
@@ -26,8 +27,8 @@ from lab.core.residual import (
     NO_REJECTION,
     RECONSTRUCTION_RTOL,
     REJECTION,
+    ResidualResult,
     branch_inconsistency,
-    compare_float_to_exact,
     residual_exact,
     residual_float,
     residual_rtol,
@@ -385,6 +386,40 @@ def test_branch_inconsistency_cases():
     assert "alpha" in branch_inconsistency(0.0, 0.9999999999999999)
     assert branch_inconsistency(0.0, 1.0) is None
     assert branch_inconsistency(0.25, 0.75) is None
+
+
+# =================================================================================================
+# The float64 path against the exact reference on the same distributions (a test helper: the pages and
+# the command line show one path at a time)
+# =================================================================================================
+
+
+@dataclass(frozen=True)
+class FloatComparison:
+    exact: ResidualResult
+    floating: ResidualResult
+    branch_agrees: bool
+    max_abs_error: float | None  # max |r_float - r_exact|; None when neither has a residual
+    error_relative_to_z: float | None  # that error divided by the exact z
+
+    @property
+    def inconsistency(self) -> str | None:
+        if not self.branch_agrees:
+            return f"float branch {self.floating.branch!r} disagrees with exact branch {self.exact.branch!r}"
+        return self.floating.inconsistency
+
+
+def compare_float_to_exact(p, q) -> FloatComparison:
+    """Run both paths on the same distributions (float64 rounding of the exact values)."""
+    exact = residual(p, q, exact=True)
+    floating = residual(p, q, exact=False)
+    agrees = exact.branch == floating.branch
+    max_abs = rel = None
+    if exact.residual is not None and floating.residual is not None:
+        reference = np.array([float(r) for r in exact.residual])
+        max_abs = float(np.max(np.abs(floating.residual - reference)))
+        rel = max_abs / float(exact.z)
+    return FloatComparison(exact, floating, agrees, max_abs, rel)
 
 
 def test_compare_float_to_exact_worked_example():

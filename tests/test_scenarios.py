@@ -15,7 +15,6 @@ from lab.core.scenarios import (
     SCENARIO_DIR,
     Scenario,
     ScenarioError,
-    load_all_scenarios,
     load_scenario,
     load_scenario_file,
     scenario_names,
@@ -104,7 +103,7 @@ def test_seed_scenario_values():
 
 
 def test_load_all_scenarios():
-    assert [s.name for s in load_all_scenarios()] == scenario_names()
+    assert [load_scenario(name).name for name in scenario_names()] == scenario_names()
 
 
 def test_draft_misses_support_only_the_correction_reaches_c_and_d():

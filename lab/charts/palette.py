@@ -65,7 +65,3 @@ def pattern_marker(color: str, pattern: str, **extra) -> dict:
         marker["pattern"] = {"shape": pattern, **PATTERN_STYLE}
     return marker
 
-
-def role_marker(role: str) -> dict:
-    """The bar marker of a palette role (p, q, accepted, correction, residual, prediction)."""
-    return pattern_marker(COLORS[role], PATTERNS[role])

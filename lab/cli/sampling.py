@@ -17,10 +17,10 @@ from lab.core.formatting import fraction_text
 from lab.core.markov import START, MarkovModel, load_model
 from lab.core.sampling import ChiSquareResult, simulate_steps
 from lab.core.speedup import expected_tokens
-from lab.core.variants import CORRECT, VARIANT_NAMES, get_variant
+from lab.core.variants import CORRECT, MISTAKE_NAMES, get_variant
 
 MAX_BLOCK_SEQUENCES = 200_000  # block simulation runs one Python loop per block
-VARIANT_CHOICES_HELP = "correct (default) or a mistake: " + ", ".join(VARIANT_NAMES[1:])
+VARIANT_CHOICES_HELP = "correct (default) or a mistake: " + ", ".join(MISTAKE_NAMES)
 
 
 def law_json(comparison) -> dict:

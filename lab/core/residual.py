@@ -225,33 +225,3 @@ def residual(p, q, tokens: Sequence[str] | None = None, exact: bool | None = Non
     if isinstance(q, Distribution):
         q = q.as_array()
     return residual_float(p, q, tokens)
-
-
-@dataclass(frozen=True)
-class FloatComparison:
-    """How far the float64 path lands from the exact reference on the same distributions."""
-
-    exact: ResidualResult
-    floating: ResidualResult
-    branch_agrees: bool
-    max_abs_error: float | None  # max |r_float - r_exact|; None when neither has a residual
-    error_relative_to_z: float | None  # that error divided by the exact z
-
-    @property
-    def inconsistency(self) -> str | None:
-        if not self.branch_agrees:
-            return f"float branch {self.floating.branch!r} disagrees with exact branch {self.exact.branch!r}"
-        return self.floating.inconsistency
-
-
-def compare_float_to_exact(p: Distribution, q: Distribution) -> FloatComparison:
-    """Run both paths on the same distributions (float64 rounding of the exact values)."""
-    exact = residual_exact(p, q)
-    floating = residual_float(p.as_array(), check_same_tokens(p, q).as_array(), p.tokens)
-    agrees = exact.branch == floating.branch
-    max_abs = rel = None
-    if exact.residual is not None and floating.residual is not None:
-        reference = np.array([float(r) for r in exact.residual])
-        max_abs = float(np.max(np.abs(floating.residual - reference)))
-        rel = max_abs / float(exact.z)
-    return FloatComparison(exact, floating, agrees, max_abs, rel)

@@ -5,7 +5,7 @@ rejection draw the replacement from r = max(0, p - q)/Z with *fresh* randomness.
 kinds of draw has its own numpy stream (:func:`make_streams` spawns them from one seed with
 ``SeedSequence.spawn``), so the correction never reuses a proposal or acceptance uniform.
 
-- :func:`speculative_step`: one step, with everything it drew (for teaching and traces);
+- one step with everything it drew is the first test of a block of one draft (:func:`lab.core.blocks.run_block`);
 - :func:`simulate_steps`: N steps vectorised, counts split into accepted and corrected; every
   variant of :mod:`lab.core.variants` runs through the same code;
 - :func:`step_law`: the exact one-step law of a variant, split the same way (for the correct
@@ -85,36 +85,6 @@ def _rows(p, q) -> tuple[tuple[str, ...] | None, Row, Row]:
         q = check_same_tokens(p, q)
         return p.tokens, p.values, q.values
     return None, tuple(Fraction(v) for v in p), tuple(Fraction(v) for v in q)
-
-
-# --- one step ---------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class StepOutcome:
-    proposal: int
-    u: float  # the acceptance uniform
-    accept_probability: Fraction
-    accepted: bool
-    token: int  # the committed token: the proposal, or the replacement
-    correction_u: float | None  # the uniform the replacement was drawn with (None if accepted)
-    correction_law: Row | None  # the law the replacement was drawn from (None if accepted)
-
-
-def speculative_step(p, q, streams: Streams, variant: Variant | str = CORRECT) -> StepOutcome:
-    """One speculative step for exact rows (Distributions or sequences of exact values)."""
-    variant = get_variant(variant)
-    _, p_row, q_row = _rows(p, q)
-    proposal = variant.draft(q_row)
-    x = int(np.searchsorted(float_cdf(proposal), streams.proposal.random(), side="right"))
-    keep = variant.accept_probability(p_row, q_row, x)
-    u = float(streams.acceptance.random())
-    if u < keep:
-        return StepOutcome(x, u, keep, True, x, None, None)
-    law = variant.inverse_cdf_law(p_row, q_row, x)
-    w = u if variant.reuses_acceptance_uniform else float(streams.correction.random())
-    y = int(np.searchsorted(float_cdf(law), w, side="right"))
-    return StepOutcome(x, u, keep, False, y, w, law)
 
 
 # --- exact one-step law -----------------------------------------------------------------------

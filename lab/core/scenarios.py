@@ -121,7 +121,3 @@ def load_scenario(name: str, directory: Path = SCENARIO_DIR) -> Scenario:
         known = ", ".join(scenario_names(directory=directory))
         raise ScenarioError(f"unknown scenario {name!r} (known: {known})")
     return _load_cached(path, path.stat().st_mtime_ns)
-
-
-def load_all_scenarios(directory: Path = SCENARIO_DIR) -> list[Scenario]:
-    return [load_scenario(name, directory) for name in scenario_names(directory=directory)]
