@@ -2,32 +2,16 @@
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pytest
-from pagetest import APP, plotly_values
-from streamlit.testing.v1 import AppTest
+from pagetest import chart_traces, open_linked_page
 
 NUMERICS = "lab/views/numerics.py"
 PITFALLS = "lab/views/pitfalls.py"
 
 
-def open_page(page: str) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.run()
-    at.switch_page(page).run()
-    assert not at.exception
-    return at
-
-
-def chart_traces(at: AppTest) -> dict[str, dict]:
-    found = {}
-    for element in at.get("plotly_chart"):
-        assert element.proto.alt, "every chart needs alt text"
-        for d in json.loads(element.proto.spec)["data"]:
-            found[d.get("name", "")] = {"x": plotly_values(d.get("x", [])), "y": plotly_values(d.get("y", []))}
-    return found
+def open_page(page: str):
+    return open_linked_page(page, timeout=60)
 
 
 # --- Numerics -------------------------------------------------------------------------------------------

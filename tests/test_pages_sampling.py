@@ -3,31 +3,15 @@ Step buttons, and the displayed figures against hand-derived values."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
-from pagetest import markdown_text, open_linked_page
-from streamlit.testing.v1 import AppTest
+from pagetest import chart_traces, markdown_text, metrics, open_linked_page
 
 SAMPLING = "lab/views/sampling.py"
 BLOCKS = "lab/views/blocks.py"
 
 
-def open_page(page: str, params: dict[str, str] | None = None) -> AppTest:
+def open_page(page: str, params: dict[str, str] | None = None):
     return open_linked_page(page, params, timeout=60)
-
-
-def metrics(at: AppTest) -> dict[str, str]:
-    return {m.label: m.value for m in at.metric}
-
-
-def chart_traces(at: AppTest) -> dict[str, dict]:
-    found = {}
-    for element in at.get("plotly_chart"):
-        assert element.proto.alt, "every chart needs alt text"
-        for trace in json.loads(element.proto.spec)["data"]:
-            found[trace.get("name")] = trace
-    return found
 
 
 # --- Sampling lab -------------------------------------------------------------------------------
