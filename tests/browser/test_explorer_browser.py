@@ -4,6 +4,7 @@ a prediction moved after the reveal updates the score, and the link reopens the 
 from __future__ import annotations
 
 import pytest
+
 from browserlib import goto, plotly_data, wait_idle
 
 
@@ -13,7 +14,6 @@ def trace(page, name: str) -> dict:
     return found[0]
 
 
-@pytest.mark.browser
 def test_explorer_predict_reveal_and_link(page, app_url):
     goto(page, app_url)
     assert trace(page, "target p")["y"] == pytest.approx([0.1, 0.6, 0.3])

@@ -4,6 +4,7 @@ and screenshot both pages after interaction (1280x800 and 390 px) into screensho
 from __future__ import annotations
 
 import pytest
+
 from browserlib import DESKTOP, PHONE, goto, plotly_data, screenshot_full, wait_idle
 
 
@@ -15,7 +16,6 @@ def click(page, name: str, then: str | None = None) -> None:
     wait_idle(page)
 
 
-@pytest.mark.browser
 @pytest.mark.parametrize("viewport_name, viewport", [("1280x800", DESKTOP), ("390", PHONE)])
 def test_sampling_lab_run(browser, app_url, screenshot_dir, viewport_name, viewport):
     context = browser.new_context(viewport=viewport)
@@ -38,7 +38,6 @@ def test_sampling_lab_run(browser, app_url, screenshot_dir, viewport_name, viewp
         context.close()
 
 
-@pytest.mark.browser
 @pytest.mark.parametrize("viewport_name, viewport", [("1280x800", DESKTOP), ("390", PHONE)])
 def test_blocks_step_through(browser, app_url, screenshot_dir, viewport_name, viewport):
     context = browser.new_context(viewport=viewport)

@@ -4,6 +4,7 @@ n = 1, Predict B/C, Inspect; the chart's B/C bars must be 0.75 and 0.25 (3/4 and
 from __future__ import annotations
 
 import pytest
+
 from browserlib import goto, plotly_data, screenshot_full, wait_idle
 
 
@@ -14,7 +15,6 @@ def set_number(page, label: str, value: str) -> None:
     wait_idle(page)
 
 
-@pytest.mark.browser
 def test_worked_example_by_labels(page, app_url, screenshot_dir):
     goto(page, f"{app_url}/binomial-lab")
     assert page.get_by_role("heading", name="Reproduce the worked example").count() == 1
