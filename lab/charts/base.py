@@ -74,6 +74,31 @@ def bar(
     )
 
 
+def line(
+    name: str,
+    x: Sequence,
+    y: Sequence,
+    color: str,
+    *,
+    hovertemplate: str,
+    symbol: str | None = "circle",
+    size: int = 9,
+    width: float = 3,
+    dash: str = "solid",
+) -> go.Scatter:
+    """A line series: ``color`` with its own dash and, unless ``symbol`` is None, markers of its own symbol
+    (so two series never differ by colour alone)."""
+    return go.Scatter(
+        name=name,
+        x=list(x),
+        y=[float(v) for v in y],
+        mode="lines+markers" if symbol else "lines",
+        line={"color": color, "width": width, "dash": dash},
+        marker={"symbol": symbol, "size": size, "color": color} if symbol else None,
+        hovertemplate=hovertemplate,
+    )
+
+
 def layout(
     fig: go.Figure,
     title: str,

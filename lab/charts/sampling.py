@@ -101,13 +101,11 @@ def convergence(ns: Sequence[int], distances: Sequence[float]):
     guide = [anchor[1] * (anchor[0] / n) ** 0.5 for n in ns] if anchor else []
     fig = go.Figure(
         [
-            go.Scatter(
-                name="total variation from p",
-                x=ns,
-                y=shown,
-                mode="lines+markers",
-                line={"color": COLORS["p"], "width": 3},
-                marker={"symbol": "circle", "size": 9},
+            base.line(
+                "total variation from p",
+                ns,
+                shown,
+                COLORS["p"],
                 hovertemplate="N = %{x}<br>distance %{y:.4f}<extra></extra>",
             ),
             go.Scatter(
@@ -209,22 +207,21 @@ def speedup_chart(curve: Sequence[tuple[int, float, float]], best_gamma: int | N
     gammas = [row[0] for row in curve]
     fig = go.Figure(
         [
-            go.Scatter(
-                name="expected tokens per block",
-                x=gammas,
-                y=[row[1] for row in curve],
-                mode="lines+markers",
-                line={"color": COLORS["p"], "width": 3},
-                marker={"symbol": "circle", "size": 8},
+            base.line(
+                "expected tokens per block",
+                gammas,
+                [row[1] for row in curve],
+                COLORS["p"],
+                size=8,
                 hovertemplate="γ = %{x}<br>tokens per block %{y:.4f}<extra></extra>",
             ),
-            go.Scatter(
-                name="walltime improvement (×)",
-                x=gammas,
-                y=[row[2] for row in curve],
-                mode="lines+markers",
-                line={"color": COLORS["correction"], "width": 3, "dash": "dash"},
-                marker={"symbol": "diamond", "size": 9},
+            base.line(
+                "walltime improvement (×)",
+                gammas,
+                [row[2] for row in curve],
+                COLORS["correction"],
+                symbol="diamond",
+                dash="dash",
                 hovertemplate="γ = %{x}<br>improvement %{y:.4f}×<extra></extra>",
             ),
         ]
