@@ -55,14 +55,26 @@ def pq_bars(tokens: Sequence[str], p: Sequence, q: Sequence) -> go.Figure:
     return _layout(fig, "Target p and draft q", "token", "probability", _top(p, q))
 
 
+def _prediction_beside_exact(
+    labels: Sequence[str], prediction: Sequence, exact: Sequence | None, exact_name: str, titles: tuple[str, str],
+    x_title: str, y_title: str,
+) -> go.Figure:
+    """The student's predicted bars and, once revealed, the exact bars beside them (``titles``: revealed,
+    hidden). More than 12 bars carry no text labels (they would collide; the page's table has the values)."""
+    few = len(labels) <= 12
+    traces = [_bar("prediction", "your prediction", labels, prediction, text=few)]
+    if exact is not None:
+        traces.append(_bar("residual", exact_name, labels, exact, text=few))
+    fig = go.Figure(traces)
+    return _layout(fig, titles[0] if exact is not None else titles[1], x_title, y_title, _top(prediction, exact or []))
+
+
 def prediction_vs_residual(tokens: Sequence[str], prediction: Sequence, residual: Sequence | None) -> go.Figure:
     """The student's predicted r beside the exact residual (residual None: prediction alone)."""
-    traces = [_bar("prediction", "your prediction", tokens, prediction)]
-    if residual is not None:
-        traces.append(_bar("residual", "exact residual r", tokens, residual))
-    fig = go.Figure(traces)
-    title = "Predicted r beside the exact residual r" if residual is not None else "Your predicted r"
-    return _layout(fig, title, "token", "probability given rejection", _top(prediction, residual or []))
+    titles = ("Predicted r beside the exact residual r", "Your predicted r")
+    return _prediction_beside_exact(
+        tokens, prediction, residual, "exact residual r", titles, "token", "probability given rejection"
+    )
 
 
 def reconstruction_bars(tokens: Sequence[str], accepted: Sequence, correction: Sequence, target: Sequence) -> go.Figure:
@@ -91,13 +103,8 @@ def reconstruction_bars(tokens: Sequence[str], accepted: Sequence, correction: S
 
 def binomial_bars(labels: Sequence[str], prediction: Sequence, exact: Sequence | None, x_title: str) -> go.Figure:
     """The student's predicted bars, and after Inspect the exact Binomial bars beside them."""
-    few = len(labels) <= 12  # more bars than that: labels would collide, the table has the values
-    traces = [_bar("prediction", "your prediction", labels, prediction, text=few)]
-    if exact is not None:
-        traces.append(_bar("residual", "exact probability", labels, exact, text=few))
-    fig = go.Figure(traces)
-    title = "Exact bars beside your prediction" if exact is not None else "Your prediction (exact bars hidden)"
-    return _layout(fig, title, x_title, "probability", _top(prediction, exact or []))
+    titles = ("Exact bars beside your prediction", "Your prediction (exact bars hidden)")
+    return _prediction_beside_exact(labels, prediction, exact, "exact probability", titles, x_title, "probability")
 
 
 def worked_example_stack(tokens: Sequence[str], accepted: Sequence, correction: Sequence, target: Sequence):
