@@ -12,6 +12,7 @@ from lab.teaching.numerics import (
     NumericsInputError,
     backend_report,
     branch_cases,
+    branch_json,
     family_case,
     float_branch_check,
     parse_exponents,
@@ -195,3 +196,18 @@ def test_branch_messages_name_which_exact_z_they_mean():
     assert message.startswith("float Z = 0 but the exact Z of the intended values is 1/4 (0.25) > 0")
     assert "rounded float64 inputs is 0 too" in message
     assert float_branch_check(rejecting, F(1, 4)) is None and float_branch_check(equal, F(0)) is None
+
+
+def test_both_exact_zs_are_reported_where_they_differ():
+    from lab.teaching.numerics import tiny_z_json
+
+    # gap 1e-8: the intended Z is 1e-8; rounding to float32 closes the gap (argument above), so the rounded
+    # float32 inputs' exact Z is 0; float64 keeps the gap up to its own rounding (a positive Z near 1e-8)
+    case = family_case(8)
+    assert case.exact_z == F(1, 10**8) and case.float32_inputs_z == 0
+    assert 0 < case.float64_inputs_z and abs(case.float64_inputs_z - case.exact_z) < F(1, 10**15)
+    row = tiny_z_json([case])["cases"][0]
+    assert row["exact_z"] == "1/100000000" and row["float32_inputs_exact_z"] == "0"
+    # p-rounded-up: intended Z 0, the float64 inputs' Z one spacing at 0.7, 2^-53
+    up = {c["name"]: c for c in branch_json(branch_cases())}["p-rounded-up"]
+    assert up["exact_z"] == "0" and up["float_inputs_exact_z"] == f"1/{2**53}"

@@ -185,6 +185,16 @@ class TinyZCase:
     float64_within_tolerance: bool | None
 
     @property
+    def float64_inputs_z(self) -> Fraction:
+        """The exact Z of the rounded float64 inputs (``exact_z`` is that of the intended values)."""
+        return inputs_exact_z(self.float64)
+
+    @property
+    def float32_inputs_z(self) -> Fraction:
+        """The exact Z of the rounded float32 inputs: 0 from gap 1e-8 on, where rounding closes the gap."""
+        return inputs_exact_z(self.float32)
+
+    @property
     def gap_text(self) -> str:
         return f"1e-{self.exponent}"
 
@@ -363,7 +373,9 @@ def tiny_z_json(cases: list[TinyZCase]) -> dict:
         rows.append(
             {
                 "gap": case.gap_text,
-                "exact_z": fraction_text(case.exact_z),
+                "exact_z": fraction_text(case.exact_z),  # of the intended (unrounded) values
+                "float64_inputs_exact_z": fraction_text(case.float64_inputs_z),  # of the rounded float64 inputs
+                "float32_inputs_exact_z": fraction_text(case.float32_inputs_z),
                 "exact_r": _fractions(case.exact_residual),
                 "float64_z": case.float64.z,
                 "float64_r": _floats(case.float64.residual),
@@ -397,7 +409,8 @@ def branch_json(cases: list[BranchCase]) -> list[dict]:
             "exact_q": _fractions(c.exact_q),
             "float_p": _floats(c.float_p),
             "float_q": _floats(c.float_q),
-            "exact_z": fraction_text(c.exact_z),
+            "exact_z": fraction_text(c.exact_z),  # of the intended (unrounded) values
+            "float_inputs_exact_z": fraction_text(inputs_exact_z(c.result)),  # of the float64 inputs as held
             "exact_branch": c.exact_branch,
             "float_z": c.result.z,
             "float_rejection_probability": c.result.rejection_probability,
