@@ -24,7 +24,7 @@ import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests" / "browser"))
+sys.path.insert(0, str(ROOT))  # the repository root, as every bench script does for lab/
 
 from browserlib import CHROMIUM, CHROMIUM_ARGS, DESKTOP, goto, start_streamlit, stop_process  # noqa: E402
 

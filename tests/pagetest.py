@@ -1,8 +1,11 @@
-"""Helpers shared by the AppTest page tests: open a page as a link would, read plotly data back."""
+"""The one home of the AppTest page helpers: open a page as a link would, read its charts, metrics and
+text back. Every tests/test_pages_*.py imports these from here (helpers of one page's own actions, such
+as submitting an exercise answer, stay beside that page's tests)."""
 
 from __future__ import annotations
 
 import base64
+import json
 from pathlib import Path
 
 import numpy as np
@@ -25,9 +28,52 @@ def open_linked_page(page: str, params: dict[str, str] | None = None, timeout: f
     return at
 
 
+def open_default_page(params: dict[str, str] | None = None, timeout: float = 30) -> AppTest:
+    """Open the app's default page (the explorer) with ``params`` in its URL."""
+    at = AppTest.from_file(APP, default_timeout=timeout)
+    at.query_params.update(params or {})
+    at.run()
+    assert not at.exception
+    return at
+
+
+def open_page_url(page: str, params: dict[str, str] | None = None, timeout: float = 30) -> AppTest:
+    """Open ``page``'s own URL with ``params`` as its first run (no default page first): how a shared
+    assignment link arrives."""
+    at = AppTest.from_file(APP, default_timeout=timeout)
+    for key, value in (params or {}).items():
+        at.query_params[key] = value
+    at.switch_page(page).run()
+    assert not at.exception
+    return at
+
+
 def markdown_text(at: AppTest) -> str:
     """Every markdown element's text, one per line."""
     return "\n".join(m.value for m in at.markdown)
+
+
+def plain(text: str) -> str:
+    """A message as the reader sees it: the pages backslash-escape markdown in messages with user text."""
+    return text.replace("\\", "")
+
+
+def messages(at: AppTest, kind: str) -> list[str]:
+    """The text of every element of one kind (``success``, ``error``, ``info``, ...)."""
+    return [e.value for e in at.get(kind)]
+
+
+def metrics(at: AppTest) -> dict[str, str]:
+    """Every metric's value by its label."""
+    return {m.label: m.value for m in at.metric}
+
+
+def metric(at: AppTest, label: str) -> str:
+    """The value of the metric labelled ``label`` (or, failing an exact match, the first starting with it)."""
+    shown = metrics(at)
+    if label in shown:
+        return shown[label]
+    return next(value for name, value in shown.items() if name.startswith(label))
 
 
 def plotly_values(array) -> list:
@@ -35,3 +81,32 @@ def plotly_values(array) -> list:
     if isinstance(array, dict) and "bdata" in array:
         return np.frombuffer(base64.b64decode(array["bdata"]), array["dtype"]).tolist()
     return list(array)
+
+
+def charts(at: AppTest) -> dict[str, dict[str, dict]]:
+    """Every chart's traces by name, by chart key: {key: {trace name: {"x", "y", "text", "alt"}}}. Every
+    chart must carry alt text."""
+    found = {}
+    for element in at.get("plotly_chart"):
+        spec = json.loads(element.proto.spec)
+        assert element.proto.alt, "every chart needs alt text"
+        key = element.proto.id.rsplit("-", 1)[-1] if element.proto.id else str(len(found))
+        found[key] = {
+            d.get("name", ""): {
+                **d,
+                "x": plotly_values(d.get("x", [])),
+                "y": plotly_values(d.get("y", [])),
+                "text": d.get("text"),
+                "alt": element.proto.alt,
+            }
+            for d in spec["data"]
+        }
+    return found
+
+
+def chart_traces(at: AppTest) -> dict[str, dict]:
+    """Every trace of every chart on the page by name (x and y as lists)."""
+    merged = {}
+    for chart in charts(at).values():
+        merged.update(chart)
+    return merged

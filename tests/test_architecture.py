@@ -166,7 +166,7 @@ def test_from_lab_import_residual():
 
     from lab import residual
 
-    # the seed's example: r = (0, 3/4, 1/4)
+    # the worked example: r = (0, 3/4, 1/4)
     assert residual("A=1/10,B=3/5,C=3/10", "A=1/2,B=3/10,C=1/5").residual == (0, Fraction(3, 4), Fraction(1, 4))
 
 

@@ -35,7 +35,7 @@ def test_n1_is_the_seed_bernoulli_display():
 
 
 def test_seed_residual_b_c_bars_are_the_n1_lab():
-    # the seed's residual r = (A 0, B 3/4, C 1/4) restricted to B and C is Bernoulli(3/4)
+    # the worked example's residual r = (A 0, B 3/4, C 1/4) restricted to B and C is Bernoulli(3/4)
     scenario = load_scenario("bernoulli-residual")
     r = dict(zip(scenario.tokens, residual_exact(scenario.p, scenario.q).residual))
     bars = binomial_exact(1, "3/4").bernoulli_bars()

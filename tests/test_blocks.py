@@ -15,8 +15,8 @@ from lab.core.blocks import (
     simulate_blocks,
     speculative_law,
     target_law,
-    tv_distance,
 )
+from lab.core.distance import total_variation
 from lab.core.distributions import from_pairs
 from lab.core.markov import START, MarkovModel, load_model
 from lab.core.residual import residual_exact
@@ -69,13 +69,13 @@ def test_compare_laws_distance_zero_and_rows():
     assert all(t == s for _, t, s in comparison.rows())
 
 
-def test_tv_distance_by_hand():
+def test_law_distance_by_hand():
     # |1/2 - 1/4| + |1/2 - 0| + |0 - 3/4| = 1/4 + 1/2 + 3/4 = 3/2, halved: 3/4
-    assert tv_distance({(0,): F(1, 2), (1,): F(1, 2)}, {(0,): F(1, 4), (2,): F(3, 4)}) == F(3, 4)
+    assert total_variation({(0,): F(1, 2), (1,): F(1, 2)}, {(0,): F(1, 4), (2,): F(3, 4)}) == F(3, 4)
 
 
-def test_one_block_law_by_hand_for_the_seed_example():
-    # i.i.d. seed example, K = 1: the draft x is kept with min(p, q)(x), then a bonus y ~ p follows;
+def test_one_block_law_by_hand_for_the_worked_example():
+    # i.i.d. worked example, K = 1: the draft x is kept with min(p, q)(x), then a bonus y ~ p follows;
     # otherwise the block is the single replacement, Z * r = 2/5 * (0, 3/4, 1/4) = (0, 3/10, 1/10).
     model = load_model("bernoulli-residual")
     law = chunk_law(model, 1, START, limit=5)
@@ -146,6 +146,24 @@ def test_traces_show_rejections_bonuses_and_discards_over_seeds():
     assert any(t.rejection == 0 and len(t.discarded) == 2 for t in traces)
 
 
+def test_step_button_follows_the_variants_keep_testing_flag_not_its_name():
+    # A keep-testing variant under another name still gets a step for each draft tested after the first
+    # rejection; the correct algorithm jumps from that rejection straight to the ending.
+    from lab.core.variants import CORRECT, KeepTestingAfterRejection
+
+    class RenamedKeepTesting(KeepTestingAfterRejection):
+        name = "renamed-keep-testing"
+
+    model = load_model("markov-three")
+    seed = next(s for s in range(200) if run_block(model, 3, START, make_streams(s)).rejection == 0)
+    ending = 3 + 1
+    correct = run_block(model, 3, START, make_streams(seed), CORRECT)
+    assert correct.next_reveal(1) == ending
+    renamed = run_block(model, 3, START, make_streams(seed), RenamedKeepTesting())
+    assert renamed.tests[0].status == "rejected"
+    assert renamed.next_reveal(1) == 2
+
+
 def test_block_simulation_fits_the_target_law():
     # Fixed seed: the p-value is a fixed number; the bound is far from it (no flake possible).
     sim = simulate_blocks(load_model("markov-three"), 2, 3, 20_000, seed=11)
@@ -162,7 +180,7 @@ def test_block_simulation_exposes_a_mistake():
 
 @pytest.mark.parametrize("block", [1, 2, 4])
 def test_simulated_tokens_per_block_match_the_formula_for_an_iid_model(block):
-    # seed example: alpha = 3/5; E[tokens] = (1 - alpha^(K+1)) / (1 - alpha), by hand:
+    # worked example: alpha = 3/5; E[tokens] = (1 - alpha^(K+1)) / (1 - alpha), by hand:
     expected = {1: 1.6, 2: 1.96, 4: 2.3056}[block]
     sim = simulate_blocks(load_model("bernoulli-residual"), block, 1, 20_000, seed=block)
     assert sim.blocks == 20_000  # L = 1: one block per sequence

@@ -8,7 +8,7 @@ from lab.charts import residual as charts
 from lab.charts.palette import COLORS, PATTERNS
 
 TOKENS = ("A", "B", "C")
-# The seed's example by hand: p = (1/10, 3/5, 3/10), q = (1/2, 3/10, 1/5),
+# The worked example by hand: p = (1/10, 3/5, 3/10), q = (1/2, 3/10, 1/5),
 # min(p, q) = (1/10, 3/10, 1/5), Z = 3/10 + 1/10 = 2/5, r = (0, 3/4, 1/4), Z*r = (0, 3/10, 1/10).
 P = (F(1, 10), F(3, 5), F(3, 10))
 Q = (F(1, 2), F(3, 10), F(1, 5))
@@ -79,8 +79,8 @@ def test_bernoulli_bars_are_b_then_c():
     assert list(fig.data[1].x) == ["B", "C"] and list(fig.data[1].y) == [0.75, 0.25]
 
 
-def test_seed_example_stack_recovers_the_target():
-    fig = charts.seed_example_stack(TOKENS, (F(1, 10), F(3, 10), F(1, 5)), (F(0), F(3, 10), F(1, 10)), P)
+def test_worked_example_stack_recovers_the_target():
+    fig = charts.worked_example_stack(TOKENS, (F(1, 10), F(3, 10), F(1, 5)), (F(0), F(3, 10), F(1, 10)), P)
     assert fig.data[1].name == "Z × displayed bar"
     assert [a + c for a, c in zip(fig.data[0].y, fig.data[1].y)] == pytest.approx([0.1, 0.6, 0.3], abs=1e-15)
 

@@ -17,7 +17,7 @@ SEED_P = "A=1/10,B=3/5,C=3/10"
 SEED_Q = "A=1/2,B=3/10,C=1/5"
 RESIDUAL_KEYS = ["tokens", "p", "q", "accepted", "alpha", "z", "branch", "residual", "reconstruction"]
 
-# The seed's example by hand: min = (1/10, 3/10, 1/5), alpha = 3/5, Z = 2/5, r = (0, 3/4, 1/4),
+# The worked example by hand: min = (1/10, 3/10, 1/5), alpha = 3/5, Z = 2/5, r = (0, 3/4, 1/4),
 # min + Z*r = (1/10, 3/10 + 3/10, 1/5 + 1/10) = p.
 SEED_EXACT_JSON = {
     "tokens": ["A", "B", "C"],
@@ -68,7 +68,7 @@ def assert_numbers_match(floating, exact_strings):
 def test_residual_exact_json(capsys):
     data = run_json(capsys, "residual", "--p", SEED_P, "--q", SEED_Q, "--exact")
     assert data == SEED_EXACT_JSON
-    assert list(data) == RESIDUAL_KEYS  # the keys, in its order
+    assert list(data) == RESIDUAL_KEYS  # the documented keys, in their order
 
 
 def test_residual_float_json(capsys):
@@ -347,3 +347,15 @@ def test_python_m_lab_bad_input(args):
     assert done.returncode == 2
     assert done.stdout == ""
     assert len(done.stderr.splitlines()) == 1 and "Traceback" not in done.stderr
+
+
+def test_cli_modules_import_each_other_only_at_the_top():
+    # no late ``from lab.cli... import`` inside a function (a circle import-graph tools cannot see)
+    import ast
+
+    for path in sorted((ROOT / "lab" / "cli").glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                inner = [n for n in ast.walk(node) if isinstance(n, ast.Import | ast.ImportFrom)]
+                assert inner == [], f"{path.name}: import inside {node.name}()"

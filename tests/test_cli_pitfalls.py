@@ -28,7 +28,7 @@ def test_numerics_json_table(capsys):
         assert len(c["float64_r"]) == len(c["float32_r"]) == 3
     for c in cases[2:]:  # float32 lost the rejection branch: flagged, no r, no error figure
         assert c["float32_r"] is None and c["float32_error"]["max_abs"] is None
-        assert "rejection lost" in c["float32_inconsistency"]
+        assert "rejection is lost to rounding" in c["float32_inconsistency"]
         assert c["float64_within_stated_tolerance"] is True
     assert {b["name"] for b in data["branch_cases"]} == {"same-floats", "p-rounded-up", "q-rounded-up"}
     assert data["backend"]["numpy"]
@@ -48,7 +48,7 @@ def test_numerics_bad_gaps_exit_2_one_line(capsys, bad):
     assert err.startswith("error: ") and err.count("\n") == 1
 
 
-def test_mistakes_json_seed_example(capsys):
+def test_mistakes_json_worked_example(capsys):
     code, out, err = run(capsys, "mistakes", "bernoulli-residual", "--json")
     assert code == 0 and err == ""
     data = json.loads(out)
@@ -62,6 +62,7 @@ def test_mistakes_json_seed_example(capsys):
     assert variants["zero-out-rejected"] == {
         "tv_distance": "1/30",
         "tv_decimal": pytest.approx(1 / 30),
+        "gains_most": ["C"],  # C: 1/3 - 3/10 = 1/30; A is unchanged and B loses
         "law": {"A": "1/10", "B": "17/30", "C": "1/3"},
     }
 
@@ -100,3 +101,12 @@ def test_mistakes_bad_input_exit_2_one_line(capsys, argv):
 def test_module_entry_point_exit_code():
     proc = subprocess.run([sys.executable, "-m", "lab", "mistakes", "nope"], capture_output=True, text=True, timeout=60)
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
+
+
+def test_mistakes_gains_most_lists_every_tie(capsys):
+    # disjoint-support under the epsilon floor: C and D each gain 1/1002 (tests/test_pitfalls.py by hand)
+    code, out, _ = run(capsys, "mistakes", "disjoint-support", "--json")
+    assert code == 0 and json.loads(out)["variants"]["epsilon-floor"]["gains_most"] == ["C", "D"]
+    code, out, _ = run(capsys, "mistakes", "disjoint-support")
+    row = next(line for line in out.splitlines() if line.startswith("epsilon-floor"))
+    assert row.rstrip().endswith("C, D")

@@ -126,3 +126,44 @@ def test_malformed_model_file_exit_2(tmp_path):
     )
     assert proc.returncode == 2 and proc.stdout == ""
     assert proc.stderr.strip().splitlines() == ["error: broken.toml: missing table [draft]"]
+
+
+def _strict_json(text: str):
+    def refuse(name):
+        raise AssertionError(f"{name} is not JSON")
+
+    return json.loads(text, parse_constant=refuse)
+
+
+def test_simulate_json_stays_valid_when_counts_land_where_p_is_zero():
+    # partial-zeros has p(B) = 0 (scenarios/partial-zeros.toml); the epsilon floor gives B mass, so some
+    # of 20,000 steps land on B: chi-square against p is infinite. The output must still be JSON.
+    done = subprocess.run(
+        [sys.executable, "-m", "lab", "simulate", "partial-zeros", "--steps", "20000", "--seed", "1"]
+        + ["--variant", "epsilon-floor", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Infinity" not in done.stdout
+    data = _strict_json(done.stdout)
+    landed = data["counts"]["B"]
+    assert data["target"]["B"] == "0" and landed > 0
+    fit = data["chi_square"]
+    assert fit["statistic"] is None and fit["p_value"] == 0 and fit["impossible_counts"] == landed
+    assert fit["reason"] == f"{landed} counts in outcomes of probability 0: the statistic is infinite, the p-value 0"
+    # against the floored law itself B is possible: a finite statistic and no reason
+    assert isinstance(data["chi_square_law"]["statistic"], float) and data["chi_square_law"]["reason"] is None
+
+
+def test_chi_square_json_by_hand():
+    from lab.core.sampling import chi_square_test
+
+    # 3 counts on an outcome of probability 0: infinite, reported as null with the reason
+    impossible = chi_square_test({0: 3, 1: 7}, {0: F(0), 1: F(1)}).as_json()
+    assert impossible["statistic"] is None and impossible["impossible_counts"] == 3
+    assert impossible["reason"].startswith("3 counts in outcomes of probability 0")
+    # 50/50 against 1/2, 1/2: statistic 0, p-value 1, nothing to explain
+    even = chi_square_test({0: 50, 1: 50}, {0: F(1, 2), 1: F(1, 2)}).as_json()
+    assert even["statistic"] == 0 and even["p_value"] == 1 and even["reason"] is None

@@ -83,7 +83,7 @@ def test_parse_value_errors_name_the_token(text, error):
 # --- token=value lists ------------------------------------------------------------------------
 
 
-def test_parse_spec_seed_example():
+def test_parse_spec_worked_example():
     dist = parse_spec("A=1/10,B=3/5,C=3/10")
     assert dist.tokens == ("A", "B", "C")
     assert dist.values == (F(1, 10), F(3, 5), F(3, 10))

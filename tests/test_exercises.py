@@ -29,8 +29,8 @@ from lab.teaching.exercises import (
 SEEDS = range(60)
 
 
-def seed_example(kind="r", token="B"):
-    # The seed's example: p = (1/10, 3/5, 3/10), q = (1/2, 3/10, 1/5).
+def worked_example(kind="r", token="B"):
+    # The worked example: p = (1/10, 3/5, 3/10), q = (1/2, 3/10, 1/5).
     tokens = ("A", "B", "C")
     p = Distribution(tokens, (F(1, 10), F(3, 5), F(3, 10)))
     q = Distribution(tokens, (F(1, 2), F(3, 10), F(1, 5)))
@@ -123,14 +123,14 @@ def test_answers_match_the_sampling_procedure(level):
             assert pr.answer == expected_answer(pr), (seed, pr)
 
 
-def test_seed_example_answers_by_hand():
+def test_worked_example_answers_by_hand():
     # min = (1/10, 3/10, 1/5): alpha = 3/5; Z = 2/5; r = (0, 3/4, 1/4); Z*r(B) = 3/10.
-    assert seed_example("alpha").answer == F(3, 5)
-    assert seed_example("z").answer == F(2, 5)
-    assert seed_example("r", "B").answer == F(3, 4)
-    assert seed_example("r", "A").answer == 0
-    assert seed_example("correction", "B").answer == F(3, 10)
-    assert seed_example("branch").answer == "rejection"
+    assert worked_example("alpha").answer == F(3, 5)
+    assert worked_example("z").answer == F(2, 5)
+    assert worked_example("r", "B").answer == F(3, 4)
+    assert worked_example("r", "A").answer == 0
+    assert worked_example("correction", "B").answer == F(3, 10)
+    assert worked_example("branch").answer == "rejection"
     assert equal_problem("branch").answer == "no-rejection"
 
 
@@ -139,12 +139,12 @@ def test_seed_example_answers_by_hand():
     ["3/4", "6/8", " 3 / 4 ", "0.75", ".75", "0.7500", "75%", "0,75", "7.5e-1", "+0.75", "0.754", "0.746", "0.755"],
 )
 def test_equivalent_forms_accepted(text):
-    assert check_answer(seed_example("r", "B"), text).correct
+    assert check_answer(worked_example("r", "B"), text).correct
 
 
 @pytest.mark.parametrize("text", ["0.756", "0.744", "0.7", "3/5", "74/100", "76/100", "-3/4", "1", "undefined"])
 def test_near_misses_rejected(text):
-    check = check_answer(seed_example("r", "B"), text)
+    check = check_answer(worked_example("r", "B"), text)
     assert not check.correct and check.counted
 
 
@@ -164,7 +164,7 @@ def test_fraction_must_be_exact_decimal_within_tolerance():
 
 @pytest.mark.parametrize("text", ["", "abc", "3/0", "1/2/3", "0.7.5"])
 def test_unreadable_input_does_not_count(text):
-    check = check_answer(seed_example(), text)
+    check = check_answer(worked_example(), text)
     assert not check.correct and not check.counted
 
 
@@ -179,8 +179,8 @@ def test_z0_trick_rejects_numbers(text):
 
 
 def test_branch_question():
-    assert check_answer(seed_example("branch"), "rejection").correct
-    assert not check_answer(seed_example("branch"), "no-rejection").correct
+    assert check_answer(worked_example("branch"), "rejection").correct
+    assert not check_answer(worked_example("branch"), "no-rejection").correct
     assert check_answer(equal_problem("branch"), "no-rejection").correct
     assert not check_answer(equal_problem("branch"), "rejection").correct
     assert not check_answer(equal_problem("branch"), "0").counted
@@ -197,23 +197,23 @@ def test_parse_answer_forms():
 
 
 def test_hint_ladder_stops_short_of_the_asked_quantity():
-    ladder = hints(seed_example("alpha"))
+    ladder = hints(worked_example("alpha"))
     assert len(ladder) == 4
     assert "A: 1/10, B: 3/10, C: 1/5" in ladder[0]  # min values given
     assert "3/5" not in "".join(ladder[1:])  # alpha itself is not given away
-    r_ladder = hints(seed_example("r", "B"))
+    r_ladder = hints(worked_example("r", "B"))
     assert "alpha = 3/5" in r_ladder[1] and "Z = 2/5" in r_ladder[2] and "3/4" not in r_ladder[3]
 
 
 def test_worked_solution_ends_with_the_answer():
-    lines = worked_solution(seed_example("correction", "B"))
+    lines = worked_solution(worked_example("correction", "B"))
     assert lines[-1] == "Answer: 3/10 (0.3)."
     assert any("3/10 + 3/10 = 3/5 = p(B)" in line for line in lines)
     assert "never evaluated" in " ".join(worked_solution(equal_problem("r")))
 
 
 def test_tries_solution_after_two_and_score():
-    pr = seed_example("r", "B")
+    pr = worked_example("r", "B")
     attempt = Attempt()
     record_try(attempt, pr, "nonsense")
     assert attempt.tries == 0

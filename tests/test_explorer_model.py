@@ -1,4 +1,4 @@
-"""The explorer's table parsing, URL state and scoring, and the seed's worked example (hand-derived)."""
+"""The explorer's table parsing, URL state and scoring, and the worked example (hand-derived)."""
 
 from fractions import Fraction as F
 

@@ -12,10 +12,10 @@ from lab.teaching.numerics import (
     NumericsInputError,
     backend_report,
     branch_cases,
+    branch_json,
     family_case,
     float_branch_check,
     parse_exponents,
-    residual_in_dtype,
     stated_tolerances,
     tiny_z_family,
     to_float32,
@@ -56,7 +56,9 @@ def test_float32_loses_the_rejection_branch_from_1e8_and_it_is_flagged():
         case = family_case(k)
         assert case.exact_z > 0
         assert case.float32.z == 0 and case.float32.residual is None
-        assert "rejection lost to rounding" in case.float32_inconsistency
+        assert "rejection is lost to rounding" in case.float32_inconsistency
+        # float32 p(A) = q(A) and p(B) = q(B) (above), p(C) < q(C): the rounded inputs' exact Z is 0 as well
+        assert "exact Z of the rounded float32 inputs is 0 too" in case.float32_inconsistency
         assert case.float32_error.max_abs is None
 
 
@@ -110,15 +112,31 @@ def test_branch_cases():
     assert same.inconsistency is None and same.float_branch == "no-rejection"
     up = cases["p-rounded-up"]
     assert up.exact_z == 0 and up.result.z == pytest.approx(2**-53, rel=0.5) and up.float_branch == "rejection"
-    assert "exact Z of the same inputs is 0" in up.inconsistency
+    assert "exact Z of the intended values is 0" in up.inconsistency
+    # the exact Z of the float64 inputs themselves: 0.7000000000000001 - 0.7 is one spacing at 0.7, 2^-53,
+    # which is the float Z too: the rejection comes from rounding the inputs, not from the arithmetic
+    assert F(0.7000000000000001) - F(0.7) == F(1, 2**53)
+    assert up.result.z == 2**-53
+    assert f"rounded float64 inputs is 1/{2**53} (1.11e-16) (equal to the float Z)" in up.inconsistency
     down = cases["q-rounded-up"]
     assert down.result.z == 0 and down.result.rejection_probability > 0
     assert "residual sum Z is 0" in down.inconsistency
 
 
 def test_float_branch_check_zero_z_with_alpha_one_is_consistent():
-    result = residual_in_dtype(np.array([0.25, 0.75]), np.array([0.25, 0.75]), np.float64)
+    result = residual_float(np.array([0.25, 0.75]), np.array([0.25, 0.75]), check=False)
     assert float_branch_check(result, F(0)) is None
+
+
+def test_the_float32_column_runs_the_same_residual_in_float32():
+    # p = (3/4, 1/4), q = (1/2, 1/2), all exact in float32: Z = 1/4, r = (1, 0); the test keeps B with
+    # ratio 1/2 (exact), so it rejects 1/2 * (1 - 1/2) = 1/4
+    result = residual_float(np.array([0.75, 0.25]), np.array([0.5, 0.5]), ("A", "B"), dtype=np.float32)
+    assert result.arithmetic == "float32" and result.residual.dtype == np.float32
+    assert result.z == 0.25 and result.residual.tolist() == [1.0, 0.0]
+    assert result.rejection_probability == 0.25
+    case = family_case(7)
+    assert case.float32.arithmetic == "float32" and case.float64.arithmetic == "float64"
 
 
 def test_to_float32_is_correctly_rounded():
@@ -156,7 +174,8 @@ def test_float64_loses_the_branch_below_its_precision_and_says_so_first():
     # p(B) - q(B) = 2.5e-18 below half the spacing at 1/3 (2^-55 ~ 2.8e-17): float64 p(A) = q(A), p(B) = q(B), Z = 0.
     case = family_case(17)
     assert case.exact_z == F(1, 10**17) and case.float64.z == 0 and case.float64.residual is None
-    assert case.float64_inconsistency.startswith("float Z = 0 but the exact Z of the same inputs is positive")
+    assert case.float64_inconsistency.startswith("float Z = 0 but the exact Z of the intended values is 1/")
+    assert "the exact Z of the rounded float64 inputs is 0 too" in case.float64_inconsistency
 
 
 def test_float32_at_1e8_rejects_with_a_zero_residual_sum():
@@ -164,3 +183,31 @@ def test_float32_at_1e8_rejects_with_a_zero_residual_sum():
     case = family_case(8)
     assert case.float32.rejection_probability > 0 and case.float32.z == 0
     assert "residual sum Z is 0" in case.float32_inconsistency
+
+
+def test_branch_messages_name_which_exact_z_they_mean():
+    # float Z > 0 where the intended values have exact Z 0, and float Z = 0 where they have exact Z 1/4
+    rejecting = residual_float(np.array([0.75, 0.25]), np.array([0.5, 0.5]), check=False)  # Z = 1/4
+    message = float_branch_check(rejecting, F(0))
+    assert "exact Z of the intended values is 0" in message
+    assert "exact Z of the rounded float64 inputs is 1/4 (0.25) (equal to the float Z)" in message
+    equal = residual_float(np.array([0.5, 0.5]), np.array([0.5, 0.5]), check=False)  # Z = 0
+    message = float_branch_check(equal, F(1, 4))
+    assert message.startswith("float Z = 0 but the exact Z of the intended values is 1/4 (0.25) > 0")
+    assert "rounded float64 inputs is 0 too" in message
+    assert float_branch_check(rejecting, F(1, 4)) is None and float_branch_check(equal, F(0)) is None
+
+
+def test_both_exact_zs_are_reported_where_they_differ():
+    from lab.teaching.numerics import tiny_z_json
+
+    # gap 1e-8: the intended Z is 1e-8; rounding to float32 closes the gap (argument above), so the rounded
+    # float32 inputs' exact Z is 0; float64 keeps the gap up to its own rounding (a positive Z near 1e-8)
+    case = family_case(8)
+    assert case.exact_z == F(1, 10**8) and case.float32_inputs_z == 0
+    assert 0 < case.float64_inputs_z and abs(case.float64_inputs_z - case.exact_z) < F(1, 10**15)
+    row = tiny_z_json([case])["cases"][0]
+    assert row["exact_z"] == "1/100000000" and row["float32_inputs_exact_z"] == "0"
+    # p-rounded-up: intended Z 0, the float64 inputs' Z one spacing at 0.7, 2^-53
+    up = {c["name"]: c for c in branch_json(branch_cases())}["p-rounded-up"]
+    assert up["exact_z"] == "0" and up["float_inputs_exact_z"] == f"1/{2**53}"

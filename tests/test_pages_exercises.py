@@ -1,25 +1,19 @@
 """AppTest for the Exercises page and the app-wide presentation mode."""
 
 from fractions import Fraction as F
-from pathlib import Path
 
 import pytest
 from exercise_reference import expected_answer, sampler_law
+from pagetest import APP, messages, metric, open_page_url
 from streamlit.testing.v1 import AppTest
 
 from lab.teaching.exercises import generate_predictions, generate_problems
 
-APP = str(Path(__file__).resolve().parent.parent / "app.py")
 PAGE = "lab/views/exercises.py"
 
 
 def open_page(**params):
-    at = AppTest.from_file(APP, default_timeout=30)
-    for key, value in params.items():
-        at.query_params[key] = value
-    at.switch_page(PAGE).run()  # open the page's own URL (switching pages later drops the query)
-    assert not at.exception
-    return at
+    return open_page_url(PAGE, params)  # the page's own URL (switching pages later drops the query)
 
 
 def submit(at, sig, number, text):
@@ -28,14 +22,6 @@ def submit(at, sig, number, text):
     widget.set_value(text)
     at.button(key=f"FormSubmitter:exq_form_{sig}_{number}-Check").click().run()
     assert not at.exception
-
-
-def metric(at, label):
-    return next(m.value for m in at.metric if m.label == label)
-
-
-def messages(at, kind):
-    return [e.value for e in at.get(kind)]
 
 
 def right_text(problem):

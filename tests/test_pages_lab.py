@@ -3,60 +3,19 @@ Inspect, and check the displayed values and chart data against hand-derived numb
 
 from __future__ import annotations
 
-import json
-
 import pytest
-from pagetest import APP, markdown_text, open_linked_page, plotly_values
-from streamlit.testing.v1 import AppTest
+from pagetest import chart_traces as traces
+from pagetest import charts, markdown_text, metric, open_default_page, open_linked_page, plain
 
 EXPLORER = "lab/views/explorer.py"
 BINOMIAL = "lab/views/binomial_lab.py"
 
 
-def open_page(page: str, params: dict[str, str] | None = None) -> AppTest:
-    """Open ``page`` as a link with ``params`` would (the first run is the default page, the explorer)."""
-    if page != EXPLORER:
-        return open_linked_page(page, params, timeout=30)
-    at = AppTest.from_file(APP, default_timeout=30)
-    at.query_params.update(params or {})
-    at.run()
-    assert not at.exception
-    return at
-
-
-def charts(at: AppTest) -> dict[str, dict[str, dict]]:
-    """Every chart's traces by name: {chart key: {trace name: {"x": [...], "y": [...], "text": [...]}}}."""
-    found = {}
-    for element in at.get("plotly_chart"):
-        spec = json.loads(element.proto.spec)
-        assert element.proto.alt, "every chart needs alt text"
-        key = element.proto.id.rsplit("-", 1)[-1] if element.proto.id else str(len(found))
-        found[key] = {
-            d["name"]: {
-                "x": plotly_values(d["x"]),
-                "y": plotly_values(d["y"]),
-                "text": d.get("text"),
-                "alt": element.proto.alt,
-            }
-            for d in spec["data"]
-        }
-    return found
-
-
-def traces(at: AppTest) -> dict[str, dict]:
-    merged = {}
-    for chart in charts(at).values():
-        merged.update(chart)
-    return merged
-
-
-def plain(text: str) -> str:
-    """A message as the reader sees it: the pages backslash-escape markdown in messages with user text."""
-    return text.replace("\\", "")
-
-
-def metric(at: AppTest, label_start: str) -> str:
-    return next(m.value for m in at.metric if m.label.startswith(label_start))
+def open_page(page: str, params: dict[str, str] | None = None):
+    """Open ``page`` as a link with ``params`` would (the explorer is the default page)."""
+    if page == EXPLORER:
+        return open_default_page(params, timeout=30)
+    return open_linked_page(page, params, timeout=30)
 
 
 # --- residual explorer ------------------------------------------------------------------------
@@ -219,8 +178,9 @@ def test_binomial_defaults_hide_the_bars():
     assert list(traces(at)) == ["your prediction"]
 
 
-def test_binomial_seed_example_through_the_guide():
+def test_binomial_worked_example_through_the_guide():
     at = open_page(BINOMIAL)
+    assert "Reproduce the worked example" in [h.value for h in at.subheader]
     at.button(key="bl_reset").click().run()
     at.number_input(key="bl_p").set_value(0.75).run()
     at.number_input(key="bl_n").set_value(1).run()
@@ -243,7 +203,7 @@ def test_binomial_seed_example_through_the_guide():
     assert "B: 3/10 + Z × 3/4 = 3/10 + 3/10 = **3/5**" in text
     assert "C: 1/5 + Z × 1/4 = 1/5 + 1/10 = **3/10**" in text
     assert any("A 1/10, B 3/5, C 3/10" in s.value for s in at.success)
-    stack = charts(at)["bl_seed_chart"]
+    stack = charts(at)["bl_worked_chart"]
     assert stack["target p"]["y"] == [0.1, 0.6, 0.3]
     assert stack["Z × displayed bar"]["y"] == pytest.approx([0.0, 0.3, 0.1])
     assert stack["accepted min(p, q)"]["y"] == [0.1, 0.3, 0.2]

@@ -2,32 +2,16 @@
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 import pytest
-from pagetest import APP, plotly_values
-from streamlit.testing.v1 import AppTest
+from pagetest import chart_traces, open_linked_page
 
 NUMERICS = "lab/views/numerics.py"
 PITFALLS = "lab/views/pitfalls.py"
 
 
-def open_page(page: str) -> AppTest:
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.run()
-    at.switch_page(page).run()
-    assert not at.exception
-    return at
-
-
-def chart_traces(at: AppTest) -> dict[str, dict]:
-    found = {}
-    for element in at.get("plotly_chart"):
-        assert element.proto.alt, "every chart needs alt text"
-        for d in json.loads(element.proto.spec)["data"]:
-            found[d.get("name", "")] = {"x": plotly_values(d.get("x", [])), "y": plotly_values(d.get("y", []))}
-    return found
+def open_page(page: str):
+    return open_linked_page(page, timeout=60)
 
 
 # --- Numerics -------------------------------------------------------------------------------------------
@@ -98,7 +82,7 @@ def test_pitfalls_predict_then_reveal_grades_the_guess():
     at.button(key="pit_reveal").click().run()
     assert not at.exception
     assert any(s.value.startswith("2/2") for s in at.success)
-    # resample-from-p on the seed's example, by hand: (7/50, 27/50, 8/25), TV 3/50
+    # resample-from-p on the worked example, by hand: (7/50, 27/50, 8/25), TV 3/50
     table = at.dataframe[0].value
     assert list(table["resample-from-p"]) == ["7/50 (0.14)", "27/50 (0.54)", "8/25 (0.32)"]
     assert any(m.value == "3/50" for m in at.metric)
@@ -132,7 +116,7 @@ def test_pitfalls_too_long_keeps_the_last_valid_state():
     assert any("K = 1, L = 1 · outcomes: 8 tokens" in c.value for c in at.caption)
 
 
-def test_pitfalls_single_step_view_of_the_seed_example():
+def test_pitfalls_single_step_view_of_the_worked_example():
     at = open_page(PITFALLS)
     table = at.dataframe[-1].value
     rows = dict(zip(table["variant"], table["TV distance"]))

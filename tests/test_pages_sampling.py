@@ -3,31 +3,15 @@ Step buttons, and the displayed figures against hand-derived values."""
 
 from __future__ import annotations
 
-import json
-
 import pytest
-from pagetest import markdown_text, open_linked_page
-from streamlit.testing.v1 import AppTest
+from pagetest import chart_traces, markdown_text, metrics, open_linked_page
 
 SAMPLING = "lab/views/sampling.py"
 BLOCKS = "lab/views/blocks.py"
 
 
-def open_page(page: str, params: dict[str, str] | None = None) -> AppTest:
+def open_page(page: str, params: dict[str, str] | None = None):
     return open_linked_page(page, params, timeout=60)
-
-
-def metrics(at: AppTest) -> dict[str, str]:
-    return {m.label: m.value for m in at.metric}
-
-
-def chart_traces(at: AppTest) -> dict[str, dict]:
-    found = {}
-    for element in at.get("plotly_chart"):
-        assert element.proto.alt, "every chart needs alt text"
-        for trace in json.loads(element.proto.spec)["data"]:
-            found[trace.get("name")] = trace
-    return found
 
 
 # --- Sampling lab -------------------------------------------------------------------------------
@@ -41,7 +25,7 @@ def test_sampling_results_wait_for_run():
     assert not at.exception
     shown = metrics(at)
     assert shown["your guess"] == "0.40"
-    assert shown["exact Z"] == "2/5 (0.4)"  # seed example: Z = 3/10 + 1/10
+    assert shown["exact Z"] == "2/5 (0.4)"  # worked example: Z = 3/10 + 1/10
     share = float(shown["corrected share"])
     assert abs(share - 0.4) < 0.03  # 10,000 steps: sd 0.005, band 6 sigma
     traces = chart_traces(at)
@@ -128,3 +112,7 @@ def test_blocks_speedup_by_hand():
     at = open_page(BLOCKS, {"bk_alpha": "0.5", "bk_c": "0.5"})
     # gamma 0 -> 1, gamma 1 -> 1.5/1.5 = 1, gamma 2 -> 1.75/2: speculation does not pay, best gamma 0
     assert metrics(at)["best γ (0 to 15)"] == "0"
+    at = open_page(BLOCKS, {"bk_alpha": "1.0", "bk_c": "0.1"})
+    # alpha = 1: (gamma + 1)/(0.1 gamma + 1) rises with every gamma: no best gamma (not the cap 15)
+    assert metrics(at)["best γ (0 to 15)"] == "none"
+    assert any("no best γ" in c.value.lower() for c in at.caption)

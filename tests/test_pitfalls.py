@@ -18,7 +18,7 @@ from lab.teaching.pitfalls import (
     single_step,
 )
 
-# The seed's example, bernoulli-residual: p = (1/10, 3/5, 3/10), q = (1/2, 3/10, 1/5) over A, B, C.
+# The worked example, bernoulli-residual: p = (1/10, 3/5, 3/10), q = (1/2, 3/10, 1/5) over A, B, C.
 # min(p, q) = (1/10, 3/10, 1/5), alpha = 3/5, Z = 2/5, r = (0, 3/4, 1/4). Only A can be rejected
 # (p(A) < q(A)): it is kept with probability p(A)/q(A) = 1/5, so rejections carry q(A) * 4/5 = 2/5 = Z.
 
@@ -183,3 +183,28 @@ def test_cards_cite_exactly_the_references_given():
         ("zero-over-zero", "jaymody/speculative-sampling", "#5"),
     }
     assert "introduces some drift" in CARDS["epsilon-floor"].reports[0].what
+
+
+def test_a_cards_title_is_its_variants_title():
+    from lab.core.variants import VARIANTS
+    from lab.teaching.pitfalls import CARDS
+
+    for name, card in CARDS.items():
+        if card.has_variant:
+            assert card.title == VARIANTS[name].title and card.own_title is None
+    assert CARDS["zero-over-zero"].title == "0/0 when p equals q"
+    assert VARIANTS["greedy-draft"].title == "Greedy draft scored with softmax probabilities"
+
+
+def test_gains_most_shows_every_tie():
+    # disjoint-support, epsilon floor, by hand: every proposal is rejected (alpha = 0), so the law is the
+    # floored r = max(p - q, 1/1000) normalised: (1/2, 1/2, 1/1000, 1/1000) / (1002/1000) =
+    # (500/1002, 500/1002, 1/1002, 1/1002). C and D (target 0) each gain 1/1002: a tie.
+    result = mistakes("disjoint-support").laws["epsilon-floor"]
+    assert result.law == (F(500, 1002), F(500, 1002), F(1, 1002), F(1, 1002))
+    assert result.biggest_gains == ("C", "D") and result.biggest_gain == "C, D"
+    grade = grade_prediction(result, True, NO_GAIN)
+    assert "C and D gain the most (the same amount)" in grade.message
+    # no gain at all: nothing to show
+    assert mistakes("disjoint-support").laws["correct"].biggest_gains == ()
+    assert mistakes("disjoint-support").laws["correct"].biggest_gain is None

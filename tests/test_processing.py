@@ -5,6 +5,7 @@ import math
 import numpy as np
 import pytest
 
+from lab.core.distance import total_variation
 from lab.teaching.processing import (
     Processing,
     ProcessingInputError,
@@ -13,7 +14,6 @@ from lab.teaching.processing import (
     process,
     processed_step,
     processed_step_from_text,
-    tv_distance,
 )
 
 # logits = log(1, 2, 3, 4): softmax is (1, 2, 3, 4) / 10 exactly in real arithmetic.
@@ -84,7 +84,7 @@ def test_output_law_of_a_mismatched_check_by_hand():
     law, problem = output_law([0.5, 0.25, 0.25], [1 / 3, 1 / 3, 1 / 3], [0.25, 0.25, 0.5])
     assert problem is None
     close(law, [0.5, 1 / 3, 1 / 6])
-    assert tv_distance(law, [0.5, 0.25, 0.25]) == pytest.approx(1 / 12, abs=1e-15)
+    assert total_variation(law, [0.5, 0.25, 0.25]) == pytest.approx(1 / 12, abs=1e-15)
 
 
 def test_output_law_with_matching_check_is_p():

@@ -6,6 +6,7 @@ tolerances lab/core/residual.py states (RECONSTRUCTION_RTOL, residual_rtol(n)).
 """
 
 import sys
+from dataclasses import dataclass
 from fractions import Fraction as F
 
 import numpy as np
@@ -26,8 +27,8 @@ from lab.core.residual import (
     NO_REJECTION,
     RECONSTRUCTION_RTOL,
     REJECTION,
+    ResidualResult,
     branch_inconsistency,
-    compare_float_to_exact,
     residual_exact,
     residual_float,
     residual_rtol,
@@ -38,7 +39,7 @@ from lab.core.residual import (
 # =================================================================================================
 
 
-def test_seed_example():
+def test_worked_example():
     # p = (1/10, 3/5, 3/10), q = (1/2, 3/10, 1/5)
     # min = (1/10, 3/10, 1/5)              -> alpha = 1/10 + 3/10 + 2/10 = 3/5
     # max(0, p - q) = (0, 3/10, 1/10)       -> Z = 4/10 = 2/5 = 1 - alpha
@@ -153,7 +154,7 @@ def test_residual_lives_on_the_whole_target_vocabulary():
 
 
 def test_q_is_aligned_to_p_token_order():
-    # q written in another order: C=1/5, A=1/2, B=3/10 is the seed's draft
+    # q written in another order: C=1/5, A=1/2, B=3/10 is the worked example's draft
     result = residual("A=1/10,B=3/5,C=3/10", "C=1/5,A=1/2,B=3/10")
     assert result.q == (F(1, 2), F(3, 10), F(1, 5))
     assert result.residual == (0, F(3, 4), F(1, 4))
@@ -299,7 +300,7 @@ def test_float_path_against_exact_within_stated_tolerance(pair):
     assert (result.inconsistency is not None) == (result.z == 0 and result.alpha != 1)
 
 
-def test_float_seed_example():
+def test_float_worked_example():
     p = np.array([0.1, 0.6, 0.3])
     q = np.array([0.5, 0.3, 0.2])
     result = residual(p, q, tokens=["A", "B", "C"])
@@ -381,14 +382,47 @@ def test_z_zero_with_alpha_not_one_is_reported_not_hidden():
 
 
 def test_branch_inconsistency_cases():
-    assert "exact Z" in branch_inconsistency(1e-17, 1.0, exact_z_is_zero=True)
-    assert "lost to rounding" in branch_inconsistency(0.0, 1.0, exact_z_is_zero=False)
+    # (the comparisons with an exact Z of intended values moved to tests/test_numerics.py, with the numerics)
     assert "alpha" in branch_inconsistency(0.0, 0.9999999999999999)
-    assert branch_inconsistency(0.0, 1.0, exact_z_is_zero=True) is None
-    assert branch_inconsistency(0.25, 0.75, exact_z_is_zero=False) is None
+    assert branch_inconsistency(0.0, 1.0) is None
+    assert branch_inconsistency(0.25, 0.75) is None
 
 
-def test_compare_float_to_exact_seed_example():
+# =================================================================================================
+# The float64 path against the exact reference on the same distributions (a test helper: the pages and
+# the command line show one path at a time)
+# =================================================================================================
+
+
+@dataclass(frozen=True)
+class FloatComparison:
+    exact: ResidualResult
+    floating: ResidualResult
+    branch_agrees: bool
+    max_abs_error: float | None  # max |r_float - r_exact|; None when neither has a residual
+    error_relative_to_z: float | None  # that error divided by the exact z
+
+    @property
+    def inconsistency(self) -> str | None:
+        if not self.branch_agrees:
+            return f"float branch {self.floating.branch!r} disagrees with exact branch {self.exact.branch!r}"
+        return self.floating.inconsistency
+
+
+def compare_float_to_exact(p, q) -> FloatComparison:
+    """Run both paths on the same distributions (float64 rounding of the exact values)."""
+    exact = residual(p, q, exact=True)
+    floating = residual(p, q, exact=False)
+    agrees = exact.branch == floating.branch
+    max_abs = rel = None
+    if exact.residual is not None and floating.residual is not None:
+        reference = np.array([float(r) for r in exact.residual])
+        max_abs = float(np.max(np.abs(floating.residual - reference)))
+        rel = max_abs / float(exact.z)
+    return FloatComparison(exact, floating, agrees, max_abs, rel)
+
+
+def test_compare_float_to_exact_worked_example():
     p, q = parse_spec("A=1/10,B=3/5,C=3/10"), parse_spec("A=1/2,B=3/10,C=1/5")
     comparison = compare_float_to_exact(p, q)
     assert comparison.branch_agrees and comparison.inconsistency is None
@@ -480,3 +514,19 @@ def test_large_vocabulary_runs_no_python_loop(large_pair):
     finally:
         sys.settrace(None)
     assert events < 2_000 < VOCABULARY
+
+
+def test_rejection_probability_is_z_exactly():
+    # worked example: the test rejects q(A) - min = 1/2 - 1/10 = 2/5 and nothing else; Z = 2/5
+    result = residual("A=1/10,B=3/5,C=3/10", "A=1/2,B=3/10,C=1/5")
+    assert result.rejection_probability == F(2, 5) == result.z
+
+
+def test_forced_float_path_aligns_two_distributions_by_token():
+    # q written C, A, B: aligned to p's A, B, C before the float path, so Z = 2/5 and r = (0, 3/4, 1/4)
+    p = parse_spec("A=1/10,B=3/5,C=3/10")
+    q = parse_spec("C=1/5,A=1/2,B=3/10")
+    result = residual(p, q, exact=False)
+    assert not result.exact and result.tokens == ("A", "B", "C")
+    assert result.residual.tolist() == pytest.approx([0.0, 0.75, 0.25], abs=1e-15)
+    assert residual(p, q, exact=True).residual == (0, F(3, 4), F(1, 4))

@@ -6,18 +6,19 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from lab.core.blocks import run_block
+from lab.core.markov import START, model_from_scenario
 from lab.core.sampling import (
     SamplingInputError,
     chi_square_test,
     make_streams,
     simulate_steps,
-    speculative_step,
     step_law,
 )
-from lab.core.scenarios import load_all_scenarios, load_scenario
+from lab.core.scenarios import load_scenario, scenario_names
 from lab.core.variants import VARIANT_NAMES
 
-SCENARIOS = load_all_scenarios()
+SCENARIOS = [load_scenario(name) for name in scenario_names()]
 IDS = [s.name for s in SCENARIOS]
 
 
@@ -44,7 +45,7 @@ def test_step_law_splits_into_min_and_z_times_r(scenario):
     assert law.total == scenario.p.values
 
 
-def test_seed_example_by_hand():
+def test_worked_example_by_hand():
     scenario = load_scenario("bernoulli-residual")
     law = step_law(scenario.p, scenario.q)
     assert law.accepted == (F(1, 10), F(3, 10), F(1, 5))
@@ -52,20 +53,29 @@ def test_seed_example_by_hand():
     assert law.corrected_share == F(2, 5)
 
 
+def one_step(scenario, streams):
+    """One speculative step of a one-step scenario, as the lab takes it: the first test of a block of
+    K = 1 drafts (run_block), with the committed token."""
+    trace = run_block(model_from_scenario(scenario), 1, START, streams)
+    return trace.tests[0], trace.committed[0]
+
+
 def test_speculative_step_rules():
     scenario = load_scenario("bernoulli-residual")
     streams = make_streams(3)
     seen = set()
     for _ in range(300):
-        out = speculative_step(scenario.p, scenario.q, streams)
-        if out.accepted:
-            assert out.token == out.proposal and out.u < out.accept_probability
-            assert out.correction_law is None
+        out, token = one_step(scenario, streams)
+        accepted = out.status == "accepted"
+        if accepted:
+            assert token == out.token and out.u < out.accept_probability
+            assert out.residual is None
         else:
-            assert out.proposal == 0  # only A has p < q
+            assert out.token == 0  # only A has p < q
             assert out.u >= out.accept_probability == F(1, 5)
-            assert out.correction_law == (F(0), F(3, 4), F(1, 4)) and out.token in (1, 2)
-        seen.add(out.accepted)
+            assert out.residual == (F(0), F(3, 4), F(1, 4)) and token in (1, 2) and token == out.replacement
+            assert out.correction_u is not None and out.correction_u != out.u  # a fresh uniform
+        seen.add(accepted)
     assert seen == {True, False}
 
 
@@ -74,9 +84,9 @@ def test_speculative_step_equal_and_disjoint():
     disjoint = load_scenario("disjoint-support")
     streams = make_streams(1)
     for _ in range(100):
-        assert speculative_step(equal.p, equal.q, streams).accepted  # Z = 0: never rejects
-        out = speculative_step(disjoint.p, disjoint.q, streams)
-        assert not out.accepted and disjoint.p.values[out.token] > 0  # alpha = 0, r = p
+        assert one_step(equal, streams)[0].status == "accepted"  # Z = 0: never rejects
+        out, token = one_step(disjoint, streams)
+        assert out.status == "rejected" and disjoint.p.values[token] > 0  # alpha = 0, r = p
 
 
 @pytest.mark.parametrize("scenario", SCENARIOS, ids=IDS)

@@ -1,6 +1,9 @@
 """Scenario files: every shipped one loads with the alpha, Z and r worked out by hand; malformed
 files fail with a message naming the file and the field."""
 
+import json
+import subprocess
+import sys
 import tomllib
 from fractions import Fraction as F
 from pathlib import Path
@@ -12,7 +15,6 @@ from lab.core.scenarios import (
     SCENARIO_DIR,
     Scenario,
     ScenarioError,
-    load_all_scenarios,
     load_scenario,
     load_scenario_file,
     scenario_names,
@@ -60,7 +62,7 @@ def step_files() -> list[str]:
 def test_every_shipped_step_file_is_listed_and_derived_by_hand():
     names = scenario_names()
     assert sorted(names) == step_files()
-    assert names[0] == "bernoulli-residual"  # the seed's example first
+    assert names[0] == "bernoulli-residual"  # the worked example first
     assert set(names) == set(HAND), "add the hand-derived alpha, Z, r of a new scenario to HAND"
 
 
@@ -101,7 +103,7 @@ def test_seed_scenario_values():
 
 
 def test_load_all_scenarios():
-    assert [s.name for s in load_all_scenarios()] == scenario_names()
+    assert [load_scenario(name).name for name in scenario_names()] == scenario_names()
 
 
 def test_draft_misses_support_only_the_correction_reaches_c_and_d():
@@ -163,6 +165,7 @@ def test_a_good_file_in_another_directory(tmp_path):
         ("missing-title", GOOD.replace('title = "A title"\n', ""), "title", "missing"),
         ("missing-q", GOOD.replace('q = ["1/4", "3/4"]\n', ""), "q", "missing"),
         ("title-type", GOOD.replace('title = "A title"', "title = 3"), "title", "must be a str"),
+        ("note-type", GOOD.replace('note = "A note."', "note = 3"), "note", "must be a str"),
         ("tokens-type", GOOD.replace('tokens = ["A", "B"]', 'tokens = "AB"'), "tokens", "must be a list"),
         ("numbers", GOOD.replace('p = ["1/2", "1/2"]', "p = [0.5, 0.5]"), "p", "list of strings"),
         ("name-mismatch", GOOD.replace('name = "NAME"', 'name = "other"'), "name", "must match the file name"),
@@ -183,6 +186,21 @@ def test_malformed_files_name_file_and_field(tmp_path, label, text, field, fragm
         assert message.startswith(f"{label}.toml: ")
         assert f"'{field}'" in message
         assert fragment in message
+
+
+def test_the_note_is_optional_also_for_a_file_given_as_a_path(tmp_path):
+    path = write(tmp_path, "quick", GOOD.replace('note = "A note."\n', ""))
+    assert load_scenario_file(path).note == ""
+    # the command line reads it as a model path: one step of p = (1/2, 1/2), so the law of L = 1 token is p
+    done = subprocess.run(
+        [sys.executable, "-m", "lab", "law", str(path), "--block", "1", "--length", "1", "--json"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        cwd=Path(__file__).resolve().parent.parent,
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["target"] == {"A": "1/2", "B": "1/2"}
 
 
 def test_invalid_toml_names_the_file(tmp_path):

@@ -33,7 +33,20 @@ def test_best_gamma_by_hand():
     assert best.gamma == 8
     assert best.improvement == pytest.approx(3.09208, abs=1e-5)
     assert best_gamma(0.0, 0.1).gamma == 0  # nothing is ever accepted: do not speculate
-    assert best_gamma(0.9, 0.0, max_gamma=20).gamma == 20  # free drafts: longer is always better
+    # free drafts: the improvement 1 + 0.9 + ... + 0.9^gamma grows with gamma, so there is no best gamma
+    # (the search cap 20 used to be reported as the answer)
+    assert best_gamma(0.9, 0.0, max_gamma=20) is None
+
+
+def test_no_best_gamma_when_every_draft_is_accepted():
+    # alpha = 1, c = 0.1: improvement (gamma + 1)/(0.1 gamma + 1): 1, 2/1.1 = 1.818, 3/1.2 = 2.5, ... rising to
+    # 10 in the limit, so no gamma is best (the search used to return its cap, 64)
+    assert [walltime_improvement(1, g, F(1, 10)) for g in (0, 1, 2)] == [1, F(20, 11), F(5, 2)]
+    assert best_gamma(1, F(1, 10)) is None and best_gamma(1.0, 0.5) is None
+    # alpha = 1 but c = 1: (gamma + 1)/(gamma + 1) = 1 for every gamma: the smallest, 0, is best
+    assert best_gamma(1, 1).gamma == 0
+    # alpha = 1 and c = 2: (gamma + 1)/(2 gamma + 1) falls from 1: gamma 0
+    assert best_gamma(1, 2).gamma == 0
 
 
 def test_curve():

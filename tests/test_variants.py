@@ -48,7 +48,7 @@ def test_every_mistake_changes_the_law(name):
     assert sum(comparison.speculative.values()) == 1
 
 
-# The seed example, one step: p = (1/10, 3/5, 3/10), q = (1/2, 3/10, 1/5) over A, B, C.
+# The worked example, one step: p = (1/10, 3/5, 3/10), q = (1/2, 3/10, 1/5) over A, B, C.
 # min(p, q) = (1/10, 3/10, 1/5), Z = 2/5, r = (0, 3/4, 1/4); only A is ever rejected (p(A) < q(A)),
 # with probability q(A) (1 - p(A)/q(A)) = 1/2 * 4/5 = 2/5.
 HAND_LAWS = {
@@ -122,7 +122,7 @@ def test_helpers():
 @pytest.mark.parametrize("name", [n for n in VARIANTS if VARIANTS[n].one_step_differs])
 def test_one_step_simulation_follows_the_variant_law_not_the_target(name):
     # Fixed seed, 400k steps: the p-values are fixed numbers; bounds sit many orders away from them.
-    # The epsilon floor moves only ~1/1000 of the mass in the seed example (too little for 400k steps);
+    # The epsilon floor moves only ~1/1000 of the mass in the worked example (too little for 400k steps);
     # with disjoint supports it hands mass to C and D, which the target never produces.
     scenario = load_scenario("disjoint-support" if name == "epsilon-floor" else "bernoulli-residual")
     sim = simulate_steps(scenario.p, scenario.q, 400_000, seed=2024, variant=name)

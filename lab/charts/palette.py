@@ -1,5 +1,9 @@
 """One palette for every page and chart: colour-blind-safe (Okabe-Ito based), each colour at
-least 3:1 against white, and a fill pattern per role so colour never carries meaning alone."""
+least 3:1 against white, and a fill pattern per role so colour never carries meaning alone.
+
+Every colour the lab draws with is named here and nowhere else (tests/test_palette.py checks that no
+other file of lab/ holds a colour literal): changing the look of the charts is editing this file.
+"""
 
 # role -> (colour, plotly bar pattern shape); contrast ratios on white in the comments.
 TARGET = "#0072B2"  # p, blue, 5.2:1
@@ -26,8 +30,31 @@ PATTERNS = {
     "prediction": "x",
 }
 
+# neutral ink and paper (contrast on white in the comments)
+PAPER = "#ffffff"  # chart background, and the pattern drawn over a bar's own colour
+TEXT = "#222222"  # titles, axis and bar labels, 15.9:1
+DARK_TEXT = "#111111"  # a label inside a light bar (4.9:1 on the accepted green)
+AXIS = "#444444"  # axis lines and the zero line, 9.7:1
+GRID = "#dddddd"  # grid lines: light on purpose, they carry no meaning
+MUTED = "#767676"  # discarded drafts, in the block chart and the Blocks table, 4.5:1
+
+# series that are not one of the roles above
+LAW = "#332288"  # a mistaken (or checked) output law: indigo, 12:1
+GUIDE = "#666666"  # guide lines, the unprocessed draft, a second law: grey, 5.7:1
+LIGHT_GUIDE = "#999999"  # the second guide line (float32's eps / Z), dotted: 2.8:1, never alone
+BLACK = "#000000"  # a third law, with its own pattern
+EXPECTED = TEXT  # expected-count markers: near black, with a diamond symbol
+FLOAT32 = TEXT  # the float32 error series: near black, square markers and a dashed line
+REJECTED = DRAFT  # a rejected draft is the draft's token: vermillion, crossed out
+
+# the label colour inside a bar of a role (white on the dark purple, near black on the light green)
+INSIDE_TEXT = {"accepted": DARK_TEXT, "correction": PAPER}
+
 # the white overlay pattern drawn on a bar's own colour
-PATTERN_STYLE = {"fillmode": "overlay", "fgcolor": "#ffffff", "size": 8, "solidity": 0.3}
+PATTERN_STYLE = {"fillmode": "overlay", "fgcolor": PAPER, "size": 8, "solidity": 0.3}
+
+# a table row of a discarded draft (pandas Styler CSS)
+MUTED_ROW_CSS = f"color: {MUTED}; font-style: italic"
 
 
 def pattern_marker(color: str, pattern: str, **extra) -> dict:
@@ -38,7 +65,3 @@ def pattern_marker(color: str, pattern: str, **extra) -> dict:
         marker["pattern"] = {"shape": pattern, **PATTERN_STYLE}
     return marker
 
-
-def role_marker(role: str) -> dict:
-    """The bar marker of a palette role (p, q, accepted, correction, residual, prediction)."""
-    return pattern_marker(COLORS[role], PATTERNS[role])

@@ -12,29 +12,16 @@ from fractions import Fraction
 
 import plotly.graph_objects as go
 
-from lab.charts.palette import COLORS, PATTERNS, pattern_marker
+from lab.charts import base, palette
+from lab.charts.palette import COLORS, PATTERNS
 from lab.core.display import short_label
 from lab.core.formatting import fraction_text
 from lab.teaching.numerics import FLOAT32_EPS, FLOAT64_EPS, TinyZCase
 
-FONT_SIZE = 15
 HEIGHT = 400
-LAW_COLOR = "#332288"  # a mistaken (or checked) output law: indigo, 12:1 on white
 LAW_PATTERN = "\\"
 FLOAT64_COLOR = COLORS["correction"]  # the error plotted is the error of r
-FLOAT32_COLOR = "#222222"
-GUIDE_COLOR = "#666666"
-# Legends sit under the plot (they push the bottom margin), so a legend wrapping onto several rows on a
-# phone never covers the title or the data.
-LEGEND = {
-    "orientation": "h",
-    "yref": "container",
-    "yanchor": "bottom",
-    "y": 0.0,
-    "x": 0,
-    "xanchor": "left",
-    "font": {"size": FONT_SIZE - 3},
-}
+LEGEND = base.LEGEND_AT_BOTTOM
 
 
 def _hover(value) -> str:
@@ -44,41 +31,24 @@ def _hover(value) -> str:
     return f"{float(value):.17g}"
 
 
-def _bar(name: str, x, values, color: str, pattern: str, opacity: float = 1.0) -> go.Bar:
-    return go.Bar(
-        name=name,
-        x=list(x),
-        y=[float(v) for v in values],
-        marker=pattern_marker(color, pattern, opacity=opacity),
-        text=[short_label(v) for v in values],
-        textposition="outside",
-        textfont={"size": FONT_SIZE - 3, "color": "#222222"},
-        cliponaxis=False,
-        customdata=[_hover(v) for v in values],
-        hovertemplate=f"{name}<br>%{{x}}: %{{customdata}}<extra></extra>",
-    )
+def _bar(name: str, x, values, color: str, pattern: str) -> go.Bar:
+    return base.bar(name, x, values, color=color, pattern=pattern, hover=_hover, label_size=base.SMALL_LABEL_SIZE)
 
 
 def _layout(fig: go.Figure, title: str, y_max: float, x_title: str = "") -> go.Figure:
-    fig.update_layout(
-        title={"text": title, "font": {"size": FONT_SIZE + 1}},
-        barmode="group",
+    base.layout(
+        fig,
+        title,
         height=HEIGHT,
         margin={"l": 55, "r": 10, "t": 50, "b": 50},
-        font={"size": FONT_SIZE, "color": "#222222"},
         legend=LEGEND,
-        plot_bgcolor="#ffffff",
-        paper_bgcolor="#ffffff",
+        legend_size=base.SMALL_LABEL_SIZE,
+        title_size=base.SMALL_TITLE_SIZE,
+        barmode="group",
         bargap=0.2,
     )
-    fig.update_xaxes(title={"text": x_title}, type="category", showline=True, linecolor="#444444", automargin=True)
-    fig.update_yaxes(
-        title={"text": "probability"},
-        range=[0, max(y_max, 1e-9) * 1.2],
-        gridcolor="#dddddd",
-        zeroline=True,
-        zerolinecolor="#444444",
-    )
+    base.value_axes(fig, x_title, "probability", max(y_max, 1e-9), category=True)
+    fig.update_xaxes(automargin=True)
     return fig
 
 
@@ -110,7 +80,7 @@ def error_vs_z(cases: Sequence[TinyZCase]) -> go.Figure:
     zs = sorted(float(c.exact_z) for c in cases)
     for dtype, color, symbol, dash, eps in (
         ("float64", FLOAT64_COLOR, "circle", "solid", FLOAT64_EPS),
-        ("float32", FLOAT32_COLOR, "square", "dash", FLOAT32_EPS),
+        ("float32", palette.FLOAT32, "square", "dash", FLOAT32_EPS),
     ):
         xs, ys, lost = _error_points(cases, dtype)
         fig.add_trace(
@@ -134,7 +104,11 @@ def error_vs_z(cases: Sequence[TinyZCase]) -> go.Figure:
                     x=zs,
                     y=guide,
                     mode="lines",
-                    line={"color": GUIDE_COLOR if dtype == "float64" else "#999999", "dash": "dot", "width": 1.5},
+                    line={
+                        "color": palette.GUIDE if dtype == "float64" else palette.LIGHT_GUIDE,
+                        "dash": "dot",
+                        "width": 1.5,
+                    },
                     hovertemplate=f"{dtype} eps / Z<br>Z = %{{x:.1e}}: %{{y:.2e}}<extra></extra>",
                 )
             )
@@ -149,29 +123,29 @@ def error_vs_z(cases: Sequence[TinyZCase]) -> go.Figure:
                     hovertemplate=f"{dtype}: Z rounded to 0 at exact Z = %{{x:.1e}}<extra></extra>",
                 )
             )
-    fig.update_layout(
-        title={"text": "Error of r against the exact residual, by Z (log-log)", "font": {"size": FONT_SIZE + 1}},
+    base.layout(
+        fig,
+        "Error of r against the exact residual, by Z (log-log)",
         height=HEIGHT + 120,
         margin={"l": 70, "r": 10, "t": 50, "b": 55},
-        font={"size": FONT_SIZE, "color": "#222222"},
         legend=LEGEND,
-        plot_bgcolor="#ffffff",
-        paper_bgcolor="#ffffff",
+        legend_size=base.SMALL_LABEL_SIZE,
+        title_size=base.SMALL_TITLE_SIZE,
     )
     fig.update_xaxes(
         title={"text": "exact Z (rejection probability)", "standoff": 8},
         type="log",
         automargin=True,
         exponentformat="power",
-        gridcolor="#dddddd",
+        gridcolor=palette.GRID,
         showline=True,
-        linecolor="#444444",
+        linecolor=palette.AXIS,
     )
     fig.update_yaxes(
         title={"text": "max |r_float - r_exact|"},
         type="log",
         exponentformat="power",
-        gridcolor="#dddddd",
+        gridcolor=palette.GRID,
         range=[-17, 0.5],
     )
     return fig
@@ -184,7 +158,7 @@ def processed_bars(tokens: Sequence[str], p, q, q_raw) -> go.Figure:
         [
             _bar("processed target p'", tokens, p, COLORS["p"], PATTERNS["p"]),
             _bar("processed draft q'", tokens, q, COLORS["q"], PATTERNS["q"]),
-            _bar("unprocessed draft q", tokens, q_raw, GUIDE_COLOR, "x"),
+            _bar("unprocessed draft q", tokens, q_raw, palette.GUIDE, "x"),
         ]
     )
     top = max([float(v) for v in (*p, *q, *q_raw)] or [1.0])
@@ -194,7 +168,7 @@ def processed_bars(tokens: Sequence[str], p, q, q_raw) -> go.Figure:
 def law_vs_target(tokens: Sequence[str], target, laws: dict[str, Sequence], title: str, target_name: str = "target p"):
     """A target beside one or more output laws (the first law in indigo, others in grey)."""
     traces = [_bar(target_name, tokens, target, COLORS["p"], PATTERNS["p"])]
-    styles = [(LAW_COLOR, LAW_PATTERN), (GUIDE_COLOR, "x"), ("#000000", "-")]
+    styles = [(palette.LAW, LAW_PATTERN), (palette.GUIDE, "x"), (palette.BLACK, "-")]
     for (name, values), (color, pattern) in zip(laws.items(), styles):
         traces.append(_bar(name, tokens, values, color, pattern))
     top = max([float(v) for v in target] + [float(v) for values in laws.values() for v in values] or [1.0])
@@ -209,34 +183,29 @@ def tv_by_variant(names: Sequence[str], distances: Sequence, title: str = "Dista
             x=values,
             y=list(names),
             orientation="h",
-            marker={
-                "color": LAW_COLOR,
-                "line": {"color": LAW_COLOR, "width": 1.5},
-                "pattern": {"shape": LAW_PATTERN, "fillmode": "overlay", "fgcolor": "#ffffff", "size": 8},
-            },
+            marker=palette.pattern_marker(palette.LAW, LAW_PATTERN),
             text=[short_label(d) for d in distances],
             textposition="outside",
-            textfont={"size": FONT_SIZE - 3, "color": "#222222"},
+            textfont={"size": base.SMALL_LABEL_SIZE, "color": palette.TEXT},
             cliponaxis=False,
             customdata=[_hover(d) for d in distances],
             hovertemplate="%{y}: TV = %{customdata}<extra></extra>",
         )
     )
-    fig.update_layout(
-        title={"text": title, "font": {"size": FONT_SIZE + 1}},
+    base.layout(
+        fig,
+        title,
         height=max(300, 42 * len(values) + 110),
         margin={"l": 10, "r": 60, "t": 60, "b": 50},
-        font={"size": FONT_SIZE, "color": "#222222"},
-        plot_bgcolor="#ffffff",
-        paper_bgcolor="#ffffff",
+        title_size=base.SMALL_TITLE_SIZE,
         showlegend=False,
     )
     fig.update_xaxes(
         title={"text": "total variation distance (exact)"},
         range=[0, max(values + [1e-9]) * 1.3],
-        gridcolor="#dddddd",
+        gridcolor=palette.GRID,
         zeroline=True,
-        zerolinecolor="#444444",
+        zerolinecolor=palette.AXIS,
     )
     fig.update_yaxes(autorange="reversed", automargin=True)
     return fig

@@ -11,53 +11,19 @@ from collections.abc import Sequence
 
 import plotly.graph_objects as go
 
-from lab.charts.palette import COLORS, role_marker
+from lab.charts import base
+from lab.charts.palette import COLORS
 from lab.core.display import exact_text, plotly_text, short_label
 
-FONT_SIZE = 15
 HEIGHT = 420
 
 
-INSIDE_TEXT = {"accepted": "#111111", "correction": "#ffffff"}  # 4.9:1 on green, 6.1:1 on purple
-
-
-def role_bar(
-    role: str,
-    name: str,
-    x: Sequence[str],
-    values: Sequence,
-    *,
-    label=short_label,
-    hover=exact_text,
-    hovertemplate: str | None = None,
-    text: bool = True,
-    inside: bool = False,
-    **extra,
-) -> go.Bar:
-    """A bar trace in a palette role's colour and pattern: a text label on every bar (``label(v)``; inside
-    the bar in a readable colour when ``inside``), ``hover(v)`` as hover text. ``extra`` goes to go.Bar."""
-    return go.Bar(
-        name=name,
-        x=list(x),
-        y=[float(v) for v in values],
-        marker=role_marker(role),
-        text=[label(v) for v in values] if text else None,
-        textposition="inside" if inside else "outside",
-        insidetextanchor="middle",
-        textfont={"size": FONT_SIZE - 2, "color": INSIDE_TEXT.get(role, "#222222") if inside else "#222222"},
-        cliponaxis=False,
-        customdata=[hover(v) for v in values],
-        hovertemplate=hovertemplate or f"{name}<br>%{{x}}: %{{customdata}}<extra></extra>",
-        **extra,
-    )
-
-
 def _bar(role: str, name: str, x: Sequence[str], values: Sequence, text: bool = True, inside: bool = False) -> go.Bar:
-    return role_bar(
-        role,
+    return base.bar(
         name,
         [plotly_text(v) for v in x],
         values,
+        role=role,
         text=text,
         inside=inside,
         hovertemplate=f"{name}<br>%{{x}}: %{{customdata}} (%{{y:.4g}})<extra></extra>",
@@ -65,50 +31,22 @@ def _bar(role: str, name: str, x: Sequence[str], values: Sequence, text: bool = 
 
 
 def _layout(fig: go.Figure, title: str, x_title: str, y_title: str, y_max: float, barmode: str = "group") -> go.Figure:
-    fig.update_layout(
-        # title pinned to the top of the figure; the legend sits between it and the plot (two legend
-        # lines fit at phone width without touching the title)
-        title={
-            "text": title,
-            "font": {"size": FONT_SIZE + 2},
-            "x": 0,
-            "xanchor": "left",
-            "y": 0.98,
-            "yref": "container",
-            "yanchor": "top",
-        },
-        barmode=barmode,
+    # title pinned to the top of the figure; the legend sits between it and the plot (two legend lines fit at
+    # phone width without touching the title)
+    base.layout(
+        fig,
+        title,
         height=HEIGHT,
         margin={"l": 60, "r": 10, "t": 115, "b": 55},
-        font={"size": FONT_SIZE, "color": "#222222"},
-        legend={
-            "orientation": "h",
-            "yanchor": "bottom",
-            "y": 1.0,
-            "x": 0,
-            "font": {"size": FONT_SIZE - 1},
-            "traceorder": "normal",
-        },
-        plot_bgcolor="#ffffff",
-        paper_bgcolor="#ffffff",
+        legend=base.LEGEND_ABOVE,
+        pin_title=True,
+        barmode=barmode,
         bargap=0.25,
     )
-    fig.update_xaxes(title={"text": x_title}, type="category", showline=True, linecolor="#444444")
-    fig.update_yaxes(
-        title={"text": y_title},
-        range=[0, y_max * 1.18],
-        gridcolor="#dddddd",
-        zeroline=True,
-        zerolinecolor="#444444",
-        rangemode="tozero",
-    )
-    return fig
+    return base.value_axes(fig, x_title, y_title, y_max, headroom=1.18, category=True)
 
 
-def _top(*series: Sequence) -> float:
-    values = [float(v) for s in series for v in s]
-    top = max(values) if values else 0.0
-    return top if top > 0 else 1.0  # all zero (nothing predicted yet): show the 0..1 scale
+_top = base.top
 
 
 def pq_bars(tokens: Sequence[str], p: Sequence, q: Sequence) -> go.Figure:
@@ -117,14 +55,26 @@ def pq_bars(tokens: Sequence[str], p: Sequence, q: Sequence) -> go.Figure:
     return _layout(fig, "Target p and draft q", "token", "probability", _top(p, q))
 
 
+def _prediction_beside_exact(
+    labels: Sequence[str], prediction: Sequence, exact: Sequence | None, exact_name: str, titles: tuple[str, str],
+    x_title: str, y_title: str,
+) -> go.Figure:
+    """The student's predicted bars and, once revealed, the exact bars beside them (``titles``: revealed,
+    hidden). More than 12 bars carry no text labels (they would collide; the page's table has the values)."""
+    few = len(labels) <= 12
+    traces = [_bar("prediction", "your prediction", labels, prediction, text=few)]
+    if exact is not None:
+        traces.append(_bar("residual", exact_name, labels, exact, text=few))
+    fig = go.Figure(traces)
+    return _layout(fig, titles[0] if exact is not None else titles[1], x_title, y_title, _top(prediction, exact or []))
+
+
 def prediction_vs_residual(tokens: Sequence[str], prediction: Sequence, residual: Sequence | None) -> go.Figure:
     """The student's predicted r beside the exact residual (residual None: prediction alone)."""
-    traces = [_bar("prediction", "your prediction", tokens, prediction)]
-    if residual is not None:
-        traces.append(_bar("residual", "exact residual r", tokens, residual))
-    fig = go.Figure(traces)
-    title = "Predicted r beside the exact residual r" if residual is not None else "Your predicted r"
-    return _layout(fig, title, "token", "probability given rejection", _top(prediction, residual or []))
+    titles = ("Predicted r beside the exact residual r", "Your predicted r")
+    return _prediction_beside_exact(
+        tokens, prediction, residual, "exact residual r", titles, "token", "probability given rejection"
+    )
 
 
 def reconstruction_bars(tokens: Sequence[str], accepted: Sequence, correction: Sequence, target: Sequence) -> go.Figure:
@@ -141,7 +91,7 @@ def reconstruction_bars(tokens: Sequence[str], accepted: Sequence, correction: S
                 marker={"symbol": "line-ew", "size": 34, "line": {"width": 3, "color": COLORS["p"]}},
                 text=[f"p = {short_label(v)}" for v in target],
                 textposition="top center",
-                textfont={"size": FONT_SIZE - 2, "color": COLORS["p"]},
+                textfont={"size": base.LABEL_SIZE, "color": COLORS["p"]},
                 customdata=[exact_text(v) for v in target],
                 hovertemplate="target p<br>%{x}: %{customdata}<extra></extra>",
                 cliponaxis=False,
@@ -153,17 +103,12 @@ def reconstruction_bars(tokens: Sequence[str], accepted: Sequence, correction: S
 
 def binomial_bars(labels: Sequence[str], prediction: Sequence, exact: Sequence | None, x_title: str) -> go.Figure:
     """The student's predicted bars, and after Inspect the exact Binomial bars beside them."""
-    few = len(labels) <= 12  # more bars than that: labels would collide, the table has the values
-    traces = [_bar("prediction", "your prediction", labels, prediction, text=few)]
-    if exact is not None:
-        traces.append(_bar("residual", "exact probability", labels, exact, text=few))
-    fig = go.Figure(traces)
-    title = "Exact bars beside your prediction" if exact is not None else "Your prediction (exact bars hidden)"
-    return _layout(fig, title, x_title, "probability", _top(prediction, exact or []))
+    titles = ("Exact bars beside your prediction", "Your prediction (exact bars hidden)")
+    return _prediction_beside_exact(labels, prediction, exact, "exact probability", titles, x_title, "probability")
 
 
-def seed_example_stack(tokens: Sequence[str], accepted: Sequence, correction: Sequence, target: Sequence) -> go.Figure:
-    """The seed's recovery: accepted min(p, q) plus Z times the lab's displayed bar, reaching p."""
+def worked_example_stack(tokens: Sequence[str], accepted: Sequence, correction: Sequence, target: Sequence):
+    """The worked example's recovery: accepted min(p, q) plus Z times the lab's displayed bar, reaching p."""
     fig = reconstruction_bars(tokens, accepted, correction, target)
     fig.update_layout(title={"text": "min(p, q) + Z × (displayed B/C) recovers p"})
     fig.data[1].name = "Z × displayed bar"

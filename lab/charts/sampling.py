@@ -12,15 +12,11 @@ from fractions import Fraction
 
 import plotly.graph_objects as go
 
+from lab.charts import base, palette
 from lab.charts.palette import COLORS
-from lab.charts.residual import role_bar
 from lab.core.display import exact_text
 
-FONT_SIZE = 15
-HEIGHT = 380
-EXPECTED_COLOR = "#222222"  # expected-count markers: near black, with a diamond symbol
-DISCARDED_COLOR = "#767676"  # greyed-out discarded drafts: 4.5:1 on white
-REJECTED_COLOR = COLORS["q"]  # a rejected draft is the draft's token: vermillion, crossed out
+HEIGHT = 420
 
 
 def _hover(value) -> str:
@@ -29,38 +25,31 @@ def _hover(value) -> str:
     return f"{float(value):.6g}"
 
 
-def _bar(role: str, name: str, x, values, offsetgroup: str, base=None, text=True, inside=False) -> go.Bar:
-    return role_bar(
-        role,
+def _bar(role: str, name: str, x, values, offsetgroup: str, base_values=None, text=True, inside=False) -> go.Bar:
+    return base.bar(
         name,
         x,
         values,
+        role=role,
         hover=_hover,
         text=text,
         inside=inside,
-        base=[float(b) for b in base] if base is not None else None,
+        base=[float(b) for b in base_values] if base_values is not None else None,
         offsetgroup=offsetgroup,
     )
 
 
 def _layout(fig: go.Figure, title: str, x_title: str, y_title: str, y_max: float | None = None) -> go.Figure:
-    fig.update_layout(
-        title={"text": title, "font": {"size": FONT_SIZE + 2}},
-        barmode="group",
-        height=HEIGHT + 40,
+    base.layout(
+        fig,
+        title,
+        height=HEIGHT,
         margin={"l": 60, "r": 10, "t": 50, "b": 110},
-        font={"size": FONT_SIZE, "color": "#222222"},
-        legend={"orientation": "h", "yanchor": "top", "y": -0.28, "x": 0, "font": {"size": FONT_SIZE - 1}},
-        plot_bgcolor="#ffffff",
-        paper_bgcolor="#ffffff",
+        legend=base.legend_below(-0.28),
+        barmode="group",
         bargap=0.25,
     )
-    fig.update_xaxes(title={"text": x_title}, showline=True, linecolor="#444444")
-    yaxis = {"title": {"text": y_title}, "gridcolor": "#dddddd", "zeroline": True, "zerolinecolor": "#444444"}
-    if y_max is not None:
-        yaxis["range"] = [0, (y_max if y_max > 0 else 1.0) * 1.2]
-    fig.update_yaxes(**yaxis)
-    return fig
+    return base.value_axes(fig, x_title, y_title, y_max)
 
 
 def empirical_vs_target(tokens: Sequence[str], target: Sequence, accepted_share: Sequence, corrected_share: Sequence):
@@ -70,11 +59,11 @@ def empirical_vs_target(tokens: Sequence[str], target: Sequence, accepted_share:
         [
             _bar("p", "target p", tokens, target, "p"),
             _bar("accepted", "empirical: accepted", tokens, accepted_share, "sim", text=False),
-            _bar("correction", "empirical: corrected", tokens, corrected_share, "sim", base=accepted_share, text=False),
+            _bar("correction", "empirical: corrected", tokens, corrected_share, "sim", accepted_share, text=False),
         ]
     )
     # the empirical total above each stacked bar
-    fig.data[2].update(text=[f"{t:.3f}" for t in total], textposition="outside", textfont={"color": "#222222"})
+    fig.data[2].update(text=[f"{t:.3f}" for t in total], textposition="outside", textfont={"color": palette.TEXT})
     top = max([float(v) for v in target] + total + [0.0])
     return _layout(fig, "Empirical frequencies converge to p", "token", "share of steps", top)
 
@@ -92,8 +81,8 @@ def branch_counts(tokens: Sequence[str], observed: Sequence[int], expected: Sequ
                 marker={
                     "symbol": "diamond",
                     "size": 13,
-                    "color": EXPECTED_COLOR,
-                    "line": {"color": "#ffffff", "width": 1},
+                    "color": palette.EXPECTED,
+                    "line": {"color": palette.PAPER, "width": 1},
                 },
                 customdata=[f"{float(v):.1f}" for v in expected],
                 hovertemplate="expected<br>%{x}: %{customdata}<extra></extra>",
@@ -112,13 +101,11 @@ def convergence(ns: Sequence[int], distances: Sequence[float]):
     guide = [anchor[1] * (anchor[0] / n) ** 0.5 for n in ns] if anchor else []
     fig = go.Figure(
         [
-            go.Scatter(
-                name="total variation from p",
-                x=ns,
-                y=shown,
-                mode="lines+markers",
-                line={"color": COLORS["p"], "width": 3},
-                marker={"symbol": "circle", "size": 9},
+            base.line(
+                "total variation from p",
+                ns,
+                shown,
+                COLORS["p"],
                 hovertemplate="N = %{x}<br>distance %{y:.4f}<extra></extra>",
             ),
             go.Scatter(
@@ -141,9 +128,9 @@ BLOCK_STATUSES = {
     # status: (legend name, colour, marker symbol)
     "drafted": ("drafted, not tested yet", COLORS["q"], "square-open"),
     "accepted": ("kept", COLORS["accepted"], "square"),
-    "rejected": ("rejected", REJECTED_COLOR, "x"),
+    "rejected": ("rejected", palette.REJECTED, "x"),
     "replacement": ("replacement from r", COLORS["correction"], "diamond"),
-    "discarded": ("discarded", DISCARDED_COLOR, "square-open-dot"),
+    "discarded": ("discarded", palette.MUTED, "square-open-dot"),
     "bonus": ("bonus from p", COLORS["p"], "star"),
 }
 
@@ -186,22 +173,21 @@ def block_trace(vocab: Sequence[str], trace, revealed: int | None = None):
                 mode="markers+text",
                 text=[pt[3] for pt in mine],
                 textposition="top center",
-                textfont={"size": FONT_SIZE + 1, "color": "#222222"},
+                textfont={"size": base.SMALL_TITLE_SIZE, "color": palette.TEXT},
                 marker={"size": 26, "color": color, "symbol": symbol, "line": {"width": 2, "color": color}},
                 hovertemplate=f"{name}: %{{text}} (position %{{x}})<extra></extra>",
                 cliponaxis=False,
             )
         )
     n_tests = len(trace.tests)
-    fig.update_layout(
-        title={"text": "One block", "font": {"size": FONT_SIZE + 1}},
+    base.layout(
+        fig,
+        "One block",
         height=330,
         margin={"l": 80, "r": 20, "t": 40, "b": 100},
-        font={"size": FONT_SIZE, "color": "#222222"},
-        legend={"orientation": "h", "yanchor": "top", "y": -0.2, "x": 0, "font": {"size": FONT_SIZE - 1}},
+        legend=base.legend_below(-0.2),
+        title_size=base.SMALL_TITLE_SIZE,
         showlegend=True,
-        plot_bgcolor="#ffffff",
-        paper_bgcolor="#ffffff",
     )
     fig.update_xaxes(
         tickmode="array",
@@ -221,22 +207,21 @@ def speedup_chart(curve: Sequence[tuple[int, float, float]], best_gamma: int | N
     gammas = [row[0] for row in curve]
     fig = go.Figure(
         [
-            go.Scatter(
-                name="expected tokens per block",
-                x=gammas,
-                y=[row[1] for row in curve],
-                mode="lines+markers",
-                line={"color": COLORS["p"], "width": 3},
-                marker={"symbol": "circle", "size": 8},
+            base.line(
+                "expected tokens per block",
+                gammas,
+                [row[1] for row in curve],
+                COLORS["p"],
+                size=8,
                 hovertemplate="γ = %{x}<br>tokens per block %{y:.4f}<extra></extra>",
             ),
-            go.Scatter(
-                name="walltime improvement (×)",
-                x=gammas,
-                y=[row[2] for row in curve],
-                mode="lines+markers",
-                line={"color": COLORS["correction"], "width": 3, "dash": "dash"},
-                marker={"symbol": "diamond", "size": 9},
+            base.line(
+                "walltime improvement (×)",
+                gammas,
+                [row[2] for row in curve],
+                COLORS["correction"],
+                symbol="diamond",
+                dash="dash",
                 hovertemplate="γ = %{x}<br>improvement %{y:.4f}×<extra></extra>",
             ),
         ]

@@ -6,6 +6,7 @@ produce an answer key from a terminal.
 
 from __future__ import annotations
 
+from lab.cli.output import print_json
 from lab.teaching.exercises import (
     DEFAULT_LEVEL,
     LEVELS,
@@ -24,8 +25,6 @@ def run_exercises(args) -> int:
     problems = generate_problems(seed, count, level)
     predictions = generate_predictions(seed, level)
     if args.json:
-        from lab.cli.main import print_json
-
         print_json(assignment_json(problems, predictions, seed, level))
     else:
         print(answer_key_text(problems, predictions, seed, level), end="")
@@ -41,3 +40,6 @@ def register(subparsers) -> None:
     )
     ex.add_argument("--json", action="store_true", help="print JSON")
     ex.set_defaults(run=run_exercises)
+
+
+VALUE_OPTIONS: dict[str, tuple[str, ...]] = {}  # no option of this group takes a negative-looking value

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from lab.core.formatting import sci_text, vector_text
+from lab.cli.output import print_json, print_table
+from lab.core.formatting import fraction_text, sci_text, vector_text
 from lab.teaching.numerics import (
     FAMILY_Q,
     FAMILY_RESIDUAL,
@@ -15,10 +16,10 @@ from lab.teaching.numerics import (
     tiny_z_family,
     tiny_z_json,
 )
+from lab.teaching.pitfalls import mistakes
 
 
 def run_numerics(args) -> int:
-    from lab.cli.main import print_json, print_table  # late import: lab.cli imports this module
 
     cases = tiny_z_family(parse_exponents(args.gaps))
     branches = branch_cases()
@@ -63,7 +64,6 @@ def run_numerics(args) -> int:
 
 
 def mistakes_json(report) -> dict:
-    from lab.core.formatting import fraction_text
 
     def law(values):
         return {o: fraction_text(v) for o, v in zip(report.outcomes, values) if v}
@@ -78,6 +78,7 @@ def mistakes_json(report) -> dict:
             name: {
                 "tv_distance": fraction_text(v.tv_distance),
                 "tv_decimal": float(v.tv_distance),
+                "gains_most": list(v.biggest_gains),
                 "law": law(v.law),
             }
             for name, v in report.laws.items()
@@ -86,9 +87,6 @@ def mistakes_json(report) -> dict:
 
 
 def run_mistakes(args) -> int:
-    from lab.cli.main import print_json, print_table
-    from lab.core.formatting import fraction_text
-    from lab.teaching.pitfalls import mistakes
 
     report = mistakes(args.model, args.block, args.length)
     if args.json:
@@ -120,3 +118,6 @@ def register(subparsers) -> None:
     )
     num.add_argument("--json", action="store_true", help="print JSON")
     num.set_defaults(run=run_numerics)
+
+
+VALUE_OPTIONS: dict[str, tuple[str, ...]] = {}  # no option of this group takes a negative-looking value

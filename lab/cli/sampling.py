@@ -11,15 +11,16 @@ by block decoding. Bad input raises a LabInputError subclass: exit 2, one line o
 
 from __future__ import annotations
 
+from lab.cli.output import print_json, print_table
 from lab.core.blocks import BlockInputError, compare_laws, simulate_blocks
 from lab.core.formatting import fraction_text
 from lab.core.markov import START, MarkovModel, load_model
 from lab.core.sampling import ChiSquareResult, simulate_steps
 from lab.core.speedup import expected_tokens
-from lab.core.variants import CORRECT, VARIANT_NAMES, get_variant
+from lab.core.variants import CORRECT, MISTAKE_NAMES, get_variant
 
 MAX_BLOCK_SEQUENCES = 200_000  # block simulation runs one Python loop per block
-VARIANT_CHOICES_HELP = "correct (default) or a mistake: " + ", ".join(VARIANT_NAMES[1:])
+VARIANT_CHOICES_HELP = "correct (default) or a mistake: " + ", ".join(MISTAKE_NAMES)
 
 
 def law_json(comparison) -> dict:
@@ -36,7 +37,6 @@ def law_json(comparison) -> dict:
 
 
 def run_law(args) -> int:
-    from lab.cli.main import print_json, print_table
 
     model = load_model(args.model)
     variant = get_variant(args.variant)
@@ -136,16 +136,13 @@ def simulate_block_json(sim) -> dict:
 
 
 def _fit_text(fit: ChiSquareResult) -> str:
-    if fit.impossible:
-        return f"{fit.impossible} counts in outcomes of probability 0: chi-square infinite, p-value 0"
-    if fit.p_value is None:
-        return "a single outcome: nothing to test"
+    if fit.reason:
+        return fit.reason
     pooled = f", {fit.pooled} small categories pooled" if fit.pooled else ""
     return f"chi-square = {fit.statistic:.4g} on {fit.df} df, p-value = {fit.p_value:.4g}{pooled}"
 
 
 def run_simulate(args) -> int:
-    from lab.cli.main import print_json, print_table
 
     model = load_model(args.scenario)
     variant = get_variant(args.variant)
@@ -229,3 +226,6 @@ def register(subparsers) -> None:
     sim.add_argument("--variant", default="correct", metavar="NAME", help=VARIANT_CHOICES_HELP)
     sim.add_argument("--json", action="store_true", help="print JSON")
     sim.set_defaults(run=run_simulate)
+
+
+VALUE_OPTIONS: dict[str, tuple[str, ...]] = {}  # no option of this group takes a negative-looking value

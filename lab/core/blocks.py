@@ -13,8 +13,8 @@ One block from the verified history ``prev`` (the last committed token, ``START`
 The same engine runs every :mod:`lab.core.variants` mistake, both exactly and by simulation:
 
 - :func:`speculative_law` enumerates the exact law (Fractions) of the first L committed tokens;
-  :func:`target_law` is the target's own law of L tokens; :func:`tv_distance` is exactly 0 for
-  the correct algorithm, for every model, K and L;
+  :func:`target_law` is the target's own law of L tokens; their total variation distance
+  (:func:`lab.core.distance.total_variation`) is exactly 0 for the correct algorithm, for every model, K and L;
 - :func:`run_block` samples one block and returns a :class:`BlockTrace` (the Blocks page steps
   through it); :func:`simulate_blocks` repeats it to check the exact law by chi-square.
 
@@ -30,9 +30,10 @@ from collections import defaultdict
 from dataclasses import dataclass
 from fractions import Fraction
 
+from lab.core.distance import total_variation
 from lab.core.distributions import LabInputError
 from lab.core.markov import START, MarkovModel
-from lab.core.sampling import ChiSquareResult, Streams, chi_square_test, make_streams
+from lab.core.sampling import ChiSquareResult, Streams, chi_square_test, float_cdf, make_streams
 from lab.core.variants import CORRECT, Row, Variant, get_variant, rules
 
 ZERO = Fraction(0)
@@ -149,12 +150,6 @@ def speculative_law(model: MarkovModel, block: int, length: int, variant: Varian
     return law_from(START, length)
 
 
-def tv_distance(a: Law, b: Law) -> Fraction:
-    """Total variation distance: half the sum of |a - b| over both supports (exact)."""
-    keys = set(a) | set(b)
-    return sum((abs(a.get(k, ZERO) - b.get(k, ZERO)) for k in keys), ZERO) / 2
-
-
 @dataclass(frozen=True)
 class LawComparison:
     model: MarkovModel
@@ -175,7 +170,7 @@ def compare_laws(model: MarkovModel, block: int, length: int, variant: Variant |
     variant = get_variant(variant)
     spec = speculative_law(model, block, length, variant)
     target = target_law(model, length)
-    return LawComparison(model, block, length, variant, target, spec, tv_distance(target, spec))
+    return LawComparison(model, block, length, variant, target, spec, total_variation(target, spec))
 
 
 # --- sampling ---------------------------------------------------------------------------------
@@ -184,15 +179,10 @@ _CDF_CACHE: dict[Row, list[float]] = {}
 
 
 def cdf(row: Row) -> list[float]:
-    """float64 CDF of an exact row: each entry the rounding of an exact partial sum, the last exactly 1."""
+    """:func:`lab.core.sampling.float_cdf` of an exact row, as a list (bisect is fastest on one), cached."""
     cached = _CDF_CACHE.get(row)
     if cached is None:
-        total = ZERO
-        cached = []
-        for mass in row:
-            total += mass
-            cached.append(float(total))
-        _CDF_CACHE[row] = cached
+        cached = _CDF_CACHE[row] = float_cdf(row).tolist()
     return cached
 
 
@@ -221,7 +211,7 @@ class DraftTest:
 
 @dataclass(frozen=True)
 class BlockTrace:
-    variant: str
+    variant: Variant
     prev: int
     block: int
     drafts: tuple[int, ...]
@@ -248,7 +238,7 @@ class BlockTrace:
         if revealed >= last:
             return last
         if 1 <= revealed <= len(self.tests) and self.tests[revealed - 1].status == "rejected":
-            if self.variant != "keep-testing-after-rejection":
+            if not self.variant.keep_testing:
                 return last
         return revealed + 1
 
@@ -308,9 +298,7 @@ def run_block(
         committed.append(bonus)
     if not record:
         return tuple(committed)
-    return BlockTrace(
-        variant.name, prev, block, tuple(drafts), tuple(tests), rejection, bonus, bonus_u, tuple(committed)
-    )
+    return BlockTrace(variant, prev, block, tuple(drafts), tuple(tests), rejection, bonus, bonus_u, tuple(committed))
 
 
 @dataclass(frozen=True)

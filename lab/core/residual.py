@@ -69,7 +69,18 @@ class ResidualResult:
 
     @property
     def arithmetic(self) -> str:
-        return "exact" if self.exact else "float64"
+        """``exact``, or the float dtype the path ran in (``float64``, or ``float32`` on the Numerics page)."""
+        return "exact" if self.exact else np.asarray(self.p).dtype.name
+
+    @cached_property
+    def rejection_probability(self):
+        """What the acceptance test rejects: sum_x q(x) (1 - min(1, p(x)/q(x))), in the result's own
+        arithmetic. Exactly it equals Z; a float path can disagree (the test rejects while Z = 0)."""
+        if self.exact:
+            return sum((b - min(a, b) for a, b in zip(self.p, self.q)), Fraction(0))
+        one = self.q.dtype.type(1)
+        with np.errstate(all="ignore"):
+            return float((self.q * (one - acceptance_ratio(self.p, self.q))).sum(dtype=self.q.dtype))
 
     @property
     def one_minus_alpha(self):
@@ -119,31 +130,41 @@ def residual_exact(p: Distribution, q: Distribution) -> ResidualResult:
     return ResidualResult(p.tokens, p.values, q.values, accepted, alpha, z, residual, exact=True)
 
 
-def branch_inconsistency(z: float, alpha: float, exact_z_is_zero: bool | None = None) -> str | None:
-    """Describe a float result whose branch disagrees with the mathematics, or None.
+def branch_inconsistency(z: float, alpha: float) -> str | None:
+    """Describe a float result on the no-rejection branch whose alpha is not 1, or None.
 
-    Such a case is reported for investigation, never patched with a floor.
+    For float inputs, p - q > 0 exactly when p > q (gradual underflow), so a float Z > 0 always matches
+    the exact Z of the same float inputs; what can disagree is Z = 0 with alpha != 1. (Comparisons with
+    the exact Z of intended, unrounded values live with the numerics, which has those values.) Such a
+    case is reported for investigation, never patched with a floor.
     """
-    if z > 0 and exact_z_is_zero:
-        return f"float Z = {z:.3g} > 0 but the exact Z of the same inputs is 0 (rejection that cannot happen)"
     if z == 0 and alpha != 1:
         return (
             f"Z = 0 (no-rejection branch) but alpha = {alpha:.17g} is not 1: "
             "the inputs are not normalised to float precision"
         )
-    if exact_z_is_zero is False and z == 0:
-        return "float Z = 0 but the exact Z of the same inputs is positive (rejection lost to rounding)"
     return None
 
 
-def residual_float(p, q, tokens: Sequence[str] | None = None) -> ResidualResult:
-    """float64 residual, vectorised over the vocabulary (no Python loop).
+def acceptance_ratio(p: np.ndarray, q: np.ndarray) -> np.ndarray:
+    """The acceptance test's keep probability min(1, p(x)/q(x)) per token, in the arrays' dtype; a token
+    the checking q gives 0 is kept when p(x) > 0 (ratio infinite) and rejected when p(x) = 0."""
+    one = q.dtype.type(1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(q > 0, p / np.where(q > 0, q, one), np.where(p > 0, one, q.dtype.type(0)))
+    return np.minimum(one, ratio)
+
+
+def residual_float(p, q, tokens: Sequence[str] | None = None, dtype=FLOAT_DTYPE, check: bool = True) -> ResidualResult:
+    """The float residual, vectorised over the vocabulary (no Python loop): float64, the lab's pinned
+    path, unless ``dtype`` says otherwise (the Numerics page runs the same expression in float32).
 
     Validation uses reductions only: alpha + z doubles as sum(p) because
-    min(p, q) + max(0, p - q) = p.
+    min(p, q) + max(0, p - q) = p. ``check=False`` skips it, for inputs that are valid by
+    construction but rounded to a coarser dtype (their sums are off by more than float64's tolerance).
     """
-    p = np.asarray(p, dtype=FLOAT_DTYPE)
-    q = np.asarray(q, dtype=FLOAT_DTYPE)
+    p = np.asarray(p, dtype=dtype)
+    q = np.asarray(q, dtype=dtype)
     if p.shape != q.shape:
         raise TokenMismatchError(f"p has {p.size} tokens but q has {q.size}")
     if tokens is not None:
@@ -153,19 +174,18 @@ def residual_float(p, q, tokens: Sequence[str] | None = None) -> ResidualResult:
     with np.errstate(all="ignore"):  # invalid inputs are diagnosed below, by token
         accepted = np.minimum(p, q)
         excess = p - q
-        np.maximum(excess, 0.0, out=excess)
-        alpha = float(accepted.sum())
-        z = float(excess.sum())
-    total = alpha + z  # = sum(p) up to rounding, for finite q; otherwise p is summed on its own
-    check_float(p, tokens, "p", total=total if np.isfinite(total) else None)
-    check_float(q, tokens, "q")
+        np.maximum(excess, excess.dtype.type(0), out=excess)
+        alpha = float(accepted.sum(dtype=p.dtype))  # summed in the path's own dtype
+        z = float(excess.sum(dtype=p.dtype))
+    if check:
+        total = alpha + z  # = sum(p) up to rounding, for finite q; otherwise p is summed on its own
+        check_float(p, tokens, "p", total=total if np.isfinite(total) else None)
+        check_float(q, tokens, "q")
     residual = None
     if z > 0:
-        excess /= z  # in place: excess becomes r
+        excess /= excess.dtype.type(z)  # in place: excess becomes r (z is exact in its own dtype)
         residual = excess
-    # For float64 inputs, p - q > 0 exactly when p > q (gradual underflow), so z > 0 matches the
-    # exact branch of these inputs; what can still disagree is z = 0 with alpha != 1.
-    inconsistency = branch_inconsistency(z, alpha, exact_z_is_zero=(z == 0))
+    inconsistency = branch_inconsistency(z, alpha)
     return ResidualResult(tokens, p, q, accepted, alpha, z, residual, exact=False, inconsistency=inconsistency)
 
 
@@ -183,46 +203,25 @@ def _as_distribution(value, name: str, tokens: Sequence[str] | None) -> Distribu
     return from_pairs(zip(names, values), name=name)
 
 
-def residual(p, q, tokens: Sequence[str] | None = None) -> ResidualResult:
-    """The residual of target p against draft q.
+def residual(p, q, tokens: Sequence[str] | None = None, exact: bool | None = None) -> ResidualResult:
+    """The residual of target p against draft q: the one dispatch every caller goes through.
 
-    numpy arrays take the float64 path; Distributions, ``token=value`` specs, dicts and
-    sequences of exact values (Fractions, ints, strings) take the exact path.
+    ``exact=None`` picks the path from the inputs: numpy arrays take the float64 path; Distributions,
+    ``token=value`` specs, dicts and sequences of exact values (Fractions, ints, strings) the exact one.
+    ``exact=True`` / ``False`` forces a path (the command line's ``--exact``). On the float path two
+    Distributions are aligned by token name first, as on the exact path.
     """
-    if isinstance(p, np.ndarray) or isinstance(q, np.ndarray):
-        if isinstance(p, Distribution):
-            tokens, p = p.tokens if tokens is None else tokens, p.as_array()
-        if isinstance(q, Distribution):
-            q = q.as_array()
-        return residual_float(p, q, tokens)
-    return residual_exact(_as_distribution(p, "p", tokens), _as_distribution(q, "q", tokens))
-
-
-@dataclass(frozen=True)
-class FloatComparison:
-    """How far the float64 path lands from the exact reference on the same distributions."""
-
-    exact: ResidualResult
-    floating: ResidualResult
-    branch_agrees: bool
-    max_abs_error: float | None  # max |r_float - r_exact|; None when neither has a residual
-    error_relative_to_z: float | None  # that error divided by the exact z
-
-    @property
-    def inconsistency(self) -> str | None:
-        if not self.branch_agrees:
-            return f"float branch {self.floating.branch!r} disagrees with exact branch {self.exact.branch!r}"
-        return self.floating.inconsistency
-
-
-def compare_float_to_exact(p: Distribution, q: Distribution) -> FloatComparison:
-    """Run both paths on the same distributions (float64 rounding of the exact values)."""
-    exact = residual_exact(p, q)
-    floating = residual_float(p.as_array(), check_same_tokens(p, q).as_array(), p.tokens)
-    agrees = exact.branch == floating.branch
-    max_abs = rel = None
-    if exact.residual is not None and floating.residual is not None:
-        reference = np.array([float(r) for r in exact.residual])
-        max_abs = float(np.max(np.abs(floating.residual - reference)))
-        rel = max_abs / float(exact.z)
-    return FloatComparison(exact, floating, agrees, max_abs, rel)
+    floating = exact is False or (exact is None and (isinstance(p, np.ndarray) or isinstance(q, np.ndarray)))
+    if not floating:
+        return residual_exact(_as_distribution(p, "p", tokens), _as_distribution(q, "q", tokens))
+    if not isinstance(p, np.ndarray):
+        p = _as_distribution(p, "p", tokens)
+    if not isinstance(q, np.ndarray):
+        q = _as_distribution(q, "q", tokens)
+    if isinstance(p, Distribution) and isinstance(q, Distribution):
+        q = check_same_tokens(p, q)
+    if isinstance(p, Distribution):
+        tokens, p = p.tokens if tokens is None else tokens, p.as_array()
+    if isinstance(q, Distribution):
+        q = q.as_array()
+    return residual_float(p, q, tokens)

@@ -1,11 +1,11 @@
 """Speculative sampling, one step at a time and a million at once, checked against the exact law.
 
-One step (the seed's algorithm): propose x ~ q; keep it with probability min(1, p(x)/q(x)); on
+One step (speculative sampling): propose x ~ q; keep it with probability min(1, p(x)/q(x)); on
 rejection draw the replacement from r = max(0, p - q)/Z with *fresh* randomness. Each of the three
 kinds of draw has its own numpy stream (:func:`make_streams` spawns them from one seed with
 ``SeedSequence.spawn``), so the correction never reuses a proposal or acceptance uniform.
 
-- :func:`speculative_step`: one step, with everything it drew (for teaching and traces);
+- one step with everything it drew is the first test of a block of one draft (:func:`lab.core.blocks.run_block`);
 - :func:`simulate_steps`: N steps vectorised, counts split into accepted and corrected; every
   variant of :mod:`lab.core.variants` runs through the same code;
 - :func:`step_law`: the exact one-step law of a variant, split the same way (for the correct
@@ -18,6 +18,7 @@ inverse-CDF draws by ``searchsorted(..., side="right")`` so zero-mass tokens are
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
@@ -25,6 +26,7 @@ from fractions import Fraction
 import numpy as np
 from scipy import stats
 
+from lab.core.distance import total_variation
 from lab.core.distributions import Distribution, LabInputError, check_same_tokens
 from lab.core.variants import CORRECT, Row, Variant, get_variant
 
@@ -83,36 +85,6 @@ def _rows(p, q) -> tuple[tuple[str, ...] | None, Row, Row]:
         q = check_same_tokens(p, q)
         return p.tokens, p.values, q.values
     return None, tuple(Fraction(v) for v in p), tuple(Fraction(v) for v in q)
-
-
-# --- one step ---------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class StepOutcome:
-    proposal: int
-    u: float  # the acceptance uniform
-    accept_probability: Fraction
-    accepted: bool
-    token: int  # the committed token: the proposal, or the replacement
-    correction_u: float | None  # the uniform the replacement was drawn with (None if accepted)
-    correction_law: Row | None  # the law the replacement was drawn from (None if accepted)
-
-
-def speculative_step(p, q, streams: Streams, variant: Variant | str = CORRECT) -> StepOutcome:
-    """One speculative step for exact rows (Distributions or sequences of exact values)."""
-    variant = get_variant(variant)
-    _, p_row, q_row = _rows(p, q)
-    proposal = variant.draft(q_row)
-    x = int(np.searchsorted(float_cdf(proposal), streams.proposal.random(), side="right"))
-    keep = variant.accept_probability(p_row, q_row, x)
-    u = float(streams.acceptance.random())
-    if u < keep:
-        return StepOutcome(x, u, keep, True, x, None, None)
-    law = variant.inverse_cdf_law(p_row, q_row, x)
-    w = u if variant.reuses_acceptance_uniform else float(streams.correction.random())
-    y = int(np.searchsorted(float_cdf(law), w, side="right"))
-    return StepOutcome(x, u, keep, False, y, w, law)
 
 
 # --- exact one-step law -----------------------------------------------------------------------
@@ -296,13 +268,24 @@ class ChiSquareResult:
     pooled: int  # categories merged into the pooled bin because they expected < 5 counts
     impossible: int  # counts observed in categories the law gives probability 0
 
+    @property
+    def reason(self) -> str | None:
+        """Why there is no finite statistic or no p-value (None when both are numbers)."""
+        if self.impossible:
+            return f"{self.impossible} counts in outcomes of probability 0: the statistic is infinite, the p-value 0"
+        if self.p_value is None:
+            return "a single outcome: nothing to test"
+        return None
+
     def as_json(self) -> dict:
+        """Valid JSON: an infinite statistic is ``null``, with ``reason`` saying why (null otherwise)."""
         return {
-            "statistic": self.statistic,
+            "statistic": self.statistic if math.isfinite(self.statistic) else None,
             "df": self.df,
             "p_value": self.p_value,
             "pooled_categories": self.pooled,
             "impossible_counts": self.impossible,
+            "reason": self.reason,
         }
 
 
@@ -347,7 +330,7 @@ def chi_square_test(observed: Mapping, law: Mapping) -> ChiSquareResult:
 def empirical_distance(counts, target) -> float:
     """Total variation distance between empirical frequencies and an exact law (float)."""
     n = float(sum(int(c) for c in counts))
-    return 0.5 * sum(abs(int(c) / n - float(t)) for c, t in zip(counts, target))
+    return float(total_variation([int(c) / n for c in counts], [float(t) for t in target]))
 
 
 def convergence_series(p, q, steps: int, seed: int, variant: Variant | str = CORRECT) -> tuple[list[int], list[float]]:

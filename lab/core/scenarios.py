@@ -4,7 +4,7 @@ A one-step scenario (``kind = "step"``, the default) holds::
 
     name = "bernoulli-residual"        # must equal the file name without .toml
     title = "..."
-    note = "..."                       # a short teaching note
+    note = "..."                       # optional: a short teaching note
     tokens = ["A", "B", "C"]
     p = ["1/10", "3/5", "3/10"]        # exact strings: fractions, decimals or integers
     q = ["1/2", "3/10", "1/5"]
@@ -83,7 +83,9 @@ def load_scenario_file(path: str | Path) -> Scenario:
     if name != path.stem:
         raise ScenarioError(f"{path.name}: field 'name' is {name!r} but must match the file name {path.stem!r}")
     title = require_field(data, "title", str, path)
-    note = require_field(data, "note", str, path)
+    note = data.get("note", "")  # optional: a scenario written for a quick check needs no teaching note
+    if not isinstance(note, str):
+        raise ScenarioError(f"{path.name}: field 'note' must be a str")
     tokens = require_strings(data, "tokens", path)
     if not tokens:
         raise ScenarioError(f"{path.name}: field 'tokens' is empty")
@@ -103,7 +105,7 @@ def load_scenario_file(path: str | Path) -> Scenario:
 
 
 def scenario_names(kind: str = STEP_KIND, directory: Path = SCENARIO_DIR) -> list[str]:
-    """Names of the scenarios of one kind, sorted; the seed's example first."""
+    """Names of the scenarios of one kind, sorted; the worked example (bernoulli-residual) first."""
     names = [path.stem for path in sorted(directory.glob("*.toml")) if scenario_kind(read_toml(path)) == kind]
     return sorted(names, key=lambda n: (n != "bernoulli-residual", n))
 
@@ -119,7 +121,3 @@ def load_scenario(name: str, directory: Path = SCENARIO_DIR) -> Scenario:
         known = ", ".join(scenario_names(directory=directory))
         raise ScenarioError(f"unknown scenario {name!r} (known: {known})")
     return _load_cached(path, path.stat().st_mtime_ns)
-
-
-def load_all_scenarios(directory: Path = SCENARIO_DIR) -> list[Scenario]:
-    return [load_scenario(name, directory) for name in scenario_names(directory=directory)]

@@ -12,7 +12,8 @@ walltime improvement factor over plain decoding is (Theorem 3.8)
     (1 - alpha^(gamma + 1)) / ((1 - alpha) (gamma c + 1)).
 
 Exact for Fraction inputs, float otherwise. :func:`best_gamma` searches the integers 0..max_gamma
-(gamma = 0 is plain decoding, improvement 1).
+(gamma = 0 is plain decoding, improvement 1), and says there is none (None) when the improvement grows
+with gamma for ever (alpha = 1 with c < 1, or c = 0).
 """
 
 from __future__ import annotations
@@ -59,14 +60,29 @@ class BestGamma:
     tokens_per_block: float | Fraction
 
 
-def best_gamma(alpha, c, max_gamma: int = MAX_GAMMA) -> BestGamma:
-    """The gamma in 0..max_gamma with the largest walltime improvement (the smallest on ties)."""
+def grows_without_end(alpha, c) -> bool:
+    """True when every extra draft raises the walltime improvement, so no gamma is best: alpha = 1 with
+    c < 1 ((gamma + 1)/(gamma c + 1) rises since 1 - c > 0), or free drafts c = 0 with alpha > 0 (the
+    improvement is 1 + alpha + ... + alpha^gamma). Otherwise the improvement falls to 0 for large gamma."""
+    return (alpha == 1 and c < 1) or (c == 0 and alpha > 0)
+
+
+def best_gamma(alpha, c, max_gamma: int = MAX_GAMMA) -> BestGamma | None:
+    """The gamma in 0..max_gamma with the largest walltime improvement (the smallest on ties), or None
+    when there is no best gamma because the improvement grows with gamma (:func:`grows_without_end`):
+    then any search cap would be reported as the answer."""
+    _check(alpha, max_gamma, c)
+    if grows_without_end(alpha, c):
+        return None
     best = None
     for gamma in range(max_gamma + 1):
         value = walltime_improvement(alpha, gamma, c)
         if best is None or value > best.improvement:
             best = BestGamma(gamma, value, expected_tokens(alpha, gamma))
     return best
+
+
+NO_BEST_GAMMA = "no best γ: every extra draft raises the improvement (α = 1 with c < 1, or free drafts c = 0)"
 
 
 def speedup_curve(alpha, c, gammas) -> list[tuple[int, float, float]]:

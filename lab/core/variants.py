@@ -107,7 +107,7 @@ class ResampleFromP(Variant):
 
 class EpsilonFloor(Variant):
     name = "epsilon-floor"
-    title = "Epsilon floor"
+    title = "Epsilon floor on the residual"
     description = (
         "r proportional to max(p - q, 1/1000) on every token: a 'safe' floor that leaks mass to tokens "
         "with p <= q, even to tokens the target never produces."
@@ -120,7 +120,7 @@ class EpsilonFloor(Variant):
 
 class ZeroOutRejected(Variant):
     name = "zero-out-rejected"
-    title = "Zero out the rejected token"
+    title = "Remove only the rejected token"
     description = (
         "r proportional to p with the rejected token removed: right only when q is one-hot, "
         "otherwise the correction ignores what accepted proposals already supplied."
@@ -134,7 +134,7 @@ class ZeroOutRejected(Variant):
 
 class CandidatesOnly(Variant):
     name = "candidates-only"
-    title = "Candidates only"
+    title = "Residual over the candidates only"
     description = (
         "r renormalised over the draft's two most likely tokens only (a small tree's candidates), "
         "not over the target's whole vocabulary."
@@ -188,7 +188,7 @@ class ReuseUniform(Variant):
 
 class UnprocessedDraft(Variant):
     name = "unprocessed-draft"
-    title = "Unprocessed draft distribution"
+    title = "Check with the unprocessed draft"
     description = (
         "The draft samples from q truncated to its top 2 tokens, but the test and r use the untruncated q: "
         "the processed distribution actually proposing must be the one checked."
@@ -202,7 +202,7 @@ class UnprocessedDraft(Variant):
 
 class GreedyDraft(Variant):
     name = "greedy-draft"
-    title = "Greedy draft"
+    title = "Greedy draft scored with softmax probabilities"
     description = "The draft proposes argmax q every time, but the test uses q's probabilities as if it had sampled."
     one_step_differs = True
 

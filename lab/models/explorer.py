@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
+from lab.core.distance import total_variation
 from lab.core.distributions import (
     Distribution,
     DistributionError,
@@ -157,7 +158,7 @@ def score_prediction(result: ResidualResult, prediction: Sequence, z_prediction=
     pred = tuple(to_fraction(v) for v in prediction)
     truth = tuple(result.residual)
     errors = tuple(a - b for a, b in zip(pred, truth))
-    tv = sum((abs(e) for e in errors), Fraction(0)) / 2
+    tv = total_variation(pred, truth)
     zp = None if z_prediction is None else to_fraction(z_prediction)
     return PredictionScore(
         tokens=tuple(result.tokens),

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
 
+from lab.core.distance import total_variation
 from lab.core.distributions import Distribution, LabInputError
 from lab.core.formatting import both_text, fraction_text
 from lab.core.residual import NO_REJECTION, REJECTION, ResidualResult, residual_exact
@@ -295,7 +296,7 @@ def score_prediction(truth, prediction) -> PredictScore:
     if len(truth) != len(prediction):
         raise ExerciseInputError(f"{len(prediction)} predicted bars for {len(truth)} tokens")
     errors = tuple(v - t for v, t in zip(prediction, truth))
-    tv = sum((abs(e) for e in errors), Fraction(0)) / 2
+    tv = total_variation(prediction, truth)
     return PredictScore(tv, errors, sum(prediction, Fraction(0)), tv <= PREDICT_GOOD_TV)
 
 

@@ -249,13 +249,14 @@ def worksheet_markdown(problems: Sequence[Problem], predictions: Sequence[Predic
     return "\n".join(lines)
 
 
+# Printed in the browser's own ink (black text, borders in the text colour): a worksheet has no palette colour.
 _PRINT_CSS = """
-body { font-family: system-ui, sans-serif; font-size: 12pt; color: #111; max-width: 48rem; margin: 1.5rem auto; }
+body { font-family: system-ui, sans-serif; font-size: 12pt; max-width: 48rem; margin: 1.5rem auto; }
 h1 { font-size: 18pt; } h2 { font-size: 13pt; margin: 1.2rem 0 0.4rem; }
 table { border-collapse: collapse; margin: 0.3rem 0; }
-th, td { border: 1px solid #444; padding: 0.2rem 0.6rem; text-align: center; }
+th, td { border: 1px solid currentColor; padding: 0.2rem 0.6rem; text-align: center; }
 .problem { break-inside: avoid; page-break-inside: avoid; }
-.answer { margin-top: 0.4rem; border-bottom: 1px solid #111; width: 60%; height: 1.6rem; }
+.answer { margin-top: 0.4rem; border-bottom: 1px solid currentColor; width: 60%; height: 1.6rem; }
 @media print { body { margin: 0; max-width: none; } a { color: inherit; text-decoration: none; } }
 """
 

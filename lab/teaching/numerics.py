@@ -24,6 +24,7 @@ from lab.core.formatting import fraction_text
 from lab.core.residual import (
     FLOAT64_EPS,
     RECONSTRUCTION_RTOL,
+    ResidualResult,
     branch_inconsistency,
     exact_z_and_residual,
     residual_float,
@@ -89,45 +90,52 @@ def to_float32(value: Fraction) -> np.float32:
     return np.float32(best)
 
 
-@dataclass(frozen=True)
-class FloatResidual:
-    """The residual expression evaluated in one float dtype (no validation, no floor)."""
-
-    dtype: str
-    p: np.ndarray
-    q: np.ndarray
-    alpha: float
-    z: float  # sum max(0, p - q)
-    rejection_probability: float  # sum_x q(x) (1 - min(1, p(x)/q(x))): what the acceptance test rejects
-    residual: np.ndarray | None  # None when z == 0 (no-rejection branch): 0/0 is never evaluated
+def inputs_exact_z(result: ResidualResult) -> Fraction:
+    """The exact Z of a float computation's own rounded inputs (each float converted exactly). It can
+    differ from the exact Z of the intended values: rounding p and q may close a tiny gap or open one."""
+    z, _ = exact_z_and_residual(
+        tuple(Fraction(float(v)) for v in result.p), tuple(Fraction(float(v)) for v in result.q)
+    )
+    return z
 
 
-def residual_in_dtype(p, q, dtype) -> FloatResidual:
-    """max(0, p - q) / Z and the acceptance test's rejection probability, all in ``dtype``."""
-    p = np.asarray(p, dtype=dtype)
-    q = np.asarray(q, dtype=dtype)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        accepted = np.minimum(p, q)
-        excess = np.maximum(p - q, dtype(0))
-        z = excess.sum(dtype=dtype)
-        alpha = accepted.sum(dtype=dtype)
-        ratio = np.where(q > 0, np.minimum(dtype(1), p / np.where(q > 0, q, dtype(1))), dtype(1))
-        rejection = (q * (dtype(1) - ratio)).sum(dtype=dtype)
-    residual = (excess / z).astype(dtype) if z > 0 else None
-    return FloatResidual(np.dtype(dtype).name, p, q, float(alpha), float(z), float(rejection), residual)
+def _z_text(z: Fraction) -> str:
+    return "0" if z == 0 else f"{fraction_text(z)} ({float(z):.3g})"
 
 
-def float_branch_check(result: FloatResidual, exact_z: Fraction) -> str | None:
-    """The branch checks of the seed, on one float computation (None when consistent).
+def float_branch_check(result: ResidualResult, exact_z: Fraction) -> str | None:
+    """The branch checks of the spec, on one float computation (None when consistent).
 
-    Uses :func:`lab.core.residual.branch_inconsistency` and adds the acceptance-test check: rejection
-    is possible (rejection probability > 0) while the residual sum is 0.
+    ``exact_z`` is the exact Z of the intended, unrounded values. Each message says which exact Z it
+    means, and gives the exact Z of the rounded float inputs too where that one differs: a branch lost
+    or made by rounding the inputs is a different finding from one lost in the arithmetic. Adds
+    :func:`lab.core.residual.branch_inconsistency` (Z = 0 with alpha != 1) and the acceptance-test check:
+    rejection is possible (rejection probability > 0) while the residual sum is 0.
     """
+    dtype = result.arithmetic
+    rounded_z = inputs_exact_z(result)
     messages = []
     if exact_z > 0 and result.z == 0:  # the most important finding first: a reachable rejection vanished
-        messages.append(branch_inconsistency(0.0, 1.0, exact_z_is_zero=False))
-    found = branch_inconsistency(result.z, result.alpha, exact_z_is_zero=(exact_z == 0))
-    if found and found not in messages:
+        if rounded_z == 0:
+            messages.append(
+                f"float Z = 0 but the exact Z of the intended values is {_z_text(exact_z)} > 0: rounding the "
+                f"inputs to {dtype} already closed the gap (the exact Z of the rounded {dtype} inputs is 0 too), "
+                "so the rejection is lost to rounding before any arithmetic"
+            )
+        else:
+            messages.append(
+                f"float Z = 0 but the exact Z is {_z_text(exact_z)} for the intended values and "
+                f"{_z_text(rounded_z)} for the rounded {dtype} inputs: rejection lost to rounding in the arithmetic"
+            )
+    if exact_z == 0 and result.z > 0:
+        same = " (equal to the float Z)" if rounded_z == Fraction(result.z) else ""
+        messages.append(
+            f"float Z = {result.z:.3g} > 0 but the exact Z of the intended values is 0 (rejection that cannot "
+            f"happen); the exact Z of the rounded {dtype} inputs is {_z_text(rounded_z)}{same}: the rounding of "
+            "the inputs made it"
+        )
+    found = branch_inconsistency(result.z, result.alpha)
+    if found:
         messages.append(found)
     if result.z == 0 and result.rejection_probability > 0:
         messages.append(
@@ -166,8 +174,8 @@ class TinyZCase:
     q: tuple[Fraction, ...]
     exact_z: Fraction
     exact_residual: tuple[Fraction, ...] | None
-    float64: FloatResidual
-    float32: FloatResidual
+    float64: ResidualResult
+    float32: ResidualResult
     float64_error: ResidualError
     float32_error: ResidualError
     float64_inconsistency: str | None
@@ -175,6 +183,16 @@ class TinyZCase:
     # float64 against the exact residual of its own rounded inputs: the stated tolerance's domain
     float64_arithmetic_error: float | None
     float64_within_tolerance: bool | None
+
+    @property
+    def float64_inputs_z(self) -> Fraction:
+        """The exact Z of the rounded float64 inputs (``exact_z`` is that of the intended values)."""
+        return inputs_exact_z(self.float64)
+
+    @property
+    def float32_inputs_z(self) -> Fraction:
+        """The exact Z of the rounded float32 inputs: 0 from gap 1e-8 on, where rounding closes the gap."""
+        return inputs_exact_z(self.float32)
 
     @property
     def gap_text(self) -> str:
@@ -193,22 +211,20 @@ def family_case(exponent: int) -> TinyZCase:
 
     p64 = np.array([float(v) for v in p], dtype=np.float64)
     q64 = np.array([float(v) for v in q], dtype=np.float64)
-    lab_path = residual_float(p64, q64, FAMILY_TOKENS)  # the lab's pinned float64 path
-    f64 = residual_in_dtype(p64, q64, np.float64)
-    # same expression, same arithmetic: the lab's path and this one agree bit for bit
-    assert (lab_path.residual is None) == (f64.residual is None)
+    f64 = residual_float(p64, q64, FAMILY_TOKENS)  # the lab's pinned float64 path
     p32 = np.array([to_float32(v) for v in p], dtype=np.float32)
     q32 = np.array([to_float32(v) for v in q], dtype=np.float32)
-    f32 = residual_in_dtype(p32, q32, np.float32)
+    # the same expression in float32 (the rounded inputs' sums are off by float32's precision: no check)
+    f32 = residual_float(p32, q32, FAMILY_TOKENS, dtype=np.float32, check=False)
 
     # The exact residual of the rounded float64 inputs: what the stated tolerance is measured against.
     _, r_of_rounded = exact_z_and_residual(
         tuple(Fraction(float(v)) for v in p64), tuple(Fraction(float(v)) for v in q64)
     )
     arithmetic_error = within = None
-    if r_of_rounded is not None and lab_path.residual is not None:
+    if r_of_rounded is not None and f64.residual is not None:
         rtol = Fraction(residual_rtol(len(p)))
-        diffs = [abs(Fraction(float(f)) - e) for f, e in zip(lab_path.residual, r_of_rounded)]
+        diffs = [abs(Fraction(float(f)) - e) for f, e in zip(f64.residual, r_of_rounded)]
         arithmetic_error = float(max(diffs))
         within = all(d <= rtol * e for d, e in zip(diffs, r_of_rounded))
 
@@ -273,7 +289,7 @@ class BranchCase:
     float_p: np.ndarray  # float64 values as a program would hold them
     float_q: np.ndarray
     exact_z: Fraction
-    result: FloatResidual
+    result: ResidualResult
     inconsistency: str | None
 
     @property
@@ -289,7 +305,8 @@ def _branch_case(name, description, exact_p, exact_q, float_p, float_q) -> Branc
     exact_p = tuple(Fraction(v) for v in exact_p)
     exact_q = tuple(Fraction(v) for v in exact_q)
     z, _ = exact_z_and_residual(exact_p, exact_q)
-    result = residual_in_dtype(np.asarray(float_p, dtype=np.float64), np.asarray(float_q, dtype=np.float64), np.float64)
+    # no check: a float that rounded differently is the point of these cases
+    result = residual_float(float_p, float_q, check=False)
     return BranchCase(
         name,
         description,
@@ -356,7 +373,9 @@ def tiny_z_json(cases: list[TinyZCase]) -> dict:
         rows.append(
             {
                 "gap": case.gap_text,
-                "exact_z": fraction_text(case.exact_z),
+                "exact_z": fraction_text(case.exact_z),  # of the intended (unrounded) values
+                "float64_inputs_exact_z": fraction_text(case.float64_inputs_z),  # of the rounded float64 inputs
+                "float32_inputs_exact_z": fraction_text(case.float32_inputs_z),
                 "exact_r": _fractions(case.exact_residual),
                 "float64_z": case.float64.z,
                 "float64_r": _floats(case.float64.residual),
@@ -390,7 +409,8 @@ def branch_json(cases: list[BranchCase]) -> list[dict]:
             "exact_q": _fractions(c.exact_q),
             "float_p": _floats(c.float_p),
             "float_q": _floats(c.float_q),
-            "exact_z": fraction_text(c.exact_z),
+            "exact_z": fraction_text(c.exact_z),  # of the intended (unrounded) values
+            "float_inputs_exact_z": fraction_text(inputs_exact_z(c.result)),  # of the float64 inputs as held
             "exact_branch": c.exact_branch,
             "float_z": c.result.z,
             "float_rejection_probability": c.result.rejection_probability,

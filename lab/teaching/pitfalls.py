@@ -14,11 +14,12 @@ from fractions import Fraction
 from functools import lru_cache
 
 from lab.core.blocks import compare_laws
+from lab.core.distance import total_variation
 from lab.core.distributions import LabInputError
 from lab.core.markov import MarkovModel, load_model
 from lab.core.sampling import step_law
 from lab.core.scenarios import load_scenario, scenario_names
-from lab.core.variants import VARIANT_NAMES, get_variant
+from lab.core.variants import VARIANT_NAMES, VARIANTS, get_variant
 
 ZERO = Fraction(0)
 NO_GAIN = "none (unbiased)"
@@ -38,12 +39,16 @@ class Report:
 @dataclass(frozen=True)
 class PitfallCard:
     name: str  # the variant name (or "zero-over-zero", a numerics card with no variant)
-    title: str
     mistaken: tuple[str, ...]  # 2-4 lines of pseudo-code
     correct: tuple[str, ...]
     reports: tuple[Report, ...]
     harmless_when: str
     has_variant: bool = True
+    own_title: str | None = None  # only for a card without a variant; a variant's title lives on it
+
+    @property
+    def title(self) -> str:
+        return VARIANTS[self.name].title if self.has_variant else self.own_title
 
 
 CORRECT_LINES = (
@@ -57,7 +62,6 @@ CARDS: dict[str, PitfallCard] = {
     for card in (
         PitfallCard(
             "resample-from-p",
-            "Resample from p",
             (
                 "x ~ q",
                 "if u < min(1, p[x] / q[x]): commit x",
@@ -70,7 +74,6 @@ CARDS: dict[str, PitfallCard] = {
         ),
         PitfallCard(
             "epsilon-floor",
-            "Epsilon floor on the residual",
             (
                 "r = maximum(p - q, 1e-3)  # 'for stability'",
                 "r = r / r.sum()",
@@ -93,7 +96,6 @@ CARDS: dict[str, PitfallCard] = {
         ),
         PitfallCard(
             "zero-out-rejected",
-            "Remove only the rejected token",
             (
                 "r = p.copy(); r[x] = 0  # only the rejected token",
                 "r = r / r.sum()",
@@ -110,7 +112,6 @@ CARDS: dict[str, PitfallCard] = {
         ),
         PitfallCard(
             "candidates-only",
-            "Residual over the candidates only",
             (
                 "cands = top2(q)  # a small tree's candidates",
                 "r = maximum(p - q, 0)[cands]; r /= r.sum()",
@@ -121,12 +122,11 @@ CARDS: dict[str, PitfallCard] = {
                 "commit y ~ r",
             ),
             (),
-            "when the residual's support lies inside the candidates (or there is nothing to correct). The seed: "
+            "when the residual's support lies inside the candidates (or there is nothing to correct). The rule: "
             "r is defined over the target's whole vocabulary, not over a candidate set.",
         ),
         PitfallCard(
             "keep-testing-after-rejection",
-            "Keep testing after a rejection",
             (
                 "for i, x in enumerate(drafts):",
                 "    if reject(x): drafts[i] = y ~ r; continue  # later drafts still tested",
@@ -141,7 +141,6 @@ CARDS: dict[str, PitfallCard] = {
         ),
         PitfallCard(
             "reuse-uniform",
-            "Reuse the acceptance uniform",
             (
                 "u = rand(); if u < a: commit x  # a = min(1, p[x] / q[x])",
                 "else: commit inverse_cdf(r, u)  # the same u, known to be >= a",
@@ -156,7 +155,6 @@ CARDS: dict[str, PitfallCard] = {
         ),
         PitfallCard(
             "unprocessed-draft",
-            "Check with the unprocessed draft",
             (
                 "q_used = top_k(q, 2); x ~ q_used  # proposal from the processed draft",
                 "if u < min(1, p[x] / q[x]): commit x  # scored with the unprocessed q",
@@ -179,7 +177,6 @@ CARDS: dict[str, PitfallCard] = {
         ),
         PitfallCard(
             "greedy-draft",
-            "Greedy draft scored with softmax probabilities",
             (
                 "x = argmax(q)  # greedy proposal",
                 "if u < min(1, p[x] / q[x]): commit x  # as if x had been sampled from q",
@@ -195,7 +192,6 @@ CARDS: dict[str, PitfallCard] = {
         ),
         PitfallCard(
             "zero-over-zero",
-            "0/0 when p equals q",
             (
                 "r = maximum(p - q, 0)",
                 "r = r / r.sum()  # 0/0 = NaN when p == q",
@@ -210,6 +206,7 @@ CARDS: dict[str, PitfallCard] = {
             "a zero residual sum is a numerical inconsistency to investigate (see the Numerics page), not a case "
             "for a floor.",
             has_variant=False,
+            own_title="0/0 when p equals q",
         ),
     )
 }
@@ -237,11 +234,24 @@ class VariantLaw:
         return tuple(o for o, t, v in zip(self.outcomes, self.target, self.law) if v > t)
 
     @property
+    def biggest_gains(self) -> tuple[str, ...]:
+        """Every outcome whose gain over the target is the largest (all of them when several tie)."""
+        diffs = {o: v - t for o, t, v in zip(self.outcomes, self.target, self.law) if v > t}
+        top = max(diffs.values(), default=None)
+        return tuple(o for o, d in diffs.items() if d == top)
+
+    @property
     def biggest_gain(self) -> str | None:
-        diffs = [(v - t, i) for i, (t, v) in enumerate(zip(self.target, self.law)) if v > t]
-        if not diffs:
-            return None
-        return self.outcomes[max(diffs, key=lambda d: (d[0], -d[1]))[1]]
+        """The outcomes gaining most, for a table cell (``C, D`` when they tie); None when nothing gains."""
+        return ", ".join(self.biggest_gains) or None
+
+    @property
+    def biggest_gain_phrase(self) -> str:
+        """``A gains the most`` or, for a tie, ``C and D gain the most`` (the same largest amount)."""
+        gains = self.biggest_gains
+        if len(gains) == 1:
+            return f"{gains[0]} gains the most"
+        return f"{', '.join(gains[:-1])} and {gains[-1]} gain the most (the same amount)"
 
 
 @dataclass(frozen=True)
@@ -305,10 +315,6 @@ class StepVariantLaw:
     tv_distance: Fraction
 
 
-def tv(a, b) -> Fraction:
-    return sum((abs(x - y) for x, y in zip(a, b)), ZERO) / 2
-
-
 def single_step(scenario_name: str) -> dict[str, StepVariantLaw]:
     """For a one-step scenario: each variant's one-step output law against p, split by branch."""
     scenario = load_scenario(scenario_name)
@@ -317,7 +323,13 @@ def single_step(scenario_name: str) -> dict[str, StepVariantLaw]:
         result = step_law(scenario.p, scenario.q, name)
         law = result.total
         out[name] = StepVariantLaw(
-            name, scenario.tokens, scenario.p.values, result.accepted, result.corrected, law, tv(law, scenario.p.values)
+            name,
+            scenario.tokens,
+            scenario.p.values,
+            result.accepted,
+            result.corrected,
+            law,
+            total_variation(law, scenario.p.values),
         )
     return out
 
@@ -365,9 +377,9 @@ def grade_prediction(result: VariantLaw, says_biased: bool, gaining: str | None)
         if gain_right:
             gain_text = f"right: {gaining} gains mass"
         elif gaining is None:
-            gain_text = f"not quite: the law is biased, and {result.biggest_gain} gains the most mass"
+            gain_text = f"not quite: the law is biased, and {result.biggest_gain_phrase}"
         else:
-            gain_text = f"not quite: {gaining} does not gain mass; {result.biggest_gain} gains the most"
+            gain_text = f"not quite: {gaining} does not gain mass; {result.biggest_gain_phrase}"
     else:
         gain_right = gaining is None
         gain_text = (

@@ -18,8 +18,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from lab.core.distance import total_variation
 from lab.core.distributions import LabInputError, check_token_name
-from lab.core.residual import ResidualResult, residual_float
+from lab.core.residual import ResidualResult, acceptance_ratio, residual_float
 
 DTYPE = np.float64
 
@@ -119,26 +120,19 @@ def output_law(p: np.ndarray, q_sample: np.ndarray, q_check: np.ndarray) -> tupl
     """Law of one speculative step that proposes from ``q_sample`` but tests with ``q_check``.
 
     Accept x with min(1, p(x)/q_check(x)) (q_check(x) = 0 with p(x) > 0 accepts; p(x) = 0 rejects);
-    on rejection draw from r = max(0, p - q_check) / Z_check. With q_sample = q_check this is p.
+    on rejection draw from r = max(0, p - q_check) / Z_check (the lab's float residual of p against
+    q_check). With q_sample = q_check this is p.
     Returns (law, None), or (None, message) when the test can reject but Z_check = 0.
     """
     p, q_sample, q_check = (np.asarray(v, dtype=DTYPE) for v in (p, q_sample, q_check))
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.where(q_check > 0, p / np.where(q_check > 0, q_check, 1.0), np.where(p > 0, 1.0, 0.0))
-    accept = np.minimum(1.0, ratio)
-    kept = q_sample * accept
+    kept = q_sample * acceptance_ratio(p, q_check)
     rejection = float(q_sample.sum() - kept.sum())
-    excess = np.maximum(p - q_check, 0.0)
-    z = float(excess.sum())
     if rejection <= 0:
         return kept, None
-    if z == 0:
+    checked = residual_float(p, q_check, check=False)  # q_check may be any processed or raw softmax
+    if checked.residual is None:
         return None, "the test can reject but max(0, p - q_check) sums to 0: the residual is undefined (0/0)"
-    return kept + rejection * excess / z, None
-
-
-def tv_distance(a: np.ndarray, b: np.ndarray) -> float:
-    return 0.5 * float(np.abs(np.asarray(a, dtype=DTYPE) - np.asarray(b, dtype=DTYPE)).sum())
+    return kept + rejection * checked.residual, None
 
 
 @dataclass(frozen=True)
@@ -186,8 +180,8 @@ def processed_step(tokens, target_logits, draft_logits, processing: Processing) 
         correct,
         mismatch,
         problem,
-        tv_distance(correct, p) if correct is not None else None,
-        tv_distance(mismatch, p) if mismatch is not None else None,
+        total_variation(correct, p) if correct is not None else None,
+        total_variation(mismatch, p) if mismatch is not None else None,
     )
 
 

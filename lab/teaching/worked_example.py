@@ -1,6 +1,6 @@
-"""The binomial lab's display and the seed's guided example (no Streamlit here).
+"""The binomial lab's display and the guided worked example (no Streamlit here).
 
-The seed: Reset; set lab success p = 0.75 and n = 1; predict the B/C bars; Inspect; then multiply
+The worked example: Reset; set lab success p = 0.75 and n = 1; predict the B/C bars; Inspect; then multiply
 the displayed probabilities by the separately calculated rejection probability Z (2/5, from the
 ``bernoulli-residual`` scenario) and add the accepted masses min(p, q): A 1/10, B 3/5, C 3/10.
 """
@@ -12,14 +12,15 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from lab.core.binomial import FAILURE_TOKEN, SUCCESS_TOKEN, BinomialResult, binomial_exact, parse_success_probability
+from lab.core.distance import total_variation
 from lab.core.distributions import to_fraction
 from lab.core.formatting import fraction_text
 from lab.core.residual import ResidualResult, residual_exact
 from lab.core.scenarios import load_scenario
 
-SEED_SCENARIO = "bernoulli-residual"
-SEED_LAB_P = Fraction(3, 4)
-SEED_N = 1
+WORKED_EXAMPLE_SCENARIO = "bernoulli-residual"
+WORKED_EXAMPLE_LAB_P = Fraction(3, 4)
+WORKED_EXAMPLE_N = 1
 DEFAULT_LAB_P = Fraction(1, 2)
 DEFAULT_N = 5  # six bars: quick to predict by hand
 
@@ -53,7 +54,7 @@ def prediction_labels(n: int) -> tuple[str, ...]:
 
 def prediction_distance(prediction: Sequence, truth: Sequence) -> Fraction:
     """Total variation distance (half the L1 distance) between predicted and exact bars."""
-    return sum((abs(to_fraction(a) - Fraction(b)) for a, b in zip(prediction, truth)), Fraction(0)) / 2
+    return total_variation([to_fraction(a) for a in prediction], [Fraction(b) for b in truth])
 
 
 @dataclass(frozen=True)
@@ -83,11 +84,11 @@ class WorkedSum:
         return tuple(row.token for row in self.rows)
 
 
-def worked_sum(displayed: Mapping[str, Fraction], scenario_name: str = SEED_SCENARIO) -> WorkedSum:
+def worked_sum(displayed: Mapping[str, Fraction], scenario_name: str = WORKED_EXAMPLE_SCENARIO) -> WorkedSum:
     """Multiply the lab's displayed probabilities by the scenario's Z and add its accepted masses.
 
     ``displayed`` maps token -> the lab's bar (``{"B": 3/4, "C": 1/4}``); tokens of the scenario
-    outside the display contribute 0 correction (the seed's A has zero residual mass).
+    outside the display contribute 0 correction (in the worked example A has zero residual mass).
     """
     scenario = load_scenario(scenario_name)
     result = residual_exact(scenario.p, scenario.q)
@@ -109,16 +110,16 @@ class GuideStep:
 def guide_steps(
     reset_pressed: bool, lab_p, n: int, predicted: bool, inspected: bool, summed: bool, z: Fraction
 ) -> list[GuideStep]:
-    """The seed's steps, each checked off from the lab's current state (in order: a step counts once
+    """The worked example's steps, each checked off from the lab's current state (in order: a step counts once
     every earlier step is done). ``z`` is the scenario's rejection probability, named in step 5."""
-    at_seed = to_fraction(lab_p) == SEED_LAB_P and n == SEED_N
+    at_example = to_fraction(lab_p) == WORKED_EXAMPLE_LAB_P and n == WORKED_EXAMPLE_N
     return [
         GuideStep("Reset", reset_pressed),
-        GuideStep("Set lab success p = 0.75 and n = 1", reset_pressed and at_seed),
-        GuideStep("Predict the B/C bars", reset_pressed and at_seed and predicted),
-        GuideStep("Inspect", reset_pressed and at_seed and predicted and inspected),
+        GuideStep("Set lab success p = 0.75 and n = 1", reset_pressed and at_example),
+        GuideStep("Predict the B/C bars", reset_pressed and at_example and predicted),
+        GuideStep("Inspect", reset_pressed and at_example and predicted and inspected),
         GuideStep(
             f"Multiply the displayed probabilities by Z = {fraction_text(z)} and add the accepted masses",
-            reset_pressed and at_seed and predicted and inspected and summed,
+            reset_pressed and at_example and predicted and inspected and summed,
         ),
     ]

@@ -1,5 +1,5 @@
-"""Binomial lab (the seed's "probability lab"): predict the bars, Inspect the exact Binomial(n, p),
-and the guided panel reproducing the seed's example (recovering A 1/10, B 3/5, C 3/10).
+"""Binomial lab (the "probability lab"): predict the bars, Inspect the exact Binomial(n, p),
+and the guided panel reproducing the worked example (recovering A 1/10, B 3/5, C 3/10).
 
 A thin view: the numbers come from lab/core/binomial.py and lab/teaching/worked_example.py,
 the charts from lab/charts/residual.py.
@@ -17,7 +17,7 @@ from lab.models.explorer import ExplorerInputError, decode_prediction, encode_pr
 from lab.teaching.worked_example import (
     DEFAULT_LAB_P,
     DEFAULT_N,
-    SEED_SCENARIO,
+    WORKED_EXAMPLE_SCENARIO,
     display_values,
     guide_steps,
     lab_result,
@@ -141,7 +141,8 @@ def lab_body() -> None:
     controls[3].button("Inspect", key="bl_inspect", type="primary", on_click=on_inspect, width="stretch")
 
     st.markdown(
-        "With n = 1 the two bars are **B** (success) and **C** (failure). In the seed's example A has zero "
+        "With n = 1 the two bars are **B** (success) and **C** (failure). In the worked example "
+        "(scenario bernoulli-residual) A has zero "
         "residual mass, so A is outside this two-outcome display. This is an exact Bernoulli picture of a "
         "stipulated conditional residual: it is not a rejection sampler and not a three-token model."
     )
@@ -189,14 +190,14 @@ def lab_body() -> None:
             key="bl_table",
         )
 
-    # --- the seed's example -----------------------------------------------------------------------
-    worked = worked_sum(dict(zip(labels, exact)) if n == 1 else {}, SEED_SCENARIO)
+    # --- the worked example -----------------------------------------------------------------------
+    worked = worked_sum(dict(zip(labels, exact)) if n == 1 else {}, WORKED_EXAMPLE_SCENARIO)
     predicted = n == 1 and any(model["preds"])
     steps = guide_steps(model["reset"], lab_p, n, predicted, inspected, model["summed"], worked.z)
     with st.container(border=True):
-        st.subheader("Reproduce the seed's example")
+        st.subheader("Reproduce the worked example")
         st.caption(
-            f"Scenario {SEED_SCENARIO}: the rejection probability is Z = {both_text(worked.z)} "
+            f"Scenario {WORKED_EXAMPLE_SCENARIO}: the rejection probability is Z = {both_text(worked.z)} "
             f"and the accepted masses min(p, q) are "
             + ", ".join(f"{row.token} {fraction_text(row.accepted)}" for row in worked.rows)
             + "."
@@ -236,13 +237,13 @@ def lab_body() -> None:
             )
             chart(
                 figure(
-                    "seed_example_stack",
+                    "worked_example_stack",
                     worked.tokens,
                     [r.accepted for r in worked.rows],
                     [r.correction for r in worked.rows],
                     [r.target for r in worked.rows],
                 ),
-                "bl_seed_chart",
+                "bl_worked_chart",
                 "Stacked bars per token: accepted min(p, q) plus Z times the displayed bar, reaching the target: "
                 + "; ".join(
                     f"{r.token}: {fraction_text(r.accepted)} + {fraction_text(r.correction)} = {fraction_text(r.total)}"

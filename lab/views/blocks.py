@@ -11,16 +11,16 @@ from __future__ import annotations
 
 import streamlit as st
 
-from lab.charts import sampling as charts_sampling
+from lab.charts.palette import MUTED_ROW_CSS
 from lab.core.blocks import compare_laws, run_block
 from lab.core.display import exact_text, markdown_escape
 from lab.core.distributions import LabInputError
 from lab.core.formatting import both_text, decimal_text
 from lab.core.markov import START, all_model_names, load_model
 from lab.core.sampling import make_streams
-from lab.core.speedup import acceptance_rate, best_gamma, speedup_curve
+from lab.core.speedup import NO_BEST_GAMMA, acceptance_rate, best_gamma, speedup_curve
 from lab.core.variants import VARIANT_NAMES, VARIANTS
-from lab.views.common import chart
+from lab.views.common import chart, figure
 
 S = st.session_state
 
@@ -146,7 +146,7 @@ def describe(test) -> str:
 
 
 chart(
-    charts_sampling.block_trace(vocab, trace, revealed),
+    figure("block_trace", vocab, trace, revealed),
     "bk_trace",
     "One block: drafted tokens "
     + ", ".join(token(t) for t in trace.drafts)
@@ -207,7 +207,7 @@ if finished:
 
     frame = pd.DataFrame(table)
     styled = frame.style.apply(
-        lambda row: ["color: #767676; font-style: italic" if row["outcome"] == "discarded" else "" for _ in row],
+        lambda row: [MUTED_ROW_CSS if row["outcome"] == "discarded" else "" for _ in row],
         axis=1,
     )
     st.dataframe(styled, hide_index=True, key="bk_tests")
@@ -263,12 +263,18 @@ alpha, c = float(S["bk_alpha"]), float(S["bk_c"])
 curve = speedup_curve(alpha, c, GAMMAS)
 best = best_gamma(alpha, c, max_gamma=GAMMAS[-1])
 m = st.columns(3)
-m[0].metric("best γ (0 to 15)", str(best.gamma))
-m[1].metric("walltime improvement", f"{float(best.improvement):.3f}×")
-m[2].metric("tokens per block at best γ", f"{float(best.tokens_per_block):.3f}")
+if best is None:
+    m[0].metric("best γ (0 to 15)", "none")
+    st.caption(NO_BEST_GAMMA.capitalize() + ".")
+    best_text = "no best gamma: the improvement grows with gamma"
+else:
+    m[0].metric("best γ (0 to 15)", str(best.gamma))
+    m[1].metric("walltime improvement", f"{float(best.improvement):.3f}×")
+    m[2].metric("tokens per block at best γ", f"{float(best.tokens_per_block):.3f}")
+    best_text = f"best gamma {best.gamma} with improvement {float(best.improvement):.3f}"
 chart(
-    charts_sampling.speedup_chart(curve, best.gamma, alpha, c),
+    figure("speedup_chart", curve, best.gamma if best else None, alpha, c),
     "bk_speedup",
     f"Expected tokens per block and walltime improvement against gamma for alpha {alpha:.2f} and c {c:.2f}; "
-    f"best gamma {best.gamma} with improvement {float(best.improvement):.3f}",
+    + best_text,
 )

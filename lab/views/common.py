@@ -7,7 +7,8 @@ import sys
 
 import streamlit as st
 
-from lab.charts import residual as charts
+from lab.charts.figures import FIGURES
+from lab.core.variants import VARIANTS, Variant
 from lab.views.presentation import APP_PARAMS
 
 CHART_CONFIG = {"displayModeBar": False, "responsive": True}
@@ -43,13 +44,19 @@ def sync_query_params(desired: dict[str, str]) -> None:
         st.query_params.from_dict(wanted)
 
 
-@st.cache_resource(max_entries=512, show_spinner=False)
+# A variant (inside a block trace) is known by its name: streamlit cannot hash an arbitrary object, and it
+# matches hash_funcs by exact type, so every variant class is listed.
+_BY_NAME = {kind: (lambda variant: variant.name) for kind in {Variant, *(type(v) for v in VARIANTS.values())}}
+
+
+@st.cache_resource(max_entries=512, show_spinner=False, hash_funcs=_BY_NAME)
 def _figure(builder: str, args: tuple):
-    return getattr(charts, builder)(*args)
+    return FIGURES[builder](*args)
 
 
 def figure(builder: str, *args):
-    """``lab.charts.residual.<builder>(*args)``, built once per distinct arguments: plotly's figure validation
+    """``lab.charts.figures.FIGURES[builder](*args)``, built once per distinct arguments: the pages' one path from a
+    result to a figure. Plotly's figure validation
     costs ~10 ms a chart, most reruns (a moved prediction slider) leave most charts unchanged. The
     figure is shared between sessions, so it must not be modified (st.plotly_chart does not)."""
     return _figure(builder, tuple(tuple(a) if isinstance(a, list) else a for a in args))

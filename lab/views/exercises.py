@@ -12,7 +12,6 @@ import secrets
 import segno
 import streamlit as st
 
-from lab.charts.exercises import pq_figure, prediction_figure
 from lab.core.formatting import both_text, fraction_text
 from lab.teaching.exercises import (
     DEFAULT_COUNT,
@@ -50,7 +49,7 @@ from lab.teaching.exports import (
     worksheet_html,
     worksheet_markdown,
 )
-from lab.views.common import chart
+from lab.views.common import chart, figure
 from lab.views.presentation import is_presenting
 
 BRANCH_OPTIONS = ("rejection", "no-rejection")
@@ -257,7 +256,7 @@ with tab_bars:
         with st.container(border=True, key=f"exq_bars_{pr.number}"):
             st.subheader(f"Predict the bars {pr.number}", anchor=False)
             chart(
-                pq_figure(pr.p.tokens, pr.p.values, pr.q.values),
+                figure("pq_bars", pr.p.tokens, pr.p.values, pr.q.values),
                 f"exq_pq_chart_{sig}_{pr.number}",
                 "Bar chart of target p and draft q: "
                 + "; ".join(
@@ -287,7 +286,7 @@ with tab_bars:
                         f"(score {float(result.score):.0%}; close means at most 0.1)."
                     )
                     chart(
-                        prediction_figure(pr.p.tokens, current, pr.truth),
+                        figure("prediction_vs_residual", pr.p.tokens, current, pr.truth),
                         f"exq_truth_chart_{sig}_{pr.number}",
                         "Bar chart of your predicted residual beside the exact residual r: "
                         + "; ".join(

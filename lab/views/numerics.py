@@ -2,7 +2,6 @@
 
 import streamlit as st
 
-from lab.charts.pitfalls import error_vs_z, law_vs_target, processed_bars
 from lab.core.distributions import LabInputError
 from lab.core.formatting import fraction_text, sci_text, vector_text
 from lab.teaching.numerics import (
@@ -15,7 +14,7 @@ from lab.teaching.numerics import (
     tiny_z_family,
 )
 from lab.teaching.processing import Processing, processed_step_from_text
-from lab.views.common import chart
+from lab.views.common import chart, figure
 
 
 def sci(value) -> str:
@@ -65,7 +64,7 @@ st.dataframe(
     width="stretch",
 )
 chart(
-    error_vs_z(cases),
+    figure("error_vs_z", cases),
     key="numerics_error_chart",
     alt=(
         "Log-log chart of the maximum error of r against the exact Z, for float64 and float32, "
@@ -143,7 +142,7 @@ except LabInputError as exc:
 if step is not None:
     st.caption(f"Processing: {step.processing.describe()}.")
     chart(
-        processed_bars(step.tokens, step.p, step.q, step.q_raw),
+        figure("processed_bars", step.tokens, step.p, step.q, step.q_raw),
         key="numerics_processed_chart",
         alt="Bars of the processed target p', the processed draft q' and the unprocessed draft q, per token.",
     )
@@ -171,7 +170,7 @@ if step is not None:
     if step.mismatch_law is not None:
         laws["propose q′, check q (unprocessed-draft)"] = step.mismatch_law
     chart(
-        law_vs_target(step.tokens, step.p, laws, "Output law against the processed target p′", "target p′"),
+        figure("law_vs_target", step.tokens, step.p, laws, "Output law against the processed target p′", "target p′"),
         key="numerics_mismatch_chart",
         alt="Bars of the processed target p' beside the output law of the correct check and of the mismatched check.",
     )

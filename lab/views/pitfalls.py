@@ -2,7 +2,6 @@
 
 import streamlit as st
 
-from lab.charts.pitfalls import law_vs_target, tv_by_variant
 from lab.core.display import markdown_escape
 from lab.core.distributions import LabInputError
 from lab.core.formatting import fraction_text
@@ -18,7 +17,7 @@ from lab.teaching.pitfalls import (
     mistakes,
     single_step,
 )
-from lab.views.common import chart
+from lab.views.common import chart, figure
 
 DEFAULT_MODEL = "bernoulli-residual"
 
@@ -143,7 +142,8 @@ else:
         m1.markdown(f"TV distance (exact)  \n`{tv_text}`")
     m2.metric("TV distance (decimal)", f"{float(result.tv_distance):.6g}")
     chart(
-        law_vs_target(
+        figure(
+            "law_vs_target",
             report.outcomes, report.target, {f"{variant} law": result.law}, f"{card.title}: output law against target"
         ),
         key="pit_law_chart",
@@ -167,7 +167,7 @@ else:
 with st.expander("Every variant on this choice (spoils the predictions)"):
     names = list(report.laws)
     chart(
-        tv_by_variant(names, [report.laws[n].tv_distance for n in names]),
+        figure("tv_by_variant", names, [report.laws[n].tv_distance for n in names]),
         key="pit_tv_chart",
         alt="Horizontal bars: the exact total variation distance of every variant from the target.",
     )
@@ -184,7 +184,7 @@ with st.expander("Every variant on this choice (spoils the predictions)"):
 # --- single step ---------------------------------------------------------------------------------------
 st.header("A single step through every mistake")
 st.caption(
-    "For the one-step scenarios: each variant's one-step output law against p, so the seed's example "
+    "For the one-step scenarios: each variant's one-step output law against p, so the worked example "
     "(bernoulli-residual) runs through every mistake. Open it after predicting."
 )
 with st.expander("Every variant, one step (spoils the predictions)"):
@@ -199,7 +199,7 @@ with st.expander("Every variant, one step (spoils the predictions)"):
     tokens = laws["correct"].tokens
     st.caption(
         "Each variant's one-step output law (accepted proposals plus corrections), exact, beside p. "
-        "The seed's example is bernoulli-residual."
+        "The worked example is bernoulli-residual."
     )
     table = {"variant": ["target p", *laws]}
     for i, token in enumerate(tokens):
@@ -209,7 +209,9 @@ with st.expander("Every variant, one step (spoils the predictions)"):
     table["TV distance"] = ["—"] + [exact_and_decimal(v.tv_distance) for v in laws.values()]
     st.dataframe(table, hide_index=True, width="stretch")
     chart(
-        tv_by_variant(list(laws), [v.tv_distance for v in laws.values()], "One step: distance from p, by variant"),
+        figure(
+            "tv_by_variant", list(laws), [v.tv_distance for v in laws.values()], "One step: distance from p, by variant"
+        ),
         key="pit_step_tv_chart",
         alt="Horizontal bars: the exact total variation distance of each variant's one-step law from p.",
     )

@@ -10,14 +10,13 @@ from __future__ import annotations
 
 import streamlit as st
 
-from lab.charts import sampling as charts_sampling
 from lab.core.display import exact_text
 from lab.core.distributions import LabInputError
 from lab.core.formatting import both_text, decimal_text
 from lab.core.residual import residual_exact
 from lab.core.sampling import convergence_series, simulate_steps
 from lab.core.scenarios import load_scenario, scenario_names
-from lab.views.common import chart
+from lab.views.common import chart, figure
 
 S = st.session_state
 DEFAULT_SCENARIO = "bernoulli-residual"
@@ -123,7 +122,7 @@ st.markdown(
 
 total = [int(c) / n for c in sim.counts]
 chart(
-    charts_sampling.empirical_vs_target(tokens, scenario.p.values, sim.accepted / n, sim.corrected / n),
+    figure("empirical_vs_target", tokens, scenario.p.values, sim.accepted / n, sim.corrected / n),
     "sl_empirical",
     "Target p beside the empirical frequencies after "
     f"{n} steps: "
@@ -135,7 +134,7 @@ def branch_chart(counts, branch_law, role: str, title: str, key: str, alt: str) 
     """One branch's observed counts against the expected N times its exact law; returns the expected counts."""
     expected = [n * float(v) for v in branch_law]
     chart(
-        charts_sampling.branch_counts(tokens, counts, expected, role, title),
+        figure("branch_counts", tokens, counts, expected, role, title),
         key,
         f"{alt}: " + "; ".join(f"{t}: {int(o)} vs {e:.1f}" for t, o, e in zip(tokens, counts, expected)),
     )
@@ -190,7 +189,7 @@ else:
 ns, distances = result["convergence"]
 if len(ns) > 1:
     chart(
-        charts_sampling.convergence(ns, distances),
+        figure("convergence", ns, distances),
         "sl_convergence",
         "Total variation distance of the empirical frequencies from p for N = "
         + ", ".join(f"{m}: {d:.4f}" for m, d in zip(ns, distances)),

@@ -1,6 +1,8 @@
 """Shared fixtures for browser tests (headless Debian Chromium driven by Playwright).
 
-Mark browser tests ``@pytest.mark.browser``. Fixtures:
+Every test in this folder gets the ``browser`` marker automatically (``pytest_collection_modifyitems``
+below), so ``python -m pytest -m "not browser"`` is the fast loop and the plain command runs everything.
+Fixtures:
 
 - ``app_url`` (session): starts ``streamlit run app.py`` once on a free port (a socket bound to
   port 0), waits for ``/_stcore/health`` to answer ``ok``, yields ``http://127.0.0.1:PORT``, and
@@ -9,7 +11,7 @@ Mark browser tests ``@pytest.mark.browser``. Fixtures:
 - ``page`` (function): a fresh 1280x800 page in its own context (closed afterwards).
 - ``screenshot_dir`` (session): ``screenshots/`` at the repository root (git-ignored).
 
-Helpers in tests/browser/browserlib.py (``from browserlib import goto, wait_idle, plotly_data``):
+Helpers in browserlib.py at the repository root (``from browserlib import goto, wait_idle, plotly_data``):
 ``goto(page, url)`` navigates and waits until the app is idle; ``wait_idle(page)`` waits for the
 run an interaction triggered (and for its plotly charts to be drawn); ``plotly_data(page)`` gives
 every ``.js-plotly-plot``'s traces (name, x, y) as JSON; ``screenshot_full(page, path)`` shoots the
@@ -25,7 +27,16 @@ import os
 from pathlib import Path
 
 import pytest
+
 from browserlib import CHROMIUM, CHROMIUM_ARGS, DESKTOP, ROOT, start_streamlit, stop_process
+
+HERE = Path(__file__).resolve().parent
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if HERE in Path(item.path).resolve().parents:
+            item.add_marker(pytest.mark.browser)
 
 
 @pytest.fixture(scope="session")

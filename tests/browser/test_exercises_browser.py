@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 
-import pytest
 from browserlib import PHONE, goto, wait_idle
-
 from lab.teaching.exercises import generate_problems
 
 
@@ -15,7 +13,6 @@ def exact_text(value) -> str:
     return str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
 
 
-@pytest.mark.browser
 def test_assignment_link_answers_and_score(page, app_url, screenshot_dir):
     goto(page, f"{app_url}/exercises?seed=12&count=3&level=zeros")  # one run (test_load_runs_browser.py)
     problems = generate_problems(12, 3, "zeros")
@@ -33,7 +30,6 @@ def test_assignment_link_answers_and_score(page, app_url, screenshot_dir):
     page.screenshot(path=str(screenshot_dir / "exercises-answered-1280x800.png"))
 
 
-@pytest.mark.browser
 def test_presentation_mode_hides_the_sidebar_and_enlarges_text(page, app_url, screenshot_dir):
     goto(page, f"{app_url}/exercises?seed=3&count=2")
     assert page.locator("[data-testid=stSidebar]").is_visible()

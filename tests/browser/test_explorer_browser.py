@@ -4,6 +4,7 @@ a prediction moved after the reveal updates the score, and the link reopens the 
 from __future__ import annotations
 
 import pytest
+
 from browserlib import goto, plotly_data, wait_idle
 
 
@@ -13,7 +14,6 @@ def trace(page, name: str) -> dict:
     return found[0]
 
 
-@pytest.mark.browser
 def test_explorer_predict_reveal_and_link(page, app_url):
     goto(page, app_url)
     assert trace(page, "target p")["y"] == pytest.approx([0.1, 0.6, 0.3])
@@ -27,7 +27,7 @@ def test_explorer_predict_reveal_and_link(page, app_url):
     page.get_by_role("button", name="Reveal", exact=True).click()
     wait_idle(page)
     page.wait_for_function("() => document.querySelectorAll('.js-plotly-plot').length >= 3", timeout=15_000)
-    # exact residual of the seed's example: r = (0, 3/4, 1/4); reconstruction reaches p = (1/10, 3/5, 3/10)
+    # exact residual of the worked example: r = (0, 3/4, 1/4); reconstruction reaches p = (1/10, 3/5, 3/10)
     assert trace(page, "exact residual r")["y"] == pytest.approx([0.0, 0.75, 0.25])
     predicted_b = trace(page, "your prediction")["y"][1]
     assert 0 < predicted_b <= 0.05

@@ -10,8 +10,9 @@ Exercises page (not committed) all three Exercises cases fail with 2 runs."""
 from __future__ import annotations
 
 import pytest
-from browserlib import IDLE_SELECTOR, wait_idle
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+from browserlib import IDLE_SELECTOR, wait_idle
 
 SETTLE_MS = 2500  # an extra run after the load would start within this time (it follows the first run's messages)
 
@@ -39,7 +40,6 @@ def settle(page) -> None:
     wait_idle(page, started_timeout=50)
 
 
-@pytest.mark.browser
 @pytest.mark.parametrize("query", ["", "?seed=42&count=6&level=zeros", "?seed=7&count=3&present=1"])
 def test_answer_typed_right_after_load_survives(page, app_url, query):
     runs = open_counting_runs(page, f"{app_url}/exercises{query}")
@@ -51,7 +51,6 @@ def test_answer_typed_right_after_load_survives(page, app_url, query):
     assert len(runs) == 1
 
 
-@pytest.mark.browser
 @pytest.mark.parametrize(
     "path",
     [

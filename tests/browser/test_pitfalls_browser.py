@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from browserlib import PHONE, goto, plotly_data, screenshot_full, wait_idle
 from playwright.sync_api import expect
+
+from browserlib import PHONE, goto, plotly_data, screenshot_full, wait_idle
 
 
 def trace_y(page, name: str) -> list:
@@ -18,7 +19,6 @@ def trace_y(page, name: str) -> list:
     return {t["name"]: t["y"] for chart in plotly_data(page) for t in chart}[name]
 
 
-@pytest.mark.browser
 def test_pitfalls_predict_and_reveal(page, app_url, screenshot_dir):
     goto(page, f"{app_url}/pitfalls")
     page.get_by_text("yes, biased").click()
@@ -31,7 +31,7 @@ def test_pitfalls_predict_and_reveal(page, app_url, screenshot_dir):
     assert page.locator("[data-testid=stException]").count() == 0
     expect(page.locator("[data-testid=stAlert]", has_text="2/2")).to_have_count(1, timeout=20_000)
     wait_idle(page)
-    # resample-from-p on the seed's example, by hand: (7/50, 27/50, 8/25)
+    # resample-from-p on the worked example, by hand: (7/50, 27/50, 8/25)
     assert trace_y(page, "resample-from-p law") == pytest.approx([0.14, 0.54, 0.32])
     screenshot_full(page, screenshot_dir / "pitfalls-revealed-1280x800.png")
     page.set_viewport_size(PHONE)
@@ -39,7 +39,6 @@ def test_pitfalls_predict_and_reveal(page, app_url, screenshot_dir):
     screenshot_full(page, screenshot_dir / "pitfalls-revealed-390.png")
 
 
-@pytest.mark.browser
 def test_numerics_bad_logits_keep_the_chart(page, app_url):
     goto(page, f"{app_url}/numerics")
     page.set_viewport_size({"width": 1280, "height": 6000})  # every chart on screen, so every chart is drawn

@@ -4,6 +4,7 @@ and screenshot both pages after interaction (1280x800 and 390 px) into screensho
 from __future__ import annotations
 
 import pytest
+
 from browserlib import DESKTOP, PHONE, goto, plotly_data, screenshot_full, wait_idle
 
 
@@ -15,7 +16,6 @@ def click(page, name: str, then: str | None = None) -> None:
     wait_idle(page)
 
 
-@pytest.mark.browser
 @pytest.mark.parametrize("viewport_name, viewport", [("1280x800", DESKTOP), ("390", PHONE)])
 def test_sampling_lab_run(browser, app_url, screenshot_dir, viewport_name, viewport):
     context = browser.new_context(viewport=viewport)
@@ -28,7 +28,7 @@ def test_sampling_lab_run(browser, app_url, screenshot_dir, viewport_name, viewp
         assert page.locator("[data-testid=stException]").count() == 0
         data = plotly_data(page)
         empirical = {t["name"]: t for t in data[0]}
-        # seed example: p = (1/10, 3/5, 3/10); accepted + corrected shares add up to about p
+        # worked example: p = (1/10, 3/5, 3/10); accepted + corrected shares add up to about p
         assert empirical["target p"]["y"] == pytest.approx([0.1, 0.6, 0.3])
         totals = [a + c for a, c in zip(empirical["empirical: accepted"]["y"], empirical["empirical: corrected"]["y"])]
         assert totals == pytest.approx([0.1, 0.6, 0.3], abs=0.02)  # 20k steps: sd < 0.004
@@ -38,7 +38,6 @@ def test_sampling_lab_run(browser, app_url, screenshot_dir, viewport_name, viewp
         context.close()
 
 
-@pytest.mark.browser
 @pytest.mark.parametrize("viewport_name, viewport", [("1280x800", DESKTOP), ("390", PHONE)])
 def test_blocks_step_through(browser, app_url, screenshot_dir, viewport_name, viewport):
     context = browser.new_context(viewport=viewport)

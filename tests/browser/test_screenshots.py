@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import re
 
-import pytest
 from browserlib import DESKTOP, PHONE, goto, screenshot_full
 
 
@@ -21,7 +20,6 @@ def slug(url: str) -> str:
     return re.sub(r"[^A-Za-z0-9_-]+", "-", path).strip("-") or "explorer"
 
 
-@pytest.mark.browser
 def test_every_page_renders_without_exception(browser, app_url, screenshot_dir):
     context = browser.new_context(viewport=DESKTOP)
     page = context.new_page()

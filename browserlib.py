@@ -1,6 +1,7 @@
-"""Browser-test helpers (no pytest): start a Streamlit server on a free port, wait for runs, read charts.
-
-Imported by tests/browser/conftest.py (fixtures) and bench/bench_pages.py. See conftest.py's docstring.
+"""Driving the app in a browser (no pytest): start a Streamlit server on a free port, wait for runs, read
+charts. The one home of that code for the browser tests (tests/browser/, through their conftest.py) and
+the page benchmark (bench/bench_pages.py); it sits at the top of the repository so both import it as
+``browserlib`` without reaching into each other's folders. See tests/browser/conftest.py's docstring.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parent
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--no-sandbox",

@@ -1,9 +1,10 @@
-"""The seed's example performed by its labels in headless Chromium: Reset, lab success p = 0.75,
+"""The worked example performed by its labels in headless Chromium: Reset, lab success p = 0.75,
 n = 1, Predict B/C, Inspect; the chart's B/C bars must be 0.75 and 0.25 (3/4 and 1/4 by hand)."""
 
 from __future__ import annotations
 
 import pytest
+
 from browserlib import goto, plotly_data, screenshot_full, wait_idle
 
 
@@ -14,9 +15,9 @@ def set_number(page, label: str, value: str) -> None:
     wait_idle(page)
 
 
-@pytest.mark.browser
-def test_seed_example_by_labels(page, app_url, screenshot_dir):
+def test_worked_example_by_labels(page, app_url, screenshot_dir):
     goto(page, f"{app_url}/binomial-lab")
+    assert page.get_by_role("heading", name="Reproduce the worked example").count() == 1
     page.get_by_role("button", name="Reset", exact=True).click()
     wait_idle(page)
     set_number(page, "lab success p", "0.75")
@@ -45,7 +46,7 @@ def test_seed_example_by_labels(page, app_url, screenshot_dir):
     accepted = next(t for t in traces if t["name"] == "accepted min(p, q)")
     correction = next(t for t in traces if t["name"] == "Z × displayed bar")
     assert [a + c for a, c in zip(accepted["y"], correction["y"])] == pytest.approx([0.1, 0.6, 0.3], abs=1e-12)
-    screenshot_full(page, screenshot_dir / "seed-example-done-1280x800.png")
+    screenshot_full(page, screenshot_dir / "worked-example-done-1280x800.png")
 
     # A reload loses nothing: the link reopens the inspected state.
     page.reload()
