@@ -12,7 +12,9 @@ One block from the verified history ``prev`` (the last committed token, ``START`
 
 The same engine runs every :mod:`lab.core.variants` mistake, both exactly and by simulation:
 
-- :func:`speculative_law` enumerates the exact law (Fractions) of the first L committed tokens;
+- :func:`speculative_law` builds the exact law (Fractions) of the first L committed tokens prefix by
+  prefix (a forward pass over the verified history and the position in the block, see
+  :func:`block_chain`), with work bounded by the number of sequences, not of draft paths;
   :func:`target_law` is the target's own law of L tokens; :func:`tv_distance` is exactly 0 for
   the correct algorithm, for every model, K and L;
 - :func:`run_block` samples one block and returns a :class:`BlockTrace` (the Blocks page steps
@@ -150,26 +152,48 @@ def _settle(hidden: Hidden, block: int) -> Hidden:
     return FRESH if hidden[0] == block and hidden[2] else hidden
 
 
-def _step_moves(model: MarkovModel, block: int, variant: Variant, t: int, hidden: Hidden) -> dict:
+class _Rules:
+    """A variant's rules at each history, looked up once by integer keys (rows hash slowly)."""
+
+    def __init__(self, model: MarkovModel, variant: Variant):
+        self.model, self.variant = model, variant
+        self.drafts: dict[tuple[int, int], Row] = {}
+        self.tests: dict[tuple[int, int], tuple[Fraction, Row | None]] = {}
+
+    def draft(self, t: int, draft_ctx: int) -> Row:
+        key = (t, draft_ctx)
+        if key not in self.drafts:
+            self.drafts[key] = rules(self.variant, "draft", self.model.p(t), self.model.q(draft_ctx))
+        return self.drafts[key]
+
+    def test(self, t: int, x: int) -> tuple[Fraction, Row | None]:
+        """(keep probability of x at history t, the replacement's law if x can be rejected)."""
+        key = (t, x)
+        if key not in self.tests:
+            p_row, q_row = self.model.p(t), self.model.q(t)
+            keep = rules(self.variant, "accept", p_row, q_row, x)
+            replacement = None if keep == 1 else rules(self.variant, "correction", p_row, q_row, x)
+            self.tests[key] = (keep, replacement)
+        return self.tests[key]
+
+
+def _step_moves(model: MarkovModel, block: int, variant: Variant, look: _Rules, t: int, hidden: Hidden) -> dict:
     """The exact moves (y, next hidden) -> probability from history ``t`` in state ``hidden``."""
     j, d, rejected = hidden
-    p_row, q_row = model.p(t), model.q(t)
     out: dict[tuple[int, Hidden], Fraction] = defaultdict(Fraction)
     if j == block:  # all K drafts passed: one bonus token from p at the verified history
-        for y, mass in enumerate(p_row):
+        for y, mass in enumerate(model.p(t)):
             if mass:
                 out[(y, FRESH)] += mass
         return out
-    proposal = rules(variant, "draft", p_row, model.q(t if d is None else d))
-    for x, drafted in enumerate(proposal):
+    for x, drafted in enumerate(look.draft(t, t if d is None else d)):
         if not drafted:
             continue
-        keep = rules(variant, "accept", p_row, q_row, x)
+        keep, replacement = look.test(t, x)
         if keep:  # x is committed and becomes both contexts
             out[(x, _settle((j + 1, None, rejected), block))] += drafted * keep
-        if keep == 1:
+        if replacement is None:
             continue
-        replacement = rules(variant, "correction", p_row, q_row, x)
         weight = drafted * (1 - keep)
         for y, mass in enumerate(replacement):
             if not mass:
@@ -185,13 +209,14 @@ def _step_moves(model: MarkovModel, block: int, variant: Variant, t: int, hidden
 def block_chain(model: MarkovModel, block: int, variant: Variant | str = CORRECT) -> BlockChain:
     """Explore every (history, hidden state) reachable from the first position, with exact moves."""
     variant = get_variant(variant)
+    look = _Rules(model, variant)
     exact: dict[tuple[int, Hidden], dict] = {}
     todo = [(START, FRESH)]
     while todo:
         state = todo.pop()
         if state in exact:
             continue
-        exact[state] = moves = _step_moves(model, block, variant, *state)
+        exact[state] = moves = _step_moves(model, block, variant, look, *state)
         todo.extend((y, after) for y, after in moves if (y, after) not in exact)
     scale = math.lcm(*(w.denominator for moves in exact.values() for w in moves.values()), 1)
     return BlockChain(
@@ -258,8 +283,13 @@ def speculative_law(
 
 def tv_distance(a: Law, b: Law) -> Fraction:
     """Total variation distance: half the sum of |a - b| over both supports (exact)."""
-    keys = set(a) | set(b)
-    return sum((abs(a.get(k, ZERO) - b.get(k, ZERO)) for k in keys), ZERO) / 2
+    common = math.lcm(*{v.denominator for law in (a, b) for v in law.values()}, 1)
+
+    def scaled(law: Law, key) -> int:  # the value times the common denominator, a whole number
+        value = law.get(key, ZERO)
+        return value.numerator * (common // value.denominator)
+
+    return Fraction(sum(abs(scaled(a, k) - scaled(b, k)) for k in set(a) | set(b)), 2 * common)
 
 
 @dataclass(frozen=True)

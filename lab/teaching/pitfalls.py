@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 
-from lab.core.blocks import compare_laws
+from lab.core.blocks import block_chain, check_block_args, check_outcomes, forward_law, target_law, tv_distance
 from lab.core.distributions import LabInputError
 from lab.core.markov import MarkovModel, load_model
 from lab.core.sampling import step_law
@@ -277,16 +277,23 @@ def mistakes(model_name: str, block: int | None = None, length: int | None = Non
 
 @lru_cache(maxsize=64)
 def _mistakes_cached(model: MarkovModel, block: int, length: int) -> MistakeReport:
-    comparisons = {name: compare_laws(model, block, length, name) for name in VARIANT_NAMES}
-    keys = set(comparisons["correct"].target)
-    for comparison in comparisons.values():  # the same outcome set for every variant: the union
-        keys |= set(comparison.speculative)
+    check_block_args(model, block, length)
+    chains = {name: block_chain(model, block, name) for name in VARIANT_NAMES}
+    for chain in chains.values():  # refuse before any law is built if one of them would be too large
+        check_outcomes(model, chain, length)
+    target_laws = target_law(model, length)
+    speculative = {name: forward_law(chain, length) for name, chain in chains.items()}
+    keys = set(target_laws)
+    for law in speculative.values():  # the same outcome set for every variant: the union
+        keys |= set(law)
     sequences = sorted(keys)
     outcomes = tuple(model.sequence_text(s) for s in sequences)
-    target = tuple(comparisons["correct"].target.get(s, ZERO) for s in sequences)
+    target = tuple(target_laws.get(s, ZERO) for s in sequences)
     laws = {
-        name: VariantLaw(name, outcomes, target, tuple(c.speculative.get(s, ZERO) for s in sequences), c.distance)
-        for name, c in comparisons.items()
+        name: VariantLaw(
+            name, outcomes, target, tuple(law.get(s, ZERO) for s in sequences), tv_distance(target_laws, law)
+        )
+        for name, law in speculative.items()
     }
     return MistakeReport(model.name, model.kind, block, length, outcomes, target, laws)
 
