@@ -153,12 +153,16 @@ def _settle(hidden: Hidden, block: int) -> Hidden:
 
 
 class _Rules:
-    """A variant's rules at each history, looked up once by integer keys (rows hash slowly)."""
+    """A variant's rules at each history, looked up by integer keys (rows of Fractions hash slowly):
+    the exact forward pass and the sampler both read them here."""
 
     def __init__(self, model: MarkovModel, variant: Variant):
         self.model, self.variant = model, variant
         self.drafts: dict[tuple[int, int], Row] = {}
         self.tests: dict[tuple[int, int], tuple[Fraction, Row | None]] = {}
+        self.thresholds: dict[tuple[int, int], float] = {}
+        self.laws: dict[tuple[int, int], Row] = {}
+        self.cdfs: dict[tuple, list[float]] = {}
 
     def draft(self, t: int, draft_ctx: int) -> Row:
         key = (t, draft_ctx)
@@ -175,6 +179,30 @@ class _Rules:
             replacement = None if keep == 1 else rules(self.variant, "correction", p_row, q_row, x)
             self.tests[key] = (keep, replacement)
         return self.tests[key]
+
+    def passes(self, t: int, x: int, u: float) -> bool:
+        """u < keep probability, exactly: the float comparison decides unless u is within 1e-12 of it."""
+        key = (t, x)
+        if key not in self.thresholds:
+            self.thresholds[key] = float(self.test(t, x)[0])
+        threshold = self.thresholds[key]
+        if abs(u - threshold) > 1e-12:
+            return u < threshold
+        return u < self.test(t, x)[0]
+
+    def sampled_law(self, t: int, x: int) -> Row:
+        """The law whose CDF the sampler inverts for a replacement of x at history t."""
+        key = (t, x)
+        if key not in self.laws:
+            self.laws[key] = rules(self.variant, "inverse_cdf", self.model.p(t), self.model.q(t), x)
+        return self.laws[key]
+
+    def draw(self, key: tuple, row: Row, u: float) -> int:
+        """Inverse CDF of ``row`` (remembered under ``key``) at u, like :func:`draw`."""
+        table = self.cdfs.get(key)
+        if table is None:
+            table = self.cdfs[key] = cdf(row)
+        return bisect.bisect_right(table, u)
 
 
 def _step_moves(model: MarkovModel, block: int, variant: Variant, look: _Rules, t: int, hidden: Hidden) -> dict:
@@ -399,17 +427,19 @@ def run_block(
     streams: Streams,
     variant: Variant | str = CORRECT,
     record: bool = True,
+    look: _Rules | None = None,
 ) -> BlockTrace | tuple[int, ...]:
     """Sample one block from history ``prev``; a :class:`BlockTrace`, or the committed tokens only
-    (``record=False``, for fast simulation)."""
+    (``record=False``, for fast simulation; ``look`` keeps the rules between blocks)."""
     variant = get_variant(variant)
+    if look is None or look.model is not model or look.variant is not variant:
+        look = _Rules(model, variant)
     drafts: list[int] = []
     draft_probs: list[Fraction] = []
     ctx = prev
     for _ in range(block):  # the draft runs ahead on its own tokens
-        q_row = model.q(ctx)
-        proposal = rules(variant, "draft", model.p(ctx), q_row)
-        x = draw(proposal, streams.proposal.random())
+        proposal = look.draft(ctx, ctx)
+        x = look.draw(("draft", ctx), proposal, streams.proposal.random())
         drafts.append(x)
         draft_probs.append(proposal[x])
         ctx = x
@@ -422,20 +452,20 @@ def run_block(
             if record:
                 tests.append(DraftTest(i, x, draft_probs[i], ZERO, ZERO, ZERO, None, "discarded", test_ctx))
             continue
-        p_row, q_row = model.p(test_ctx), model.q(test_ctx)
-        keep = rules(variant, "accept", p_row, q_row, x)
         u = streams.acceptance.random()
-        if u < keep:  # u in [0, 1): keep == 1 always passes, keep == 0 never does
+        if look.passes(test_ctx, x, u):  # u in [0, 1): keep == 1 always passes, keep == 0 never does
             committed.append(x)
             if record:
+                p_row, q_row, keep = model.p(test_ctx), model.q(test_ctx), look.test(test_ctx, x)[0]
                 tests.append(DraftTest(i, x, draft_probs[i], p_row[x], q_row[x], keep, u, "accepted", test_ctx))
             test_ctx = x
             continue
-        law = rules(variant, "inverse_cdf", p_row, q_row, x)
+        law = look.sampled_law(test_ctx, x)
         w = u if variant.reuses_acceptance_uniform else streams.correction.random()
-        y = draw(law, w)
+        y = look.draw(("correction", test_ctx, x), law, w)
         committed.append(y)
         if record:
+            p_row, q_row, keep = model.p(test_ctx), model.q(test_ctx), look.test(test_ctx, x)[0]
             tests.append(DraftTest(i, x, draft_probs[i], p_row[x], q_row[x], keep, u, "rejected", test_ctx, law, y, w))
         test_ctx = y
         if rejection is None:
@@ -443,7 +473,7 @@ def run_block(
     bonus = bonus_u = None
     if rejection is None:
         bonus_u = streams.correction.random()
-        bonus = draw(model.p(test_ctx), bonus_u)
+        bonus = look.draw(("bonus", test_ctx), model.p(test_ctx), bonus_u)
         committed.append(bonus)
     if not record:
         return tuple(committed)
@@ -483,12 +513,13 @@ def simulate_blocks(
     if sequences < 1:
         raise BlockInputError(f"the number of steps must be >= 1 (got {sequences})")
     streams = make_streams(seed)
+    look = _Rules(model, variant)
     counts: dict[tuple[int, ...], int] = defaultdict(int)
     blocks = tokens = 0
     for _ in range(sequences):
         seq: tuple[int, ...] = ()
         while len(seq) < length:
-            chunk = run_block(model, block, seq[-1] if seq else START, streams, variant, record=False)
+            chunk = run_block(model, block, seq[-1] if seq else START, streams, variant, record=False, look=look)
             blocks += 1
             tokens += len(chunk)
             seq += chunk
