@@ -14,6 +14,7 @@ import re
 import sys
 
 from lab.core.binomial import BinomialResult, binomial_exact, binomial_float, parse_success_probability
+from lab.core.blocks import TooLargeError
 from lab.core.distributions import LabInputError, check_same_tokens, parse_spec
 from lab.core.formatting import both_text, fraction_text, json_number
 from lab.core.residual import ResidualResult, residual_exact, residual_float
@@ -267,12 +268,15 @@ def join_negative_values(argv: list[str]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    args = None
     try:
         argv = join_negative_values(list(sys.argv[1:] if argv is None else argv))
         args = build_parser().parse_args(argv)
         return args.run(args)
     except (LabInputError, UsageError) as exc:
         message = " ".join(str(exc).split())  # one line, whatever the message holds
+        if isinstance(exc, TooLargeError) and getattr(args, "allow_large", True) is False:
+            message += " (--allow-large goes beyond it)"
         print(f"error: {message}", file=sys.stderr)
         return 2
     except BrokenPipeError:

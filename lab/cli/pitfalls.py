@@ -90,7 +90,7 @@ def run_mistakes(args) -> int:
     from lab.core.formatting import fraction_text
     from lab.teaching.pitfalls import mistakes
 
-    report = mistakes(args.model, args.block, args.length)
+    report = mistakes(args.model, args.block, args.length, args.allow_large)
     if args.json:
         print_json(mistakes_json(report))
         return 0
@@ -112,6 +112,11 @@ def register(subparsers) -> None:
     )
     mis.add_argument("--length", type=int, metavar="L", help="committed tokens in the law (default: 1 / 2)")
     mis.add_argument("--json", action="store_true", help="print JSON")
+    mis.add_argument(
+        "--allow-large",
+        action="store_true",
+        help="go beyond the bounds the Pitfalls page uses (K, L <= 8, 4,096 sequences)",
+    )
     mis.set_defaults(run=run_mistakes)
 
     num = subparsers.add_parser("numerics", help="tiny-Z table: the residual exactly, in float64 and in float32")

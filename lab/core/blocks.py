@@ -52,6 +52,8 @@ LARGE_MAX_BLOCK = 32
 LARGE_MAX_LENGTH = 16
 LARGE_MAX_OUTCOMES = 1_000_000
 MAX_SEQUENCES = LARGE_MAX_OUTCOMES  # kept for callers of the old name
+MAX_SIM_SEQUENCES = 20_000  # simulated sequences: one Python loop per block (~35 us a sequence at worst)
+LARGE_MAX_SIM_SEQUENCES = 1_000_000
 
 
 class BlockInputError(LabInputError):
@@ -504,14 +506,24 @@ class BlockSimulation:
 
 
 def simulate_blocks(
-    model: MarkovModel, block: int, length: int, sequences: int, seed: int, variant: Variant | str = CORRECT
+    model: MarkovModel,
+    block: int,
+    length: int,
+    sequences: int,
+    seed: int,
+    variant: Variant | str = CORRECT,
+    allow_large: bool = False,
 ) -> BlockSimulation:
     """Generate ``sequences`` independent sequences by block decoding until each has ``length``
     tokens; count their first ``length`` tokens and test the counts against the exact laws."""
     variant = get_variant(variant)
-    check_block_args(model, block, length)
-    if sequences < 1:
+    check_block_args(model, block, length, allow_large)
+    if isinstance(sequences, bool) or not isinstance(sequences, int) or sequences < 1:
         raise BlockInputError(f"the number of steps must be >= 1 (got {sequences})")
+    limit = LARGE_MAX_SIM_SEQUENCES if allow_large else MAX_SIM_SEQUENCES
+    if sequences > limit:
+        raise TooLargeError(f"{sequences:,} simulated sequences is above the lab's limit of {limit:,}")
+    law = speculative_law(model, block, length, variant, allow_large)  # checks the law's size first
     streams = make_streams(seed)
     look = _Rules(model, variant)
     counts: dict[tuple[int, ...], int] = defaultdict(int)
@@ -525,7 +537,6 @@ def simulate_blocks(
             seq += chunk
         counts[seq[:length]] += 1
     target = target_law(model, length)
-    law = speculative_law(model, block, length, variant)
     return BlockSimulation(
         model,
         block,

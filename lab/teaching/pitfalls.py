@@ -266,21 +266,26 @@ def check_whole(value, name: str) -> int:
     return value
 
 
-def mistakes(model_name: str, block: int | None = None, length: int | None = None) -> MistakeReport:
-    """Every variant's exact law of the first L committed tokens, against the target's law."""
+def mistakes(
+    model_name: str, block: int | None = None, length: int | None = None, allow_large: bool = False
+) -> MistakeReport:
+    """Every variant's exact law of the first L committed tokens, against the target's law.
+
+    Bounded work: K, L and the number of sequences any variant can reach are checked before any law
+    is built (:mod:`lab.core.blocks` limits; ``allow_large`` lifts them, for the command line)."""
     model = load_model(model_name)
     default_k, default_l = default_block_length(model)
     block = default_k if block is None else check_whole(block, "block size K")
     length = default_l if length is None else check_whole(length, "length L")
-    return _mistakes_cached(model, block, length)
+    return _mistakes_cached(model, block, length, allow_large)
 
 
-@lru_cache(maxsize=64)
-def _mistakes_cached(model: MarkovModel, block: int, length: int) -> MistakeReport:
-    check_block_args(model, block, length)
+@lru_cache(maxsize=16)  # a report holds up to 10 laws of 4,096 sequences: keep few
+def _mistakes_cached(model: MarkovModel, block: int, length: int, allow_large: bool = False) -> MistakeReport:
+    check_block_args(model, block, length, allow_large)
     chains = {name: block_chain(model, block, name) for name in VARIANT_NAMES}
     for chain in chains.values():  # refuse before any law is built if one of them would be too large
-        check_outcomes(model, chain, length)
+        check_outcomes(model, chain, length, allow_large)
     target_laws = target_law(model, length)
     speculative = {name: forward_law(chain, length) for name, chain in chains.items()}
     keys = set(target_laws)
