@@ -144,6 +144,8 @@ def explorer_sessions(quick: bool) -> list[Session]:
     ]
     sessions = [Session(PAGES["Explorer"], big, tuple(steps))]
     sessions.append(Session(PAGES["Explorer"], {"p": "1e-1000,1", "q": "1,0", "tokens": "A,B"}, ()))
+    # the hostile link: an exponent written with underscores
+    sessions.append(Session(PAGES["Explorer"], {"tokens": "A,B", "p": "1e-1_000_000,1", "q": "1,0"}, ()))
     if not quick:
         from lab.core.scenarios import scenario_names
 
@@ -167,6 +169,7 @@ def binomial_sessions(quick: bool) -> list[Session]:
     ]
     sessions = [Session(PAGES["Binomial lab"], {}, tuple(steps))]
     sessions.append(Session(PAGES["Binomial lab"], {"lab_p": "1e-1000", "n": "26", "inspect": "1"}, ()))
+    sessions.append(Session(PAGES["Binomial lab"], {"lab_p": "1e-2000000"}, ()))  # the link, 10x smaller
     if not quick:
         grid = [Step(f"p = {p}", setv("number_input", "bl_p", p)) for p in (0.01, 0.33, 0.5, 0.99)]
         sessions.append(Session(PAGES["Binomial lab"], {"n": "26"}, tuple(grid)))
@@ -271,6 +274,7 @@ def exercises_sessions(quick: bool) -> list[Session]:
         Step("level disjoint", setv("selectbox", "level", "disjoint")),
         Step("seed max", setv("number_input", "seed", 999_999_999)),
         Step("type an answer", lambda at: at.text_input[0].set_value("3/4")),
+        Step("check an answer with a huge exponent", _check_answer("1e-3000000")),
         Step("a 3,000-character app address", setv("text_input", "exq_base_url", "http://" + "a" * 3000 + ".example/")),
     ]
     sessions = [Session(PAGES["Exercises"], {}, tuple(steps))]
@@ -279,6 +283,14 @@ def exercises_sessions(quick: bool) -> list[Session]:
         grid = [Step(f"seed {s}", setv("number_input", "seed", s)) for s in (0, 1, 12345, 777_777_777)]
         sessions.append(Session(PAGES["Exercises"], {"count": "30"}, tuple(grid)))
     return sessions
+
+
+def _check_answer(text: str) -> Action:
+    def act(at: AppTest) -> None:
+        at.text_input[0].set_value(text)
+        next(b for b in at.button if b.label == "Check").click()
+
+    return act
 
 
 SWEEPS = {
