@@ -84,7 +84,8 @@ def outcome_limit(allow_large: bool = False) -> int:
 def too_many_message(model: MarkovModel, length: int, outcomes: int, limit: int) -> str:
     return (
         f"length L = {length} on {model.name} ({len(model.vocab)} tokens) gives up to {outcomes:,} sequences, "
-        f"too many for an exact law (limit {limit:,}); choose a smaller L"
+        f"too many for an exact law (limit {limit:,}, so that one request stays within about a second of "
+        "the shared server's time); choose a smaller L"
     )
 
 
