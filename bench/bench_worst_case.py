@@ -36,6 +36,7 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 
 APP = str(ROOT / "app.py")
 streamlit.logger.set_log_level("error")  # bare-mode warnings (no server runtime) are expected here
+st.config.set_option("client.showErrorDetails", "full")  # name the exception in the report
 PAGES = {
     "Explorer": "lab/views/explorer.py",
     "Binomial lab": "lab/views/binomial_lab.py",
@@ -169,7 +170,8 @@ def binomial_sessions(quick: bool) -> list[Session]:
     ]
     sessions = [Session(PAGES["Binomial lab"], {}, tuple(steps))]
     sessions.append(Session(PAGES["Binomial lab"], {"lab_p": "1e-1000", "n": "26", "inspect": "1"}, ()))
-    sessions.append(Session(PAGES["Binomial lab"], {"lab_p": "1e-2000000"}, ()))  # the link, 10x smaller
+    for hostile in ("1e-20000000", "abc", "nan", "1/0"):  # the links
+        sessions.append(Session(PAGES["Binomial lab"], {"lab_p": hostile}, ()))
     if not quick:
         grid = [Step(f"p = {p}", setv("number_input", "bl_p", p)) for p in (0.01, 0.33, 0.5, 0.99)]
         sessions.append(Session(PAGES["Binomial lab"], {"n": "26"}, tuple(grid)))
@@ -208,6 +210,7 @@ def sampling_sessions(quick: bool) -> list[Session]:
             Step(f"{name}: move the guess slider after a run", setv("slider", "sl_guess", 0.5)),
         ]
         sessions.append(Session(PAGES["Sampling"], {"sl_scenario": name, "sl_steps": "10"}, tuple(steps)))
+    sessions.append(Session(PAGES["Sampling"], {"sl_steps": "inf", "sl_seed": "-1"}, ()))
     return sessions
 
 
@@ -233,6 +236,7 @@ def blocks_sessions(quick: bool) -> list[Session]:
             Step(f"{name}: alpha 0, c 1", lambda at: (at.slider(key="bk_alpha").set_value(0.0))),
         ]
         sessions.append(Session(PAGES["Blocks"], {"bk_model": name}, tuple(steps)))
+    sessions.append(Session(PAGES["Blocks"], {"bk_k": "inf", "bk_l": "99", "bk_seed": "1e400"}, ()))
     return sessions
 
 
@@ -262,6 +266,7 @@ def pitfalls_sessions(quick: bool) -> list[Session]:
         steps += [
             Step(f"{name}: reveal", click("pit_reveal")),
             Step(f"{name}: another mistake", setv("selectbox", "pit_variant", "keep-testing-after-rejection")),
+            Step(f"{name}: one step of eight-words", setv("selectbox", "pit_step_scenario", "eight-words")),
         ]
         sessions.append(Session(PAGES["Pitfalls"], {}, tuple(steps)))
     return sessions
@@ -279,6 +284,7 @@ def exercises_sessions(quick: bool) -> list[Session]:
     ]
     sessions = [Session(PAGES["Exercises"], {}, tuple(steps))]
     sessions.append(Session(PAGES["Exercises"], {"count": "30", "seed": "999999999", "level": "zeros"}, ()))
+    sessions.append(Session(PAGES["Exercises"], {"count": "inf"}, ()))  # the link
     if not quick:
         grid = [Step(f"seed {s}", setv("number_input", "seed", s)) for s in (0, 1, 12345, 777_777_777)]
         sessions.append(Session(PAGES["Exercises"], {"count": "30"}, tuple(grid)))
