@@ -20,7 +20,7 @@ def run(capsys, *argv):
     [
         (
             ("law", "eight-words", "--block", "8", "--length", "5"),
-            "32,768 sequences, too many for an exact law (limit 4,096)",
+            "32,768 sequences, too many for an exact law (limit 4,096,",
         ),
         (("law", "markov-three", "--block", "9", "--length", "2"), "K = 9 is above the lab's limit of 8"),
         (("law", "markov-three", "--block", "2", "--length", "9"), "L = 9 is above the lab's limit of 8"),
