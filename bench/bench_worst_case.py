@@ -35,7 +35,8 @@ import streamlit.logger  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 APP = str(ROOT / "app.py")
-streamlit.logger.set_log_level("error")  # bare-mode warnings (no server runtime) are expected here
+st.config.set_option("logger.level", "error")  # bare-mode warnings (no server runtime) are expected here
+streamlit.logger.set_log_level("error")
 st.config.set_option("client.showErrorDetails", "full")  # name the exception in the report
 PAGES = {
     "Explorer": "lab/views/explorer.py",
