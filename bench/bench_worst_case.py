@@ -225,7 +225,7 @@ def blocks_sessions(quick: bool) -> list[Session]:
     for name in names:
         steps = []
         for variant in variants:
-            for k, length in ((6, 4), (1, 4)) if quick else ((6, 4), (1, 4), (6, 1), (3, 3)):
+            for k, length in ((8, 4), (8, 8)) if quick else ((8, 8), (8, 5), (8, 4), (1, 8), (1, 4), (3, 6)):
                 steps.append(
                     Step(f"{name} {variant} K = {k}, L = {length}", _blocks_setting(variant, k, length))
                 )
