@@ -193,3 +193,14 @@ def models(draw):
 @given(model=models(), block=st.integers(1, 3), length=st.integers(1, 3), variant=st.sampled_from(VARIANT_NAMES))
 def test_random_models_prefix_law_equals_enumeration(model, block, length, variant):
     assert speculative_law(model, block, length, variant) == enumerated_law(model, block, length, variant)
+
+
+def test_the_limit_counts_the_targets_sequences_too():
+    # greedy-draft on markov-draft-misses reaches few sequences, but the comparison lists the target's
+    # law as well: every sequence of 8 tokens with positive target probability (counted by brute force)
+    model = load_model("markov-draft-misses")
+    support = len(brute_force_target(model, 8))
+    assert support > MAX_OUTCOMES
+    assert count_outcomes(block_chain(model, 1, "greedy-draft").emitted(), 8) <= MAX_OUTCOMES
+    with pytest.raises(TooLargeError, match=f"{support:,} sequences"):
+        speculative_law(model, 1, 8, "greedy-draft")

@@ -89,9 +89,13 @@ def too_many_message(model: MarkovModel, length: int, outcomes: int, limit: int)
 
 
 def check_outcomes(model: MarkovModel, chain: BlockChain, length: int, allow_large: bool = False) -> int:
-    """The number of sequences the law can reach; TooLargeError above the limit."""
+    """How many sequences the law or the target's law can reach (a comparison lists both supports);
+    TooLargeError above the limit."""
     limit = outcome_limit(allow_large)
-    outcomes = count_outcomes(chain.emitted(), length)
+    reach = {t: set(ys) for t, ys in chain.emitted().items()}
+    for t in model.contexts:
+        reach.setdefault(t, set()).update(y for y, mass in enumerate(model.p(t)) if mass)
+    outcomes = count_outcomes({t: frozenset(ys) for t, ys in reach.items()}, length)
     if outcomes > limit:
         raise TooLargeError(too_many_message(model, length, outcomes, limit))
     return outcomes
