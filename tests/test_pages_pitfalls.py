@@ -128,3 +128,20 @@ def test_pitfalls_single_step_view_of_the_worked_example():
     at.selectbox(key="pit_step_scenario").set_value("one-hot-draft").run()
     rows = dict(zip(at.dataframe[-1].value["variant"], at.dataframe[-1].value["TV distance"]))
     assert rows["zero-out-rejected"] == "0"  # exact when q is one-hot
+
+
+def test_pitfalls_largest_exact_choice_and_the_named_limit():
+    # eight-words at K = 8: L = 4 lists all 8^4 = 4,096 sequences (the epsilon floor reaches every one);
+    # L = 5 would list 8^5 = 32,768, above the limit: the page names it and keeps the L = 4 laws.
+    at = open_page(PITFALLS)
+    at.selectbox(key="pit_model").set_value("eight-words").run()
+    at.number_input(key="pit_block").set_value(8).run()
+    at.number_input(key="pit_length").set_value(4).run()
+    assert not at.exception and not at.error
+    assert any("K = 8, L = 4 · outcomes: 4096 sequences" in c.value for c in at.caption)
+    at.number_input(key="pit_length").set_value(5).run()
+    assert not at.exception
+    (message,) = [e.value for e in at.error]
+    assert "32,768 sequences, too many for an exact law (limit 4,096" in message
+    assert message.endswith("Showing the last valid choice.")
+    assert any("K = 8, L = 4 · outcomes: 4096 sequences" in c.value for c in at.caption)

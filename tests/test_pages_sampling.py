@@ -116,3 +116,18 @@ def test_blocks_speedup_by_hand():
     # alpha = 1: (gamma + 1)/(0.1 gamma + 1) rises with every gamma: no best gamma (not the cap 15)
     assert metrics(at)["best γ (0 to 15)"] == "none"
     assert any("no best γ" in c.value.lower() for c in at.caption)
+
+
+def test_blocks_long_laws_and_the_named_limit():
+    # markov-three: x is followed by y or z, y by anything, z by x only, so the number of sequences
+    # doubles with each token after the first three: 3 * 2^7 = 384 sequences of 8 tokens, distance 0
+    at = open_page(BLOCKS, {"bk_model": "markov-three", "bk_k": "8", "bk_l": "8"})
+    assert not at.error
+    assert metrics(at)["total variation distance"] == "0"
+    assert len(at.dataframe[-1].value) == 384
+    # eight-words, L = 5: 8^5 = 32,768 sequences, above the limit: named, and the rest of the page stays
+    at = open_page(BLOCKS, {"bk_model": "eight-words", "bk_k": "8", "bk_l": "5"})
+    (message,) = [e.value for e in at.error]
+    assert "32,768 sequences, too many for an exact law (limit 4,096" in message
+    assert "The draft proposed 8 tokens" in markdown_text(at)
+    assert metrics(at)["best γ (0 to 15)"] == "6"

@@ -15,6 +15,7 @@ import sys
 
 from lab.cli import exercises, pitfalls, residual, sampling
 from lab.cli.output import UsageError, error_line
+from lab.core.blocks import TooLargeError
 from lab.core.distributions import LabInputError
 
 # The command groups, in the order their commands appear in ``--help``.
@@ -59,12 +60,16 @@ def join_negative_values(argv: list[str]) -> list[str]:
 
 
 def main(argv: list[str] | None = None) -> int:
+    args = None
     try:
         argv = join_negative_values(list(sys.argv[1:] if argv is None else argv))
         args = build_parser().parse_args(argv)
         return args.run(args)
     except (LabInputError, UsageError) as exc:
-        print(error_line(exc), file=sys.stderr)
+        line = error_line(exc)
+        if isinstance(exc, TooLargeError) and getattr(args, "allow_large", True) is False:
+            line += " (--allow-large goes beyond it)"
+        print(line, file=sys.stderr)
         return 2
     except BrokenPipeError:
         return 0

@@ -88,7 +88,7 @@ def mistakes_json(report) -> dict:
 
 def run_mistakes(args) -> int:
 
-    report = mistakes(args.model, args.block, args.length)
+    report = mistakes(args.model, args.block, args.length, args.allow_large)
     if args.json:
         print_json(mistakes_json(report))
         return 0
@@ -110,6 +110,11 @@ def register(subparsers) -> None:
     )
     mis.add_argument("--length", type=int, metavar="L", help="committed tokens in the law (default: 1 / 2)")
     mis.add_argument("--json", action="store_true", help="print JSON")
+    mis.add_argument(
+        "--allow-large",
+        action="store_true",
+        help="go beyond the bounds the Pitfalls page uses (K, L <= 8, 4,096 sequences)",
+    )
     mis.set_defaults(run=run_mistakes)
 
     num = subparsers.add_parser("numerics", help="tiny-Z table: the residual exactly, in float64 and in float32")

@@ -12,14 +12,14 @@ by block decoding. Bad input raises a LabInputError subclass: exit 2, one line o
 from __future__ import annotations
 
 from lab.cli.output import print_json, print_table
-from lab.core.blocks import BlockInputError, compare_laws, simulate_blocks
+from lab.core.blocks import BlockInputError, TooLargeError, compare_laws, simulate_blocks
 from lab.core.formatting import fraction_text
 from lab.core.markov import START, MarkovModel, load_model
-from lab.core.sampling import ChiSquareResult, simulate_steps
+from lab.core.sampling import BOUNDED_STEPS, ChiSquareResult, simulate_steps
 from lab.core.speedup import expected_tokens
 from lab.core.variants import CORRECT, MISTAKE_NAMES, get_variant
 
-MAX_BLOCK_SEQUENCES = 200_000  # block simulation runs one Python loop per block
+ALLOW_LARGE_HELP = "go beyond the bounds the pages use (each keeps one request within about a second of CPU)"
 VARIANT_CHOICES_HELP = "correct (default) or a mistake: " + ", ".join(MISTAKE_NAMES)
 
 
@@ -40,7 +40,7 @@ def run_law(args) -> int:
 
     model = load_model(args.model)
     variant = get_variant(args.variant)
-    comparison = compare_laws(model, args.block, args.length, variant)
+    comparison = compare_laws(model, args.block, args.length, variant, args.allow_large)
     if args.json:
         print_json(law_json(comparison))
         return 0
@@ -149,6 +149,8 @@ def run_simulate(args) -> int:
     if args.block is None:
         if args.length is not None:
             raise BlockInputError("--length needs --block K (a single step commits one token)")
+        if args.steps > BOUNDED_STEPS and not args.allow_large:
+            raise TooLargeError(f"--steps {args.steps} is above the limit of {BOUNDED_STEPS:,} single steps")
         sim = simulate_steps(model.p(START), model.q(START), args.steps, args.seed, variant)
         data = simulate_step_json(model, sim, args)
         if args.json:
@@ -180,10 +182,8 @@ def run_simulate(args) -> int:
         return 0
     if args.block < 1:
         raise BlockInputError(f"block size K must be a whole number >= 1 (got {args.block})")
-    if args.steps > MAX_BLOCK_SEQUENCES:
-        raise BlockInputError(f"--steps {args.steps} is above the block simulation's limit of {MAX_BLOCK_SEQUENCES}")
     length = args.length if args.length is not None else args.block + 1
-    sim = simulate_blocks(model, args.block, length, args.steps, args.seed, variant)
+    sim = simulate_blocks(model, args.block, length, args.steps, args.seed, variant, args.allow_large)
     data = simulate_block_json(sim)
     if args.json:
         print_json(data)
@@ -215,6 +215,7 @@ def register(subparsers) -> None:
     law.add_argument("--length", type=int, required=True, metavar="L", help="committed tokens to enumerate")
     law.add_argument("--variant", default="correct", metavar="NAME", help=VARIANT_CHOICES_HELP)
     law.add_argument("--json", action="store_true", help="print JSON (exact fraction strings)")
+    law.add_argument("--allow-large", action="store_true", help=ALLOW_LARGE_HELP)
     law.set_defaults(run=run_law)
 
     sim = subparsers.add_parser("simulate", help="seeded Monte Carlo: one step, or blocks of drafts")
@@ -225,6 +226,7 @@ def register(subparsers) -> None:
     sim.add_argument("--length", type=int, default=None, metavar="L", help="with --block: tokens per sequence")
     sim.add_argument("--variant", default="correct", metavar="NAME", help=VARIANT_CHOICES_HELP)
     sim.add_argument("--json", action="store_true", help="print JSON")
+    sim.add_argument("--allow-large", action="store_true", help=ALLOW_LARGE_HELP)
     sim.set_defaults(run=run_simulate)
 
 

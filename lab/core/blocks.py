@@ -12,7 +12,9 @@ One block from the verified history ``prev`` (the last committed token, ``START`
 
 The same engine runs every :mod:`lab.core.variants` mistake, both exactly and by simulation:
 
-- :func:`speculative_law` enumerates the exact law (Fractions) of the first L committed tokens;
+- :func:`speculative_law` builds the exact law (Fractions) of the first L committed tokens prefix by
+  prefix (a forward pass over the verified history and the position in the block, see
+  :func:`block_chain`), with work bounded by the number of sequences, not of draft paths;
   :func:`target_law` is the target's own law of L tokens; their total variation distance
   (:func:`lab.core.distance.total_variation`) is exactly 0 for the correct algorithm, for every model, K and L;
 - :func:`run_block` samples one block and returns a :class:`BlockTrace` (the Blocks page steps
@@ -26,6 +28,7 @@ A row with Z = 0 (p = q) never rejects, so its residual is never formed (no 0/0)
 from __future__ import annotations
 
 import bisect
+import math
 from collections import defaultdict
 from dataclasses import dataclass
 from fractions import Fraction
@@ -39,29 +42,64 @@ from lab.core.variants import CORRECT, Row, Variant, get_variant, rules
 ZERO = Fraction(0)
 ONE = Fraction(1)
 
+# Bounded work: every exact law the pages (and, by default, the command line) ask for must finish
+# well within a second of server CPU, because all students share one process. The forward pass costs
+# about one step per (sequence, hidden state), so the limit is on how many sequences the law can
+# reach; ``allow_large`` (the command line's --allow-large) lifts every limit to the LARGE_ values.
 MAX_BLOCK = 8
 MAX_LENGTH = 8
-MAX_SEQUENCES = 200_000  # enumeration guard: V ** L sequences at most
+MAX_OUTCOMES = 4_096
+LARGE_MAX_BLOCK = 32
+LARGE_MAX_LENGTH = 16
+LARGE_MAX_OUTCOMES = 200_000  # the old enumeration guard; 10 laws of this size already take ~0.5 GB
+MAX_SIM_SEQUENCES = 20_000  # simulated sequences: one Python loop per block (~35 us a sequence at worst)
+LARGE_MAX_SIM_SEQUENCES = 1_000_000
 
 
 class BlockInputError(LabInputError):
     """A block size, length or step count outside what the lab accepts."""
 
 
-def check_block_args(model: MarkovModel, block: int, length: int) -> None:
-    if not isinstance(block, int) or block < 1:
+class TooLargeError(BlockInputError):
+    """A request within the controls' ranges whose exact law would be too large to compute quickly."""
+
+
+def check_block_args(model: MarkovModel, block: int, length: int, allow_large: bool = False) -> None:
+    max_block = LARGE_MAX_BLOCK if allow_large else MAX_BLOCK
+    max_length = LARGE_MAX_LENGTH if allow_large else MAX_LENGTH
+    if isinstance(block, bool) or not isinstance(block, int) or block < 1:
         raise BlockInputError(f"block size K must be a whole number >= 1 (got {block!r})")
-    if block > MAX_BLOCK:
-        raise BlockInputError(f"block size K = {block} is above the lab's limit of {MAX_BLOCK}")
-    if not isinstance(length, int) or length < 1:
+    if block > max_block:
+        raise TooLargeError(f"block size K = {block} is above the lab's limit of {max_block}")
+    if isinstance(length, bool) or not isinstance(length, int) or length < 1:
         raise BlockInputError(f"length L must be a whole number >= 1 (got {length!r})")
-    if length > MAX_LENGTH:
-        raise BlockInputError(f"length L = {length} is above the lab's limit of {MAX_LENGTH}")
-    if len(model.vocab) ** length > MAX_SEQUENCES:
-        raise BlockInputError(
-            f"length L = {length} gives {len(model.vocab)}^{length} sequences, too many to enumerate "
-            f"(limit {MAX_SEQUENCES}); choose a smaller L"
-        )
+    if length > max_length:
+        raise TooLargeError(f"length L = {length} is above the lab's limit of {max_length}")
+
+
+def outcome_limit(allow_large: bool = False) -> int:
+    return LARGE_MAX_OUTCOMES if allow_large else MAX_OUTCOMES
+
+
+def too_many_message(model: MarkovModel, length: int, outcomes: int, limit: int) -> str:
+    return (
+        f"length L = {length} on {model.name} ({len(model.vocab)} tokens) gives up to {outcomes:,} sequences, "
+        f"too many for an exact law (limit {limit:,}, so that one request stays within about a second of "
+        "the shared server's time); choose a smaller L"
+    )
+
+
+def check_outcomes(model: MarkovModel, chain: BlockChain, length: int, allow_large: bool = False) -> int:
+    """How many sequences the law or the target's law can reach (a comparison lists both supports);
+    TooLargeError above the limit."""
+    limit = outcome_limit(allow_large)
+    reach = {t: set(ys) for t, ys in chain.emitted().items()}
+    for t in model.contexts:
+        reach.setdefault(t, set()).update(y for y, mass in enumerate(model.p(t)) if mass)
+    outcomes = count_outcomes({t: frozenset(ys) for t, ys in reach.items()}, length)
+    if outcomes > limit:
+        raise TooLargeError(too_many_message(model, length, outcomes, limit))
+    return outcomes
 
 
 # --- exact laws -------------------------------------------------------------------------------
@@ -83,71 +121,199 @@ def target_law(model: MarkovModel, length: int) -> Law:
     return law
 
 
-def chunk_law(model: MarkovModel, block: int, prev: int, limit: int, variant: Variant = CORRECT) -> Law:
-    """Exact law of the tokens one block commits from history ``prev``, cut to the first ``limit``.
+# The block engine as a hidden chain. After each committed token the future depends on the committed
+# prefix only through its last token t (the verified history) and a small hidden state
+# (j, d, rejected): j drafts of the current block are done, the draft's own context is d (None: the
+# same as t, as always in the correct algorithm), and ``rejected`` says a replacement was committed
+# in this block (only keep-testing-after-rejection goes on after one; then no bonus is drawn).
+# j == K means every draft passed and the bonus from p is next. The law of the first L tokens is
+# built prefix by prefix: each prefix carries the mass of every hidden state it can be in (a forward
+# pass), so the work grows with the number of prefixes, not with the number of draft paths.
 
-    Cutting is harmless: the block commits its tokens in order, so what happens after the first
-    ``limit`` committed tokens cannot change them.
+Hidden = tuple[int, int | None, bool]
+FRESH: Hidden = (0, None, False)  # a new block: no draft yet, drafting from the verified history
+
+
+@dataclass(frozen=True)
+class BlockChain:
+    """Every (history, hidden state) the engine reaches, with its moves as whole numbers.
+
+    ``moves[(t, h)]`` lists (committed token y, next hidden state, weight * scale): the weights are
+    the exact Fractions of one step, all scaled by ``scale`` (their common denominator), so the
+    forward pass adds and multiplies Python integers and divides once per sequence at the end.
     """
-    out: Law = defaultdict(Fraction)
-    vocab_size = len(model.vocab)
 
-    def visit(position: int, draft_ctx: int, test_ctx: int, committed: tuple[int, ...], prob: Fraction, rejected):
-        if len(committed) >= limit:
-            out[committed[:limit]] += prob
-            return
-        p_row, q_row = model.p(test_ctx), model.q(test_ctx)
-        if position == block:
-            if rejected:  # only keep-testing variants get here after a rejection: no bonus
-                out[committed] += prob
-            else:  # all K drafts passed: one bonus token from p at the verified history
-                for token in range(vocab_size):
-                    if p_row[token]:
-                        out[committed + (token,)] += prob * p_row[token]
-            return
-        proposal = rules(variant, "draft", p_row, model.q(draft_ctx))
-        for x in range(vocab_size):
-            if not proposal[x]:
+    scale: int
+    moves: dict[tuple[int, Hidden], tuple[tuple[int, Hidden, int], ...]]
+
+    def emitted(self) -> dict[int, frozenset[int]]:
+        """For each history, the tokens some hidden state can commit next (for counting outcomes)."""
+        out: dict[int, set[int]] = defaultdict(set)
+        for (t, _), moves in self.moves.items():
+            out[t].update(y for y, _, _ in moves)
+        return {t: frozenset(ys) for t, ys in out.items()}
+
+
+def _settle(hidden: Hidden, block: int) -> Hidden:
+    """A block that tested all K drafts after a replacement ends without a bonus: a fresh block."""
+    return FRESH if hidden[0] == block and hidden[2] else hidden
+
+
+class _Rules:
+    """A variant's rules at each history, looked up by integer keys (rows of Fractions hash slowly):
+    the exact forward pass and the sampler both read them here."""
+
+    def __init__(self, model: MarkovModel, variant: Variant):
+        self.model, self.variant = model, variant
+        self.drafts: dict[tuple[int, int], Row] = {}
+        self.tests: dict[tuple[int, int], tuple[Fraction, Row | None]] = {}
+        self.thresholds: dict[tuple[int, int], float] = {}
+        self.laws: dict[tuple[int, int], Row] = {}
+        self.cdfs: dict[tuple, list[float]] = {}
+
+    def draft(self, t: int, draft_ctx: int) -> Row:
+        key = (t, draft_ctx)
+        if key not in self.drafts:
+            self.drafts[key] = rules(self.variant, "draft", self.model.p(t), self.model.q(draft_ctx))
+        return self.drafts[key]
+
+    def test(self, t: int, x: int) -> tuple[Fraction, Row | None]:
+        """(keep probability of x at history t, the replacement's law if x can be rejected)."""
+        key = (t, x)
+        if key not in self.tests:
+            p_row, q_row = self.model.p(t), self.model.q(t)
+            keep = rules(self.variant, "accept", p_row, q_row, x)
+            replacement = None if keep == 1 else rules(self.variant, "correction", p_row, q_row, x)
+            self.tests[key] = (keep, replacement)
+        return self.tests[key]
+
+    def passes(self, t: int, x: int, u: float) -> bool:
+        """u < keep probability, exactly: the float comparison decides unless u is within 1e-12 of it."""
+        key = (t, x)
+        if key not in self.thresholds:
+            self.thresholds[key] = float(self.test(t, x)[0])
+        threshold = self.thresholds[key]
+        if abs(u - threshold) > 1e-12:
+            return u < threshold
+        return u < self.test(t, x)[0]
+
+    def sampled_law(self, t: int, x: int) -> Row:
+        """The law whose CDF the sampler inverts for a replacement of x at history t."""
+        key = (t, x)
+        if key not in self.laws:
+            self.laws[key] = rules(self.variant, "inverse_cdf", self.model.p(t), self.model.q(t), x)
+        return self.laws[key]
+
+    def draw(self, key: tuple, row: Row, u: float) -> int:
+        """Inverse CDF of ``row`` (remembered under ``key``) at u, like :func:`draw`."""
+        table = self.cdfs.get(key)
+        if table is None:
+            table = self.cdfs[key] = cdf(row)
+        return bisect.bisect_right(table, u)
+
+
+def _step_moves(model: MarkovModel, block: int, variant: Variant, look: _Rules, t: int, hidden: Hidden) -> dict:
+    """The exact moves (y, next hidden) -> probability from history ``t`` in state ``hidden``."""
+    j, d, rejected = hidden
+    out: dict[tuple[int, Hidden], Fraction] = defaultdict(Fraction)
+    if j == block:  # all K drafts passed: one bonus token from p at the verified history
+        for y, mass in enumerate(model.p(t)):
+            if mass:
+                out[(y, FRESH)] += mass
+        return out
+    for x, drafted in enumerate(look.draft(t, t if d is None else d)):
+        if not drafted:
+            continue
+        keep, replacement = look.test(t, x)
+        if keep:  # x is committed and becomes both contexts
+            out[(x, _settle((j + 1, None, rejected), block))] += drafted * keep
+        if replacement is None:
+            continue
+        weight = drafted * (1 - keep)
+        for y, mass in enumerate(replacement):
+            if not mass:
                 continue
-            keep = rules(variant, "accept", p_row, q_row, x)
-            if keep:
-                visit(position + 1, x, x, committed + (x,), prob * proposal[x] * keep, rejected)
-            if keep == 1:
-                continue
-            replacement = rules(variant, "correction", p_row, q_row, x)
-            weight = prob * proposal[x] * (1 - keep)
-            for y in range(vocab_size):
-                if not replacement[y]:
-                    continue
-                if variant.keep_testing:  # the mistake: later drafts (made after x) are still tested
-                    visit(position + 1, x, y, committed + (y,), weight * replacement[y], True)
-                else:  # the first rejection ends the block; later drafts are discarded
-                    out[committed + (y,)] += weight * replacement[y]
-
-    # In the correct algorithm draft and test contexts coincide: the verified history.
-    visit(0, prev, prev, (), ONE, False)
-    return {seq: prob for seq, prob in out.items() if prob}
+            if variant.keep_testing:  # the mistake: the drafts made after x are still tested
+                after = _settle((j + 1, None if x == y else x, True), block)
+            else:  # the first rejection ends the block; later drafts are discarded
+                after = FRESH
+            out[(y, after)] += weight * mass
+    return out
 
 
-def speculative_law(model: MarkovModel, block: int, length: int, variant: Variant | str = CORRECT) -> Law:
+def block_chain(model: MarkovModel, block: int, variant: Variant | str = CORRECT) -> BlockChain:
+    """Explore every (history, hidden state) reachable from the first position, with exact moves."""
+    variant = get_variant(variant)
+    look = _Rules(model, variant)
+    exact: dict[tuple[int, Hidden], dict] = {}
+    todo = [(START, FRESH)]
+    while todo:
+        state = todo.pop()
+        if state in exact:
+            continue
+        exact[state] = moves = _step_moves(model, block, variant, look, *state)
+        todo.extend((y, after) for y, after in moves if (y, after) not in exact)
+    scale = math.lcm(*(w.denominator for moves in exact.values() for w in moves.values()), 1)
+    return BlockChain(
+        scale,
+        {
+            state: tuple((y, after, int(w * scale)) for (y, after), w in sorted(moves.items(), key=_move_order) if w)
+            for state, moves in exact.items()
+        },
+    )
+
+
+def _move_order(item) -> tuple:
+    (y, (j, d, rejected)), _ = item
+    return (y, j, -1 if d is None else d, rejected)
+
+
+def count_outcomes(emitted: dict[int, frozenset[int]], length: int) -> int:
+    """How many sequences of ``length`` tokens the moves can commit (paths from the first position):
+    an upper bound on the law's support, counted in L * V^2 steps without building the law."""
+    ways = {START: 1}
+    for _ in range(length):
+        nxt: dict[int, int] = defaultdict(int)
+        for t, n in ways.items():
+            for y in emitted.get(t, ()):
+                nxt[y] += n
+        ways = nxt
+    return sum(ways.values())
+
+
+def forward_law(chain: BlockChain, length: int) -> Law:
+    """The law of the first ``length`` committed tokens: a forward pass over prefixes."""
+    level: dict[tuple[int, ...], dict[Hidden, int]] = {(): {FRESH: 1}}
+    moves = chain.moves
+    for _ in range(length - 1):
+        nxt: dict[tuple[int, ...], dict[Hidden, int]] = {}
+        for prefix, masses in level.items():
+            t = prefix[-1] if prefix else START
+            for hidden, mass in masses.items():
+                for y, after, weight in moves[(t, hidden)]:
+                    child = nxt.setdefault(prefix + (y,), {})
+                    child[after] = child.get(after, 0) + mass * weight
+        level = nxt
+    # The last token: only the total mass of each sequence is needed, not its hidden state.
+    totals: dict[tuple[int, ...], int] = defaultdict(int)
+    for prefix, masses in level.items():
+        t = prefix[-1] if prefix else START
+        for hidden, mass in masses.items():
+            for y, _, weight in moves[(t, hidden)]:
+                totals[prefix + (y,)] += mass * weight
+    denominator = chain.scale**length
+    return {seq: Fraction(mass, denominator) for seq, mass in sorted(totals.items()) if mass}
+
+
+def speculative_law(
+    model: MarkovModel, block: int, length: int, variant: Variant | str = CORRECT, allow_large: bool = False
+) -> Law:
     """Exact law of the first ``length`` committed tokens under block decoding with K = ``block``."""
     variant = get_variant(variant)
-    check_block_args(model, block, length)
-    memo: dict[tuple[int, int], Law] = {}
-
-    def law_from(prev: int, remaining: int) -> Law:
-        if remaining == 0:
-            return {(): ONE}
-        key = (prev, remaining)
-        if key not in memo:
-            result: Law = defaultdict(Fraction)
-            for chunk, prob in chunk_law(model, block, prev, remaining, variant).items():
-                for rest, rest_prob in law_from(chunk[-1], remaining - len(chunk)).items():
-                    result[chunk + rest] += prob * rest_prob
-            memo[key] = dict(result)
-        return memo[key]
-
-    return law_from(START, length)
+    check_block_args(model, block, length, allow_large)
+    chain = block_chain(model, block, variant)
+    check_outcomes(model, chain, length, allow_large)
+    return forward_law(chain, length)
 
 
 @dataclass(frozen=True)
@@ -166,9 +332,11 @@ class LawComparison:
         return [(k, self.target.get(k, ZERO), self.speculative.get(k, ZERO)) for k in keys]
 
 
-def compare_laws(model: MarkovModel, block: int, length: int, variant: Variant | str = CORRECT) -> LawComparison:
+def compare_laws(
+    model: MarkovModel, block: int, length: int, variant: Variant | str = CORRECT, allow_large: bool = False
+) -> LawComparison:
     variant = get_variant(variant)
-    spec = speculative_law(model, block, length, variant)
+    spec = speculative_law(model, block, length, variant, allow_large)
     target = target_law(model, length)
     return LawComparison(model, block, length, variant, target, spec, total_variation(target, spec))
 
@@ -250,17 +418,19 @@ def run_block(
     streams: Streams,
     variant: Variant | str = CORRECT,
     record: bool = True,
+    look: _Rules | None = None,
 ) -> BlockTrace | tuple[int, ...]:
     """Sample one block from history ``prev``; a :class:`BlockTrace`, or the committed tokens only
-    (``record=False``, for fast simulation)."""
+    (``record=False``, for fast simulation; ``look`` keeps the rules between blocks)."""
     variant = get_variant(variant)
+    if look is None or look.model is not model or look.variant is not variant:
+        look = _Rules(model, variant)
     drafts: list[int] = []
     draft_probs: list[Fraction] = []
     ctx = prev
     for _ in range(block):  # the draft runs ahead on its own tokens
-        q_row = model.q(ctx)
-        proposal = rules(variant, "draft", model.p(ctx), q_row)
-        x = draw(proposal, streams.proposal.random())
+        proposal = look.draft(ctx, ctx)
+        x = look.draw(("draft", ctx), proposal, streams.proposal.random())
         drafts.append(x)
         draft_probs.append(proposal[x])
         ctx = x
@@ -273,20 +443,20 @@ def run_block(
             if record:
                 tests.append(DraftTest(i, x, draft_probs[i], ZERO, ZERO, ZERO, None, "discarded", test_ctx))
             continue
-        p_row, q_row = model.p(test_ctx), model.q(test_ctx)
-        keep = rules(variant, "accept", p_row, q_row, x)
         u = streams.acceptance.random()
-        if u < keep:  # u in [0, 1): keep == 1 always passes, keep == 0 never does
+        if look.passes(test_ctx, x, u):  # u in [0, 1): keep == 1 always passes, keep == 0 never does
             committed.append(x)
             if record:
+                p_row, q_row, keep = model.p(test_ctx), model.q(test_ctx), look.test(test_ctx, x)[0]
                 tests.append(DraftTest(i, x, draft_probs[i], p_row[x], q_row[x], keep, u, "accepted", test_ctx))
             test_ctx = x
             continue
-        law = rules(variant, "inverse_cdf", p_row, q_row, x)
+        law = look.sampled_law(test_ctx, x)
         w = u if variant.reuses_acceptance_uniform else streams.correction.random()
-        y = draw(law, w)
+        y = look.draw(("correction", test_ctx, x), law, w)
         committed.append(y)
         if record:
+            p_row, q_row, keep = model.p(test_ctx), model.q(test_ctx), look.test(test_ctx, x)[0]
             tests.append(DraftTest(i, x, draft_probs[i], p_row[x], q_row[x], keep, u, "rejected", test_ctx, law, y, w))
         test_ctx = y
         if rejection is None:
@@ -294,11 +464,13 @@ def run_block(
     bonus = bonus_u = None
     if rejection is None:
         bonus_u = streams.correction.random()
-        bonus = draw(model.p(test_ctx), bonus_u)
+        bonus = look.draw(("bonus", test_ctx), model.p(test_ctx), bonus_u)
         committed.append(bonus)
     if not record:
         return tuple(committed)
-    return BlockTrace(variant, prev, block, tuple(drafts), tuple(tests), rejection, bonus, bonus_u, tuple(committed))
+    return BlockTrace(
+        variant, prev, block, tuple(drafts), tuple(tests), rejection, bonus, bonus_u, tuple(committed)
+    )
 
 
 @dataclass(frozen=True)
@@ -323,27 +495,37 @@ class BlockSimulation:
 
 
 def simulate_blocks(
-    model: MarkovModel, block: int, length: int, sequences: int, seed: int, variant: Variant | str = CORRECT
+    model: MarkovModel,
+    block: int,
+    length: int,
+    sequences: int,
+    seed: int,
+    variant: Variant | str = CORRECT,
+    allow_large: bool = False,
 ) -> BlockSimulation:
     """Generate ``sequences`` independent sequences by block decoding until each has ``length``
     tokens; count their first ``length`` tokens and test the counts against the exact laws."""
     variant = get_variant(variant)
-    check_block_args(model, block, length)
-    if sequences < 1:
+    check_block_args(model, block, length, allow_large)
+    if isinstance(sequences, bool) or not isinstance(sequences, int) or sequences < 1:
         raise BlockInputError(f"the number of steps must be >= 1 (got {sequences})")
+    limit = LARGE_MAX_SIM_SEQUENCES if allow_large else MAX_SIM_SEQUENCES
+    if sequences > limit:
+        raise TooLargeError(f"{sequences:,} simulated sequences is above the lab's limit of {limit:,}")
+    law = speculative_law(model, block, length, variant, allow_large)  # checks the law's size first
     streams = make_streams(seed)
+    look = _Rules(model, variant)
     counts: dict[tuple[int, ...], int] = defaultdict(int)
     blocks = tokens = 0
     for _ in range(sequences):
         seq: tuple[int, ...] = ()
         while len(seq) < length:
-            chunk = run_block(model, block, seq[-1] if seq else START, streams, variant, record=False)
+            chunk = run_block(model, block, seq[-1] if seq else START, streams, variant, record=False, look=look)
             blocks += 1
             tokens += len(chunk)
             seq += chunk
         counts[seq[:length]] += 1
     target = target_law(model, length)
-    law = speculative_law(model, block, length, variant)
     return BlockSimulation(
         model,
         block,

@@ -6,6 +6,7 @@ a Fraction; any float gives a float; numpy arrays are summed vectorised (float64
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from fractions import Fraction
 
@@ -29,4 +30,8 @@ def total_variation(a, b):
         if len(a) != len(b):
             raise ValueError(f"total variation of {len(a)} against {len(b)} values")
         diffs = [x - y for x, y in zip(a, b)]
+    if all(isinstance(d, (int, Fraction)) for d in diffs):
+        # exact: add whole numbers over one common denominator (long laws of Fractions add slowly)
+        common = math.lcm(1, *{Fraction(d).denominator for d in diffs})
+        return Fraction(sum(abs(d.numerator * (common // d.denominator)) for d in map(Fraction, diffs)), 2 * common)
     return sum((abs(d) for d in diffs), Fraction(0)) / 2

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 
-from lab.core.blocks import compare_laws
+from lab.core.blocks import block_chain, check_block_args, check_outcomes, forward_law, target_law
 from lab.core.distance import total_variation
 from lab.core.distributions import LabInputError
 from lab.core.markov import MarkovModel, load_model
@@ -276,27 +276,39 @@ def check_whole(value, name: str) -> int:
     return value
 
 
-def mistakes(model_name: str, block: int | None = None, length: int | None = None) -> MistakeReport:
-    """Every variant's exact law of the first L committed tokens, against the target's law."""
+def mistakes(
+    model_name: str, block: int | None = None, length: int | None = None, allow_large: bool = False
+) -> MistakeReport:
+    """Every variant's exact law of the first L committed tokens, against the target's law.
+
+    Bounded work: K, L and the number of sequences any variant can reach are checked before any law
+    is built (:mod:`lab.core.blocks` limits; ``allow_large`` lifts them, for the command line)."""
     model = load_model(model_name)
     default_k, default_l = default_block_length(model)
     block = default_k if block is None else check_whole(block, "block size K")
     length = default_l if length is None else check_whole(length, "length L")
-    return _mistakes_cached(model, block, length)
+    return _mistakes_cached(model, block, length, allow_large)
 
 
-@lru_cache(maxsize=64)
-def _mistakes_cached(model: MarkovModel, block: int, length: int) -> MistakeReport:
-    comparisons = {name: compare_laws(model, block, length, name) for name in VARIANT_NAMES}
-    keys = set(comparisons["correct"].target)
-    for comparison in comparisons.values():  # the same outcome set for every variant: the union
-        keys |= set(comparison.speculative)
+@lru_cache(maxsize=16)  # a report holds up to 10 laws of 4,096 sequences: keep few
+def _mistakes_cached(model: MarkovModel, block: int, length: int, allow_large: bool = False) -> MistakeReport:
+    check_block_args(model, block, length, allow_large)
+    chains = {name: block_chain(model, block, name) for name in VARIANT_NAMES}
+    for chain in chains.values():  # refuse before any law is built if one of them would be too large
+        check_outcomes(model, chain, length, allow_large)
+    target_laws = target_law(model, length)
+    speculative = {name: forward_law(chain, length) for name, chain in chains.items()}
+    keys = set(target_laws)
+    for law in speculative.values():  # the same outcome set for every variant: the union
+        keys |= set(law)
     sequences = sorted(keys)
     outcomes = tuple(model.sequence_text(s) for s in sequences)
-    target = tuple(comparisons["correct"].target.get(s, ZERO) for s in sequences)
+    target = tuple(target_laws.get(s, ZERO) for s in sequences)
     laws = {
-        name: VariantLaw(name, outcomes, target, tuple(c.speculative.get(s, ZERO) for s in sequences), c.distance)
-        for name, c in comparisons.items()
+        name: VariantLaw(
+            name, outcomes, target, tuple(law.get(s, ZERO) for s in sequences), total_variation(target_laws, law)
+        )
+        for name, law in speculative.items()
     }
     return MistakeReport(model.name, model.kind, block, length, outcomes, target, laws)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import streamlit as st
 
 from lab.charts.palette import MUTED_ROW_CSS
-from lab.core.blocks import compare_laws, run_block
+from lab.core.blocks import MAX_BLOCK, MAX_LENGTH, MAX_OUTCOMES, compare_laws, run_block
 from lab.core.display import exact_text, markdown_escape
 from lab.core.distributions import LabInputError
 from lab.core.formatting import both_text, decimal_text
@@ -25,15 +25,15 @@ from lab.views.common import chart, figure
 S = st.session_state
 
 
-@st.cache_data(max_entries=128, show_spinner="Enumerating the exact law…")
+@st.cache_data(max_entries=128, show_spinner="Computing the exact law…")
 def exact_comparison(model_name: str, block: int, length: int, variant_name: str):
-    """The exact law comparison (enumeration with Fractions takes up to a few seconds for large K and L)."""
+    """The exact law comparison (a forward pass over at most MAX_OUTCOMES sequences: well under a second)."""
     return compare_laws(load_model(model_name), block, length, variant_name)
 
 
 DEFAULT_MODEL = "markov-three"
-MAX_K = 6
-MAX_L = 4
+MAX_K = MAX_BLOCK
+MAX_L = MAX_LENGTH
 MAX_SEED = 2**32 - 1
 GAMMAS = list(range(0, 16))
 
@@ -67,7 +67,14 @@ row2[0].number_input(
     "Drafts per block K", min_value=1, max_value=MAX_K, value=3, step=1, key="bk_k", bind="query-params"
 )
 row2[1].number_input(
-    "Tokens in the law L", min_value=1, max_value=MAX_L, value=3, step=1, key="bk_l", bind="query-params"
+    "Tokens in the law L",
+    min_value=1,
+    max_value=MAX_L,
+    value=3,
+    step=1,
+    key="bk_l",
+    bind="query-params",
+    help=f"The exact law lists every sequence of L tokens the algorithm can produce, at most {MAX_OUTCOMES:,}",
 )
 row2[2].number_input("Seed", min_value=0, max_value=MAX_SEED, value=1, step=1, key="bk_seed", bind="query-params")
 
@@ -228,7 +235,7 @@ else:
     cols[1].markdown(
         (
             "Distance **0**: block decoding with K = "
-            f"{block} reproduces the target's law of {length} tokens exactly, enumerated with fractions."
+            f"{block} reproduces the target's law of {length} tokens exactly, sequence by sequence in fractions."
         )
         if comparison.distance == 0
         else f"The {variant.name} mistake moves {both_text(comparison.distance)} of probability away from the target."

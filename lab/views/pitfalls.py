@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from lab.core.blocks import MAX_BLOCK, MAX_LENGTH, MAX_OUTCOMES
 from lab.core.display import markdown_escape
 from lab.core.distributions import LabInputError
 from lab.core.formatting import fraction_text
@@ -70,8 +71,16 @@ model_name = c1.selectbox(
 )
 st.session_state.setdefault("pit_block", 1)
 st.session_state.setdefault("pit_length", 1)
-block = c2.number_input("drafts per block K", min_value=1, max_value=8, step=1, key="pit_block")
-length = c3.number_input("committed tokens L", min_value=1, max_value=8, step=1, key="pit_length")
+block = c2.number_input("drafts per block K", min_value=1, max_value=MAX_BLOCK, step=1, key="pit_block")
+length = c3.number_input(
+    "committed tokens L",
+    min_value=1,
+    max_value=MAX_LENGTH,
+    step=1,
+    key="pit_length",
+    help=f"The exact laws list every sequence of L tokens, at most {MAX_OUTCOMES:,}: "
+    "L up to 4 with 8 tokens, 6 with 4 tokens, 7 with 3 tokens.",
+)
 
 try:
     report = mistakes(model_name, int(block), int(length))

@@ -14,14 +14,14 @@ from lab.core.display import exact_text
 from lab.core.distributions import LabInputError
 from lab.core.formatting import both_text, decimal_text
 from lab.core.residual import residual_exact
-from lab.core.sampling import convergence_series, simulate_steps
+from lab.core.sampling import BOUNDED_STEPS, convergence_series, simulate_steps
 from lab.core.scenarios import load_scenario, scenario_names
 from lab.views.common import chart, figure
 
 S = st.session_state
 DEFAULT_SCENARIO = "bernoulli-residual"
 DEFAULT_STEPS = 10_000
-MAX_STEPS = 1_000_000
+MAX_STEPS = BOUNDED_STEPS  # the same bound as the command line without --allow-large
 MAX_SEED = 2**32 - 1
 
 st.title("Sampling lab")
