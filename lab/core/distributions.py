@@ -29,7 +29,6 @@ FLOAT_SUM_TOLERANCE = 1e-9
 SPEC_FILE_SUFFIXES = (".json", ".csv", ".toml")
 
 
-
 class DistributionError(LabInputError):
     """A distribution is not a valid finite probability vector; ``token`` names the culprit."""
 

@@ -253,9 +253,12 @@ def parse_whole_number(value, field: str, low: int, high: int, *, any_spelling: 
     ``any_spelling`` allows every spelling whose value is whole (``1.2e1``, ``24/2``)."""
     if isinstance(value, float) and math.isfinite(value) and value.is_integer():
         value = int(value)
-    read = read_number(value, field)
+    try:
+        read = read_number(value, field)
+    except NotANumberError:
+        raise NotANumberError(field, str(value), f"{shown(str(value).strip())} is not a whole number") from None
     if read.value.denominator != 1 or (read.form != "integer" and not any_spelling):
-        raise NotANumberError(field, str(value), f"{shown(str(value))} is not a whole number")
+        raise NotANumberError(field, str(value), f"{shown(str(value).strip())} is not a whole number")
     number = int(read.value)
     if not low <= number <= high:
         problem = f"{_value_text(number)} is outside {low} to {high}"
