@@ -181,7 +181,7 @@ def read_number(
         return ReadNumber(_check_exact_size(Fraction(value), field, "a whole number"), "integer")
     if isinstance(value, float):
         if not math.isfinite(value):
-            raise NonFiniteNumberError(field, repr(value), f"{value!r} is not a finite number")
+            raise NonFiniteNumberError(field, repr(value), f"{value!r} is not finite")
         text = repr(value)
     else:
         text = str(value)
@@ -200,7 +200,7 @@ def read_number(
         raise _not_a_number(field, text, allow_percent)
     cleaned = ascii_text.lower()
     if _NON_FINITE.fullmatch(cleaned):
-        raise NonFiniteNumberError(field, text, f"{shown(text)} is not a finite number")
+        raise NonFiniteNumberError(field, text, f"{shown(text)} is not finite")
     if "_" in cleaned:
         raise _not_a_number(field, text, allow_percent, " (write digits without '_')")
 
