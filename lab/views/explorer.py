@@ -56,7 +56,9 @@ def restore_missing_widgets(model: ExplorerModel) -> None:
             S.setdefault(f"ex_{field}_{i}", value)
     for i, value in enumerate(model.preds):
         S.setdefault(f"ex_r_{i}", value)
+        S[f"ex_r_{i}"] = slider_value(S[f"ex_r_{i}"], value)  # a crafted value never reaches the slider
     S.setdefault("ex_z", model.z_pred)
+    S["ex_z"] = slider_value(S["ex_z"], model.z_pred)
     S.setdefault("ex_edit", model.edit)
 
 
