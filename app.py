@@ -5,23 +5,25 @@ import streamlit as st
 from lab.views.common import freeze_module_objects
 from lab.views.presentation import apply_presentation_style, presentation_toggle
 
-st.set_page_config(page_title="Residual Lab", page_icon=":material/science:", layout="wide")
+# Icons are emoji, drawn by the browser: a ":material/…" page icon makes every browser fetch it from a public
+# font server (a privacy leak, and a broken icon in an offline classroom). tests/browser checks no request leaves.
+st.set_page_config(page_title="Residual Lab", page_icon="🧪", layout="wide")
 presenting = presentation_toggle()  # every page: larger text and charts, no sidebar, reveals on button press
 
 pages = [
     st.Page(
         "lab/views/explorer.py",
         title="Residual explorer",
-        icon=":material/bar_chart:",
+        icon="📊",
         url_path="explorer",
         default=True,
     ),
-    st.Page("lab/views/binomial_lab.py", title="Binomial lab", icon=":material/casino:", url_path="binomial-lab"),
-    st.Page("lab/views/numerics.py", title="Numerics", icon=":material/calculate:", url_path="numerics"),
-    st.Page("lab/views/sampling.py", title="Sampling lab", icon=":material/scatter_plot:", url_path="sampling"),
-    st.Page("lab/views/blocks.py", title="Blocks", icon=":material/view_week:", url_path="blocks"),
-    st.Page("lab/views/pitfalls.py", title="Pitfalls", icon=":material/bug_report:", url_path="pitfalls"),
-    st.Page("lab/views/exercises.py", title="Exercises", icon=":material/school:", url_path="exercises"),
+    st.Page("lab/views/binomial_lab.py", title="Binomial lab", icon="🎲", url_path="binomial-lab"),
+    st.Page("lab/views/numerics.py", title="Numerics", icon="🧮", url_path="numerics"),
+    st.Page("lab/views/sampling.py", title="Sampling lab", icon="🎯", url_path="sampling"),
+    st.Page("lab/views/blocks.py", title="Blocks", icon="🧱", url_path="blocks"),
+    st.Page("lab/views/pitfalls.py", title="Pitfalls", icon="🐞", url_path="pitfalls"),
+    st.Page("lab/views/exercises.py", title="Exercises", icon="🎓", url_path="exercises"),
 ]
 
 page = st.navigation(pages, position="top" if presenting else "sidebar")
