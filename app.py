@@ -1,29 +1,35 @@
 """Residual Lab entry point: a router only. Each page is a thin view in lab/views/."""
 
+from pathlib import Path
+
 import streamlit as st
 
 from lab.views.common import freeze_module_objects
 from lab.views.presentation import apply_presentation_style, presentation_toggle
 
-# Icons are emoji, drawn by the browser: a ":material/…" page icon makes every browser fetch it from a public
-# font server (a privacy leak, and a broken icon in an offline classroom). tests/browser checks no request leaves.
-st.set_page_config(page_title="Residual Lab", page_icon="🧪", layout="wide")
+# The browser-tab icon is a file shipped with the app: a ":material/…" page icon makes every browser fetch it
+# from a public font server (a privacy leak, and a broken icon in an offline classroom), and an emoji shows as an
+# empty box where no emoji font is installed. The ":material/…" icons of the navigation are drawn with the font
+# Streamlit ships (no request; only a page icon is fetched as an image), so they stay. tests/browser/
+# test_hostile_links_browser.py checks that no request leaves the app's origin on any page.
+FAVICON = str(Path(__file__).resolve().parent / "assets" / "favicon.png")
+st.set_page_config(page_title="Residual Lab", page_icon=FAVICON, layout="wide")
 presenting = presentation_toggle()  # every page: larger text and charts, no sidebar, reveals on button press
 
 pages = [
     st.Page(
         "lab/views/explorer.py",
         title="Residual explorer",
-        icon="📊",
+        icon=":material/bar_chart:",
         url_path="explorer",
         default=True,
     ),
-    st.Page("lab/views/binomial_lab.py", title="Binomial lab", icon="🎲", url_path="binomial-lab"),
-    st.Page("lab/views/numerics.py", title="Numerics", icon="🧮", url_path="numerics"),
-    st.Page("lab/views/sampling.py", title="Sampling lab", icon="🎯", url_path="sampling"),
-    st.Page("lab/views/blocks.py", title="Blocks", icon="🧱", url_path="blocks"),
-    st.Page("lab/views/pitfalls.py", title="Pitfalls", icon="🐞", url_path="pitfalls"),
-    st.Page("lab/views/exercises.py", title="Exercises", icon="🎓", url_path="exercises"),
+    st.Page("lab/views/binomial_lab.py", title="Binomial lab", icon=":material/casino:", url_path="binomial-lab"),
+    st.Page("lab/views/numerics.py", title="Numerics", icon=":material/calculate:", url_path="numerics"),
+    st.Page("lab/views/sampling.py", title="Sampling lab", icon=":material/scatter_plot:", url_path="sampling"),
+    st.Page("lab/views/blocks.py", title="Blocks", icon=":material/view_week:", url_path="blocks"),
+    st.Page("lab/views/pitfalls.py", title="Pitfalls", icon=":material/bug_report:", url_path="pitfalls"),
+    st.Page("lab/views/exercises.py", title="Exercises", icon=":material/school:", url_path="exercises"),
 ]
 
 page = st.navigation(pages, position="top" if presenting else "sidebar")

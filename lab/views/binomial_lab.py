@@ -63,7 +63,7 @@ st.markdown(
     "**Inspect** the exact Binomial(n, lab success p) probabilities."
 )
 for problem in S.pop("bl_link_problems", []):
-    st.warning(markdown_escape(str(problem)), icon="🔗")  # holds URL text: shown as typed
+    st.warning(markdown_escape(str(problem)), icon=":material/link_off:")  # holds URL text: shown as typed
 
 
 @st.fragment

@@ -75,7 +75,7 @@ def refuse_link_values(warnings, store: str) -> None:
 def show_link_warnings(store: str) -> None:
     """The warnings :func:`refuse_link_values` kept for this run (link text is shown as typed)."""
     for message in st.session_state.pop(store, []):
-        st.warning(markdown_escape(message), icon="🔗")
+        st.warning(markdown_escape(message), icon=":material/link_off:")
 
 
 def controls_model(model_cls, store: str, **limits):

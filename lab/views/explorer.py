@@ -107,7 +107,7 @@ st.markdown(
     "r = max(0, p − q) / Z and the rejection probability Z, then **Reveal** the exact answer."
 )
 for problem in S.pop("ex_link_problems", []):
-    st.warning(markdown_escape(str(problem)), icon="🔗")  # holds URL text: shown as typed
+    st.warning(markdown_escape(str(problem)), icon=":material/link_off:")  # holds URL text: shown as typed
 
 names = scenario_names()
 if S.get("ex_scenario") not in names:  # a value a browser never sends (a crafted message): not for the widget
