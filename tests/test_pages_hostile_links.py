@@ -4,7 +4,6 @@ parameter that was refused (issue 9: "no input reaches an exception box")."""
 from __future__ import annotations
 
 import pytest
-
 from pagetest import APP, open_linked_page
 from streamlit.testing.v1 import AppTest
 

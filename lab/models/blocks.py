@@ -38,12 +38,21 @@ class BlocksModel(PageModel):
         "alpha": "bk_alpha",
         "cost": "bk_c",
     }
+    LABELS = {
+        "bk_model": "Model",
+        "bk_variant": "Algorithm",
+        "bk_k": "Drafts per block K",
+        "bk_l": "Tokens in the law L",
+        "bk_seed": "Seed",
+        "bk_alpha": "acceptance rate α",
+        "bk_c": "cost ratio c",
+    }
 
     @classmethod
     def from_url(
         cls, params: Mapping, source: str = "link", *, max_k: int, max_l: int
     ) -> tuple[BlocksModel, list[UrlWarning]]:
-        read, d = UrlReader(params, source), cls()
+        read, d = UrlReader(params, source, cls.LABELS), cls()
         model = cls(
             model=read.choice("bk_model", all_model_names(), d.model),
             variant=read.choice("bk_variant", VARIANT_NAMES, d.variant),

@@ -29,10 +29,11 @@ class ExercisesModel(PageModel):
     level: str = DEFAULT_LEVEL
 
     PARAMS = {"seed": "seed", "count": "count", "level": "level"}
+    LABELS = {"seed": "Seed", "count": "Number of problems", "level": "Level"}
 
     @classmethod
     def from_url(cls, params: Mapping, source: str = "link") -> tuple[ExercisesModel, list[UrlWarning]]:
-        read, d = UrlReader(params, source), cls()
+        read, d = UrlReader(params, source, cls.LABELS), cls()
         model = cls(
             seed=read.whole("seed", MIN_SEED, MAX_SEED, d.seed),
             count=read.whole("count", MIN_COUNT, MAX_COUNT, d.count),

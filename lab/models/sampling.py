@@ -31,11 +31,12 @@ class SamplingModel(PageModel):
 
     # model field -> URL parameter (also the widget key)
     PARAMS = {"scenario": "sl_scenario", "steps": "sl_steps", "seed": "sl_seed", "guess": "sl_guess"}
+    LABELS = {"sl_scenario": "Scenario", "sl_steps": "Steps N", "sl_seed": "Seed", "sl_guess": "Your guess"}
 
     @classmethod
     def from_url(cls, params: Mapping, source: str = "link") -> tuple[SamplingModel, list[UrlWarning]]:
         """The state a link (or the widgets' values) describes; refused values keep their default."""
-        read, d = UrlReader(params, source), cls()
+        read, d = UrlReader(params, source, cls.LABELS), cls()
         model = cls(
             scenario=read.choice("sl_scenario", scenario_names(), d.scenario),
             steps=read.whole("sl_steps", MIN_STEPS, MAX_STEPS, d.steps),

@@ -58,19 +58,25 @@ class UrlReader:
     """Collects warnings while a model reads its parameters; each ``read_*`` returns ``default`` when the
     parameter is absent or refused."""
 
-    def __init__(self, params: Mapping[str, str], source: str = "link"):
+    def __init__(self, params: Mapping[str, str], source: str = "link", labels: Mapping[str, str] | None = None):
         self.params = params
         self.source = source  # "link" for URL parameters, "control" for widget values
+        self.labels = labels or {}  # parameter -> the control's label, so a message says which control it is
         self.warnings: list[UrlWarning] = []
 
+    def field(self, name: str) -> str:
+        """How a message names the parameter: ``count (Number of problems)``."""
+        return f"{name} ({self.labels[name]})" if name in self.labels else name
+
     def refuse(self, name: str, message: str) -> None:
-        self.warnings.append(UrlWarning(name, f"{self.source}: {message}"))
+        where = "Ignored in the link" if self.source == "link" else "Not applied"
+        self.warnings.append(UrlWarning(name, f"{where}: {message}"))
 
     def raw(self, name: str) -> str | None:
         try:
             return text_param(self.params, name)
         except UrlValueError as exc:
-            self.refuse(name, str(exc))
+            self.refuse(name, str(exc).replace(f"{name}:", f"{self.field(name)}:", 1))
             return None
 
     def whole(self, name: str, low: int, high: int, default: int) -> int:
@@ -78,7 +84,7 @@ class UrlReader:
         if raw is None:
             return default
         try:
-            return parse_whole_number(raw, name, low, high)
+            return parse_whole_number(raw, self.field(name), low, high)
         except NumberInputError as exc:
             self.refuse(name, str(exc))
             return default
@@ -89,7 +95,7 @@ class UrlReader:
         if raw is None:
             return default
         try:
-            return parse_probability(raw, name)
+            return parse_probability(raw, self.field(name))
         except NumberInputError as exc:
             self.refuse(name, str(exc))
             return default
@@ -100,7 +106,7 @@ class UrlReader:
             return default
         if not isinstance(raw, str) or raw not in options:
             raw = str(raw)
-            self.refuse(name, f"{name}: {shown(raw)} is not one of the choices; showing {default!r}")
+            self.refuse(name, f"{self.field(name)}: {shown(raw)} is not one of the choices; showing {default!r}")
             return default
         return raw
 
@@ -124,6 +130,7 @@ class PageModel:
     URL parameter (which is also the widget's key) and a ``from_url`` that validates every parameter."""
 
     PARAMS: dict[str, str] = {}
+    LABELS: dict[str, str] = {}  # URL parameter -> the control's label (for messages)
 
     @classmethod
     def from_url(cls, params: Mapping, source: str = "link", **limits) -> tuple[PageModel, list[UrlWarning]]:

@@ -270,7 +270,8 @@ st.markdown(
 sp = st.columns(2)
 sp[0].slider("acceptance rate α", 0.0, 1.0, 0.8, 0.01, key="bk_alpha", bind="query-params")
 sp[1].slider("cost ratio c (draft / target)", 0.0, 1.0, 0.1, 0.01, key="bk_c", bind="query-params")
-alpha, c = float(state.alpha), float(state.cost)  # read with the other controls (a moved slider is in S by then)
+state = controls_model(BlocksModel, "bk_state", quiet=True, max_k=MAX_K, max_l=MAX_L)  # with the sliders' values
+alpha, c = float(state.alpha), float(state.cost)
 curve = speedup_curve(alpha, c, GAMMAS)
 best = best_gamma(alpha, c, max_gamma=GAMMAS[-1])
 m = st.columns(3)

@@ -78,14 +78,15 @@ def show_link_warnings(store: str) -> None:
         st.warning(markdown_escape(message), icon=":material/link_off:")
 
 
-def controls_model(model_cls, store: str, **limits):
+def controls_model(model_cls, store: str, quiet: bool = False, **limits):
     """The page's control values read into its model, each validated (a crafted message can put any value
-    in a widget's state). A refused value is named in an error and the last valid state stays on screen."""
+    in a widget's state). A refused value is named in an error and the last valid state stays on screen.
+    ``quiet`` reads again later in the same run (after more widgets exist) without repeating the errors."""
     values = {key: st.session_state[key] for key in model_cls.PARAMS.values() if key in st.session_state}
     model, problems = model_cls.from_url(values, "control", **limits)
     if problems:
-        for problem in problems:
-            st.error(markdown_escape(f"Not applied: {problem}. The last valid setting stays on screen."))
+        for problem in [] if quiet else problems:
+            st.error(markdown_escape(f"{problem}. The last valid setting stays on screen."))
         return st.session_state.get(store, model_cls())
     st.session_state[store] = model
     return model
