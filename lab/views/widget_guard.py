@@ -1,4 +1,4 @@
-"""Drop widget values a browser never sends before Streamlit deserializes them (installed by app.py).
+"""Replace widget values a browser never sends before Streamlit deserializes them (installed by app.py).
 
 A widget's value arrives from the browser as a ``WidgetState`` message whose value field can be of any
 type, whatever the widget is: a crafted WebSocket message can send the string ``"abc"`` for a number
@@ -8,9 +8,9 @@ and ``int(inf)`` or ``math.isfinite("abc")`` raise there: an exception box no pa
 
 :func:`install` wraps ``WStates.__getitem__`` (where every serialized widget value is deserialized) so
 that a non-finite number, or a value its widget's own deserializer refuses (a string for a number input,
-inf for a whole number), is replaced by the widget's default value, as if the browser had sent nothing new. The page then validates the values it reads like any other input (page
-models in lab/models/). tests/test_pages_widget_states.py sends such values through AppTest and fails
-if a Streamlit upgrade moves what is wrapped here.
+inf for a whole number), is replaced by the widget's default value. The page then validates the values it
+reads like any other input (page models in lab/models/). tests/test_pages_widget_states.py sends such
+values through AppTest and fails if a Streamlit upgrade moves what is wrapped here.
 """
 
 from __future__ import annotations
