@@ -255,7 +255,8 @@ def parse_exponents(text: str | None) -> tuple[int, ...]:
     if not raw:
         raise NumericsInputError("the gap exponents are empty (write 6-16 or 6,8,10)")
     if raw.count(",") >= 100:
-        raise NumericsInputError(f"the gap exponents list {raw.count(',') + 1:,} items: at most 100 (write 6-16 or 6,8,10)")
+        items = raw.count(",") + 1
+        raise NumericsInputError(f"the gap exponents list has {items:,} items: at most 100 (write 6-16 or 6,8,10)")
     exponents: list[int] = []
     for part in raw.split(","):
         part = part.strip()
