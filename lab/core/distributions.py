@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from lab.core.errors import LabInputError
-from lab.core.numbers import NonFiniteNumberError, NumberInputError, read_number
+from lab.core.numbers import NonFiniteNumberError, NumberInputError, read_number, shown
 
 # The float path accepts a sum within this distance of 1 (float64 rounding of many small terms);
 # the exact path accepts only a sum of exactly 1.
@@ -96,10 +96,17 @@ def parse_value(text: str | int | float | Fraction, token: str = "?", name: str 
         raise error from None
 
 
+MAX_TOKEN_NAME_CHARS = 100  # a longer name is refused before it is quoted in any message
+
+
 def check_token_name(token: str, name: str | None = None) -> str:
     cleaned = token.strip()
     if not cleaned:
         raise TokenNameError("a token name is empty", None, name)
+    if len(cleaned) > MAX_TOKEN_NAME_CHARS:
+        raise TokenNameError(
+            f"the token name {shown(cleaned)} is longer than {MAX_TOKEN_NAME_CHARS} characters", None, name
+        )
     if any(ch in cleaned for ch in "=,\n\r\t"):
         raise TokenNameError(f"token {cleaned!r}: a name may not contain '=', ',' or line breaks", cleaned, name)
     return cleaned
