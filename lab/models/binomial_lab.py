@@ -39,13 +39,13 @@ class BinomialLabModel:
     @classmethod
     def from_url(cls, params: Mapping, reveal_allowed: bool = True) -> tuple[BinomialLabModel, list[UrlWarning]]:
         """The state a link describes, validated like typed input; refused values are named, not applied."""
-        read, model = UrlReader(params), cls()
+        read, model = UrlReader(params, labels={"lab_p": "lab success p", "n": "number of trials"}), cls()
         raw = read.raw("lab_p")
         if raw is not None:
             try:
-                value = parse_probability(raw, "lab_p")
+                value = parse_probability(raw, read.field("lab_p"))
             except OutOfRangeError:
-                read.refuse("lab_p", f"lab_p: lab success p = {shown(raw)} is outside [0, 1]")
+                read.refuse("lab_p", f"{read.field('lab_p')}: {shown(raw)} is outside [0, 1]")
             except NumberInputError as exc:
                 read.refuse("lab_p", str(exc))
             else:
@@ -56,7 +56,7 @@ class BinomialLabModel:
         raw = read.raw("n")
         if raw is not None:
             try:
-                model.set_n(parse_whole_number(raw, "n", N_MIN, N_MAX, any_spelling=True))
+                model.set_n(parse_whole_number(raw, read.field("n"), N_MIN, N_MAX, any_spelling=True))
             except NumberInputError as exc:
                 read.refuse("n", str(exc))
         raw = read.raw("pred")
