@@ -13,6 +13,7 @@ from __future__ import annotations
 from urllib.parse import urlsplit
 
 import pytest
+
 from browserlib import goto, screenshot_full, wait_idle
 
 pytestmark = pytest.mark.browser
