@@ -118,3 +118,16 @@ def test_long_app_address_refused_before_the_qr_code():
     with pytest.raises(ExerciseInputError, match="longer than 1,000 characters"):
         check_base_url("https://" + "a" * 3000 + ".example/")
     assert check_base_url("http://192.168.1.20:8501") == "http://192.168.1.20:8501"
+
+
+def test_pitfalls_model_checks_the_controls():
+    from lab.models.pitfalls import PitfallsModel
+
+    model, warnings = PitfallsModel.from_url(
+        {"pit_model": "eight-words", "pit_block": 2, "pit_length": 3, "pit_variant": "zero-over-zero"}, "control"
+    )
+    assert names(warnings) == {"pit_variant"}  # the numerics card is not one of the selectable mistakes
+    assert (model.model, model.block, model.length) == ("eight-words", 2, 3)
+    _, warnings = PitfallsModel.from_url({"pit_model": "../../etc/passwd", "pit_block": 99, "pit_length": "abc"})
+    assert names(warnings) == {"pit_model", "pit_block", "pit_length"}
+    assert any("drafts per block K" in str(w) for w in warnings)
