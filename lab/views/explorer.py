@@ -54,11 +54,11 @@ def restore_missing_widgets(model: ExplorerModel) -> None:
     for i, row in enumerate(model.rows):
         for field, value in (("name", row.name), ("p", row.p), ("q", row.q)):
             S.setdefault(f"ex_{field}_{i}", value)
-    for i, value in enumerate(model.preds):
-        S.setdefault(f"ex_r_{i}", value)
-        S[f"ex_r_{i}"] = slider_value(S[f"ex_r_{i}"], value)  # a crafted value never reaches the slider
-    S.setdefault("ex_z", model.z_pred)
-    S["ex_z"] = slider_value(S["ex_z"], model.z_pred)
+    sliders = [(f"ex_r_{i}", value) for i, value in enumerate(model.preds)] + [("ex_z", model.z_pred)]
+    for key, value in sliders:
+        S.setdefault(key, value)
+        if slider_value(S[key], -1.0) != S[key]:  # a value a browser never sends does not reach the slider
+            S[key] = value
     S.setdefault("ex_edit", model.edit)
 
 
