@@ -131,3 +131,18 @@ def test_pitfalls_model_checks_the_controls():
     _, warnings = PitfallsModel.from_url({"pit_model": "../../etc/passwd", "pit_block": 99, "pit_length": "abc"})
     assert names(warnings) == {"pit_model", "pit_block", "pit_length"}
     assert any("drafts per block K" in str(w) for w in warnings)
+
+
+def test_numerics_model_checks_the_controls():
+    from lab.models.numerics import NumericsModel
+
+    model, warnings = NumericsModel.from_url(
+        {"numerics_gaps": (3, 9), "numerics_temperature": 0.5, "numerics_top_k": 0, "numerics_top_p": 0.35}, "control"
+    )
+    assert not warnings and model.gaps == (3, 9) and model.temperature == F(1, 2) and model.top_p == F(7, 20)
+    _, warnings = NumericsModel.from_url(
+        {"numerics_gaps": (9, 3), "numerics_temperature": "abc", "numerics_top_k": 51, "numerics_top_p": 0.0}
+    )
+    assert names(warnings) == {"numerics_gaps", "numerics_temperature", "numerics_top_k", "numerics_top_p"}
+    model, warnings = NumericsModel.from_url({"numerics_target_logits": ""}, "control")
+    assert not warnings and model.target_logits == ""  # empty text is kept: the processing step names it

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from lab.core.errors import LabInputError
-from lab.core.numbers import NumberInputError, parse_probability, parse_whole_number, shown
+from lab.core.numbers import NumberInputError, parse_number, parse_probability, parse_whole_number, shown
 
 URL_ON_WORDS = ("1", "true", "yes", "on")
 # A link parameter longer than this is refused before it is split or parsed: the longest legitimate one
@@ -99,6 +99,41 @@ class UrlReader:
         except NumberInputError as exc:
             self.refuse(name, str(exc))
             return default
+
+    def number(self, name: str, low, high, default):
+        """An exact number from ``low`` to ``high`` (a Fraction), or ``default``."""
+        raw = self.raw(name)
+        if raw is None:
+            return default
+        try:
+            value = parse_number(raw, self.field(name))
+        except NumberInputError as exc:
+            self.refuse(name, str(exc))
+            return default
+        if not low <= value <= high:
+            self.refuse(name, f"{self.field(name)}: {shown(str(raw))} is outside {low} to {high}")
+            return default
+        return value
+
+    def whole_range(self, name: str, low: int, high: int, default: tuple[int, int]) -> tuple[int, int]:
+        """A range slider's (start, end): whole numbers from ``low`` to ``high``, start <= end."""
+        raw = self.params.get(name)
+        if raw is None:
+            return default
+        try:
+            start, end = (parse_whole_number(v, self.field(name), low, high) for v in raw)
+        except (NumberInputError, TypeError, ValueError):
+            self.refuse(name, f"{self.field(name)}: {shown(str(raw))} is not a range from {low} to {high}")
+            return default
+        if start > end:
+            self.refuse(name, f"{self.field(name)}: {shown(str(raw))} starts after it ends")
+            return default
+        return start, end
+
+    def text(self, name: str, default: str) -> str:
+        """Free text (read by its own parser later), or ``default`` when absent or too long."""
+        raw = self.raw(name)
+        return default if raw is None else str(raw)
 
     def choice(self, name: str, options: Sequence[str], default: str) -> str:
         raw = self.raw(name)
