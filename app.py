@@ -1,11 +1,21 @@
 """Residual Lab entry point: a router only. Each page is a thin view in lab/views/."""
 
+from pathlib import Path
+
 import streamlit as st
 
+from lab.views import widget_guard
 from lab.views.common import freeze_module_objects
 from lab.views.presentation import apply_presentation_style, presentation_toggle
 
-st.set_page_config(page_title="Residual Lab", page_icon=":material/science:", layout="wide")
+# The browser-tab icon is a file shipped with the app: a ":material/…" page icon makes every browser fetch it
+# from a public font server (a privacy leak, and a broken icon in an offline classroom), and an emoji shows as an
+# empty box where no emoji font is installed. The ":material/…" icons of the navigation are drawn with the font
+# Streamlit ships (no request; only a page icon is fetched as an image), so they stay. tests/browser/
+# test_hostile_links_browser.py checks that no request leaves the app's origin on any page.
+FAVICON = str(Path(__file__).resolve().parent / "assets" / "favicon.png")
+widget_guard.install()  # widget values a browser never sends: replaced before Streamlit deserializes them
+st.set_page_config(page_title="Residual Lab", page_icon=FAVICON, layout="wide")
 presenting = presentation_toggle()  # every page: larger text and charts, no sidebar, reveals on button press
 
 pages = [

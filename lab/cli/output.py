@@ -6,9 +6,11 @@ without a number is ``null`` with a reason beside it) and a table looks the same
 
 from __future__ import annotations
 
+import argparse
 import json
 
 from lab.core.formatting import both_text, fraction_text
+from lab.core.numbers import NumberInputError, parse_whole_number
 
 
 class UsageError(Exception):
@@ -46,3 +48,12 @@ def summary_text(value, exact: bool) -> str:
 def error_line(exc: Exception) -> str:
     """The one stderr line of a bad input: ``error: <message>``, whatever lines the message holds."""
     return "error: " + " ".join(str(exc).split())
+
+
+def whole_number(text: str) -> int:
+    """argparse ``type`` for whole-number options: read by lab.core.numbers (limits on the text, a short
+    message naming the value); the command checks the range that applies."""
+    try:
+        return parse_whole_number(text, "value", -(10**18), 10**18)
+    except NumberInputError as exc:
+        raise argparse.ArgumentTypeError(exc.problem) from None

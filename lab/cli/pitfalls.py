@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lab.cli.output import print_json, print_table
+from lab.cli.output import print_json, print_table, whole_number
 from lab.core.formatting import fraction_text, sci_text, vector_text
 from lab.teaching.numerics import (
     FAMILY_Q,
@@ -106,9 +106,9 @@ def register(subparsers) -> None:
     mis = subparsers.add_parser("mistakes", help="every mistake variant's exact law and its distance from the target")
     mis.add_argument("model", metavar="SCENARIO_OR_MODEL", help="a scenario or Markov model name, or a .toml path")
     mis.add_argument(
-        "--block", type=int, metavar="K", help="drafts per block (default: 1 for a scenario, 2 for a model)"
+        "--block", type=whole_number, metavar="K", help="drafts per block (default: 1 for a scenario, 2 for a model)"
     )
-    mis.add_argument("--length", type=int, metavar="L", help="committed tokens in the law (default: 1 / 2)")
+    mis.add_argument("--length", type=whole_number, metavar="L", help="committed tokens in the law (default: 1 / 2)")
     mis.add_argument("--json", action="store_true", help="print JSON")
     mis.add_argument(
         "--allow-large",

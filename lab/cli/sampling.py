@@ -11,7 +11,7 @@ by block decoding. Bad input raises a LabInputError subclass: exit 2, one line o
 
 from __future__ import annotations
 
-from lab.cli.output import print_json, print_table
+from lab.cli.output import print_json, print_table, whole_number
 from lab.core.blocks import BlockInputError, TooLargeError, compare_laws, simulate_blocks
 from lab.core.formatting import fraction_text
 from lab.core.markov import START, MarkovModel, load_model
@@ -211,8 +211,8 @@ def run_simulate(args) -> int:
 def register(subparsers) -> None:
     law = subparsers.add_parser("law", help="exact law of the first L tokens under block decoding vs the target")
     law.add_argument("model", metavar="MODEL", help="a model or scenario name, or a path to a model .toml file")
-    law.add_argument("--block", type=int, required=True, metavar="K", help="drafts per block, K >= 1")
-    law.add_argument("--length", type=int, required=True, metavar="L", help="committed tokens to enumerate")
+    law.add_argument("--block", type=whole_number, required=True, metavar="K", help="drafts per block, K >= 1")
+    law.add_argument("--length", type=whole_number, required=True, metavar="L", help="committed tokens to enumerate")
     law.add_argument("--variant", default="correct", metavar="NAME", help=VARIANT_CHOICES_HELP)
     law.add_argument("--json", action="store_true", help="print JSON (exact fraction strings)")
     law.add_argument("--allow-large", action="store_true", help=ALLOW_LARGE_HELP)
@@ -220,10 +220,10 @@ def register(subparsers) -> None:
 
     sim = subparsers.add_parser("simulate", help="seeded Monte Carlo: one step, or blocks of drafts")
     sim.add_argument("scenario", metavar="SCENARIO", help="a scenario or model name, or a path to a model file")
-    sim.add_argument("--steps", type=int, required=True, metavar="N", help="steps (or sequences with --block)")
-    sim.add_argument("--seed", type=int, required=True, metavar="S", help="seed, a whole number >= 0")
-    sim.add_argument("--block", type=int, default=None, metavar="K", help="block decoding with K drafts")
-    sim.add_argument("--length", type=int, default=None, metavar="L", help="with --block: tokens per sequence")
+    sim.add_argument("--steps", type=whole_number, required=True, metavar="N", help="steps (or sequences with --block)")
+    sim.add_argument("--seed", type=whole_number, required=True, metavar="S", help="seed, a whole number >= 0")
+    sim.add_argument("--block", type=whole_number, default=None, metavar="K", help="block decoding with K drafts")
+    sim.add_argument("--length", type=whole_number, default=None, metavar="L", help="with --block: tokens per sequence")
     sim.add_argument("--variant", default="correct", metavar="NAME", help=VARIANT_CHOICES_HELP)
     sim.add_argument("--json", action="store_true", help="print JSON")
     sim.add_argument("--allow-large", action="store_true", help=ALLOW_LARGE_HELP)

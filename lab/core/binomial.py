@@ -13,7 +13,8 @@ from fractions import Fraction
 import numpy as np
 from scipy import stats
 
-from lab.core.distributions import InvalidValueError, LabInputError, NonFiniteValueError, parse_value
+from lab.core.errors import LabInputError
+from lab.core.numbers import NumberInputError, OutOfRangeError, parse_number, parse_whole_number
 
 N_MIN, N_MAX = 1, 26
 # Stated tolerance of the float path: each scipy.stats.binom pmf value lies within this relative
@@ -29,8 +30,8 @@ class BinomialInputError(LabInputError):
 def parse_success_probability(value) -> Fraction:
     """Read the lab's success p (``0.75`` or ``3/4``) exactly and check 0 <= p <= 1."""
     try:
-        p = parse_value(value, token="lab success p")
-    except (InvalidValueError, NonFiniteValueError) as exc:
+        p = parse_number(value, "lab success p")
+    except NumberInputError as exc:
         raise BinomialInputError(str(exc)) from None
     if not 0 <= p <= 1:
         raise BinomialInputError(f"lab success p = {p} is outside [0, 1]")
@@ -38,18 +39,15 @@ def parse_success_probability(value) -> Fraction:
 
 
 def check_trials(n) -> int:
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)):
-        try:
-            as_fraction = parse_value(str(n), token="n")  # exact, and refuses NaN, 1/0 and huge exponents
-        except LabInputError:
-            raise BinomialInputError(f"n = {str(n).strip()!r} is not a whole number") from None
-        if as_fraction.denominator != 1:
-            raise BinomialInputError(f"n = {n!r} is not a whole number")
-        n = int(as_fraction)
-    n = int(n)
-    if not N_MIN <= n <= N_MAX:
-        raise BinomialInputError(f"n = {n} is outside {N_MIN} to {N_MAX} trials")
-    return n
+    """A whole number of trials from 1 to 26, from an int or from text (``3``, ``3.0``, ``6/2``)."""
+    if isinstance(n, np.integer):
+        n = int(n)
+    try:
+        return parse_whole_number(n, "n", N_MIN, N_MAX, any_spelling=True)
+    except OutOfRangeError as exc:
+        raise BinomialInputError(f"n = {exc.problem} trials") from None
+    except NumberInputError as exc:
+        raise BinomialInputError(f"n = {exc.problem}") from None
 
 
 @dataclass(frozen=True)

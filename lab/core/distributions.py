@@ -11,7 +11,6 @@ import csv
 import io
 import json
 import math
-import re
 import tomllib
 from dataclasses import dataclass
 from decimal import Decimal
@@ -20,15 +19,14 @@ from pathlib import Path
 
 import numpy as np
 
+from lab.core.errors import LabInputError
+from lab.core.numbers import NonFiniteNumberError, NumberInputError, read_number, shown
+
 # The float path accepts a sum within this distance of 1 (float64 rounding of many small terms);
 # the exact path accepts only a sum of exactly 1.
 FLOAT_SUM_TOLERANCE = 1e-9
 
 SPEC_FILE_SUFFIXES = (".json", ".csv", ".toml")
-
-
-class LabInputError(ValueError):
-    """Base class of every input problem the lab reports to a person (page or CLI)."""
 
 
 class DistributionError(LabInputError):
@@ -81,58 +79,34 @@ class SpecFileError(LabInputError):
     """A distribution file that cannot be read or has the wrong shape."""
 
 
-# Exponents beyond this are refused before Fraction expands 10**exponent (which would take minutes):
-# no probability a person types needs more than a thousand decimal places.
-MAX_DECIMAL_EXPONENT = 1000
-_EXPONENT = re.compile(r"[eE]\s*([+-]?\d+)")
-
-_NON_FINITE_WORDS = {"nan", "+nan", "-nan", "inf", "+inf", "-inf", "infinity", "+infinity", "-infinity"}
-
-
 def parse_value(text: str | int | float | Fraction, token: str = "?", name: str | None = None) -> Fraction:
-    """Read one probability exactly: ``3/4``, ``0.75``, ``1`` or ``1e-3``.
+    """Read one probability exactly: ``3/4``, ``0.75``, ``1`` or ``1e-3`` (through lab.core.numbers,
+    which checks length, digits and exponent on the text before any arithmetic).
 
     Negative values are returned (the sign is checked by :func:`check_exact`, which names the
-    token); NaN, infinities, non-numbers and ``x/0`` raise here.
+    token); NaN, infinities, non-numbers, ``x/0`` and values beyond the number limits raise here.
     """
-    if isinstance(text, Fraction):
-        return text
-    if isinstance(text, bool):
-        raise InvalidValueError(f"token {token!r}: {text!r} is not a number", token, name)
-    if isinstance(text, int):
-        return Fraction(text)
-    if isinstance(text, float):
-        if not math.isfinite(text):
-            raise NonFiniteValueError(f"token {token!r}: value {text!r} is not finite", token, name)
-        return Fraction(repr(text))  # the decimal the person typed, not the binary expansion
-    raw = str(text).strip()
-    if not raw:
-        raise InvalidValueError(f"token {token!r}: the value is empty", token, name)
-    if raw.lower() in _NON_FINITE_WORDS:
-        raise NonFiniteValueError(f"token {token!r}: value {raw!r} is not finite", token, name)
-    exponent = _EXPONENT.search(raw)
-    if exponent:
-        digits = exponent.group(1).lstrip("+-")
-        if len(digits) > 6 or int(digits) > MAX_DECIMAL_EXPONENT:
-            raise InvalidValueError(
-                f"token {token!r}: {raw!r} has an exponent beyond ±{MAX_DECIMAL_EXPONENT}", token, name
-            )
     try:
-        return Fraction(raw)
-    except ZeroDivisionError:
-        raise InvalidValueError(f"token {token!r}: {raw!r} divides by zero", token, name) from None
-    except ValueError:
-        raise InvalidValueError(
-            f"token {token!r}: {raw!r} is not a number (use a fraction like 3/4 or a decimal like 0.75)",
-            token,
-            name,
-        ) from None
+        return read_number(text, f"token {token!r}").value
+    except NonFiniteNumberError as exc:
+        raise NonFiniteValueError(str(exc), token, name) from None
+    except NumberInputError as exc:
+        error = InvalidValueError(str(exc), token, name)
+        error.limit = exc.limit
+        raise error from None
+
+
+MAX_TOKEN_NAME_CHARS = 100  # a longer name is refused before it is quoted in any message
 
 
 def check_token_name(token: str, name: str | None = None) -> str:
     cleaned = token.strip()
     if not cleaned:
         raise TokenNameError("a token name is empty", None, name)
+    if len(cleaned) > MAX_TOKEN_NAME_CHARS:
+        raise TokenNameError(
+            f"the token name {shown(cleaned)} is longer than {MAX_TOKEN_NAME_CHARS} characters", None, name
+        )
     if any(ch in cleaned for ch in "=,\n\r\t"):
         raise TokenNameError(f"token {cleaned!r}: a name may not contain '=', ',' or line breaks", cleaned, name)
     return cleaned

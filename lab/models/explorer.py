@@ -7,8 +7,8 @@ when the text is wrong (every message names the token, or the row when the name 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from fractions import Fraction
 
 from lab.core.distance import total_variation
@@ -18,12 +18,18 @@ from lab.core.distributions import (
     LabInputError,
     check_token_name,
     from_pairs,
+    snap_to_step,
     to_fraction,
 )
 from lab.core.formatting import fraction_text
+from lab.core.numbers import NumberInputError, parse_probability, shown
 from lab.core.residual import ResidualResult
+from lab.core.scenarios import load_scenario, scenario_names
+from lab.models.url import UrlReader, UrlWarning
 
 MAX_TOKENS = 26
+MAX_NAME_CHARS = 40  # a token name (the table's text boxes hold at most this many characters)
+DEFAULT_SCENARIO = "bernoulli-residual"
 PREDICTION_STEP = Fraction(1, 100)  # the prediction sliders move in hundredths
 
 
@@ -57,6 +63,10 @@ def parse_rows(rows: Sequence[TokenRow]) -> tuple[Distribution, Distribution]:
         raise ExplorerInputError(f"the table has {len(rows)} tokens; at most {MAX_TOKENS} are allowed")
     names = []
     for i, row in enumerate(rows, start=1):
+        if len(row.name) > MAX_NAME_CHARS:
+            raise ExplorerInputError(
+                f"row {i}: the token name {shown(row.name)} is longer than {MAX_NAME_CHARS} characters"
+            )
         try:
             names.append(check_token_name(row.name))
         except DistributionError as exc:
@@ -83,11 +93,20 @@ def encode_table(p: Distribution, q: Distribution) -> dict[str, str]:
     }
 
 
+def _split_list(text: str, what: str) -> list[str]:
+    """A comma list from a link, refused by its count before anything in it is read."""
+    text = str(text)
+    count = text.count(",") + 1
+    if count > MAX_TOKENS:
+        raise ExplorerInputError(f"link: {what} has {count:,} values; at most {MAX_TOKENS} are allowed")
+    return [v.strip() for v in text.split(",")]
+
+
 def decode_table(tokens: str, p: str, q: str) -> list[TokenRow]:
     """Rows from URL values, validated exactly like typed input (raises ExplorerInputError)."""
-    names = [t.strip() for t in str(tokens).split(",")]
-    ps = [v.strip() for v in str(p).split(",")]
-    qs = [v.strip() for v in str(q).split(",")]
+    names = _split_list(tokens, "tokens")
+    ps = _split_list(p, "p")
+    qs = _split_list(q, "q")
     if not (len(names) == len(ps) == len(qs)):
         raise ExplorerInputError(f"link: {len(names)} token names but {len(ps)} values of p and {len(qs)} values of q")
     rows = [TokenRow(n, a, b) for n, a, b in zip(names, ps, qs)]
@@ -96,14 +115,19 @@ def decode_table(tokens: str, p: str, q: str) -> list[TokenRow]:
 
 
 def parse_prediction_value(text, label: str) -> Fraction:
-    """One predicted probability (0 to 1), read exactly; ``label`` names it in the error."""
+    """One predicted probability (0 to 1), read exactly (lab.core.numbers); ``label`` names it in the error."""
     try:
-        value = Fraction(str(text).strip())
-    except (ValueError, ZeroDivisionError):
-        raise ExplorerInputError(f"{label}: {str(text)!r} is not a number", label) from None
-    if not 0 <= value <= 1:
-        raise ExplorerInputError(f"{label}: {fraction_text(value)} is outside 0 to 1", label)
-    return value
+        return parse_probability(text, label)
+    except NumberInputError as exc:
+        raise ExplorerInputError(str(exc), label) from None
+
+
+def slider_value(value, previous: float) -> float:
+    """A prediction slider's value as a float from 0 to 1, or ``previous`` when it is not one."""
+    try:
+        return float(parse_probability(value, "prediction"))
+    except NumberInputError:
+        return previous
 
 
 def encode_prediction(values: Sequence) -> str:
@@ -115,7 +139,7 @@ def decode_prediction(
     text: str, tokens: Sequence[str], what: str = "tokens", label: str = "prediction of r({})"
 ) -> tuple[Fraction, ...]:
     """Predictions from the URL: one value per token (or outcome), each 0 to 1 (fraction or decimal)."""
-    parts = [v.strip() for v in str(text).split(",")]
+    parts = _split_list(text, "the prediction")
     if len(parts) != len(tokens):
         raise ExplorerInputError(f"link: {len(parts)} predicted values for {len(tokens)} {what}")
     return tuple(parse_prediction_value(v, "link: " + label.format(t)) for v, t in zip(parts, tokens))
@@ -206,3 +230,103 @@ def next_token_name(existing: Sequence[str]) -> str:
     while f"T{k}" in used:
         k += 1
     return f"T{k}"
+
+
+# --- the page's state -------------------------------------------------------------------------
+
+
+def scenario_rows(name: str) -> list[TokenRow]:
+    scenario = load_scenario(name)
+    return rows_from_distributions(scenario.p, scenario.q)
+
+
+@dataclass
+class ExplorerModel:
+    """Everything the explorer page shows: the scenario, the table as typed, the last valid (p, q), the
+    predictions (slider floats), whether the answer is revealed (the (p, q) it was revealed for) and
+    whether the table editor is open. The token table travels in the link through a hand encoder
+    (:func:`encode_table`): a list of rows is not one widget's value, so ``bind`` cannot carry it."""
+
+    scenario: str = DEFAULT_SCENARIO
+    rows: list[TokenRow] = field(default_factory=list)
+    valid: tuple[Distribution, Distribution] | None = None
+    preds: list[float] = field(default_factory=list)
+    z_pred: float = 0.0
+    revealed: tuple[Distribution, Distribution] | None = None
+    edit: bool = False
+
+    def __post_init__(self):
+        if not self.rows:
+            self.load_scenario(self.scenario)
+
+    def load_scenario(self, name: str) -> None:
+        """The scenario's p and q, predictions cleared and the answer hidden (the editor stays as it is)."""
+        if name not in scenario_names():
+            raise ExplorerInputError(f"unknown scenario {shown(name)}", name)
+        self.scenario = name
+        self.rows = scenario_rows(name)
+        self.valid = parse_rows(self.rows)
+        self.preds = [0.0] * len(self.rows)
+        self.z_pred = 0.0
+        self.revealed = None
+
+    def reset(self) -> None:
+        self.load_scenario(self.scenario)
+
+    @classmethod
+    def from_url(cls, params: Mapping, reveal_allowed: bool = True) -> tuple[ExplorerModel, list[UrlWarning]]:
+        """The state a link describes, every value validated like typed input; refused values are named."""
+        read = UrlReader(params)
+        name = read.raw("scenario")
+        model = cls()
+        if name is not None and name != DEFAULT_SCENARIO:
+            try:
+                model.load_scenario(name)
+            except ExplorerInputError:
+                read.refuse("scenario", f"unknown scenario {shown(name)}; showing {DEFAULT_SCENARIO!r}")
+        if any(k in params for k in ("tokens", "p", "q")):
+            texts = {k: read.raw(k) for k in ("tokens", "p", "q")}  # a value too long is refused by name here
+            if not any(k in params and texts[k] is None for k in texts):
+                try:
+                    rows = decode_table(*(texts[k] or "" for k in texts))
+                    model.rows, model.valid, model.preds = rows, parse_rows(rows), [0.0] * len(rows)
+                except ExplorerInputError as exc:
+                    message = str(exc).removeprefix("link: ")
+                    culprit = next((k for k in ("p", "q") if message.startswith((f"{k}:", f"{k} "))), "tokens")
+                    read.refuse(culprit, f"the table (tokens, p, q) was not used: {message}")
+        tokens = model.valid[0].tokens
+        r = read.raw("r")
+        if r is not None:
+            try:
+                model.preds = [float(snap_to_step(v)) for v in decode_prediction(r, tokens)]
+            except ExplorerInputError as exc:
+                read.refuse("r", str(exc).removeprefix("link: "))
+        z = read.raw("z")
+        if z is not None:
+            try:
+                model.z_pred = float(snap_to_step(parse_prediction_value(z, "z, the prediction of Z")))
+            except ExplorerInputError as exc:
+                read.refuse("z", str(exc))
+        model.edit = read.flag("edit")
+        if read.flag("reveal") and reveal_allowed:  # presenting: reveal only on the button
+            model.revealed = model.valid
+        return model, read.warnings
+
+    def to_url(self) -> dict[str, str]:
+        """Every control of the page (only values away from their defaults)."""
+        p, q = self.valid
+        desired = {}
+        if self.scenario != DEFAULT_SCENARIO:
+            desired["scenario"] = self.scenario
+        scenario = load_scenario(self.scenario)
+        if (p, q) != (scenario.p, scenario.q):
+            desired.update(encode_table(p, q))
+        if any(self.preds):
+            desired["r"] = encode_prediction(self.preds)
+        if self.z_pred:
+            desired["z"] = encode_prediction([self.z_pred])
+        if self.revealed == self.valid:
+            desired["reveal"] = "1"
+        if self.edit:
+            desired["edit"] = "1"
+        return desired

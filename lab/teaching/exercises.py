@@ -11,7 +11,6 @@ assignment are the problems of a shorter one.
 from __future__ import annotations
 
 import random
-import re
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
@@ -19,6 +18,8 @@ from functools import cached_property
 from lab.core.distance import total_variation
 from lab.core.distributions import Distribution, LabInputError
 from lab.core.formatting import both_text, fraction_text
+from lab.core.numbers import MAX_TEXT_LENGTH, NumberInputError, NumberLimitError, parse_whole_number, read_number
+from lab.core.numbers import shown as shown_text
 from lab.core.residual import NO_REJECTION, REJECTION, ResidualResult, residual_exact
 
 LEVELS = ("basic", "zeros", "disjoint", "z0")
@@ -62,18 +63,10 @@ class ExerciseInputError(LabInputError):
 
 
 def _parse_int(value, name: str, low: int, high: int) -> int:
-    if isinstance(value, bool):
-        raise ExerciseInputError(f"{name}: {value!r} is not a whole number")
-    if isinstance(value, int):
-        number = value
-    else:
-        text = str(value).strip()
-        if not re.fullmatch(r"[+-]?\d+", text):
-            raise ExerciseInputError(f"{name}: {text!r} is not a whole number")
-        number = int(text)
-    if not low <= number <= high:
-        raise ExerciseInputError(f"{name}: {number} is outside {low} to {high}")
-    return number
+    try:
+        return parse_whole_number(value, name, low, high)
+    except NumberInputError as exc:
+        raise ExerciseInputError(str(exc)) from None
 
 
 def parse_seed(value) -> int:
@@ -302,41 +295,34 @@ def score_prediction(truth, prediction) -> PredictScore:
 
 # --- answers ------------------------------------------------------------------------------------
 
-_FRACTION = re.compile(r"[+-]?\d+\s*/\s*\d+")
-_INTEGER = re.compile(r"[+-]?\d+")
-_DECIMAL = re.compile(r"[+-]?(\d+\.\d*|\.\d+)(e[+-]?\d+)?|[+-]?\d+e[+-]?\d+")
-_COMMA_DECIMAL = re.compile(r"[+-]?\d*,\d+")
-_PERCENT = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)\s*%")
-
 
 @dataclass(frozen=True)
 class ParsedAnswer:
     form: str  # "fraction" (exact: fractions and whole numbers), "decimal", "word", or "invalid"
     value: Fraction | str | None
     text: str
+    problem: str | None = None  # why a number was refused (a limit), for the message
 
 
 def parse_answer(text: str) -> ParsedAnswer:
-    raw = " ".join(str(text).split()).strip()
+    """An answer as typed: a number (through lab.core.numbers, with its limits), or a word.
+
+    A refused number (too long, too many digits, an exponent beyond the limit) is ``invalid`` and
+    carries the reason in ``problem``: it does not use a try and never reaches the results export."""
+    raw = " ".join(str(text)[: MAX_TEXT_LENGTH + 1].split()).strip()
     low = raw.lower()
     if not raw:
         return ParsedAnswer("invalid", None, raw)
-    if _FRACTION.fullmatch(raw):
-        num, den = (part.strip() for part in raw.split("/"))
-        if int(den) == 0:
-            return ParsedAnswer("invalid", None, raw)
-        return ParsedAnswer("fraction", Fraction(int(num), int(den)), raw)
-    if _INTEGER.fullmatch(raw):
-        return ParsedAnswer("fraction", Fraction(int(raw)), raw)
-    if _DECIMAL.fullmatch(low):
-        return ParsedAnswer("decimal", Fraction(low), raw)
-    if _COMMA_DECIMAL.fullmatch(raw):  # 0,75: a decimal comma
-        return ParsedAnswer("decimal", Fraction(raw.replace(",", ".")), raw)
-    if _PERCENT.fullmatch(raw):
-        return ParsedAnswer("decimal", Fraction(raw.rstrip("%").strip()) / 100, raw)
     if low in UNDEFINED_WORDS or low.rstrip(".") in UNDEFINED_WORDS or low in BRANCH_WORDS:
         return ParsedAnswer("word", low.rstrip("."), raw)
-    return ParsedAnswer("invalid", None, raw)
+    try:
+        number = read_number(str(text), "your answer", allow_percent=True, allow_decimal_comma=True)
+    except NumberLimitError as exc:
+        return ParsedAnswer("invalid", None, raw, exc.problem)
+    except NumberInputError:
+        return ParsedAnswer("invalid", None, raw)
+    form = "fraction" if number.form in ("fraction", "integer") else "decimal"
+    return ParsedAnswer(form, number.value, raw)
 
 
 @dataclass(frozen=True)
@@ -352,10 +338,14 @@ def check_answer(problem: Problem, text: str) -> Check:
     answer = problem.answer
     shown = text.strip()
     if parsed.form == "invalid":
+        if parsed.problem:  # a number beyond the limits: say which, and it does not use a try
+            return Check(
+                False, False, f"Not counted: {parsed.problem}. Type a fraction like 3/4 or a decimal like 0.75."
+            )
         return Check(
             False,
             False,
-            f"Could not read {shown!r}: type a fraction like 3/4, a decimal like 0.75"
+            f"Could not read {shown_text(shown)}: type a fraction like 3/4, a decimal like 0.75"
             + (", or a branch name" if problem.is_choice else ", or the word 'undefined'")
             + ".",
         )

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
 from lab.core.formatting import fraction_text
+from lab.core.numbers import shown
 from lab.teaching.exercises import (
     LEVEL_TITLES,
     Attempt,
@@ -34,12 +35,22 @@ def assignment_query(seed, count, level) -> dict[str, str]:
     return {"seed": str(parse_seed(seed)), "count": str(parse_count(count)), "level": parse_level(level)}
 
 
+# A QR code (error correction M) holds at most 2,331 bytes; the assignment link adds the page path and
+# ?seed=…&count=…&level=… to the address, so an address this long always fits.
+MAX_BASE_URL_LENGTH = 1000
+
+
 def check_base_url(text: str) -> str:
-    """An app address typed by the teacher: http(s) with a host, nothing else."""
+    """An app address typed by the teacher: http(s) with a host, nothing else, at most 1,000 characters."""
     cleaned = str(text).strip()
+    if len(cleaned) > MAX_BASE_URL_LENGTH:
+        raise ExerciseInputError(
+            f"app address {shown(cleaned)} is longer than {MAX_BASE_URL_LENGTH:,} characters "
+            "(a QR code could not hold the link)"
+        )
     parts = urlsplit(cleaned)
     if parts.scheme not in ("http", "https") or not parts.netloc or any(ch.isspace() for ch in cleaned):
-        raise ExerciseInputError(f"app address {cleaned!r} is not an http:// or https:// address with a host")
+        raise ExerciseInputError(f"app address {shown(cleaned, 60)} is not an http:// or https:// address with a host")
     return cleaned
 
 

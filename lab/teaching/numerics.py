@@ -21,6 +21,7 @@ import numpy as np
 
 from lab.core.distributions import LabInputError
 from lab.core.formatting import fraction_text
+from lab.core.numbers import NumberInputError, parse_whole_number, shown
 from lab.core.residual import (
     FLOAT64_EPS,
     RECONSTRUCTION_RTOL,
@@ -253,14 +254,22 @@ def parse_exponents(text: str | None) -> tuple[int, ...]:
     raw = text.strip()
     if not raw:
         raise NumericsInputError("the gap exponents are empty (write 6-16 or 6,8,10)")
+    if raw.count(",") >= 100:
+        items = raw.count(",") + 1
+        raise NumericsInputError(f"the gap exponents list has {items:,} items: at most 100 (write 6-16 or 6,8,10)")
     exponents: list[int] = []
     for part in raw.split(","):
         part = part.strip()
         bounds = part.split("-") if "-" in part else [part]
-        try:
-            values = [int(b) for b in bounds]
-        except ValueError:
-            raise NumericsInputError(f"gap exponent {part!r} is not a whole number (write 6-16 or 6,8,10)") from None
+        try:  # through lab.core.numbers: digits only, limits checked on the text
+            values = [parse_whole_number(b, "gap exponent", -(10**9), 10**9) for b in bounds]
+        except NumberInputError:
+            raise NumericsInputError(
+                f"gap exponent {shown(part)} is not a whole number (write 6-16 or 6,8,10)"
+            ) from None
+        for v in values:  # before a range is built from them
+            if not EXPONENT_MIN <= v <= EXPONENT_MAX:
+                raise NumericsInputError(f"gap exponent {v} is outside {EXPONENT_MIN} to {EXPONENT_MAX}")
         if len(values) == 2 and values[0] <= values[1]:
             values = list(range(values[0], values[1] + 1))
         elif len(values) != 1:

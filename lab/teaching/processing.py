@@ -20,6 +20,7 @@ import numpy as np
 
 from lab.core.distance import total_variation
 from lab.core.distributions import LabInputError, check_token_name
+from lab.core.numbers import NonFiniteNumberError, NumberInputError, parse_number, shown
 from lab.core.residual import ResidualResult, acceptance_ratio, residual_float
 
 DTYPE = np.float64
@@ -73,12 +74,12 @@ def parse_logits(text: str, name: str = "logits") -> tuple[tuple[str, ...], np.n
             raise ProcessingInputError(f"{name}: {exc}") from None
         if token in tokens:
             raise ProcessingInputError(f"{name}: token {token!r} appears more than once")
-        try:
-            value = float(raw.strip())
-        except ValueError:
-            raise ProcessingInputError(f"{name}: token {token!r}: {raw.strip()!r} is not a number") from None
-        if not math.isfinite(value):
-            raise ProcessingInputError(f"{name}: token {token!r}: logit {raw.strip()!r} is not finite")
+        try:  # read exactly with the lab's limits (lab.core.numbers), then rounded once to float64
+            value = float(parse_number(raw, f"{name}: token {token!r}"))
+        except NonFiniteNumberError:
+            raise ProcessingInputError(f"{name}: token {token!r}: logit {shown(raw.strip())} is not finite") from None
+        except NumberInputError as exc:
+            raise ProcessingInputError(str(exc)) from None
         tokens.append(token)
         values.append(value)
     return tuple(tokens), np.array(values, dtype=DTYPE)

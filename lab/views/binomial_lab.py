@@ -9,14 +9,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-from lab.core.binomial import N_MAX, N_MIN, BinomialInputError, check_trials
+from lab.core.binomial import N_MAX, N_MIN
 from lab.core.display import exact_text, markdown_escape
-from lab.core.distributions import snap_to_step, to_fraction
+from lab.core.distributions import to_fraction
 from lab.core.formatting import both_text, decimal_text, fraction_text
-from lab.models.explorer import ExplorerInputError, decode_prediction, encode_prediction
+from lab.models.binomial_lab import BinomialLabModel, control_n, control_p
 from lab.teaching.worked_example import (
-    DEFAULT_LAB_P,
-    DEFAULT_N,
     WORKED_EXAMPLE_SCENARIO,
     display_values,
     guide_steps,
@@ -32,77 +30,32 @@ from lab.views.presentation import url_reveal_allowed
 S = st.session_state
 
 
-def fresh_model(reset_pressed: bool = False) -> dict:
-    return {
-        "lab_p": float(DEFAULT_LAB_P),
-        "n": DEFAULT_N,
-        "preds": [0.0] * (DEFAULT_N + 1),
-        "inspected": None,  # the (lab p, n) that was inspected
-        "reset": reset_pressed,
-        "summed": False,
-    }
-
-
-def model_from_url() -> tuple[dict, list[str]]:
-    """The state a link describes, validated like typed input; problems are listed, not applied."""
-    model, problems, params = fresh_model(), [], st.query_params
-    if "lab_p" in params:
-        try:
-            value = lab_result(params["lab_p"], 1).p
-            snapped = snap_to_step(value)
-            if snapped != value:
-                problems.append(f"link: lab success p = {params['lab_p']} rounded to {float(snapped):.2f}")
-            model["lab_p"] = float(snapped)
-        except (BinomialInputError, ExplorerInputError) as exc:
-            problems.append(f"link: {exc}")
-    if "n" in params:
-        try:
-            model["n"] = check_trials(params["n"])
-        except BinomialInputError as exc:
-            problems.append(f"link: {exc}")
-    labels = outcome_labels(model["n"])
-    model["preds"] = [0.0] * len(labels)
-    if "pred" in params:
-        try:
-            model["preds"] = [
-                float(snap_to_step(v))
-                for v in decode_prediction(params["pred"], labels, "outcomes", "prediction of {}")
-            ]
-        except ExplorerInputError as exc:
-            problems.append(str(exc))
-    if params.get("inspect") == "1" and url_reveal_allowed():  # presenting: reveal only on the button
-        model["inspected"] = (model["lab_p"], model["n"])
-    model["reset"] = params.get("reset") == "1"
-    model["summed"] = params.get("sum") == "1" and url_reveal_allowed()
-    return model, problems
-
-
-def push_widgets(model: dict) -> None:
-    S["bl_p"], S["bl_n"] = model["lab_p"], model["n"]
-    for k, value in enumerate(model["preds"]):
+def push_widgets(model: BinomialLabModel) -> None:
+    S["bl_p"], S["bl_n"] = model.lab_p, model.n
+    for k, value in enumerate(model.preds):
         S[f"bl_pred_{k}"] = value
 
 
 def on_reset() -> None:
-    S["bl_model"] = fresh_model(reset_pressed=True)
+    S["bl_model"].reset()
     push_widgets(S["bl_model"])
 
 
 def on_inspect() -> None:
     model = S["bl_model"]
-    model["inspected"] = (model["lab_p"], model["n"])
+    model.inspected = (model.lab_p, model.n)
 
 
 def on_sum() -> None:
-    S["bl_model"]["summed"] = True
+    S["bl_model"].summed = True
 
 
 if "bl_model" not in S:
-    S["bl_model"], S["bl_link_problems"] = model_from_url()
+    S["bl_model"], S["bl_link_problems"] = BinomialLabModel.from_url(st.query_params, url_reveal_allowed())
     push_widgets(S["bl_model"])
 model = S["bl_model"]
-S.setdefault("bl_p", model["lab_p"])
-S.setdefault("bl_n", model["n"])
+S.setdefault("bl_p", model.lab_p)
+S.setdefault("bl_n", model.n)
 
 st.title("Binomial lab")
 st.markdown(
@@ -110,7 +63,7 @@ st.markdown(
     "**Inspect** the exact Binomial(n, lab success p) probabilities."
 )
 for problem in S.pop("bl_link_problems", []):
-    st.warning(markdown_escape(problem), icon=":material/link_off:")  # holds URL text: shown as typed
+    st.warning(markdown_escape(str(problem)), icon=":material/link_off:")  # holds URL text: shown as typed
 
 
 @st.fragment
@@ -119,6 +72,15 @@ def lab_body() -> None:
     app's navigation and header, which keeps the lab as quick to answer as a one-slider app."""
     model = S["bl_model"]
 
+    # A control's state is checked before its widget is drawn: a crafted message can put any value there
+    # (the string "abc" in lab success p made number_input raise TypeError); a refused value is put back.
+    if control_p(S.get("bl_p"), -1.0) != S.get("bl_p"):
+        S["bl_p"] = model.lab_p
+    if control_n(S.get("bl_n"), -1) != S.get("bl_n") or isinstance(S.get("bl_n"), bool):
+        S["bl_n"] = model.n
+    for k, value in enumerate(model.preds):
+        if f"bl_pred_{k}" in S and control_p(S[f"bl_pred_{k}"], -1.0) != S[f"bl_pred_{k}"]:
+            S[f"bl_pred_{k}"] = value
     controls = st.columns([2, 2, 1, 1], vertical_alignment="bottom")
     controls[0].number_input("lab success p", min_value=0.0, max_value=1.0, step=0.01, format="%.2f", key="bl_p")
     controls[1].number_input(
@@ -126,17 +88,18 @@ def lab_body() -> None:
     )
     controls[2].button("Reset", key="bl_reset", on_click=on_reset, help="Back to the defaults", width="stretch")
 
-    lab_p, n = S["bl_p"], int(S["bl_n"])
-    if n != model["n"]:  # new outcomes: new, empty predictions (these widgets are not drawn yet)
-        model["preds"] = [0.0] * (n + 1)
+    # The controls' values, checked (a crafted message could send "abc"): a refused one keeps the last valid.
+    lab_p, n = control_p(S["bl_p"], model.lab_p), control_n(S["bl_n"], model.n)
+    if n != model.n:  # new outcomes: new, empty predictions (these widgets are not drawn yet)
+        model.set_n(n)
         for k in range(n + 1):
             S[f"bl_pred_{k}"] = 0.0
-    model["lab_p"], model["n"] = lab_p, n
+    model.lab_p = lab_p
     result = lab_result(lab_p, n)
     labels = outcome_labels(n)
-    inspected = model["inspected"] == (lab_p, n)
-    if model["inspected"] is not None and not inspected:
-        model["inspected"] = None
+    inspected = model.inspected == (lab_p, n)
+    if model.inspected is not None and not inspected:
+        model.inspected = None
         st.info("lab success p or n changed, so the bars are hidden again: predict, then Inspect.")
     controls[3].button("Inspect", key="bl_inspect", type="primary", on_click=on_inspect, width="stretch")
 
@@ -157,8 +120,8 @@ def lab_body() -> None:
             for col, k in zip(cols, range(start, min(start + per_row, len(names)))):
                 S.setdefault(f"bl_pred_{k}", 0.0)
                 col.number_input(names[k], min_value=0.0, max_value=1.0, step=0.01, format="%.2f", key=f"bl_pred_{k}")
-        model["preds"] = [S[f"bl_pred_{k}"] for k in range(len(labels))]
-        st.caption(f"Your bars add up to {both_text(sum(to_fraction(v) for v in model['preds']))}.")
+        model.preds = [control_p(S[f"bl_pred_{k}"], 0.0) for k in range(len(labels))]
+        st.caption(f"Your bars add up to {both_text(sum(to_fraction(v) for v in model.preds))}.")
     exact = display_values(result)
     x_title = "outcome (B = success, C = failure)" if n == 1 else "number of successes k"
     with left:
@@ -170,19 +133,19 @@ def lab_body() -> None:
             else " (the exact bars are hidden until Inspect)"
         )
         chart(
-            figure("binomial_bars", labels, [to_fraction(v) for v in model["preds"]], shown, x_title), "bl_chart", alt
+            figure("binomial_bars", labels, [to_fraction(v) for v in model.preds], shown, x_title), "bl_chart", alt
         )
 
     if inspected:
         stats = st.columns(3)
         stats[0].metric("mean n·p", both_text(result.mean))
         stats[1].metric("sd √(n·p·(1−p))", decimal_text(result.sd, 4))
-        distance = prediction_distance(model["preds"], exact)
+        distance = prediction_distance(model.preds, exact)
         stats[2].metric("distance from your bars (TV)", both_text(distance, 3))
         st.dataframe(
             {
                 "outcome": list(labels),
-                "your prediction": [fraction_text(to_fraction(v)) for v in model["preds"]],
+                "your prediction": [fraction_text(to_fraction(v)) for v in model.preds],
                 "exact": [exact_text(v) for v in exact],
                 "exact (decimal)": [decimal_text(v) for v in exact],
             },
@@ -192,8 +155,8 @@ def lab_body() -> None:
 
     # --- the worked example -----------------------------------------------------------------------
     worked = worked_sum(dict(zip(labels, exact)) if n == 1 else {}, WORKED_EXAMPLE_SCENARIO)
-    predicted = n == 1 and any(model["preds"])
-    steps = guide_steps(model["reset"], lab_p, n, predicted, inspected, model["summed"], worked.z)
+    predicted = n == 1 and any(model.preds)
+    steps = guide_steps(model.reset_pressed, lab_p, n, predicted, inspected, model.summed, worked.z)
     with st.container(border=True):
         st.subheader("Reproduce the worked example")
         st.caption(
@@ -215,7 +178,7 @@ def lab_body() -> None:
             f"Multiply by Z = {fraction_text(worked.z)} and add",
             key="bl_sum",
             on_click=on_sum,
-            disabled=not ready or model["summed"],
+            disabled=not ready or model.summed,
         )
         if steps[-1].done:
             lines = []
@@ -252,20 +215,7 @@ def lab_body() -> None:
             )
 
     # --- URL --------------------------------------------------------------------------------------
-    desired = {}
-    if to_fraction(lab_p) != DEFAULT_LAB_P:
-        desired["lab_p"] = f"{lab_p:.2f}"
-    if n != DEFAULT_N:
-        desired["n"] = str(n)
-    if any(model["preds"]):
-        desired["pred"] = encode_prediction(model["preds"])
-    if inspected:
-        desired["inspect"] = "1"
-    if model["reset"]:
-        desired["reset"] = "1"
-    if model["summed"]:
-        desired["sum"] = "1"
-    sync_query_params(desired)
+    sync_query_params(model.to_url())
 
 
 lab_body()

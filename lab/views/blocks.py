@@ -20,7 +20,8 @@ from lab.core.markov import START, all_model_names, load_model
 from lab.core.sampling import make_streams
 from lab.core.speedup import NO_BEST_GAMMA, acceptance_rate, best_gamma, speedup_curve
 from lab.core.variants import VARIANT_NAMES, VARIANTS
-from lab.views.common import chart, figure
+from lab.models.blocks import BlocksModel
+from lab.views.common import chart, controls_model, figure, refuse_link_values, show_link_warnings
 
 S = st.session_state
 
@@ -37,12 +38,14 @@ MAX_L = MAX_LENGTH
 MAX_SEED = 2**32 - 1
 GAMMAS = list(range(0, 16))
 
+refuse_link_values(BlocksModel.from_url(st.query_params, max_k=MAX_K, max_l=MAX_L)[1], "bk_link_problems")
 st.title("Blocks of drafts")
 st.markdown(
     "The draft proposes **K** tokens ahead. The target checks them left to right; the **first rejection** "
     "ends the block: a replacement is drawn from the residual at that position and every later draft is "
     "discarded. If all K pass, one **bonus** token comes from p."
 )
+show_link_warnings("bk_link_problems")
 
 names = all_model_names()
 row1 = st.columns([3, 3], vertical_alignment="bottom")
@@ -78,13 +81,14 @@ row2[1].number_input(
 )
 row2[2].number_input("Seed", min_value=0, max_value=MAX_SEED, value=1, step=1, key="bk_seed", bind="query-params")
 
+state = controls_model(BlocksModel, "bk_state", max_k=MAX_K, max_l=MAX_L)
 try:
-    model = load_model(S["bk_model"])
+    model = load_model(state.model)
 except LabInputError as exc:
     st.error(str(exc))
     st.stop()
-variant = VARIANTS[S["bk_variant"]]
-block, length, seed = int(S["bk_k"]), int(S["bk_l"]), int(S["bk_seed"])
+variant = VARIANTS[state.variant]
+block, length, seed = state.block, state.length, state.seed
 vocab = model.vocab
 if model.note:
     st.caption(f"{model.title}. {model.note}")
@@ -266,7 +270,8 @@ st.markdown(
 sp = st.columns(2)
 sp[0].slider("acceptance rate α", 0.0, 1.0, 0.8, 0.01, key="bk_alpha", bind="query-params")
 sp[1].slider("cost ratio c (draft / target)", 0.0, 1.0, 0.1, 0.01, key="bk_c", bind="query-params")
-alpha, c = float(S["bk_alpha"]), float(S["bk_c"])
+state = controls_model(BlocksModel, "bk_state", quiet=True, max_k=MAX_K, max_l=MAX_L)  # with the sliders' values
+alpha, c = float(state.alpha), float(state.cost)
 curve = speedup_curve(alpha, c, GAMMAS)
 best = best_gamma(alpha, c, max_gamma=GAMMAS[-1])
 m = st.columns(3)

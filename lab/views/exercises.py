@@ -13,6 +13,7 @@ import segno
 import streamlit as st
 
 from lab.core.formatting import both_text, fraction_text
+from lab.models.exercises import ExercisesModel
 from lab.teaching.exercises import (
     DEFAULT_COUNT,
     DEFAULT_LEVEL,
@@ -31,15 +32,13 @@ from lab.teaching.exercises import (
     generate_predictions,
     generate_problems,
     hints,
-    parse_count,
-    parse_level,
-    parse_seed,
     record_try,
     running_score,
     score_prediction,
     worked_solution,
 )
 from lab.teaching.exports import (
+    MAX_BASE_URL_LENGTH,
     answer_key_csv,
     answer_key_markdown,
     assignment_url,
@@ -49,7 +48,7 @@ from lab.teaching.exports import (
     worksheet_html,
     worksheet_markdown,
 )
-from lab.views.common import chart, figure
+from lab.views.common import chart, controls_model, figure, refuse_link_values, show_link_warnings
 from lab.views.presentation import is_presenting
 
 BRANCH_OPTIONS = ("rejection", "no-rejection")
@@ -69,20 +68,14 @@ def _state(name: str, factory):
 
 # --- assignment parameters (teacher panel; bound to the URL) ------------------------------------
 
+refuse_link_values(ExercisesModel.from_url(st.query_params)[1], "exq_link_problems")
 st.title("Exercises")
 st.caption(
     "Compute α, Z, r and the reconstruction for small distributions. Fractions must be exact; decimals count "
     "within 0.005. A worked solution opens after two tries. Your answers stay in this browser tab."
 )
 
-# Bound widgets ignore invalid URL values silently: say which parameter was ignored and why.
-for param, parser in (("seed", parse_seed), ("count", parse_count), ("level", parse_level)):
-    raw = st.query_params.get(param)
-    if raw is not None:
-        try:
-            parser(raw)
-        except ExerciseInputError as exc:
-            st.warning(f"Link parameter ignored: {plain(exc)}. Using the value shown in the Teacher tab.")
+show_link_warnings("exq_link_problems")  # the seed, count or level a link gave that was refused
 
 tab_problems, tab_bars, tab_results, tab_teacher = st.tabs(["Problems", "Predict the bars", "Your results", "Teacher"])
 
@@ -105,11 +98,10 @@ with tab_teacher:
             "Number of problems", MIN_COUNT, MAX_COUNT, DEFAULT_COUNT, step=1, key="count", bind="query-params"
         )
         st.selectbox("Level", LEVELS, index=LEVELS.index(DEFAULT_LEVEL), key="level", bind="query-params")
-        st.caption(LEVEL_TITLES[parse_level(st.session_state["level"])])
+        st.caption(LEVEL_TITLES.get(st.session_state["level"], ""))
 
-seed = parse_seed(st.session_state["seed"])
-count = parse_count(st.session_state["count"])
-level = parse_level(st.session_state["level"])
+assignment = controls_model(ExercisesModel, "exq_assignment")
+seed, count, level = assignment.seed, assignment.count, assignment.level
 problems = generate_problems(seed, count, level)
 predictions = generate_predictions(seed, level)
 sig = f"{seed}-{level}"
@@ -351,9 +343,12 @@ with tab_teacher:
         except ExerciseInputError as exc:
             st.error(f"{plain(exc)}. The link below uses {plain(base)}.")
     url = assignment_url(base, seed, count, level)
+    if len(url) > MAX_BASE_URL_LENGTH + 100:  # the browser's own address (st.context.url) is not typed: check it too
+        url = assignment_url("http://localhost:8501/", seed, count, level)
+        st.error("This browser's address is too long for a QR code: type the app address students can reach.")
     st.markdown("**Assignment link** (copy it, or let the class scan the QR code):")
     st.code(url, language=None, wrap_lines=True)
-    qr = segno.make(url, error="m")
+    qr = segno.make(url, error="m")  # fits: the address is at most 1,000 characters (check_base_url)
     buffer = io.BytesIO()
     qr.save(buffer, kind="png", scale=10, border=2)
     st.image(buffer.getvalue(), caption="QR code of the assignment link", width=420 if presenting else 260)

@@ -9,141 +9,93 @@ from __future__ import annotations
 import streamlit as st
 
 from lab.core.display import exact_text, markdown_escape
-from lab.core.distributions import snap_to_step, to_fraction
+from lab.core.distributions import to_fraction
 from lab.core.formatting import both_text, decimal_text, fraction_text
 from lab.core.residual import residual_exact
 from lab.core.scenarios import ScenarioError, load_scenario, scenario_names
 from lab.models.explorer import (
     MAX_TOKENS,
     ExplorerInputError,
+    ExplorerModel,
     TokenRow,
-    decode_prediction,
-    decode_table,
-    encode_prediction,
-    encode_table,
     next_token_name,
-    parse_prediction_value,
     parse_rows,
     reconstruction_rows,
-    rows_from_distributions,
     score_prediction,
     score_z_only,
+    slider_value,
 )
 from lab.views.common import chart, figure, sync_query_params
 from lab.views.presentation import url_reveal_allowed
 
-DEFAULT_SCENARIO = "bernoulli-residual"
 S = st.session_state
 
 
 # --- state ------------------------------------------------------------------------------------
-# S["ex_model"]: the page's state, kept across page switches (widget keys are dropped when their page
-# is not shown): scenario, rows (typed text), valid (last valid p, q), preds, z_pred, revealed (the
-# (p, q) that was revealed, or None). Widgets ex_name_i / ex_p_i / ex_q_i / ex_r_i / ex_z mirror it.
+# S["ex_model"]: the page's ExplorerModel (lab/models/explorer.py), kept across page switches (widget
+# keys are dropped when their page is not shown). Widgets ex_name_i / ex_p_i / ex_q_i / ex_r_i / ex_z
+# mirror it; the link is written from it (ExplorerModel.to_url).
 
 
-def scenario_rows(name: str) -> list[TokenRow]:
-    scenario = load_scenario(name)
-    return rows_from_distributions(scenario.p, scenario.q)
-
-
-def fresh_model(name: str) -> dict:
-    rows = scenario_rows(name)
-    return {
-        "scenario": name,
-        "rows": rows,
-        "valid": parse_rows(rows),
-        "preds": [0.0] * len(rows),
-        "z_pred": 0.0,
-        "revealed": None,
-        "edit": False,  # the token table is drawn only while editing (a shorter page answers faster)
-    }
-
-
-def model_from_url() -> tuple[dict, list[str]]:
-    """The state a link describes, every value validated like typed input; problems are listed."""
-    problems = []
-    params = st.query_params
-    name = params.get("scenario", DEFAULT_SCENARIO)
-    if name not in scenario_names():
-        problems.append(f"link: unknown scenario {name!r}; showing {DEFAULT_SCENARIO!r}")
-        name = DEFAULT_SCENARIO
-    model = fresh_model(name)
-    if any(k in params for k in ("tokens", "p", "q")):
-        try:
-            rows = decode_table(params.get("tokens", ""), params.get("p", ""), params.get("q", ""))
-            model.update(rows=rows, valid=parse_rows(rows), preds=[0.0] * len(rows))
-        except ExplorerInputError as exc:
-            problems.append(f"link: the table was not used: {exc}")
-    tokens = model["valid"][0].tokens
-    if "r" in params:
-        try:
-            model["preds"] = [float(snap_to_step(v)) for v in decode_prediction(params["r"], tokens)]
-        except ExplorerInputError as exc:
-            problems.append(str(exc))
-    if "z" in params:
-        try:
-            model["z_pred"] = float(snap_to_step(parse_prediction_value(params["z"], "prediction of Z")))
-        except ExplorerInputError as exc:
-            problems.append(f"link: {exc}")
-    model["edit"] = params.get("edit") == "1"
-    if params.get("reveal") == "1" and url_reveal_allowed():  # presenting: reveal only on the button
-        model["revealed"] = model["valid"]
-    return model, problems
-
-
-def push_widgets(model: dict) -> None:
+def push_widgets(model: ExplorerModel) -> None:
     """Write the model into the widget keys (allowed before the widgets exist or in a callback)."""
-    S["ex_scenario"] = model["scenario"]
-    for i, row in enumerate(model["rows"]):
+    S["ex_scenario"] = model.scenario
+    for i, row in enumerate(model.rows):
         S[f"ex_name_{i}"], S[f"ex_p_{i}"], S[f"ex_q_{i}"] = row.name, row.p, row.q
-    for i, value in enumerate(model["preds"]):
+    for i, value in enumerate(model.preds):
         S[f"ex_r_{i}"] = value
-    S["ex_z"] = model["z_pred"]
-    S["ex_edit"] = model["edit"]
+    S["ex_z"] = model.z_pred
+    S["ex_edit"] = model.edit
 
 
-def restore_missing_widgets(model: dict) -> None:
+def restore_missing_widgets(model: ExplorerModel) -> None:
     if "ex_scenario" not in S:
-        S["ex_scenario"] = model["scenario"]
-    for i, row in enumerate(model["rows"]):
+        S["ex_scenario"] = model.scenario
+    for i, row in enumerate(model.rows):
         for field, value in (("name", row.name), ("p", row.p), ("q", row.q)):
             S.setdefault(f"ex_{field}_{i}", value)
-    for i, value in enumerate(model["preds"]):
-        S.setdefault(f"ex_r_{i}", value)
-    S.setdefault("ex_z", model["z_pred"])
-    S.setdefault("ex_edit", model["edit"])
+    sliders = [(f"ex_r_{i}", value) for i, value in enumerate(model.preds)] + [("ex_z", model.z_pred)]
+    for key, value in sliders:
+        S.setdefault(key, value)
+        if slider_value(S[key], -1.0) != S[key]:  # a value a browser never sends does not reach the slider
+            S[key] = value
+    S.setdefault("ex_edit", model.edit)
 
 
 def on_scenario_change() -> None:
-    S["ex_model"] = {**fresh_model(S["ex_scenario"]), "edit": S["ex_model"]["edit"]}
-    push_widgets(S["ex_model"])
+    """A new scenario from the list. The name is checked: a crafted message can send any text."""
+    model = S["ex_model"]
+    try:
+        model.load_scenario(S["ex_scenario"])
+    except (ExplorerInputError, ScenarioError) as exc:
+        S["ex_message"] = f"Not applied: {exc}. The scenario {model.scenario} stays on screen."
+    push_widgets(model)
 
 
 def on_reset() -> None:
-    S["ex_model"] = {**fresh_model(S["ex_model"]["scenario"]), "edit": S["ex_model"]["edit"]}
+    S["ex_model"].reset()
     push_widgets(S["ex_model"])
     S["ex_message"] = "Reset: the scenario's p and q are back and the predictions are cleared."
 
 
 def on_add() -> None:
     model = S["ex_model"]
-    if len(model["rows"]) >= MAX_TOKENS:
+    if len(model.rows) >= MAX_TOKENS:
         return
-    model["rows"] = [*model["rows"], TokenRow(next_token_name([r.name for r in model["rows"]]), "0", "0")]
+    model.rows = [*model.rows, TokenRow(next_token_name([r.name for r in model.rows]), "0", "0")]
     push_widgets(model)
 
 
 def on_remove(index: int) -> None:
     model = S["ex_model"]
-    if len(model["rows"]) <= 1:
+    if len(model.rows) <= 1:
         return
-    model["rows"] = [r for i, r in enumerate(model["rows"]) if i != index]
+    model.rows = [r for i, r in enumerate(model.rows) if i != index]
     push_widgets(model)
 
 
 if "ex_model" not in S:
-    S["ex_model"], S["ex_link_problems"] = model_from_url()
+    S["ex_model"], S["ex_link_problems"] = ExplorerModel.from_url(st.query_params, url_reveal_allowed())
     push_widgets(S["ex_model"])
 model = S["ex_model"]
 restore_missing_widgets(model)
@@ -155,9 +107,13 @@ st.markdown(
     "r = max(0, p − q) / Z and the rejection probability Z, then **Reveal** the exact answer."
 )
 for problem in S.pop("ex_link_problems", []):
-    st.warning(markdown_escape(problem), icon=":material/link_off:")  # holds URL text: shown as typed
+    st.warning(markdown_escape(str(problem)), icon=":material/link_off:")  # holds URL text: shown as typed
 
 names = scenario_names()
+if S.get("ex_scenario") not in names:  # a value a browser never sends (a crafted message): not for the widget
+    S["ex_scenario"] = model.scenario
+if not isinstance(S.get("ex_edit"), bool):
+    S["ex_edit"] = model.edit
 top = st.columns([3, 1], vertical_alignment="bottom")
 top[0].selectbox(
     "Scenario",
@@ -168,16 +124,16 @@ top[0].selectbox(
 )
 top[1].button("Reset", key="ex_reset", on_click=on_reset, help="Back to the scenario's p and q", width="stretch")
 if message := S.pop("ex_message", None):
-    st.info(message)
+    st.info(markdown_escape(message))  # may hold the text of a refused value
 note_slot = st.empty()  # the scenario's note, or a word that p and q were edited (filled once they are parsed)
 
-model["edit"] = st.toggle(
-    f"Edit p and q ({len(model['rows'])} tokens)",
+model.edit = st.toggle(
+    f"Edit p and q ({len(model.rows)} tokens)",
     key="ex_edit",
     help="Type each token's name, p and q as fractions like 3/10 or decimals like 0.3; add or remove tokens",
 )
-if model["edit"]:
-    for i in range(len(model["rows"])):
+if model.edit:
+    for i in range(len(model.rows)):
         cols = st.columns([3, 3, 3, 2], vertical_alignment="bottom")
         cols[0].text_input(f"Token {i + 1}", key=f"ex_name_{i}", max_chars=40)
         cols[1].text_input(f"p of token {i + 1}", key=f"ex_p_{i}", max_chars=40)
@@ -187,63 +143,49 @@ if model["edit"]:
             key=f"ex_remove_{i}",
             on_click=on_remove,
             args=(i,),
-            disabled=len(model["rows"]) <= 1,
+            disabled=len(model.rows) <= 1,
         )
     st.button(
         "Add token",
         key="ex_add",
         on_click=on_add,
-        disabled=len(model["rows"]) >= MAX_TOKENS,
+        disabled=len(model.rows) >= MAX_TOKENS,
         help=f"Up to {MAX_TOKENS} tokens; a new token starts at p = q = 0",
     )
 
-model["rows"] = [TokenRow(S[f"ex_name_{i}"], S[f"ex_p_{i}"], S[f"ex_q_{i}"]) for i in range(len(model["rows"]))]
+model.rows = [
+    TokenRow(str(S[f"ex_name_{i}"]), str(S[f"ex_p_{i}"]), str(S[f"ex_q_{i}"])) for i in range(len(model.rows))
+]
 try:
-    new_valid = parse_rows(model["rows"])
+    new_valid = parse_rows(model.rows)
 except ExplorerInputError as exc:
     message = markdown_escape(f"Not applied: {exc}. The last valid p and q stay on screen.")  # typed text
     st.error(message, icon=":material/error:")
 else:
-    if new_valid != model["valid"]:
-        model["valid"] = new_valid
-        if len(model["preds"]) != len(new_valid[0]):
-            model["preds"] = (model["preds"] + [0.0] * len(new_valid[0]))[: len(new_valid[0])]
-            for i, value in enumerate(model["preds"]):
+    if new_valid != model.valid:
+        model.valid = new_valid
+        if len(model.preds) != len(new_valid[0]):
+            model.preds = (model.preds + [0.0] * len(new_valid[0]))[: len(new_valid[0])]
+            for i, value in enumerate(model.preds):
                 S.setdefault(f"ex_r_{i}", value)
 
 try:
-    scenario_now = load_scenario(model["scenario"])
+    scenario_now = load_scenario(model.scenario)
 except ScenarioError as exc:  # a scenario file broken while the app runs
     note_slot.error(markdown_escape(str(exc)))
 else:
-    if (scenario_now.p, scenario_now.q) == model["valid"]:
+    if (scenario_now.p, scenario_now.q) == model.valid:
         note_slot.caption(scenario_now.note)
     else:
-        note_slot.caption(f"Your own p and q, edited from {model['scenario']}: Reset brings the scenario back.")
+        note_slot.caption(f"Your own p and q, edited from {model.scenario}: Reset brings the scenario back.")
 
-if model["revealed"] is not None and model["revealed"] != model["valid"]:
-    model["revealed"] = None
+if model.revealed is not None and model.revealed != model.valid:
+    model.revealed = None
     st.info("p or q changed, so the answer is hidden again: predict, then reveal.")
 
 
-def write_url(model: dict) -> None:
-    """Every control of the page in the URL (only values away from their defaults)."""
-    p, q = model["valid"]
-    desired = {}
-    if model["scenario"] != DEFAULT_SCENARIO:
-        desired["scenario"] = model["scenario"]
-    scenario = load_scenario(model["scenario"])
-    if (p, q) != (scenario.p, scenario.q):
-        desired.update(encode_table(p, q))
-    if any(model["preds"]):
-        desired["r"] = encode_prediction(model["preds"])
-    if model["z_pred"]:
-        desired["z"] = encode_prediction([model["z_pred"]])
-    if model["revealed"] == model["valid"]:
-        desired["reveal"] = "1"
-    if model["edit"]:
-        desired["edit"] = "1"
-    sync_query_params(desired)
+def write_url(model: ExplorerModel) -> None:
+    sync_query_params(model.to_url())
 
 
 @st.fragment
@@ -252,7 +194,7 @@ def prediction_panel(tokens: tuple[str, ...]) -> None:
     this panel (the table, the p/q chart stay as they are), so the page answers as fast as a tiny app.
     After the reveal the score below depends on the sliders, so a change reruns the whole page."""
     model = S["ex_model"]
-    revealed = model["revealed"] == model["valid"]
+    revealed = model.revealed == model.valid
     st.subheader("Your prediction")
     st.caption("Sliders move with the arrow keys. A prediction of r should add up to 1.")
     for start in range(0, len(tokens), 2):
@@ -261,22 +203,24 @@ def prediction_panel(tokens: tuple[str, ...]) -> None:
             label = f"Predict r({markdown_escape(tokens[i])})"
             col.slider(label, 0.0, 1.0, step=0.01, key=f"ex_r_{i}", format="%.2f")
     st.slider("Predict Z", 0.0, 1.0, step=0.01, key="ex_z", format="%.2f", help="The rejection probability")
-    preds, z_pred = [S[f"ex_r_{i}"] for i in range(len(tokens))], S["ex_z"]
-    changed = (preds, z_pred) != (model["preds"], model["z_pred"])
-    model["preds"], model["z_pred"] = preds, z_pred
+    # a slider's value is checked like a link's (a crafted message could send text): a refused one keeps the last
+    preds = [slider_value(S[f"ex_r_{i}"], old) for i, old in enumerate(model.preds[: len(tokens)])]
+    z_pred = slider_value(S["ex_z"], model.z_pred)
+    changed = (preds, z_pred) != (model.preds, model.z_pred)
+    model.preds, model.z_pred = preds, z_pred
     st.caption(f"Your r adds up to {both_text(sum(to_fraction(v) for v in preds))}.")
     if st.button("Reveal", key="ex_reveal", type="primary", disabled=revealed):
-        model["revealed"] = model["valid"]
+        model.revealed = model.valid
         st.rerun()  # the whole page: the answer is drawn below this panel
     if revealed and changed:  # only on a rerun of this panel alone: a full run never changes them here
         st.rerun()
     write_url(model)
 
 
-p, q = model["valid"]
+p, q = model.valid
 result = residual_exact(p, q)
 tokens = result.tokens
-revealed = model["revealed"] == model["valid"]
+revealed = model.revealed == model.valid
 left, right = st.columns(2, gap="large")
 with left:
     chart(
@@ -296,17 +240,17 @@ if revealed:
     metrics = st.columns(3)
     metrics[0].metric("α (acceptance probability)", both_text(result.alpha))
     metrics[1].metric("Z = 1 − α (rejection probability)", both_text(result.z))
-    z_error = score_z_only(result, model["z_pred"])
+    z_error = score_z_only(result, model.z_pred)
     metrics[2].metric(
         "Your Z",
-        fraction_text(to_fraction(model["z_pred"])),
+        fraction_text(to_fraction(model.z_pred)),
         delta=f"error {fraction_text(z_error)}",
         delta_color="off",
         delta_arrow="off",
     )
     st.markdown(
         f"α = {both_text(result.alpha)}, Z = {both_text(result.z)} "
-        f"(your Z: {both_text(to_fraction(model['z_pred']))}, error {both_text(z_error)})."
+        f"(your Z: {both_text(to_fraction(model.z_pred))}, error {both_text(z_error)})."
     )
     if result.residual is None:
         st.info(
@@ -322,7 +266,7 @@ if revealed:
                 "target itself, r = p (compare the r and p columns below).",
                 icon=":material/call_split:",
             )
-        score = score_prediction(result, model["preds"], model["z_pred"])
+        score = score_prediction(result, model.preds, model.z_pred)
         st.markdown(
             f"**Score**: total variation distance between your r and the exact r = {both_text(score.tv)} "
             f"(0 is perfect, 1 is as far as possible). Largest error at token {markdown_escape(score.worst_token)}."

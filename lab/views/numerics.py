@@ -2,8 +2,10 @@
 
 import streamlit as st
 
+from lab.core.display import markdown_escape
 from lab.core.distributions import LabInputError
 from lab.core.formatting import fraction_text, sci_text, vector_text
+from lab.models.numerics import GAP_MAX, GAP_MIN, TEMPERATURE_MAX, TOP_K_MAX, NumericsModel
 from lab.teaching.numerics import (
     FAMILY_Q,
     FAMILY_RESIDUAL,
@@ -14,7 +16,9 @@ from lab.teaching.numerics import (
     tiny_z_family,
 )
 from lab.teaching.processing import Processing, processed_step_from_text
-from lab.views.common import chart, figure
+from lab.views.common import chart, controls_model, figure
+
+DEFAULTS = NumericsModel()
 
 
 def sci(value) -> str:
@@ -43,9 +47,15 @@ r_text = ", ".join(f"{t} = {fraction_text(v)}" for t, v in zip(FAMILY_TOKENS, FA
 st.markdown(
     f"Draft q = ({q_text}); target p = q + gap · (3/4, 1/4, −1). **Exact:** Z = gap and r = ({r_text}) for every gap."
 )
-low, high = st.slider(
-    "gap exponents k (gap = 10^−k)", min_value=1, max_value=20, value=(6, 16), key="numerics_gaps", step=1
+st.slider(
+    "gap exponents k (gap = 10^−k)",
+    min_value=GAP_MIN,
+    max_value=GAP_MAX,
+    value=DEFAULTS.gaps,
+    key="numerics_gaps",
+    step=1,
 )
+low, high = controls_model(NumericsModel, "numerics_state").gaps
 cases = family(low, high)
 st.dataframe(
     {
@@ -123,20 +133,27 @@ st.markdown(
     "unprocessed softmax q instead. float64 throughout (softmax is not rational)."
 )
 left, right = st.columns(2)
-target_text = left.text_input("target logits", value="A=2, B=1, C=0.5, D=-1", key="numerics_target_logits")
-draft_text = right.text_input("draft logits", value="A=1, B=2, C=0, D=0.5", key="numerics_draft_logits")
+left.text_input("target logits", value=DEFAULTS.target_logits, key="numerics_target_logits")
+right.text_input("draft logits", value=DEFAULTS.draft_logits, key="numerics_draft_logits")
 c1, c2, c3 = st.columns(3)
-temperature = c1.number_input(
-    "temperature (0 = greedy)", min_value=0.0, max_value=10.0, value=1.0, step=0.1, key="numerics_temperature"
+c1.number_input(
+    "temperature (0 = greedy)",
+    min_value=0.0,
+    max_value=float(TEMPERATURE_MAX),
+    value=float(DEFAULTS.temperature),
+    step=0.1,
+    key="numerics_temperature",
 )
-top_k = c2.number_input("top-k (0 = off)", min_value=0, max_value=50, value=2, step=1, key="numerics_top_k")
-top_p = c3.slider("top-p (1 = off)", min_value=0.05, max_value=1.0, value=1.0, step=0.05, key="numerics_top_p")
+c2.number_input("top-k (0 = off)", min_value=0, max_value=TOP_K_MAX, value=DEFAULTS.top_k, step=1, key="numerics_top_k")
+c3.slider("top-p (1 = off)", min_value=0.05, max_value=1.0, value=1.0, step=0.05, key="numerics_top_p")
+state = controls_model(NumericsModel, "numerics_state", quiet=True)  # now with the processing controls
 
 try:
-    step = processed_step_from_text(target_text, draft_text, Processing(float(temperature), int(top_k), float(top_p)))
+    processing = Processing(float(state.temperature), state.top_k, float(state.top_p))
+    step = processed_step_from_text(state.target_logits, state.draft_logits, processing)
     st.session_state["numerics_last_step"] = step
 except LabInputError as exc:
-    st.error(f"{exc}. Showing the last valid logits.")
+    st.error(markdown_escape(f"{exc}. Showing the last valid logits."))  # holds typed text: shown as typed
     step = st.session_state.get("numerics_last_step")
 
 if step is not None:

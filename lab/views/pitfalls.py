@@ -8,6 +8,7 @@ from lab.core.distributions import LabInputError
 from lab.core.formatting import fraction_text
 from lab.core.markov import all_model_names, load_model
 from lab.core.scenarios import scenario_names
+from lab.models.pitfalls import PitfallsModel
 from lab.teaching.pitfalls import (
     CARDS,
     MISTAKE_CARDS,
@@ -18,9 +19,9 @@ from lab.teaching.pitfalls import (
     mistakes,
     single_step,
 )
-from lab.views.common import chart, figure
+from lab.views.common import chart, controls_model, figure
 
-DEFAULT_MODEL = "bernoulli-residual"
+DEFAULTS = PitfallsModel()
 
 
 def card_code(card) -> None:
@@ -62,17 +63,17 @@ st.caption(
 
 models = all_model_names()
 c1, c2, c3 = st.columns([2, 1, 1])
-model_name = c1.selectbox(
+c1.selectbox(
     "scenario or model",
     models,
-    index=models.index(DEFAULT_MODEL) if DEFAULT_MODEL in models else 0,
+    index=models.index(DEFAULTS.model) if DEFAULTS.model in models else 0,
     key="pit_model",
     on_change=reset_block_length,
 )
 st.session_state.setdefault("pit_block", 1)
 st.session_state.setdefault("pit_length", 1)
-block = c2.number_input("drafts per block K", min_value=1, max_value=MAX_BLOCK, step=1, key="pit_block")
-length = c3.number_input(
+c2.number_input("drafts per block K", min_value=1, max_value=MAX_BLOCK, step=1, key="pit_block")
+c3.number_input(
     "committed tokens L",
     min_value=1,
     max_value=MAX_LENGTH,
@@ -82,8 +83,9 @@ length = c3.number_input(
     "L up to 4 with 8 tokens, 6 with 4 tokens, 7 with 3 tokens.",
 )
 
+state = controls_model(PitfallsModel, "pit_state")  # the controls' values, checked
 try:
-    report = mistakes(model_name, int(block), int(length))
+    report = mistakes(state.model, state.block, state.length)
     st.session_state["pit_last_report"] = report
 except LabInputError as exc:
     st.error(f"{exc}. Showing the last valid choice.")
@@ -97,12 +99,13 @@ st.caption(
     f"outcomes: {len(report.outcomes)} {'tokens' if report.length == 1 else 'sequences'}."
 )
 
-variant = st.selectbox(
+st.selectbox(
     "mistake",
     MISTAKE_CARDS,
     format_func=lambda name: f"{CARDS[name].title} ({name})",
     key="pit_variant",
 )
+variant = controls_model(PitfallsModel, "pit_state", quiet=True).variant  # with the mistake just chosen
 card = CARDS[variant]
 result = report.laws[variant]
 
@@ -153,7 +156,10 @@ else:
     chart(
         figure(
             "law_vs_target",
-            report.outcomes, report.target, {f"{variant} law": result.law}, f"{card.title}: output law against target"
+            report.outcomes,
+            report.target,
+            {f"{variant} law": result.law},
+            f"{card.title}: output law against target",
         ),
         key="pit_law_chart",
         alt=f"Bars of the target law beside the exact output law of {variant} for each outcome.",

@@ -14,15 +14,15 @@ from lab.core.display import exact_text
 from lab.core.distributions import LabInputError
 from lab.core.formatting import both_text, decimal_text
 from lab.core.residual import residual_exact
-from lab.core.sampling import BOUNDED_STEPS, convergence_series, simulate_steps
+from lab.core.sampling import convergence_series, simulate_steps
 from lab.core.scenarios import load_scenario, scenario_names
-from lab.views.common import chart, figure
+from lab.models.sampling import MAX_SEED, MAX_STEPS, MIN_STEPS, SamplingModel
+from lab.views.common import chart, controls_model, figure, refuse_link_values, show_link_warnings
 
 S = st.session_state
-DEFAULT_SCENARIO = "bernoulli-residual"
-DEFAULT_STEPS = 10_000
-MAX_STEPS = BOUNDED_STEPS  # the same bound as the command line without --allow-large
-MAX_SEED = 2**32 - 1
+DEFAULTS = SamplingModel()
+
+refuse_link_values(SamplingModel.from_url(st.query_params)[1], "sl_link_problems")
 
 st.title("Sampling lab")
 st.markdown(
@@ -30,30 +30,40 @@ st.markdown(
     "rejection draws a replacement from the residual **r** with fresh randomness. Run many steps: the "
     "tokens that come out follow the target **p**."
 )
+show_link_warnings("sl_link_problems")
 
 names = scenario_names()
 controls = st.columns([3, 2, 2], vertical_alignment="bottom")
-controls[0].selectbox("Scenario", names, index=names.index(DEFAULT_SCENARIO), key="sl_scenario", bind="query-params")
+controls[0].selectbox(
+    "Scenario", names, index=names.index(DEFAULTS.scenario), key="sl_scenario", bind="query-params"
+)
 controls[1].number_input(
-    "Steps N", min_value=10, max_value=MAX_STEPS, value=DEFAULT_STEPS, step=1000, key="sl_steps", bind="query-params"
+    "Steps N",
+    min_value=MIN_STEPS,
+    max_value=MAX_STEPS,
+    value=DEFAULTS.steps,
+    step=1000,
+    key="sl_steps",
+    bind="query-params",
 )
 controls[2].number_input(
     "Seed",
     min_value=0,
     max_value=MAX_SEED,
-    value=1,
+    value=DEFAULTS.seed,
     step=1,
     key="sl_seed",
     bind="query-params",
     help="Any whole number",
 )
 
+model = controls_model(SamplingModel, "sl_model")
 try:
-    scenario = load_scenario(S["sl_scenario"])
+    scenario = load_scenario(model.scenario)
 except LabInputError as exc:  # a scenario file broken on disk: say so, keep the page alive
     st.error(str(exc))
     st.stop()
-steps, seed = int(S["sl_steps"]), int(S["sl_seed"])
+steps, seed = model.steps, model.seed
 exact = residual_exact(scenario.p, scenario.q)
 tokens = list(scenario.tokens)
 
@@ -83,7 +93,7 @@ params = (scenario.name, steps, seed)
 if st.button(f"Run {steps:,} steps", key="sl_run", type="primary"):
     S["sl_result"] = {
         "params": params,
-        "guess": float(S["sl_guess"]),
+        "guess": float(model.guess),  # the slider existed before this run, so the model holds its value
         "sim": simulate_steps(scenario.p, scenario.q, steps, seed),
         "convergence": convergence_series(scenario.p, scenario.q, steps, seed),
     }

@@ -1,0 +1,108 @@
+"""The Binomial lab's state: lab success p, n, the predicted bars, and the guide's progress.
+
+Pure Python (no Streamlit). The page's controls live in a fragment and its link holds the predicted
+bars as one comma list, so the link is written by hand (:meth:`BinomialLabModel.to_url`) rather than
+by ``bind``; every parameter is validated by :meth:`from_url` before a widget sees it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from lab.core.binomial import N_MAX, N_MIN, BinomialInputError
+from lab.core.distributions import snap_to_step, to_fraction
+from lab.core.numbers import NumberInputError, OutOfRangeError, parse_probability, parse_whole_number, shown
+from lab.models.explorer import ExplorerInputError, decode_prediction, encode_prediction
+from lab.models.url import UrlReader, UrlWarning
+from lab.teaching.worked_example import DEFAULT_LAB_P, DEFAULT_N, outcome_labels
+
+
+@dataclass
+class BinomialLabModel:
+    lab_p: float = float(DEFAULT_LAB_P)
+    n: int = DEFAULT_N
+    preds: list[float] = field(default_factory=lambda: [0.0] * (DEFAULT_N + 1))
+    inspected: tuple | None = None  # the (lab p, n) that was inspected
+    reset_pressed: bool = False
+    summed: bool = False
+
+    def reset(self) -> None:
+        """Back to the defaults; the guide remembers that Reset was pressed (its first step)."""
+        self.__init__(reset_pressed=True)
+
+    def set_n(self, n: int) -> None:
+        """A new n: new outcomes, new empty predictions."""
+        if n != self.n:
+            self.n, self.preds = n, [0.0] * (n + 1)
+
+    @classmethod
+    def from_url(cls, params: Mapping, reveal_allowed: bool = True) -> tuple[BinomialLabModel, list[UrlWarning]]:
+        """The state a link describes, validated like typed input; refused values are named, not applied."""
+        read, model = UrlReader(params, labels={"lab_p": "lab success p", "n": "number of trials"}), cls()
+        raw = read.raw("lab_p")
+        if raw is not None:
+            try:
+                value = parse_probability(raw, read.field("lab_p"))
+            except OutOfRangeError:
+                read.refuse("lab_p", f"{read.field('lab_p')}: {shown(raw)} is outside [0, 1]")
+            except NumberInputError as exc:
+                read.refuse("lab_p", str(exc))
+            else:
+                snapped = snap_to_step(value)
+                if snapped != value:
+                    read.refuse("lab_p", f"lab success p = {raw} rounded to {float(snapped):.2f}")
+                model.lab_p = float(snapped)
+        raw = read.raw("n")
+        if raw is not None:
+            try:
+                model.set_n(parse_whole_number(raw, read.field("n"), N_MIN, N_MAX, any_spelling=True))
+            except NumberInputError as exc:
+                read.refuse("n", str(exc))
+        raw = read.raw("pred")
+        if raw is not None:
+            try:
+                labels = outcome_labels(model.n)
+                model.preds = [
+                    float(snap_to_step(v))
+                    for v in decode_prediction(raw, labels, "outcomes", "pred, the prediction of {}")
+                ]
+            except ExplorerInputError as exc:
+                read.refuse("pred", str(exc).removeprefix("link: "))
+        if read.flag("inspect") and reveal_allowed:  # presenting: reveal only on the button
+            model.inspected = (model.lab_p, model.n)
+        model.reset_pressed = read.flag("reset")
+        model.summed = read.flag("sum") and reveal_allowed
+        return model, read.warnings
+
+    def to_url(self) -> dict[str, str]:
+        desired = {}
+        if to_fraction(self.lab_p) != DEFAULT_LAB_P:
+            desired["lab_p"] = f"{self.lab_p:.2f}"
+        if self.n != DEFAULT_N:
+            desired["n"] = str(self.n)
+        if any(self.preds):
+            desired["pred"] = encode_prediction(self.preds)
+        if self.inspected == (self.lab_p, self.n):
+            desired["inspect"] = "1"
+        if self.reset_pressed:
+            desired["reset"] = "1"
+        if self.summed:
+            desired["sum"] = "1"
+        return desired
+
+
+def control_p(value, previous: float) -> float:
+    """The lab success p control's value, or ``previous`` when it is not a number from 0 to 1."""
+    try:
+        return float(parse_probability(value, "lab success p"))
+    except NumberInputError:
+        return previous
+
+
+def control_n(value, previous: int) -> int:
+    """The n control's value, or ``previous`` when it is not a whole number from 1 to 26."""
+    try:
+        return parse_whole_number(value, "n", N_MIN, N_MAX, any_spelling=True)
+    except (NumberInputError, BinomialInputError):
+        return previous

@@ -1,0 +1,46 @@
+"""The Sampling lab's state: scenario, steps N, seed and the guessed share of corrected steps.
+
+The page's widgets carry this state in the link themselves (``bind="query-params"``); this model
+validates the link first (see :func:`lab.views.common.refuse_link_values` for why that is needed)
+and the widget values on every run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from fractions import Fraction
+
+from lab.core.sampling import BOUNDED_STEPS
+from lab.core.scenarios import scenario_names
+from lab.models.url import PageModel, UrlReader, UrlWarning
+
+DEFAULT_SCENARIO = "bernoulli-residual"
+DEFAULT_STEPS = 10_000
+MIN_STEPS = 10
+MAX_STEPS = BOUNDED_STEPS  # the same bound as the command line without --allow-large
+MAX_SEED = 2**32 - 1
+
+
+@dataclass
+class SamplingModel(PageModel):
+    scenario: str = DEFAULT_SCENARIO
+    steps: int = DEFAULT_STEPS
+    seed: int = 1
+    guess: Fraction = Fraction(0)
+
+    # model field -> URL parameter (also the widget key)
+    PARAMS = {"scenario": "sl_scenario", "steps": "sl_steps", "seed": "sl_seed", "guess": "sl_guess"}
+    LABELS = {"sl_scenario": "Scenario", "sl_steps": "Steps N", "sl_seed": "Seed", "sl_guess": "Your guess"}
+
+    @classmethod
+    def from_url(cls, params: Mapping, source: str = "link") -> tuple[SamplingModel, list[UrlWarning]]:
+        """The state a link (or the widgets' values) describes; refused values keep their default."""
+        read, d = UrlReader(params, source, cls.LABELS), cls()
+        model = cls(
+            scenario=read.choice("sl_scenario", scenario_names(), d.scenario),
+            steps=read.whole("sl_steps", MIN_STEPS, MAX_STEPS, d.steps),
+            seed=read.whole("sl_seed", 0, MAX_SEED, d.seed),
+            guess=read.probability("sl_guess", d.guess),
+        )
+        return model, read.warnings

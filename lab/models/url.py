@@ -1,0 +1,187 @@
+"""Reading a page's link parameters: each value validated before it reaches a widget, a callback or the core.
+
+Pure Python (no Streamlit). A page model's ``from_url(params)`` reads its parameters with the
+helpers below and collects a :class:`UrlWarning` for every refused value (the parameter keeps its
+default). A warning names the parameter and the reason and quotes at most a few characters of the
+value, so a 1 MB parameter never becomes a 1 MB message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+from lab.core.errors import LabInputError
+from lab.core.numbers import NumberInputError, parse_number, parse_probability, parse_whole_number, shown
+
+URL_ON_WORDS = ("1", "true", "yes", "on")
+# A link parameter longer than this is refused before it is split or parsed: the longest legitimate one
+# is a 26-token table of fractions (26 values of at most 250 characters each).
+MAX_PARAM_LENGTH = 26 * 251
+
+
+@dataclass(frozen=True)
+class UrlWarning:
+    """A link parameter that was refused: ``parameter`` names it, ``message`` says why (plain text)."""
+
+    parameter: str
+    message: str
+
+    def __str__(self) -> str:
+        return self.message
+
+
+class UrlValueError(LabInputError):
+    """One link value that cannot be used (raised inside the helpers, turned into a UrlWarning)."""
+
+
+def flag(params: Mapping[str, str], name: str) -> bool:
+    """A yes/no parameter: on for 1/true/yes/on, off for anything else (never refused)."""
+    raw = params.get(name)
+    return raw is not None and len(raw) <= 8 and raw.strip().lower() in URL_ON_WORDS
+
+
+def text_param(params: Mapping[str, str], name: str) -> str | None:
+    """The raw text of a parameter (None when absent); refuses a value too long to be meant."""
+    raw = params.get(name)
+    if raw is None or not isinstance(raw, (str, list)):  # a widget's own value (a number) is checked by its reader
+        return raw
+    if isinstance(raw, list):  # ?x=1&x=2: Streamlit hands over the last value; be explicit anyway
+        raw = raw[-1] if raw else ""
+    if len(raw) > MAX_PARAM_LENGTH:
+        raise UrlValueError(f"{name}: the value is {len(raw):,} characters long (at most {MAX_PARAM_LENGTH:,})")
+    return raw
+
+
+class UrlReader:
+    """Collects warnings while a model reads its parameters; each ``read_*`` returns ``default`` when the
+    parameter is absent or refused."""
+
+    def __init__(self, params: Mapping[str, str], source: str = "link", labels: Mapping[str, str] | None = None):
+        self.params = params
+        self.source = source  # "link" for URL parameters, "control" for widget values
+        self.labels = labels or {}  # parameter -> the control's label, so a message says which control it is
+        self.warnings: list[UrlWarning] = []
+
+    def field(self, name: str) -> str:
+        """How a message names the parameter: ``count (Number of problems)``."""
+        return f"{name} ({self.labels[name]})" if name in self.labels else name
+
+    def refuse(self, name: str, message: str) -> None:
+        where = "Ignored in the link" if self.source == "link" else "Not applied"
+        self.warnings.append(UrlWarning(name, f"{where}: {message}"))
+
+    def raw(self, name: str) -> str | None:
+        try:
+            return text_param(self.params, name)
+        except UrlValueError as exc:
+            self.refuse(name, str(exc).replace(f"{name}:", f"{self.field(name)}:", 1))
+            return None
+
+    def whole(self, name: str, low: int, high: int, default: int) -> int:
+        raw = self.raw(name)
+        if raw is None:
+            return default
+        try:
+            return parse_whole_number(raw, self.field(name), low, high)
+        except NumberInputError as exc:
+            self.refuse(name, str(exc))
+            return default
+
+    def probability(self, name: str, default):
+        """A value from 0 to 1, exactly (a Fraction), or ``default``."""
+        raw = self.raw(name)
+        if raw is None:
+            return default
+        try:
+            return parse_probability(raw, self.field(name))
+        except NumberInputError as exc:
+            self.refuse(name, str(exc))
+            return default
+
+    def number(self, name: str, low, high, default):
+        """An exact number from ``low`` to ``high`` (a Fraction), or ``default``."""
+        raw = self.raw(name)
+        if raw is None:
+            return default
+        try:
+            value = parse_number(raw, self.field(name))
+        except NumberInputError as exc:
+            self.refuse(name, str(exc))
+            return default
+        if not low <= value <= high:
+            self.refuse(name, f"{self.field(name)}: {shown(str(raw))} is outside {low} to {high}")
+            return default
+        return value
+
+    def whole_range(self, name: str, low: int, high: int, default: tuple[int, int]) -> tuple[int, int]:
+        """A range slider's (start, end): whole numbers from ``low`` to ``high``, start <= end."""
+        raw = self.params.get(name)
+        if raw is None:
+            return default
+        try:
+            start, end = (parse_whole_number(v, self.field(name), low, high) for v in raw)
+        except (NumberInputError, TypeError, ValueError):
+            self.refuse(name, f"{self.field(name)}: {shown(str(raw))} is not a range from {low} to {high}")
+            return default
+        if start > end:
+            self.refuse(name, f"{self.field(name)}: {shown(str(raw))} starts after it ends")
+            return default
+        return start, end
+
+    def text(self, name: str, default: str) -> str:
+        """Free text (read by its own parser later), or ``default`` when absent or too long."""
+        raw = self.raw(name)
+        return default if raw is None else str(raw)
+
+    def choice(self, name: str, options: Sequence[str], default: str) -> str:
+        raw = self.raw(name)
+        if raw is None:
+            return default
+        if not isinstance(raw, str) or raw not in options:
+            raw = str(raw)
+            self.refuse(name, f"{self.field(name)}: {shown(raw)} is not one of the choices; showing {default!r}")
+            return default
+        return raw
+
+    def flag(self, name: str) -> bool:
+        return flag(self.params, name)
+
+
+def url_text(value) -> str:
+    """A model value as its link text: a Fraction as the decimal a slider shows, others as written."""
+    if isinstance(value, Fraction):
+        return format(float(value), ".10g")
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    return str(value)
+
+
+class PageModel:
+    """Base of the page models whose widgets carry their own link state (``bind="query-params"``).
+
+    A subclass is a dataclass whose fields all have defaults, with ``PARAMS`` mapping each field to its
+    URL parameter (which is also the widget's key) and a ``from_url`` that validates every parameter."""
+
+    PARAMS: dict[str, str] = {}
+    LABELS: dict[str, str] = {}  # URL parameter -> the control's label (for messages)
+
+    @classmethod
+    def from_url(cls, params: Mapping, source: str = "link", **limits) -> tuple[PageModel, list[UrlWarning]]:
+        raise NotImplementedError
+
+    def to_url(self) -> dict[str, str]:
+        """The parameters away from their defaults (what the bound widgets write into the link)."""
+        default = type(self)()
+        return {
+            param: url_text(getattr(self, name))
+            for name, param in self.PARAMS.items()
+            if getattr(self, name) != getattr(default, name)
+        }
+
+    def reset(self) -> None:
+        """Back to the defaults, in place."""
+        default = type(self)()
+        for name in self.PARAMS:
+            setattr(self, name, getattr(default, name))

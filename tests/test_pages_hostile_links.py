@@ -1,0 +1,79 @@
+"""Hostile and merely odd links on every page: never an exception box, always a warning that names the
+parameter that was refused (issue 9: "no input reaches an exception box")."""
+
+from __future__ import annotations
+
+import pytest
+from pagetest import APP, open_linked_page
+from streamlit.testing.v1 import AppTest
+
+HOSTILE = {
+    "abc": "abc",
+    "nan": "nan",
+    "inf": "inf",
+    "-inf": "-inf",
+    "1/0": "1/0",
+    "huge-exponent": "1e-99999999",
+    "underscore-exponent": "1e-1_000_000",
+    "10000-items": ",".join(["1"] * 10_000),
+    "long": "7" * 60_000,  # every parameter of a page at once stays under Streamlit's 512 Ki query limit
+}
+# Streamlit 1.67 ignores a whole query string longer than 512 Ki characters (query_params.sanitize_query_string):
+# a 1 MB value never reaches the page, which then shows its defaults.
+ONE_MB = "7" * 1_000_000
+
+# Every URL parameter a page reads (bound widgets and hand-encoded state).
+PAGES = {
+    "lab/views/explorer.py": ("scenario", "tokens", "p", "q", "r", "z"),
+    "lab/views/binomial_lab.py": ("lab_p", "n", "pred"),
+    "lab/views/sampling.py": ("sl_scenario", "sl_steps", "sl_seed", "sl_guess"),
+    "lab/views/blocks.py": ("bk_model", "bk_variant", "bk_k", "bk_l", "bk_seed", "bk_alpha", "bk_c"),
+    "lab/views/exercises.py": ("seed", "count", "level"),
+}
+# Flags: any value other than their "on" words means off, so they are never refused (checked: no exception).
+FLAGS = {
+    "lab/views/explorer.py": ("edit", "reveal"),
+    "lab/views/binomial_lab.py": ("inspect", "reset", "sum"),
+}
+QUIET_PAGES = ("lab/views/numerics.py", "lab/views/pitfalls.py")  # no URL state: any parameter is ignored
+
+
+def open_page(page: str, params: dict[str, str]) -> AppTest:
+    """As a link would: the explorer is the default page, so its link is the app's first run."""
+    if page != "lab/views/explorer.py":
+        return open_linked_page(page, params)
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params.update(params)
+    at.run()
+    assert not at.exception
+    return at
+
+
+def warnings_text(at) -> str:
+    """Every warning as the reader sees it (messages holding link text are markdown-escaped)."""
+    return "\n".join(w.value.replace("\\", "") for w in at.warning)
+
+
+@pytest.mark.parametrize("value", list(HOSTILE.values()), ids=list(HOSTILE))
+@pytest.mark.parametrize("page", list(PAGES))
+def test_every_parameter_refused_by_name_without_an_exception(page, value):
+    params = {name: value for name in (*PAGES[page], *FLAGS.get(page, ()))}
+    at = open_page(page, params)  # asserts at.exception is empty
+    text = warnings_text(at)
+    for name in PAGES[page]:
+        assert name in text, (name, text[:2000])
+    assert len(text) < 20_000  # a 1 MB value is never echoed whole
+    assert not at.exception
+
+
+@pytest.mark.parametrize("page", list(PAGES))
+def test_a_1mb_value_is_dropped_without_an_exception(page):
+    at = open_page(page, {PAGES[page][0]: ONE_MB})
+    assert not at.exception
+    assert len(warnings_text(at)) < 20_000
+
+
+@pytest.mark.parametrize("page", QUIET_PAGES)
+def test_pages_without_url_state_ignore_any_parameter(page):
+    at = open_linked_page(page, {"present": "7" * 100_000, "k": "inf", "gaps": "1e-1_000_000"})
+    assert not at.exception

@@ -1,0 +1,84 @@
+"""Widget values a browser never sends, as a crafted WebSocket message could: every page stays free of an
+exception box. Each case sends the raw ``WidgetState`` a message would carry (a string for a number input,
+inf for a whole number, a scenario name that is not in the list), through AppTest.
+
+Without lab/views/widget_guard.py (checked by removing its install() call, not committed) the number-input
+cases fail inside Streamlit before the page's code runs: TypeError and OverflowError in number_input's
+deserializer."""
+
+from __future__ import annotations
+
+import pytest
+from pagetest import APP, open_linked_page
+from streamlit.proto.WidgetStates_pb2 import WidgetState
+from streamlit.testing.v1 import AppTest
+
+INF, NAN = float("inf"), float("nan")
+CASES = [
+    ("lab/views/explorer.py", "ex_scenario", "string_value", "../../etc/passwd"),
+    ("lab/views/explorer.py", "ex_scenario", "string_value", "markov-three"),  # a model, not a scenario
+    ("lab/views/explorer.py", "ex_r_0", "string_value", "abc"),
+    ("lab/views/explorer.py", "ex_z", "double_value", NAN),
+    ("lab/views/binomial_lab.py", "bl_p", "string_value", "abc"),
+    ("lab/views/binomial_lab.py", "bl_p", "double_value", INF),
+    ("lab/views/binomial_lab.py", "bl_n", "double_value", INF),
+    ("lab/views/sampling.py", "sl_steps", "string_value", "abc"),
+    ("lab/views/sampling.py", "sl_steps", "double_value", INF),
+    ("lab/views/sampling.py", "sl_scenario", "string_value", "../../etc/passwd"),
+    ("lab/views/blocks.py", "bk_variant", "string_value", "nope"),
+    ("lab/views/blocks.py", "bk_model", "string_value", "../../etc/passwd"),
+    ("lab/views/blocks.py", "bk_k", "double_value", INF),
+    ("lab/views/exercises.py", "count", "double_value", INF),
+    ("lab/views/exercises.py", "level", "string_value", "../x"),
+    ("lab/views/pitfalls.py", "pit_block", "string_value", "abc"),
+    ("lab/views/pitfalls.py", "pit_block", "double_value", INF),
+    ("lab/views/pitfalls.py", "pit_model", "string_value", "../../etc/passwd"),
+    ("lab/views/numerics.py", "numerics_temperature", "string_value", "abc"),
+    ("lab/views/numerics.py", "numerics_top_k", "double_value", INF),
+    ("lab/views/numerics.py", "numerics_target_logits", "string_value", "A=1e-1_000_000"),
+]
+KINDS = ("selectbox", "number_input", "slider", "text_input", "toggle", "radio")
+
+
+def forge(at: AppTest, key: str, field: str, value) -> None:
+    """Make the widget with ``key`` send ``value`` in ``field`` on the next run, as a crafted message would."""
+    for kind in KINDS:
+        try:
+            node = getattr(at, kind)(key=key)
+            break
+        except KeyError:
+            continue
+    else:
+        raise AssertionError(f"no widget with key {key}")
+
+    class Forged(type(node)):
+        @property
+        def _widget_state(self) -> WidgetState:
+            state = WidgetState()
+            state.id = self.id
+            setattr(state, field, value)
+            return state
+
+    node.__class__ = Forged
+
+
+@pytest.mark.parametrize("page, key, field, value", CASES, ids=[f"{k}={v!r}" for _, k, _, v in CASES])
+def test_forged_widget_value_never_reaches_an_exception_box(page, key, field, value):
+    if page == "lab/views/explorer.py":
+        at = AppTest.from_file(APP, default_timeout=60).run()
+    else:
+        at = open_linked_page(page, {})
+    forge(at, key, field, value)
+    at.run()
+    assert not at.exception
+    at.run()  # and the page keeps working afterwards
+    assert not at.exception
+
+
+def test_forged_scenario_in_the_callback_is_named_and_the_scenario_stays():
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    forge(at, "ex_scenario", "string_value", "../../etc/passwd")
+    at.run()
+    assert not at.exception
+    assert any("unknown scenario" in i.value for i in at.info)
+    assert at.selectbox(key="ex_scenario").value == "bernoulli-residual"
