@@ -150,7 +150,7 @@ async def open_sessions(url: str, page: str, prefixes, count: int, storm: bool, 
             await asyncio.sleep(i * PERIOD / max(count, 1))
         try:
             run = await student.load()
-        except (StudentError, OSError, asyncio.TimeoutError) as exc:
+        except (TimeoutError, StudentError, OSError) as exc:
             if result is not None:
                 result.errors.append(f"join: {exc}")
             await student.close_quietly()
@@ -171,7 +171,7 @@ async def interact(student: Student, until: float, result: PhaseResult) -> bool:
     while time.monotonic() < until:
         try:
             run = await student.change_widget()
-        except (StudentError, OSError, asyncio.TimeoutError) as exc:
+        except (TimeoutError, StudentError, OSError) as exc:
             result.errors.append(f"change: {exc}")
             return False
         result.latencies.append(run.seconds)
@@ -237,11 +237,13 @@ def ms(x: float) -> str:
 
 def report(r: PhaseResult) -> None:
     lat, joins = r.latencies, r.joins
+    nan = float("nan")
     print(
-        f"{r.name:28} students {r.students:4} idle {r.idle:4} | changes {len(lat):5}  p50 {ms(statistics.median(lat) if lat else float('nan')):>8}"
-        f"  p95 {ms(percentile(lat, 0.95)):>8}  max {ms(max(lat) if lat else float('nan')):>8} | CPU/change {ms(r.cpu_per_change):>7}"
-        f" | join p50 {ms(statistics.median(joins) if joins else float('nan')):>8} p95 {ms(percentile(joins, 0.95)):>8}"
-        f" max {ms(max(joins) if joins else float('nan')):>8} CPU/join {ms(r.cpu_per_join):>7}"
+        f"{r.name:28} students {r.students:4} idle {r.idle:4} | changes {len(lat):5}"
+        f"  p50 {ms(statistics.median(lat) if lat else nan):>8}  p95 {ms(percentile(lat, 0.95)):>8}"
+        f"  max {ms(max(lat) if lat else nan):>8} | CPU/change {ms(r.cpu_per_change):>7}"
+        f" | join p50 {ms(statistics.median(joins) if joins else nan):>8} p95 {ms(percentile(joins, 0.95)):>8}"
+        f" max {ms(max(joins) if joins else nan):>8} CPU/join {ms(r.cpu_per_join):>7}"
         f" | errors {len(r.errors)}  completed {r.completed}/{r.students}  reconnects {r.reconnects}"
         f" | RSS {r.rss_before:.0f} -> {r.rss_after:.0f} MB",
         flush=True,
@@ -271,7 +273,7 @@ async def main_async(args) -> int:
             proc, url = start_server("app.py", args.ttl)
             procs.append(proc)
             targets.append((args.page, url, [proc.pid], args.page))
-        for label, url, pids, page in targets:  # warm-up: imports, caches, first run
+        for _label, url, _pids, page in targets:  # warm-up: imports, caches, first run
             warm = await open_sessions(url, PAGES[page][0], PAGES[page][1], 2, storm=True, result=None)
             await asyncio.gather(*(s.close_quietly() for s in warm))
 

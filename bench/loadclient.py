@@ -40,7 +40,7 @@ FINISHED = ForwardMsg.ScriptFinishedStatus
 DONE_STATUSES = {FINISHED.FINISHED_SUCCESSFULLY, FINISHED.FINISHED_FRAGMENT_RUN_SUCCESSFULLY}
 
 # The pages a student opens in class: url path (the default page is served at "/") and the numeric
-# controls a student changes there (key prefixes; None: every number input and slider).
+# controls a student changes there (keys; one ending in "_" is a prefix; None: every number input and slider).
 # Exercises: the assignment's seed and count are the teacher's (changing them gives a new assignment).
 PAGES: dict[str, tuple[str, tuple[str, ...] | None]] = {
     "binomial-lab": ("binomial-lab", ("bl_p", "bl_n", "bl_pred_")),
@@ -85,7 +85,7 @@ class RunResult:
 class Student:
     base_url: str  # http://host:port
     page: str = ""  # url path of the page ('' = the default page)
-    widget_prefixes: tuple[str, ...] | None = None  # the keys of the widgets this student changes (None: all)
+    widget_prefixes: tuple[str, ...] | None = None  # keys of the widgets this student changes, as in PAGES
     query: str = ""  # initial query string without '?'
     timeout: float = 30.0  # a run that takes longer is an error
     reconnect_for: float = 20.0  # how long to keep retrying a dropped connection
@@ -95,7 +95,7 @@ class Student:
     page_script_hash: str = ""
     widgets: dict[str, Widget] = field(default_factory=dict)
     sent_states: dict[str, WidgetState] = field(default_factory=dict)
-    my_values: dict[str, float] = field(default_factory=dict)  # what the student set, by widget id
+    values: dict[str, float] = field(default_factory=dict)  # each widget's value as the browser shows it, by id
     cached: dict[str, ForwardMsg] = field(default_factory=dict)
     exceptions: list[str] = field(default_factory=list)
     reconnects: int = 0
@@ -111,9 +111,8 @@ class Student:
         path = "/" + self.page + (f"?{self.query}" if self.query else "")
         reader, writer = await asyncio.wait_for(asyncio.open_connection(url.hostname, url.port), self.timeout)
         try:
-            writer.write(
-                f"GET {path} HTTP/1.1\r\nHost: {url.netloc}\r\nConnection: close\r\n{self._cookie_header()}\r\n".encode()
-            )
+            request = f"GET {path} HTTP/1.1\r\nHost: {url.netloc}\r\nConnection: close\r\n{self._cookie_header()}\r\n"
+            writer.write(request.encode())
             await writer.drain()
             head = (await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), self.timeout)).decode("latin-1")
             await asyncio.wait_for(reader.read(), self.timeout)
@@ -177,7 +176,7 @@ class Student:
                 await self._send_rerun(fragment_id="")
                 await self._receive_until_finished(time.perf_counter())
                 return
-            except (OSError, websockets.ConnectionClosed, websockets.InvalidHandshake, asyncio.TimeoutError):
+            except (TimeoutError, OSError, websockets.ConnectionClosed, websockets.InvalidHandshake):
                 if time.monotonic() > deadline:
                     raise StudentError(f"could not reconnect within {self.reconnect_for} s") from None
                 await asyncio.sleep(0.5)
@@ -195,7 +194,8 @@ class Student:
         return [
             w
             for w in self.widgets.values()
-            if not w.disabled and (wanted is None or any(w.key.startswith(prefix) for prefix in wanted))
+            if not w.disabled
+            and (wanted is None or any(w.key.startswith(k) if k.endswith("_") else w.key == k for k in wanted))
         ]
 
     async def change_widget(self, widget: Widget | None = None) -> RunResult:
@@ -211,7 +211,7 @@ class Student:
         if not widget.min - 1e-9 <= value <= widget.max + 1e-9:
             value = widget.value - direction * widget.step
         value = round(value) if widget.is_int else round(value, 10)
-        widget.value = self.my_values[widget.id] = value
+        widget.value = self.values[widget.id] = value
         state = WidgetState(id=widget.id)
         if widget.kind == "slider":
             state.double_array_value.data.append(value)
@@ -259,7 +259,7 @@ class Student:
                 raise StudentError(f"run did not finish within {self.timeout} s")
             try:
                 data = await asyncio.wait_for(self.ws.recv(), remaining)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 raise StudentError(f"run did not finish within {self.timeout} s") from None
             msg = ForwardMsg()
             msg.ParseFromString(data)
@@ -316,8 +316,9 @@ class Student:
             self._record(w.id, "slider", w.data_type == Slider.INT, w, value, delta.fragment_id)
 
     def _record(self, widget_id, kind, is_int, proto, value, fragment_id) -> None:
-        if widget_id in self.my_values and not proto.set_value:
-            value = self.my_values[widget_id]  # the browser keeps what the student set
+        if proto.set_value or widget_id not in self.values:
+            self.values[widget_id] = value  # the server set it, or the widget is new: its default
+        value = self.values[widget_id]  # otherwise the browser keeps what it shows
         self.widgets[widget_id] = Widget(
             id=widget_id,
             key=user_key(widget_id),
