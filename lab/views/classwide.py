@@ -11,9 +11,11 @@ from __future__ import annotations
 
 import io
 
+import pyarrow as pa
 import segno
 import streamlit as st
 
+from lab.core.formatting import both_text
 from lab.teaching.exercises import generate_predictions, generate_problems
 from lab.teaching.exports import (
     answer_key_csv,
@@ -49,3 +51,15 @@ def qr_png(url: str, scale: int = 10) -> bytes:
     buffer = io.BytesIO()
     segno.make(url, error="m").save(buffer, kind="png", scale=scale, border=2)
     return buffer.getvalue()
+
+
+@st.cache_resource(max_entries=256, show_spinner=False)
+def pq_table(tokens: tuple, p: tuple, q: tuple) -> pa.Table:
+    """A problem's token / p / q table, ready for st.table (an Arrow table: no conversion on every rerun)."""
+    return pa.table(
+        {
+            "token": list(tokens),
+            "p": [both_text(v, 3) for v in p],
+            "q": [both_text(v, 3) for v in q],
+        }
+    )

@@ -12,6 +12,7 @@ from lab.views.presentation import APP_PARAMS
 
 CHART_CONFIG = {"displayModeBar": False, "responsive": True}
 
+
 def sync_query_params(desired: dict[str, str]) -> None:
     """Make the URL hold exactly ``desired`` (the page's controls away from their defaults) plus the
     app-wide parameters (``present=1``), which belong to app.py, not to the page.

@@ -34,7 +34,7 @@ from lab.teaching.exercises import (
     worked_solution,
 )
 from lab.teaching.exports import MAX_BASE_URL_LENGTH, assignment_url, check_base_url, results_csv
-from lab.views.classwide import assignment_downloads, qr_png, shared_assignment
+from lab.views.classwide import assignment_downloads, pq_table, qr_png, shared_assignment
 from lab.views.common import chart, controls_model, figure, refuse_link_values, show_link_warnings
 from lab.views.presentation import is_presenting
 
@@ -132,14 +132,7 @@ def _reveal(problem: Problem):
 
 
 def _pq_table(problem) -> None:
-    st.table(
-        {
-            "token": list(problem.p.tokens),
-            "p": [both_text(v, 3) for v in problem.p.values],
-            "q": [both_text(v, 3) for v in problem.q.values],
-        },
-        hide_index=True,
-    )
+    st.table(pq_table(problem.p.tokens, problem.p.values, problem.q.values), hide_index=True)
 
 
 def draw_problem(problem: Problem) -> None:
