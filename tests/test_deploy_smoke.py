@@ -33,7 +33,7 @@ SERVE = ROOT / "deploy" / "serve"
 STUDENTS = 20
 CHANGES = 8
 
-if shutil.which("haproxy") is None:
+if shutil.which("haproxy") is None and shutil.which("haproxy", path="/usr/sbin:/sbin") is None:
     if os.environ.get("CI") == "true":
         pytest.fail("haproxy is not installed (Debian: apt-get install -y haproxy)", pytrace=False)
     pytest.skip("haproxy is not installed", allow_module_level=True)
