@@ -291,9 +291,9 @@ async def main_async(args) -> int:
                 r = await run_phase(label, url, pids, page, args.students, idle, args.duration, args.join_storm)
                 report(r)
                 results[(label, idle)] = r
-        print()
         app = args.page
-        print("Ratios (measured side by side in this run; a loaded machine makes absolute figures noisy):")
+        if len(targets) > 1 or args.idle:
+            print("\nRatios (measured side by side in this run; a loaded machine makes absolute figures noisy):")
         for idle in [0, args.idle] if args.idle else [0]:
             if ("minimal app", idle) in results:
                 a, m = results[(app, idle)], results[("minimal app", idle)]

@@ -159,8 +159,11 @@ class Student:
     async def load(self) -> RunResult:
         """A student opening the page: GET, WebSocket, first run. Returns the first run's result."""
         start = time.perf_counter()
-        await self.http_get()
-        await self.connect()
+        try:
+            await self.http_get()
+            await self.connect()
+        except websockets.WebSocketException as exc:  # e.g. HTTP 503 from HAProxy: no replica up
+            raise StudentError(f"could not open the session: {exc}") from None
         result = await self._run(fragment_id="")
         result.seconds = time.perf_counter() - start
         return result
