@@ -5,7 +5,6 @@ from pathlib import Path
 import streamlit as st
 
 from lab.views import widget_guard
-from lab.views.common import freeze_module_objects
 from lab.views.presentation import apply_presentation_style, presentation_toggle
 
 # The browser-tab icon is a file shipped with the app: a ":material/…" page icon makes every browser fetch it
@@ -37,4 +36,3 @@ pages = [
 page = st.navigation(pages, position="top" if presenting else "sidebar")
 apply_presentation_style()
 page.run()
-freeze_module_objects()  # after the page imported its modules: keeps the per-run GC short (see its docstring)

@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import gc
-import sys
-
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
@@ -14,25 +11,6 @@ from lab.core.variants import VARIANTS, Variant
 from lab.views.presentation import APP_PARAMS
 
 CHART_CONFIG = {"displayModeBar": False, "responsive": True}
-
-_modules_at_freeze = 0
-
-
-def freeze_module_objects() -> None:
-    """Move the objects of every imported module (numpy, scipy, plotly, pandas, streamlit, lab: ~150k)
-    out of the garbage collector's reach, once per newly imported module set.
-
-    Streamlit runs ``gc.collect(2)`` after every script or fragment run (``runner.postScriptGC``) on the
-    script thread, holding the GIL: scanning those objects took 60-85 ms here, and the server could not
-    send the run's messages to the browser until it was over (measured: the fragment's Python ends ~5 ms
-    after the click, its last message left the server ~90 ms after). Frozen objects are never scanned;
-    objects created by the runs (sessions, caches, figures) are still collected as before. Called by app.py
-    at the end of each full run; cheap when no module was imported since the last call."""
-    global _modules_at_freeze
-    if len(sys.modules) != _modules_at_freeze:
-        gc.collect()  # garbage from the imports is freed, not frozen
-        gc.freeze()
-        _modules_at_freeze = len(sys.modules)
 
 
 def sync_query_params(desired: dict[str, str]) -> None:

@@ -5,11 +5,9 @@ Attempts live in this browser session only; nothing is stored on the server."""
 
 from __future__ import annotations
 
-import io
 import re
 import secrets
 
-import segno
 import streamlit as st
 
 from lab.core.formatting import both_text, fraction_text
@@ -29,25 +27,14 @@ from lab.teaching.exercises import (
     Attempt,
     ExerciseInputError,
     Problem,
-    generate_predictions,
-    generate_problems,
     hints,
     record_try,
     running_score,
     score_prediction,
     worked_solution,
 )
-from lab.teaching.exports import (
-    MAX_BASE_URL_LENGTH,
-    answer_key_csv,
-    answer_key_markdown,
-    assignment_url,
-    check_base_url,
-    results_csv,
-    worksheet_csv,
-    worksheet_html,
-    worksheet_markdown,
-)
+from lab.teaching.exports import MAX_BASE_URL_LENGTH, assignment_url, check_base_url, results_csv
+from lab.views.classwide import assignment_downloads, pq_table, qr_png, shared_assignment
 from lab.views.common import chart, controls_model, figure, refuse_link_values, show_link_warnings
 from lab.views.presentation import is_presenting
 
@@ -102,8 +89,7 @@ with tab_teacher:
 
 assignment = controls_model(ExercisesModel, "exq_assignment")
 seed, count, level = assignment.seed, assignment.count, assignment.level
-problems = generate_problems(seed, count, level)
-predictions = generate_predictions(seed, level)
+problems, predictions = (list(part) for part in shared_assignment(seed, count, level))  # once for the class
 sig = f"{seed}-{level}"
 attempts: dict[int, Attempt] = _state("exq_attempts", dict).setdefault(sig, {})
 feedback: dict[int, tuple[str, str]] = _state("exq_feedback", dict).setdefault(sig, {})
@@ -146,14 +132,7 @@ def _reveal(problem: Problem):
 
 
 def _pq_table(problem) -> None:
-    st.table(
-        {
-            "token": list(problem.p.tokens),
-            "p": [both_text(v, 3) for v in problem.p.values],
-            "q": [both_text(v, 3) for v in problem.q.values],
-        },
-        hide_index=True,
-    )
+    st.table(pq_table(problem.p.tokens, problem.p.values, problem.q.values), hide_index=True)
 
 
 def draw_problem(problem: Problem) -> None:
@@ -237,6 +216,59 @@ def _check_bars(pr):
     checked_bars[pr.number] = _current_bars(pr)
 
 
+@st.fragment
+def bars_exercise(pr) -> None:
+    """One predict-the-bars exercise. A fragment: moving one of its sliders reruns this exercise only,
+    not the whole page (the problems, the other exercises and the Teacher tab stay as they are)."""
+    with st.container(border=True, key=f"exq_bars_{pr.number}"):
+        st.subheader(f"Predict the bars {pr.number}", anchor=False)
+        chart(
+            figure("pq_bars", pr.p.tokens, pr.p.values, pr.q.values),
+            f"exq_pq_chart_{sig}_{pr.number}",
+            "Bar chart of target p and draft q: "
+            + "; ".join(
+                f"{t}: p {fraction_text(a)}, q {fraction_text(b)}"
+                for t, a, b in zip(pr.p.tokens, pr.p.values, pr.q.values)
+            ),
+        )
+        cols = st.columns(len(pr.p.tokens))
+        for col, token in zip(cols, pr.p.tokens):
+            with col:
+                st.slider(
+                    f"Predict r({token})", 0.0, 1.0, 0.0, step=float(PREDICT_STEP), key=_bar_key(pr.number, token)
+                )
+        current = _current_bars(pr)
+        st.caption(f"Your bars add up to {sum(current):.2f} (a residual always sums to 1).")
+        st.button("Check", key=f"exq_check_bars_{sig}_{pr.number}", on_click=_check_bars, args=(pr,), type="primary")
+        if pr.number in checked_bars:
+            if checked_bars[pr.number] != current:
+                st.caption("You moved a bar since your last check: press Check again to score it.")
+            else:
+                result = score_prediction(pr.truth, current)
+                verdict = "Close" if result.close else "Not yet close"
+                st.markdown(
+                    f"**{verdict}**: total variation distance {float(result.tv):.3f} "
+                    f"(score {float(result.score):.0%}; close means at most 0.1)."
+                )
+                chart(
+                    figure("prediction_vs_residual", pr.p.tokens, current, pr.truth),
+                    f"exq_truth_chart_{sig}_{pr.number}",
+                    "Bar chart of your predicted residual beside the exact residual r: "
+                    + "; ".join(
+                        f"{t}: yours {v:.2f}, r {fraction_text(r)}" for t, v, r in zip(pr.p.tokens, current, pr.truth)
+                    ),
+                )
+                st.table(
+                    {
+                        "token": list(pr.p.tokens),
+                        "your bar": [f"{v:.2f}" for v in current],
+                        "r (exact)": [both_text(r, 3) for r in pr.truth],
+                        "error": [f"{float(e):+.3f}" for e in result.errors],
+                    },
+                    hide_index=True,
+                )
+
+
 with tab_bars:
     st.write(
         "Set the height of every residual bar r(x) = max(0, p(x) − q(x)) / Z, then press **Check**. "
@@ -245,56 +277,7 @@ with tab_bars:
     if level == "z0":
         st.caption("Z = 0 problems have no residual bars, so these exercises use the basic level.")
     for pr in predictions:
-        with st.container(border=True, key=f"exq_bars_{pr.number}"):
-            st.subheader(f"Predict the bars {pr.number}", anchor=False)
-            chart(
-                figure("pq_bars", pr.p.tokens, pr.p.values, pr.q.values),
-                f"exq_pq_chart_{sig}_{pr.number}",
-                "Bar chart of target p and draft q: "
-                + "; ".join(
-                    f"{t}: p {fraction_text(a)}, q {fraction_text(b)}"
-                    for t, a, b in zip(pr.p.tokens, pr.p.values, pr.q.values)
-                ),
-            )
-            cols = st.columns(len(pr.p.tokens))
-            for col, token in zip(cols, pr.p.tokens):
-                with col:
-                    st.slider(
-                        f"Predict r({token})", 0.0, 1.0, 0.0, step=float(PREDICT_STEP), key=_bar_key(pr.number, token)
-                    )
-            current = _current_bars(pr)
-            st.caption(f"Your bars add up to {sum(current):.2f} (a residual always sums to 1).")
-            st.button(
-                "Check", key=f"exq_check_bars_{sig}_{pr.number}", on_click=_check_bars, args=(pr,), type="primary"
-            )
-            if pr.number in checked_bars:
-                if checked_bars[pr.number] != current:
-                    st.caption("You moved a bar since your last check: press Check again to score it.")
-                else:
-                    result = score_prediction(pr.truth, current)
-                    verdict = "Close" if result.close else "Not yet close"
-                    st.markdown(
-                        f"**{verdict}**: total variation distance {float(result.tv):.3f} "
-                        f"(score {float(result.score):.0%}; close means at most 0.1)."
-                    )
-                    chart(
-                        figure("prediction_vs_residual", pr.p.tokens, current, pr.truth),
-                        f"exq_truth_chart_{sig}_{pr.number}",
-                        "Bar chart of your predicted residual beside the exact residual r: "
-                        + "; ".join(
-                            f"{t}: yours {v:.2f}, r {fraction_text(r)}"
-                            for t, v, r in zip(pr.p.tokens, current, pr.truth)
-                        ),
-                    )
-                    st.table(
-                        {
-                            "token": list(pr.p.tokens),
-                            "your bar": [f"{v:.2f}" for v in current],
-                            "r (exact)": [both_text(r, 3) for r in pr.truth],
-                            "error": [f"{float(e):+.3f}" for e in result.errors],
-                        },
-                        hide_index=True,
-                    )
+        bars_exercise(pr)
 
 
 # --- the student's results ------------------------------------------------------------------------
@@ -348,43 +331,22 @@ with tab_teacher:
         st.error("This browser's address is too long for a QR code: type the app address students can reach.")
     st.markdown("**Assignment link** (copy it, or let the class scan the QR code):")
     st.code(url, language=None, wrap_lines=True)
-    qr = segno.make(url, error="m")  # fits: the address is at most 1,000 characters (check_base_url)
-    buffer = io.BytesIO()
-    qr.save(buffer, kind="png", scale=10, border=2)
-    st.image(buffer.getvalue(), caption="QR code of the assignment link", width=420 if presenting else 260)
-    st.markdown("**Downloads** (generated in your browser session, stored nowhere):")
+    st.image(qr_png(url), caption="QR code of the assignment link", width=420 if presenting else 260)
+    st.markdown("**Downloads** (the same for everyone with this link; nothing is saved on the server):")
     stem = f"residual-lab-seed{seed}-{level}-{count}"
     d1, d2 = st.columns(2)
-    downloads = (  # (column, label, data, file name suffix, MIME type, widget key)
-        (
-            d1,
-            "Answer key (Markdown)",
-            answer_key_markdown(problems, predictions, seed, level),
-            "key.md",
-            "text/markdown",
-            "exq_dl_key_md",
-        ),
-        (d1, "Answer key (CSV)", answer_key_csv(problems), "key.csv", "text/csv", "exq_dl_key_csv"),
-        (
-            d2,
-            "Worksheet (HTML, prints cleanly)",
-            worksheet_html(problems, predictions, seed, level),
-            "worksheet.html",
-            "text/html",
-            "exq_dl_ws_html",
-        ),
-        (
-            d2,
-            "Worksheet (Markdown)",
-            worksheet_markdown(problems, predictions, seed, level),
-            "worksheet.md",
-            "text/markdown",
-            "exq_dl_ws_md",
-        ),
-        (d2, "Worksheet (CSV)", worksheet_csv(problems), "worksheet.csv", "text/csv", "exq_dl_ws_csv"),
+    files = assignment_downloads(seed, count, level)  # the same for the whole class: built once
+    downloads = (  # (column, label, file name suffix, MIME type, widget key)
+        (d1, "Answer key (Markdown)", "key.md", "text/markdown", "exq_dl_key_md"),
+        (d1, "Answer key (CSV)", "key.csv", "text/csv", "exq_dl_key_csv"),
+        (d2, "Worksheet (HTML, prints cleanly)", "worksheet.html", "text/html", "exq_dl_ws_html"),
+        (d2, "Worksheet (Markdown)", "worksheet.md", "text/markdown", "exq_dl_ws_md"),
+        (d2, "Worksheet (CSV)", "worksheet.csv", "text/csv", "exq_dl_ws_csv"),
     )
-    for column, label, data, suffix, mime, key in downloads:
-        column.download_button(label, data, file_name=f"{stem}-{suffix}", mime=mime, on_click="ignore", key=key)
+    for column, label, suffix, mime, key in downloads:
+        column.download_button(
+            label, files[suffix], file_name=f"{stem}-{suffix}", mime=mime, on_click="ignore", key=key
+        )
     st.caption(
         "The same key from a terminal: " + f"`python -m lab exercises --seed {seed} --count {count} --level {level}`"
     )

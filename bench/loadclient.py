@@ -1,0 +1,336 @@
+"""A simulated student at Streamlit's WebSocket protocol level (used by bench/bench_load.py and the
+deploy smoke test).
+
+What a browser does, in the messages of ``streamlit.proto``:
+
+1. ``GET /<page>?<query>`` (through HAProxy this is where the affinity cookie is set);
+2. open the WebSocket ``/_stcore/stream`` (subprotocol ``streamlit``, the page's cookies, an Origin
+   matching the host), then send ``BackMsg.rerun_script`` with a ``ClientState``: the query string, the
+   page's url path as ``page_name`` (the first load; later runs send the ``page_script_hash`` the server
+   answered with in ``navigation``), the widget states the browser holds, the hashes of cached messages
+   and the context (time zone, locale, URL);
+3. read ``ForwardMsg`` until ``script_finished`` says the run ended (``FINISHED_EARLY_FOR_RERUN`` means
+   another run follows: ``st.rerun()``); ``delta`` messages carry the elements (widgets with their ids,
+   values and the fragment they belong to; exceptions), ``page_info_changed`` the new query string.
+
+A change of a widget inside an ``@st.fragment`` is sent with that fragment's id: the server reruns the
+fragment only (``FINISHED_FRAGMENT_RUN_SUCCESSFULLY``), as for a browser.
+
+If the connection drops (a replica killed), the student reconnects like the browser does: a new
+WebSocket (through HAProxy: redispatched to a live replica) and a rerun with the same URL and widget
+states, so the page state comes back from the URL. ``reconnects`` counts these.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+import urllib.parse
+from dataclasses import dataclass, field
+
+import websockets
+from streamlit.proto.BackMsg_pb2 import BackMsg
+from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+from streamlit.proto.NumberInput_pb2 import NumberInput
+from streamlit.proto.Slider_pb2 import Slider
+from streamlit.proto.WidgetStates_pb2 import WidgetState
+
+FINISHED = ForwardMsg.ScriptFinishedStatus
+DONE_STATUSES = {FINISHED.FINISHED_SUCCESSFULLY, FINISHED.FINISHED_FRAGMENT_RUN_SUCCESSFULLY}
+
+# The pages a student opens in class: url path (the default page is served at "/") and the numeric
+# controls a student changes there (keys; one ending in "_" is a prefix; None: every number input and slider).
+# Exercises: the assignment's seed and count are the teacher's (changing them gives a new assignment).
+PAGES: dict[str, tuple[str, tuple[str, ...] | None]] = {
+    "binomial-lab": ("binomial-lab", ("bl_p", "bl_n", "bl_pred_")),
+    "explorer": ("", ("ex_r_", "ex_z")),
+    "exercises": ("exercises", ("exq_bar_",)),
+    "minimal": ("", None),  # bench/minimal_app.py
+}
+
+
+class StudentError(Exception):
+    """A run that did not finish (timeout, closed connection after retries, compile error)."""
+
+
+def user_key(widget_id: str) -> str:
+    """The widget's key from its id ``$$ID-<hash>-<key>`` ('' for a widget without a key)."""
+    parts = widget_id.split("-", 2)
+    return parts[2] if len(parts) == 3 and parts[0] == "$$ID" else ""
+
+
+@dataclass
+class Widget:
+    id: str
+    key: str
+    kind: str  # "number_input" or "slider"
+    is_int: bool
+    min: float
+    max: float
+    step: float
+    value: float
+    fragment_id: str
+    disabled: bool
+
+
+@dataclass
+class RunResult:
+    seconds: float
+    exceptions: list[str]
+    messages: int
+
+
+@dataclass
+class Student:
+    base_url: str  # http://host:port
+    page: str = ""  # url path of the page ('' = the default page)
+    widget_prefixes: tuple[str, ...] | None = None  # keys of the widgets this student changes, as in PAGES
+    query: str = ""  # initial query string without '?'
+    timeout: float = 30.0  # a run that takes longer is an error
+    reconnect_for: float = 20.0  # how long to keep retrying a dropped connection
+    rng: random.Random = field(default_factory=random.Random)
+
+    cookies: dict[str, str] = field(default_factory=dict)
+    page_script_hash: str = ""
+    widgets: dict[str, Widget] = field(default_factory=dict)
+    sent_states: dict[str, WidgetState] = field(default_factory=dict)
+    values: dict[str, float] = field(default_factory=dict)  # each widget's value as the browser shows it, by id
+    cached: dict[str, ForwardMsg] = field(default_factory=dict)
+    exceptions: list[str] = field(default_factory=list)
+    reconnects: int = 0
+    page_not_found: bool = False
+    runs: int = 0
+    ws: object = None
+
+    # --- connection ---------------------------------------------------------------------------------
+
+    async def http_get(self) -> int:
+        """GET the page like a browser (keeps the cookies it sets); returns the status code."""
+        url = urllib.parse.urlsplit(self.base_url)
+        path = "/" + self.page + (f"?{self.query}" if self.query else "")
+        reader, writer = await asyncio.wait_for(asyncio.open_connection(url.hostname, url.port), self.timeout)
+        try:
+            request = f"GET {path} HTTP/1.1\r\nHost: {url.netloc}\r\nConnection: close\r\n{self._cookie_header()}\r\n"
+            writer.write(request.encode())
+            await writer.drain()
+            head = (await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), self.timeout)).decode("latin-1")
+            await asyncio.wait_for(reader.read(), self.timeout)
+        finally:
+            writer.close()
+        lines = head.split("\r\n")
+        for line in lines[1:]:
+            name, _, value = line.partition(":")
+            if name.strip().lower() == "set-cookie":
+                self._keep_cookie(value)
+        return int(lines[0].split()[1])
+
+    def _keep_cookie(self, header_value: str) -> None:
+        pair = header_value.strip().split(";", 1)[0]
+        name, _, value = pair.partition("=")
+        if name:
+            self.cookies[name.strip()] = value.strip()
+
+    def _cookie_header(self) -> str:
+        if not self.cookies:
+            return ""
+        return "Cookie: " + "; ".join(f"{k}={v}" for k, v in self.cookies.items()) + "\r\n"
+
+    async def connect(self) -> None:
+        ws_url = self.base_url.replace("http", "ws", 1) + "/_stcore/stream"
+        headers = {"Cookie": self._cookie_header()[8:-2]} if self.cookies else {}
+        self.ws = await websockets.connect(
+            ws_url,
+            subprotocols=[websockets.Subprotocol("streamlit")],
+            origin=websockets.Origin(self.base_url),
+            additional_headers=headers,
+            max_size=None,
+            open_timeout=self.timeout,
+        )
+        for name, value in self.ws.response.headers.raw_items():  # HAProxy sets its cookie on a redispatch
+            if name.lower() == "set-cookie":
+                self._keep_cookie(value)
+
+    async def close(self) -> None:
+        if self.ws is not None:
+            await self.ws.close()
+            self.ws = None
+
+    async def load(self) -> RunResult:
+        """A student opening the page: GET, WebSocket, first run. Returns the first run's result."""
+        start = time.perf_counter()
+        try:
+            await self.http_get()
+            await self.connect()
+        except websockets.WebSocketException as exc:  # e.g. HTTP 503 from HAProxy: no replica up
+            raise StudentError(f"could not open the session: {exc}") from None
+        result = await self._run(fragment_id="")
+        result.seconds = time.perf_counter() - start
+        return result
+
+    async def reconnect(self) -> None:
+        """Reopen the session after a dropped connection, as the browser does: same URL, same widget states."""
+        deadline = time.monotonic() + self.reconnect_for
+        self.reconnects += 1
+        while True:
+            await self.close_quietly()
+            try:
+                await self.connect()
+                await self._send_rerun(fragment_id="")
+                await self._receive_until_finished(time.perf_counter())
+                return
+            except (TimeoutError, OSError, websockets.ConnectionClosed, websockets.InvalidHandshake):
+                if time.monotonic() > deadline:
+                    raise StudentError(f"could not reconnect within {self.reconnect_for} s") from None
+                await asyncio.sleep(0.5)
+
+    async def close_quietly(self) -> None:
+        try:
+            await self.close()
+        except Exception:  # noqa: BLE001 - a dead connection may fail to close; it is replaced anyway
+            self.ws = None
+
+    # --- interaction --------------------------------------------------------------------------------
+
+    def changeable(self) -> list[Widget]:
+        wanted = self.widget_prefixes
+        return [
+            w
+            for w in self.widgets.values()
+            if not w.disabled
+            and (wanted is None or any(w.key.startswith(k) if k.endswith("_") else w.key == k for k in wanted))
+        ]
+
+    async def change_widget(self, widget: Widget | None = None) -> RunResult:
+        """Move one numeric widget by one step (up or down, staying in range), like an arrow key; time the
+        rerun (a fragment rerun when the widget is in a fragment) until the server says it finished."""
+        choices = self.changeable()
+        if widget is None:
+            if not choices:
+                raise StudentError(f"no numeric widget to change on page {self.page!r}")
+            widget = self.rng.choice(choices)
+        direction = self.rng.choice((-1, 1))
+        value = widget.value + direction * widget.step
+        if not widget.min - 1e-9 <= value <= widget.max + 1e-9:
+            value = widget.value - direction * widget.step
+        value = round(value) if widget.is_int else round(value, 10)
+        widget.value = self.values[widget.id] = value
+        state = WidgetState(id=widget.id)
+        if widget.kind == "slider":
+            state.double_array_value.data.append(value)
+        elif widget.is_int:
+            state.int_value = int(value)
+        else:
+            state.double_value = value
+        self.sent_states[widget.id] = state
+        return await self._run(fragment_id=widget.fragment_id)
+
+    async def _run(self, fragment_id: str) -> RunResult:
+        start = time.perf_counter()
+        try:
+            await self._send_rerun(fragment_id)
+            return await self._receive_until_finished(start)
+        except (OSError, websockets.ConnectionClosed) as exc:
+            if not self.reconnect_for:
+                raise StudentError(f"connection lost: {exc!r}") from None
+            await self.reconnect()  # the browser reconnects and reruns the whole page from the URL
+            return RunResult(time.perf_counter() - start, [], 0)
+
+    async def _send_rerun(self, fragment_id: str) -> None:
+        msg = BackMsg()
+        state = msg.rerun_script
+        state.query_string = self.query
+        state.page_script_hash = self.page_script_hash
+        if not self.page_script_hash:
+            state.page_name = self.page
+        state.fragment_id = fragment_id
+        state.widget_states.widgets.extend(self.sent_states.values())
+        state.cached_message_hashes.extend(self.cached)
+        info = state.context_info
+        info.timezone, info.timezone_offset, info.locale = "UTC", 0, "en-US"
+        info.url = self.base_url + "/" + self.page + (f"?{self.query}" if self.query else "")
+        info.color_scheme = "light"
+        await self.ws.send(msg.SerializeToString())
+
+    async def _receive_until_finished(self, start: float) -> RunResult:
+        deadline = start + self.timeout
+        messages = 0
+        exceptions: list[str] = []
+        while True:
+            remaining = deadline - time.perf_counter()
+            if remaining <= 0:
+                raise StudentError(f"run did not finish within {self.timeout} s")
+            try:
+                data = await asyncio.wait_for(self.ws.recv(), remaining)
+            except TimeoutError:
+                raise StudentError(f"run did not finish within {self.timeout} s") from None
+            msg = ForwardMsg()
+            msg.ParseFromString(data)
+            messages += 1
+            if msg.HasField("ref_hash"):
+                cached = self.cached.get(msg.ref_hash)
+                if cached is None:
+                    continue
+                metadata = msg.metadata
+                msg = ForwardMsg()
+                msg.CopyFrom(cached)
+                msg.metadata.CopyFrom(metadata)
+            elif msg.hash and msg.metadata.cacheable:
+                self.cached[msg.hash] = msg
+            kind = msg.WhichOneof("type")
+            if kind == "delta":
+                self._read_delta(msg, exceptions)
+            elif kind == "navigation":
+                self.page_script_hash = msg.navigation.page_script_hash
+            elif kind == "new_session":  # a full run starts: the page's widgets are drawn again
+                self.widgets.clear()
+                if msg.new_session.page_script_hash:
+                    self.page_script_hash = msg.new_session.page_script_hash
+            elif kind == "page_info_changed":
+                self.query = msg.page_info_changed.query_string
+            elif kind == "page_not_found":
+                self.page_not_found = True  # the browser shows a notice and runs the default page
+            elif kind == "script_finished":
+                status = msg.script_finished
+                if status == FINISHED.FINISHED_WITH_COMPILE_ERROR:
+                    raise StudentError("the script did not compile")
+                if status in DONE_STATUSES:
+                    self.runs += 1
+                    self.exceptions.extend(exceptions)
+                    return RunResult(time.perf_counter() - start, exceptions, messages)
+
+    def _read_delta(self, msg: ForwardMsg, exceptions: list[str]) -> None:
+        delta = msg.delta
+        if delta.WhichOneof("type") != "new_element":
+            return
+        element = delta.new_element
+        kind = element.WhichOneof("type")
+        if kind == "exception":
+            exceptions.append(f"{element.exception.type}: {element.exception.message}")
+        elif kind == "number_input":
+            w = element.number_input
+            value = w.value if w.set_value else w.default
+            self._record(w.id, "number_input", w.data_type == NumberInput.INT, w, value, delta.fragment_id)
+        elif kind == "slider":
+            w = element.slider
+            if len(w.default) != 1 or w.data_type not in (Slider.INT, Slider.FLOAT):
+                return  # range sliders and date sliders are not moved
+            value = w.value[0] if w.set_value and w.value else w.default[0]
+            self._record(w.id, "slider", w.data_type == Slider.INT, w, value, delta.fragment_id)
+
+    def _record(self, widget_id, kind, is_int, proto, value, fragment_id) -> None:
+        if proto.set_value or widget_id not in self.values:
+            self.values[widget_id] = value  # the server set it, or the widget is new: its default
+        value = self.values[widget_id]  # otherwise the browser keeps what it shows
+        self.widgets[widget_id] = Widget(
+            id=widget_id,
+            key=user_key(widget_id),
+            kind=kind,
+            is_int=is_int,
+            min=proto.min,
+            max=proto.max,
+            step=proto.step or (1 if is_int else 0.01),
+            value=value,
+            fragment_id=fragment_id,
+            disabled=proto.disabled,
+        )

@@ -1,0 +1,65 @@
+"""Work that is the same for the whole class, computed once per server process and shared by every session.
+
+When a teacher says "open the link", every student asks for the same assignment (seed, count, level): its
+problems and exact answers, the downloads built from them and the QR code of the link are identical for all
+of them. Computing them once, instead of once per student and per rerun, takes that work out of every first
+load. Everything returned by a ``cache_resource`` function here is shared between sessions and must not be
+modified (the problems are frozen dataclasses, the tables are read-only Arrow tables).
+"""
+
+from __future__ import annotations
+
+import io
+
+import pyarrow as pa
+import segno
+import streamlit as st
+
+from lab.core.formatting import both_text
+from lab.teaching.exercises import generate_predictions, generate_problems
+from lab.teaching.exports import (
+    answer_key_csv,
+    answer_key_markdown,
+    worksheet_csv,
+    worksheet_html,
+    worksheet_markdown,
+)
+
+
+@st.cache_resource(max_entries=64, show_spinner=False)
+def shared_assignment(seed: int, count: int, level: str) -> tuple[tuple, tuple]:
+    """The assignment's problems and its predict-the-bars problems (frozen: shared between sessions)."""
+    return tuple(generate_problems(seed, count, level)), tuple(generate_predictions(seed, level))
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def assignment_downloads(seed: int, count: int, level: str) -> dict[str, str]:
+    """The answer key and worksheets of the assignment, by file-name suffix."""
+    problems, predictions = (list(part) for part in shared_assignment(seed, count, level))
+    return {
+        "key.md": answer_key_markdown(problems, predictions, seed, level),
+        "key.csv": answer_key_csv(problems),
+        "worksheet.html": worksheet_html(problems, predictions, seed, level),
+        "worksheet.md": worksheet_markdown(problems, predictions, seed, level),
+        "worksheet.csv": worksheet_csv(problems),
+    }
+
+
+@st.cache_data(max_entries=64, show_spinner=False)
+def qr_png(url: str, scale: int = 10) -> bytes:
+    """The QR code of ``url`` as PNG bytes (generated locally with segno)."""
+    buffer = io.BytesIO()
+    segno.make(url, error="m").save(buffer, kind="png", scale=scale, border=2)
+    return buffer.getvalue()
+
+
+@st.cache_resource(max_entries=256, show_spinner=False)
+def pq_table(tokens: tuple, p: tuple, q: tuple) -> pa.Table:
+    """A problem's token / p / q table, ready for st.table (an Arrow table: no conversion on every rerun)."""
+    return pa.table(
+        {
+            "token": list(tokens),
+            "p": [both_text(v, 3) for v in p],
+            "q": [both_text(v, 3) for v in q],
+        }
+    )

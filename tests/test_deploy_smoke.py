@@ -1,0 +1,161 @@
+"""Smoke run of deploy/serve: 2 replicas behind HAProxy, 20 simulated students (bench/loadclient.py, the
+load bench's client), one replica killed with SIGKILL in the middle of the run.
+
+Asserts: every student's session completes (its runs finish, reconnecting through HAProxy to the live
+replica when its own died), the students of the killed replica did reconnect and kept their page state
+(the values they set come back from the URL), no exception reached a page, serve started the replica
+again and HAProxy marked it down and then up again. No timing assertions (figures live in
+bench/bench_load.py and the README).
+
+Needs Debian's haproxy: skipped when it is missing, except in CI (CI=true), where that is a failure.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import shutil
+import signal
+import socket
+import subprocess
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from bench.loadclient import PAGES, Student
+
+ROOT = Path(__file__).resolve().parents[1]
+SERVE = ROOT / "deploy" / "serve"
+STUDENTS = 20
+CHANGES = 8
+
+if shutil.which("haproxy") is None and shutil.which("haproxy", path="/usr/sbin:/sbin") is None:
+    if os.environ.get("CI") == "true":
+        pytest.fail("haproxy is not installed (Debian: apt-get install -y haproxy)", pytrace=False)
+    pytest.skip("haproxy is not installed", allow_module_level=True)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def health(url: str) -> bool:
+    try:
+        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+            return response.read().decode().strip() == "ok"
+    except OSError:
+        return False
+
+
+def server_stats(run_dir: Path) -> dict[str, dict[str, str]]:
+    """HAProxy's ``show stat`` for the replicas backend, by server name."""
+    with socket.socket(socket.AF_UNIX) as sock:
+        sock.connect(str(run_dir / "haproxy.sock"))
+        sock.sendall(b"show stat\n")
+        data = b""
+        while chunk := sock.recv(65536):
+            data += chunk
+    lines = data.decode().splitlines()
+    header = lines[0].lstrip("# ").split(",")
+    rows = [dict(zip(header, line.split(","))) for line in lines[1:] if line]
+    return {r["svname"]: r for r in rows if r.get("pxname") == "replicas" and r["svname"] not in ("BACKEND",)}
+
+
+@pytest.fixture
+def served(tmp_path):
+    port = free_port()
+    log = (tmp_path / "serve.log").open("w")
+    proc = subprocess.Popen(
+        [str(SERVE), "--replicas", "2", "--port", str(port), "--address", "127.0.0.1", "--run-dir", str(tmp_path)],
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 180
+        while not health(url):
+            assert proc.poll() is None, (tmp_path / "serve.log").read_text()
+            assert time.monotonic() < deadline, "deploy/serve did not come up"
+            time.sleep(0.5)
+        yield url, tmp_path, proc
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        try:
+            proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+        log.close()
+
+
+async def drive(url: str, run_dir: Path) -> tuple[list[Student], dict[int, str], str, list[str]]:
+    page = PAGES["binomial-lab"][0]
+    students = [
+        Student(url, page, widget_prefixes=("bl_p",), timeout=90, reconnect_for=90, rng=random.Random(i))
+        for i in range(STUDENTS)
+    ]
+    failures: list[str] = []
+    for s in students:  # one after another: the students spread over both replicas
+        await s.load()
+    homes = {i: s.cookies.get("RLSERVER", "") for i, s in enumerate(students)}
+    victim = "r1"
+    replicas = json.loads((run_dir / "replicas.json").read_text())
+    killed = asyncio.Event()
+
+    async def student_loop(s: Student):
+        for n in range(CHANGES):
+            try:
+                await s.change_widget()
+            except Exception as exc:  # noqa: BLE001 - every failure is reported by the assertion below
+                failures.append(f"student {students.index(s)} change {n}: {exc!r}")
+                return
+            if n == CHANGES // 2 - 1:
+                await killed.wait()
+            await asyncio.sleep(0.3)
+
+    async def killer():
+        await asyncio.sleep(2)
+        os.kill(replicas[victim]["pid"], signal.SIGKILL)
+        killed.set()
+
+    await asyncio.gather(killer(), *(student_loop(s) for s in students))
+    await asyncio.gather(*(s.close_quietly() for s in students))
+    return students, homes, victim, failures
+
+
+def test_replicas_survive_a_killed_replica(served):
+    url, run_dir, proc = served
+    before = json.loads((run_dir / "replicas.json").read_text())
+    students, homes, victim, failures = asyncio.run(drive(url, run_dir))
+
+    assert failures == []
+    # the affinity cookie spread the class over both replicas; exactly the killed replica's students reconnected
+    assert set(homes.values()) == {"r1", "r2"}
+    moved = [s for i, s in enumerate(students) if homes[i] == victim]
+    assert [s for s in students if s.reconnects] == moved
+    assert all(s.cookies["RLSERVER"] != victim for s in moved)  # HAProxy sent them to the live replica
+    assert all(s.runs >= 1 + CHANGES for s in students)  # the first load and every change finished
+    assert [e for s in students for e in s.exceptions] == []
+    for s in moved:  # on the new replica the page took its state from the URL: lab_p is the value the student set
+        value = next(w.value for w in s.widgets.values() if w.key == "bl_p")
+        expected = f"lab_p={value:.2f}" in s.query if value != 0.5 else "lab_p" not in s.query
+        assert expected, (value, s.query)
+
+    # serve started the replica again, HAProxy saw it down and then up again
+    deadline = time.monotonic() + 120
+    while True:
+        state = json.loads((run_dir / "replicas.json").read_text())
+        stats = server_stats(run_dir)
+        restarted = state[victim]["pid"] != before[victim]["pid"] and state[victim]["restarts"] == 1
+        if restarted and stats[victim]["status"] == "UP":
+            break
+        assert time.monotonic() < deadline, f"replica not back: {state[victim]}, HAProxy: {stats[victim]['status']}"
+        time.sleep(0.5)
+    assert int(stats[victim]["chkdown"]) >= 1  # it was marked down in between
+    assert proc.poll() is None
