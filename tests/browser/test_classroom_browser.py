@@ -79,7 +79,8 @@ def test_teacher_and_three_students(browser, class_app, screenshot_dir):
     teacher.get_by_role("button", name="Reveal to class").click()
     wait_idle(teacher)
     teacher.wait_for_function(
-        "() => [...document.querySelectorAll('.js-plotly-plot')].some(p => p.data.some(t => t.name === 'exact answer'))",
+        "() => [...document.querySelectorAll('.js-plotly-plot')]"
+        ".some(p => p.data.some(t => t.name === 'exact answer'))",
         timeout=15_000,
     )
     exact = {y for t in plotly_data(teacher)[0] if t["name"] == "exact answer" for y in t["y"] if y is not None}
@@ -88,7 +89,7 @@ def test_teacher_and_three_students(browser, class_app, screenshot_dir):
     assert "Within 0.05 of the exact answer" in body and "33%" in body  # Ann only: 1 of 3
     screenshot_full(teacher, screenshot_dir / "class-teacher-revealed-1280.png")
 
-    for name, (ctx, page) in students.items():  # each page follows the teacher without a reload
+    for name, (_ctx, page) in students.items():  # each page follows the teacher without a reload
         page.get_by_text("revealed by your teacher", exact=False).first.wait_for(timeout=15_000)
         wait_idle(page, started_timeout=50)
         table = page.locator("[data-testid=stTable]").last.inner_text()
