@@ -1,0 +1,266 @@
+"""Live class at scale: 300 students submitting, and the cost of following the teacher.
+
+Two parts, each printed side by side for SQLite and PostgreSQL:
+
+1. ``storage``: measured at the storage layer (lab.classroom.store, the same calls the Class page makes),
+   with one thread per student sharing one engine (as the Streamlit process shares its st.connection engine).
+   300 students join, then each submits once at a random moment within ``--window`` seconds (default 10 s, a
+   harder load than the issue's 30 s). Reports submit latency p50/p95/max (time until the commit returned,
+   i.e. until the page may say Saved), that every submission is stored exactly once (rows = distinct students
+   = 300), and that the dashboard (ONE query) shows 300 and how long it took after the last submit.
+
+2. ``follow``: page level. Starts ``streamlit run app.py`` on a free port and opens ``--students`` WebSocket
+   sessions (a minimal Streamlit protocol client, streamlit.proto) on student pages of one class, each
+   re-running the page's follow fragment whenever the server asks (as a browser does for
+   ``@st.fragment(run_every=...)``). Reports the server process's CPU use (cores) while they wait, against
+   the same server with no sessions.
+
+Usage: ``python bench/bench_classroom.py [--students 300] [--window 10] [--postgres URL] [--skip-follow]``
+(PostgreSQL URL default: $RESIDUAL_LAB_TEST_POSTGRES_URL, e.g. from ``eval "$(.ci/postgres start)"``).
+Figures vary with machine load: compare the columns of one run, not runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests" / "browser"))
+
+from sqlalchemy import text  # noqa: E402
+
+from lab.classroom import store  # noqa: E402
+from lab.classroom.db import make_engine, metadata  # noqa: E402
+
+
+def percentile(values, q):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+
+
+def storage_bench(url: str, students: int, window: float) -> dict:
+    engine = make_engine(url)
+    if engine.dialect.name == "postgresql":  # start from an empty database
+        metadata.drop_all(engine)
+        engine.dispose()
+        engine = make_engine(url)
+    new = store.create_class(engine, "bench")
+    store.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
+    t0 = time.perf_counter()
+    tokens = [store.join_class(engine, new.code, f"Student {i}", client=f"c{i}").student_token for i in range(students)]
+    join_s = time.perf_counter() - t0
+    activity = store.student_state(engine, new.code, tokens[0]).activity.id
+    rng = random.Random(7)
+    delays = [rng.uniform(0, window) for _ in tokens]
+    latencies: list[float] = []
+    failures: list[str] = []
+    lock = threading.Lock()
+    start = time.perf_counter() + 0.5
+
+    def student(token, delay, i):
+        time.sleep(max(0.0, start + delay - time.perf_counter()))
+        b = (i % 21) / 20
+        began = time.perf_counter()
+        try:
+            store.submit_prediction(engine, new.code, token, activity, [f"{b:.2f}", f"{1 - b:.2f}"])
+        except Exception as exc:  # noqa: BLE001 - counted and reported
+            with lock:
+                failures.append(repr(exc))
+            return
+        took = time.perf_counter() - began
+        with lock:
+            latencies.append(took)
+
+    threads = [threading.Thread(target=student, args=(t, d, i)) for i, (t, d) in enumerate(zip(tokens, delays))]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    last_done = time.perf_counter()
+    board = store.dashboard(engine, new.code, new.teacher_token)
+    shown_after = time.perf_counter() - last_done
+    with engine.connect() as conn:
+        rows, distinct = conn.execute(
+            text("SELECT COUNT(*), COUNT(DISTINCT student_id) FROM submissions WHERE activity_id = :a"), {"a": activity}
+        ).one()
+    engine.dispose()
+    return {
+        "database": engine.dialect.name,
+        "joins (s total)": f"{join_s:.2f}",
+        "submitted ok": len(latencies),
+        "failed": len(failures),
+        "rows stored": rows,
+        "distinct students": distinct,
+        "dashboard shows": f"{board.submitted} of {board.joined}",
+        "dashboard after last (s)": f"{shown_after:.3f}",
+        "submit p50 (s)": f"{statistics.median(latencies):.3f}" if latencies else "-",
+        "submit p95 (s)": f"{percentile(latencies, 0.95):.3f}" if latencies else "-",
+        "submit max (s)": f"{max(latencies):.3f}" if latencies else "-",
+        "first failure": failures[0][:80] if failures else "",
+    }
+
+
+# --- page level: the cost of following the teacher ----------------------------------------------------
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    ticks = os.sysconf("SC_CLK_TCK")
+    return (int(fields[11]) + int(fields[12])) / ticks  # utime + stime
+
+
+async def student_session(base_ws: str, query: str, stop: asyncio.Event, counters: dict, page_name="class"):
+    """One browser tab, reduced to its protocol: load the page, then rerun the fragment the server asks to
+    rerun every interval (ForwardMsg.auto_rerun), until ``stop``."""
+    import websockets
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    async with websockets.connect(f"{base_ws}/_stcore/stream", max_size=None, ping_interval=None) as ws:
+        first = BackMsg()
+        first.rerun_script.query_string = query
+        first.rerun_script.page_name = page_name
+        await ws.send(first.SerializeToString())
+        timers: dict[str, asyncio.Task] = {}
+        page = {"hash": ""}  # the current page's script hash, as a browser sends it back
+
+        async def auto(fragment_id: str, interval: float):
+            while not stop.is_set():
+                await asyncio.sleep(interval)
+                msg = BackMsg()
+                msg.rerun_script.query_string = query
+                msg.rerun_script.page_name = page_name
+                msg.rerun_script.page_script_hash = page["hash"]
+                msg.rerun_script.fragment_id = fragment_id
+                msg.rerun_script.is_auto_rerun = True
+                await ws.send(msg.SerializeToString())
+                counters["fragment_runs"] += 1
+
+        while not stop.is_set():
+            try:
+                raw = await asyncio.wait_for(ws.recv(), timeout=0.5)
+            except TimeoutError:
+                continue
+            msg = ForwardMsg()
+            msg.ParseFromString(raw)
+            kind = msg.WhichOneof("type")
+            if kind == "navigation":  # the page that ran (st.navigation): a browser sends its hash back
+                page["hash"] = msg.navigation.page_script_hash
+            elif kind == "auto_rerun" and msg.auto_rerun.fragment_id not in timers:
+                timers[msg.auto_rerun.fragment_id] = asyncio.create_task(
+                    auto(msg.auto_rerun.fragment_id, msg.auto_rerun.interval)
+                )
+            elif kind == "script_finished":
+                counters["finished"] += 1
+            elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
+                element = msg.delta.new_element
+                if element.WhichOneof("type") == "markdown" and "revealed by your teacher" in element.markdown.body:
+                    counters["saw_reveal"] += 1
+        for task in timers.values():
+            task.cancel()
+
+
+def follow_bench(students: int, seconds: float) -> dict:
+    from browserlib import start_streamlit, stop_process
+
+    data = tempfile.mkdtemp(prefix="classbench-")
+    os.environ["RESIDUAL_LAB_DATA"] = data
+    os.environ.pop("RESIDUAL_LAB_DATABASE_URL", None)
+    proc, url = start_streamlit("app.py", cwd=ROOT)
+    try:
+        engine = make_engine(f"sqlite:///{data}/classroom.db")
+        new = store.create_class(engine, "follow")
+        store.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
+        tokens = [store.join_class(engine, new.code, f"S{i}", client=f"c{i}").student_token for i in range(students)]
+        base_ws = url.replace("http://", "ws://")
+
+        def measure(n: int) -> dict:
+            counters = {"fragment_runs": 0, "finished": 0, "saw_reveal": 0}
+
+            async def run():
+                stop = asyncio.Event()
+                tasks = [
+                    asyncio.create_task(student_session(base_ws, f"code={new.code}&student={t}", stop, counters))
+                    for t in tokens[:n]
+                ]
+                # wait until every page loaded once, then measure while they follow
+                deadline = time.monotonic() + 120
+                while counters["finished"] < n and time.monotonic() < deadline:
+                    await asyncio.sleep(0.2)
+                loaded = counters["finished"]
+                await asyncio.sleep(3)
+                runs0, cpu0, t0 = counters["fragment_runs"], cpu_seconds(proc.pid), time.monotonic()
+                await asyncio.sleep(seconds)
+                cpu1, t1, runs1 = cpu_seconds(proc.pid), time.monotonic(), counters["fragment_runs"]
+                # the teacher reveals: how long until every page has drawn it?
+                reveal_at = time.monotonic()
+                store.reveal(engine, new.code, new.teacher_token)
+                while counters["saw_reveal"] < n and time.monotonic() - reveal_at < 30:
+                    await asyncio.sleep(0.1)
+                reveal_s = time.monotonic() - reveal_at
+                store.unlock(engine, new.code, new.teacher_token)
+                stop.set()
+                await asyncio.gather(*tasks, return_exceptions=True)
+                return loaded, (cpu1 - cpu0) / (t1 - t0), (runs1 - runs0) / (t1 - t0), reveal_s
+
+            loaded, cores, rate, reveal_s = asyncio.run(run())
+            return {
+                "sessions": n,
+                "loaded": loaded,
+                "server cores": f"{cores:.3f}",
+                "fragment runs/s": f"{rate:.0f}",
+                "ms CPU per run": f"{1000 * cores / rate:.2f}" if rate else "-",
+                "all saw reveal after (s)": f"{reveal_s:.1f}" if n else "-",
+            }
+
+        idle_cpu0, idle_t0 = cpu_seconds(proc.pid), time.monotonic()
+        time.sleep(min(5.0, seconds))
+        idle = (cpu_seconds(proc.pid) - idle_cpu0) / (time.monotonic() - idle_t0)
+        result = measure(students)
+        result["server cores, no sessions"] = f"{idle:.3f}"
+        return result
+    finally:
+        stop_process(proc)
+
+
+def table(rows: list[dict]) -> None:
+    keys = list(rows[0])
+    width = max(len(k) for k in keys)
+    for key in keys:
+        print(f"  {key:<{width}}  " + "  ".join(f"{str(r.get(key, '')):>22}" for r in rows))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--students", type=int, default=300)
+    parser.add_argument("--window", type=float, default=10.0, help="seconds over which the submissions arrive")
+    parser.add_argument("--postgres", default=os.environ.get("RESIDUAL_LAB_TEST_POSTGRES_URL", ""))
+    parser.add_argument("--follow-seconds", type=float, default=15.0)
+    parser.add_argument("--skip-follow", action="store_true")
+    parser.add_argument("--skip-storage", action="store_true")
+    args = parser.parse_args()
+    if not args.skip_storage:
+        rows = [storage_bench(f"sqlite:///{tempfile.mkdtemp(prefix='classbench-')}/classroom.db", args.students, args.window)]
+        if args.postgres:
+            rows.append(storage_bench(args.postgres, args.students, args.window))
+        else:
+            print("(PostgreSQL skipped: no --postgres URL and no RESIDUAL_LAB_TEST_POSTGRES_URL)")
+        print(f"storage level: {args.students} students submit within {args.window:g} s (one thread each)")
+        table(rows)
+    if not args.skip_follow:
+        print(f"\npage level: {args.students} student pages following the teacher for {args.follow_seconds:g} s")
+        table([follow_bench(args.students, args.follow_seconds)])
+
+
+if __name__ == "__main__":
+    main()
