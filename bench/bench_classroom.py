@@ -166,6 +166,9 @@ async def student_session(base_ws: str, query: str, stop: asyncio.Event, counter
                 element = msg.delta.new_element
                 if element.WhichOneof("type") == "markdown" and "revealed by your teacher" in element.markdown.body:
                     counters["saw_reveal"] += 1
+                elif element.WhichOneof("type") in ("exception", "alert") and "error" in str(element).lower():
+                    counters["errors"] += 1
+                    counters.setdefault("first_error", str(element)[:300])
         for task in timers.values():
             task.cancel()
 
@@ -185,7 +188,7 @@ def follow_bench(students: int, seconds: float) -> dict:
         base_ws = url.replace("http://", "ws://")
 
         def measure(n: int) -> dict:
-            counters = {"fragment_runs": 0, "finished": 0, "saw_reveal": 0}
+            counters = {"fragment_runs": 0, "finished": 0, "saw_reveal": 0, "errors": 0}
 
             async def run():
                 stop = asyncio.Event()
@@ -205,22 +208,25 @@ def follow_bench(students: int, seconds: float) -> dict:
                 # the teacher reveals: how long until every page has drawn it?
                 reveal_at = time.monotonic()
                 store.reveal(engine, new.code, new.teacher_token)
-                while counters["saw_reveal"] < n and time.monotonic() - reveal_at < 30:
+                while counters["saw_reveal"] < n and time.monotonic() - reveal_at < 60:
                     await asyncio.sleep(0.1)
                 reveal_s = time.monotonic() - reveal_at
+                saw = counters["saw_reveal"]
                 store.unlock(engine, new.code, new.teacher_token)
                 stop.set()
                 await asyncio.gather(*tasks, return_exceptions=True)
-                return loaded, (cpu1 - cpu0) / (t1 - t0), (runs1 - runs0) / (t1 - t0), reveal_s
+                return loaded, (cpu1 - cpu0) / (t1 - t0), (runs1 - runs0) / (t1 - t0), reveal_s, saw
 
-            loaded, cores, rate, reveal_s = asyncio.run(run())
+            loaded, cores, rate, reveal_s, saw = asyncio.run(run())
             return {
                 "sessions": n,
                 "loaded": loaded,
                 "server cores": f"{cores:.3f}",
                 "fragment runs/s": f"{rate:.0f}",
                 "ms CPU per run": f"{1000 * cores / rate:.2f}" if rate else "-",
-                "all saw reveal after (s)": f"{reveal_s:.1f}" if n else "-",
+                "pages showing the reveal": f"{saw} after {reveal_s:.1f} s",
+                "errors drawn on pages": counters["errors"],
+                "first error": counters.get("first_error", "")[:120].replace("\n", " "),
             }
 
         idle_cpu0, idle_t0 = cpu_seconds(proc.pid), time.monotonic()

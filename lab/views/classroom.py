@@ -37,7 +37,7 @@ from lab.views.common import chart
 from lab.views.presentation import APP_PARAMS, is_presenting
 
 URL_PATH = "class"
-FOLLOW_EVERY_S = 2.0  # a student's page checks the class version this often
+FOLLOW_EVERY_S = 3.0  # a student's page checks the class version this often (cost: bench/bench_classroom.py)
 DASHBOARD_EVERY_S = 2.0
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$])")
 
@@ -70,6 +70,13 @@ def qr_png(url: str) -> bytes:
     buffer = io.BytesIO()
     segno.make(url, error="m").save(buffer, kind="png", scale=10, border=2)
     return buffer.getvalue()
+
+
+@st.cache_resource(max_entries=256, show_spinner=False)
+def _prediction_figure(tokens: tuple, prediction: tuple, truth: tuple):
+    """Shared between students: predictions move in steps of 0.05, so many students draw the same figure
+    (plotly's validation is most of a student's page run after the reveal). Never modified."""
+    return prediction_figure(tokens, prediction, truth)
 
 
 # --- no class yet: join or start -------------------------------------------------------------------
@@ -341,10 +348,11 @@ def _class_version(code: str):
     return store.class_version(engine(), code)
 
 
-def follow(code: str) -> None:
-    """Runs every FOLLOW_EVERY_S seconds; reruns the whole page only when the teacher changed something."""
-    seen = st.session_state.get("cls_seen_version")
-    if _class_version(code) != seen:
+def follow(code: str, drawn_version: int) -> None:
+    """Runs every FOLLOW_EVERY_S seconds; reruns the whole page only when the teacher changed something since
+    this page was drawn (versions only grow; the shared cached value may lag the page by up to a second)."""
+    current = _class_version(code)
+    if current is None or not current[1] or current[0] > drawn_version:
         st.rerun()
 
 
@@ -423,7 +431,7 @@ def predict_student(state: store.StudentState, code: str, token: str) -> None:
         bars = len(spec.tokens)
         if saved:
             chart(
-                prediction_figure(spec.tokens, [float(v) for v in saved[:bars]], state.exact[:bars]),
+                _prediction_figure(spec.tokens, tuple(float(v) for v in saved[:bars]), tuple(state.exact[:bars])),
                 f"cls_truth_{activity.id}",
                 "Bar chart of your prediction beside the exact answer: "
                 + "; ".join(
@@ -493,20 +501,20 @@ def student_page(code: str, token: str) -> None:
         st.error(plain(exc))
         st.page_link(URL_PATH_PAGE, label="Join a class")
         return
-    st.session_state["cls_seen_version"] = (state.version, True)
     heading = f"Class {state.code}" + (f" · {state.class_name}" if state.class_name else "")
     st.subheader(plain(heading), anchor=False)
     st.caption(f"You joined as {plain(state.name)}. Keep this page's link: it brings you back here with your answers.")
-    st.fragment(run_every=FOLLOW_EVERY_S)(follow)(state.code)
     activity = state.activity
     if activity is None:
         st.info("Wait for your teacher to open an activity: this page follows the class by itself.")
-        return
-    st.markdown(f"#### Activity {activity.position}: {plain(activity.spec.title)}")
-    if activity.kind == PREDICT:
-        predict_student(state, code, token)
     else:
-        assignment_student(state, code, token)
+        st.markdown(f"#### Activity {activity.position}: {plain(activity.spec.title)}")
+        if activity.kind == PREDICT:
+            predict_student(state, code, token)
+        else:
+            assignment_student(state, code, token)
+    # Last, so a run cut short keeps the previous (older) version in the fragment, which then redraws the page.
+    st.fragment(run_every=FOLLOW_EVERY_S)(follow)(state.code, state.version)
 
 
 # --- page -------------------------------------------------------------------------------------------
