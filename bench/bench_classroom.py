@@ -256,7 +256,8 @@ def main() -> None:
     parser.add_argument("--skip-storage", action="store_true")
     args = parser.parse_args()
     if not args.skip_storage:
-        rows = [storage_bench(f"sqlite:///{tempfile.mkdtemp(prefix='classbench-')}/classroom.db", args.students, args.window)]
+        sqlite_url = f"sqlite:///{tempfile.mkdtemp(prefix='classbench-')}/classroom.db"
+        rows = [storage_bench(sqlite_url, args.students, args.window)]
         if args.postgres:
             rows.append(storage_bench(args.postgres, args.students, args.window))
         else:
