@@ -12,6 +12,7 @@ import re
 from datetime import datetime
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
+import pandas  # noqa: F401 - imported before any chart or table: see below
 import segno
 import streamlit as st
 
@@ -36,6 +37,10 @@ from lab.views.classroom_db import client_id, engine
 from lab.views.common import chart
 from lab.views.presentation import APP_PARAMS, is_presenting
 
+# pandas is imported here, under Python's import lock, because plotly and st.table import it lazily: when
+# many students' pages draw their first chart and table at the same moment (a reveal right after a server
+# start), plotly could see a half-initialised pandas module from another session's thread and fail
+# (AttributeError: partially initialized module 'pandas'; seen in the browser test).
 URL_PATH = "class"
 FOLLOW_EVERY_S = 3.0  # a student's page checks the class version this often (cost: bench/bench_classroom.py)
 DASHBOARD_EVERY_S = 2.0

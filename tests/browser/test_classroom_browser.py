@@ -103,3 +103,54 @@ def test_teacher_and_three_students(browser, class_app, screenshot_dir):
     for ctx, _page in students.values():
         ctx.close()
     teacher_ctx.close()
+
+
+@pytest.mark.browser
+def test_kill_9_keeps_every_saved_answer_and_students_resume(browser, tmp_path):
+    """kill -9 the server during a class and start it again: what a student saw Saved is on the dashboard,
+    and the student's URL resumes their page with the answer."""
+    import signal
+
+    from browserlib import free_port
+
+    from lab.classroom import store
+    from lab.classroom.db import make_engine
+
+    old = os.environ.get("RESIDUAL_LAB_DATA")
+    os.environ["RESIDUAL_LAB_DATA"] = str(tmp_path)
+    port = free_port()
+    try:
+        proc, url = start_streamlit("app.py", cwd=ROOT, port=port)
+        engine = make_engine(f"sqlite:///{tmp_path / 'classroom.db'}")
+        new = store.create_class(engine, "restart")
+        store.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
+        ctx = browser.new_context(viewport=DESKTOP)
+        page = ctx.new_page()
+        goto(page, f"{url}/class?code={new.code}")
+        page.get_by_role("textbox", name="Your name").fill("Ann")
+        page.get_by_role("button", name="Join").click()
+        page.wait_for_url("**student=**")
+        wait_idle(page)
+        page.get_by_role("spinbutton", name="Predict bar B").fill("0.65")
+        page.get_by_role("spinbutton", name="Predict bar C").fill("0.35")
+        page.get_by_role("button", name="Submit").click()
+        wait_idle(page)
+        assert "Saved at" in page.locator("[data-testid=stAlertContentSuccess]").inner_text()
+        student_url = page.url
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=10)
+        proc, url = start_streamlit("app.py", cwd=ROOT, port=port)
+        goto(page, student_url)
+        assert page.get_by_role("spinbutton", name="Predict bar B").input_value() == "0.65"
+        assert page.get_by_role("spinbutton", name="Predict bar C").input_value() == "0.35"
+        teacher = ctx.new_page()
+        goto(teacher, f"{url}/class?code={new.code}&teacher={new.teacher_token}")
+        assert metric(teacher, "Submitted") == "1 of 1"
+        ctx.close()
+        engine.dispose()
+    finally:
+        stop_process(proc)
+        if old is None:
+            os.environ.pop("RESIDUAL_LAB_DATA", None)
+        else:
+            os.environ["RESIDUAL_LAB_DATA"] = old
