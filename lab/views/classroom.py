@@ -282,7 +282,6 @@ def live_dashboard(code: str, token: str) -> None:
             )
     else:
         summary = board.assignment
-        st.caption(plain(activity.spec.title))
         rows = [dict(r) for r in summary.rows]
         if hide:
             for i, row in enumerate(rows, start=1):
