@@ -8,7 +8,7 @@ from fractions import Fraction
 
 import plotly.graph_objects as go
 
-from lab.charts.palette import CORRECTION, PREDICTION, TARGET
+from lab.charts.palette import BOX_FILL, CORRECTION, GRID, PAPER, PREDICTION, TARGET
 from lab.core.formatting import fraction_text
 
 
@@ -36,9 +36,9 @@ def class_predictions_figure(
                 jitter=0.6,
                 pointpos=0,
                 width=2 * half,
-                marker={"color": PREDICTION, "size": 9, "opacity": 0.75, "line": {"color": "#ffffff", "width": 1}},
+                marker={"color": PREDICTION, "size": 9, "opacity": 0.75, "line": {"color": PAPER, "width": 1}},
                 line={"color": PREDICTION, "width": 1.5},
-                fillcolor="rgba(85,85,85,0.08)",
+                fillcolor=BOX_FILL,
                 hoverinfo="y",
             )
         )
@@ -91,7 +91,7 @@ def class_predictions_figure(
                 name="exact answer",
                 legendgroup="exact",
                 showlegend=False,
-                marker={"symbol": "diamond", "size": 16, "color": CORRECTION, "line": {"color": "#ffffff", "width": 2}},
+                marker={"symbol": "diamond", "size": 16, "color": CORRECTION, "line": {"color": PAPER, "width": 2}},
                 text=[f"exact {fraction_text(v)}" for v in exact],
                 textposition="middle right",
                 textfont={"color": CORRECTION, "size": 15},
@@ -102,7 +102,7 @@ def class_predictions_figure(
     fig.update_layout(
         height=height,
         margin={"l": 50, "r": 20, "t": 30, "b": 40},
-        yaxis={"range": [-0.03, 1.03], "title": "predicted value", "dtick": 0.25, "gridcolor": "#e5e5e5"},
+        yaxis={"range": [-0.03, 1.03], "title": "predicted value", "dtick": 0.25, "gridcolor": GRID},
         xaxis={
             "tickmode": "array",
             "tickvals": list(range(n)),
@@ -113,8 +113,8 @@ def class_predictions_figure(
             "tickfont": {"size": 15},
         },
         legend={"orientation": "h", "y": 1.08, "x": 0},
-        plot_bgcolor="#ffffff",
-        paper_bgcolor="#ffffff",
+        plot_bgcolor=PAPER,
+        paper_bgcolor=PAPER,
         boxmode="overlay",
     )
     return fig

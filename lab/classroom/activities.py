@@ -32,7 +32,14 @@ from lab.teaching.exercises import (
     parse_seed,
     record_try,
 )
-from lab.teaching.worked_example import SEED_LAB_P, SEED_N, SEED_SCENARIO, display_values, lab_result, outcome_labels
+from lab.teaching.worked_example import (
+    WORKED_EXAMPLE_LAB_P,
+    WORKED_EXAMPLE_N,
+    WORKED_EXAMPLE_SCENARIO,
+    display_values,
+    lab_result,
+    outcome_labels,
+)
 
 PREDICT, ASSIGNMENT = "predict", "assignment"
 WORKED_EXAMPLE = "worked-example"
@@ -107,9 +114,9 @@ def scenario_choices() -> list[str]:
 
 def predict_spec(source: str) -> PredictSpec:
     if source == WORKED_EXAMPLE:
-        scenario = load_scenario(SEED_SCENARIO)
+        scenario = load_scenario(WORKED_EXAMPLE_SCENARIO)
         result = residual_exact(scenario.p, scenario.q)
-        tokens = outcome_labels(SEED_N)  # ("B", "C")
+        tokens = outcome_labels(WORKED_EXAMPLE_N)  # ("B", "C")
         index = [result.tokens.index(t) for t in tokens]
         return PredictSpec(
             source,
@@ -119,7 +126,7 @@ def predict_spec(source: str) -> PredictSpec:
             tokens,
             tuple(result.p[i] for i in index),
             tuple(result.q[i] for i in index),
-            tuple(display_values(lab_result(SEED_LAB_P, SEED_N))),
+            tuple(display_values(lab_result(WORKED_EXAMPLE_LAB_P, WORKED_EXAMPLE_N))),
             result.z,
             result.alpha,
             ask_z=False,

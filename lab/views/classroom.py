@@ -16,8 +16,6 @@ import pandas  # noqa: F401 - imported before any chart or table: see below
 import segno
 import streamlit as st
 
-from lab.charts.classroom import class_predictions_figure
-from lab.charts.exercises import pq_figure, prediction_figure
 from lab.classroom import store
 from lab.classroom.activities import ASSIGNMENT, PREDICT, WORKED_EXAMPLE, scenario_choices
 from lab.core.formatting import both_text, fraction_text
@@ -34,7 +32,7 @@ from lab.teaching.exercises import (
     worked_solution,
 )
 from lab.views.classroom_db import client_id, engine
-from lab.views.common import chart
+from lab.views.common import chart, figure
 from lab.views.presentation import APP_PARAMS, is_presenting
 
 # pandas is imported here, under Python's import lock, because plotly and st.table import it lazily: when
@@ -75,13 +73,6 @@ def qr_png(url: str) -> bytes:
     buffer = io.BytesIO()
     segno.make(url, error="m").save(buffer, kind="png", scale=10, border=2)
     return buffer.getvalue()
-
-
-@st.cache_resource(max_entries=256, show_spinner=False)
-def _prediction_figure(tokens: tuple, prediction: tuple, truth: tuple):
-    """Shared between students: predictions move in steps of 0.05, so many students draw the same figure
-    (plotly's validation is most of a student's page run after the reveal). Never modified."""
-    return prediction_figure(tokens, prediction, truth)
 
 
 # --- no class yet: join or start -------------------------------------------------------------------
@@ -244,12 +235,13 @@ def live_dashboard(code: str, token: str) -> None:
                     f"{f} = {fraction_text(e)}" for f, e in zip(summary.fields, summary.exact)
                 )
             chart(
-                class_predictions_figure(
+                figure(
+                    "class_predictions_figure",
                     summary.fields,
                     summary.values,
                     summary.means,
                     summary.exact if revealed else None,
-                    height=520 if is_presenting() else 420,
+                    520 if is_presenting() else 420,
                 ),
                 f"cls_dist_{activity.id}_{int(revealed)}",
                 "Strip chart of the class's predictions per bar with the class mean"
@@ -395,7 +387,7 @@ def predict_student(state: store.StudentState, code: str, token: str) -> None:
     st.markdown(f"**{plain(spec.prompt)}**")
     if spec.ask_z:
         chart(
-            pq_figure(spec.tokens, spec.p, spec.q),
+            figure("pq_bars", spec.tokens, spec.p, spec.q),
             f"cls_pq_{activity.id}",
             "Bar chart of target p and draft q: "
             + "; ".join(
@@ -435,7 +427,9 @@ def predict_student(state: store.StudentState, code: str, token: str) -> None:
         bars = len(spec.tokens)
         if saved:
             chart(
-                _prediction_figure(spec.tokens, tuple(float(v) for v in saved[:bars]), tuple(state.exact[:bars])),
+                figure(  # cached and shared: predictions move in steps of 0.05, many students draw the same one
+                    "prediction_vs_residual", spec.tokens, tuple(float(v) for v in saved[:bars]), state.exact[:bars]
+                ),
                 f"cls_truth_{activity.id}",
                 "Bar chart of your prediction beside the exact answer: "
                 + "; ".join(

@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 
 import pytest
+
 from browserlib import DESKTOP, ROOT, goto, plotly_data, screenshot_full, start_streamlit, stop_process, wait_idle
 
 GUESSES = {"Ann": ("0.75", "0.25"), "Bob": ("0.3", "0.1"), "Cat": ("0.6", "0.4")}
@@ -112,7 +113,6 @@ def test_kill_9_keeps_every_saved_answer_and_students_resume(browser, tmp_path):
     import signal
 
     from browserlib import free_port
-
     from lab.classroom import store
     from lab.classroom.db import make_engine
 
