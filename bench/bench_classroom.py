@@ -118,9 +118,14 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / ticks  # utime + stime
 
 
-async def student_session(base_ws: str, query: str, stop: asyncio.Event, counters: dict, page_name="class"):
+async def student_session(
+    base_ws: str, query: str, stop: asyncio.Event, counters: dict, page_name="class", submit=None, saved=None
+):
     """One browser tab, reduced to its protocol: load the page, then rerun the fragment the server asks to
-    rerun every interval (ForwardMsg.auto_rerun), until ``stop``."""
+    rerun every interval (ForwardMsg.auto_rerun), until ``stop``. With ``submit = (offset, (b, c), go)``:
+    ``offset`` s after ``go["start"]`` (a monotonic time, set by the caller once every page loaded), type b and
+    c into the two prediction boxes and press Submit, as the browser sends it (one rerun with the widget
+    states); the time until the page shows "Saved at" is appended to ``saved``."""
     import websockets
     from streamlit.proto.BackMsg_pb2 import BackMsg
     from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
@@ -132,6 +137,29 @@ async def student_session(base_ws: str, query: str, stop: asyncio.Event, counter
         await ws.send(first.SerializeToString())
         timers: dict[str, asyncio.Task] = {}
         page = {"hash": ""}  # the current page's script hash, as a browser sends it back
+        ids: dict[str, str] = {}  # widget label -> id
+        sent = {"at": None, "done": False}
+
+        async def press_submit():
+            offset, _values, go = submit
+            while go.get("start") is None:
+                await asyncio.sleep(0.05)
+            await asyncio.sleep(max(0.0, go["start"] + offset - time.monotonic()))
+            while not ({"Predict bar B", "Predict bar C", "Submit"} <= ids.keys()):
+                await asyncio.sleep(0.05)
+            msg = BackMsg()
+            msg.rerun_script.query_string = query
+            msg.rerun_script.page_name = page_name
+            msg.rerun_script.page_script_hash = page["hash"]
+            for label, value in zip(("Predict bar B", "Predict bar C"), submit[1]):
+                widget = msg.rerun_script.widget_states.widgets.add()
+                widget.id, widget.double_value = ids[label], value
+            button = msg.rerun_script.widget_states.widgets.add()
+            button.id, button.trigger_value = ids["Submit"], True
+            sent["at"] = time.monotonic()
+            await ws.send(msg.SerializeToString())
+
+        submitter = asyncio.create_task(press_submit()) if submit else None
 
         async def auto(fragment_id: str, interval: float):
             while not stop.is_set():
@@ -163,13 +191,101 @@ async def student_session(base_ws: str, query: str, stop: asyncio.Event, counter
                 counters["finished"] += 1
             elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
                 element = msg.delta.new_element
+                etype = element.WhichOneof("type")
+                if etype in ("number_input", "button"):
+                    ids[getattr(element, etype).label] = getattr(element, etype).id
+                if etype == "alert" and "Saved at" in element.alert.body and sent["at"] and not sent["done"]:
+                    sent["done"] = True
+                    saved.append(time.monotonic() - sent["at"])
                 if element.WhichOneof("type") == "markdown" and "revealed by your teacher" in element.markdown.body:
                     counters["saw_reveal"] += 1
                 elif element.WhichOneof("type") in ("exception", "alert") and "error" in str(element).lower():
                     counters["errors"] += 1
                     counters.setdefault("first_error", str(element)[:300])
-        for task in timers.values():
+        for task in [*timers.values(), *([submitter] if submitter else [])]:
             task.cancel()
+
+
+def page_submit_bench(db_url: str | None, students: int, window: float) -> dict:
+    """``students`` pages submit once each at random moments within ``window`` s, through the server."""
+    from browserlib import start_streamlit, stop_process
+
+    data = tempfile.mkdtemp(prefix="classbench-")
+    os.environ["RESIDUAL_LAB_DATA"] = data
+    url_db = db_url or f"sqlite:///{data}/classroom.db"
+    if db_url:
+        os.environ["RESIDUAL_LAB_DATABASE_URL"] = db_url
+        engine = make_engine(db_url)
+        metadata.drop_all(engine)
+        engine.dispose()
+    else:
+        os.environ.pop("RESIDUAL_LAB_DATABASE_URL", None)
+    engine = make_engine(url_db)
+    proc, url = start_streamlit("app.py", cwd=ROOT)
+    try:
+        new = store.create_class(engine, "submit")
+        store.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
+        tokens = [store.join_class(engine, new.code, f"S{i}", client=f"c{i}").student_token for i in range(students)]
+        activity = store.student_state(engine, new.code, tokens[0]).activity.id
+        base_ws = url.replace("http://", "ws://")
+        rng = random.Random(11)
+        counters = {"fragment_runs": 0, "finished": 0, "saw_reveal": 0, "errors": 0}
+        saved: list[float] = []
+
+        async def run():
+            stop = asyncio.Event()
+            go: dict = {}
+            tasks = [  # one tab per student: it loads, follows the teacher, and submits once
+                asyncio.create_task(
+                    student_session(
+                        base_ws,
+                        f"code={new.code}&student={t}",
+                        stop,
+                        counters,
+                        submit=(rng.uniform(0, window), (round(rng.uniform(0, 1), 2), 0.25), go),
+                        saved=saved,
+                    )
+                )
+                for t in tokens
+            ]
+            deadline = time.monotonic() + 120
+            while counters["finished"] < students and time.monotonic() < deadline:
+                await asyncio.sleep(0.2)
+            start = go["start"] = time.monotonic() + 1
+            cpu0 = cpu_seconds(proc.pid)
+            while len(saved) < students and time.monotonic() < start + window + 60:
+                await asyncio.sleep(0.1)
+            last = time.monotonic()
+            board = store.dashboard(engine, new.code, new.teacher_token)
+            shown_after = time.monotonic() - last
+            cores = (cpu_seconds(proc.pid) - cpu0) / (last - start + 1)
+            stop.set()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            return board, shown_after, cores
+
+        board, shown_after, cores = asyncio.run(run())
+        with engine.connect() as conn:
+            rows, distinct = conn.execute(
+                text("SELECT COUNT(*), COUNT(DISTINCT student_id) FROM submissions WHERE activity_id = :a"),
+                {"a": activity},
+            ).one()
+        return {
+            "database": engine.dialect.name,
+            "pages saw Saved": len(saved),
+            "rows stored": rows,
+            "distinct students": distinct,
+            "dashboard shows": f"{board.submitted} of {board.joined}",
+            "dashboard query after last (s)": f"{shown_after:.3f}",
+            "submit p50 (s)": f"{statistics.median(saved):.3f}" if saved else "-",
+            "submit p95 (s)": f"{percentile(saved, 0.95):.3f}" if saved else "-",
+            "submit max (s)": f"{max(saved):.3f}" if saved else "-",
+            "server cores meanwhile": f"{cores:.2f}",
+            "errors drawn on pages": counters["errors"],
+        }
+    finally:
+        stop_process(proc)
+        engine.dispose()
+        os.environ.pop("RESIDUAL_LAB_DATABASE_URL", None)
 
 
 def follow_bench(students: int, seconds: float) -> dict:
@@ -253,6 +369,7 @@ def main() -> None:
     parser.add_argument("--follow-seconds", type=float, default=15.0)
     parser.add_argument("--skip-follow", action="store_true")
     parser.add_argument("--skip-storage", action="store_true")
+    parser.add_argument("--skip-page-submit", action="store_true")
     args = parser.parse_args()
     if not args.skip_storage:
         sqlite_url = f"sqlite:///{tempfile.mkdtemp(prefix='classbench-')}/classroom.db"
@@ -262,6 +379,15 @@ def main() -> None:
         else:
             print("(PostgreSQL skipped: no --postgres URL and no RESIDUAL_LAB_TEST_POSTGRES_URL)")
         print(f"storage level: {args.students} students submit within {args.window:g} s (one thread each)")
+        table(rows)
+    if not args.skip_page_submit:
+        rows = [page_submit_bench(None, args.students, args.window)]
+        if args.postgres:
+            rows.append(page_submit_bench(args.postgres, args.students, args.window))
+        print(
+            f"\npage level: {args.students} student pages (WebSocket protocol), loaded and following the teacher, "
+            f"submit within {args.window:g} s"
+        )
         table(rows)
     if not args.skip_follow:
         print(f"\npage level: {args.students} student pages following the teacher for {args.follow_seconds:g} s")
