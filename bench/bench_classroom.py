@@ -310,6 +310,13 @@ def page_submit_bench(db_url: str | None, students: int, window: float) -> dict:
         }
     finally:
         stop_process(proc)
+        log = [
+            line
+            for line in proc.stderr.read().decode(errors="replace").splitlines()
+            if line.strip() and "does not exist anymore" not in line  # auto reruns racing a full run: harmless
+        ]
+        if log:
+            print(f"server log ({len(log)} lines), last lines:", *log[-8:], sep="\n  ")
         engine.dispose()
         os.environ.pop("RESIDUAL_LAB_DATABASE_URL", None)
 
