@@ -31,6 +31,7 @@ pages = [
     st.Page("lab/views/blocks.py", title="Blocks", icon=":material/view_week:", url_path="blocks"),
     st.Page("lab/views/pitfalls.py", title="Pitfalls", icon=":material/bug_report:", url_path="pitfalls"),
     st.Page("lab/views/exercises.py", title="Exercises", icon=":material/school:", url_path="exercises"),
+    st.Page("lab/views/classroom.py", title="Class", icon=":material/groups:", url_path="class"),
 ]
 
 page = st.navigation(pages, position="top" if presenting else "sidebar")

@@ -1,6 +1,6 @@
 """Every figure builder of the lab by name (the registry behind lab.views.common.figure)."""
 
-from lab.charts import pitfalls, residual, sampling
+from lab.charts import classroom, pitfalls, residual, sampling
 
 # The pages' one cached path, lab.views.common.figure, looks builders up here by name: a new figure is a
 # function in one of the chart modules plus one line below.
@@ -24,5 +24,7 @@ FIGURES = {
         pitfalls.processed_bars,
         pitfalls.law_vs_target,
         pitfalls.tv_by_variant,
+        # the live class
+        classroom.class_predictions_figure,
     )
 }

@@ -46,6 +46,7 @@ BLACK = "#000000"  # a third law, with its own pattern
 EXPECTED = TEXT  # expected-count markers: near black, with a diamond symbol
 FLOAT32 = TEXT  # the float32 error series: near black, square markers and a dashed line
 REJECTED = DRAFT  # a rejected draft is the draft's token: vermillion, crossed out
+BOX_FILL = "rgba(85,85,85,0.08)"  # the live class's box around the predictions: PREDICTION, nearly clear
 
 # the label colour inside a bar of a role (white on the dark purple, near black on the light green)
 INSIDE_TEXT = {"accepted": DARK_TEXT, "correction": PAPER}

@@ -1,7 +1,8 @@
 """Exercises: seeded problems with feedback, hints and worked solutions; predict the bars; the teacher's
 assignment link with a QR code; downloads. A thin view: every number comes from
 lab.teaching.exercises / lab.teaching.exports.
-Attempts live in this browser session only; nothing is stored on the server."""
+Attempts live in this browser session, and on the server only after the student asks for a resume link
+(lab.views.study_resume: the id in the link brings them back after a reload or a restart)."""
 
 from __future__ import annotations
 
@@ -34,6 +35,7 @@ from lab.teaching.exercises import (
     worked_solution,
 )
 from lab.teaching.exports import MAX_BASE_URL_LENGTH, assignment_url, check_base_url, results_csv
+from lab.views import study_resume
 from lab.views.classwide import assignment_downloads, pq_table, qr_png, shared_assignment
 from lab.views.common import chart, controls_model, figure, refuse_link_values, show_link_warnings
 from lab.views.presentation import is_presenting
@@ -59,7 +61,8 @@ refuse_link_values(ExercisesModel.from_url(st.query_params)[1], "exq_link_proble
 st.title("Exercises")
 st.caption(
     "Compute α, Z, r and the reconstruction for small distributions. Fractions must be exact; decimals count "
-    "within 0.005. A worked solution opens after two tries. Your answers stay in this browser tab."
+    "within 0.005. A worked solution opens after two tries. Your answers stay in this browser tab, or get a "
+    "resume link (Your results tab) to keep them."
 )
 
 show_link_warnings("exq_link_problems")  # the seed, count or level a link gave that was refused
@@ -95,6 +98,8 @@ attempts: dict[int, Attempt] = _state("exq_attempts", dict).setdefault(sig, {})
 feedback: dict[int, tuple[str, str]] = _state("exq_feedback", dict).setdefault(sig, {})
 revealed: set[int] = _state("exq_revealed", dict).setdefault(sig, set())
 checked_bars: dict[int, tuple] = _state("exq_bars", dict).setdefault(sig, {})
+if resume_problem := study_resume.load_saved(sig, attempts) or st.session_state.pop("exq_resume_error", None):
+    st.warning(f"Resume link: {plain(resume_problem)}")
 presenting = is_presenting()
 
 
@@ -118,6 +123,8 @@ def _submit(problem: Problem):
         feedback[problem.number] = ("success", "Already solved: your correct answer is recorded.")
         return
     check = record_try(attempt, problem, str(text))
+    if check.counted:
+        study_resume.save(sig, problem.number, attempt)
     kind = "success" if check.correct else ("error" if check.counted else "warning")
     feedback[problem.number] = (kind, check.message)
 
@@ -125,6 +132,7 @@ def _submit(problem: Problem):
 def _hint(problem: Problem):
     attempt = attempts.setdefault(problem.number, Attempt())
     attempt.hints_used = min(attempt.hints_used + 1, len(HINT_STEPS))
+    study_resume.save(sig, problem.number, attempt)
 
 
 def _reveal(problem: Problem):
@@ -308,6 +316,22 @@ with tab_results:
         on_click="ignore",
         key="exq_dl_results",
     )
+    if study_resume.resume_token():
+        st.markdown("**Your resume link** (open it later, even after a restart, to continue with your answers):")
+        st.code(
+            assignment_url(st.context.url or "http://localhost:8501/", seed, count, level)
+            + f"&{study_resume.RESUME_PARAM}={study_resume.resume_token()}",
+            language=None,
+            wrap_lines=True,
+        )
+    else:
+        st.button(
+            "Keep my answers: get a resume link",
+            key="exq_resume_start",
+            on_click=study_resume.start,
+            args=(sig, attempts),
+            help="Stores your answers on this app's server under a private id in the page's link.",
+        )
 
 
 # --- teacher: link, QR code, downloads -------------------------------------------------------------

@@ -1,0 +1,431 @@
+"""Live class at scale: 300 students submitting, and the cost of following the teacher.
+
+Two parts, each printed side by side for SQLite and PostgreSQL:
+
+1. ``storage``: measured at the storage layer (lab.classroom.store, the same calls the Class page makes),
+   with one thread per student sharing one engine (as the Streamlit process shares its st.connection engine).
+   300 students join, then each submits once at a random moment within ``--window`` seconds (default 10 s, a
+   harder load than the issue's 30 s). Reports submit latency p50/p95/max (time until the commit returned,
+   i.e. until the page may say Saved), that every submission is stored exactly once (rows = distinct students
+   = 300), and that the dashboard (ONE query) shows 300 and how long it took after the last submit.
+
+2. ``follow``: page level. Starts ``streamlit run app.py`` on a free port and opens ``--students`` WebSocket
+   sessions (a minimal Streamlit protocol client, streamlit.proto) on student pages of one class, each
+   re-running the page's follow fragment whenever the server asks (as a browser does for
+   ``@st.fragment(run_every=...)``). Reports the server process's CPU use (cores) while they wait, against
+   the same server with no sessions, and how long until every page shows the teacher's reveal.
+
+3. ``page submit``: the same client, 300 tabs loaded and following; each types its two predictions and
+   presses Submit at a random moment within ``--window`` s (one rerun carrying the widget states, as the
+   browser sends it). Reports the time until the page shows "Saved", rows stored, and the submissions for
+   which the server never ran the page again ("lost, no full run after sending": seen for 8-12 % of the
+   tabs with this minimal client at 300 tabs, 0 at 30; the storage layer and the browser tests lose none,
+   so whether the client or Streamlit's rerun coalescing drops them is an open question).
+
+Usage: ``python bench/bench_classroom.py [--students 300] [--window 10] [--postgres URL] [--skip-follow]``
+(PostgreSQL URL default: $RESIDUAL_LAB_TEST_POSTGRES_URL, e.g. from ``eval "$(.ci/postgres start)"``).
+Figures vary with machine load: compare the columns of one run, not runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import statistics
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # the repository root: lab/ and browserlib.py
+
+from sqlalchemy import text  # noqa: E402
+
+from lab.classroom import store  # noqa: E402
+from lab.classroom.db import make_engine, metadata  # noqa: E402
+
+
+def percentile(values, q):
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
+
+
+def storage_bench(url: str, students: int, window: float) -> dict:
+    engine = make_engine(url)
+    if engine.dialect.name == "postgresql":  # start from an empty database
+        metadata.drop_all(engine)
+        engine.dispose()
+        engine = make_engine(url)
+    new = store.create_class(engine, "bench")
+    store.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
+    t0 = time.perf_counter()
+    tokens = [store.join_class(engine, new.code, f"Student {i}", client=f"c{i}").student_token for i in range(students)]
+    join_s = time.perf_counter() - t0
+    activity = store.student_state(engine, new.code, tokens[0]).activity.id
+    rng = random.Random(7)
+    delays = [rng.uniform(0, window) for _ in tokens]
+    latencies: list[float] = []
+    failures: list[str] = []
+    lock = threading.Lock()
+    start = time.perf_counter() + 0.5
+
+    def student(token, delay, i):
+        time.sleep(max(0.0, start + delay - time.perf_counter()))
+        b = (i % 21) / 20
+        began = time.perf_counter()
+        try:
+            store.submit_prediction(engine, new.code, token, activity, [f"{b:.2f}", f"{1 - b:.2f}"])
+        except Exception as exc:  # noqa: BLE001 - counted and reported
+            with lock:
+                failures.append(repr(exc))
+            return
+        took = time.perf_counter() - began
+        with lock:
+            latencies.append(took)
+
+    threads = [threading.Thread(target=student, args=(t, d, i)) for i, (t, d) in enumerate(zip(tokens, delays))]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    last_done = time.perf_counter()
+    board = store.dashboard(engine, new.code, new.teacher_token)
+    shown_after = time.perf_counter() - last_done
+    with engine.connect() as conn:
+        rows, distinct = conn.execute(
+            text("SELECT COUNT(*), COUNT(DISTINCT student_id) FROM submissions WHERE activity_id = :a"), {"a": activity}
+        ).one()
+    engine.dispose()
+    return {
+        "database": engine.dialect.name,
+        "joins (s total)": f"{join_s:.2f}",
+        "submitted ok": len(latencies),
+        "failed": len(failures),
+        "rows stored": rows,
+        "distinct students": distinct,
+        "dashboard shows": f"{board.submitted} of {board.joined}",
+        "dashboard after last (s)": f"{shown_after:.3f}",
+        "submit p50 (s)": f"{statistics.median(latencies):.3f}" if latencies else "-",
+        "submit p95 (s)": f"{percentile(latencies, 0.95):.3f}" if latencies else "-",
+        "submit max (s)": f"{max(latencies):.3f}" if latencies else "-",
+        "first failure": failures[0][:80] if failures else "",
+    }
+
+
+# --- page level: the cost of following the teacher ----------------------------------------------------
+
+
+def cpu_seconds(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    ticks = os.sysconf("SC_CLK_TCK")
+    return (int(fields[11]) + int(fields[12])) / ticks  # utime + stime
+
+
+async def student_session(
+    base_ws: str, query: str, stop: asyncio.Event, counters: dict, page_name="class", submit=None, saved=None
+):
+    """One browser tab, reduced to its protocol: load the page, then rerun the fragment the server asks to
+    rerun every interval (ForwardMsg.auto_rerun), until ``stop``. With ``submit = (offset, (b, c), go)``:
+    ``offset`` s after ``go["start"]`` (a monotonic time, set by the caller once every page loaded), type b and
+    c into the two prediction boxes and press Submit, as the browser sends it (one rerun with the widget
+    states); the time until the page shows "Saved at" is appended to ``saved``."""
+    import websockets
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    async with websockets.connect(f"{base_ws}/_stcore/stream", max_size=None, ping_interval=None) as ws:
+        first = BackMsg()
+        first.rerun_script.query_string = query
+        first.rerun_script.page_name = page_name
+        await ws.send(first.SerializeToString())
+        timers: dict[str, asyncio.Task] = {}
+        page = {"hash": ""}  # the current page's script hash, as a browser sends it back
+        ids: dict[str, str] = {}  # widget label -> id
+        values: dict[str, float] = {}  # widget id -> the value typed: a browser sends it with every rerun
+        sent = {"at": None, "done": False}
+
+        async def press_submit():
+            offset, _values, go = submit
+            while go.get("start") is None:
+                await asyncio.sleep(0.05)
+            await asyncio.sleep(max(0.0, go["start"] + offset - time.monotonic()))
+            while not ({"Predict bar B", "Predict bar C", "Submit"} <= ids.keys() and sent.get("loaded")):
+                await asyncio.sleep(0.05)
+            msg = BackMsg()
+            msg.rerun_script.query_string = query
+            msg.rerun_script.page_name = page_name
+            msg.rerun_script.page_script_hash = page["hash"]
+            for label, value in zip(("Predict bar B", "Predict bar C"), submit[1]):
+                values[ids[label]] = value
+                widget = msg.rerun_script.widget_states.widgets.add()
+                widget.id, widget.double_value = ids[label], value
+            button = msg.rerun_script.widget_states.widgets.add()
+            button.id, button.trigger_value = ids["Submit"], True
+            sent["at"] = time.monotonic()
+            counters["sent"] = counters.get("sent", 0) + 1
+            await ws.send(msg.SerializeToString())
+
+        submitter = asyncio.create_task(press_submit()) if submit else None
+
+        async def auto(fragment_id: str, interval: float):
+            while not stop.is_set():
+                await asyncio.sleep(interval)
+                msg = BackMsg()
+                msg.rerun_script.query_string = query
+                msg.rerun_script.page_name = page_name
+                msg.rerun_script.page_script_hash = page["hash"]
+                msg.rerun_script.fragment_id = fragment_id
+                msg.rerun_script.is_auto_rerun = True
+                for widget_id, value in values.items():
+                    widget = msg.rerun_script.widget_states.widgets.add()
+                    widget.id, widget.double_value = widget_id, value
+                await ws.send(msg.SerializeToString())
+                counters["fragment_runs"] += 1
+
+        while not stop.is_set():
+            try:
+                raw = await asyncio.wait_for(ws.recv(), timeout=0.5)
+            except TimeoutError:
+                continue
+            msg = ForwardMsg()
+            msg.ParseFromString(raw)
+            kind = msg.WhichOneof("type")
+            if kind == "navigation":  # the page that ran (st.navigation): a browser sends its hash back
+                page["hash"] = msg.navigation.page_script_hash
+            elif kind == "auto_rerun" and msg.auto_rerun.fragment_id not in timers:
+                timers[msg.auto_rerun.fragment_id] = asyncio.create_task(
+                    auto(msg.auto_rerun.fragment_id, msg.auto_rerun.interval)
+                )
+            elif kind == "script_finished":
+                counters["finished"] += 1
+                sent["loaded"] = True
+                if sent["at"] and msg.script_finished == 0:
+                    sent["full_after"] = sent.get("full_after", 0) + 1
+            elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
+                element = msg.delta.new_element
+                etype = element.WhichOneof("type")
+                if etype in ("number_input", "button"):
+                    ids[getattr(element, etype).label] = getattr(element, etype).id
+                if etype == "alert":
+                    alerts = counters.setdefault("alerts", {})
+                    alerts[element.alert.body[:40]] = alerts.get(element.alert.body[:40], 0) + 1
+                if etype == "alert" and "Saved at" in element.alert.body and sent["at"] and not sent["done"]:
+                    sent["done"] = True
+                    saved.append(time.monotonic() - sent["at"])
+                if element.WhichOneof("type") == "markdown" and "revealed by your teacher" in element.markdown.body:
+                    counters["saw_reveal"] += 1
+                elif element.WhichOneof("type") in ("exception", "alert") and "error" in str(element).lower():
+                    counters["errors"] += 1
+                    counters.setdefault("first_error", str(element)[:300])
+        if submit and not sent["done"]:
+            key = "lost after a full run" if sent.get("full_after") else "lost, no full run after sending"
+            counters[key] = counters.get(key, 0) + 1
+        for task in [*timers.values(), *([submitter] if submitter else [])]:
+            task.cancel()
+
+
+def page_submit_bench(db_url: str | None, students: int, window: float) -> dict:
+    """``students`` pages submit once each at random moments within ``window`` s, through the server."""
+    from browserlib import start_streamlit, stop_process
+
+    data = tempfile.mkdtemp(prefix="classbench-")
+    os.environ["RESIDUAL_LAB_DATA"] = data
+    url_db = db_url or f"sqlite:///{data}/classroom.db"
+    if db_url:
+        os.environ["RESIDUAL_LAB_DATABASE_URL"] = db_url
+        engine = make_engine(db_url)
+        metadata.drop_all(engine)
+        engine.dispose()
+    else:
+        os.environ.pop("RESIDUAL_LAB_DATABASE_URL", None)
+    engine = make_engine(url_db)
+    proc, url = start_streamlit("app.py", cwd=ROOT)
+    try:
+        new = store.create_class(engine, "submit")
+        store.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
+        tokens = [store.join_class(engine, new.code, f"S{i}", client=f"c{i}").student_token for i in range(students)]
+        activity = store.student_state(engine, new.code, tokens[0]).activity.id
+        base_ws = url.replace("http://", "ws://")
+        rng = random.Random(11)
+        counters = {"fragment_runs": 0, "finished": 0, "saw_reveal": 0, "errors": 0}
+        saved: list[float] = []
+
+        async def run():
+            stop = asyncio.Event()
+            go: dict = {}
+            tasks = [  # one tab per student: it loads, follows the teacher, and submits once
+                asyncio.create_task(
+                    student_session(
+                        base_ws,
+                        f"code={new.code}&student={t}",
+                        stop,
+                        counters,
+                        submit=(rng.uniform(0, window), (round(rng.uniform(0, 1), 2), 0.25), go),
+                        saved=saved,
+                    )
+                )
+                for t in tokens
+            ]
+            deadline = time.monotonic() + 120
+            while counters["finished"] < students and time.monotonic() < deadline:
+                await asyncio.sleep(0.2)
+            start = go["start"] = time.monotonic() + 1
+            cpu0 = cpu_seconds(proc.pid)
+            while len(saved) < students and time.monotonic() < start + window + 60:
+                await asyncio.sleep(0.1)
+            last = time.monotonic()
+            board = store.dashboard(engine, new.code, new.teacher_token)
+            shown_after = time.monotonic() - last
+            cores = (cpu_seconds(proc.pid) - cpu0) / (last - start + 1)
+            stop.set()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            return board, shown_after, cores
+
+        board, shown_after, cores = asyncio.run(run())
+        with engine.connect() as conn:
+            rows, distinct = conn.execute(
+                text("SELECT COUNT(*), COUNT(DISTINCT student_id) FROM submissions WHERE activity_id = :a"),
+                {"a": activity},
+            ).one()
+        return {
+            "database": engine.dialect.name,
+            "pages saw Saved": len(saved),
+            "rows stored": rows,
+            "distinct students": distinct,
+            "dashboard shows": f"{board.submitted} of {board.joined}",
+            "dashboard query after last (s)": f"{shown_after:.3f}",
+            "submit p50 (s)": f"{statistics.median(saved):.3f}" if saved else "-",
+            "submit p95 (s)": f"{percentile(saved, 0.95):.3f}" if saved else "-",
+            "submit max (s)": f"{max(saved):.3f}" if saved else "-",
+            "server cores meanwhile": f"{cores:.2f}",
+            "errors drawn on pages": counters["errors"],
+            "sent": counters.get("sent", 0),
+            "lost after a full run": counters.get("lost after a full run", 0),
+            "lost, no full run after sending": counters.get("lost, no full run after sending", 0),
+            "alerts": str({k: v for k, v in counters.get("alerts", {}).items() if "Saved at" not in k})[:300],
+        }
+    finally:
+        stop_process(proc)
+        log = [
+            line
+            for line in proc.stderr.read().decode(errors="replace").splitlines()
+            if line.strip() and "does not exist anymore" not in line  # auto reruns racing a full run: harmless
+        ]
+        if log:
+            print(f"server log ({len(log)} lines), last lines:", *log[-8:], sep="\n  ")
+        engine.dispose()
+        os.environ.pop("RESIDUAL_LAB_DATABASE_URL", None)
+
+
+def follow_bench(students: int, seconds: float) -> dict:
+    from browserlib import start_streamlit, stop_process
+
+    data = tempfile.mkdtemp(prefix="classbench-")
+    os.environ["RESIDUAL_LAB_DATA"] = data
+    os.environ.pop("RESIDUAL_LAB_DATABASE_URL", None)
+    proc, url = start_streamlit("app.py", cwd=ROOT)
+    try:
+        engine = make_engine(f"sqlite:///{data}/classroom.db")
+        new = store.create_class(engine, "follow")
+        store.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
+        tokens = [store.join_class(engine, new.code, f"S{i}", client=f"c{i}").student_token for i in range(students)]
+        base_ws = url.replace("http://", "ws://")
+
+        def measure(n: int) -> dict:
+            counters = {"fragment_runs": 0, "finished": 0, "saw_reveal": 0, "errors": 0}
+
+            async def run():
+                stop = asyncio.Event()
+                tasks = [
+                    asyncio.create_task(student_session(base_ws, f"code={new.code}&student={t}", stop, counters))
+                    for t in tokens[:n]
+                ]
+                # wait until every page loaded once, then measure while they follow
+                deadline = time.monotonic() + 120
+                while counters["finished"] < n and time.monotonic() < deadline:
+                    await asyncio.sleep(0.2)
+                loaded = counters["finished"]
+                await asyncio.sleep(3)
+                runs0, cpu0, t0 = counters["fragment_runs"], cpu_seconds(proc.pid), time.monotonic()
+                await asyncio.sleep(seconds)
+                cpu1, t1, runs1 = cpu_seconds(proc.pid), time.monotonic(), counters["fragment_runs"]
+                # the teacher reveals: how long until every page has drawn it?
+                reveal_at = time.monotonic()
+                store.reveal(engine, new.code, new.teacher_token)
+                while counters["saw_reveal"] < n and time.monotonic() - reveal_at < 60:
+                    await asyncio.sleep(0.1)
+                reveal_s = time.monotonic() - reveal_at
+                saw = counters["saw_reveal"]
+                store.unlock(engine, new.code, new.teacher_token)
+                stop.set()
+                await asyncio.gather(*tasks, return_exceptions=True)
+                return loaded, (cpu1 - cpu0) / (t1 - t0), (runs1 - runs0) / (t1 - t0), reveal_s, saw
+
+            loaded, cores, rate, reveal_s, saw = asyncio.run(run())
+            return {
+                "sessions": n,
+                "loaded": loaded,
+                "server cores": f"{cores:.3f}",
+                "fragment runs/s": f"{rate:.0f}",
+                "ms CPU per run": f"{1000 * cores / rate:.2f}" if rate else "-",
+                "pages showing the reveal": f"{saw} after {reveal_s:.1f} s",
+                "errors drawn on pages": counters["errors"],
+                "first error": counters.get("first_error", "")[:120].replace("\n", " "),
+            }
+
+        idle_cpu0, idle_t0 = cpu_seconds(proc.pid), time.monotonic()
+        time.sleep(min(5.0, seconds))
+        idle = (cpu_seconds(proc.pid) - idle_cpu0) / (time.monotonic() - idle_t0)
+        result = measure(students)
+        result["server cores, no sessions"] = f"{idle:.3f}"
+        return result
+    finally:
+        stop_process(proc)
+
+
+def table(rows: list[dict]) -> None:
+    keys = list(rows[0])
+    width = max(len(k) for k in keys)
+    for key in keys:
+        print(f"  {key:<{width}}  " + "  ".join(f"{str(r.get(key, '')):>22}" for r in rows))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--students", type=int, default=300)
+    parser.add_argument("--window", type=float, default=10.0, help="seconds over which the submissions arrive")
+    parser.add_argument("--postgres", default=os.environ.get("RESIDUAL_LAB_TEST_POSTGRES_URL", ""))
+    parser.add_argument("--follow-seconds", type=float, default=15.0)
+    parser.add_argument("--skip-follow", action="store_true")
+    parser.add_argument("--skip-storage", action="store_true")
+    parser.add_argument("--skip-page-submit", action="store_true")
+    args = parser.parse_args()
+    if not args.skip_storage:
+        sqlite_url = f"sqlite:///{tempfile.mkdtemp(prefix='classbench-')}/classroom.db"
+        rows = [storage_bench(sqlite_url, args.students, args.window)]
+        if args.postgres:
+            rows.append(storage_bench(args.postgres, args.students, args.window))
+        else:
+            print("(PostgreSQL skipped: no --postgres URL and no RESIDUAL_LAB_TEST_POSTGRES_URL)")
+        print(f"storage level: {args.students} students submit within {args.window:g} s (one thread each)")
+        table(rows)
+    if not args.skip_page_submit:
+        rows = [page_submit_bench(None, args.students, args.window)]
+        if args.postgres:
+            rows.append(page_submit_bench(args.postgres, args.students, args.window))
+        print(
+            f"\npage level: {args.students} student pages (WebSocket protocol), loaded and following the teacher, "
+            f"submit within {args.window:g} s"
+        )
+        table(rows)
+    if not args.skip_follow:
+        print(f"\npage level: {args.students} student pages following the teacher for {args.follow_seconds:g} s")
+        table([follow_bench(args.students, args.follow_seconds)])
+
+
+if __name__ == "__main__":
+    main()

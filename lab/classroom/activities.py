@@ -1,0 +1,310 @@
+"""What a live class works on: prediction activities and Exercises assignments, with their exact answers
+and the dashboard's aggregates. Pure Python (no database, no Streamlit): lab.classroom.store keeps the rows,
+this module turns them into figures. Exact answers come from the core (residual_exact, the worked example's
+binomial lab), never from a page.
+
+Two kinds of activity:
+
+- ``predict``: predict the bars. Either the worked example (the probability lab at success p = 0.75, n = 1:
+  bars B and C, which are the residual r(B), r(C) of the ``bernoulli-residual`` scenario) or any one-step
+  scenario with Z > 0 (predict r for every token and Z).
+- ``assignment``: an Exercises assignment (seed, level, count), each answer checked exactly as the Exercises
+  page checks it (:func:`lab.teaching.exercises.record_try`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass
+from fractions import Fraction
+
+from lab.core.distributions import LabInputError
+from lab.core.residual import residual_exact
+from lab.core.scenarios import ScenarioError, load_scenario, scenario_names
+from lab.teaching.exercises import (
+    Attempt,
+    ExerciseInputError,
+    Problem,
+    generate_problems,
+    parse_count,
+    parse_level,
+    parse_seed,
+    record_try,
+)
+from lab.teaching.worked_example import (
+    WORKED_EXAMPLE_LAB_P,
+    WORKED_EXAMPLE_N,
+    WORKED_EXAMPLE_SCENARIO,
+    display_values,
+    lab_result,
+    outcome_labels,
+)
+
+PREDICT, ASSIGNMENT = "predict", "assignment"
+WORKED_EXAMPLE = "worked-example"
+CLOSE = Fraction(1, 20)  # "within 0.05 of the exact answer" (inclusive)
+MAX_ANSWER_CHARS = 100
+
+
+class ActivityError(LabInputError):
+    """An activity or an answer that cannot be used (the message names the field and the problem)."""
+
+
+# --- prediction activities ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class PredictSpec:
+    """Predict r per token (and Z when ``ask_z``): the exact answers and the wrong patterns to look for."""
+
+    source: str  # WORKED_EXAMPLE or a scenario name
+    title: str
+    prompt: str
+    tokens: tuple[str, ...]  # the bars the students predict
+    p: tuple[Fraction, ...]  # target p of those tokens (from the scenario)
+    q: tuple[Fraction, ...]
+    truth: tuple[Fraction, ...]  # exact bar heights
+    z: Fraction  # the scenario's rejection probability
+    alpha: Fraction
+    ask_z: bool
+    bar_label: str = "r({})"  # how a bar is named on the page, in the chart and in the export
+
+    @property
+    def fields(self) -> tuple[str, ...]:
+        """The names of the predicted values, in submission order."""
+        return tuple(self.bar_label.format(t) for t in self.tokens) + (("Z",) if self.ask_z else ())
+
+    @property
+    def exact(self) -> tuple[Fraction, ...]:
+        return self.truth + ((self.z,) if self.ask_z else ())
+
+    def patterns(self) -> dict[str, dict[int, Fraction]]:
+        """Wrong patterns a class may show: name -> {field index: the value the mistake gives}. Only the
+        fields the mistake changes are compared, and a pattern is kept only when it differs from the exact
+        answer by more than 0.05 somewhere (so a match is evidence of the mistake)."""
+        excess = tuple(max(Fraction(0), a - b) for a, b in zip(self.p, self.q))
+        p_total = sum(self.p, Fraction(0))
+        bars = range(len(self.tokens))
+        candidates = {
+            "r proportional to p": {i: self.p[i] / p_total for i in bars} if p_total else {},
+            "p − q not normalised by Z": {i: excess[i] for i in bars},
+        }
+        if self.ask_z:  # the confusion shows in the predicted Z itself
+            candidates["Z confused with α"] = {len(self.tokens): self.alpha}
+        elif self.alpha:  # r computed as max(0, p - q) / alpha
+            candidates["Z confused with α"] = {i: excess[i] / self.alpha for i in bars}
+        exact = self.exact
+        return {
+            name: values
+            for name, values in candidates.items()
+            if values and any(abs(v - exact[i]) > CLOSE for i, v in values.items())
+        }
+
+
+def scenario_choices() -> list[str]:
+    """One-step scenarios that have residual bars to predict (Z > 0)."""
+    names = []
+    for name in scenario_names():
+        scenario = load_scenario(name)
+        if residual_exact(scenario.p, scenario.q).z > 0:
+            names.append(name)
+    return names
+
+
+def predict_spec(source: str) -> PredictSpec:
+    if source == WORKED_EXAMPLE:
+        scenario = load_scenario(WORKED_EXAMPLE_SCENARIO)
+        result = residual_exact(scenario.p, scenario.q)
+        tokens = outcome_labels(WORKED_EXAMPLE_N)  # ("B", "C")
+        index = [result.tokens.index(t) for t in tokens]
+        return PredictSpec(
+            source,
+            "Worked example: the probability lab at success p = 0.75, n = 1",
+            "The probability lab with success p = 0.75 and n = 1 shows two bars, B (success) and C (failure). "
+            "Predict the height of each bar.",
+            tokens,
+            tuple(result.p[i] for i in index),
+            tuple(result.q[i] for i in index),
+            tuple(display_values(lab_result(WORKED_EXAMPLE_LAB_P, WORKED_EXAMPLE_N))),
+            result.z,
+            result.alpha,
+            ask_z=False,
+            bar_label="bar {}",
+        )
+    try:
+        scenario = load_scenario(source)
+    except ScenarioError as exc:
+        raise ActivityError(f"scenario: {exc}") from None
+    result = residual_exact(scenario.p, scenario.q)
+    if result.residual is None:
+        raise ActivityError(f"scenario {source!r}: Z = 0 here, so there are no residual bars to predict")
+    return PredictSpec(
+        source,
+        f"Scenario: {scenario.title}",
+        "Predict the residual r(x) = max(0, p(x) − q(x)) / Z for every token, and the rejection probability Z.",
+        result.tokens,
+        tuple(result.p),
+        tuple(result.q),
+        tuple(result.residual),
+        result.z,
+        result.alpha,
+        ask_z=True,
+    )
+
+
+def parse_prediction(spec: PredictSpec, values) -> tuple[Fraction, ...]:
+    """A student's predicted values: one number from 0 to 1 for each field, read exactly from its decimal."""
+    values = list(values)
+    if len(values) != len(spec.fields):
+        raise ActivityError(f"{len(values)} values for {len(spec.fields)} fields ({', '.join(spec.fields)})")
+    parsed = []
+    for field, value in zip(spec.fields, values):
+        if isinstance(value, bool) or value is None:
+            raise ActivityError(f"{field}: {value!r} is not a number")
+        try:
+            number = Fraction(repr(value)) if isinstance(value, float) else Fraction(str(value).strip())
+        except (ValueError, ZeroDivisionError):
+            raise ActivityError(f"{field}: {str(value)[:20]!r} is not a number") from None
+        if not 0 <= number <= 1:
+            raise ActivityError(f"{field}: {float(number):g} is outside 0 to 1 (a probability)")
+        parsed.append(number)
+    return tuple(parsed)
+
+
+def encode_prediction(values: tuple[Fraction, ...]) -> str:
+    return json.dumps([f"{v.numerator}/{v.denominator}" for v in values])
+
+
+def decode_prediction(text: str) -> tuple[Fraction, ...]:
+    return tuple(Fraction(v) for v in json.loads(text))
+
+
+@dataclass(frozen=True)
+class PredictSummary:
+    fields: tuple[str, ...]
+    values: tuple[tuple[float, ...], ...]  # per field: every submitted value (for the strip chart)
+    means: tuple[float | None, ...]
+    exact: tuple[Fraction, ...]
+    close_share: tuple[Fraction | None, ...]  # per field: share of submissions within 0.05 of exact
+    all_close_share: Fraction | None  # share of submissions with every field within 0.05
+    pattern: str | None  # most common wrong pattern among the other submissions
+    pattern_count: int
+    submitted: int
+
+
+def _close(values, exact) -> bool:
+    return all(abs(v - e) <= CLOSE for v, e in zip(values, exact))
+
+
+def summarize_predictions(spec: PredictSpec, predictions: list[tuple[Fraction, ...]]) -> PredictSummary:
+    exact = spec.exact
+    n = len(predictions)
+    columns = tuple(tuple(float(p[i]) for p in predictions) for i in range(len(exact)))
+    means = tuple((sum(c) / n) if n else None for c in columns)
+    close_share = tuple(
+        Fraction(sum(abs(p[i] - exact[i]) <= CLOSE for p in predictions), n) if n else None for i in range(len(exact))
+    )
+    all_close = [p for p in predictions if _close(p, exact)]
+    patterns = spec.patterns()
+    counts: Counter[str] = Counter()
+    for p in predictions:
+        if _close(p, exact):
+            continue
+        for name, values in patterns.items():
+            if all(abs(p[i] - v) <= CLOSE for i, v in values.items()):
+                counts[name] += 1
+    top = counts.most_common(1)
+    return PredictSummary(
+        spec.fields,
+        columns,
+        means,
+        exact,
+        close_share,
+        Fraction(len(all_close), n) if n else None,
+        top[0][0] if top else None,
+        top[0][1] if top else 0,
+        n,
+    )
+
+
+# --- assignments --------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AssignmentSpec:
+    seed: int
+    level: str
+    count: int
+
+    @property
+    def problems(self) -> list[Problem]:
+        return generate_problems(self.seed, self.count, self.level)
+
+    @property
+    def title(self) -> str:
+        return f"Exercises: {self.count} problems, level {self.level}, seed {self.seed}"
+
+
+def assignment_spec(seed, level, count) -> AssignmentSpec:
+    try:
+        return AssignmentSpec(parse_seed(seed), parse_level(level), parse_count(count))
+    except ExerciseInputError as exc:
+        raise ActivityError(str(exc)) from None
+
+
+def check_assignment_answer(attempt: Attempt, problem: Problem, text: str):
+    """The Exercises page's own check (record_try): returns the Check; ``attempt`` is updated in place."""
+    text = str(text)
+    if len(text) > MAX_ANSWER_CHARS:
+        raise ActivityError(f"answer to problem {problem.number}: longer than {MAX_ANSWER_CHARS} characters")
+    if not text.strip():
+        raise ActivityError(f"answer to problem {problem.number}: type an answer first")
+    return record_try(attempt, problem, text)
+
+
+@dataclass(frozen=True)
+class AssignmentSummary:
+    rows: tuple[dict, ...]  # per student: name, score, tries per problem
+    success: tuple[Fraction | None, ...]  # per problem: share of joined students who solved it
+    submitted: int
+
+
+def summarize_assignment(spec: AssignmentSpec, students: list[tuple[str, dict[int, Attempt]]]) -> AssignmentSummary:
+    rows = []
+    solved = [0] * spec.count
+    for name, attempts in students:
+        row = {"student": name, "score": sum(a.correct for a in attempts.values())}
+        for number in range(1, spec.count + 1):
+            attempt = attempts.get(number)
+            row[f"P{number} tries"] = attempt.tries if attempt else 0
+            if attempt and attempt.correct:
+                solved[number - 1] += 1
+        rows.append(row)
+    n = len(students)
+    return AssignmentSummary(
+        tuple(rows),
+        tuple(Fraction(s, n) if n else None for s in solved),
+        sum(1 for _, attempts in students if any(a.tries for a in attempts.values())),
+    )
+
+
+# --- activity parameters as stored -----------------------------------------------------------------
+
+
+def encode_params(kind: str, params: dict) -> str:
+    """Validate an activity's parameters and return them as stored (JSON)."""
+    if kind == PREDICT:
+        predict_spec(str(params.get("source", WORKED_EXAMPLE)))
+        return json.dumps({"source": str(params.get("source", WORKED_EXAMPLE))})
+    if kind == ASSIGNMENT:
+        spec = assignment_spec(params.get("seed"), params.get("level"), params.get("count"))
+        return json.dumps({"seed": spec.seed, "level": spec.level, "count": spec.count})
+    raise ActivityError(f"activity kind {kind!r} is not one of {PREDICT}, {ASSIGNMENT}")
+
+
+def spec_of(kind: str, params_json: str) -> PredictSpec | AssignmentSpec:
+    params = json.loads(params_json)
+    if kind == PREDICT:
+        return predict_spec(params["source"])
+    return assignment_spec(params["seed"], params["level"], params["count"])

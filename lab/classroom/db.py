@@ -1,0 +1,210 @@
+"""The classroom database: where it lives, how SQLite is tuned, and the versioned schema.
+
+Any SQLAlchemy engine works: the page passes ``st.connection("classroom", type="sql").engine``, the tests pass
+engines on SQLite files and on PostgreSQL. Nothing here imports Streamlit.
+
+- Default: an embedded SQLite file ``<data dir>/classroom.db``; the data dir is ``data/`` in the repository,
+  or the folder named by ``RESIDUAL_LAB_DATA``.
+- ``RESIDUAL_LAB_DATABASE_URL`` (or ``[connections.classroom] url`` in .streamlit/secrets.toml, read by
+  Streamlit) switches to another database, e.g. ``postgresql+psycopg://user@host/db``.
+- SQLite runs in WAL mode with a busy timeout; writes take the write lock at BEGIN (``BEGIN IMMEDIATE``), so
+  two writers queue instead of failing halfway.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from sqlalchemy import (
+    Column,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    Table,
+    Text,
+    UniqueConstraint,
+    create_engine,
+    event,
+    text,
+)
+from sqlalchemy.engine import Engine
+
+SCHEMA_VERSION = 1
+DATA_ENV = "RESIDUAL_LAB_DATA"
+URL_ENV = "RESIDUAL_LAB_DATABASE_URL"
+REPO_ROOT = Path(__file__).resolve().parents[2]
+BUSY_TIMEOUT_MS = 10_000
+
+
+def data_dir() -> Path:
+    return Path(os.environ.get(DATA_ENV) or REPO_ROOT / "data")
+
+
+def database_url() -> str:
+    """The URL from ``RESIDUAL_LAB_DATABASE_URL``, else the SQLite file in the data folder (created)."""
+    url = os.environ.get(URL_ENV, "").strip()
+    if url:
+        return url
+    folder = data_dir()
+    folder.mkdir(parents=True, exist_ok=True)
+    return f"sqlite:///{folder / 'classroom.db'}"
+
+
+metadata = MetaData()
+
+schema_version = Table("schema_version", metadata, Column("version", Integer, nullable=False))
+
+classes = Table(
+    "classes",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("code", Text, nullable=False, unique=True),
+    Column("name", Text, nullable=False, server_default=""),
+    Column("teacher_hash", Text, nullable=False),
+    Column("created_at", Float, nullable=False),
+    Column("ended_at", Float),
+    Column("current_activity", Integer),
+    Column("version", Integer, nullable=False, server_default="0"),
+    Column("student_count", Integer, nullable=False, server_default="0"),
+)
+
+activities = Table(
+    "activities",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("class_id", Integer, ForeignKey("classes.id", ondelete="CASCADE"), nullable=False),
+    Column("position", Integer, nullable=False),
+    Column("kind", Text, nullable=False),
+    Column("params", Text, nullable=False),
+    Column("opened_at", Float, nullable=False),
+    Column("revealed_at", Float),
+    Column("locked_at", Float),
+    Index("ix_activities_class", "class_id"),
+)
+
+students = Table(
+    "students",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("class_id", Integer, ForeignKey("classes.id", ondelete="CASCADE"), nullable=False),
+    Column("token_hash", Text, nullable=False, unique=True),
+    Column("name", Text, nullable=False),
+    Column("joined_at", Float, nullable=False),
+    Column("removed_at", Float),
+    Column("rate_start", Float, nullable=False, server_default="0"),
+    Column("rate_count", Integer, nullable=False, server_default="0"),
+    Index("ix_students_class", "class_id"),
+)
+
+submissions = Table(
+    "submissions",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("activity_id", Integer, ForeignKey("activities.id", ondelete="CASCADE"), nullable=False),
+    Column("student_id", Integer, ForeignKey("students.id", ondelete="CASCADE"), nullable=False),
+    Column("problem", Integer, nullable=False, server_default="0"),  # 0 for a prediction
+    Column("answer", Text, nullable=False),
+    Column("correct", Integer, nullable=False, server_default="0"),
+    Column("tries", Integer, nullable=False, server_default="0"),
+    Column("revisions", Integer, nullable=False, server_default="1"),
+    Column("created_at", Float, nullable=False),
+    Column("updated_at", Float, nullable=False),
+    UniqueConstraint("activity_id", "student_id", "problem", name="uq_submission"),
+)
+
+join_failures = Table(
+    "join_failures",
+    metadata,
+    Column("client_hash", Text, primary_key=True),
+    Column("failures", Integer, nullable=False),
+    Column("last_at", Float, nullable=False),
+)
+
+studies = Table(
+    "studies",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("token_hash", Text, nullable=False, unique=True),
+    Column("created_at", Float, nullable=False),
+    Column("updated_at", Float, nullable=False),
+)
+
+study_attempts = Table(
+    "study_attempts",
+    metadata,
+    Column("study_id", Integer, ForeignKey("studies.id", ondelete="CASCADE"), nullable=False),
+    Column("assignment", Text, nullable=False),  # "seed-level"
+    Column("problem", Integer, nullable=False),
+    Column("answer", Text, nullable=False),
+    Column("correct", Integer, nullable=False),
+    Column("tries", Integer, nullable=False),
+    Column("hints_used", Integer, nullable=False),
+    Column("updated_at", Float, nullable=False),
+    UniqueConstraint("study_id", "assignment", "problem", name="uq_study_attempt"),
+)
+
+
+def _tune_sqlite(engine: Engine) -> None:
+    """WAL, busy timeout, foreign keys, and BEGIN IMMEDIATE for writes (SQLAlchemy's pysqlite recipe)."""
+    if engine.dialect.name != "sqlite" or getattr(engine, "_residual_lab_tuned", False):
+        return
+
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection, _record):
+        dbapi_connection.isolation_level = None  # SQLAlchemy emits BEGIN itself (below)
+        cursor = dbapi_connection.cursor()
+        cursor.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        cursor.execute("PRAGMA journal_mode = WAL")
+        cursor.execute("PRAGMA synchronous = NORMAL")  # WAL + NORMAL: a commit survives a killed process
+        cursor.execute("PRAGMA foreign_keys = ON")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(connection):
+        mode = connection.get_execution_options().get("sqlite_begin", "DEFERRED")
+        connection.exec_driver_sql(f"BEGIN {mode}")
+
+    engine._residual_lab_tuned = True
+    engine.dispose()  # connections opened before the listeners were added are not reused
+
+
+def writing(engine: Engine):
+    """``with writing(engine) as conn:`` one write transaction (BEGIN IMMEDIATE on SQLite), committed at
+    the end of the block, rolled back entirely on an exception."""
+    return engine.execution_options(sqlite_begin="IMMEDIATE").begin()
+
+
+def reading(engine: Engine):
+    return engine.connect()
+
+
+def prepare(engine: Engine) -> Engine:
+    """Tune SQLite, create the schema if needed and check its version. Idempotent; returns the engine."""
+    _tune_sqlite(engine)
+    if getattr(engine, "_residual_lab_schema", None) == SCHEMA_VERSION:
+        return engine
+    metadata.create_all(engine)  # CREATE TABLE IF NOT EXISTS for each table
+    with writing(engine) as conn:
+        found = conn.execute(text("SELECT version FROM schema_version")).scalars().all()
+        if not found:
+            conn.execute(text("INSERT INTO schema_version (version) VALUES (:v)"), {"v": SCHEMA_VERSION})
+        elif max(found) > SCHEMA_VERSION:
+            raise RuntimeError(
+                f"the classroom database has schema version {max(found)}, newer than this app's {SCHEMA_VERSION}"
+            )
+        # Future versions migrate here, step by step, then update schema_version.
+    engine._residual_lab_schema = SCHEMA_VERSION
+    return engine
+
+
+def make_engine(url: str | None = None) -> Engine:
+    """An engine for ``url`` (default: :func:`database_url`), prepared."""
+    return prepare(create_engine(url or database_url()))
+
+
+def now() -> float:
+    return time.time()

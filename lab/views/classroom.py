@@ -1,0 +1,531 @@
+"""Class: a live class. The teacher starts a class and paces it from a dashboard; students join with the
+class code and their name, and their page follows the teacher's activity. A thin view: storage, checks and
+every figure come from lab.classroom (answers from the core); the page reads controls and draws.
+
+URL: ``?code=C`` (join form filled in), ``?code=C&student=ID`` (a student's private page: reload or a new
+tab resumes it), ``?code=C&teacher=TOKEN`` (the teacher's private dashboard)."""
+
+from __future__ import annotations
+
+import io
+import re
+from datetime import datetime
+from urllib.parse import urlencode, urlsplit, urlunsplit
+
+import pandas  # noqa: F401 - imported before any chart or table: see below
+import segno
+import streamlit as st
+
+from lab.classroom import store
+from lab.classroom.activities import ASSIGNMENT, PREDICT, WORKED_EXAMPLE, scenario_choices
+from lab.core.formatting import both_text, fraction_text
+from lab.teaching.exercises import (
+    DEFAULT_COUNT,
+    DEFAULT_LEVEL,
+    LEVEL_TITLES,
+    LEVELS,
+    MAX_COUNT,
+    MAX_SEED,
+    MIN_COUNT,
+    MIN_SEED,
+    PREDICT_STEP,
+    worked_solution,
+)
+from lab.views.classroom_db import client_id, engine
+from lab.views.common import chart, figure
+from lab.views.presentation import APP_PARAMS, is_presenting
+
+# pandas is imported here, under Python's import lock, because plotly and st.table import it lazily: when
+# many students' pages draw their first chart and table at the same moment (a reveal right after a server
+# start), plotly could see a half-initialised pandas module from another session's thread and fail
+# (AttributeError: partially initialized module 'pandas'; seen in the browser test).
+URL_PATH = "class"
+FOLLOW_EVERY_S = 3.0  # a student's page checks the class version this often (cost: bench/bench_classroom.py)
+DASHBOARD_EVERY_S = 2.0
+_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$])")
+
+
+def plain(text) -> str:
+    """Markdown-escape text that may hold user input, so it is shown exactly as typed."""
+    return _MD_SPECIAL.sub(r"\\\1", str(text))
+
+
+def class_url(**params) -> str:
+    """A link to this page with ``params`` (from the address this browser opened; a path prefix is kept)."""
+    parts = urlsplit(st.context.url or "http://localhost:8501/")
+    path = parts.path.rstrip("/")
+    prefix = path.rsplit("/", 1)[0] if path.count("/") > 1 else ""
+    return urlunsplit((parts.scheme, parts.netloc, f"{prefix}/{URL_PATH}", urlencode(params), ""))
+
+
+def go_to(**params) -> None:
+    """Replace the page's URL parameters (keeping the app-wide ones) and run the page again."""
+    keep = {k: st.query_params[k] for k in APP_PARAMS if k in st.query_params}
+    st.query_params.from_dict({**keep, **params})
+    st.rerun()
+
+
+def clock(ts: float | None) -> str:
+    return "" if ts is None else datetime.fromtimestamp(ts).strftime("%H:%M:%S")
+
+
+def qr_png(url: str) -> bytes:
+    buffer = io.BytesIO()
+    segno.make(url, error="m").save(buffer, kind="png", scale=10, border=2)
+    return buffer.getvalue()
+
+
+# --- no class yet: join or start -------------------------------------------------------------------
+
+
+def landing(code: str) -> None:
+    st.caption(
+        "Students: type the class code your teacher shows and your name. Teachers: start a class, project its "
+        "code, and watch the predictions arrive before you reveal the answer."
+    )
+    join, start = st.columns(2, gap="large")
+    with join:
+        st.subheader("Join a class", anchor=False)
+        with st.form("cls_join_form", border=True):
+            typed_code = st.text_input("Class code", value=code, placeholder="e.g. K7M2QX", key="cls_join_code")
+            name = st.text_input("Your name", key="cls_join_name", help="1 to 40 characters; your teacher sees it.")
+            pressed = st.form_submit_button("Join", type="primary")
+        if pressed:
+            try:
+                joined = store.join_class(engine(), typed_code, name, client=client_id())
+            except store.ClassroomError as exc:
+                st.error(plain(exc))
+            else:
+                go_to(code=joined.code, student=joined.student_token)
+    with start:
+        st.subheader("Start a class (teacher)", anchor=False)
+        with st.form("cls_start_form", border=True):
+            class_name = st.text_input("Class name (optional)", key="cls_start_name", placeholder="e.g. Period 3")
+            started = st.form_submit_button("Start a class")
+        if started:
+            try:
+                new = store.create_class(engine(), class_name)
+            except store.ClassroomError as exc:
+                st.error(plain(exc))
+            else:
+                st.session_state["cls_new_class"] = new.code
+                go_to(code=new.code, teacher=new.teacher_token)
+
+
+# --- teacher ----------------------------------------------------------------------------------------
+
+
+def _teacher_action(action, *args) -> None:
+    """A button's callback: run a store action with the page's code and token; keep its refusal to show."""
+    code, token = st.query_params.get("code", ""), st.query_params.get("teacher", "")
+    try:
+        action(engine(), code, token, *args)
+    except store.ClassroomError as exc:
+        st.session_state["cls_teacher_error"] = str(exc)
+
+
+def _open_activity() -> None:
+    kind = PREDICT if st.session_state.get("cls_kind") == "Predict the bars" else ASSIGNMENT
+    if kind == PREDICT:
+        params = {"source": st.session_state.get("cls_source", WORKED_EXAMPLE)}
+    else:
+        params = {
+            "seed": st.session_state.get("cls_seed"),
+            "level": st.session_state.get("cls_level"),
+            "count": st.session_state.get("cls_count"),
+        }
+    _teacher_action(store.open_activity, kind, params)
+
+
+def _source_label(source: str) -> str:
+    return "Worked example: probability lab, p = 0.75, n = 1 (bars B, C)" if source == WORKED_EXAMPLE else source
+
+
+def join_panel(code: str, token: str, presenting: bool) -> None:
+    join_link = class_url(code=code)
+    left, right = st.columns([3, 2], gap="large")
+    with left:
+        st.metric("Class code", code)
+        st.markdown("**Join link** (students open it, or go to the Class page and type the code):")
+        st.code(join_link, language=None, wrap_lines=True)
+        st.image(qr_png(join_link), caption="QR code of the join link", width=320 if presenting else 220)
+    with right:
+        st.markdown("**Your private teacher link**")
+        st.warning(
+            "This link is the only way back to this dashboard. Copy it now and keep it private: anyone who has "
+            "it can run this class."
+        )
+        st.code(class_url(code=code, teacher=token), language=None, wrap_lines=True)
+
+
+def activity_controls(board: store.Dashboard) -> None:
+    activity = board.activity
+    if activity is not None:
+        state = ("locked" if activity.locked else "open") + (", answer revealed" if activity.revealed else "")
+        st.markdown(f"**Activity {activity.position}: {plain(activity.spec.title)}** ({state})")
+        b1, b2, b3 = st.columns(3)
+        b1.button(
+            "Reveal to class",
+            key="cls_reveal",
+            type="primary",
+            disabled=activity.revealed,
+            on_click=_teacher_action,
+            args=(store.reveal,),
+            width="stretch",
+        )
+        if activity.locked:
+            b2.button("Unlock", key="cls_unlock", on_click=_teacher_action, args=(store.unlock,), width="stretch")
+        else:
+            b2.button("Lock", key="cls_lock", on_click=_teacher_action, args=(store.lock,), width="stretch")
+        b3.button(
+            "Next activity", key="cls_next", on_click=_teacher_action, args=(store.next_activity,), width="stretch"
+        )
+        return
+    with st.container(border=True):
+        st.markdown("**Open an activity for the class**")
+        kind = st.radio("Activity", ("Predict the bars", "Exercises assignment"), key="cls_kind", horizontal=True)
+        if kind == "Predict the bars":
+            st.selectbox(
+                "Predict the bars of",
+                [WORKED_EXAMPLE, *scenario_choices()],
+                key="cls_source",
+                format_func=_source_label,
+            )
+        else:
+            c1, c2, c3 = st.columns(3)
+            c1.number_input("Seed", MIN_SEED, MAX_SEED, 1, step=1, key="cls_seed", help="Any whole number")
+            c2.selectbox(
+                "Level", LEVELS, index=LEVELS.index(DEFAULT_LEVEL), key="cls_level", format_func=LEVEL_TITLES.get
+            )
+            c3.number_input("Number of problems", MIN_COUNT, MAX_COUNT, DEFAULT_COUNT, step=1, key="cls_count")
+        st.button("Open for the class", key="cls_open", type="primary", on_click=_open_activity)
+
+
+def _remove(student_id: int) -> None:
+    _teacher_action(store.remove_student, student_id)
+
+
+def live_dashboard(code: str, token: str) -> None:
+    """Redrawn every DASHBOARD_EVERY_S seconds: one aggregate query per refresh."""
+    try:
+        board = store.dashboard(engine(), code, token)
+    except store.ClassroomError as exc:
+        st.error(plain(exc))
+        return
+    hide = st.session_state.get("cls_hide_names", is_presenting())
+    m1, m2 = st.columns(2)
+    m1.metric("Joined", board.joined)
+    m2.metric("Submitted", f"{board.submitted} of {board.joined}")
+    activity = board.activity
+    if activity is None:
+        st.info("No activity is open: students see a waiting screen. Open one above.")
+    elif board.predict is not None:
+        summary = board.predict
+        revealed = activity.revealed
+        st.caption(plain(activity.spec.prompt))
+        if summary.submitted == 0:
+            st.info("No predictions yet: they appear here as students submit.")
+        else:
+            described = "; ".join(
+                f"{f}: {len(v)} predictions, mean {m:.2f}"
+                for f, v, m in zip(summary.fields, summary.values, summary.means)
+            )
+            if revealed:
+                described += "; exact " + ", ".join(
+                    f"{f} = {fraction_text(e)}" for f, e in zip(summary.fields, summary.exact)
+                )
+            chart(
+                figure(
+                    "class_predictions_figure",
+                    summary.fields,
+                    summary.values,
+                    summary.means,
+                    summary.exact if revealed else None,
+                    520 if is_presenting() else 420,
+                ),
+                f"cls_dist_{activity.id}_{int(revealed)}",
+                "Strip chart of the class's predictions per bar with the class mean"
+                + ("" if not revealed else " and the exact answer")
+                + ": "
+                + described,
+            )
+        if revealed and summary.submitted:
+            within = ", ".join(
+                f"{f}: {float(s):.0%}" for f, s in zip(summary.fields, summary.close_share) if s is not None
+            )
+            st.markdown(
+                f"**Within 0.05 of the exact answer:** {float(summary.all_close_share):.0%} of the class on every "
+                f"value ({within})."
+            )
+            if summary.pattern:
+                st.markdown(
+                    f"**Most common wrong pattern:** {plain(summary.pattern)} "
+                    f"({summary.pattern_count} of {summary.submitted})."
+                )
+            else:
+                st.caption(
+                    "No common wrong pattern detected (r proportional to p; p − q not normalised by Z; "
+                    "Z confused with α)."
+                )
+        elif revealed:
+            st.markdown(
+                "**Exact answer:** "
+                + plain(", ".join(f"{f} = {both_text(e, 3)}" for f, e in zip(summary.fields, summary.exact)))
+            )
+    else:
+        summary = board.assignment
+        rows = [dict(r) for r in summary.rows]
+        if hide:
+            for i, row in enumerate(rows, start=1):
+                row["student"] = f"Student {i}"
+        st.dataframe(rows, hide_index=True, width="stretch")
+        st.markdown(
+            "**Solved, per problem:** "
+            + ", ".join(
+                f"P{i} {float(s):.0%}" if s is not None else f"P{i} –" for i, s in enumerate(summary.success, start=1)
+            )
+        )
+    with st.expander(f"Students ({board.joined})", expanded=False):
+        for i, student in enumerate(board.students, start=1):
+            c1, c2, c3 = st.columns([4, 2, 1], vertical_alignment="center")
+            c1.text(f"Student {i}" if hide else student.name)
+            c2.text("submitted" if student.submitted else "waiting")
+            c3.button("Remove", key=f"cls_remove_{student.id}", on_click=_remove, args=(student.id,))
+
+
+def teacher_page(code: str, token: str) -> None:
+    try:
+        klass = store.check_teacher(engine(), code, token)
+    except store.ClassroomError as exc:
+        st.error(plain(exc))
+        st.page_link(URL_PATH_PAGE, label="Start or join a class")
+        return
+    presenting = is_presenting()
+    st.subheader(plain(klass.name) if klass.name else f"Class {klass.code}", anchor=False)
+    if error := st.session_state.pop("cls_teacher_error", None):
+        st.error(plain(error))
+    if not klass.open:
+        st.info("This class has ended: its code no longer admits students. You can still download the results.")
+    else:
+        with st.expander("Class code, join link and your private teacher link", expanded=not presenting):
+            join_panel(klass.code, token, presenting)
+        if presenting:
+            st.metric("Class code", klass.code)
+        board = store.dashboard(engine(), code, token)
+        activity_controls(board)
+    st.toggle("Hide names", value=presenting, key="cls_hide_names", help="On by default in presentation mode.")
+    if klass.open:
+        st.fragment(run_every=DASHBOARD_EVERY_S)(live_dashboard)(code, token)
+    else:
+        live_dashboard(code, token)
+    st.divider()
+    d1, d2 = st.columns(2)
+    d1.download_button(
+        "Download results (CSV)",
+        lambda: store.results_csv(engine(), code, token),
+        file_name=f"residual-lab-class-{klass.code}.csv",
+        mime="text/csv",
+        on_click="ignore",
+        key="cls_download",
+    )
+    if klass.open:
+        with d2.popover("End class"):
+            st.write("Ending the class expires its code: students can no longer join or answer. Results stay.")
+            st.button("End the class now", key="cls_end", on_click=_teacher_action, args=(store.end_class,))
+
+
+# --- student ----------------------------------------------------------------------------------------
+
+
+@st.cache_data(ttl=1, show_spinner=False, max_entries=1000)
+def _class_version(code: str):
+    """The class-state version, shared by every student's page for a second (one small query a second per
+    class, whatever the number of students)."""
+    return store.class_version(engine(), code)
+
+
+def follow(code: str, drawn_version: int) -> None:
+    """Runs every FOLLOW_EVERY_S seconds; reruns the whole page only when the teacher changed something since
+    this page was drawn (versions only grow; the shared cached value may lag the page by up to a second)."""
+    current = _class_version(code)
+    if current is None or not current[1] or current[0] > drawn_version:
+        st.rerun()
+
+
+def _submit_prediction(code: str, token: str, activity_id: int, fields: tuple[str, ...]) -> None:
+    values = [st.session_state.get(f"cls_pred_{activity_id}_{i}") for i in range(len(fields))]
+    missing = [f for f, v in zip(fields, values) if v is None]
+    if missing:
+        st.session_state["cls_feedback"] = ("warning", f"Type a value for {', '.join(missing)} first.")
+        return
+    try:
+        saved = store.submit_prediction(engine(), code, token, activity_id, [f"{v:.4f}" for v in values])
+    except store.ClassroomError as exc:
+        st.session_state["cls_feedback"] = ("error", str(exc))
+    else:
+        st.session_state["cls_feedback"] = (
+            "success",
+            f"Saved at {clock(saved.updated_at)}. You can change it until your teacher locks the activity.",
+        )
+
+
+def _submit_answer(code: str, token: str, activity_id: int, number: int) -> None:
+    text = st.session_state.get(f"cls_ans_{activity_id}_{number}") or ""
+    try:
+        check, _attempt = store.submit_answer(engine(), code, token, activity_id, number, text)
+    except store.ClassroomError as exc:
+        st.session_state[f"cls_fb_{number}"] = ("error", str(exc))
+    else:
+        kind = "success" if check.correct else ("error" if check.counted else "warning")
+        saved = " Saved." if check.counted else " Not saved."
+        st.session_state[f"cls_fb_{number}"] = (kind, check.message + saved)
+
+
+def predict_student(state: store.StudentState, code: str, token: str) -> None:
+    activity = state.activity
+    spec = activity.spec
+    st.markdown(f"**{plain(spec.prompt)}**")
+    if spec.ask_z:
+        chart(
+            figure("pq_bars", spec.tokens, spec.p, spec.q),
+            f"cls_pq_{activity.id}",
+            "Bar chart of target p and draft q: "
+            + "; ".join(
+                f"{t}: p {fraction_text(a)}, q {fraction_text(b)}" for t, a, b in zip(spec.tokens, spec.p, spec.q)
+            ),
+        )
+    saved = state.prediction
+    with st.form(f"cls_pred_form_{activity.id}", border=True, enter_to_submit=False):
+        cols = st.columns(len(spec.fields))
+        for i, (col, field) in enumerate(zip(cols, spec.fields)):
+            col.number_input(
+                f"Predict {field}",
+                min_value=0.0,
+                max_value=1.0,
+                value=float(saved[i]) if saved else None,
+                step=float(PREDICT_STEP),
+                format="%.2f",
+                key=f"cls_pred_{activity.id}_{i}",
+                disabled=activity.locked,
+            )
+        st.form_submit_button(
+            "Submit",
+            type="primary",
+            disabled=activity.locked,
+            on_click=_submit_prediction,
+            args=(code, token, activity.id, spec.fields),
+        )
+    feedback = st.session_state.pop("cls_feedback", None)
+    if feedback:
+        getattr(st, feedback[0])(plain(feedback[1]))
+    elif saved:
+        st.caption(f"Your prediction was saved at {clock(state.saved_at)}.")
+    if activity.locked:
+        st.info("Your teacher has locked this activity: answers can no longer change.")
+    if state.exact is not None:
+        st.markdown("**The exact answer** (revealed by your teacher):")
+        bars = len(spec.tokens)
+        if saved:
+            chart(
+                figure(  # cached and shared: predictions move in steps of 0.05, many students draw the same one
+                    "prediction_vs_residual", spec.tokens, tuple(float(v) for v in saved[:bars]), state.exact[:bars]
+                ),
+                f"cls_truth_{activity.id}",
+                "Bar chart of your prediction beside the exact answer: "
+                + "; ".join(
+                    f"{f}: yours {float(v):.2f}, exact {fraction_text(e)}"
+                    for f, v, e in zip(spec.fields, saved, state.exact)
+                ),
+            )
+        st.table(
+            {
+                "value": list(spec.fields),
+                "yours": [f"{float(v):.2f}" for v in saved] if saved else ["–"] * len(spec.fields),
+                "exact": [both_text(e, 3) for e in state.exact],
+            },
+            hide_index=True,
+        )
+    elif saved:
+        st.caption("The exact answer appears here when your teacher reveals it.")
+
+
+def assignment_student(state: store.StudentState, code: str, token: str) -> None:
+    activity = state.activity
+    problems = activity.spec.problems
+    solved = sum(a.correct for a in state.attempts.values())
+    st.metric("Solved", f"{solved} of {len(problems)}")
+    for problem in problems:
+        attempt = state.attempts.get(problem.number)
+        with st.container(border=True):
+            st.markdown(f"**{problem.title}: {plain(problem.prompt)}**")
+            st.table(
+                {
+                    "token": list(problem.p.tokens),
+                    "p": [both_text(v, 3) for v in problem.p.values],
+                    "q": [both_text(v, 3) for v in problem.q.values],
+                },
+                hide_index=True,
+            )
+            done = bool(attempt and attempt.correct)
+            with st.form(f"cls_ans_form_{activity.id}_{problem.number}", border=False):
+                st.text_input(
+                    "Your answer",
+                    value=attempt.answer if attempt else "",
+                    key=f"cls_ans_{activity.id}_{problem.number}",
+                    placeholder="3/4, 0.75, undefined, rejection or no-rejection",
+                    disabled=activity.locked or done,
+                )
+                st.form_submit_button(
+                    "Check and save",
+                    disabled=activity.locked or done,
+                    on_click=_submit_answer,
+                    args=(code, token, activity.id, problem.number),
+                )
+            feedback = st.session_state.pop(f"cls_fb_{problem.number}", None)
+            if feedback:
+                getattr(st, feedback[0])(plain(feedback[1]))
+            if attempt:
+                st.caption(("solved" if attempt.correct else "not solved yet") + f" · {attempt.tries} tries")
+            if activity.revealed:
+                with st.expander("Worked solution (revealed by your teacher)"):
+                    for line in worked_solution(problem):
+                        st.markdown(f"- {plain(line)}")
+
+
+def student_page(code: str, token: str) -> None:
+    try:
+        state = store.student_state(engine(), code, token)
+    except store.ClassroomError as exc:
+        st.error(plain(exc))
+        st.page_link(URL_PATH_PAGE, label="Join a class")
+        return
+    heading = f"Class {state.code}" + (f" · {state.class_name}" if state.class_name else "")
+    st.subheader(plain(heading), anchor=False)
+    st.caption(f"You joined as {plain(state.name)}. Keep this page's link: it brings you back here with your answers.")
+    activity = state.activity
+    if activity is None:
+        st.info("Wait for your teacher to open an activity: this page follows the class by itself.")
+    else:
+        st.markdown(f"#### Activity {activity.position}: {plain(activity.spec.title)}")
+        if activity.kind == PREDICT:
+            predict_student(state, code, token)
+        else:
+            assignment_student(state, code, token)
+    # Last, so a run cut short keeps the previous (older) version in the fragment, which then redraws the page.
+    st.fragment(run_every=FOLLOW_EVERY_S)(follow)(state.code, state.version)
+
+
+# --- page -------------------------------------------------------------------------------------------
+
+URL_PATH_PAGE = "lab/views/classroom.py"
+
+st.title("Class")
+_code = str(st.query_params.get("code", ""))[:40]
+_teacher = str(st.query_params.get("teacher", ""))[:100]
+_student = str(st.query_params.get("student", ""))[:100]
+if _teacher:
+    teacher_page(_code, _teacher)
+elif _student:
+    student_page(_code, _student)
+else:
+    landing(_code)

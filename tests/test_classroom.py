@@ -1,0 +1,456 @@
+"""Live class storage and logic on SQLite and PostgreSQL (the ``engine`` fixture runs each test on both).
+
+Expected values are derived by hand from the worked example: the probability lab at success p = 0.75, n = 1
+shows B = 3/4 and C = 1/4; the ``bernoulli-residual`` scenario (p = 1/10, 3/5, 3/10; q = 1/2, 3/10, 1/5) has
+min(p, q) = 1/10, 3/10, 1/5, alpha = 3/5, Z = 2/5, r = 0, 3/4, 1/4.
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import os
+import subprocess
+import sys
+import textwrap
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+from sqlalchemy import event, text
+
+from lab.classroom import store
+from lab.classroom.activities import PREDICT, predict_spec
+from lab.classroom.db import SCHEMA_VERSION, make_engine
+from lab.classroom.store import CODE_ALPHABET, ClassroomError, RateLimited
+
+ROOT = Path(__file__).resolve().parents[1]
+F = Fraction
+
+
+def start(engine, kind=PREDICT, **params):
+    new = store.create_class(engine, "Period 3")
+    store.open_activity(engine, new.code, new.teacher_token, kind, params or {"source": "worked-example"})
+    return new
+
+
+def current_id(engine, code, token):
+    return store.student_state(engine, code, token).activity.id
+
+
+# --- codes, secrets, schema --------------------------------------------------------------------------
+
+
+def test_codes_and_secrets(engine):
+    assert not set("0O1IlL") & set(CODE_ALPHABET)
+    new = store.create_class(engine, "Room 12")
+    assert len(new.code) == 6 and set(new.code) <= set(CODE_ALPHABET)
+    assert len(new.teacher_token) >= 22  # token_urlsafe: 4 characters per 3 bytes; 16 bytes = 128 bits
+    joined = store.join_class(engine, new.code.lower(), "Ann")
+    with engine.connect() as conn:
+        row = conn.execute(text("SELECT teacher_hash FROM classes")).one()
+        student = conn.execute(text("SELECT token_hash FROM students")).one()
+    assert row.teacher_hash == hashlib.sha256(new.teacher_token.encode()).hexdigest()
+    assert student.token_hash == hashlib.sha256(joined.student_token.encode()).hexdigest()
+    # the plain secrets are stored nowhere
+    with engine.connect() as conn:
+        dump = " ".join(
+            str(v) for t in ("classes", "students") for r in conn.execute(text(f"SELECT * FROM {t}")) for v in r
+        )
+    assert new.teacher_token not in dump and joined.student_token not in dump
+
+
+def test_schema_is_versioned(engine):
+    with engine.connect() as conn:
+        assert conn.execute(text("SELECT version FROM schema_version")).scalars().all() == [SCHEMA_VERSION]
+    with engine.begin() as conn:
+        conn.execute(text("UPDATE schema_version SET version = :v"), {"v": SCHEMA_VERSION + 1})
+    with pytest.raises(RuntimeError, match="newer than this app"):
+        make_engine(str(engine.url.render_as_string(hide_password=False)))
+
+
+def test_sqlite_runs_in_wal_mode_with_a_busy_timeout(tmp_path):
+    engine = make_engine(f"sqlite:///{tmp_path / 'c.db'}")
+    with engine.connect() as conn:
+        assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+        assert conn.exec_driver_sql("PRAGMA busy_timeout").scalar() == 10_000
+    engine.dispose()
+
+
+# --- joining -----------------------------------------------------------------------------------------
+
+
+def test_join_checks_name_and_code(engine):
+    new = store.create_class(engine)
+    assert store.join_class(engine, f" {new.code[:3].lower()}-{new.code[3:]} ", "x" * 40).name == "x" * 40
+    with pytest.raises(ClassroomError, match="at most 40"):
+        store.join_class(engine, new.code, "x" * 41)
+    with pytest.raises(ClassroomError, match="type a name"):
+        store.join_class(engine, new.code, "   ")
+    with pytest.raises(ClassroomError, match="'O' never appears"):
+        store.join_class(engine, "ABCDEO", "Ann", client="a")
+    other = "".join(CODE_ALPHABET[(CODE_ALPHABET.index(c) + 1) % len(CODE_ALPHABET)] for c in new.code)
+    with pytest.raises(ClassroomError, match=f"No open class has the code {other}"):
+        store.join_class(engine, other, "Ann", client="b")
+
+
+def test_at_most_500_students(engine):
+    new = store.create_class(engine)
+    with engine.begin() as conn:  # 499 seats taken (joining them one by one is the same UPDATE 499 times)
+        conn.execute(text("UPDATE classes SET student_count = 499"))
+    store.join_class(engine, new.code, "Number 500")
+    with pytest.raises(ClassroomError, match="full \\(500 students\\)"):
+        store.join_class(engine, new.code, "Number 501")
+    with engine.connect() as conn:
+        assert conn.execute(text("SELECT COUNT(*) FROM students")).scalar_one() == 1  # nothing half-written
+
+
+def test_wrong_codes_are_slowed_per_client(engine, monkeypatch):
+    clock = [1_000_000.0]
+    monkeypatch.setattr(store, "now", lambda: clock[0])
+    new = store.create_class(engine)
+    for _ in range(5):  # five free wrong tries
+        with pytest.raises(ClassroomError, match="No open class") as info:
+            store.join_class(engine, "ZZZZZZ", "Eve", client="10.0.0.9")
+        assert not isinstance(info.value, RateLimited)
+    with pytest.raises(RateLimited, match="wait 2 s") as info:
+        store.join_class(engine, new.code, "Eve", client="10.0.0.9")  # even the right code waits
+    assert info.value.wait == 2
+    store.join_class(engine, new.code, "Bob", client="10.0.0.10")  # another client is not slowed
+    clock[0] += 2.5
+    with pytest.raises(ClassroomError, match="No open class"):  # after the wait: one more try, then 4 s
+        store.join_class(engine, "ZZZZZZ", "Eve", client="10.0.0.9")
+    with pytest.raises(RateLimited, match="wait 4 s"):
+        store.join_class(engine, new.code, "Eve", client="10.0.0.9")
+    clock[0] += 4.5
+    assert store.join_class(engine, new.code, "Eve", client="10.0.0.9").name == "Eve"
+
+
+# --- predictions, dashboard, reveal ---------------------------------------------------------------------
+
+
+def test_predictions_dashboard_patterns_and_reveal(engine):
+    new = start(engine)
+    guesses = {  # B, C: hand-made, with the wrong patterns derived from the scenario behind the example
+        "Ann": ("0.75", "0.25"),  # exact
+        "Bob": ("0.7", "0.3"),  # 0.05 away on both bars: counts as within 0.05
+        "Cat": ("0.65", "0.35"),  # r proportional to p over B, C: (3/5, 3/10) / (9/10) = (2/3, 1/3)
+        "Dan": ("0.3", "0.1"),  # p - q not normalised: 3/10, 1/10
+        "Eli": ("0.3", "0.1"),
+    }
+    tokens = {name: store.join_class(engine, new.code, name).student_token for name in [*guesses, "Fay"]}
+    board = store.dashboard(engine, new.code, new.teacher_token)
+    assert (board.joined, board.submitted) == (6, 0)
+    activity = board.activity.id
+    for name, values in guesses.items():
+        store.submit_prediction(engine, new.code, tokens[name], activity, values)
+    board = store.dashboard(engine, new.code, new.teacher_token)
+    assert (board.joined, board.submitted) == (6, 5)
+    summary = board.predict
+    assert summary.fields == ("bar B", "bar C")
+    assert summary.exact == (F(3, 4), F(1, 4))
+    assert summary.close_share == (F(2, 5), F(2, 5))
+    assert summary.all_close_share == F(2, 5)
+    assert summary.means == pytest.approx((2.7 / 5, 1.1 / 5))
+    assert sorted(summary.values[0]) == [0.3, 0.3, 0.65, 0.7, 0.75]
+    assert (summary.pattern, summary.pattern_count) == ("p − q not normalised by Z", 2)
+    # nothing is revealed to students before the reveal
+    assert store.student_state(engine, new.code, tokens["Ann"]).exact is None
+    store.reveal(engine, new.code, new.teacher_token)
+    ann = store.student_state(engine, new.code, tokens["Ann"])
+    assert ann.exact == (F(3, 4), F(1, 4))
+    assert ann.prediction == (F(3, 4), F(1, 4))
+    assert store.student_state(engine, new.code, tokens["Fay"]).prediction is None
+
+
+def test_scenario_activity_asks_for_z_and_spots_z_confused_with_alpha(engine):
+    new = start(engine, source="bernoulli-residual")
+    spec = predict_spec("bernoulli-residual")
+    assert spec.fields == ("r(A)", "r(B)", "r(C)", "Z")
+    assert spec.exact == (F(0), F(3, 4), F(1, 4), F(2, 5))
+    a = store.join_class(engine, new.code, "A").student_token
+    b = store.join_class(engine, new.code, "B").student_token
+    activity = current_id(engine, new.code, a)
+    store.submit_prediction(engine, new.code, a, activity, ["0", "0.75", "0.25", "0.6"])  # Z = alpha = 3/5
+    store.submit_prediction(engine, new.code, b, activity, ["0.1", "0.6", "0.3", "0.4"])  # r = p, Z right
+    summary = store.dashboard(engine, new.code, new.teacher_token).predict
+    assert summary.close_share == (F(1, 2), F(1, 2), F(1, 1), F(1, 2))
+    assert summary.all_close_share == 0
+    assert summary.pattern in ("Z confused with α", "r proportional to p") and summary.pattern_count == 1
+
+
+def test_revise_until_locked_and_next_activity(engine):
+    new = start(engine)
+    token = store.join_class(engine, new.code, "Ann").student_token
+    activity = current_id(engine, new.code, token)
+    assert store.submit_prediction(engine, new.code, token, activity, ["0.5", "0.5"]).revisions == 1
+    assert store.submit_prediction(engine, new.code, token, activity, ["0.75", "0.25"]).revisions == 2
+    assert store.dashboard(engine, new.code, new.teacher_token).predict.values == ((0.75,), (0.25,))
+    store.lock(engine, new.code, new.teacher_token)
+    with pytest.raises(ClassroomError, match="locked"):
+        store.submit_prediction(engine, new.code, token, activity, ["0.1", "0.9"])
+    store.unlock(engine, new.code, new.teacher_token)
+    store.submit_prediction(engine, new.code, token, activity, ["0.7", "0.3"])
+    store.next_activity(engine, new.code, new.teacher_token)
+    assert store.student_state(engine, new.code, token).activity is None
+    with pytest.raises(ClassroomError, match="moved on"):
+        store.submit_prediction(engine, new.code, token, activity, ["0.1", "0.9"])
+    store.open_activity(engine, new.code, new.teacher_token, PREDICT, {"source": "bernoulli-residual"})
+    state = store.student_state(engine, new.code, token)
+    assert state.activity.position == 2 and state.prediction is None
+    with engine.connect() as conn:
+        assert conn.execute(text("SELECT answer FROM submissions")).scalar_one() == '["7/10", "3/10"]'
+
+
+def test_prediction_values_are_checked(engine):
+    new = start(engine)
+    token = store.join_class(engine, new.code, "Ann").student_token
+    activity = current_id(engine, new.code, token)
+    with pytest.raises(ClassroomError, match="bar C: 1.5 is outside 0 to 1"):
+        store.submit_prediction(engine, new.code, token, activity, ["0.5", "1.5"])
+    with pytest.raises(ClassroomError, match="bar B: 'x' is not a number"):
+        store.submit_prediction(engine, new.code, token, activity, ["x", "0.5"])
+    with pytest.raises(ClassroomError, match="1 values for 2 fields"):
+        store.submit_prediction(engine, new.code, token, activity, ["0.5"])
+    assert store.dashboard(engine, new.code, new.teacher_token).submitted == 0
+
+
+def test_thirty_submissions_a_minute(engine, monkeypatch):
+    clock = [2_000_000.0]
+    monkeypatch.setattr(store, "now", lambda: clock[0])
+    new = start(engine)
+    token = store.join_class(engine, new.code, "Ann").student_token
+    activity = current_id(engine, new.code, token)
+    for i in range(30):
+        clock[0] += 1
+        store.submit_prediction(engine, new.code, token, activity, [str(i / 100), "0"])
+    with pytest.raises(RateLimited, match="More than 30 submissions in a minute: wait 31 s"):
+        store.submit_prediction(engine, new.code, token, activity, ["0.99", "0"])
+    assert store.student_state(engine, new.code, token).prediction == (F(29, 100), F(0))  # nothing half-written
+    clock[0] += 31
+    assert store.submit_prediction(engine, new.code, token, activity, ["0.5", "0.5"]).revisions == 31
+
+
+# --- authorisation -----------------------------------------------------------------------------------
+
+
+def test_teacher_actions_need_the_teacher_token(engine):
+    mine, theirs = start(engine), start(engine)
+    actions = [
+        lambda c, t: store.reveal(engine, c, t),
+        lambda c, t: store.lock(engine, c, t),
+        lambda c, t: store.next_activity(engine, c, t),
+        lambda c, t: store.end_class(engine, c, t),
+        lambda c, t: store.dashboard(engine, c, t),
+        lambda c, t: store.results_csv(engine, c, t),
+        lambda c, t: store.open_activity(engine, c, t, PREDICT, {"source": "worked-example"}),
+        lambda c, t: store.remove_student(engine, c, t, 1),
+    ]
+    for action in actions:
+        for token in ("", "forged-token-forged-token", theirs.teacher_token):
+            with pytest.raises(ClassroomError, match=f"does not belong to class {mine.code}"):
+                action(mine.code, token)
+    board = store.dashboard(engine, mine.code, mine.teacher_token)
+    assert board.klass.ended_at is None and board.activity.position == 1 and not board.activity.revealed
+
+
+def test_students_write_and_read_only_their_own(engine):
+    mine, theirs = start(engine), start(engine)
+    ann = store.join_class(engine, mine.code, "Ann").student_token
+    bob = store.join_class(engine, mine.code, "Bob").student_token
+    zoe = store.join_class(engine, theirs.code, "Zoe").student_token
+    activity = current_id(engine, mine.code, ann)
+    store.submit_prediction(engine, mine.code, ann, activity, ["0.75", "0.25"])
+    store.submit_prediction(engine, mine.code, bob, activity, ["0.1", "0.9"])
+    assert store.student_state(engine, mine.code, ann).prediction == (F(3, 4), F(1, 4))
+    assert store.student_state(engine, mine.code, bob).prediction == (F(1, 10), F(9, 10))
+    with pytest.raises(ClassroomError, match="belongs to another class"):
+        store.student_state(engine, mine.code, zoe)
+    with pytest.raises(ClassroomError, match="belongs to another class"):
+        store.submit_prediction(engine, mine.code, zoe, activity, ["0.5", "0.5"])
+    forged = "A" * 22
+    with pytest.raises(ClassroomError, match="student link is not valid"):
+        store.submit_prediction(engine, mine.code, forged, activity, ["0.5", "0.5"])
+    with pytest.raises(ClassroomError, match="student link is not valid"):
+        store.student_state(engine, mine.code, forged)
+    # a student's token is not a teacher token
+    with pytest.raises(ClassroomError, match="does not belong"):
+        store.reveal(engine, mine.code, ann)
+    # Ann's answer is untouched by everyone else's attempts
+    assert store.student_state(engine, mine.code, ann).prediction == (F(3, 4), F(1, 4))
+
+
+def test_remove_student_and_end_class(engine):
+    new = start(engine)
+    ann = store.join_class(engine, new.code, "Ann").student_token
+    store.join_class(engine, new.code, "Bob")
+    board = store.dashboard(engine, new.code, new.teacher_token)
+    ann_id = next(s.id for s in board.students if s.name == "Ann")
+    store.remove_student(engine, new.code, new.teacher_token, ann_id)
+    assert [s.name for s in store.dashboard(engine, new.code, new.teacher_token).students] == ["Bob"]
+    with pytest.raises(ClassroomError, match="removed you"):
+        store.student_state(engine, new.code, ann)
+    with pytest.raises(ClassroomError, match="not in this class"):
+        store.remove_student(engine, new.code, new.teacher_token, ann_id)
+    version = store.class_version(engine, new.code)
+    store.end_class(engine, new.code, new.teacher_token)
+    assert store.class_version(engine, new.code) == (version[0] + 1, False)
+    with pytest.raises(ClassroomError, match=f"Class {new.code} has ended: its code no longer admits"):
+        store.join_class(engine, new.code, "Cat")
+    with pytest.raises(ClassroomError, match="has ended"):
+        store.reveal(engine, new.code, new.teacher_token)
+    assert store.dashboard(engine, new.code, new.teacher_token).klass.ended_at is not None  # results stay
+    assert store.results_csv(engine, new.code, new.teacher_token).startswith("class,")
+
+
+def test_codes_expire_after_a_day_and_classes_are_deleted_after_30_days(engine, monkeypatch):
+    clock = [3_000_000.0]
+    monkeypatch.setattr(store, "now", lambda: clock[0])
+    new = start(engine)
+    token = store.join_class(engine, new.code, "Ann").student_token
+    clock[0] += 24 * 3600 + 1
+    with pytest.raises(ClassroomError, match="has ended"):
+        store.join_class(engine, new.code, "Bob")
+    with pytest.raises(ClassroomError, match="has ended"):
+        store.student_state(engine, new.code, token)
+    clock[0] += 30 * 24 * 3600
+    store.create_class(engine)  # creating a class purges old ones
+    with engine.connect() as conn:
+        assert conn.execute(text("SELECT COUNT(*) FROM students")).scalar_one() == 0
+        assert conn.execute(text("SELECT COUNT(*) FROM activities")).scalar_one() == 0
+        assert conn.execute(text("SELECT COUNT(*) FROM classes")).scalar_one() == 1
+
+
+# --- assignments ------------------------------------------------------------------------------------
+
+
+def test_assignment_answers_are_checked_like_the_exercises_page(engine):
+    new = start(engine, kind="assignment", seed=12, level="zeros", count=3)
+    ann = store.join_class(engine, new.code, "Ann").student_token
+    bob = store.join_class(engine, new.code, "Bob").student_token
+    state = store.student_state(engine, new.code, ann)
+    problems = state.activity.spec.problems
+    first = problems[0]
+    right = first.answer_text
+    check, attempt = store.submit_answer(engine, new.code, ann, state.activity.id, 1, "what?")
+    assert not check.counted and attempt.tries == 0
+    check, attempt = store.submit_answer(engine, new.code, ann, state.activity.id, 1, "7/3")  # never a probability
+    assert check.counted and not check.correct and attempt.tries == 1
+    check, attempt = store.submit_answer(engine, new.code, ann, state.activity.id, 1, right)
+    assert check.correct and attempt.tries == 2
+    check, attempt = store.submit_answer(engine, new.code, ann, state.activity.id, 1, "7/3")  # after correct: no change
+    assert attempt.correct and attempt.tries == 2
+    store.submit_answer(engine, new.code, bob, state.activity.id, 2, "7/3")
+    board = store.dashboard(engine, new.code, new.teacher_token)
+    assert board.submitted == 2
+    assert board.assignment.success == (F(1, 2), F(0), F(0))
+    assert board.assignment.rows[0] == {"student": "Ann", "score": 1, "P1 tries": 2, "P2 tries": 0, "P3 tries": 0}
+    assert board.assignment.rows[1] == {"student": "Bob", "score": 0, "P1 tries": 0, "P2 tries": 1, "P3 tries": 0}
+    assert store.student_state(engine, new.code, ann).attempts[1].answer == right
+    with pytest.raises(ClassroomError, match="Problem 4 is not part"):
+        store.submit_answer(engine, new.code, ann, state.activity.id, 4, "1/2")
+    with pytest.raises(ClassroomError, match="not saved"):
+        store.submit_prediction(engine, new.code, ann, state.activity.id, ["0.5", "0.5"])
+
+
+def test_bad_activity_parameters_are_refused(engine):
+    new = store.create_class(engine)
+    with pytest.raises(ClassroomError, match="level: 'hard' is not one of"):
+        store.open_activity(engine, new.code, new.teacher_token, "assignment", {"seed": 1, "level": "hard", "count": 3})
+    with pytest.raises(ClassroomError, match="Z = 0 here"):
+        store.open_activity(engine, new.code, new.teacher_token, PREDICT, {"source": "equal-distributions"})
+    with pytest.raises(ClassroomError, match="unknown scenario"):
+        store.open_activity(engine, new.code, new.teacher_token, PREDICT, {"source": "../secrets"})
+    assert store.dashboard(engine, new.code, new.teacher_token).activity is None
+
+
+# --- export, queries, durability --------------------------------------------------------------------
+
+
+def test_results_csv_escapes_formulas(engine):
+    new = start(engine)
+    names = ['=HYPERLINK("http://x")', "+1+1", "-2", "@SUM(A1)", "\tTab", 'Plain, "quoted"']
+    tokens = [store.join_class(engine, new.code, n).student_token for n in names]
+    activity = current_id(engine, new.code, tokens[0])
+    for token in tokens:
+        store.submit_prediction(engine, new.code, token, activity, ["0.75", "0.2"])
+    rows = list(csv.reader(io.StringIO(store.results_csv(engine, new.code, new.teacher_token))))
+    assert rows[0] == list(store.CSV_HEADER)
+    # names are cleaned of tabs when joining (whitespace collapsed), then escaped in the export
+    assert [r[4] for r in rows[1:]] == [
+        '\'=HYPERLINK("http://x")',
+        "'+1+1",
+        "'-2",
+        "'@SUM(A1)",
+        "Tab",
+        'Plain, "quoted"',
+    ]
+    first = rows[1]
+    assert first[:4] == ["Period 3", new.code, "1", "Worked example: the probability lab at success p = 0.75, n = 1"]
+    assert first[5:11] == [
+        "prediction",
+        "bar B = 3/4; bar C = 1/5",
+        "bar B = 3/4; bar C = 1/4",
+        "0.975",
+        "yes",
+        "1",
+    ]  # TV = (0 + 1/20) / 2
+    assert store.csv_cell("\rx") == "'\rx" and store.csv_cell("a=b") == "a=b"
+
+
+def test_the_dashboard_is_one_query(engine):
+    new = start(engine)
+    tokens = [store.join_class(engine, new.code, f"S{i}").student_token for i in range(12)]
+    activity = current_id(engine, new.code, tokens[0])
+    for t in tokens[:7]:
+        store.submit_prediction(engine, new.code, t, activity, ["0.5", "0.5"])
+    statements = []
+    event.listen(engine, "before_cursor_execute", lambda *a: statements.append(a[2]))
+    board = store.dashboard(engine, new.code, new.teacher_token)
+    assert (board.joined, board.submitted) == (12, 7)
+    assert len([s for s in statements if s.lstrip().upper().startswith("SELECT")]) == 1
+
+
+def test_concurrent_submissions_are_all_stored(engine):
+    from concurrent.futures import ThreadPoolExecutor
+
+    new = start(engine)
+    tokens = [store.join_class(engine, new.code, f"S{i}").student_token for i in range(40)]
+    activity = current_id(engine, new.code, tokens[0])
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(lambda t: store.submit_prediction(engine, new.code, t, activity, ["0.75", "0.25"]), tokens))
+    board = store.dashboard(engine, new.code, new.teacher_token)
+    assert board.submitted == 40 and board.predict.all_close_share == 1
+
+
+KILL_SCRIPT = textwrap.dedent(
+    """
+    import os, signal, sys
+    from lab.classroom import db, store
+    engine = db.make_engine(sys.argv[1])
+    token, code, activity = sys.argv[2], sys.argv[3], int(sys.argv[4])
+    store.submit_prediction(engine, code, token, activity, ["0.75", "0.25"])
+    print("Saved", flush=True)  # what the page shows after the commit
+    os.kill(os.getpid(), signal.SIGKILL)
+    """
+)
+
+
+def test_saved_survives_kill_9(engine, db_url):
+    new = start(engine)
+    token = store.join_class(engine, new.code, "Ann").student_token
+    activity = current_id(engine, new.code, token)
+    proc = subprocess.run(
+        [sys.executable, "-c", KILL_SCRIPT, db_url, token, new.code, str(activity)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    assert proc.returncode == -9 and proc.stdout.strip() == "Saved"
+    reopened = make_engine(db_url)
+    assert store.dashboard(reopened, new.code, new.teacher_token).submitted == 1
+    assert store.student_state(reopened, new.code, token).prediction == (F(3, 4), F(1, 4))
+    reopened.dispose()

@@ -1,0 +1,124 @@
+"""The Class page and the Exercises resume link in AppTest: refusals are clear messages (never an exception
+box), user text is shown as typed, a student's Submit says Saved only after the store committed it, and
+self-study attempts come back from the resume link in a new session. Each test gets its own data folder."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+from pagetest import open_linked_page
+
+from lab.classroom import store
+from lab.classroom.db import make_engine
+from lab.teaching.exercises import generate_problems
+
+PAGE = "lab/views/classroom.py"
+
+
+@pytest.fixture
+def data(tmp_path, monkeypatch):
+    monkeypatch.setenv("RESIDUAL_LAB_DATA", str(tmp_path))
+    monkeypatch.delenv("RESIDUAL_LAB_DATABASE_URL", raising=False)
+    engine = make_engine(f"sqlite:///{tmp_path / 'classroom.db'}")
+    yield engine
+    engine.dispose()
+
+
+def errors(at) -> list[str]:
+    return [e.value for e in at.error]
+
+
+def join(at, code: str, name: str):
+    at.text_input(key="cls_join_code").set_value(code)
+    at.text_input(key="cls_join_name").set_value(name)
+    at.button(key="FormSubmitter:cls_join_form-Join").click().run()
+    assert not at.exception
+    return at
+
+
+def test_bad_code_and_long_name_are_refused(data):
+    new = store.create_class(data)
+    at = open_linked_page(PAGE)
+    join(at, "QQQQQQ", "Ann")
+    assert errors(at) == ["No open class has the code QQQQQQ: check the code with your teacher\\."]
+    join(at, new.code, "x" * 41)
+    assert errors(at) == ["Your name: 41 characters; at most 40\\."]
+    join(at, "AB0DEF", "Ann")
+    assert "never appears in a class code" in errors(at)[0]
+    assert "student" not in at.query_params
+    join(at, new.code.lower(), "<b>Ann</b> *bold*")
+    assert at.query_params["code"] == new.code and at.query_params["student"]
+
+
+def test_forged_or_foreign_links_are_refused(data):
+    mine, theirs = store.create_class(data), store.create_class(data)
+    zoe = store.join_class(data, theirs.code, "Zoe").student_token
+    cases = [
+        ({"code": mine.code, "student": "A" * 22}, "This student link is not valid"),
+        ({"code": mine.code, "student": zoe}, "belongs to another class"),
+        ({"code": mine.code, "teacher": theirs.teacher_token}, f"does not belong to class {mine.code}"),
+        ({"code": mine.code, "teacher": "forged"}, f"does not belong to class {mine.code}"),
+    ]
+    for params, message in cases:
+        at = open_linked_page(PAGE, params)
+        assert len(errors(at)) == 1 and message in errors(at)[0].replace("\\", "")
+        assert not at.get("plotly_chart") and not at.metric
+
+
+def test_student_submits_and_sees_the_answer_only_after_the_reveal(data):
+    new = store.create_class(data, "<script>x</script>")
+    store.open_activity(data, new.code, new.teacher_token, "predict", {"source": "worked-example"})
+    token = store.join_class(data, new.code, "**Ann**").student_token
+    at = open_linked_page(PAGE, {"code": new.code, "student": token})
+    assert "\\*\\*Ann\\*\\*" in at.caption[0].value  # the name is escaped, shown as typed
+    assert at.subheader[0].value == f"Class {new.code} · \\<script\\>x\\</script\\>"
+    at.number_input(key=f"cls_pred_{1}_0").set_value(0.7)
+    at.number_input(key=f"cls_pred_{1}_1").set_value(0.3)
+    at.button(key=f"FormSubmitter:cls_pred_form_{1}-Submit").click().run()
+    assert at.success[0].value.startswith("Saved at")
+    assert store.student_state(data, new.code, token).prediction == (Fraction(7, 10), Fraction(3, 10))
+    assert not [t for t in at.table]  # no exact answer before the reveal
+    store.reveal(data, new.code, new.teacher_token)
+    at = open_linked_page(PAGE, {"code": new.code, "student": token})  # a reload resumes the page
+    assert at.number_input(key="cls_pred_1_0").value == pytest.approx(0.7)
+    table = at.table[0].value
+    assert list(table["exact"]) == ["3/4 (0.75)", "1/4 (0.25)"]
+    store.lock(data, new.code, new.teacher_token)
+    at = open_linked_page(PAGE, {"code": new.code, "student": token})
+    assert at.button(key="FormSubmitter:cls_pred_form_1-Submit").disabled
+
+
+def test_teacher_dashboard_counts_and_hides_names(data):
+    at = open_linked_page(PAGE)
+    at.text_input(key="cls_start_name").set_value("Period 3")
+    at.button(key="FormSubmitter:cls_start_form-Start a class").click().run()
+    code, token = at.query_params["code"], at.query_params["teacher"]
+    assert [m.value for m in at.metric][0] == code
+    at.button(key="cls_open").click().run()
+    for name in ("Ann", "Bob"):
+        t = store.join_class(data, code, name).student_token
+        store.submit_prediction(data, code, t, 1, ["0.75", "0.25"])
+    store.join_class(data, code, "Cat")
+    at = open_linked_page(PAGE, {"code": code, "teacher": token})
+    assert [m.value for m in at.metric][-2:] == ["3", "2 of 3"]
+    assert [t.value for t in at.text][::2] == ["Ann", "Bob", "Cat"]
+    at = open_linked_page(PAGE, {"code": code, "teacher": token, "present": "1"})
+    assert [t.value for t in at.text][::2] == ["Student 1", "Student 2", "Student 3"]
+
+
+def test_exercises_resume_link_survives_a_new_session(data):
+    params = {"seed": "12", "count": "3", "level": "zeros"}
+    problems = generate_problems(12, 3, "zeros")
+    at = open_linked_page("lab/views/exercises.py", params)
+    at.button(key="exq_resume_start").click().run()
+    token = at.query_params["resume"]
+    numeric = next(p for p in problems if not p.is_choice)
+    at.text_input(key=f"exq_answer_12-zeros_{numeric.number}").set_value(numeric.answer_text)
+    at.button(key=f"FormSubmitter:exq_form_12-zeros_{numeric.number}-Check").click().run()
+    assert not at.exception
+    again = open_linked_page("lab/views/exercises.py", {**params, "resume": token})  # a restart: a new session
+    assert again.metric[0].value == "1 / 3"
+    bad = open_linked_page("lab/views/exercises.py", {**params, "resume": "x" * 22})
+    assert "No saved answers belong to this resume link" in bad.warning[0].value.replace("\\", "")
+    assert bad.metric[0].value == "0 / 3"
