@@ -7,13 +7,11 @@ tab resumes it), ``?code=C&teacher=TOKEN`` (the teacher's private dashboard)."""
 
 from __future__ import annotations
 
-import io
 import re
 from datetime import datetime
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
 import pandas  # noqa: F401 - imported before any chart or table: see below
-import segno
 import streamlit as st
 
 from lab.classroom import store
@@ -32,6 +30,7 @@ from lab.teaching.exercises import (
     worked_solution,
 )
 from lab.views.classroom_db import client_id, engine
+from lab.views.classwide import qr_png
 from lab.views.common import chart, figure
 from lab.views.presentation import APP_PARAMS, is_presenting
 
@@ -48,6 +47,9 @@ _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$])")
 def plain(text) -> str:
     """Markdown-escape text that may hold user input, so it is shown exactly as typed."""
     return _MD_SPECIAL.sub(r"\\\1", str(text))
+
+
+MAX_QR_LINK = 2000  # characters of a join link a QR code is made for
 
 
 def class_url(**params) -> str:
@@ -67,12 +69,6 @@ def go_to(**params) -> None:
 
 def clock(ts: float | None) -> str:
     return "" if ts is None else datetime.fromtimestamp(ts).strftime("%H:%M:%S")
-
-
-def qr_png(url: str) -> bytes:
-    buffer = io.BytesIO()
-    segno.make(url, error="m").save(buffer, kind="png", scale=10, border=2)
-    return buffer.getvalue()
 
 
 # --- no class yet: join or start -------------------------------------------------------------------
@@ -148,7 +144,12 @@ def join_panel(code: str, token: str, presenting: bool) -> None:
         st.metric("Class code", code)
         st.markdown("**Join link** (students open it, or go to the Class page and type the code):")
         st.code(join_link, language=None, wrap_lines=True)
-        st.image(qr_png(join_link), caption="QR code of the join link", width=320 if presenting else 220)
+        if len(join_link) <= MAX_QR_LINK:
+            st.image(qr_png(join_link), caption="QR code of the join link", width=320 if presenting else 220)
+        else:  # a QR code (error correction M) holds at most 2,331 bytes
+            st.caption(
+                f"No QR code: the join link is longer than {MAX_QR_LINK:,} characters; share the link or the code."
+            )
     with right:
         st.markdown("**Your private teacher link**")
         st.warning(
