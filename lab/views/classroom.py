@@ -427,10 +427,14 @@ def predict_student(state: store.StudentState, code: str, token: str) -> None:
         st.markdown("**The exact answer** (revealed by your teacher):")
         bars = len(spec.tokens)
         if saved:
+            # figures are cached and shared: predictions move in steps of 0.05, many students draw the same one
+            prediction = tuple(float(v) for v in saved[:bars])
+            if spec.source == WORKED_EXAMPLE:  # the probability lab's bars B and C, not a residual
+                fig = figure("binomial_bars", spec.tokens, prediction, state.exact[:bars], "bar")
+            else:
+                fig = figure("prediction_vs_residual", spec.tokens, prediction, state.exact[:bars])
             chart(
-                figure(  # cached and shared: predictions move in steps of 0.05, many students draw the same one
-                    "prediction_vs_residual", spec.tokens, tuple(float(v) for v in saved[:bars]), state.exact[:bars]
-                ),
+                fig,
                 f"cls_truth_{activity.id}",
                 "Bar chart of your prediction beside the exact answer: "
                 + "; ".join(
