@@ -182,6 +182,16 @@ def _class_row(row) -> ClassRow:
     return ClassRow(row.id, row.code, row.name, row.created_at, row.ended_at, row.current_activity, row.version)
 
 
+def _activity_row(row) -> ActivityView | None:
+    """The class's current activity from a joined row (None when the class has none open)."""
+    if row.activity_id is None:
+        return None
+    spec = spec_of(row.kind, row.params)
+    return ActivityView(
+        row.activity_id, row.position, row.kind, spec, row.revealed_at is not None, row.locked_at is not None
+    )
+
+
 _CLASS_COLUMNS = "c.id, c.code, c.name, c.created_at, c.ended_at, c.current_activity, c.version"
 
 
@@ -448,16 +458,7 @@ def _student(conn, code: str, student_token: str):
     klass = _class_row(row)
     if not klass.open:
         raise ClassroomError(f"Class {code} has ended: thank you for taking part.")
-    activity = None
-    if row.activity_id is not None:
-        activity = ActivityView(
-            row.activity_id,
-            row.position,
-            row.kind,
-            spec_of(row.kind, row.params),
-            row.revealed_at is not None,
-            row.locked_at is not None,
-        )
+    activity = _activity_row(row)
     return row, klass, activity
 
 
@@ -653,16 +654,7 @@ def dashboard(engine: Engine, code: str, teacher_token: str) -> Dashboard:
             "was started opens its dashboard."
         )
     klass = _class_row(first)
-    activity = None
-    if first.activity_id is not None:
-        activity = ActivityView(
-            first.activity_id,
-            first.position,
-            first.kind,
-            spec_of(first.kind, first.params),
-            first.revealed_at is not None,
-            first.locked_at is not None,
-        )
+    activity = _activity_row(first)
     names: dict[int, str] = {}
     subs: dict[int, list] = {}
     for row in rows:
