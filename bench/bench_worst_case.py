@@ -21,7 +21,9 @@ from __future__ import annotations
 import argparse
 import functools
 import gc
+import os
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -46,6 +48,7 @@ PAGES = {
     "Blocks": "lab/views/blocks.py",
     "Pitfalls": "lab/views/pitfalls.py",
     "Exercises": "lab/views/exercises.py",
+    "Class": "lab/views/classroom.py",
 }
 
 Action = Callable[[AppTest], object]  # changes widgets (without running); the measured rerun follows
@@ -300,6 +303,43 @@ def _check_answer(text: str) -> Action:
     return act
 
 
+def _press(label: str) -> Action:
+    return lambda at: next(b for b in at.button if b.label == label).click()
+
+
+def _type(label: str, text: str) -> Action:
+    return lambda at: next(t for t in at.text_input if t.label == label).set_value(text)
+
+
+def class_sessions(quick: bool) -> list[Session]:
+    """The Class page: hostile links, a teacher starting a class and opening the largest assignment, a
+    student joining with a wrong code and an over-long name (the class database is a throw-away file)."""
+    teacher = [
+        Step("type a 40-character class name", _type("Class name (optional)", "P" * 40)),
+        Step("start a class", _press("Start a class")),
+        Step("choose an Exercises assignment", setv("radio", "cls_kind", "Exercises assignment")),
+        Step("count = max", setv("number_input", "cls_count", 30)),
+        Step("seed = max", setv("number_input", "cls_seed", 999_999_999)),
+        Step("level zeros", setv("selectbox", "cls_level", "zeros")),
+        Step("open the assignment for the class", _press("Open for the class")),
+        Step("next activity", _press("Next activity")),
+    ]
+    student = [
+        Step("type a wrong code", _type("Class code", "QQQQQQ")),
+        Step("type a 10,000-character name", _type("Your name", "n" * 10_000)),
+        Step("join", _press("Join")),
+    ]
+    sessions = [Session(PAGES["Class"], {}, tuple(teacher)), Session(PAGES["Class"], {}, tuple(student))]
+    for params in (
+        {"code": "x" * 1_000_000},
+        {"code": "ABCDEF", "teacher": "forged"},
+        {"code": "ABCDEF", "student": "y" * 1_000_000},
+        {"code": "<b>inf</b>", "teacher": "nan", "student": "1/0"},
+    ):
+        sessions.append(Session(PAGES["Class"], params, ()))
+    return sessions
+
+
 SWEEPS = {
     "Explorer": explorer_sessions,
     "Binomial lab": binomial_sessions,
@@ -308,6 +348,7 @@ SWEEPS = {
     "Blocks": blocks_sessions,
     "Pitfalls": pitfalls_sessions,
     "Exercises": exercises_sessions,
+    "Class": class_sessions,
 }
 
 
@@ -318,6 +359,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--top", type=int, default=1, help="how many of the slowest interactions to list per page")
     parser.add_argument("--page", action="append", choices=list(SWEEPS), help="only these pages")
     args = parser.parse_args(argv)
+    # the Class page writes to a database: a throw-away one, never the app's own data folder
+    os.environ["RESIDUAL_LAB_DATA"] = tempfile.mkdtemp(prefix="residual-lab-bench-")
+    os.environ.pop("RESIDUAL_LAB_DATABASE_URL", None)
 
     warm = AppTest.from_file(APP, default_timeout=300)  # imports, plotly templates, first script compile
     warm.run()
