@@ -13,6 +13,7 @@ Needs Debian's haproxy: skipped when it is missing, except in CI (CI=true), wher
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import json
 import os
 import random
@@ -132,7 +133,10 @@ async def drive(url: str, run_dir: Path) -> tuple[list[Student], dict[int, str],
 def test_replicas_survive_a_killed_replica(served):
     url, run_dir, proc = served
     before = json.loads((run_dir / "replicas.json").read_text())
-    students, homes, victim, failures = asyncio.run(drive(url, run_dir))
+    # its own thread: Playwright's sync API (the browser tests' session fixture) keeps an event loop running in
+    # this one while the whole test session lasts, and asyncio.run() refuses to start inside it
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        students, homes, victim, failures = pool.submit(asyncio.run, drive(url, run_dir)).result()
 
     assert failures == []
     # the affinity cookie spread the class over both replicas; exactly the killed replica's students reconnected
