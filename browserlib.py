@@ -36,8 +36,18 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def start_streamlit(script: str | Path = "app.py", port: int | None = None, cwd: Path = ROOT, timeout: float = 60):
-    """Start a headless Streamlit server; return (process, base_url) once /_stcore/health says ok."""
+def start_streamlit(
+    script: str | Path = "app.py",
+    port: int | None = None,
+    cwd: Path = ROOT,
+    timeout: float = 60,
+    extra: tuple[str, ...] = (),
+    quiet: bool = False,
+):
+    """Start a headless Streamlit server; return (process, base_url) once /_stcore/health says ok.
+
+    ``extra`` adds options (``--server.disconnectedSessionTTL 10``); ``quiet`` sends the server's log to
+    /dev/null, for long runs whose warnings would fill an unread pipe (a failed start then says less)."""
     port = port or free_port()
     proc = subprocess.Popen(
         [
@@ -56,16 +66,18 @@ def start_streamlit(script: str | Path = "app.py", port: int | None = None, cwd:
             "none",
             "--browser.gatherUsageStats",
             "false",
+            *extra,
         ],
         cwd=cwd,
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
+        stderr=subprocess.DEVNULL if quiet else subprocess.PIPE,
     )
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise RuntimeError(f"streamlit exited with {proc.returncode}: {proc.stderr.read().decode()[-2000:]}")
+            log = "" if quiet else proc.stderr.read().decode()[-2000:]
+            raise RuntimeError(f"streamlit exited with {proc.returncode}: {log}")
         try:
             with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
                 if response.read().decode().strip() == "ok":

@@ -27,7 +27,6 @@ import argparse
 import asyncio
 import os
 import random
-import socket
 import statistics
 import subprocess
 import sys
@@ -42,6 +41,7 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(ROOT))
 
 from bench.loadclient import PAGES, Student, StudentError  # noqa: E402
+from browserlib import start_streamlit, stop_process  # noqa: E402
 
 MAX_SESSIONS = 1000
 MAX_DURATION = 600
@@ -52,47 +52,10 @@ CLK_TCK = os.sysconf("SC_CLK_TCK")
 # --- servers and /proc -----------------------------------------------------------------------------
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def start_server(script: str, ttl: int | None = None, extra: tuple[str, ...] = ()) -> tuple[subprocess.Popen, str]:
+def start_server(script: str, ttl: int | None = None) -> tuple[subprocess.Popen, str]:
     """``streamlit run script`` on a free loopback port from the repository root; (process, base url)."""
-    port = free_port()
-    args = [sys.executable, "-m", "streamlit", "run", script, "--server.headless", "true", "--server.port", str(port)]
-    args += ["--server.address", "127.0.0.1", "--server.fileWatcherType", "none", "--browser.gatherUsageStats", "false"]
-    if ttl is not None:
-        args += ["--server.disconnectedSessionTTL", str(ttl)]
-    proc = subprocess.Popen([*args, *extra], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url = f"http://127.0.0.1:{port}"
-    wait_healthy(url, proc)
-    return proc, url
-
-
-def wait_healthy(url: str, proc: subprocess.Popen | None = None, timeout: float = 60) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc is not None and proc.poll() is not None:
-            raise RuntimeError(f"server exited with code {proc.returncode}")
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-                if response.read().decode().strip() == "ok":
-                    return
-        except OSError:
-            pass
-        time.sleep(0.2)
-    raise RuntimeError(f"{url} did not become healthy within {timeout} s")
-
-
-def stop_server(proc: subprocess.Popen) -> None:
-    proc.terminate()
-    try:
-        proc.wait(timeout=15)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
+    extra = ("--server.disconnectedSessionTTL", str(ttl)) if ttl is not None else ()
+    return start_streamlit(script, extra=extra, quiet=True)
 
 
 def cpu_seconds(pids: list[int]) -> float:
@@ -313,7 +276,7 @@ async def main_async(args) -> int:
         return 1 if failed else 0
     finally:
         for proc in procs:
-            stop_server(proc)
+            stop_process(proc)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -6,6 +6,7 @@ from fractions import Fraction as F
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from random_models import models
 from reference_blocks import chunk_law
 
 from lab.core.blocks import (
@@ -18,7 +19,7 @@ from lab.core.blocks import (
 )
 from lab.core.distance import total_variation
 from lab.core.distributions import from_pairs
-from lab.core.markov import START, MarkovModel, load_model
+from lab.core.markov import START, load_model
 from lab.core.residual import residual_exact
 from lab.core.sampling import make_streams
 
@@ -202,20 +203,6 @@ def test_bad_block_arguments():
 # --- random models ------------------------------------------------------------------------------
 
 
-@st.composite
-def rows(draw, size):
-    """A random exact distribution over `size` tokens (zeros allowed): integer weights normalised."""
-    weights = draw(st.lists(st.integers(0, 4), min_size=size, max_size=size).filter(lambda w: sum(w) > 0))
-    return tuple(F(w, sum(weights)) for w in weights)
-
-
-@st.composite
-def models(draw):
-    size = draw(st.integers(2, 3))
-    target = tuple(draw(rows(size)) for _ in range(size + 1))
-    draft = tuple(draw(rows(size)) for _ in range(size + 1))
-    vocab = tuple("abc"[:size])
-    return MarkovModel("random", "random", "", vocab, target, draft)
 
 
 @settings(max_examples=60, deadline=None)

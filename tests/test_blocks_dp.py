@@ -7,6 +7,7 @@ from fractions import Fraction as F
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from random_models import models
 from reference_blocks import enumerated_law
 
 from lab.core.blocks import (
@@ -175,18 +176,6 @@ def test_allow_large_lifts_the_limits():
 # --- random models ------------------------------------------------------------------------------
 
 
-@st.composite
-def rows(draw, size):
-    weights = draw(st.lists(st.integers(0, 4), min_size=size, max_size=size).filter(lambda w: sum(w) > 0))
-    return tuple(F(w, sum(weights)) for w in weights)
-
-
-@st.composite
-def models(draw):
-    size = draw(st.integers(2, 3))
-    target = tuple(draw(rows(size)) for _ in range(size + 1))
-    draft = tuple(draw(rows(size)) for _ in range(size + 1))
-    return MarkovModel("random", "random", "", tuple("abc"[:size]), target, draft)
 
 
 @settings(max_examples=40, deadline=None)
