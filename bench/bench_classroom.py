@@ -198,6 +198,12 @@ async def student_session(
             kind = msg.WhichOneof("type")
             if kind == "navigation":  # the page that ran (st.navigation): a browser sends its hash back
                 page["hash"] = msg.navigation.page_script_hash
+            elif kind == "new_session" and not msg.metadata.run.fragment_ids:
+                # a full run starts: the browser clears its fragment timers and sets them again from this run's
+                # auto_rerun messages (a fragment's id changes when the elements above it change: after Submit)
+                for task in timers.values():
+                    task.cancel()
+                timers.clear()
             elif kind == "auto_rerun" and msg.auto_rerun.fragment_id not in timers:
                 timers[msg.auto_rerun.fragment_id] = asyncio.create_task(
                     auto(msg.auto_rerun.fragment_id, msg.auto_rerun.interval)
