@@ -148,7 +148,7 @@ async def student_session(
         page = {"hash": ""}  # the current page's script hash, as a browser sends it back
         ids: dict[str, str] = {}  # widget label -> id
         values: dict[str, float] = {}  # widget id -> the value typed: a browser sends it with every rerun
-        sent = {"at": None, "done": False}
+        sent = {"at": None, "done": False, "fragment_pending": False}
 
         async def press_submit():
             offset, _values, go = submit
@@ -167,6 +167,8 @@ async def student_session(
                 widget.id, widget.double_value = ids[label], value
             button = msg.rerun_script.widget_states.widgets.add()
             button.id, button.trigger_value = ids["Submit"], True
+            if sent["fragment_pending"]:  # the race a click must survive: a timed fragment rerun still unanswered
+                counters["sent during a fragment rerun"] = counters.get("sent during a fragment rerun", 0) + 1
             sent["at"] = time.monotonic()
             counters["sent"] = counters.get("sent", 0) + 1
             await ws.send(msg.SerializeToString())
@@ -185,6 +187,7 @@ async def student_session(
                 for widget_id, value in values.items():
                     widget = msg.rerun_script.widget_states.widgets.add()
                     widget.id, widget.double_value = widget_id, value
+                sent["fragment_pending"] = True
                 await ws.send(msg.SerializeToString())
                 counters["fragment_runs"] += 1
 
@@ -209,6 +212,7 @@ async def student_session(
                     auto(msg.auto_rerun.fragment_id, msg.auto_rerun.interval)
                 )
             elif kind == "script_finished":
+                sent["fragment_pending"] = False  # answered, or dropped by the full run that finished
                 counters["finished"] += 1
                 sent["loaded"] = True
                 if sent["at"] and msg.script_finished == 0:
@@ -312,6 +316,7 @@ def page_submit_bench(db_url: str | None, students: int, window: float) -> dict:
             "server cores meanwhile": f"{cores:.2f}",
             "errors drawn on pages": counters["errors"],
             "sent": counters.get("sent", 0),
+            "sent during a fragment rerun": counters.get("sent during a fragment rerun", 0),
             "lost after a full run": counters.get("lost after a full run", 0),
             "lost, no full run after sending": counters.get("lost, no full run after sending", 0),
             "alerts": str({k: v for k, v in counters.get("alerts", {}).items() if "Saved at" not in k})[:300],
