@@ -6,9 +6,12 @@ the page benchmark (bench/bench_pages.py); it sits at the top of the repository 
 
 from __future__ import annotations
 
+import atexit
+import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -46,9 +49,17 @@ def start_streamlit(
 ):
     """Start a headless Streamlit server; return (process, base_url) once /_stcore/health says ok.
 
-    ``extra`` adds options (``--server.disconnectedSessionTTL 10``); ``quiet`` sends the server's log to
-    /dev/null, for long runs whose warnings would fill an unread pipe (a failed start then says less)."""
+    ``extra`` adds options (``--server.disconnectedSessionTTL 10``). The server's log (stderr) goes to a file,
+    read with ``server_log(proc)`` (``quiet``: to /dev/null), never to a pipe nobody reads while the server runs:
+    a full pipe (64 KiB) blocks the server's event loop on its next log line, and every session then stops
+    getting answers (seen with 300 sessions in bench/bench_classroom.py, where Streamlit logged a line for each
+    timed fragment rerun that arrived during a full run)."""
     port = port or free_port()
+    log_fd, log_path = tempfile.mkstemp(prefix="streamlit-server-", suffix=".log")
+    atexit.register(_remove, log_path)
+    if quiet:
+        os.close(log_fd)
+        log_fd = subprocess.DEVNULL
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -70,14 +81,16 @@ def start_streamlit(
         ],
         cwd=cwd,
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL if quiet else subprocess.PIPE,
+        stderr=log_fd,
     )
+    if not quiet:
+        os.close(log_fd)
+    proc.log_path = log_path
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            log = "" if quiet else proc.stderr.read().decode()[-2000:]
-            raise RuntimeError(f"streamlit exited with {proc.returncode}: {log}")
+            raise RuntimeError(f"streamlit exited with {proc.returncode}: {server_log(proc)[-2000:]}")
         try:
             with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
                 if response.read().decode().strip() == "ok":
@@ -87,6 +100,15 @@ def start_streamlit(
         time.sleep(0.2)
     stop_process(proc)
     raise RuntimeError(f"streamlit did not become healthy on port {port} within {timeout} s")
+
+
+def _remove(path: str) -> None:
+    Path(path).unlink(missing_ok=True)
+
+
+def server_log(proc: subprocess.Popen) -> str:
+    """What a server started by start_streamlit wrote to stderr so far."""
+    return Path(proc.log_path).read_text(errors="replace")
 
 
 def stop_process(proc: subprocess.Popen) -> None:
