@@ -39,7 +39,7 @@ from lab.views.presentation import APP_PARAMS, is_presenting
 # start), plotly could see a half-initialised pandas module from another session's thread and fail
 # (AttributeError: partially initialized module 'pandas'; seen in the browser test).
 URL_PATH = "class"
-FOLLOW_EVERY_S = 3.0  # a student's page checks the class version this often (cost: bench/bench_classroom.py)
+FOLLOW_EVERY_S = 5.0  # a student's page checks the class version this often (cost: bench/bench_classroom.py)
 DASHBOARD_EVERY_S = 2.0
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$])")
 
