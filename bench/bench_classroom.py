@@ -51,6 +51,17 @@ from lab.classroom import store  # noqa: E402
 from lab.classroom.db import make_engine, metadata  # noqa: E402
 
 
+def submit_times(seconds: list[float]) -> dict:
+    """p50, p95 and max of the submit latencies, as table cells ('-' when there are none)."""
+    if not seconds:
+        return {"submit p50 (s)": "-", "submit p95 (s)": "-", "submit max (s)": "-"}
+    return {
+        "submit p50 (s)": f"{statistics.median(seconds):.3f}",
+        "submit p95 (s)": f"{percentile(seconds, 0.95):.3f}",
+        "submit max (s)": f"{max(seconds):.3f}",
+    }
+
+
 def percentile(values, q):
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
@@ -111,9 +122,7 @@ def storage_bench(url: str, students: int, window: float) -> dict:
         "distinct students": distinct,
         "dashboard shows": f"{board.submitted} of {board.joined}",
         "dashboard after last (s)": f"{shown_after:.3f}",
-        "submit p50 (s)": f"{statistics.median(latencies):.3f}" if latencies else "-",
-        "submit p95 (s)": f"{percentile(latencies, 0.95):.3f}" if latencies else "-",
-        "submit max (s)": f"{max(latencies):.3f}" if latencies else "-",
+        **submit_times(latencies),
         "first failure": failures[0][:80] if failures else "",
     }
 
@@ -311,9 +320,7 @@ def page_submit_bench(db_url: str | None, students: int, window: float) -> dict:
             "distinct students": distinct,
             "dashboard shows": f"{board.submitted} of {board.joined}",
             "dashboard query after last (s)": f"{shown_after:.3f}",
-            "submit p50 (s)": f"{statistics.median(saved):.3f}" if saved else "-",
-            "submit p95 (s)": f"{percentile(saved, 0.95):.3f}" if saved else "-",
-            "submit max (s)": f"{max(saved):.3f}" if saved else "-",
+            **submit_times(saved),
             "server cores meanwhile": f"{cores:.2f}",
             "bench client cores meanwhile": f"{own:.2f}",  # near 1: the one-process client itself is the bottleneck
             "errors drawn on pages": counters["errors"],

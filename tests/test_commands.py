@@ -262,24 +262,21 @@ def _run_command_with(python: Path, tmp_path: Path) -> subprocess.CompletedProce
     return done
 
 
-def test_missing_ensurepip_names_python3_venv(tmp_path):
+@pytest.mark.parametrize(
+    ("sitecustomize", "first_words"),
+    [
+        # As on Debian without python3-venv: the ensurepip module is absent.
+        ('import sys\nsys.modules["ensurepip"] = None\n', "python3-venv is missing: sudo apt-get install python3-venv"),
+        ('import sys\nsys.version_info = (3, 9, 18, "final", 0)\n', "Python 3.11 or newer is needed, found 3.9"),
+    ],
+    ids=["missing-ensurepip", "python-3.9"],
+)
+def test_a_missing_prerequisite_is_one_named_line(tmp_path, sitecustomize, first_words):
     _need(DEBIAN_PYTHON.exists(), f"needs Debian's {DEBIAN_PYTHON}")
-    # As on Debian without python3-venv: the ensurepip module is absent.
-    python = _fake_python(tmp_path, 'import sys\nsys.modules["ensurepip"] = None\n')
+    python = _fake_python(tmp_path, sitecustomize)
     done = _run_command_with(python, tmp_path)
     assert done.returncode == 1
     lines = done.stderr.splitlines()
     assert len(lines) == 1, done.stderr
-    assert lines[0].startswith("python3-venv is missing: sudo apt-get install python3-venv")
-    assert done.stdout == ""
-
-
-def test_python_older_than_3_11_is_named(tmp_path):
-    _need(DEBIAN_PYTHON.exists(), f"needs Debian's {DEBIAN_PYTHON}")
-    python = _fake_python(tmp_path, 'import sys\nsys.version_info = (3, 9, 18, "final", 0)\n')
-    done = _run_command_with(python, tmp_path)
-    assert done.returncode == 1
-    lines = done.stderr.splitlines()
-    assert len(lines) == 1, done.stderr
-    assert lines[0].startswith("Python 3.11 or newer is needed, found 3.9")
+    assert lines[0].startswith(first_words)
     assert done.stdout == ""
