@@ -2,6 +2,7 @@
 
 from pathlib import Path
 
+import pandas  # noqa: F401 - see below
 import streamlit as st
 
 from lab.views import widget_guard
@@ -12,6 +13,10 @@ from lab.views.presentation import apply_presentation_style, presentation_toggle
 # empty box where no emoji font is installed. The ":material/…" icons of the navigation are drawn with the font
 # Streamlit ships (no request; only a page icon is fetched as an image), so they stay. tests/browser/
 # test_hostile_links_browser.py checks that no request leaves the app's origin on any page.
+# pandas is imported by the entry point, before any page runs, because plotly and st.table import it lazily:
+# when many students' pages draw their first chart or table at the same moment (a class joining or a reveal
+# right after a server start), plotly could see a half-initialised pandas module from another session's
+# thread and fail (AttributeError: partially initialized module 'pandas'; seen in the Class browser test).
 FAVICON = str(Path(__file__).resolve().parent / "assets" / "favicon.png")
 widget_guard.install()  # widget values a browser never sends: replaced before Streamlit deserializes them
 st.set_page_config(page_title="Residual Lab", page_icon=FAVICON, layout="wide")

@@ -11,7 +11,6 @@ import re
 from datetime import datetime
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
-import pandas  # noqa: F401 - imported before any chart or table: see below
 import streamlit as st
 
 from lab.classroom import store
@@ -34,10 +33,6 @@ from lab.views.classwide import qr_png
 from lab.views.common import chart, figure
 from lab.views.presentation import APP_PARAMS, is_presenting
 
-# pandas is imported here, under Python's import lock, because plotly and st.table import it lazily: when
-# many students' pages draw their first chart and table at the same moment (a reveal right after a server
-# start), plotly could see a half-initialised pandas module from another session's thread and fail
-# (AttributeError: partially initialized module 'pandas'; seen in the browser test).
 URL_PATH = "class"
 FOLLOW_EVERY_S = 5.0  # a student's page checks the class version this often (cost: bench/bench_classroom.py)
 DASHBOARD_EVERY_S = 2.0
