@@ -12,7 +12,7 @@ from __future__ import annotations
 import streamlit as st
 
 from lab.charts.palette import MUTED_ROW_CSS
-from lab.core.blocks import MAX_BLOCK, MAX_LENGTH, MAX_OUTCOMES, compare_laws, run_block
+from lab.core.blocks import MAX_BLOCK, MAX_LENGTH, MAX_OUTCOMES, run_block
 from lab.core.display import exact_text, markdown_escape
 from lab.core.distributions import LabInputError
 from lab.core.formatting import both_text, decimal_text
@@ -21,15 +21,10 @@ from lab.core.sampling import make_streams
 from lab.core.speedup import NO_BEST_GAMMA, acceptance_rate, best_gamma, speedup_curve
 from lab.core.variants import VARIANT_NAMES, VARIANTS
 from lab.models.blocks import BlocksModel
+from lab.views.classwide import exact_comparison
 from lab.views.common import chart, controls_model, figure, refuse_link_values, show_link_warnings
 
 S = st.session_state
-
-
-@st.cache_data(max_entries=128, show_spinner="Computing the exact law…")
-def exact_comparison(model_name: str, block: int, length: int, variant_name: str):
-    """The exact law comparison (a forward pass over at most MAX_OUTCOMES sequences: well under a second)."""
-    return compare_laws(load_model(model_name), block, length, variant_name)
 
 
 DEFAULT_MODEL = "markov-three"

@@ -28,7 +28,7 @@ from lab.teaching.exercises import (
     PREDICT_STEP,
     worked_solution,
 )
-from lab.views.classroom_db import client_id, engine
+from lab.views.classroom_db import class_version, client_id, engine
 from lab.views.classwide import qr_png
 from lab.views.common import chart, figure
 from lab.views.presentation import APP_PARAMS, is_presenting
@@ -333,17 +333,10 @@ def teacher_page(code: str, token: str) -> None:
 # --- student ----------------------------------------------------------------------------------------
 
 
-@st.cache_data(ttl=1, show_spinner=False, max_entries=1000)
-def _class_version(code: str):
-    """The class-state version, shared by every student's page for a second (one small query a second per
-    class, whatever the number of students)."""
-    return store.class_version(engine(), code)
-
-
 def follow(code: str, drawn_version: int) -> None:
     """Runs every FOLLOW_EVERY_S seconds; reruns the whole page only when the teacher changed something since
     this page was drawn (versions only grow; the shared cached value may lag the page by up to a second)."""
-    current = _class_version(code)
+    current = class_version(code)
     if current is None or not current[1] or current[0] > drawn_version:
         st.rerun()
 

@@ -11,6 +11,7 @@ import os
 
 import streamlit as st
 
+from lab.classroom import store
 from lab.classroom.db import URL_ENV, database_url, prepare
 
 
@@ -45,3 +46,12 @@ def client_id() -> str:
         if forwarded:
             return forwarded
     return address or "local"
+
+
+# Defined in a module, not in a page script: a cache decorator in a page script is created again on every run
+# of the page (reading and hashing the function's source each time).
+@st.cache_data(ttl=1, show_spinner=False, max_entries=1000)
+def class_version(code: str):
+    """The class-state version, shared by every student's page for a second (one small query a second per
+    class, whatever the number of students)."""
+    return store.class_version(engine(), code)

@@ -5,6 +5,9 @@ problems and exact answers, the downloads built from them and the QR code of the
 of them. Computing them once, instead of once per student and per rerun, takes that work out of every first
 load. Everything returned by a ``cache_resource`` function here is shared between sessions and must not be
 modified (the problems are frozen dataclasses, the tables are read-only Arrow tables).
+
+The pages' other shared computations live here too, rather than in the page scripts: a cache decorator in a
+page script is created again on every run of the page (reading and hashing the function's source each time).
 """
 
 from __future__ import annotations
@@ -15,7 +18,9 @@ import pyarrow as pa
 import segno
 import streamlit as st
 
+from lab.core.blocks import compare_laws
 from lab.core.formatting import both_text
+from lab.core.markov import load_model
 from lab.teaching.exercises import generate_predictions, generate_problems
 from lab.teaching.exports import (
     answer_key_csv,
@@ -24,6 +29,7 @@ from lab.teaching.exports import (
     worksheet_html,
     worksheet_markdown,
 )
+from lab.teaching.numerics import tiny_z_family
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
@@ -63,3 +69,15 @@ def pq_table(tokens: tuple, p: tuple, q: tuple) -> pa.Table:
             "q": [both_text(v, 3) for v in q],
         }
     )
+
+
+@st.cache_data(max_entries=128, show_spinner="Computing the exact law…")
+def exact_comparison(model_name: str, block: int, length: int, variant_name: str):
+    """The exact law comparison (a forward pass over at most MAX_OUTCOMES sequences: well under a second)."""
+    return compare_laws(load_model(model_name), block, length, variant_name)
+
+
+@st.cache_data(show_spinner=False)
+def tiny_z_cases(low: int, high: int):
+    """The Numerics page's tiny-Z family for gaps 1e-low … 1e-high."""
+    return tiny_z_family(range(low, high + 1))

@@ -13,9 +13,9 @@ from lab.teaching.numerics import (
     backend_report,
     branch_cases,
     stated_tolerances,
-    tiny_z_family,
 )
 from lab.teaching.processing import Processing, processed_step_from_text
+from lab.views.classwide import tiny_z_cases
 from lab.views.common import chart, controls_model, figure
 
 DEFAULTS = NumericsModel()
@@ -27,11 +27,6 @@ def sci(value) -> str:
 
 def vector(values, digits: int = 10) -> str:
     return vector_text(values, digits, missing="—")
-
-
-@st.cache_data(show_spinner=False)
-def family(low: int, high: int):
-    return tiny_z_family(range(low, high + 1))
 
 
 st.title("Numerics")
@@ -56,7 +51,7 @@ st.slider(
     step=1,
 )
 low, high = controls_model(NumericsModel, "numerics_state").gaps
-cases = family(low, high)
+cases = tiny_z_cases(low, high)
 st.dataframe(
     {
         "gap = exact Z": [c.gap_text for c in cases],

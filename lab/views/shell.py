@@ -1,0 +1,48 @@
+"""The app's frame, built once per server process: the navigation's pages and the browser-tab icon.
+
+app.py runs again for every full page run of every student, so work that is the same each time is done
+here once. Creating an ``st.Page`` from a file name resolves the path (a system call per path component,
+for each of the eight pages, on every run), and a page icon given as a file is read and registered with
+the media store on every run; under a class opening the link together, system calls are the slowest
+part of a run, because each one hands the interpreter to another session's thread.
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+from pathlib import Path
+
+import streamlit as st
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# A file shipped with the app (not a ":material/…" or emoji icon, see app.py), as a data URL: Streamlit
+# passes data URLs through as they are.
+FAVICON = "data:image/png;base64," + base64.b64encode((ROOT / "assets" / "favicon.png").read_bytes()).decode()
+
+# (file, title, icon, url path); the first page is the default one, served at "/".
+PAGES = (
+    ("lab/views/explorer.py", "Residual explorer", ":material/bar_chart:", "explorer"),
+    ("lab/views/binomial_lab.py", "Binomial lab", ":material/casino:", "binomial-lab"),
+    ("lab/views/numerics.py", "Numerics", ":material/calculate:", "numerics"),
+    ("lab/views/sampling.py", "Sampling lab", ":material/scatter_plot:", "sampling"),
+    ("lab/views/blocks.py", "Blocks", ":material/view_week:", "blocks"),
+    ("lab/views/pitfalls.py", "Pitfalls", ":material/bug_report:", "pitfalls"),
+    ("lab/views/exercises.py", "Exercises", ":material/school:", "exercises"),
+    ("lab/views/classroom.py", "Class", ":material/groups:", "class"),
+)
+
+
+@st.cache_resource(show_spinner=False)
+def _page_prototypes() -> tuple:
+    return tuple(
+        st.Page(path, title=title, icon=icon, url_path=url_path, default=i == 0)
+        for i, (path, title, icon, url_path) in enumerate(PAGES)
+    )
+
+
+def pages() -> list:
+    """This run's pages: copies of pages made once (st.navigation marks the page it returns as callable
+    and running it clears the mark, so sessions running at the same moment must not share the objects)."""
+    return [copy.copy(page) for page in _page_prototypes()]
