@@ -57,14 +57,22 @@ def _residual_cases(cases):
     cases.append(
         (
             "worked_example_stack",
-            (tuple(r.token for r in partial.rows), *([getattr(r, a) for r in partial.rows] for a in ("accepted", "correction", "target"))),
+            (
+                tuple(r.token for r in partial.rows),
+                *([getattr(r, a) for r in partial.rows] for a in ("accepted", "correction", "target")),
+            ),
         )
     )
 
 
 def _sampling_cases(cases):
-    for name, steps, seed in (("bernoulli-residual", 1000, 1), ("equal-distributions", 100, 2), ("eight-words", 10_000, 3),
-                              ("disjoint-support", 500, 4), ("one-hot-draft", 200, 5)):
+    for name, steps, seed in (
+        ("bernoulli-residual", 1000, 1),
+        ("equal-distributions", 100, 2),
+        ("eight-words", 10_000, 3),
+        ("disjoint-support", 500, 4),
+        ("one-hot-draft", 200, 5),
+    ):
         scenario = load_scenario(name)
         tokens = scenario.p.tokens
         sim = simulate_steps(scenario.p, scenario.q, steps, seed)
@@ -80,8 +88,12 @@ def _sampling_cases(cases):
         cases.append(("convergence", (tuple(ns), tuple(distances))))
     cases.append(("convergence", ((100, 1000), (0.0, 0.0))))  # no positive distance: no guide
     cases.append(("empirical_vs_target", (["A", "B"], [F(1, 4), F(3, 4)], [0.25, 0.5], [0.0, 0.25])))
-    for model_name, k in (("markov-three", 3), ("equal-distributions", 2), ("markov-tiny-sentences", 5),
-                          ("bernoulli-residual", 1)):
+    for model_name, k in (
+        ("markov-three", 3),
+        ("equal-distributions", 2),
+        ("markov-tiny-sentences", 5),
+        ("bernoulli-residual", 1),
+    ):
         model = load_model(model_name)
         for seed in range(4):
             trace = run_block(model, k, START, make_streams(seed))
@@ -115,13 +127,18 @@ def _pitfall_cases(cases):
             laws["propose q′, check q′ (correct)"] = step.correct_law
         if step.mismatch_law is not None:
             laws["propose q′, check q (unprocessed-draft)"] = step.mismatch_law
-        cases.append(("law_vs_target", (step.tokens, step.p, laws, "Output law against the processed target p′", "target p′")))
+        cases.append(
+            ("law_vs_target", (step.tokens, step.p, laws, "Output law against the processed target p′", "target p′"))
+        )
     for model_name in ("markov-three", "bernoulli-residual", "equal-distributions", "markov-draft-misses"):
         report = mistakes(model_name)
         for variant in ("correct", "epsilon-floor", "resample-from-p"):
             result = report.laws[variant]
             cases.append(
-                ("law_vs_target", (report.outcomes, report.target, {f"{variant} law": result.law}, f"{variant}: output law"))
+                (
+                    "law_vs_target",
+                    (report.outcomes, report.target, {f"{variant} law": result.law}, f"{variant}: output law"),
+                )
             )
         names = list(report.laws)
         cases.append(("tv_by_variant", (names, [report.laws[n].tv_distance for n in names])))

@@ -8,6 +8,7 @@ from fractions import Fraction
 
 import plotly.graph_objects as go
 
+from lab.charts import base
 from lab.charts.palette import BOX_FILL, CORRECTION, GRID, PAPER, PREDICTION, TARGET
 from lab.core.formatting import fraction_text
 
@@ -22,25 +23,26 @@ def class_predictions_figure(
     """One strip (every prediction as a dot, jittered) with a box per field; the class mean as a solid blue
     line across the box; ``exact`` (only after the reveal) as a dashed purple line across the box and a
     diamond labelled with the fraction beside it. Category i sits at x = i (ticks carry the field names)."""
-    fig = go.Figure()
+    traces = []
     half = 0.18  # half the width of a box, in category units (category i sits at x = i)
     for i, column in enumerate(values):
-        fig.add_trace(
-            go.Box(
-                x=[i] * len(column),
-                y=list(column),
-                name="predictions",
-                legendgroup="predictions",
-                showlegend=i == 0,
-                boxpoints="all",
-                jitter=0.6,
-                pointpos=0,
-                width=2 * half,
-                marker={"color": PREDICTION, "size": 9, "opacity": 0.75, "line": {"color": PAPER, "width": 1}},
-                line={"color": PREDICTION, "width": 1.5},
-                fillcolor=BOX_FILL,
-                hoverinfo="y",
-            )
+        traces.append(
+            {
+                "type": "box",
+                "x": [i] * len(column),
+                "y": list(column),
+                "name": "predictions",
+                "legendgroup": "predictions",
+                "showlegend": i == 0,
+                "boxpoints": "all",
+                "jitter": 0.6,
+                "pointpos": 0,
+                "width": 2 * half,
+                "marker": {"color": PREDICTION, "size": 9, "opacity": 0.75, "line": {"color": PAPER, "width": 1}},
+                "line": {"color": PREDICTION, "width": 1.5},
+                "fillcolor": BOX_FILL,
+                "hoverinfo": "y",
+            }
         )
 
     def segments(points):  # a horizontal segment across each box, as one line trace with gaps
@@ -53,57 +55,66 @@ def class_predictions_figure(
     shown = [(i, m) for i, m in enumerate(means) if m is not None]
     if shown:
         xs, ys = segments(shown)
-        fig.add_trace(
-            go.Scatter(
-                x=xs, y=ys, mode="lines", name="class mean", line={"color": TARGET, "width": 4}, hoverinfo="skip"
-            )
+        traces.append(
+            {
+                "type": "scatter",
+                "x": xs,
+                "y": ys,
+                "mode": "lines",
+                "name": "class mean",
+                "line": {"color": TARGET, "width": 4},
+                "hoverinfo": "skip",
+            }
         )
-        fig.add_trace(
-            go.Scatter(
-                x=[i - half - 0.06 for i, _ in shown],
-                y=[m for _, m in shown],
-                mode="text",
-                text=[f"mean {m:.2f}" for _, m in shown],
-                textposition="middle left",
-                textfont={"color": TARGET, "size": 14},
-                showlegend=False,
-                hoverinfo="skip",
-            )
+        traces.append(
+            {
+                "type": "scatter",
+                "x": [i - half - 0.06 for i, _ in shown],
+                "y": [m for _, m in shown],
+                "mode": "text",
+                "text": [f"mean {m:.2f}" for _, m in shown],
+                "textposition": "middle left",
+                "textfont": {"color": TARGET, "size": 14},
+                "showlegend": False,
+                "hoverinfo": "skip",
+            }
         )
     if exact is not None:
         xs, ys = segments([(i, float(v)) for i, v in enumerate(exact)])
-        fig.add_trace(
-            go.Scatter(
-                x=xs,
-                y=ys,
-                mode="lines",
-                name="exact answer",
-                legendgroup="exact",
-                line={"color": CORRECTION, "width": 3, "dash": "dash"},
-                hoverinfo="skip",
-            )
+        traces.append(
+            {
+                "type": "scatter",
+                "x": xs,
+                "y": ys,
+                "mode": "lines",
+                "name": "exact answer",
+                "legendgroup": "exact",
+                "line": {"color": CORRECTION, "width": 3, "dash": "dash"},
+                "hoverinfo": "skip",
+            }
         )
-        fig.add_trace(
-            go.Scatter(
-                x=[i + half + 0.08 for i in range(len(exact))],
-                y=[float(v) for v in exact],
-                mode="markers+text",
-                name="exact answer",
-                legendgroup="exact",
-                showlegend=False,
-                marker={"symbol": "diamond", "size": 16, "color": CORRECTION, "line": {"color": PAPER, "width": 2}},
-                text=[f"exact {fraction_text(v)}" for v in exact],
-                textposition="middle right",
-                textfont={"color": CORRECTION, "size": 15},
-                hoverinfo="skip",
-            )
+        traces.append(
+            {
+                "type": "scatter",
+                "x": [i + half + 0.08 for i in range(len(exact))],
+                "y": [float(v) for v in exact],
+                "mode": "markers+text",
+                "name": "exact answer",
+                "legendgroup": "exact",
+                "showlegend": False,
+                "marker": {"symbol": "diamond", "size": 16, "color": CORRECTION, "line": {"color": PAPER, "width": 2}},
+                "text": [f"exact {fraction_text(v)}" for v in exact],
+                "textposition": "middle right",
+                "textfont": {"color": CORRECTION, "size": 15},
+                "hoverinfo": "skip",
+            }
         )
     n = len(fields)
-    fig.update_layout(
-        height=height,
-        margin={"l": 50, "r": 20, "t": 30, "b": 40},
-        yaxis={"range": [-0.03, 1.03], "title": "predicted value", "dtick": 0.25, "gridcolor": GRID},
-        xaxis={
+    layout = {
+        "height": height,
+        "margin": {"l": 50, "r": 20, "t": 30, "b": 40},
+        "yaxis": {"range": [-0.03, 1.03], "title": {"text": "predicted value"}, "dtick": 0.25, "gridcolor": GRID},
+        "xaxis": {
             "tickmode": "array",
             "tickvals": list(range(n)),
             "ticktext": list(fields),
@@ -112,9 +123,9 @@ def class_predictions_figure(
             "zeroline": False,
             "tickfont": {"size": 15},
         },
-        legend={"orientation": "h", "y": 1.08, "x": 0},
-        plot_bgcolor=PAPER,
-        paper_bgcolor=PAPER,
-        boxmode="overlay",
-    )
-    return fig
+        "legend": {"orientation": "h", "y": 1.08, "x": 0},
+        "plot_bgcolor": PAPER,
+        "paper_bgcolor": PAPER,
+        "boxmode": "overlay",
+    }
+    return base.figure(traces, layout)

@@ -31,25 +31,26 @@ def _hover(value) -> str:
     return f"{float(value):.17g}"
 
 
-def _bar(name: str, x, values, color: str, pattern: str) -> go.Bar:
+def _bar(name: str, x, values, color: str, pattern: str) -> dict:
     return base.bar(name, x, values, color=color, pattern=pattern, hover=_hover, label_size=base.SMALL_LABEL_SIZE)
 
 
-def _layout(fig: go.Figure, title: str, y_max: float, x_title: str = "") -> go.Figure:
-    base.layout(
-        fig,
-        title,
-        height=HEIGHT,
-        margin={"l": 55, "r": 10, "t": 50, "b": 50},
-        legend=LEGEND,
-        legend_size=base.SMALL_LABEL_SIZE,
-        title_size=base.SMALL_TITLE_SIZE,
-        barmode="group",
-        bargap=0.2,
-    )
-    base.value_axes(fig, x_title, "probability", max(y_max, 1e-9), category=True)
-    fig.update_xaxes(automargin=True)
-    return fig
+def _layout(title: str, y_max: float, x_title: str = "") -> dict:
+    layout = {
+        **base.layout(
+            title,
+            height=HEIGHT,
+            margin={"l": 55, "r": 10, "t": 50, "b": 50},
+            legend=LEGEND,
+            legend_size=base.SMALL_LABEL_SIZE,
+            title_size=base.SMALL_TITLE_SIZE,
+            barmode="group",
+            bargap=0.2,
+        ),
+        **base.value_axes(x_title, "probability", max(y_max, 1e-9), category=True),
+    }
+    layout["xaxis"]["automargin"] = True
+    return layout
 
 
 # --- Numerics -------------------------------------------------------------------------------------------
@@ -76,93 +77,92 @@ def error_vs_z(cases: Sequence[TinyZCase]) -> go.Figure:
     lists them); cases where the float Z came out 0 (the rejection branch lost) are marked at
     error 1 with their own symbol.
     """
-    fig = go.Figure()
+    traces = []
     zs = sorted(float(c.exact_z) for c in cases)
     for dtype, color, symbol, dash, eps in (
         ("float64", FLOAT64_COLOR, "circle", "solid", FLOAT64_EPS),
         ("float32", palette.FLOAT32, "square", "dash", FLOAT32_EPS),
     ):
         xs, ys, lost = _error_points(cases, dtype)
-        fig.add_trace(
-            go.Scatter(
-                name=f"{dtype} error of r",
-                x=xs,
-                y=ys,
-                mode="lines+markers",
-                line={"color": color, "dash": dash, "width": 2.5},
-                marker={"symbol": symbol, "size": 10, "color": color},
-                hovertemplate=f"{dtype}<br>Z = %{{x:.1e}}<br>max |r - r_exact| = %{{y:.3e}}<extra></extra>",
-            )
+        traces.append(
+            {
+                "type": "scatter",
+                "name": f"{dtype} error of r",
+                "x": xs,
+                "y": ys,
+                "mode": "lines+markers",
+                "line": {"color": color, "dash": dash, "width": 2.5},
+                "marker": {"symbol": symbol, "size": 10, "color": color},
+                "hovertemplate": f"{dtype}<br>Z = %{{x:.1e}}<br>max |r - r_exact| = %{{y:.3e}}<extra></extra>",
+            }
         )
         if zs:
-            guide = [min(eps / z, 1.0) for z in zs]
-            fig.add_trace(
-                go.Scatter(
-                    name="eps / Z guides (float64, float32)",
-                    legendgroup="guides",
-                    showlegend=dtype == "float64",
-                    x=zs,
-                    y=guide,
-                    mode="lines",
-                    line={
+            traces.append(
+                {
+                    "type": "scatter",
+                    "name": "eps / Z guides (float64, float32)",
+                    "legendgroup": "guides",
+                    "showlegend": dtype == "float64",
+                    "x": zs,
+                    "y": [min(eps / z, 1.0) for z in zs],
+                    "mode": "lines",
+                    "line": {
                         "color": palette.GUIDE if dtype == "float64" else palette.LIGHT_GUIDE,
                         "dash": "dot",
                         "width": 1.5,
                     },
-                    hovertemplate=f"{dtype} eps / Z<br>Z = %{{x:.1e}}: %{{y:.2e}}<extra></extra>",
-                )
+                    "hovertemplate": f"{dtype} eps / Z<br>Z = %{{x:.1e}}: %{{y:.2e}}<extra></extra>",
+                }
             )
         if lost:
-            fig.add_trace(
-                go.Scatter(
-                    name=f"{dtype}: float Z = 0, branch lost",
-                    x=lost,
-                    y=[1.0] * len(lost),
-                    mode="markers",
-                    marker={"symbol": "x", "size": 12, "color": color, "line": {"width": 1}},
-                    hovertemplate=f"{dtype}: Z rounded to 0 at exact Z = %{{x:.1e}}<extra></extra>",
-                )
+            traces.append(
+                {
+                    "type": "scatter",
+                    "name": f"{dtype}: float Z = 0, branch lost",
+                    "x": lost,
+                    "y": [1.0] * len(lost),
+                    "mode": "markers",
+                    "marker": {"symbol": "x", "size": 12, "color": color, "line": {"width": 1}},
+                    "hovertemplate": f"{dtype}: Z rounded to 0 at exact Z = %{{x:.1e}}<extra></extra>",
+                }
             )
-    base.layout(
-        fig,
+    layout = base.layout(
         "Error of r against the exact residual, by Z (log-log)",
         height=HEIGHT + 120,
         margin={"l": 70, "r": 10, "t": 50, "b": 55},
         legend=LEGEND,
         legend_size=base.SMALL_LABEL_SIZE,
         title_size=base.SMALL_TITLE_SIZE,
+        xaxis={
+            "title": {"text": "exact Z (rejection probability)", "standoff": 8},
+            "type": "log",
+            "automargin": True,
+            "exponentformat": "power",
+            "gridcolor": palette.GRID,
+            "showline": True,
+            "linecolor": palette.AXIS,
+        },
+        yaxis={
+            "title": {"text": "max |r_float - r_exact|"},
+            "type": "log",
+            "exponentformat": "power",
+            "gridcolor": palette.GRID,
+            "range": [-17, 0.5],
+        },
     )
-    fig.update_xaxes(
-        title={"text": "exact Z (rejection probability)", "standoff": 8},
-        type="log",
-        automargin=True,
-        exponentformat="power",
-        gridcolor=palette.GRID,
-        showline=True,
-        linecolor=palette.AXIS,
-    )
-    fig.update_yaxes(
-        title={"text": "max |r_float - r_exact|"},
-        type="log",
-        exponentformat="power",
-        gridcolor=palette.GRID,
-        range=[-17, 0.5],
-    )
-    return fig
+    return base.figure(traces, layout)
 
 
 def processed_bars(tokens: Sequence[str], p, q, q_raw) -> go.Figure:
     """The processed target p' and draft q' (what is proposed from and checked), beside the draft's
     unprocessed softmax (what a mismatched check would use)."""
-    fig = go.Figure(
-        [
-            _bar("processed target p'", tokens, p, COLORS["p"], PATTERNS["p"]),
-            _bar("processed draft q'", tokens, q, COLORS["q"], PATTERNS["q"]),
-            _bar("unprocessed draft q", tokens, q_raw, palette.GUIDE, "x"),
-        ]
-    )
+    traces = [
+        _bar("processed target p'", tokens, p, COLORS["p"], PATTERNS["p"]),
+        _bar("processed draft q'", tokens, q, COLORS["q"], PATTERNS["q"]),
+        _bar("unprocessed draft q", tokens, q_raw, palette.GUIDE, "x"),
+    ]
     top = max([float(v) for v in (*p, *q, *q_raw)] or [1.0])
-    return _layout(fig, "The distributions actually used", top)
+    return base.figure(traces, _layout("The distributions actually used", top))
 
 
 def law_vs_target(tokens: Sequence[str], target, laws: dict[str, Sequence], title: str, target_name: str = "target p"):
@@ -172,40 +172,38 @@ def law_vs_target(tokens: Sequence[str], target, laws: dict[str, Sequence], titl
     for (name, values), (color, pattern) in zip(laws.items(), styles):
         traces.append(_bar(name, tokens, values, color, pattern))
     top = max([float(v) for v in target] + [float(v) for values in laws.values() for v in values] or [1.0])
-    return _layout(go.Figure(traces), title, top)
+    return base.figure(traces, _layout(title, top))
 
 
 def tv_by_variant(names: Sequence[str], distances: Sequence, title: str = "Distance from the target, by variant"):
     """Horizontal bars of each variant's exact total variation distance (0 drawn as a labelled zero)."""
     values = [float(d) for d in distances]
-    fig = go.Figure(
-        go.Bar(
-            x=values,
-            y=list(names),
-            orientation="h",
-            marker=palette.pattern_marker(palette.LAW, LAW_PATTERN),
-            text=[short_label(d) for d in distances],
-            textposition="outside",
-            textfont={"size": base.SMALL_LABEL_SIZE, "color": palette.TEXT},
-            cliponaxis=False,
-            customdata=[_hover(d) for d in distances],
-            hovertemplate="%{y}: TV = %{customdata}<extra></extra>",
-        )
-    )
-    base.layout(
-        fig,
+    trace = {
+        "type": "bar",
+        "x": values,
+        "y": list(names),
+        "orientation": "h",
+        "marker": palette.pattern_marker(palette.LAW, LAW_PATTERN),
+        "text": [short_label(d) for d in distances],
+        "textposition": "outside",
+        "textfont": {"size": base.SMALL_LABEL_SIZE, "color": palette.TEXT},
+        "cliponaxis": False,
+        "customdata": [_hover(d) for d in distances],
+        "hovertemplate": "%{y}: TV = %{customdata}<extra></extra>",
+    }
+    layout = base.layout(
         title,
         height=max(300, 42 * len(values) + 110),
         margin={"l": 10, "r": 60, "t": 60, "b": 50},
         title_size=base.SMALL_TITLE_SIZE,
         showlegend=False,
+        xaxis={
+            "title": {"text": "total variation distance (exact)"},
+            "range": [0, max(values + [1e-9]) * 1.3],
+            "gridcolor": palette.GRID,
+            "zeroline": True,
+            "zerolinecolor": palette.AXIS,
+        },
+        yaxis={"autorange": "reversed", "automargin": True},
     )
-    fig.update_xaxes(
-        title={"text": "total variation distance (exact)"},
-        range=[0, max(values + [1e-9]) * 1.3],
-        gridcolor=palette.GRID,
-        zeroline=True,
-        zerolinecolor=palette.AXIS,
-    )
-    fig.update_yaxes(autorange="reversed", automargin=True)
-    return fig
+    return base.figure([trace], layout)

@@ -18,7 +18,7 @@ from lab.core.display import exact_text, plotly_text, short_label
 HEIGHT = 420
 
 
-def _bar(role: str, name: str, x: Sequence[str], values: Sequence, text: bool = True, inside: bool = False) -> go.Bar:
+def _bar(role: str, name: str, x: Sequence[str], values: Sequence, text: bool = True, inside: bool = False) -> dict:
     return base.bar(
         name,
         [plotly_text(v) for v in x],
@@ -30,20 +30,21 @@ def _bar(role: str, name: str, x: Sequence[str], values: Sequence, text: bool = 
     )
 
 
-def _layout(fig: go.Figure, title: str, x_title: str, y_title: str, y_max: float, barmode: str = "group") -> go.Figure:
+def _layout(title: str, x_title: str, y_title: str, y_max: float, barmode: str = "group") -> dict:
     # title pinned to the top of the figure; the legend sits between it and the plot (two legend lines fit at
     # phone width without touching the title)
-    base.layout(
-        fig,
-        title,
-        height=HEIGHT,
-        margin={"l": 60, "r": 10, "t": 115, "b": 55},
-        legend=base.LEGEND_ABOVE,
-        pin_title=True,
-        barmode=barmode,
-        bargap=0.25,
-    )
-    return base.value_axes(fig, x_title, y_title, y_max, headroom=1.18, category=True)
+    return {
+        **base.layout(
+            title,
+            height=HEIGHT,
+            margin={"l": 60, "r": 10, "t": 115, "b": 55},
+            legend=base.LEGEND_ABOVE,
+            pin_title=True,
+            barmode=barmode,
+            bargap=0.25,
+        ),
+        **base.value_axes(x_title, y_title, y_max, headroom=1.18, category=True),
+    }
 
 
 _top = base.top
@@ -51,8 +52,8 @@ _top = base.top
 
 def pq_bars(tokens: Sequence[str], p: Sequence, q: Sequence) -> go.Figure:
     """Target p and draft q side by side per token."""
-    fig = go.Figure([_bar("p", "target p", tokens, p), _bar("q", "draft q", tokens, q)])
-    return _layout(fig, "Target p and draft q", "token", "probability", _top(p, q))
+    traces = [_bar("p", "target p", tokens, p), _bar("q", "draft q", tokens, q)]
+    return base.figure(traces, _layout("Target p and draft q", "token", "probability", _top(p, q)))
 
 
 def _prediction_beside_exact(
@@ -65,8 +66,8 @@ def _prediction_beside_exact(
     traces = [_bar("prediction", "your prediction", labels, prediction, text=few)]
     if exact is not None:
         traces.append(_bar("residual", exact_name, labels, exact, text=few))
-    fig = go.Figure(traces)
-    return _layout(fig, titles[0] if exact is not None else titles[1], x_title, y_title, _top(prediction, exact or []))
+    title = titles[0] if exact is not None else titles[1]
+    return base.figure(traces, _layout(title, x_title, y_title, _top(prediction, exact or [])))
 
 
 def prediction_vs_residual(tokens: Sequence[str], prediction: Sequence, residual: Sequence | None) -> go.Figure:
@@ -77,28 +78,33 @@ def prediction_vs_residual(tokens: Sequence[str], prediction: Sequence, residual
     )
 
 
+def _reconstruction(
+    tokens: Sequence[str], accepted: Sequence, correction: Sequence, target: Sequence
+) -> tuple[list[dict], dict]:
+    traces = [
+        _bar("accepted", "accepted min(p, q)", tokens, accepted, inside=True),
+        _bar("correction", "correction Z·r", tokens, correction, inside=True),
+        {
+            "type": "scatter",
+            "name": "target p",
+            "x": [plotly_text(t) for t in tokens],
+            "y": [float(v) for v in target],
+            "mode": "markers+text",
+            "marker": {"symbol": "line-ew", "size": 34, "line": {"width": 3, "color": COLORS["p"]}},
+            "text": [f"p = {short_label(v)}" for v in target],
+            "textposition": "top center",
+            "textfont": {"size": base.LABEL_SIZE, "color": COLORS["p"]},
+            "customdata": [exact_text(v) for v in target],
+            "hovertemplate": "target p<br>%{x}: %{customdata}<extra></extra>",
+            "cliponaxis": False,
+        },
+    ]
+    return traces, _layout("min(p, q) + Z·r reaches p", "token", "unconditional probability", _top(target), "stack")
+
+
 def reconstruction_bars(tokens: Sequence[str], accepted: Sequence, correction: Sequence, target: Sequence) -> go.Figure:
     """Stacked per token: accepted min(p, q) then correction Z*r, with p marked on top of each stack."""
-    fig = go.Figure(
-        [
-            _bar("accepted", "accepted min(p, q)", tokens, accepted, inside=True),
-            _bar("correction", "correction Z·r", tokens, correction, inside=True),
-            go.Scatter(
-                name="target p",
-                x=[plotly_text(t) for t in tokens],
-                y=[float(v) for v in target],
-                mode="markers+text",
-                marker={"symbol": "line-ew", "size": 34, "line": {"width": 3, "color": COLORS["p"]}},
-                text=[f"p = {short_label(v)}" for v in target],
-                textposition="top center",
-                textfont={"size": base.LABEL_SIZE, "color": COLORS["p"]},
-                customdata=[exact_text(v) for v in target],
-                hovertemplate="target p<br>%{x}: %{customdata}<extra></extra>",
-                cliponaxis=False,
-            ),
-        ]
-    )
-    return _layout(fig, "min(p, q) + Z·r reaches p", "token", "unconditional probability", _top(target), "stack")
+    return base.figure(*_reconstruction(tokens, accepted, correction, target))
 
 
 def binomial_bars(labels: Sequence[str], prediction: Sequence, exact: Sequence | None, x_title: str) -> go.Figure:
@@ -109,7 +115,7 @@ def binomial_bars(labels: Sequence[str], prediction: Sequence, exact: Sequence |
 
 def worked_example_stack(tokens: Sequence[str], accepted: Sequence, correction: Sequence, target: Sequence):
     """The worked example's recovery: accepted min(p, q) plus Z times the lab's displayed bar, reaching p."""
-    fig = reconstruction_bars(tokens, accepted, correction, target)
-    fig.update_layout(title={"text": "min(p, q) + Z × (displayed B/C) recovers p"})
-    fig.data[1].name = "Z × displayed bar"
-    return fig
+    traces, layout = _reconstruction(tokens, accepted, correction, target)
+    layout["title"]["text"] = "min(p, q) + Z × (displayed B/C) recovers p"
+    traces[1]["name"] = "Z × displayed bar"  # the hover text keeps naming the correction Z·r
+    return base.figure(traces, layout)

@@ -10,8 +10,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from fractions import Fraction
 
-import plotly.graph_objects as go
-
 from lab.charts import base, palette
 from lab.charts.palette import COLORS
 from lab.core.display import exact_text
@@ -25,7 +23,7 @@ def _hover(value) -> str:
     return f"{float(value):.6g}"
 
 
-def _bar(role: str, name: str, x, values, offsetgroup: str, base_values=None, text=True, inside=False) -> go.Bar:
+def _bar(role: str, name: str, x, values, offsetgroup: str, base_values=None, text=True, inside=False) -> dict:
     return base.bar(
         name,
         x,
@@ -39,58 +37,58 @@ def _bar(role: str, name: str, x, values, offsetgroup: str, base_values=None, te
     )
 
 
-def _layout(fig: go.Figure, title: str, x_title: str, y_title: str, y_max: float | None = None) -> go.Figure:
-    base.layout(
-        fig,
-        title,
-        height=HEIGHT,
-        margin={"l": 60, "r": 10, "t": 50, "b": 110},
-        legend=base.legend_below(-0.28),
-        barmode="group",
-        bargap=0.25,
-    )
-    return base.value_axes(fig, x_title, y_title, y_max)
+def _layout(title: str, x_title: str, y_title: str, y_max: float | None = None) -> dict:
+    return {
+        **base.layout(
+            title,
+            height=HEIGHT,
+            margin={"l": 60, "r": 10, "t": 50, "b": 110},
+            legend=base.legend_below(-0.28),
+            barmode="group",
+            bargap=0.25,
+        ),
+        **base.value_axes(x_title, y_title, y_max),
+    }
 
 
 def empirical_vs_target(tokens: Sequence[str], target: Sequence, accepted_share: Sequence, corrected_share: Sequence):
     """Target p beside the empirical frequencies, each split into accepted (bottom) and corrected (top)."""
     total = [float(a) + float(c) for a, c in zip(accepted_share, corrected_share)]
-    fig = go.Figure(
-        [
-            _bar("p", "target p", tokens, target, "p"),
-            _bar("accepted", "empirical: accepted", tokens, accepted_share, "sim", text=False),
-            _bar("correction", "empirical: corrected", tokens, corrected_share, "sim", accepted_share, text=False),
-        ]
-    )
+    corrected = _bar("correction", "empirical: corrected", tokens, corrected_share, "sim", accepted_share, text=False)
     # the empirical total above each stacked bar
-    fig.data[2].update(text=[f"{t:.3f}" for t in total], textposition="outside", textfont={"color": palette.TEXT})
+    corrected.update(text=[f"{t:.3f}" for t in total], textposition="outside")
+    corrected["textfont"] = {**corrected["textfont"], "color": palette.TEXT}
+    traces = [
+        _bar("p", "target p", tokens, target, "p"),
+        _bar("accepted", "empirical: accepted", tokens, accepted_share, "sim", text=False),
+        corrected,
+    ]
     top = max([float(v) for v in target] + total + [0.0])
-    return _layout(fig, "Empirical frequencies converge to p", "token", "share of steps", top)
+    return base.figure(traces, _layout("Empirical frequencies converge to p", "token", "share of steps", top))
 
 
 def branch_counts(tokens: Sequence[str], observed: Sequence[int], expected: Sequence, role: str, title: str):
     """Observed counts of one branch (accepted or corrected) with the exact expected counts as markers."""
-    fig = go.Figure(
-        [
-            _bar(role, "observed", tokens, [int(v) for v in observed], role, inside=True),
-            go.Scatter(
-                name="expected",
-                x=list(tokens),
-                y=[float(v) for v in expected],
-                mode="markers",
-                marker={
-                    "symbol": "diamond",
-                    "size": 13,
-                    "color": palette.EXPECTED,
-                    "line": {"color": palette.PAPER, "width": 1},
-                },
-                customdata=[f"{float(v):.1f}" for v in expected],
-                hovertemplate="expected<br>%{x}: %{customdata}<extra></extra>",
-            ),
-        ]
-    )
+    traces = [
+        _bar(role, "observed", tokens, [int(v) for v in observed], role, inside=True),
+        {
+            "type": "scatter",
+            "name": "expected",
+            "x": list(tokens),
+            "y": [float(v) for v in expected],
+            "mode": "markers",
+            "marker": {
+                "symbol": "diamond",
+                "size": 13,
+                "color": palette.EXPECTED,
+                "line": {"color": palette.PAPER, "width": 1},
+            },
+            "customdata": [f"{float(v):.1f}" for v in expected],
+            "hovertemplate": "expected<br>%{x}: %{customdata}<extra></extra>",
+        },
+    ]
     top = max([float(v) for v in observed] + [float(v) for v in expected] + [0.0])
-    return _layout(fig, title, "token", "steps", top)
+    return base.figure(traces, _layout(title, "token", "steps", top))
 
 
 def convergence(ns: Sequence[int], distances: Sequence[float]):
@@ -99,29 +97,28 @@ def convergence(ns: Sequence[int], distances: Sequence[float]):
     shown = [float(d) for d in distances]
     anchor = next(((n, d) for n, d in zip(ns, shown) if d > 0), None)
     guide = [anchor[1] * (anchor[0] / n) ** 0.5 for n in ns] if anchor else []
-    fig = go.Figure(
-        [
-            base.line(
-                "total variation from p",
-                ns,
-                shown,
-                COLORS["p"],
-                hovertemplate="N = %{x}<br>distance %{y:.4f}<extra></extra>",
-            ),
-            go.Scatter(
-                name="∝ 1/√N",
-                x=ns,
-                y=guide,
-                mode="lines",
-                line={"color": COLORS["prediction"], "width": 2, "dash": "dash"},
-                hoverinfo="skip",
-            ),
-        ]
-    )
+    traces = [
+        base.line(
+            "total variation from p",
+            ns,
+            shown,
+            COLORS["p"],
+            hovertemplate="N = %{x}<br>distance %{y:.4f}<extra></extra>",
+        ),
+        {
+            "type": "scatter",
+            "name": "∝ 1/√N",
+            "x": ns,
+            "y": guide,
+            "mode": "lines",
+            "line": {"color": COLORS["prediction"], "width": 2, "dash": "dash"},
+            "hoverinfo": "skip",
+        },
+    ]
     top = max([d for d in shown if d] + [g for g in guide] + [0.0])
-    _layout(fig, "Distance from p shrinks like 1/√N", "steps N (log scale)", "total variation distance", top)
-    fig.update_xaxes(type="log")
-    return fig
+    layout = _layout("Distance from p shrinks like 1/√N", "steps N (log scale)", "total variation distance", top)
+    layout["xaxis"]["type"] = "log"
+    return base.figure(traces, layout)
 
 
 BLOCK_STATUSES = {
@@ -160,90 +157,95 @@ def block_trace(vocab: Sequence[str], trace, revealed: int | None = None):
     """One block as boxes: drafts on the top row (kept, rejected, discarded or not yet tested), the
     replacement or the bonus token on the bottom row. Status by colour, symbol and legend name."""
     points = block_points(vocab, trace, revealed)
-    fig = go.Figure()
+    traces = []
     for status, (name, color, symbol) in BLOCK_STATUSES.items():
         mine = [pt for pt in points if pt[0] == status]
         if not mine:
             continue
-        fig.add_trace(
-            go.Scatter(
-                name=name,
-                x=[pt[1] for pt in mine],
-                y=[pt[2] for pt in mine],
-                mode="markers+text",
-                text=[pt[3] for pt in mine],
-                textposition="top center",
-                textfont={"size": base.SMALL_TITLE_SIZE, "color": palette.TEXT},
-                marker={"size": 26, "color": color, "symbol": symbol, "line": {"width": 2, "color": color}},
-                hovertemplate=f"{name}: %{{text}} (position %{{x}})<extra></extra>",
-                cliponaxis=False,
-            )
+        traces.append(
+            {
+                "type": "scatter",
+                "name": name,
+                "x": [pt[1] for pt in mine],
+                "y": [pt[2] for pt in mine],
+                "mode": "markers+text",
+                "text": [pt[3] for pt in mine],
+                "textposition": "top center",
+                "textfont": {"size": base.SMALL_TITLE_SIZE, "color": palette.TEXT},
+                "marker": {"size": 26, "color": color, "symbol": symbol, "line": {"width": 2, "color": color}},
+                "hovertemplate": f"{name}: %{{text}} (position %{{x}})<extra></extra>",
+                "cliponaxis": False,
+            }
         )
     n_tests = len(trace.tests)
-    base.layout(
-        fig,
+    layout = base.layout(
         "One block",
         height=330,
         margin={"l": 80, "r": 20, "t": 40, "b": 100},
         legend=base.legend_below(-0.2),
         title_size=base.SMALL_TITLE_SIZE,
         showlegend=True,
+        xaxis={
+            "tickmode": "array",
+            "tickvals": list(range(1, n_tests + 2)),
+            "ticktext": [str(i) for i in range(1, n_tests + 1)] + ["bonus"],
+            "range": [0.4, n_tests + 1.6],
+            "showgrid": False,
+        },
+        yaxis={
+            "tickmode": "array",
+            "tickvals": [0, 1],
+            "ticktext": ["committed", "drafted"],
+            "range": [-0.5, 1.8],
+            "showgrid": False,
+        },
     )
-    fig.update_xaxes(
-        tickmode="array",
-        tickvals=list(range(1, n_tests + 2)),
-        ticktext=[str(i) for i in range(1, n_tests + 1)] + ["bonus"],
-        range=[0.4, n_tests + 1.6],
-        showgrid=False,
-    )
-    fig.update_yaxes(
-        tickmode="array", tickvals=[0, 1], ticktext=["committed", "drafted"], range=[-0.5, 1.8], showgrid=False
-    )
-    return fig
+    return base.figure(traces, layout)
 
 
 def speedup_chart(curve: Sequence[tuple[int, float, float]], best_gamma: int | None = None, alpha=None, c=None):
     """Expected tokens per block and walltime improvement against gamma (rows from lab.core.speedup.speedup_curve)."""
     gammas = [row[0] for row in curve]
-    fig = go.Figure(
-        [
-            base.line(
-                "expected tokens per block",
-                gammas,
-                [row[1] for row in curve],
-                COLORS["p"],
-                size=8,
-                hovertemplate="γ = %{x}<br>tokens per block %{y:.4f}<extra></extra>",
-            ),
-            base.line(
-                "walltime improvement (×)",
-                gammas,
-                [row[2] for row in curve],
-                COLORS["correction"],
-                symbol="diamond",
-                dash="dash",
-                hovertemplate="γ = %{x}<br>improvement %{y:.4f}×<extra></extra>",
-            ),
-        ]
-    )
+    traces = [
+        base.line(
+            "expected tokens per block",
+            gammas,
+            [row[1] for row in curve],
+            COLORS["p"],
+            size=8,
+            hovertemplate="γ = %{x}<br>tokens per block %{y:.4f}<extra></extra>",
+        ),
+        base.line(
+            "walltime improvement (×)",
+            gammas,
+            [row[2] for row in curve],
+            COLORS["correction"],
+            symbol="diamond",
+            dash="dash",
+            hovertemplate="γ = %{x}<br>improvement %{y:.4f}×<extra></extra>",
+        ),
+    ]
     if best_gamma is not None and best_gamma in gammas:
         row = curve[gammas.index(best_gamma)]
-        fig.add_trace(
-            go.Scatter(
-                name=f"best γ = {best_gamma}",
-                x=[best_gamma],
-                y=[row[2]],
-                mode="markers+text",
-                text=[f"best γ = {best_gamma}: {row[2]:.3f}×"],
-                textposition="top center",
-                marker={"symbol": "star", "size": 18, "color": COLORS["prediction"]},
-                hoverinfo="skip",
-            )
+        traces.append(
+            {
+                "type": "scatter",
+                "name": f"best γ = {best_gamma}",
+                "x": [best_gamma],
+                "y": [row[2]],
+                "mode": "markers+text",
+                "text": [f"best γ = {best_gamma}: {row[2]:.3f}×"],
+                "textposition": "top center",
+                "marker": {"symbol": "star", "size": 18, "color": COLORS["prediction"]},
+                "hoverinfo": "skip",
+            }
         )
     title = "Speed-up against the drafts γ"
     if alpha is not None and c is not None:
         title += f"<br><sup>α = {float(alpha):.2f}, c = {float(c):.2f}</sup>"
     top = max([row[1] for row in curve] + [row[2] for row in curve] + [1.0])
-    _layout(fig, title, "drafts per block γ", "tokens per block / improvement factor", top)
-    fig.update_xaxes(dtick=3, range=[min(gammas) - 0.5, max(gammas) + 0.5] if gammas else None)
-    return fig
+    layout = _layout(title, "drafts per block γ", "tokens per block / improvement factor", top)
+    layout["xaxis"]["dtick"] = 3
+    if gammas:
+        layout["xaxis"]["range"] = [min(gammas) - 0.5, max(gammas) + 0.5]
+    return base.figure(traces, layout)
