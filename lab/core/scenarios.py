@@ -15,9 +15,11 @@ each kind apart.
 
 from __future__ import annotations
 
+import os
+import stat
 import tomllib
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 from lab.core.distributions import Distribution, DistributionError, LabInputError, from_pairs
@@ -104,9 +106,20 @@ def load_scenario_file(path: str | Path) -> Scenario:
     return Scenario(name, title, note.strip(), dists["p"], dists["q"], path)
 
 
+# Pages list and load scenarios on every run of every student's page: each file is parsed once per version
+# (its modification time), and only listed and stat-ed on later calls, so an added or edited file still
+# shows at once.
+@lru_cache(maxsize=1024)
+def _kind_cached(path: str, mtime_ns: int) -> str:
+    return scenario_kind(read_toml(Path(path)))
+
+
 def scenario_names(kind: str = STEP_KIND, directory: Path = SCENARIO_DIR) -> list[str]:
     """Names of the scenarios of one kind, sorted; the worked example (bernoulli-residual) first."""
-    names = [path.stem for path in sorted(directory.glob("*.toml")) if scenario_kind(read_toml(path)) == kind]
+    with os.scandir(directory) as entries:
+        files = [(e.name[: -len(".toml")], e.path, e.stat().st_mtime_ns) for e in entries
+                 if e.name.endswith(".toml") and e.is_file()]
+    names = [name for name, path, mtime_ns in files if _kind_cached(path, mtime_ns) == kind]
     return sorted(names, key=lambda n: (n != "bernoulli-residual", n))
 
 
@@ -117,7 +130,11 @@ def _load_cached(path: Path, mtime_ns: int) -> Scenario:
 
 def load_scenario(name: str, directory: Path = SCENARIO_DIR) -> Scenario:
     path = directory / f"{name}.toml"
-    if "/" in name or "\\" in name or not path.is_file():
+    try:
+        status = None if "/" in name or "\\" in name else path.stat()
+    except (OSError, ValueError):  # no such file, or a name no file can have (a NUL character)
+        status = None
+    if status is None or not stat.S_ISREG(status.st_mode):
         known = ", ".join(scenario_names(directory=directory))
         raise ScenarioError(f"unknown scenario {name!r} (known: {known})")
-    return _load_cached(path, path.stat().st_mtime_ns)
+    return _load_cached(path, status.st_mtime_ns)
