@@ -82,9 +82,9 @@ def _figure(builder: str, args: tuple):
 
 def figure(builder: str, *args):
     """``lab.charts.figures.FIGURES[builder](*args)``, built once per distinct arguments: the pages' one path from a
-    result to a figure. Plotly's figure validation
-    costs ~10 ms a chart, most reruns (a moved prediction slider) leave most charts unchanged. The
-    figure is shared between sessions, so it must not be modified (st.plotly_chart does not)."""
+    result to a figure. A figure costs about 1 ms to build; most reruns leave most charts unchanged, and a class
+    on one scenario shares its figures. The figure is shared between sessions, so it must not be modified
+    (st.plotly_chart does not)."""
     return _figure(builder, tuple(tuple(a) if isinstance(a, list) else a for a in args))
 
 
