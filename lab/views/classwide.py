@@ -12,6 +12,7 @@ page script is created again on every run of the page (reading and hashing the f
 
 from __future__ import annotations
 
+import base64
 import io
 
 import pyarrow as pa
@@ -51,12 +52,13 @@ def assignment_downloads(seed: int, count: int, level: str) -> dict[str, str]:
     }
 
 
-@st.cache_data(max_entries=64, show_spinner=False)
-def qr_png(url: str, scale: int = 10) -> bytes:
-    """The QR code of ``url`` as PNG bytes (generated locally with segno)."""
+@st.cache_resource(max_entries=64, show_spinner=False)
+def qr_image(url: str, scale: int = 10) -> str:
+    """The QR code of ``url`` (generated locally with segno) as a PNG data URL for st.image: built once per link,
+    and passed to the browser as it is (PNG bytes would be hashed and stored again on every run)."""
     buffer = io.BytesIO()
     segno.make(url, error="m").save(buffer, kind="png", scale=scale, border=2)
-    return buffer.getvalue()
+    return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode()
 
 
 @st.cache_resource(max_entries=256, show_spinner=False)

@@ -36,7 +36,7 @@ from lab.teaching.exercises import (
 )
 from lab.teaching.exports import MAX_BASE_URL_LENGTH, assignment_url, check_base_url, results_csv
 from lab.views import study_resume
-from lab.views.classwide import assignment_downloads, pq_table, qr_png, shared_assignment
+from lab.views.classwide import assignment_downloads, pq_table, qr_image, shared_assignment
 from lab.views.common import chart, controls_model, figure, refuse_link_values, show_link_warnings
 from lab.views.presentation import is_presenting
 
@@ -310,7 +310,7 @@ with tab_results:
     st.dataframe(rows, hide_index=True, width="stretch")
     st.download_button(
         "Download my results (CSV)",
-        results_csv(problems, attempts),
+        lambda: results_csv(problems, attempts),  # built on the click, with the answers as they are then
         file_name=f"residual-lab-results-seed{seed}-{level}.csv",
         mime="text/csv",
         on_click="ignore",
@@ -355,11 +355,12 @@ with tab_teacher:
         st.error("This browser's address is too long for a QR code: type the app address students can reach.")
     st.markdown("**Assignment link** (copy it, or let the class scan the QR code):")
     st.code(url, language=None, wrap_lines=True)
-    st.image(qr_png(url), caption="QR code of the assignment link", width=420 if presenting else 260)
+    st.image(qr_image(url), caption="QR code of the assignment link", width=420 if presenting else 260)
     st.markdown("**Downloads** (the same for everyone with this link; nothing is saved on the server):")
     stem = f"residual-lab-seed{seed}-{level}-{count}"
     d1, d2 = st.columns(2)
-    files = assignment_downloads(seed, count, level)  # the same for the whole class: built once
+    # The files are the same for the whole class (built once) and handed over only on a click: passing the
+    # text itself would hash and store every file again on every run of every student's page.
     downloads = (  # (column, label, file name suffix, MIME type, widget key)
         (d1, "Answer key (Markdown)", "key.md", "text/markdown", "exq_dl_key_md"),
         (d1, "Answer key (CSV)", "key.csv", "text/csv", "exq_dl_key_csv"),
@@ -369,7 +370,12 @@ with tab_teacher:
     )
     for column, label, suffix, mime, key in downloads:
         column.download_button(
-            label, files[suffix], file_name=f"{stem}-{suffix}", mime=mime, on_click="ignore", key=key
+            label,
+            lambda suffix=suffix: assignment_downloads(seed, count, level)[suffix],
+            file_name=f"{stem}-{suffix}",
+            mime=mime,
+            on_click="ignore",
+            key=key,
         )
     st.caption(
         "The same key from a terminal: " + f"`python -m lab exercises --seed {seed} --count {count} --level {level}`"

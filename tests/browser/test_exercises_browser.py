@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fractions import Fraction
+from pathlib import Path
 
 from browserlib import PHONE, goto, wait_idle
 from lab.teaching.exercises import generate_problems
@@ -50,3 +51,32 @@ def test_presentation_mode_hides_the_sidebar_and_enlarges_text(page, app_url, sc
     page.set_viewport_size(PHONE)
     wait_idle(page, started_timeout=50)
     page.screenshot(path=str(screenshot_dir / "exercises-present-390.png"))
+
+
+def test_downloads_are_built_on_the_click(page, app_url):
+    """The answer key and the results are handed over only when pressed (deferred downloads): the files that
+    arrive hold the assignment's answers and this student's answer as it is at the click."""
+    goto(page, f"{app_url}/exercises?seed=12&count=3&level=zeros")
+    first = generate_problems(12, 3, "zeros")[0]
+    p, q = (dict(pair.split("=") for pair in dist.split(", ")) for dist in (_dist(first.p), _dist(first.q)))
+    alpha = sum(min(Fraction(p[t]), Fraction(q[t])) for t in p)  # α = Σ min(p, q), from the problem's table
+    box = page.get_by_role("textbox", name="Your answer").first
+    box.fill(exact_text(alpha))
+    box.press("Enter")
+    wait_idle(page)
+    page.get_by_role("tab", name="Your results").click()
+    with page.expect_download() as info:
+        page.get_by_role("button", name="Download my results (CSV)").click()
+    rows = Path(info.value.path()).read_text(encoding="utf-8").splitlines()
+    assert rows[0].startswith("problem,answer,correct,tries")
+    assert rows[1].startswith(f"1,{exact_text(alpha)},yes,1,")
+    page.get_by_role("tab", name="Teacher").click()
+    with page.expect_download() as info:
+        page.get_by_role("button", name="Answer key (CSV)").click()
+    assert info.value.suggested_filename == "residual-lab-seed12-zeros-3-key.csv"
+    key = Path(info.value.path()).read_text(encoding="utf-8").splitlines()
+    assert key[1].startswith("1,zeros,") and key[1].endswith(f",{exact_text(alpha)},{float(alpha):.4g}")
+
+
+def _dist(dist) -> str:
+    return ", ".join(f"{t}={exact_text(v)}" for t, v in zip(dist.tokens, dist.values))
