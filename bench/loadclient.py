@@ -41,11 +41,14 @@ DONE_STATUSES = {FINISHED.FINISHED_SUCCESSFULLY, FINISHED.FINISHED_FRAGMENT_RUN_
 
 # The pages a student opens in class: url path (the default page is served at "/") and the numeric
 # controls a student changes there (keys; one ending in "_" is a prefix; None: every number input and slider).
-# Exercises: the assignment's seed and count are the teacher's (changing them gives a new assignment).
+# Exercises: the assignment's seed and count are the teacher's (changing them gives a new assignment); the page
+# draws only its open tab, so the students open the link of the predict-the-bars tab. A path may carry a query.
 PAGES: dict[str, tuple[str, tuple[str, ...] | None]] = {
     "binomial-lab": ("binomial-lab", ("bl_p", "bl_n", "bl_pred_")),
     "explorer": ("", ("ex_r_", "ex_z")),
-    "exercises": ("exercises", ("exq_bar_",)),
+    "exercises": ("exercises?tab=Predict+the+bars", ("exq_bar_",)),
+    # an assignment link as the teacher shares it: the problems tab, nothing numeric to move (for join storms)
+    "exercises-link": ("exercises?seed=1&count=5&level=basic", ()),
     "minimal": ("", None),  # bench/minimal_app.py
 }
 
@@ -102,6 +105,10 @@ class Student:
     page_not_found: bool = False
     runs: int = 0
     ws: object = None
+
+    def __post_init__(self) -> None:
+        if "?" in self.page:  # a page given with its query (PAGES): the path, and the query the browser sends
+            self.page, self.query = self.page.split("?", 1)
 
     # --- connection ---------------------------------------------------------------------------------
 

@@ -110,3 +110,11 @@ def chart_traces(at: AppTest) -> dict[str, dict]:
     for chart in charts(at).values():
         merged.update(chart)
     return merged
+
+
+def open_tab(at: AppTest, key: str, label: str) -> AppTest:
+    """Switch the tabs with ``key`` (tabs that draw only the open one) to ``label``, as a click does: a rerun."""
+    at.session_state[key] = label
+    at.run()
+    assert not at.exception
+    return at

@@ -7,7 +7,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 import pytest
-from pagetest import open_linked_page
+from pagetest import open_linked_page, open_tab
 
 from lab.classroom import store
 from lab.classroom.db import make_engine
@@ -110,9 +110,10 @@ def test_teacher_dashboard_counts_and_hides_names(data):
 def test_exercises_resume_link_survives_a_new_session(data):
     params = {"seed": "12", "count": "3", "level": "zeros"}
     problems = generate_problems(12, 3, "zeros")
-    at = open_linked_page("lab/views/exercises.py", params)
+    at = open_tab(open_linked_page("lab/views/exercises.py", params), "tab", "Your results")
     at.button(key="exq_resume_start").click().run()
     token = at.query_params["resume"]
+    open_tab(at, "tab", "Problems")
     numeric = next(p for p in problems if not p.is_choice)
     at.text_input(key=f"exq_answer_12-zeros_{numeric.number}").set_value(numeric.answer_text)
     at.button(key=f"FormSubmitter:exq_form_12-zeros_{numeric.number}-Check").click().run()

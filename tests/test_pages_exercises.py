@@ -4,7 +4,7 @@ from fractions import Fraction as F
 
 import pytest
 from exercise_reference import expected_answer, sampler_law
-from pagetest import APP, messages, metric, open_page_url
+from pagetest import APP, messages, metric, open_page_url, open_tab
 from streamlit.testing.v1 import AppTest
 
 from lab.teaching.exercises import generate_predictions, generate_problems
@@ -117,7 +117,7 @@ def test_z0_trick_question_accepts_undefined():
 
 
 def test_predict_the_bars_scored_by_total_variation():
-    at = open_page(seed="3")
+    at = open_tab(open_page(seed="3"), "tab", "Predict the bars")
     pr = generate_predictions(3, "basic")[0]
     truth = sampler_law(pr.p.values, pr.q.values)[3]
     # Move every bar to the truth rounded to the slider step 0.05.
@@ -136,7 +136,7 @@ def test_predict_the_bars_scored_by_total_variation():
 
 
 def test_teacher_link_qr_and_downloads():
-    at = open_page(seed="7", count="4", level="disjoint")
+    at = open_tab(open_page(seed="7", count="4", level="disjoint"), "tab", "Teacher")
     code = [c.value for c in at.code]
     assert any(c.endswith("/exercises?seed=7&count=4&level=disjoint") for c in code)
     assert len(at.get("image")) == 1
@@ -147,8 +147,9 @@ def test_teacher_link_qr_and_downloads():
         "Worksheet (HTML, prints cleanly)",
         "Worksheet (Markdown)",
         "Worksheet (CSV)",
-        "Download my results (CSV)",
     } <= set(labels)
+    open_tab(at, "tab", "Your results")
+    assert [b.proto.label for b in at.get("download_button")] == ["Download my results (CSV)"]
 
 
 def test_presentation_toggle_on_every_page_and_reveal_on_button_only():
@@ -204,9 +205,35 @@ def test_page_and_cli_show_the_same_problems(capsys):
 
 
 def test_teacher_types_the_app_address():
-    at = open_page(seed="7")
+    at = open_tab(open_page(seed="7"), "tab", "Teacher")
     at.text_input(key="exq_base_url").set_value("http://192.168.1.20:8501").run()
     assert any(c.value == "http://192.168.1.20:8501/exercises?seed=7&count=5&level=basic" for c in at.code)
     at.text_input(key="exq_base_url").set_value("javascript:alert(1)").run()
     assert any("not an http" in e.value for e in at.error)
     assert not any("javascript" in c.value for c in at.code)
+
+
+def test_only_the_open_tab_is_drawn_and_values_survive_a_tab_switch():
+    at = open_page(seed="3")
+    assert len(at.table) == 5 and not at.slider and not at.get("download_button")  # the problems alone
+    open_tab(at, "tab", "Predict the bars")
+    assert not at.table and at.slider
+    key = "exq_bar_3-basic_1_" + generate_predictions(3, "basic")[0].p.tokens[0]
+    at.slider(key=key).set_value(0.4).run()
+    problem = generate_problems(3, 5, "basic")[0]
+    open_tab(at, "tab", "Problems")
+    assert not at.slider
+    submit(at, "3-basic", 1, wrong_text(problem))
+    open_tab(at, "tab", "Predict the bars")
+    assert at.slider(key=key).value == 0.4 and not at.warning  # no "default value and Session State" warning
+    open_tab(at, "tab", "Problems")
+    assert at.text_input(key="exq_answer_3-basic_1").value == wrong_text(problem)  # the submitted answer
+    assert metric(at, "Attempted") == "1"
+
+
+def test_a_link_opens_a_tab_and_an_unknown_tab_is_named():
+    at = open_page(seed="3", tab="Predict the bars")
+    assert at.slider and not at.table
+    at = open_page(seed="3", tab="<b>Answers</b>")
+    assert at.table and not at.slider  # the problems
+    assert any("tab '<b>Answers</b>' is not a tab of this page" in w.value.replace("\\", "") for w in at.warning)

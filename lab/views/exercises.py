@@ -12,6 +12,7 @@ import secrets
 import streamlit as st
 
 from lab.core.formatting import both_text, fraction_text
+from lab.core.numbers import shown
 from lab.models.exercises import ExercisesModel
 from lab.teaching.exercises import (
     DEFAULT_COUNT,
@@ -41,6 +42,9 @@ from lab.views.common import chart, controls_model, figure, refuse_link_values, 
 from lab.views.presentation import is_presenting
 
 BRANCH_OPTIONS = ("rejection", "no-rejection")
+TAB_PARAM = "tab"  # widget key and URL parameter of the open tab
+TAB_LABELS = ["Problems", "Predict the bars", "Your results", "Teacher"]
+KEPT_WIDGET_PREFIXES = ("exq_answer_", "exq_bar_", "exq_base_url")  # values of widgets in tabs that may be closed
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$])")
 
 
@@ -67,7 +71,18 @@ st.caption(
 
 show_link_warnings("exq_link_problems")  # the seed, count or level a link gave that was refused
 
-tab_problems, tab_bars, tab_results, tab_teacher = st.tabs(["Problems", "Predict the bars", "Your results", "Teacher"])
+# Only the open tab is drawn (a tab switch reruns the page): a class opening the link together then draws the
+# problems alone, about half of the page's work. A widget that is not drawn in a run loses its value, so the
+# values kept in the other tabs are carried over here (Streamlit's way: a widget's value assigned to its key).
+for _key in [k for k in st.session_state if str(k).startswith(KEPT_WIDGET_PREFIXES)]:
+    st.session_state[_key] = st.session_state[_key]
+# The open tab is in the link (tab=Predict+the+bars): a teacher can send the class straight to a tab.
+asked_tab = st.query_params.get(TAB_PARAM)
+if asked_tab is not None and asked_tab not in TAB_LABELS and TAB_PARAM not in st.session_state:
+    st.warning(f"Link: tab {plain(shown(asked_tab))} is not a tab of this page; showing Problems.")
+tab_problems, tab_bars, tab_results, tab_teacher = st.tabs(
+    TAB_LABELS, key=TAB_PARAM, on_change="rerun", bind="query-params"
+)
 
 
 def _new_seed():
@@ -199,14 +214,15 @@ def draw_problem(problem: Problem) -> None:
 
 
 with tab_problems:
-    score = running_score(attempts, len(problems))
-    m1, m2, m3 = st.columns(3)
-    m1.metric("Score", f"{score.correct} / {score.total}")
-    m2.metric("Attempted", score.attempted)
-    m3.metric("Right first time", score.first_try)
-    st.caption(f"Assignment: seed {seed}, {count} problems, {LEVEL_TITLES[level]}.")
-    for problem in problems:
-        draw_problem(problem)
+    if tab_problems.open:
+        score = running_score(attempts, len(problems))
+        m1, m2, m3 = st.columns(3)
+        m1.metric("Score", f"{score.correct} / {score.total}")
+        m2.metric("Attempted", score.attempted)
+        m3.metric("Right first time", score.first_try)
+        st.caption(f"Assignment: seed {seed}, {count} problems, {LEVEL_TITLES[level]}.")
+        for problem in problems:
+            draw_problem(problem)
 
 
 # --- predict the bars ---------------------------------------------------------------------------
@@ -242,9 +258,8 @@ def bars_exercise(pr) -> None:
         cols = st.columns(len(pr.p.tokens))
         for col, token in zip(cols, pr.p.tokens):
             with col:
-                st.slider(
-                    f"Predict r({token})", 0.0, 1.0, 0.0, step=float(PREDICT_STEP), key=_bar_key(pr.number, token)
-                )
+                # no value: it starts at 0 (min_value), and a value carried over from a closed tab is no conflict
+                st.slider(f"Predict r({token})", 0.0, 1.0, step=float(PREDICT_STEP), key=_bar_key(pr.number, token))
         current = _current_bars(pr)
         st.caption(f"Your bars add up to {sum(current):.2f} (a residual always sums to 1).")
         st.button("Check", key=f"exq_check_bars_{sig}_{pr.number}", on_click=_check_bars, args=(pr,), type="primary")
@@ -278,105 +293,110 @@ def bars_exercise(pr) -> None:
 
 
 with tab_bars:
-    st.write(
-        "Set the height of every residual bar r(x) = max(0, p(x) − q(x)) / Z, then press **Check**. "
-        "The score is the total variation distance ½·Σ|your bar − r(x)|: 0 is perfect."
-    )
-    if level == "z0":
-        st.caption("Z = 0 problems have no residual bars, so these exercises use the basic level.")
-    for pr in predictions:
-        bars_exercise(pr)
+    if tab_bars.open:
+        st.write(
+            "Set the height of every residual bar r(x) = max(0, p(x) − q(x)) / Z, then press **Check**. "
+            "The score is the total variation distance ½·Σ|your bar − r(x)|: 0 is perfect."
+        )
+        if level == "z0":
+            st.caption("Z = 0 problems have no residual bars, so these exercises use the basic level.")
+        for pr in predictions:
+            bars_exercise(pr)
 
 
 # --- the student's results ------------------------------------------------------------------------
 
 with tab_results:
-    score = running_score(attempts, len(problems))
-    st.write(
-        f"{score.correct} of {score.total} correct ({score.first_try} right first time). Download your results "
-        "to hand in: they are not saved anywhere else."
-    )
-    rows = []
-    for problem in problems:
-        attempt = attempts.get(problem.number, Attempt())
-        rows.append(
-            {
-                "problem": problem.number,
-                "answer": attempt.answer,
-                "correct": "yes" if attempt.correct else "no",
-                "tries": attempt.tries,
-            }
+    if tab_results.open:
+        score = running_score(attempts, len(problems))
+        st.write(
+            f"{score.correct} of {score.total} correct ({score.first_try} right first time). Download your results "
+            "to hand in: they are not saved anywhere else."
         )
-    st.dataframe(rows, hide_index=True, width="stretch")
-    st.download_button(
-        "Download my results (CSV)",
-        lambda: results_csv(problems, attempts),  # built on the click, with the answers as they are then
-        file_name=f"residual-lab-results-seed{seed}-{level}.csv",
-        mime="text/csv",
-        on_click="ignore",
-        key="exq_dl_results",
-    )
-    if study_resume.resume_token():
-        st.markdown("**Your resume link** (open it later, even after a restart, to continue with your answers):")
-        st.code(
-            assignment_url(st.context.url or "http://localhost:8501/", seed, count, level)
-            + f"&{study_resume.RESUME_PARAM}={study_resume.resume_token()}",
-            language=None,
-            wrap_lines=True,
+        rows = []
+        for problem in problems:
+            attempt = attempts.get(problem.number, Attempt())
+            rows.append(
+                {
+                    "problem": problem.number,
+                    "answer": attempt.answer,
+                    "correct": "yes" if attempt.correct else "no",
+                    "tries": attempt.tries,
+                }
+            )
+        st.dataframe(rows, hide_index=True, width="stretch")
+        st.download_button(
+            "Download my results (CSV)",
+            lambda: results_csv(problems, attempts),  # built on the click, with the answers as they are then
+            file_name=f"residual-lab-results-seed{seed}-{level}.csv",
+            mime="text/csv",
+            on_click="ignore",
+            key="exq_dl_results",
         )
-    else:
-        st.button(
-            "Keep my answers: get a resume link",
-            key="exq_resume_start",
-            on_click=study_resume.start,
-            args=(sig, attempts),
-            help="Stores your answers on this app's server under a private id in the page's link.",
-        )
+        if study_resume.resume_token():
+            st.markdown("**Your resume link** (open it later, even after a restart, to continue with your answers):")
+            st.code(
+                assignment_url(st.context.url or "http://localhost:8501/", seed, count, level)
+                + f"&{study_resume.RESUME_PARAM}={study_resume.resume_token()}",
+                language=None,
+                wrap_lines=True,
+            )
+        else:
+            st.button(
+                "Keep my answers: get a resume link",
+                key="exq_resume_start",
+                on_click=study_resume.start,
+                args=(sig, attempts),
+                help="Stores your answers on this app's server under a private id in the page's link.",
+            )
 
 
 # --- teacher: link, QR code, downloads -------------------------------------------------------------
 
 with tab_teacher:
-    base = st.context.url or "http://localhost:8501/"
-    typed = st.text_input(
-        "App address for students (optional)",
-        key="exq_base_url",
-        placeholder="e.g. http://192.168.1.20:8501",
-        help="The link uses the address this browser opened; if that is localhost, type one students can reach.",
-    )
-    if typed.strip():
-        try:
-            base = check_base_url(typed)
-        except ExerciseInputError as exc:
-            st.error(f"{plain(exc)}. The link below uses {plain(base)}.")
-    url = assignment_url(base, seed, count, level)
-    if len(url) > MAX_BASE_URL_LENGTH + 100:  # the browser's own address (st.context.url) is not typed: check it too
-        url = assignment_url("http://localhost:8501/", seed, count, level)
-        st.error("This browser's address is too long for a QR code: type the app address students can reach.")
-    st.markdown("**Assignment link** (copy it, or let the class scan the QR code):")
-    st.code(url, language=None, wrap_lines=True)
-    st.image(qr_image(url), caption="QR code of the assignment link", width=420 if presenting else 260)
-    st.markdown("**Downloads** (the same for everyone with this link; nothing is saved on the server):")
-    stem = f"residual-lab-seed{seed}-{level}-{count}"
-    d1, d2 = st.columns(2)
-    # The files are the same for the whole class (built once) and handed over only on a click: passing the
-    # text itself would hash and store every file again on every run of every student's page.
-    downloads = (  # (column, label, file name suffix, MIME type, widget key)
-        (d1, "Answer key (Markdown)", "key.md", "text/markdown", "exq_dl_key_md"),
-        (d1, "Answer key (CSV)", "key.csv", "text/csv", "exq_dl_key_csv"),
-        (d2, "Worksheet (HTML, prints cleanly)", "worksheet.html", "text/html", "exq_dl_ws_html"),
-        (d2, "Worksheet (Markdown)", "worksheet.md", "text/markdown", "exq_dl_ws_md"),
-        (d2, "Worksheet (CSV)", "worksheet.csv", "text/csv", "exq_dl_ws_csv"),
-    )
-    for column, label, suffix, mime, key in downloads:
-        column.download_button(
-            label,
-            lambda suffix=suffix: assignment_downloads(seed, count, level)[suffix],
-            file_name=f"{stem}-{suffix}",
-            mime=mime,
-            on_click="ignore",
-            key=key,
+    if tab_teacher.open:
+        base = st.context.url or "http://localhost:8501/"
+        typed = st.text_input(
+            "App address for students (optional)",
+            key="exq_base_url",
+            placeholder="e.g. http://192.168.1.20:8501",
+            help="The link uses the address this browser opened; if that is localhost, type one students can reach.",
         )
-    st.caption(
-        "The same key from a terminal: " + f"`python -m lab exercises --seed {seed} --count {count} --level {level}`"
-    )
+        if typed.strip():
+            try:
+                base = check_base_url(typed)
+            except ExerciseInputError as exc:
+                st.error(f"{plain(exc)}. The link below uses {plain(base)}.")
+        url = assignment_url(base, seed, count, level)
+        # the browser's own address (st.context.url) is not typed: check it too
+        if len(url) > MAX_BASE_URL_LENGTH + 100:
+            url = assignment_url("http://localhost:8501/", seed, count, level)
+            st.error("This browser's address is too long for a QR code: type the app address students can reach.")
+        st.markdown("**Assignment link** (copy it, or let the class scan the QR code):")
+        st.code(url, language=None, wrap_lines=True)
+        st.image(qr_image(url), caption="QR code of the assignment link", width=420 if presenting else 260)
+        st.markdown("**Downloads** (the same for everyone with this link; nothing is saved on the server):")
+        stem = f"residual-lab-seed{seed}-{level}-{count}"
+        d1, d2 = st.columns(2)
+        # The files are the same for the whole class (built once) and handed over only on a click: passing the
+        # text itself would hash and store every file again on every run of every student's page.
+        downloads = (  # (column, label, file name suffix, MIME type, widget key)
+            (d1, "Answer key (Markdown)", "key.md", "text/markdown", "exq_dl_key_md"),
+            (d1, "Answer key (CSV)", "key.csv", "text/csv", "exq_dl_key_csv"),
+            (d2, "Worksheet (HTML, prints cleanly)", "worksheet.html", "text/html", "exq_dl_ws_html"),
+            (d2, "Worksheet (Markdown)", "worksheet.md", "text/markdown", "exq_dl_ws_md"),
+            (d2, "Worksheet (CSV)", "worksheet.csv", "text/csv", "exq_dl_ws_csv"),
+        )
+        for column, label, suffix, mime, key in downloads:
+            column.download_button(
+                label,
+                lambda suffix=suffix: assignment_downloads(seed, count, level)[suffix],
+                file_name=f"{stem}-{suffix}",
+                mime=mime,
+                on_click="ignore",
+                key=key,
+            )
+        st.caption(
+            "The same key from a terminal: "
+            + f"`python -m lab exercises --seed {seed} --count {count} --level {level}`"
+        )

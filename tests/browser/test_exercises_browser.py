@@ -65,12 +65,14 @@ def test_downloads_are_built_on_the_click(page, app_url):
     box.press("Enter")
     wait_idle(page)
     page.get_by_role("tab", name="Your results").click()
+    wait_idle(page)  # a tab switch runs the page (only the open tab is drawn)
     with page.expect_download() as info:
         page.get_by_role("button", name="Download my results (CSV)").click()
     rows = Path(info.value.path()).read_text(encoding="utf-8").splitlines()
     assert rows[0].startswith("problem,answer,correct,tries")
     assert rows[1].startswith(f"1,{exact_text(alpha)},yes,1,")
     page.get_by_role("tab", name="Teacher").click()
+    wait_idle(page)
     with page.expect_download() as info:
         page.get_by_role("button", name="Answer key (CSV)").click()
     assert info.value.suggested_filename == "residual-lab-seed12-zeros-3-key.csv"
@@ -80,3 +82,11 @@ def test_downloads_are_built_on_the_click(page, app_url):
 
 def _dist(dist) -> str:
     return ", ".join(f"{t}={exact_text(v)}" for t, v in zip(dist.tokens, dist.values))
+
+
+def test_predict_the_bars_tab(page, app_url, screenshot_dir):
+    goto(page, f"{app_url}/exercises?seed=3")
+    page.get_by_role("tab", name="Predict the bars").click()
+    wait_idle(page)
+    assert page.get_by_role("slider").count() > 0
+    page.screenshot(path=str(screenshot_dir / "exercises-bars-tab-1280x800.png"), full_page=True)

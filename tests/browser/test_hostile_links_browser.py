@@ -80,6 +80,7 @@ def test_refused_bound_value_leaves_the_link(page, app_url):
     wait_idle(page, started_timeout=300)
     assert "count=" not in page.url and "seed=12" in page.url
     page.get_by_role("tab", name="Teacher").click()
+    wait_idle(page)  # a tab switch runs the page (only the open tab is drawn)
     assert page.get_by_role("spinbutton", name="Number of problems").input_value() == "5"
 
 
