@@ -165,7 +165,8 @@ async def run_phase(name, url, pids, page_name, students, idle, duration, storm)
     result.reconnects = sum(s.reconnects for s in active)
     if pids:
         result.cpu_per_join = (cpu1 - cpu0) / max(len(result.joins), 1)
-        result.cpu_per_change = (cpu2 - cpu1) / max(len(result.latencies), 1)
+        changes = len(result.latencies)
+        result.cpu_per_change = (cpu2 - cpu1) / changes if changes else float("nan")  # nan: a page with no changes
         result.rss_after = rss_mb(pids)
     await asyncio.gather(*(s.close_quietly() for s in active + idlers))
     return result
