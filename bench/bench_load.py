@@ -6,6 +6,7 @@ against bench/minimal_app.py (one slider, one plotly chart: the floor), measured
     python bench/bench_load.py --page explorer --students 20 --idle 100          # + the same with 100 idle sessions
     python bench/bench_load.py --page binomial-lab --churn 500 --ttl 10           # memory: 500 sessions come and go
     python bench/bench_load.py --url http://127.0.0.1:8501 --pids 123,456 ...    # a running server / HAProxy
+    python bench/bench_load.py --url ... --pids 123,456 --students 300 --kill-after 20  # fault drill: kill -9 pid 123
 
 Each student (bench/loadclient.py) GETs the page, opens its WebSocket, runs the page once (its "join"
 time: GET to the first run's ``script_finished``), then moves one numeric control by one step about every
@@ -27,6 +28,7 @@ import argparse
 import asyncio
 import os
 import random
+import signal
 import statistics
 import subprocess
 import sys
@@ -62,8 +64,11 @@ def cpu_seconds(pids: list[int]) -> float:
     """utime + stime of the processes (all their threads), in seconds."""
     total = 0
     for pid in pids:
-        with open(f"/proc/{pid}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except FileNotFoundError:  # a replica killed by --kill-after: its CPU time is gone with it
+            continue
         total += int(fields[11]) + int(fields[12])  # fields 14 and 15 of stat(5), counted after "pid (comm)"
     return total / CLK_TCK
 
@@ -71,10 +76,13 @@ def cpu_seconds(pids: list[int]) -> float:
 def rss_mb(pids: list[int]) -> float:
     total = 0
     for pid in pids:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith("VmRSS:"):
-                    total += int(line.split()[1])
+        try:
+            with open(f"/proc/{pid}/status") as f:
+                for line in f:
+                    if line.startswith("VmRSS:"):
+                        total += int(line.split()[1])
+        except FileNotFoundError:
+            continue
     return total / 1024
 
 
@@ -95,6 +103,10 @@ class PhaseResult:
     cpu_per_join: float = float("nan")
     rss_before: float = 0.0
     rss_after: float = 0.0
+    survivors: list[float] = field(default_factory=list)  # change latencies of students that never reconnected
+    recoveries: list[float] = field(default_factory=list)  # kill -> first finished run after reconnecting
+    killed: str = ""
+    kill_time: float = 0.0
 
 
 def percentile(values: list[float], q: float) -> float:
@@ -127,7 +139,7 @@ async def open_sessions(url: str, page: str, prefixes, count: int, storm: bool, 
     return [s for s in joined if s is not None]
 
 
-async def interact(student: Student, until: float, result: PhaseResult) -> bool:
+async def interact(student: Student, until: float, result: PhaseResult, mine: list | None = None) -> bool:
     """Change a control about every 5 s until ``until``; False if any change failed."""
     ok = True
     if not student.changeable():  # a page with nothing numeric to move (exercises-link): only its join counts
@@ -141,6 +153,8 @@ async def interact(student: Student, until: float, result: PhaseResult) -> bool:
             result.errors.append(f"change: {exc}")
             return False
         result.latencies.append(run.seconds)
+        if mine is not None:
+            mine.append(run.seconds)
         if run.exceptions:
             ok = False
             result.errors.extend(f"exception on the page: {e}" for e in run.exceptions)
@@ -148,7 +162,14 @@ async def interact(student: Student, until: float, result: PhaseResult) -> bool:
     return ok
 
 
-async def run_phase(name, url, pids, page_name, students, idle, duration, storm) -> PhaseResult:
+async def kill_replica(pid: int, after: float, result: PhaseResult) -> None:
+    """The fault drill: kill -9 one replica ``after`` seconds into the interaction."""
+    await asyncio.sleep(after)
+    os.kill(pid, signal.SIGKILL)
+    result.killed, result.kill_time = str(pid), time.monotonic()
+
+
+async def run_phase(name, url, pids, page_name, students, idle, duration, storm, kill_after=None) -> PhaseResult:
     page, prefixes = PAGES[page_name]
     result = PhaseResult(name, students, idle)
     result.rss_before = rss_mb(pids) if pids else float("nan")
@@ -159,10 +180,17 @@ async def run_phase(name, url, pids, page_name, students, idle, duration, storm)
     active = await open_sessions(url, page, prefixes, students, storm=storm, result=result)
     cpu1 = cpu_seconds(pids) if pids else 0.0
     until = time.monotonic() + duration
-    oks = await asyncio.gather(*(interact(s, until, result) for s in active))
+    per_student = {id(s): [] for s in active}
+    killer = asyncio.create_task(kill_replica(pids[0], kill_after, result)) if kill_after is not None else None
+    oks = await asyncio.gather(*(interact(s, until, result, per_student[id(s)]) for s in active))
+    if killer is not None:
+        await killer
     cpu2 = cpu_seconds(pids) if pids else 0.0
     result.completed = sum(oks)
     result.reconnects = sum(s.reconnects for s in active)
+    result.survivors = [t for s in active if not s.reconnects for t in per_student[id(s)]]
+    if result.killed:
+        result.recoveries = [s.reconnected_at - result.kill_time for s in active if s.reconnects]
     if pids:
         result.cpu_per_join = (cpu1 - cpu0) / max(len(result.joins), 1)
         changes = len(result.latencies)
@@ -215,6 +243,15 @@ def report(r: PhaseResult) -> None:
         f" | RSS {r.rss_before:.0f} -> {r.rss_after:.0f} MB",
         flush=True,
     )
+    if r.killed:
+        rec = r.recoveries
+        print(
+            f"    fault: replica pid {r.killed} killed with -9; {r.reconnects} reconnects by {len(rec)} students,"
+            f" back on a live replica after p50 {ms(statistics.median(rec) if rec else nan)}"
+            f" p95 {ms(percentile(rec, 0.95))} max {ms(max(rec) if rec else nan)} (target <= 10 s);"
+            f" the other students' change p95 {ms(percentile(r.survivors, 0.95))} (target <= 1 s)",
+            flush=True,
+        )
     for message in sorted(set(r.errors))[:5]:
         print(f"    error: {message} (x{r.errors.count(message)})")
 
@@ -255,7 +292,9 @@ async def main_async(args) -> int:
         results: dict[tuple[str, int], PhaseResult] = {}
         for idle in [0, args.idle] if args.idle else [0]:
             for label, url, pids, page in targets:
-                r = await run_phase(label, url, pids, page, args.students, idle, args.duration, args.join_storm)
+                r = await run_phase(
+                    label, url, pids, page, args.students, idle, args.duration, args.join_storm, args.kill_after
+                )
                 report(r)
                 results[(label, idle)] = r
         app = args.page
@@ -295,7 +334,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--no-minimal", action="store_true", help="do not measure bench/minimal_app.py")
     parser.add_argument("--churn", type=int, default=0, help="memory check: this many sessions come and go")
     parser.add_argument("--ttl", type=int, default=120, help="server.disconnectedSessionTTL for servers started here")
+    parser.add_argument(
+        "--kill-after", type=float, help="with --url and 2+ --pids: kill -9 the first pid this many seconds in"
+    )
     args = parser.parse_args(argv)
+    if args.kill_after is not None and not (args.url and args.pids and len(args.pids.split(",")) >= 2):
+        parser.error("--kill-after needs --url and at least two --pids (a replica to kill and one to survive)")
     if not 0 < args.students + args.idle <= MAX_SESSIONS or args.churn > MAX_SESSIONS * 5:
         parser.error(f"at most {MAX_SESSIONS} sessions at a time")
     if not 0 < args.duration <= MAX_DURATION:

@@ -102,6 +102,7 @@ class Student:
     cached: dict[str, ForwardMsg] = field(default_factory=dict)
     exceptions: list[str] = field(default_factory=list)
     reconnects: int = 0
+    reconnected_at: float = 0.0  # time.monotonic() of the last reconnection's first finished run
     page_not_found: bool = False
     runs: int = 0
     ws: object = None
@@ -185,6 +186,7 @@ class Student:
                 await self.connect()
                 await self._send_rerun(fragment_id="")
                 await self._receive_until_finished(time.perf_counter())
+                self.reconnected_at = time.monotonic()
                 return
             except (TimeoutError, OSError, websockets.ConnectionClosed, websockets.InvalidHandshake):
                 if time.monotonic() > deadline:
