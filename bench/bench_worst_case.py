@@ -284,9 +284,13 @@ def exercises_sessions(quick: bool) -> list[Session]:
         Step("seed max", setv("number_input", "seed", 999_999_999)),
         Step("type an answer", lambda at: at.text_input[0].set_value("3/4")),
         Step("check an answer with a huge exponent", _check_answer("1e-3000000")),
-        Step("a 3,000-character app address", setv("text_input", "exq_base_url", "http://" + "a" * 3000 + ".example/")),
     ]
     sessions = [Session(PAGES["Exercises"], {}, tuple(steps))]
+    # the page draws only its open tab (in the link): each tab opened at the largest assignment
+    address = Step("a 3,000-character app address", setv("text_input", "exq_base_url", "http://" + "a" * 3000 + ".x/"))
+    sessions.append(Session(PAGES["Exercises"], {"tab": "Teacher", "count": "30"}, (address,)))
+    sessions.append(Session(PAGES["Exercises"], {"tab": "Predict the bars", "count": "30"}, ()))
+    sessions.append(Session(PAGES["Exercises"], {"tab": "Your results", "count": "30"}, ()))
     sessions.append(Session(PAGES["Exercises"], {"count": "30", "seed": "999999999", "level": "zeros"}, ()))
     sessions.append(Session(PAGES["Exercises"], {"count": "inf"}, ()))  # the link
     if not quick:
