@@ -183,24 +183,24 @@ def draw_problem(problem: Problem) -> None:
                 getattr(st, kind)(plain(message))
             status = "solved" if attempt.correct else f"{attempt.tries} {'try' if attempt.tries == 1 else 'tries'}"
             st.caption(f"{status} · hints used {attempt.hints_used} of {len(HINT_STEPS)}")
-            b1, b2 = st.columns(2)
-            with b1:
-                st.button(
-                    f"Hint {min(attempt.hints_used + 1, len(HINT_STEPS))} of {len(HINT_STEPS)}",
-                    key=f"exq_hint_{sig}_{problem.number}",
-                    on_click=_hint,
+            # the presenter's Reveal button sits beside Hint; without it, no columns (three fewer layout blocks a
+            # problem, on every run of every student's page)
+            hint_place, reveal_place = st.columns(2) if presenting else (st, None)
+            hint_place.button(
+                f"Hint {min(attempt.hints_used + 1, len(HINT_STEPS))} of {len(HINT_STEPS)}",
+                key=f"exq_hint_{sig}_{problem.number}",
+                on_click=_hint,
+                args=(problem,),
+                disabled=attempt.hints_used >= len(HINT_STEPS),
+            )
+            if presenting:
+                reveal_place.button(
+                    "Reveal the solution",
+                    key=f"exq_reveal_{sig}_{problem.number}",
+                    on_click=_reveal,
                     args=(problem,),
-                    disabled=attempt.hints_used >= len(HINT_STEPS),
+                    type="primary",
                 )
-            with b2:
-                if presenting:
-                    st.button(
-                        "Reveal the solution",
-                        key=f"exq_reveal_{sig}_{problem.number}",
-                        on_click=_reveal,
-                        args=(problem,),
-                        type="primary",
-                    )
         for i, hint in enumerate(hints(problem)[: attempt.hints_used], start=1):
             st.info(f"Hint {i}: {plain(hint)}")
         pressed = problem.number in revealed  # the presenter's "Reveal the solution" button
