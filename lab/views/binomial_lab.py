@@ -28,6 +28,7 @@ from lab.views.common import chart, figure, sync_query_params
 from lab.views.presentation import url_reveal_allowed
 
 S = st.session_state
+PREDICTION_WIDTH = 140  # px: two boxes a row beside the chart and on a phone, with room for the -/+ steppers
 
 
 def push_widgets(model: BinomialLabModel) -> None:
@@ -114,12 +115,15 @@ def lab_body() -> None:
     with right:
         st.subheader("Your prediction")
         names = prediction_labels(n)
-        per_row = 2 if n == 1 else 3
-        for start in range(0, len(names), per_row):
-            cols = st.columns(per_row)
-            for col, k in zip(cols, range(start, min(start + per_row, len(names)))):
+        # one wrapping row of fixed-width boxes (not a grid of columns: one layout block instead of one per row
+        # and per column, redrawn on every change of a prediction)
+        with st.container(horizontal=True, gap="small"):
+            for k, name in enumerate(names):
                 S.setdefault(f"bl_pred_{k}", 0.0)
-                col.number_input(names[k], min_value=0.0, max_value=1.0, step=0.01, format="%.2f", key=f"bl_pred_{k}")
+                st.number_input(
+                    name, min_value=0.0, max_value=1.0, step=0.01, format="%.2f", key=f"bl_pred_{k}",
+                    width=PREDICTION_WIDTH,
+                )
         model.preds = [control_p(S[f"bl_pred_{k}"], 0.0) for k in range(len(labels))]
         st.caption(f"Your bars add up to {both_text(sum(to_fraction(v) for v in model.preds))}.")
     exact = display_values(result)
