@@ -2,6 +2,7 @@
 files fail with a message naming the file and the field."""
 
 import json
+import os
 import subprocess
 import sys
 import tomllib
@@ -214,3 +215,19 @@ def test_invalid_toml_names_the_file(tmp_path):
 def test_missing_file():
     with pytest.raises(ScenarioError, match="nowhere.toml: cannot read"):
         load_scenario_file("/nonexistent/nowhere.toml")
+
+
+def test_added_and_edited_files_show_at_once_while_parsing_is_cached(tmp_path):
+    """Listing stats the files on every call; a file is parsed again only when its modification time changes."""
+    step = tmp_path / "step.toml"
+    step.write_text(GOOD.replace("NAME", "step"))
+    assert scenario_names(directory=tmp_path) == ["step"]
+    (tmp_path / "added.toml").write_text(GOOD.replace("NAME", "added"))
+    assert scenario_names(directory=tmp_path) == ["added", "step"]  # a new file: listed at once
+    mtime = step.stat().st_mtime_ns
+    step.write_text('kind = "markov"\nname = "step"\n')  # now a Markov model file
+    os.utime(step, ns=(mtime + 10**9, mtime + 10**9))  # a later version (file systems tick coarsely)
+    assert scenario_names(directory=tmp_path) == ["added"]
+    assert scenario_names(kind="markov", directory=tmp_path) == ["step"]
+    (tmp_path / "added.toml").unlink()
+    assert scenario_names(directory=tmp_path) == []
