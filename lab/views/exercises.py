@@ -44,7 +44,7 @@ from lab.views.presentation import is_presenting
 BRANCH_OPTIONS = ("rejection", "no-rejection")
 TAB_PARAM = "tab"  # widget key and URL parameter of the open tab
 TAB_LABELS = ["Problems", "Predict the bars", "Your results", "Teacher"]
-KEPT_WIDGET_PREFIXES = ("exq_answer_", "exq_bar_", "exq_base_url")  # values of widgets in tabs that may be closed
+KEPT_WIDGET_PREFIXES = ("exq_bar_", "exq_base_url")  # values of widgets in tabs that may be closed
 _MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$])")
 
 
@@ -71,9 +71,9 @@ st.caption(
 
 show_link_warnings("exq_link_problems")  # the seed, count or level a link gave that was refused
 
-# Only the open tab is drawn (a tab switch reruns the page): a class opening the link together then draws the
-# problems alone, about half of the page's work. A widget that is not drawn in a run loses its value, so the
-# values kept in the other tabs are carried over here (Streamlit's way: a widget's value assigned to its key).
+# Only the open tab is drawn, the problems aside (a tab switch reruns the page): a class opening the link together
+# draws the problems alone, about half of the page's work. A widget that is not drawn in a run loses its value,
+# so the values kept in the other tabs are carried over here (Streamlit's way: a widget's value assigned to its key).
 for _key in [k for k in st.session_state if str(k).startswith(KEPT_WIDGET_PREFIXES)]:
     st.session_state[_key] = st.session_state[_key]
 # The open tab is in the link (tab=Predict+the+bars): a teacher can send the class straight to a tab.
@@ -213,16 +213,18 @@ def draw_problem(problem: Problem) -> None:
                     st.markdown(f"- {plain(line)}")
 
 
+# The problems are drawn whatever tab is open: an answer typed but not yet checked lives only in the browser's
+# answer box, and it stays there only while the box is drawn on every run. (They are the tab a link opens, so a
+# class joining together pays nothing more.)
 with tab_problems:
-    if tab_problems.open:
-        score = running_score(attempts, len(problems))
-        m1, m2, m3 = st.columns(3)
-        m1.metric("Score", f"{score.correct} / {score.total}")
-        m2.metric("Attempted", score.attempted)
-        m3.metric("Right first time", score.first_try)
-        st.caption(f"Assignment: seed {seed}, {count} problems, {LEVEL_TITLES[level]}.")
-        for problem in problems:
-            draw_problem(problem)
+    score = running_score(attempts, len(problems))
+    m1, m2, m3 = st.columns(3)
+    m1.metric("Score", f"{score.correct} / {score.total}")
+    m2.metric("Attempted", score.attempted)
+    m3.metric("Right first time", score.first_try)
+    st.caption(f"Assignment: seed {seed}, {count} problems, {LEVEL_TITLES[level]}.")
+    for problem in problems:
+        draw_problem(problem)
 
 
 # --- predict the bars ---------------------------------------------------------------------------

@@ -90,3 +90,14 @@ def test_predict_the_bars_tab(page, app_url, screenshot_dir):
     wait_idle(page)
     assert page.get_by_role("slider").count() > 0
     page.screenshot(path=str(screenshot_dir / "exercises-bars-tab-1280x800.png"), full_page=True)
+
+
+def test_an_answer_typed_but_not_checked_survives_a_tab_switch(page, app_url):
+    goto(page, f"{app_url}/exercises?seed=12&count=3&level=zeros")
+    box = page.get_by_role("textbox", name="Your answer").first
+    box.fill("2/7")  # typed, not checked: it exists only in the browser
+    page.get_by_role("tab", name="Predict the bars").click()
+    wait_idle(page)
+    page.get_by_role("tab", name="Problems").click()
+    wait_idle(page)
+    assert page.get_by_role("textbox", name="Your answer").first.input_value() == "2/7"
