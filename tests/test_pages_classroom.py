@@ -41,14 +41,19 @@ def test_bad_code_and_long_name_are_refused(data):
     new = store.create_class(data)
     at = open_linked_page(PAGE)
     join(at, "QQQQQQ", "Ann")
-    assert errors(at) == ["No open class has the code QQQQQQ: check the code with your teacher\\."]
+    # the message is escaped as markdown whole (":" too, so no ":icon:" shortcode in it can become an icon)
+    assert errors(at) == ["No open class has the code QQQQQQ\\: check the code with your teacher\\."]
     join(at, new.code, "x" * 41)
-    assert errors(at) == ["Your name: 41 characters; at most 40\\."]
+    assert errors(at) == ["Your name\\: 41 characters; at most 40\\."]
     join(at, "AB0DEF", "Ann")
     assert "never appears in a class code" in errors(at)[0]
     assert "student" not in at.query_params
-    join(at, new.code.lower(), "<b>Ann</b> *bold*")
+    join(at, new.code.lower(), "<b>Ann</b> *bold* :material/warning:")
     assert at.query_params["code"] == new.code and at.query_params["student"]
+    # shown as typed: every markdown character escaped, the icon shortcode included
+    assert any(
+        "You joined as \\<b\\>Ann\\</b\\> \\*bold\\* \\:material/warning\\:." in c.value for c in at.caption
+    )
 
 
 def test_forged_or_foreign_links_are_refused(data):

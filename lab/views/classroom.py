@@ -7,7 +7,6 @@ tab resumes it), ``?code=C&teacher=TOKEN`` (the teacher's private dashboard)."""
 
 from __future__ import annotations
 
-import re
 from datetime import datetime
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
@@ -15,6 +14,7 @@ import streamlit as st
 
 from lab.classroom import store
 from lab.classroom.activities import ASSIGNMENT, PREDICT, WORKED_EXAMPLE, scenario_choices
+from lab.core.display import markdown_escape
 from lab.core.formatting import both_text, fraction_text
 from lab.teaching.exercises import (
     DEFAULT_COUNT,
@@ -36,14 +36,6 @@ from lab.views.presentation import APP_PARAMS, is_presenting
 URL_PATH = "class"
 FOLLOW_EVERY_S = 5.0  # a student's page checks the class version this often (cost: bench/bench_classroom.py)
 DASHBOARD_EVERY_S = 2.0
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$])")
-
-
-def plain(text) -> str:
-    """Markdown-escape text that may hold user input, so it is shown exactly as typed."""
-    return _MD_SPECIAL.sub(r"\\\1", str(text))
-
-
 MAX_QR_LINK = 2000  # characters of a join link a QR code is made for
 
 
@@ -85,7 +77,7 @@ def landing(code: str) -> None:
             try:
                 joined = store.join_class(engine(), typed_code, name, client=client_id())
             except store.ClassroomError as exc:
-                st.error(plain(exc))
+                st.error(markdown_escape(exc))
             else:
                 go_to(code=joined.code, student=joined.student_token)
     with start:
@@ -97,7 +89,7 @@ def landing(code: str) -> None:
             try:
                 new = store.create_class(engine(), class_name)
             except store.ClassroomError as exc:
-                st.error(plain(exc))
+                st.error(markdown_escape(exc))
             else:
                 st.session_state["cls_new_class"] = new.code
                 go_to(code=new.code, teacher=new.teacher_token)
@@ -158,7 +150,7 @@ def activity_controls(board: store.Dashboard) -> None:
     activity = board.activity
     if activity is not None:
         state = ("locked" if activity.locked else "open") + (", answer revealed" if activity.revealed else "")
-        st.markdown(f"**Activity {activity.position}: {plain(activity.spec.title)}** ({state})")
+        st.markdown(f"**Activity {activity.position}: {markdown_escape(activity.spec.title)}** ({state})")
         b1, b2, b3 = st.columns(3)
         b1.button(
             "Reveal to class",
@@ -206,7 +198,7 @@ def live_dashboard(code: str, token: str) -> None:
     try:
         board = store.dashboard(engine(), code, token)
     except store.ClassroomError as exc:
-        st.error(plain(exc))
+        st.error(markdown_escape(exc))
         return
     hide = st.session_state.get("cls_hide_names", is_presenting())
     m1, m2 = st.columns(2)
@@ -218,7 +210,7 @@ def live_dashboard(code: str, token: str) -> None:
     elif board.predict is not None:
         summary = board.predict
         revealed = activity.revealed
-        st.caption(plain(activity.spec.prompt))
+        st.caption(markdown_escape(activity.spec.prompt))
         if summary.submitted == 0:
             st.info("No predictions yet: they appear here as students submit.")
         else:
@@ -255,7 +247,7 @@ def live_dashboard(code: str, token: str) -> None:
             )
             if summary.pattern:
                 st.markdown(
-                    f"**Most common wrong pattern:** {plain(summary.pattern)} "
+                    f"**Most common wrong pattern:** {markdown_escape(summary.pattern)} "
                     f"({summary.pattern_count} of {summary.submitted})."
                 )
             else:
@@ -266,7 +258,7 @@ def live_dashboard(code: str, token: str) -> None:
         elif revealed:
             st.markdown(
                 "**Exact answer:** "
-                + plain(", ".join(f"{f} = {both_text(e, 3)}" for f, e in zip(summary.fields, summary.exact)))
+                + markdown_escape(", ".join(f"{f} = {both_text(e, 3)}" for f, e in zip(summary.fields, summary.exact)))
             )
     else:
         summary = board.assignment
@@ -293,13 +285,13 @@ def teacher_page(code: str, token: str) -> None:
     try:
         klass = store.check_teacher(engine(), code, token)
     except store.ClassroomError as exc:
-        st.error(plain(exc))
+        st.error(markdown_escape(exc))
         st.page_link(URL_PATH_PAGE, label="Start or join a class")
         return
     presenting = is_presenting()
-    st.subheader(plain(klass.name) if klass.name else f"Class {klass.code}", anchor=False)
+    st.subheader(markdown_escape(klass.name) if klass.name else f"Class {klass.code}", anchor=False)
     if error := st.session_state.pop("cls_teacher_error", None):
-        st.error(plain(error))
+        st.error(markdown_escape(error))
     if not klass.open:
         st.info("This class has ended: its code no longer admits students. You can still download the results.")
     else:
@@ -373,7 +365,7 @@ def _submit_answer(code: str, token: str, activity_id: int, number: int) -> None
 def predict_student(state: store.StudentState, code: str, token: str) -> None:
     activity = state.activity
     spec = activity.spec
-    st.markdown(f"**{plain(spec.prompt)}**")
+    st.markdown(f"**{markdown_escape(spec.prompt)}**")
     if spec.ask_z:
         chart(
             figure("pq_bars", spec.tokens, spec.p, spec.q),
@@ -406,7 +398,7 @@ def predict_student(state: store.StudentState, code: str, token: str) -> None:
         )
     feedback = st.session_state.pop("cls_feedback", None)
     if feedback:
-        getattr(st, feedback[0])(plain(feedback[1]))
+        getattr(st, feedback[0])(markdown_escape(feedback[1]))
     elif saved:
         st.caption(f"Your prediction was saved at {clock(state.saved_at)}.")
     if activity.locked:
@@ -450,7 +442,7 @@ def assignment_student(state: store.StudentState, code: str, token: str) -> None
     for problem in problems:
         attempt = state.attempts.get(problem.number)
         with st.container(border=True):
-            st.markdown(f"**{problem.title}: {plain(problem.prompt)}**")
+            st.markdown(f"**{problem.title}: {markdown_escape(problem.prompt)}**")
             st.table(
                 {
                     "token": list(problem.p.tokens),
@@ -476,30 +468,33 @@ def assignment_student(state: store.StudentState, code: str, token: str) -> None
                 )
             feedback = st.session_state.pop(f"cls_fb_{problem.number}", None)
             if feedback:
-                getattr(st, feedback[0])(plain(feedback[1]))
+                getattr(st, feedback[0])(markdown_escape(feedback[1]))
             if attempt:
                 st.caption(("solved" if attempt.correct else "not solved yet") + f" · {attempt.tries} tries")
             if activity.revealed:
                 with st.expander("Worked solution (revealed by your teacher)"):
                     for line in worked_solution(problem):
-                        st.markdown(f"- {plain(line)}")
+                        st.markdown(f"- {markdown_escape(line)}")
 
 
 def student_page(code: str, token: str) -> None:
     try:
         state = store.student_state(engine(), code, token)
     except store.ClassroomError as exc:
-        st.error(plain(exc))
+        st.error(markdown_escape(exc))
         st.page_link(URL_PATH_PAGE, label="Join a class")
         return
     heading = f"Class {state.code}" + (f" · {state.class_name}" if state.class_name else "")
-    st.subheader(plain(heading), anchor=False)
-    st.caption(f"You joined as {plain(state.name)}. Keep this page's link: it brings you back here with your answers.")
+    st.subheader(markdown_escape(heading), anchor=False)
+    st.caption(
+        f"You joined as {markdown_escape(state.name)}. "
+        "Keep this page's link: it brings you back here with your answers."
+    )
     activity = state.activity
     if activity is None:
         st.info("Wait for your teacher to open an activity: this page follows the class by itself.")
     else:
-        st.markdown(f"#### Activity {activity.position}: {plain(activity.spec.title)}")
+        st.markdown(f"#### Activity {activity.position}: {markdown_escape(activity.spec.title)}")
         if activity.kind == PREDICT:
             predict_student(state, code, token)
         else:

@@ -6,11 +6,11 @@ Attempts live in this browser session, and on the server only after the student 
 
 from __future__ import annotations
 
-import re
 import secrets
 
 import streamlit as st
 
+from lab.core.display import markdown_escape
 from lab.core.formatting import both_text, fraction_text
 from lab.core.numbers import shown
 from lab.models.exercises import ExercisesModel
@@ -45,14 +45,6 @@ BRANCH_OPTIONS = ("rejection", "no-rejection")
 TAB_PARAM = "tab"  # widget key and URL parameter of the open tab
 TAB_LABELS = ["Problems", "Predict the bars", "Your results", "Teacher"]
 KEPT_WIDGET_PREFIXES = ("exq_bar_", "exq_base_url")  # values of widgets in tabs that may be closed
-_MD_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$])")
-
-
-def plain(text: str) -> str:
-    """Markdown-escape text that may hold user input, so it is shown as typed."""
-    return _MD_SPECIAL.sub(r"\\\1", str(text))
-
-
 def _state(name: str, factory):
     if name not in st.session_state:
         st.session_state[name] = factory()
@@ -79,7 +71,7 @@ for _key in [k for k in st.session_state if str(k).startswith(KEPT_WIDGET_PREFIX
 # The open tab is in the link (tab=Predict+the+bars): a teacher can send the class straight to a tab.
 asked_tab = st.query_params.get(TAB_PARAM)
 if asked_tab is not None and asked_tab not in TAB_LABELS and TAB_PARAM not in st.session_state:
-    st.warning(f"Link: tab {plain(shown(asked_tab))} is not a tab of this page; showing Problems.")
+    st.warning(f"Link: tab {markdown_escape(shown(asked_tab))} is not a tab of this page; showing Problems.")
 tab_problems, tab_bars, tab_results, tab_teacher = st.tabs(
     TAB_LABELS, key=TAB_PARAM, on_change="rerun", bind="query-params"
 )
@@ -114,7 +106,7 @@ feedback: dict[int, tuple[str, str]] = _state("exq_feedback", dict).setdefault(s
 revealed: set[int] = _state("exq_revealed", dict).setdefault(sig, set())
 checked_bars: dict[int, tuple] = _state("exq_bars", dict).setdefault(sig, {})
 if resume_problem := study_resume.load_saved(sig, attempts) or st.session_state.pop("exq_resume_error", None):
-    st.warning(f"Resume link: {plain(resume_problem)}")
+    st.warning(f"Resume link: {markdown_escape(resume_problem)}")
 presenting = is_presenting()
 
 
@@ -166,7 +158,7 @@ def draw_problem(problem: Problem) -> None:
         with left:
             _pq_table(problem)
         with right:
-            st.markdown(f"**{plain(problem.prompt)}**")
+            st.markdown(f"**{markdown_escape(problem.prompt)}**")
             with st.form(key=f"exq_form_{sig}_{problem.number}", border=False, enter_to_submit=True):
                 if problem.is_choice:
                     st.radio("Your answer", BRANCH_OPTIONS, index=None, key=_answer_key(problem), horizontal=True)
@@ -180,7 +172,7 @@ def draw_problem(problem: Problem) -> None:
                 st.form_submit_button("Check", on_click=_submit, args=(problem,), disabled=attempt.correct)
             if problem.number in feedback:
                 kind, message = feedback[problem.number]
-                getattr(st, kind)(plain(message))
+                getattr(st, kind)(markdown_escape(message))
             status = "solved" if attempt.correct else f"{attempt.tries} {'try' if attempt.tries == 1 else 'tries'}"
             st.caption(f"{status} · hints used {attempt.hints_used} of {len(HINT_STEPS)}")
             # the presenter's Reveal button sits beside Hint; without it, no columns (three fewer layout blocks a
@@ -202,7 +194,7 @@ def draw_problem(problem: Problem) -> None:
                     type="primary",
                 )
         for i, hint in enumerate(hints(problem)[: attempt.hints_used], start=1):
-            st.info(f"Hint {i}: {plain(hint)}")
+            st.info(f"Hint {i}: {markdown_escape(hint)}")
         pressed = problem.number in revealed  # the presenter's "Reveal the solution" button
         if pressed or attempt.show_solution:
             # Open by itself after two wrong tries, except while presenting: then only on the presenter's press
@@ -210,7 +202,7 @@ def draw_problem(problem: Problem) -> None:
             opened = pressed or (attempt.show_solution and not attempt.correct and not presenting)
             with st.expander("Worked solution", expanded=opened):
                 for line in worked_solution(problem):
-                    st.markdown(f"- {plain(line)}")
+                    st.markdown(f"- {markdown_escape(line)}")
 
 
 # The problems are drawn whatever tab is open: an answer typed but not yet checked lives only in the browser's
@@ -368,7 +360,7 @@ with tab_teacher:
             try:
                 base = check_base_url(typed)
             except ExerciseInputError as exc:
-                st.error(f"{plain(exc)}. The link below uses {plain(base)}.")
+                st.error(f"{markdown_escape(exc)}. The link below uses {markdown_escape(base)}.")
         url = assignment_url(base, seed, count, level)
         # the browser's own address (st.context.url) is not typed: check it too
         if len(url) > MAX_BASE_URL_LENGTH + 100:
