@@ -54,6 +54,10 @@ def test_exercises_model_refuses_what_overflowed_the_number_input():
         assert model.count == 5 and names(warnings) == {"count"}, value
     model, warnings = ExercisesModel.from_url({"seed": "42", "count": "3", "level": "zeros"})
     assert not warnings and model.to_url() == {"seed": "42", "count": "3", "level": "zeros"}
+    model, warnings = ExercisesModel.from_url({"tab": "Teacher", "level": "zeros"})
+    assert not warnings and model.tab == "Teacher" and model.to_url() == {"level": "zeros", "tab": "Teacher"}
+    model, warnings = ExercisesModel.from_url({"tab": "Answers"})
+    assert model.tab == "Problems" and [w.parameter for w in warnings] == ["tab"]
 
 
 def test_explorer_model_from_url_to_url_reset():

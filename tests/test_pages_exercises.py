@@ -236,4 +236,6 @@ def test_a_link_opens_a_tab_and_an_unknown_tab_is_named():
     assert at.slider
     at = open_page(seed="3", tab="<b>Answers</b>")
     assert at.table and not at.slider  # the problems
-    assert any("tab '<b>Answers</b>' is not a tab of this page" in w.value.replace("\\", "") for w in at.warning)
+    shown = [w.value.replace("\\", "") for w in at.warning]  # refused like the link's other values, named as typed
+    assert any("tab (Tab): '<b>Answers</b>' is not one of the choices; showing 'Problems'" in w for w in shown)
+    assert "tab" not in at.query_params

@@ -1,4 +1,5 @@
-"""The Exercises page's assignment state: seed, number of problems and level (the teacher's link).
+"""The Exercises page's assignment state: seed, number of problems and level (the teacher's link), and the
+open tab (a link can open the predict-the-bars tab).
 
 The widgets carry it in the link (``bind="query-params"``); this model validates the link and the
 widget values first (``count=inf`` would otherwise reach Streamlit's number_input as an OverflowError).
@@ -21,15 +22,18 @@ from lab.teaching.exercises import (
     MIN_SEED,
 )
 
+TABS = ("Problems", "Predict the bars", "Your results", "Teacher")
+
 
 @dataclass
 class ExercisesModel(PageModel):
     seed: int = DEFAULT_SEED
     count: int = DEFAULT_COUNT
     level: str = DEFAULT_LEVEL
+    tab: str = TABS[0]
 
-    PARAMS = {"seed": "seed", "count": "count", "level": "level"}
-    LABELS = {"seed": "Seed", "count": "Number of problems", "level": "Level"}
+    PARAMS = {"seed": "seed", "count": "count", "level": "level", "tab": "tab"}
+    LABELS = {"seed": "Seed", "count": "Number of problems", "level": "Level", "tab": "Tab"}
 
     @classmethod
     def from_url(cls, params: Mapping, source: str = "link") -> tuple[ExercisesModel, list[UrlWarning]]:
@@ -38,5 +42,6 @@ class ExercisesModel(PageModel):
             seed=read.whole("seed", MIN_SEED, MAX_SEED, d.seed),
             count=read.whole("count", MIN_COUNT, MAX_COUNT, d.count),
             level=read.choice("level", LEVELS, d.level),
+            tab=read.choice("tab", TABS, d.tab),
         )
         return model, read.warnings

@@ -12,8 +12,7 @@ import streamlit as st
 
 from lab.core.display import markdown_escape
 from lab.core.formatting import both_text, fraction_text
-from lab.core.numbers import shown
-from lab.models.exercises import ExercisesModel
+from lab.models.exercises import TABS, ExercisesModel
 from lab.teaching.exercises import (
     DEFAULT_COUNT,
     DEFAULT_LEVEL,
@@ -42,8 +41,6 @@ from lab.views.common import chart, controls_model, figure, refuse_link_values, 
 from lab.views.presentation import is_presenting
 
 BRANCH_OPTIONS = ("rejection", "no-rejection")
-TAB_PARAM = "tab"  # widget key and URL parameter of the open tab
-TAB_LABELS = ["Problems", "Predict the bars", "Your results", "Teacher"]
 KEPT_WIDGET_PREFIXES = ("exq_bar_", "exq_base_url")  # values of widgets in tabs that may be closed
 def _state(name: str, factory):
     if name not in st.session_state:
@@ -68,12 +65,10 @@ show_link_warnings("exq_link_problems")  # the seed, count or level a link gave 
 # so the values kept in the other tabs are carried over here (Streamlit's way: a widget's value assigned to its key).
 for _key in [k for k in st.session_state if str(k).startswith(KEPT_WIDGET_PREFIXES)]:
     st.session_state[_key] = st.session_state[_key]
-# The open tab is in the link (tab=Predict+the+bars): a teacher can send the class straight to a tab.
-asked_tab = st.query_params.get(TAB_PARAM)
-if asked_tab is not None and asked_tab not in TAB_LABELS and TAB_PARAM not in st.session_state:
-    st.warning(f"Link: tab {markdown_escape(shown(asked_tab))} is not a tab of this page; showing Problems.")
+# The open tab is in the link (tab=Predict+the+bars): a teacher can send the class straight to a tab. A tab the
+# page does not have was refused with the link's other values, above.
 tab_problems, tab_bars, tab_results, tab_teacher = st.tabs(
-    TAB_LABELS, key=TAB_PARAM, on_change="rerun", bind="query-params"
+    TABS, key=ExercisesModel.PARAMS["tab"], on_change="rerun", bind="query-params"
 )
 
 
