@@ -4,7 +4,7 @@ from fractions import Fraction as F
 
 import pytest
 
-from lab.core.display import exact_text, markdown_escape, short_label
+from lab.core.display import exact_text, markdown_escape, markdown_table, short_label
 from lab.core.distributions import snap_to_step
 from lab.core.residual import residual_exact
 from lab.models.explorer import (
@@ -124,6 +124,10 @@ def test_text_helpers():
     # 1/3**19 = 1/1162261467 is too long for a bar label: 8.6037e-10 to 3 digits
     assert short_label(F(3, 4)) == "3/4" and short_label(F(1, 3**19)) == "8.6e-10"
     assert exact_text(F(1, 10**50)) == "1-digit / 51-digit fraction"
+    # a table: a pipe in a cell is escaped (it would end the cell), a line break becomes a space
+    assert markdown_table(("token", "p"), [("a|b", "1/2"), ("*x*\ny", 0.5)]) == (
+        "| token | p |\n| --- | --- |\n| a\\|b | 1/2 |\n| \\*x\\* y | 0\\.5 |"
+    )
 
 
 def test_lab_bars_b_then_c_and_labels():

@@ -38,9 +38,24 @@ def wrong_text(problem):
     return "0.9" if answer == "undefined" or abs(answer - F(9, 10)) > F(1, 100) else "0.1"
 
 
+def problem_cards(at):
+    """Each problem's markdown: a heading, the token / p / q table, then the question in bold."""
+    return [m.value for m in at.markdown if m.value.startswith("### ")]
+
+
 def shown_prompts(at):
-    """The bold question lines, with the page's Markdown escapes removed."""
-    return [m.value.replace("\\", "").strip("*") for m in at.markdown if m.value.endswith("?**")]
+    """The bold question lines (each card's last paragraph), with the page's Markdown escapes removed."""
+    return [card.split("\n\n")[-1].replace("\\", "").strip("*") for card in problem_cards(at)]
+
+
+def shown_tables(at):
+    """Each card's table as {column: [cells]}, read from its markdown rows (escapes removed)."""
+    tables = []
+    for card in problem_cards(at):
+        rows = [line.strip("| ").split(" | ") for line in card.split("\n") if line.startswith("|")]
+        header, body = rows[0], rows[2:]  # rows[1] is the | --- | line
+        tables.append({name: [row[i].replace("\\", "") for row in body] for i, name in enumerate(header)})
+    return tables
 
 
 def test_default_assignment_renders_five_problems():
@@ -93,9 +108,9 @@ def test_url_parameters_give_the_same_problems_as_the_core():
     problems = generate_problems(42, 3, "zeros")
     assert metric(at, "Score") == "0 / 3"
     assert shown_prompts(at) == [p.prompt for p in problems]
-    tables = at.table[:3]
-    for table, pr in zip(tables, problems):
-        frame = table.value
+    tables = shown_tables(at)
+    assert len(tables) == 3
+    for frame, pr in zip(tables, problems):
         assert list(frame["token"]) == list(pr.p.tokens)
         assert [F(v.split(" ")[0]) for v in frame["p"]] == list(pr.p.values)
         assert [F(v.split(" ")[0]) for v in frame["q"]] == list(pr.q.values)
@@ -197,8 +212,8 @@ def test_page_and_cli_show_the_same_problems(capsys):
     cli = json.loads(capsys.readouterr().out)["problems"]
     at = open_page(seed="77", count="4", level="disjoint")
     assert shown_prompts(at) == [item["question"] for item in cli]
-    for table, item in zip(at.table[:4], cli):
-        frame = table.value
+    assert len(shown_tables(at)) == 4
+    for frame, item in zip(shown_tables(at), cli):
         assert list(frame["token"]) == item["tokens"]
         assert [v.split(" ")[0] for v in frame["p"]] == [item["p"][t] for t in item["tokens"]]
         assert [v.split(" ")[0] for v in frame["q"]] == [item["q"][t] for t in item["tokens"]]
@@ -215,9 +230,9 @@ def test_teacher_types_the_app_address():
 
 def test_only_the_open_tab_and_the_problems_are_drawn_and_values_survive_a_tab_switch():
     at = open_page(seed="3")
-    assert len(at.table) == 5 and not at.slider and not at.get("download_button")  # the problems alone
+    assert len(problem_cards(at)) == 5 and not at.slider and not at.get("download_button")  # the problems alone
     open_tab(at, "tab", "Predict the bars")
-    assert len(at.table) == 5 and at.slider  # the problems are always drawn (their answer boxes keep typed text)
+    assert len(problem_cards(at)) == 5 and at.slider  # the problems are always drawn (typed text stays)
     key = "exq_bar_3-basic_1_" + generate_predictions(3, "basic")[0].p.tokens[0]
     at.slider(key=key).set_value(0.4).run()
     problem = generate_problems(3, 5, "basic")[0]
@@ -235,7 +250,21 @@ def test_a_link_opens_a_tab_and_an_unknown_tab_is_named():
     at = open_page(seed="3", tab="Predict the bars")
     assert at.slider
     at = open_page(seed="3", tab="<b>Answers</b>")
-    assert at.table and not at.slider  # the problems
+    assert problem_cards(at) and not at.slider  # the problems
     shown = [w.value.replace("\\", "") for w in at.warning]  # refused like the link's other values, named as typed
     assert any("tab (Tab): '<b>Answers</b>' is not one of the choices; showing 'Problems'" in w for w in shown)
     assert "tab" not in at.query_params
+
+
+def test_the_assignment_set_in_the_teacher_tab_holds_while_another_tab_is_open():
+    """The Teacher tab's words are drawn only while it is open; its seed, count and level are drawn always, so
+    what the teacher chose survives a switch to the problems and back."""
+    at = open_tab(open_page(), "tab", "Teacher")
+    assert any(h.value == "Build an assignment" for h in at.subheader)
+    at.number_input(key="seed").set_value(31).run()
+    at.number_input(key="count").set_value(3).run()
+    open_tab(at, "tab", "Problems")
+    assert not any(h.value == "Build an assignment" for h in at.subheader)
+    assert shown_prompts(at) == [p.prompt for p in generate_problems(31, 3, "basic")]
+    open_tab(at, "tab", "Teacher")
+    assert at.number_input(key="seed").value == 31 and at.number_input(key="count").value == 3

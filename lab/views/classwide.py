@@ -4,7 +4,7 @@ When a teacher says "open the link", every student asks for the same assignment 
 problems and exact answers, the downloads built from them and the QR code of the link are identical for all
 of them. Computing them once, instead of once per student and per rerun, takes that work out of every first
 load. Everything returned by a ``cache_resource`` function here is shared between sessions and must not be
-modified (the problems are frozen dataclasses, the tables are read-only Arrow tables).
+modified (the problems are frozen dataclasses; the tables are strings).
 
 The pages' other shared computations live here too, rather than in the page scripts: a cache decorator in a
 page script is created again on every run of the page (reading and hashing the function's source each time).
@@ -13,13 +13,14 @@ page script is created again on every run of the page (reading and hashing the f
 from __future__ import annotations
 
 import base64
+import functools
 import io
 
-import pyarrow as pa
 import segno
 import streamlit as st
 
 from lab.core.blocks import compare_laws
+from lab.core.display import markdown_table
 from lab.core.formatting import both_text
 from lab.core.markov import load_model
 from lab.teaching.exercises import generate_predictions, generate_problems
@@ -61,16 +62,10 @@ def qr_image(url: str, scale: int = 10) -> str:
     return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode()
 
 
-@st.cache_resource(max_entries=256, show_spinner=False)
-def pq_table(tokens: tuple, p: tuple, q: tuple) -> pa.Table:
-    """A problem's token / p / q table, ready for st.table (an Arrow table: no conversion on every rerun)."""
-    return pa.table(
-        {
-            "token": list(tokens),
-            "p": [both_text(v, 3) for v in p],
-            "q": [both_text(v, 3) for v in q],
-        }
-    )
+@functools.lru_cache(maxsize=1024)
+def pq_table(tokens: tuple, p: tuple, q: tuple) -> str:
+    """A problem's token / p / q table as markdown, built once per problem for the whole class."""
+    return markdown_table(("token", "p", "q"), zip(tokens, (both_text(v, 3) for v in p), (both_text(v, 3) for v in q)))
 
 
 @st.cache_data(max_entries=128, show_spinner="Computing the exact law…")

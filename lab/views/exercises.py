@@ -76,21 +76,26 @@ def _new_seed():
     st.session_state["seed"] = secrets.randbelow(MAX_SEED + 1)
 
 
+# The assignment's controls are drawn on every run, the Teacher tab open or not: they are bound to the link, and a
+# widget that is not drawn drops its value. The words and the layout around them are drawn only in the open tab.
 with tab_teacher:
-    st.subheader("Build an assignment")
-    st.write("Seed, count and level are in the page's link: everyone who opens it gets the same problems.")
-    c1, c2 = st.columns(2)
+    if tab_teacher.open:
+        st.subheader("Build an assignment")
+        st.write("Seed, count and level are in the page's link: everyone who opens it gets the same problems.")
+    c1, c2 = st.columns(2) if tab_teacher.open else (tab_teacher, tab_teacher)
     with c1:
         st.number_input(
             "Seed", MIN_SEED, MAX_SEED, DEFAULT_SEED, step=1, key="seed", bind="query-params", help="Any whole number"
         )
-        st.button("New random seed", on_click=_new_seed, key="exq_new_seed")
+        if tab_teacher.open:
+            st.button("New random seed", on_click=_new_seed, key="exq_new_seed")
     with c2:
         st.number_input(
             "Number of problems", MIN_COUNT, MAX_COUNT, DEFAULT_COUNT, step=1, key="count", bind="query-params"
         )
         st.selectbox("Level", LEVELS, index=LEVELS.index(DEFAULT_LEVEL), key="level", bind="query-params")
-        st.caption(LEVEL_TITLES.get(st.session_state["level"], ""))
+        if tab_teacher.open:
+            st.caption(LEVEL_TITLES.get(st.session_state["level"], ""))
 
 assignment = controls_model(ExercisesModel, "exq_assignment")
 seed, count, level = assignment.seed, assignment.count, assignment.level
@@ -141,53 +146,51 @@ def _reveal(problem: Problem):
     revealed.add(problem.number)
 
 
-def _pq_table(problem) -> None:
-    st.table(pq_table(problem.p.tokens, problem.p.values, problem.q.values), hide_index=True)
-
-
 def draw_problem(problem: Problem) -> None:
     attempt = attempts.get(problem.number, Attempt())
+    # One markdown element holds the title, the p / q table and the question, and nothing sits in columns: a
+    # problem is six elements instead of eleven, on every run of every student's page (a class opening the link
+    # together waits for all of them).
     with st.container(border=True, key=f"exq_problem_{problem.number}"):
-        st.subheader(problem.title, anchor=False)
-        left, right = st.columns([2, 3])
-        with left:
-            _pq_table(problem)
-        with right:
-            st.markdown(f"**{markdown_escape(problem.prompt)}**")
-            with st.form(key=f"exq_form_{sig}_{problem.number}", border=False, enter_to_submit=True):
-                if problem.is_choice:
-                    st.radio("Your answer", BRANCH_OPTIONS, index=None, key=_answer_key(problem), horizontal=True)
-                else:
-                    st.text_input(
-                        "Your answer",
-                        key=_answer_key(problem),
-                        placeholder="3/4, 0.75 or undefined",
-                        help="A fraction (exact), a decimal (within 0.005), or 'undefined' if it does not exist.",
-                    )
-                st.form_submit_button("Check", on_click=_submit, args=(problem,), disabled=attempt.correct)
-            if problem.number in feedback:
-                kind, message = feedback[problem.number]
-                getattr(st, kind)(markdown_escape(message))
-            status = "solved" if attempt.correct else f"{attempt.tries} {'try' if attempt.tries == 1 else 'tries'}"
-            st.caption(f"{status} · hints used {attempt.hints_used} of {len(HINT_STEPS)}")
-            # the presenter's Reveal button sits beside Hint; without it, no columns (three fewer layout blocks a
-            # problem, on every run of every student's page)
-            hint_place, reveal_place = st.columns(2) if presenting else (st, None)
-            hint_place.button(
-                f"Hint {min(attempt.hints_used + 1, len(HINT_STEPS))} of {len(HINT_STEPS)}",
-                key=f"exq_hint_{sig}_{problem.number}",
-                on_click=_hint,
-                args=(problem,),
-                disabled=attempt.hints_used >= len(HINT_STEPS),
-            )
-            if presenting:
-                reveal_place.button(
-                    "Reveal the solution",
-                    key=f"exq_reveal_{sig}_{problem.number}",
-                    on_click=_reveal,
-                    args=(problem,),
-                    type="primary",
+        st.markdown(
+            f"### {problem.title}\n\n"
+            f"{pq_table(problem.p.tokens, problem.p.values, problem.q.values)}\n\n"
+            f"**{markdown_escape(problem.prompt)}**",
+            anchors=False,
+        )
+        with st.form(key=f"exq_form_{sig}_{problem.number}", border=False, enter_to_submit=True):
+            if problem.is_choice:
+                st.radio("Your answer", BRANCH_OPTIONS, index=None, key=_answer_key(problem), horizontal=True)
+            else:
+                st.text_input(
+                    "Your answer",
+                    key=_answer_key(problem),
+                    placeholder="3/4, 0.75 or undefined",
+                    help="A fraction (exact), a decimal (within 0.005), or 'undefined' if it does not exist.",
                 )
+            st.form_submit_button("Check", on_click=_submit, args=(problem,), disabled=attempt.correct)
+        if problem.number in feedback:
+            kind, message = feedback[problem.number]
+            getattr(st, kind)(markdown_escape(message))
+        status = "solved" if attempt.correct else f"{attempt.tries} {'try' if attempt.tries == 1 else 'tries'}"
+        st.caption(f"{status} · hints used {attempt.hints_used} of {len(HINT_STEPS)}")
+        # the presenter's Reveal button sits beside Hint, in one row; without it, no row at all
+        buttons = st.container(horizontal=True) if presenting else st
+        buttons.button(
+            f"Hint {min(attempt.hints_used + 1, len(HINT_STEPS))} of {len(HINT_STEPS)}",
+            key=f"exq_hint_{sig}_{problem.number}",
+            on_click=_hint,
+            args=(problem,),
+            disabled=attempt.hints_used >= len(HINT_STEPS),
+        )
+        if presenting:
+            buttons.button(
+                "Reveal the solution",
+                key=f"exq_reveal_{sig}_{problem.number}",
+                on_click=_reveal,
+                args=(problem,),
+                type="primary",
+            )
         for i, hint in enumerate(hints(problem)[: attempt.hints_used], start=1):
             st.info(f"Hint {i}: {markdown_escape(hint)}")
         pressed = problem.number in revealed  # the presenter's "Reveal the solution" button
@@ -205,10 +208,10 @@ def draw_problem(problem: Problem) -> None:
 # class joining together pays nothing more.)
 with tab_problems:
     score = running_score(attempts, len(problems))
-    m1, m2, m3 = st.columns(3)
-    m1.metric("Score", f"{score.correct} / {score.total}")
-    m2.metric("Attempted", score.attempted)
-    m3.metric("Right first time", score.first_try)
+    scores = st.container(horizontal=True)  # one row block, not three columns
+    scores.metric("Score", f"{score.correct} / {score.total}")
+    scores.metric("Attempted", score.attempted)
+    scores.metric("Right first time", score.first_try)
     st.caption(f"Assignment: seed {seed}, {count} problems, {LEVEL_TITLES[level]}.")
     for problem in problems:
         draw_problem(problem)
