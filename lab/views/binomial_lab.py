@@ -28,6 +28,7 @@ from lab.views.common import chart, figure, sync_query_params
 from lab.views.presentation import url_reveal_allowed
 
 S = st.session_state
+CONTROL_WIDTH = 150  # px: lab success p and n side by side, also on a phone; Reset and Inspect follow
 PREDICTION_WIDTH = 140  # px: two boxes a row beside the chart and on a phone, with room for the -/+ steppers
 
 
@@ -82,12 +83,16 @@ def lab_body() -> None:
     for k, value in enumerate(model.preds):
         if f"bl_pred_{k}" in S and control_p(S[f"bl_pred_{k}"], -1.0) != S[f"bl_pred_{k}"]:
             S[f"bl_pred_{k}"] = value
-    controls = st.columns([2, 2, 1, 1], vertical_alignment="bottom")
-    controls[0].number_input("lab success p", min_value=0.0, max_value=1.0, step=0.01, format="%.2f", key="bl_p")
-    controls[1].number_input(
-        "n", min_value=N_MIN, max_value=N_MAX, step=1, key="bl_n", help="Number of trials, 1 to 26"
+    # one wrapping row (a single layout block, not a block per column) that Inspect joins below, once the
+    # controls' values are checked
+    controls = st.container(horizontal=True, vertical_alignment="bottom")
+    controls.number_input(
+        "lab success p", min_value=0.0, max_value=1.0, step=0.01, format="%.2f", key="bl_p", width=CONTROL_WIDTH
     )
-    controls[2].button("Reset", key="bl_reset", on_click=on_reset, help="Back to the defaults", width="stretch")
+    controls.number_input(
+        "n", min_value=N_MIN, max_value=N_MAX, step=1, key="bl_n", help="Number of trials, 1 to 26", width=CONTROL_WIDTH
+    )
+    controls.button("Reset", key="bl_reset", on_click=on_reset, help="Back to the defaults")
 
     # The controls' values, checked (a crafted message could send "abc"): a refused one keeps the last valid.
     lab_p, n = control_p(S["bl_p"], model.lab_p), control_n(S["bl_n"], model.n)
@@ -102,7 +107,7 @@ def lab_body() -> None:
     if model.inspected is not None and not inspected:
         model.inspected = None
         st.info("lab success p or n changed, so the bars are hidden again: predict, then Inspect.")
-    controls[3].button("Inspect", key="bl_inspect", type="primary", on_click=on_inspect, width="stretch")
+    controls.button("Inspect", key="bl_inspect", type="primary", on_click=on_inspect)
 
     st.markdown(
         "With n = 1 the two bars are **B** (success) and **C** (failure). In the worked example "
