@@ -29,6 +29,7 @@ from lab.views.common import chart, figure, sync_query_params
 from lab.views.presentation import url_reveal_allowed
 
 S = st.session_state
+SLIDER_WIDTH = 160  # px: two prediction sliders a row beside the chart and on a phone
 
 
 # --- state ------------------------------------------------------------------------------------
@@ -114,15 +115,15 @@ if S.get("ex_scenario") not in names:  # a value a browser never sends (a crafte
     S["ex_scenario"] = model.scenario
 if not isinstance(S.get("ex_edit"), bool):
     S["ex_edit"] = model.edit
-top = st.columns([3, 1], vertical_alignment="bottom")
-top[0].selectbox(
+top = st.container(horizontal=True, vertical_alignment="bottom")  # one layout block, not one per column
+top.selectbox(
     "Scenario",
     names,
     key="ex_scenario",
     on_change=on_scenario_change,
     format_func=lambda n: f"{n} — {load_scenario(n).title}",
 )
-top[1].button("Reset", key="ex_reset", on_click=on_reset, help="Back to the scenario's p and q", width="stretch")
+top.button("Reset", key="ex_reset", on_click=on_reset, help="Back to the scenario's p and q")
 if message := S.pop("ex_message", None):
     st.info(markdown_escape(message))  # may hold the text of a refused value
 note_slot = st.empty()  # the scenario's note, or a word that p and q were edited (filled once they are parsed)
@@ -197,11 +198,12 @@ def prediction_panel(tokens: tuple[str, ...]) -> None:
     revealed = model.revealed == model.valid
     st.subheader("Your prediction")
     st.caption("Sliders move with the arrow keys. A prediction of r should add up to 1.")
-    for start in range(0, len(tokens), 2):
-        pred_cols = st.columns(2)
-        for col, i in zip(pred_cols, range(start, min(start + 2, len(tokens)))):
-            label = f"Predict r({markdown_escape(tokens[i])})"
-            col.slider(label, 0.0, 1.0, step=0.01, key=f"ex_r_{i}", format="%.2f")
+    # one wrapping row of fixed-width sliders, two a row beside the chart (one layout block, not three a row:
+    # this panel is redrawn on every move of a slider)
+    with st.container(horizontal=True):
+        for i, token in enumerate(tokens):
+            label = f"Predict r({markdown_escape(token)})"
+            st.slider(label, 0.0, 1.0, step=0.01, key=f"ex_r_{i}", format="%.2f", width=SLIDER_WIDTH)
     st.slider("Predict Z", 0.0, 1.0, step=0.01, key="ex_z", format="%.2f", help="The rejection probability")
     # a slider's value is checked like a link's (a crafted message could send text): a refused one keeps the last
     preds = [slider_value(S[f"ex_r_{i}"], old) for i, old in enumerate(model.preds[: len(tokens)])]
