@@ -145,6 +145,11 @@ def test_predict_the_bars_scored_by_total_variation():
     text = " ".join(m.value for m in at.markdown)
     assert f"total variation distance {float(expected_tv):.3f}" in text
     assert len(at.get("plotly_chart")) == 3 + 1  # three p/q charts and one comparison
+    table = next(m.value for m in at.markdown if m.value.startswith("| token | your bar |"))
+    rows = [line.strip("| ").replace("\\", "").split(" | ") for line in table.split("\n")[2:]]
+    assert [row[0] for row in rows] == list(pr.p.tokens)
+    assert [F(row[2].split(" ")[0]) for row in rows] == list(truth)  # r, exact, from the sampler's law
+    assert [float(row[3]) for row in rows] == pytest.approx([g - float(r) for g, r in zip(guess, truth)], abs=5e-4)
     # Moving a bar hides the score until the next check.
     at.slider(key=f"exq_bar_3-basic_1_{pr.p.tokens[0]}").set_value(0.5 if guess[0] != 0.5 else 0.0).run()
     assert len(at.get("plotly_chart")) == 3

@@ -14,7 +14,7 @@ import streamlit as st
 
 from lab.classroom import store
 from lab.classroom.activities import ASSIGNMENT, PREDICT, WORKED_EXAMPLE, scenario_choices
-from lab.core.display import markdown_escape
+from lab.core.display import markdown_escape, markdown_table
 from lab.core.formatting import both_text, fraction_text
 from lab.teaching.exercises import (
     DEFAULT_COUNT,
@@ -29,7 +29,7 @@ from lab.teaching.exercises import (
     worked_solution,
 )
 from lab.views.classroom_db import class_version, client_id, engine
-from lab.views.classwide import qr_image
+from lab.views.classwide import pq_table, qr_image
 from lab.views.common import chart, figure
 from lab.views.presentation import APP_PARAMS, is_presenting
 
@@ -422,13 +422,10 @@ def predict_student(state: store.StudentState, code: str, token: str) -> None:
                     for f, v, e in zip(spec.fields, saved, state.exact)
                 ),
             )
-        st.table(
-            {
-                "value": list(spec.fields),
-                "yours": [f"{float(v):.2f}" for v in saved] if saved else ["–"] * len(spec.fields),
-                "exact": [both_text(e, 3) for e in state.exact],
-            },
-            hide_index=True,
+        yours = [f"{float(v):.2f}" for v in saved] if saved else ["–"] * len(spec.fields)
+        # a markdown table, not st.table: every student's page draws it at the same moment (the reveal)
+        st.markdown(
+            markdown_table(("value", "yours", "exact"), zip(spec.fields, yours, (both_text(e, 3) for e in state.exact)))
         )
     elif saved:
         st.caption("The exact answer appears here when your teacher reveals it.")
@@ -442,14 +439,10 @@ def assignment_student(state: store.StudentState, code: str, token: str) -> None
     for problem in problems:
         attempt = state.attempts.get(problem.number)
         with st.container(border=True):
-            st.markdown(f"**{problem.title}: {markdown_escape(problem.prompt)}**")
-            st.table(
-                {
-                    "token": list(problem.p.tokens),
-                    "p": [both_text(v, 3) for v in problem.p.values],
-                    "q": [both_text(v, 3) for v in problem.q.values],
-                },
-                hide_index=True,
+            # the question and its p / q table in one markdown element (the table is built once for the class)
+            st.markdown(
+                f"**{problem.title}: {markdown_escape(problem.prompt)}**\n\n"
+                + pq_table(problem.p.tokens, problem.p.values, problem.q.values)
             )
             done = bool(attempt and attempt.correct)
             with st.form(f"cls_ans_form_{activity.id}_{problem.number}", border=False):

@@ -10,7 +10,7 @@ import secrets
 
 import streamlit as st
 
-from lab.core.display import markdown_escape
+from lab.core.display import markdown_escape, markdown_table
 from lab.core.formatting import both_text, fraction_text
 from lab.models.exercises import TABS, ExercisesModel
 from lab.teaching.exercises import (
@@ -42,6 +42,7 @@ from lab.views.presentation import is_presenting
 
 BRANCH_OPTIONS = ("rejection", "no-rejection")
 KEPT_WIDGET_PREFIXES = ("exq_bar_", "exq_base_url")  # values of widgets in tabs that may be closed
+SLIDER_WIDTH = 160  # px: a predict-the-bars slider; two a row on a phone
 def _state(name: str, factory):
     if name not in st.session_state:
         st.session_state[name] = factory()
@@ -247,11 +248,14 @@ def bars_exercise(pr) -> None:
                 for t, a, b in zip(pr.p.tokens, pr.p.values, pr.q.values)
             ),
         )
-        cols = st.columns(len(pr.p.tokens))
-        for col, token in zip(cols, pr.p.tokens):
-            with col:
+        # one wrapping row of fixed-width sliders (one layout block, not one per token)
+        with st.container(horizontal=True):
+            for token in pr.p.tokens:
                 # no value: it starts at 0 (min_value), and a value carried over from a closed tab is no conflict
-                st.slider(f"Predict r({token})", 0.0, 1.0, step=float(PREDICT_STEP), key=_bar_key(pr.number, token))
+                st.slider(
+                    f"Predict r({token})", 0.0, 1.0, step=float(PREDICT_STEP), key=_bar_key(pr.number, token),
+                    width=SLIDER_WIDTH,
+                )
         current = _current_bars(pr)
         st.caption(f"Your bars add up to {sum(current):.2f} (a residual always sums to 1).")
         st.button("Check", key=f"exq_check_bars_{sig}_{pr.number}", on_click=_check_bars, args=(pr,), type="primary")
@@ -273,14 +277,16 @@ def bars_exercise(pr) -> None:
                         f"{t}: yours {v:.2f}, r {fraction_text(r)}" for t, v, r in zip(pr.p.tokens, current, pr.truth)
                     ),
                 )
-                st.table(
-                    {
-                        "token": list(pr.p.tokens),
-                        "your bar": [f"{v:.2f}" for v in current],
-                        "r (exact)": [both_text(r, 3) for r in pr.truth],
-                        "error": [f"{float(e):+.3f}" for e in result.errors],
-                    },
-                    hide_index=True,
+                st.markdown(
+                    markdown_table(
+                        ("token", "your bar", "r (exact)", "error"),
+                        zip(
+                            pr.p.tokens,
+                            (f"{v:.2f}" for v in current),
+                            (both_text(r, 3) for r in pr.truth),
+                            (f"{float(e):+.3f}" for e in result.errors),
+                        ),
+                    )
                 )
 
 

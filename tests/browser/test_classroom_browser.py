@@ -93,7 +93,7 @@ def test_teacher_and_three_students(browser, class_app, screenshot_dir):
     for name, (_ctx, page) in students.items():  # each page follows the teacher without a reload
         page.get_by_text("revealed by your teacher", exact=False).first.wait_for(timeout=15_000)
         wait_idle(page, started_timeout=50)
-        table = page.locator("[data-testid=stTable]").last.inner_text()
+        table = page.locator("[data-testid=stMarkdown] table").last.inner_text()
         assert "3/4" in table and "1/4" in table
         if name == "Bob":
             screenshot_full(page, screenshot_dir / "class-student-revealed-900.png")
