@@ -42,7 +42,6 @@ from lab.views.presentation import is_presenting
 
 BRANCH_OPTIONS = ("rejection", "no-rejection")
 KEPT_WIDGET_PREFIXES = ("exq_bar_", "exq_base_url")  # values of widgets in tabs that may be closed
-SLIDER_WIDTH = 160  # px: a predict-the-bars slider; two a row on a phone
 def _state(name: str, factory):
     if name not in st.session_state:
         st.session_state[name] = factory()
@@ -248,13 +247,12 @@ def bars_exercise(pr) -> None:
                 for t, a, b in zip(pr.p.tokens, pr.p.values, pr.q.values)
             ),
         )
-        # one wrapping row of fixed-width sliders (one layout block, not one per token)
+        # one row of sliders sharing its width, wrapping on a phone (one layout block, not one per token)
         with st.container(horizontal=True):
             for token in pr.p.tokens:
                 # no value: it starts at 0 (min_value), and a value carried over from a closed tab is no conflict
                 st.slider(
                     f"Predict r({token})", 0.0, 1.0, step=float(PREDICT_STEP), key=_bar_key(pr.number, token),
-                    width=SLIDER_WIDTH,
                 )
         current = _current_bars(pr)
         st.caption(f"Your bars add up to {sum(current):.2f} (a residual always sums to 1).")
