@@ -115,6 +115,8 @@ def chart_traces(at: AppTest) -> dict[str, dict]:
 def open_tab(at: AppTest, key: str, label: str) -> AppTest:
     """Switch the tabs with ``key`` (tabs that draw only the open one) to ``label``, as a click does: a rerun."""
     at.session_state[key] = label
+    if key in at.query_params:  # the tabs are bound to the URL: a browser's address follows the click
+        at.query_params[key] = label
     at.run()
     assert not at.exception
     return at

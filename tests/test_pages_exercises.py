@@ -254,6 +254,11 @@ def test_only_the_open_tab_and_the_problems_are_drawn_and_values_survive_a_tab_s
 def test_a_link_opens_a_tab_and_an_unknown_tab_is_named():
     at = open_page(seed="3", tab="Predict the bars")
     assert at.slider
+    assert not problem_cards(at)  # nothing can be typed in problems never shown: they are not drawn
+    open_tab(at, "tab", "Problems")
+    assert len(problem_cards(at)) == 5
+    open_tab(at, "tab", "Predict the bars")
+    assert at.slider and len(problem_cards(at)) == 5  # once shown, always drawn (typed answers stay)
     at = open_page(seed="3", tab="<b>Answers</b>")
     assert problem_cards(at) and not at.slider  # the problems
     shown = [w.value.replace("\\", "") for w in at.warning]  # refused like the link's other values, named as typed

@@ -203,18 +203,22 @@ def draw_problem(problem: Problem) -> None:
                     st.markdown(f"- {markdown_escape(line)}")
 
 
-# The problems are drawn whatever tab is open: an answer typed but not yet checked lives only in the browser's
-# answer box, and it stays there only while the box is drawn on every run. (They are the tab a link opens, so a
-# class joining together pays nothing more.)
+# Once drawn, the problems are drawn whatever tab is open: an answer typed but not yet checked lives only in the
+# browser's answer box, and it stays there only while the box is drawn on every run. Until the Problems tab has
+# been open in this session nothing can have been typed, so a link straight to another tab (a class sent to
+# predict the bars) does not draw them at all.
+if tab_problems.open:
+    st.session_state["exq_problems_shown"] = True
 with tab_problems:
-    score = running_score(attempts, len(problems))
-    scores = st.container(horizontal=True)  # one row block, not three columns
-    scores.metric("Score", f"{score.correct} / {score.total}")
-    scores.metric("Attempted", score.attempted)
-    scores.metric("Right first time", score.first_try)
-    st.caption(f"Assignment: seed {seed}, {count} problems, {LEVEL_TITLES[level]}.")
-    for problem in problems:
-        draw_problem(problem)
+    if st.session_state.get("exq_problems_shown"):
+        score = running_score(attempts, len(problems))
+        scores = st.container(horizontal=True)  # one row block, not three columns
+        scores.metric("Score", f"{score.correct} / {score.total}")
+        scores.metric("Attempted", score.attempted)
+        scores.metric("Right first time", score.first_try)
+        st.caption(f"Assignment: seed {seed}, {count} problems, {LEVEL_TITLES[level]}.")
+        for problem in problems:
+            draw_problem(problem)
 
 
 # --- predict the bars ---------------------------------------------------------------------------
