@@ -40,7 +40,7 @@ def free_port() -> int:
 
 
 def start_streamlit(
-    script: str | Path = "app.py",
+    script: str | Path = "server.py",  # what ./run serves: app.py plus the class-version route
     port: int | None = None,
     cwd: Path = ROOT,
     timeout: float = 60,

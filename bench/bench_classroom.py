@@ -9,11 +9,13 @@ Two parts, each printed side by side for SQLite and PostgreSQL:
    i.e. until the page may say Saved), that every submission is stored exactly once (rows = distinct students
    = 300), and that the dashboard (ONE query) shows 300 and how long it took after the last submit.
 
-2. ``follow``: page level. Starts ``streamlit run app.py`` on a free port and opens ``--students`` WebSocket
-   sessions (a minimal Streamlit protocol client, streamlit.proto) on student pages of one class, each
-   re-running the page's follow fragment whenever the server asks (as a browser does for
-   ``@st.fragment(run_every=...)``). Reports the server process's CPU use (cores) while they wait, against
-   the same server with no sessions, and how long until every page shows the teacher's reveal.
+2. ``follow``: page level. Starts ``streamlit run server.py`` (what ./run serves), then ``streamlit run app.py``,
+   on a free port and opens ``--students`` WebSocket sessions (a minimal Streamlit protocol client,
+   streamlit.proto) on student pages of one class. Each follows the teacher as a browser does: with server.py,
+   the page's follow component asks ``GET /_class_version`` every 2 s over a kept-alive connection and reruns
+   the page when the version moved; with app.py alone, it reruns the page's timed follow fragment whenever the
+   server asks (``@st.fragment(run_every=...)``). Reports the server process's CPU use (cores) while they wait,
+   against the same server with no sessions, and how long until every page shows the teacher's reveal.
 
 3. ``page submit``: the same client, 300 tabs loaded and following; each types its two predictions and
    presses Submit at a random moment within ``--window`` s (one rerun carrying the widget states, as the
@@ -33,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import random
 import statistics
@@ -136,6 +139,35 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / ticks  # utime + stime
 
 
+async def http_checks(base_http: str, path: str, every_ms: int, drawn: int, counters: dict, stop: asyncio.Event,
+                      on_change) -> None:
+    """The page's follow component (lab.views.follow), as a browser runs it: GET the class version over one
+    kept-alive HTTP/1.1 connection every ``every_ms``; when it moved past ``drawn`` (or the class closed), call
+    ``on_change`` (the browser's trigger: one full rerun of the page) and stop."""
+    from urllib.parse import urljoin, urlsplit
+
+    url = urlsplit(urljoin(base_http + "/class", path))
+    reader = writer = None
+    try:
+        while not stop.is_set():
+            await asyncio.sleep(every_ms / 1000)
+            if writer is None:
+                reader, writer = await asyncio.open_connection(url.hostname, url.port)
+            writer.write(f"GET {url.path}?{url.query} HTTP/1.1\r\nHost: {url.netloc}\r\n\r\n".encode())
+            head = await reader.readuntil(b"\r\n\r\n")
+            length = next(int(line.split(b":")[1]) for line in head.split(b"\r\n")
+                          if line.lower().startswith(b"content-length:"))
+            body = json.loads(await reader.readexactly(length))
+            counters["http_checks"] = counters.get("http_checks", 0) + 1
+            status = int(head.split(b" ")[1])
+            if status == 404 or (status == 200 and (body["version"] > drawn or not body["open"])):
+                await on_change()
+                return
+    finally:
+        if writer is not None:
+            writer.close()
+
+
 async def student_session(
     base_ws: str, query: str, stop: asyncio.Event, counters: dict, page_name="class", submit=None, saved=None
 ):
@@ -183,6 +215,18 @@ async def student_session(
             await ws.send(msg.SerializeToString())
 
         submitter = asyncio.create_task(press_submit()) if submit else None
+        base_http = base_ws.replace("ws://", "http://", 1)
+        checker = {"task": None}
+
+        async def full_rerun():  # what the follow component's trigger makes the browser send
+            msg = BackMsg()
+            msg.rerun_script.query_string = query
+            msg.rerun_script.page_name = page_name
+            msg.rerun_script.page_script_hash = page["hash"]
+            for widget_id, value in values.items():
+                widget = msg.rerun_script.widget_states.widgets.add()
+                widget.id, widget.double_value = widget_id, value
+            await ws.send(msg.SerializeToString())
 
         async def auto(fragment_id: str, interval: float):
             while not stop.is_set():
@@ -229,6 +273,14 @@ async def student_session(
             elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
                 element = msg.delta.new_element
                 etype = element.WhichOneof("type")
+                if etype == "bidi_component" and element.bidi_component.component_name.endswith("class_follower"):
+                    follow_data = json.loads(element.bidi_component.json)
+                    if checker["task"] is not None:
+                        checker["task"].cancel()
+                    checker["task"] = asyncio.create_task(
+                        http_checks(base_http, follow_data["path"], follow_data["every_ms"], follow_data["version"],
+                                    counters, stop, full_rerun)
+                    )
                 if etype in ("number_input", "button"):
                     ids[getattr(element, etype).label] = getattr(element, etype).id
                 if etype == "alert":
@@ -245,8 +297,9 @@ async def student_session(
         if submit and not sent["done"]:
             key = "lost after a full run" if sent.get("full_after") else "lost, no full run after sending"
             counters[key] = counters.get(key, 0) + 1
-        for task in [*timers.values(), *([submitter] if submitter else [])]:
-            task.cancel()
+        for task in [*timers.values(), submitter, checker["task"]]:
+            if task is not None:
+                task.cancel()
 
 
 def page_submit_bench(db_url: str | None, students: int, window: float) -> dict:
@@ -264,7 +317,7 @@ def page_submit_bench(db_url: str | None, students: int, window: float) -> dict:
     else:
         os.environ.pop("RESIDUAL_LAB_DATABASE_URL", None)
     engine = make_engine(url_db)
-    proc, url = start_streamlit("app.py", cwd=ROOT)
+    proc, url = start_streamlit("server.py", cwd=ROOT)
     try:
         new = store.create_class(engine, "submit")
         store.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
@@ -342,13 +395,14 @@ def page_submit_bench(db_url: str | None, students: int, window: float) -> dict:
         os.environ.pop("RESIDUAL_LAB_DATABASE_URL", None)
 
 
-def follow_bench(students: int, seconds: float) -> dict:
+def follow_bench(students: int, seconds: float, script: str = "server.py") -> dict:
+    """``server.py`` (what ./run serves): pages check the version over HTTP; ``app.py``: the timed fragment."""
     from browserlib import start_streamlit, stop_process
 
     data = tempfile.mkdtemp(prefix="classbench-")
     os.environ["RESIDUAL_LAB_DATA"] = data
     os.environ.pop("RESIDUAL_LAB_DATABASE_URL", None)
-    proc, url = start_streamlit("app.py", cwd=ROOT)
+    proc, url = start_streamlit(script, cwd=ROOT)
     try:
         engine = make_engine(f"sqlite:///{data}/classroom.db")
         new = store.create_class(engine, "follow")
@@ -371,9 +425,12 @@ def follow_bench(students: int, seconds: float) -> dict:
                     await asyncio.sleep(0.2)
                 loaded = counters["finished"]
                 await asyncio.sleep(3)
-                runs0, cpu0, t0 = counters["fragment_runs"], cpu_seconds(proc.pid), time.monotonic()
+                def checks():  # a timed fragment rerun, or one HTTP request for the version
+                    return counters["fragment_runs"] + counters.get("http_checks", 0)
+
+                runs0, cpu0, t0 = checks(), cpu_seconds(proc.pid), time.monotonic()
                 await asyncio.sleep(seconds)
-                cpu1, t1, runs1 = cpu_seconds(proc.pid), time.monotonic(), counters["fragment_runs"]
+                cpu1, t1, runs1 = cpu_seconds(proc.pid), time.monotonic(), checks()
                 # the teacher reveals: how long until every page has drawn it?
                 reveal_at = time.monotonic()
                 store.reveal(engine, new.code, new.teacher_token)
@@ -388,11 +445,12 @@ def follow_bench(students: int, seconds: float) -> dict:
 
             loaded, cores, rate, reveal_s, saw = asyncio.run(run())
             return {
+                "served": script,
                 "sessions": n,
                 "loaded": loaded,
                 "server cores": f"{cores:.3f}",
-                "fragment runs/s": f"{rate:.0f}",
-                "ms CPU per run": f"{1000 * cores / rate:.2f}" if rate else "-",
+                "checks/s": f"{rate:.0f}" + (" (HTTP)" if counters.get("http_checks") else " (fragment)"),
+                "ms CPU per check": f"{1000 * cores / rate:.2f}" if rate else "-",
                 "pages showing the reveal": f"{saw} after {reveal_s:.1f} s",
                 "errors drawn on pages": counters["errors"],
                 "first error": counters.get("first_error", "")[:120].replace("\n", " "),
@@ -444,8 +502,11 @@ def main() -> None:
         )
         table(rows)
     if not args.skip_follow:
-        print(f"\npage level: {args.students} student pages following the teacher for {args.follow_seconds:g} s")
-        table([follow_bench(args.students, args.follow_seconds)])
+        print(
+            f"\npage level: {args.students} student pages following the teacher for {args.follow_seconds:g} s: "
+            "server.py (the version over HTTP) and app.py alone (a timed fragment), one after the other"
+        )
+        table([follow_bench(args.students, args.follow_seconds, script) for script in ("server.py", "app.py")])
 
 
 if __name__ == "__main__":

@@ -274,7 +274,7 @@ async def main_async(args) -> int:
                 proc, url = start_server("bench/minimal_app.py", args.ttl)
                 procs.append(proc)
                 targets.append(("minimal app", url, [proc.pid], "minimal"))
-            proc, url = start_server("app.py", args.ttl)
+            proc, url = start_server("server.py", args.ttl)
             procs.append(proc)
             targets.append((args.page, url, [proc.pid], args.page))
         for _label, url, _pids, page in targets:  # warm-up: imports, caches, first run

@@ -122,7 +122,7 @@ def main() -> int:
 
     from playwright.sync_api import sync_playwright
 
-    lab_proc, lab_url = start_streamlit(ROOT / "app.py", cwd=ROOT)
+    lab_proc, lab_url = start_streamlit(ROOT / "server.py", cwd=ROOT)
     min_proc, min_url = start_streamlit(ROOT / "bench" / "minimal_app.py", cwd=ROOT)
     try:
         with sync_playwright() as pw:

@@ -2,12 +2,12 @@
 
     deploy/serve [--replicas N] [--port P] [--address A]
 
-Starts N replicas of app.py (default: one per core) on free loopback ports, waits until each answers
-/_stcore/health, writes an HAProxy configuration (deploy/haproxy.cfg.template) into a run directory and
-starts Debian's haproxy in the foreground, listening on A:P (default 0.0.0.0:8501, so that students'
-phones can reach it). A replica that dies is started again on its port (HAProxy marks it down meanwhile
-and sends its students to the others; it marks it up again once its health check passes). Ctrl-C or
-SIGTERM stops HAProxy and every replica. HAProxy exiting stops everything (exit code 1).
+Starts N replicas of server.py (the app and its class-version route; default: one per core) on free loopback
+ports, waits until each answers /_stcore/health, writes an HAProxy configuration (deploy/haproxy.cfg.template)
+into a run directory and starts Debian's haproxy in the foreground, listening on A:P (default 0.0.0.0:8501,
+so that students' phones can reach it). A replica that dies is started again on its port (HAProxy marks it
+down meanwhile and sends its students to the others; it marks it up again once its health check passes).
+Ctrl-C or SIGTERM stops HAProxy and every replica. HAProxy exiting stops everything (exit code 1).
 
 The run directory (--run-dir, default a new temporary directory, removed at exit) holds haproxy.cfg,
 haproxy.sock (HAProxy's admin socket: ``echo "show stat" | socat - haproxy.sock``) and replicas.json
@@ -123,7 +123,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--replicas", type=int, default=os.cpu_count() or 1, help="replicas (default: cores)")
     parser.add_argument("--port", type=int, default=8501, help="port HAProxy listens on (default 8501)")
     parser.add_argument("--address", default="0.0.0.0", help="address HAProxy listens on (default 0.0.0.0)")
-    parser.add_argument("--app", default="app.py", help="the Streamlit script, relative to the repository")
+    parser.add_argument("--app", default="server.py", help="the Streamlit script, relative to the repository")
     parser.add_argument("--run-dir", type=Path, help="where haproxy.cfg, haproxy.sock, replicas.json go")
     parser.add_argument("--haproxy", default="haproxy", help="the haproxy executable")
     args = parser.parse_args(argv)

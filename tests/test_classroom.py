@@ -295,7 +295,7 @@ def test_remove_student_and_end_class(engine):
         store.remove_student(engine, new.code, new.teacher_token, ann_id)
     version = store.class_version(engine, new.code)
     store.end_class(engine, new.code, new.teacher_token)
-    assert store.class_version(engine, new.code) == (version[0] + 1, False)
+    assert store.class_version(engine, new.code)[:2] == (version[0] + 1, False)
     with pytest.raises(ClassroomError, match=f"Class {new.code} has ended: its code no longer admits"):
         store.join_class(engine, new.code, "Cat")
     with pytest.raises(ClassroomError, match="has ended"):
@@ -454,3 +454,17 @@ def test_saved_survives_kill_9(engine, db_url):
     assert store.dashboard(reopened, new.code, new.teacher_token).submitted == 1
     assert store.student_state(reopened, new.code, token).prediction == (F(3, 4), F(1, 4))
     reopened.dispose()
+
+
+def test_follow_key_is_per_class_and_derived_from_the_teacher_token_only(engine):
+    """A student's page reads its class's version with a key: SHA-256 of "follow:" and the SHA-256 of the
+    teacher token, its first 32 hex digits (computed here with hashlib); another class has another key."""
+    import hashlib
+
+    one, two = store.create_class(engine), store.create_class(engine)
+    teacher_hash = hashlib.sha256(one.teacher_token.encode()).hexdigest()
+    expected = hashlib.sha256(f"follow:{teacher_hash}".encode()).hexdigest()[:32]
+    assert store.class_version(engine, one.code).follow_key == expected
+    assert store.class_version(engine, two.code).follow_key != expected
+    assert one.teacher_token not in expected and len(expected) == 32
+    assert store.class_version(engine, "QQQQQQ") is None

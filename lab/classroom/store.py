@@ -19,6 +19,7 @@ import secrets
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from fractions import Fraction
+from typing import NamedTuple
 
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
@@ -219,16 +220,31 @@ def check_teacher(engine: Engine, code: str, teacher_token: str) -> ClassRow:
         return _teacher_class(conn, code, teacher_token, must_be_open=False)
 
 
-def class_version(engine: Engine, code: str) -> tuple[int, bool] | None:
-    """The class-state version (bumped by every teacher action) and whether the class is open: what a
-    student's page polls. Nothing secret; None for an unknown code."""
+class ClassVersion(NamedTuple):
+    version: int  # bumped by every teacher action
+    open: bool
+    follow_key: str  # what a student's page shows to read this (see follow_key)
+
+
+def follow_key(teacher_hash: str) -> str:
+    """The key a student's page presents to read its class's version over plain HTTP (lab.views.follow): 128
+    bits derived one-way from the stored hash of the teacher token, so only a page the class's students were
+    given can ask, and the version endpoint is no way to find out which class codes exist."""
+    return hashlib.sha256(f"follow:{teacher_hash}".encode()).hexdigest()[:32]
+
+
+def class_version(engine: Engine, code: str) -> ClassVersion | None:
+    """The class-state version and whether the class is open: what a student's page polls. None for an
+    unknown code."""
     with reading(engine) as conn:
         row = conn.execute(
-            text("SELECT version, ended_at, created_at FROM classes WHERE code = :code"), {"code": code}
+            text("SELECT version, ended_at, created_at, teacher_hash FROM classes WHERE code = :code"),
+            {"code": code},
         ).first()
     if row is None:
         return None
-    return row.version, row.ended_at is None and now() - row.created_at < CODE_LIFETIME_S
+    is_open = row.ended_at is None and now() - row.created_at < CODE_LIFETIME_S
+    return ClassVersion(row.version, is_open, follow_key(row.teacher_hash))
 
 
 def _bump(conn, class_id: int) -> None:

@@ -31,10 +31,10 @@ from lab.teaching.exercises import (
 from lab.views.classroom_db import class_version, client_id, engine
 from lab.views.classwide import pq_table, qr_image
 from lab.views.common import chart, figure
+from lab.views.follow import follow_teacher
 from lab.views.presentation import APP_PARAMS, is_presenting
 
 URL_PATH = "class"
-FOLLOW_EVERY_S = 5.0  # a student's page checks the class version this often (cost: bench/bench_classroom.py)
 DASHBOARD_EVERY_S = 2.0
 MAX_QR_LINK = 2000  # characters of a join link a QR code is made for
 
@@ -326,8 +326,9 @@ def teacher_page(code: str, token: str) -> None:
 
 
 def follow(code: str, drawn_version: int) -> None:
-    """Runs every FOLLOW_EVERY_S seconds; reruns the whole page only when the teacher changed something since
-    this page was drawn (versions only grow; the shared cached value may lag the page by up to a second)."""
+    """The fallback without the HTTP route (lab.views.follow): a timed fragment that reruns the whole page only
+    when the teacher changed something since this page was drawn (versions only grow; the shared value may lag
+    the page by up to a second)."""
     current = class_version(code)
     if current is None or not current[1] or current[0] > drawn_version:
         st.rerun()
@@ -492,8 +493,9 @@ def student_page(code: str, token: str) -> None:
             predict_student(state, code, token)
         else:
             assignment_student(state, code, token)
-    # Last, so a run cut short keeps the previous (older) version in the fragment, which then redraws the page.
-    st.fragment(run_every=FOLLOW_EVERY_S)(follow)(state.code, state.version)
+    # Last, so a run cut short keeps the previous (older) version on the page, which then redraws it.
+    current = class_version(state.code)
+    follow_teacher(state.code, state.version, current.follow_key if current else "", follow)
 
 
 # --- page -------------------------------------------------------------------------------------------

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import ipaddress
 import os
+import threading
+import time
 
 import streamlit as st
 
@@ -30,7 +32,9 @@ def engine():
         conn = st.connection("classroom", type="sql")
     else:
         conn = st.connection("classroom", type="sql", url=database_url())
-    return prepare(conn.engine)
+    global _last_engine
+    _last_engine = prepare(conn.engine)
+    return _last_engine
 
 
 def client_id() -> str:
@@ -48,10 +52,39 @@ def client_id() -> str:
     return address or "local"
 
 
-# Defined in a module, not in a page script: a cache decorator in a page script is created again on every run
-# of the page (reading and hashing the function's source each time).
-@st.cache_data(ttl=1, show_spinner=False, max_entries=1000)
-def class_version(code: str):
-    """The class-state version, shared by every student's page for a second (one small query a second per
-    class, whatever the number of students)."""
-    return store.class_version(engine(), code)
+# One value per class for the whole process, kept for a second: every student's page of a class asks for it
+# every few seconds (through lab.views.follow's HTTP route, or its timed fragment), and it costs one small query
+# a second per class whatever the number of students. A plain dict, not st.cache_data: the route reads it outside
+# any script run, and it is read far more often than written.
+VERSION_TTL_S = 1.0
+_MAX_CLASSES_KEPT = 1000
+_versions: dict[str, tuple[float, store.ClassVersion | None]] = {}
+_versions_lock = threading.Lock()
+_last_engine = None  # the engine the pages use, for the route (set by engine(): a page ran before any route call)
+
+
+def class_version(code: str, db=None) -> store.ClassVersion | None:
+    """The class-state version, shared by every student's page of the class for a second."""
+    now = time.monotonic()
+    kept = _versions.get(code)
+    if kept is not None and now - kept[0] < VERSION_TTL_S:
+        return kept[1]
+    value = store.class_version(db if db is not None else engine(), code)
+    with _versions_lock:
+        if len(_versions) >= _MAX_CLASSES_KEPT:
+            _versions.clear()  # bounded: unknown codes asked for once each do not pile up
+        _versions[code] = (now, value)
+    return value
+
+
+def cached_class_version(code: str) -> store.ClassVersion | None | bool:
+    """The kept value if it is fresh, else False (the caller reads the database off the event loop)."""
+    kept = _versions.get(code)
+    if kept is not None and time.monotonic() - kept[0] < VERSION_TTL_S:
+        return kept[1]
+    return False
+
+
+def engine_for_routes():
+    """The engine a page of this process opened (None before any page ran here)."""
+    return _last_engine

@@ -4,9 +4,9 @@ Every test in this folder gets the ``browser`` marker automatically (``pytest_co
 below), so ``python -m pytest -m "not browser"`` is the fast loop and the plain command runs everything.
 Fixtures:
 
-- ``app_url`` (session): starts ``streamlit run app.py`` once on a free port (a socket bound to
-  port 0), waits for ``/_stcore/health`` to answer ``ok``, yields ``http://127.0.0.1:PORT``, and
-  stops the server after the session.
+- ``app_url`` (session): starts ``streamlit run server.py`` (the app plus its route, as ./run) once on a
+  free port (a socket bound to port 0), waits for ``/_stcore/health`` to answer ``ok``, yields
+  ``http://127.0.0.1:PORT``, and stops the server after the session.
 - ``browser`` (session): Chromium launched from ``/usr/bin/chromium`` with ``CHROMIUM_ARGS``.
 - ``page`` (function): a fresh 1280x800 page in its own context (closed afterwards).
 - ``screenshot_dir`` (session): ``screenshots/`` at the repository root (git-ignored).
@@ -55,7 +55,7 @@ def browser():
 
 @pytest.fixture(scope="session")
 def app_url():
-    proc, url = start_streamlit("app.py")
+    proc, url = start_streamlit("server.py")
     yield url
     stop_process(proc)
 

@@ -20,7 +20,7 @@ def class_app(tmp_path_factory):
     old = os.environ.get("RESIDUAL_LAB_DATA")
     os.environ["RESIDUAL_LAB_DATA"] = str(data)
     try:
-        proc, url = start_streamlit("app.py", cwd=ROOT)
+        proc, url = start_streamlit("server.py", cwd=ROOT)
     finally:
         if old is None:
             os.environ.pop("RESIDUAL_LAB_DATA", None)
@@ -97,6 +97,14 @@ def test_teacher_and_three_students(browser, class_app, screenshot_dir):
         assert "3/4" in table and "1/4" in table
         if name == "Bob":
             screenshot_full(page, screenshot_dir / "class-student-revealed-900.png")
+    # a second change, followed by pages that redrew themselves once already: the teacher locks
+    teacher.get_by_role("button", name="Lock").click()
+    wait_idle(teacher)
+    for _ctx, page in students.values():
+        page.wait_for_function(
+            "() => [...document.querySelectorAll('button')].some(b => b.innerText.trim() === 'Submit' && b.disabled)",
+            timeout=15_000,
+        )
     # a reload resumes the student's page with the saved prediction
     ann = students["Ann"][1]
     goto(ann, ann.url)
@@ -120,7 +128,7 @@ def test_kill_9_keeps_every_saved_answer_and_students_resume(browser, tmp_path):
     os.environ["RESIDUAL_LAB_DATA"] = str(tmp_path)
     port = free_port()
     try:
-        proc, url = start_streamlit("app.py", cwd=ROOT, port=port)
+        proc, url = start_streamlit("server.py", cwd=ROOT, port=port)
         engine = make_engine(f"sqlite:///{tmp_path / 'classroom.db'}")
         new = store.create_class(engine, "restart")
         store.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
@@ -139,7 +147,7 @@ def test_kill_9_keeps_every_saved_answer_and_students_resume(browser, tmp_path):
         student_url = page.url
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=10)
-        proc, url = start_streamlit("app.py", cwd=ROOT, port=port)
+        proc, url = start_streamlit("server.py", cwd=ROOT, port=port)
         goto(page, student_url)
         assert page.get_by_role("spinbutton", name="Predict bar B").input_value() == "0.65"
         assert page.get_by_role("spinbutton", name="Predict bar C").input_value() == "0.35"
@@ -154,3 +162,68 @@ def test_kill_9_keeps_every_saved_answer_and_students_resume(browser, tmp_path):
             os.environ.pop("RESIDUAL_LAB_DATA", None)
         else:
             os.environ["RESIDUAL_LAB_DATA"] = old
+
+
+def test_the_class_version_route(browser, tmp_path):
+    """GET /_class_version (server.py): what a student's page polls. It answers only with the class's follow key
+    (a wrong key, another class's key, an unknown code or an overlong value: 404, nothing about the class),
+    never lets a browser cache the answer, and shows a teacher's action within its one-second sharing window."""
+    import json
+    import time
+    import urllib.error
+    import urllib.request
+    from urllib.parse import urlencode
+
+    from browserlib import free_port
+    from lab.classroom import store
+    from lab.classroom.db import make_engine
+
+    old = os.environ.get("RESIDUAL_LAB_DATA")
+    os.environ["RESIDUAL_LAB_DATA"] = str(tmp_path)
+    try:
+        proc, url = start_streamlit("server.py", cwd=ROOT, port=free_port())
+    finally:
+        if old is None:
+            os.environ.pop("RESIDUAL_LAB_DATA", None)
+        else:
+            os.environ["RESIDUAL_LAB_DATA"] = old
+    engine = make_engine(f"sqlite:///{tmp_path / 'classroom.db'}")
+    try:
+        mine, theirs = store.create_class(engine, "route"), store.create_class(engine, "other")
+        store.open_activity(engine, mine.code, mine.teacher_token, "predict", {"source": "worked-example"})
+        key = store.class_version(engine, mine.code).follow_key
+
+        def get(code, key):
+            request = f"{url}/_class_version?{urlencode({'code': code, 'key': key})}"
+            try:
+                with urllib.request.urlopen(request, timeout=10) as response:
+                    return response.status, json.loads(response.read()), response.headers.get("Cache-Control")
+            except urllib.error.HTTPError as exc:
+                return exc.code, json.loads(exc.read()), exc.headers.get("Cache-Control")
+
+        assert get(mine.code, key)[0] == 503  # no page has run in this process yet: the page asks again
+        page = browser.new_page()
+        goto(page, f"{url}/class?code={mine.code}&teacher={mine.teacher_token}")  # opens the database for the route
+        page.close()
+        status, body, cache = get(mine.code, key)
+        assert status == 200 and cache == "no-store"
+        assert body == {"version": store.class_version(engine, mine.code).version, "open": True}
+        version = body["version"]
+        for code, wrong in [
+            (mine.code, key[:-1] + ("0" if key[-1] != "0" else "1")),  # one digit off
+            (mine.code, store.class_version(engine, theirs.code).follow_key),  # another class's key
+            ("QQQQQQ", key),  # no such class
+            (mine.code, "k" * 10_000),  # overlong: cut to 64 characters, then refused
+            (mine.code, ""),
+        ]:
+            status, body, cache = get(code, wrong)
+            assert status == 404 and body == {"error": "unknown class or key"} and cache == "no-store"
+        store.lock(engine, mine.code, mine.teacher_token)
+        time.sleep(1.2)  # past the one-second window in which the pages of a class share one reading
+        assert get(mine.code, key)[1] == {"version": version + 1, "open": True}
+        store.end_class(engine, mine.code, mine.teacher_token)
+        time.sleep(1.2)
+        assert get(mine.code, key)[1] == {"version": version + 2, "open": False}
+    finally:
+        engine.dispose()
+        stop_process(proc)

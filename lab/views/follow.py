@@ -1,0 +1,105 @@
+"""A student's page follows the teacher: it redraws when the class's version (bumped by every teacher action)
+moves past the version the page was drawn for.
+
+Served through server.py (``./run``, ``deploy/serve``), the page holds a small script (a Streamlit component)
+that asks the server for the version over plain HTTP every few seconds (``GET /_class_version``: a dict lookup,
+one small database query a second per class) and reruns the page only when it changed. A waiting class of 300
+then costs the server 60 tiny requests a second instead of 60 script runs a second.
+
+Run as ``streamlit run app.py`` (no route: AppTest, or an app started by hand), the page falls back to a timed
+fragment that reads the same shared version (``FOLLOW_EVERY_S``).
+"""
+
+from __future__ import annotations
+
+import hmac
+from urllib.parse import urlencode
+
+import streamlit as st
+
+from lab.views import classroom_db
+
+ROUTE_PATH = "/_class_version"
+CHECK_EVERY_MS = 2000  # how often a page asks for the version over HTTP
+FOLLOW_EVERY_S = 5.0  # the fallback fragment's interval (a script run each time)
+_MAX_PARAM = 64
+
+# Set by routes(), which server.py calls before the server starts: the pages of this process can use the route.
+route_mounted = False
+
+# The browser side: ask for the version every data.every_ms; when it moved past the page's (or the class
+# closed, or the server no longer knows the class), send one trigger, which reruns the page; the rerun mounts
+# the component again with the new version. A failed request (a replica restarting) is simply tried again.
+_JS = """
+export default function (component) {
+  const { data, setTriggerValue } = component;
+  let stopped = false;
+  let timer = null;
+  const url = new URL(data.path, window.location.href);
+  async function check() {
+    if (stopped) return;
+    try {
+      const response = await fetch(url, { cache: "no-store", credentials: "same-origin" });
+      if (response.status === 404) { stopped = true; setTriggerValue("changed", -1); return; }
+      if (response.ok) {
+        const state = await response.json();
+        if (state.version > data.version || !state.open) {
+          stopped = true;
+          setTriggerValue("changed", state.version);
+          return;
+        }
+      }
+    } catch (error) { /* the server is restarting: ask again next time */ }
+    if (!stopped) timer = setTimeout(check, data.every_ms);
+  }
+  timer = setTimeout(check, data.every_ms);
+  return () => { stopped = true; clearTimeout(timer); };
+}
+"""
+
+_follower = st.components.v2.component("residual_lab.class_follower", js=_JS)
+
+
+def follow_teacher(code: str, drawn_version: int, key: str, fragment) -> None:
+    """Keep this page current: the HTTP check when the route is served, else ``fragment`` every FOLLOW_EVERY_S
+    (``fragment(code, drawn_version)`` reruns the page when the version moved)."""
+    if route_mounted:
+        path = "." + ROUTE_PATH + "?" + urlencode({"code": code, "key": key})  # relative: also under a URL prefix
+        _follower(
+            key="cls_follower",
+            data={"path": path, "version": drawn_version, "every_ms": CHECK_EVERY_MS},
+            on_changed_change=lambda: None,  # the trigger itself reruns the page, which redraws from the database
+            height=0,
+        )
+    else:
+        st.fragment(run_every=FOLLOW_EVERY_S)(fragment)(code, drawn_version)
+
+
+# --- the server side ------------------------------------------------------------------------------------------
+
+
+def routes() -> list:
+    """The HTTP route server.py mounts beside the app; marks the pages of this process as able to use it."""
+    from starlette.concurrency import run_in_threadpool
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+
+    global route_mounted
+    route_mounted = True
+    headers = {"Cache-Control": "no-store"}
+    refused = JSONResponse({"error": "unknown class or key"}, status_code=404, headers=headers)
+
+    async def class_version_endpoint(request):
+        code = request.query_params.get("code", "")[:_MAX_PARAM]
+        key = request.query_params.get("key", "")[:_MAX_PARAM]
+        state = classroom_db.cached_class_version(code)
+        if state is False:  # not fresh: one small query, off the event loop
+            db = classroom_db.engine_for_routes()
+            if db is None:  # no page ran in this process yet (a restart): the page asks again
+                return JSONResponse({"error": "starting"}, status_code=503, headers=headers)
+            state = await run_in_threadpool(classroom_db.class_version, code, db)
+        if state is None or not hmac.compare_digest(state.follow_key.encode(), key.encode()):
+            return refused
+        return JSONResponse({"version": state.version, "open": state.open}, headers=headers)
+
+    return [Route(ROUTE_PATH, class_version_endpoint, methods=["GET"])]
