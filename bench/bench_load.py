@@ -324,7 +324,9 @@ async def main_async(args) -> int:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--page", choices=[p for p in PAGES if p != "minimal"], default="binomial-lab")
+    parser.add_argument(
+        "--page", choices=list(PAGES), default="binomial-lab", help="minimal: only with --url (deploy/serve --app ...)"
+    )
     parser.add_argument("--students", type=int, default=50, help="active students (default 50)")
     parser.add_argument("--idle", type=int, default=0, help="also run beside M idle sessions and compare")
     parser.add_argument("--duration", type=float, default=60, help="seconds of interaction per phase (default 60)")
@@ -338,6 +340,8 @@ def main(argv: list[str] | None = None) -> int:
         "--kill-after", type=float, help="with --url and 2+ --pids: kill -9 the first pid this many seconds in"
     )
     args = parser.parse_args(argv)
+    if args.page == "minimal" and not args.url:
+        parser.error("--page minimal needs --url: a server of bench/minimal_app.py (the floor is measured anyway)")
     if args.kill_after is not None and not (args.url and args.pids and len(args.pids.split(",")) >= 2):
         parser.error("--kill-after needs --url and at least two --pids (a replica to kill and one to survive)")
     if not 0 < args.students + args.idle <= MAX_SESSIONS or args.churn > MAX_SESSIONS * 5:
