@@ -17,12 +17,14 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
+from lab.classroom import store
 from lab.views import classroom_db
 
 ROUTE_PATH = "/_class_version"
 CHECK_EVERY_MS = 2000  # how often a page asks for the version over HTTP
 FOLLOW_EVERY_S = 5.0  # the fallback fragment's interval (a script run each time)
 _MAX_PARAM = 64
+_CODE_CHARACTERS = frozenset(store.CODE_ALPHABET)
 
 # Set by routes(), which server.py calls before the server starts: the pages of this process can use the route.
 route_mounted = False
@@ -92,6 +94,8 @@ def routes() -> list:
     async def class_version_endpoint(request):
         code = request.query_params.get("code", "")[:_MAX_PARAM]
         key = request.query_params.get("key", "")[:_MAX_PARAM]
+        if len(code) != store.CODE_LENGTH or not set(code) <= _CODE_CHARACTERS:
+            return refused  # not a class code at all: no database query for it
         state = classroom_db.cached_class_version(code)
         if state is False:  # not fresh: one small query, off the event loop
             db = classroom_db.engine_for_routes()

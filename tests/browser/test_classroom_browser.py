@@ -213,6 +213,8 @@ def test_the_class_version_route(browser, tmp_path):
             (mine.code, key[:-1] + ("0" if key[-1] != "0" else "1")),  # one digit off
             (mine.code, store.class_version(engine, theirs.code).follow_key),  # another class's key
             ("QQQQQQ", key),  # no such class
+            (mine.code.lower(), key),  # not a class code as stored (and not looked up)
+            (mine.code + "\u0000", key),
             (mine.code, "k" * 10_000),  # overlong: cut to 64 characters, then refused
             (mine.code, ""),
         ]:
