@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import functools
+
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
 from lab.charts.figures import FIGURES
 from lab.core.display import markdown_escape
-from lab.core.variants import VARIANTS, Variant
+from lab.core.variants import Variant
 from lab.views.presentation import APP_PARAMS
 
 CHART_CONFIG = {"displayModeBar": False, "responsive": True}
@@ -70,22 +72,49 @@ def controls_model(model_cls, store: str, quiet: bool = False, **limits):
     return model
 
 
-# A variant (inside a block trace) is known by its name: streamlit cannot hash an arbitrary object, and it
-# matches hash_funcs by exact type, so every variant class is listed.
-_BY_NAME = {kind: (lambda variant: variant.name) for kind in {Variant, *(type(v) for v in VARIANTS.values())}}
+def _cache_key(value):
+    """``value`` with the type of every part beside it: 1/2 and 0.5 are equal and hash alike in Python, but a
+    figure labels them differently. A variant (inside a block trace) is known by its name."""
+    if isinstance(value, Variant):
+        return (Variant, value.name)
+    if isinstance(value, (list, tuple)):
+        return (tuple, tuple(_cache_key(part) for part in value))
+    return (type(value), value)
 
 
-@st.cache_resource(max_entries=512, show_spinner=False, hash_funcs=_BY_NAME)
-def _figure(builder: str, args: tuple):
-    return FIGURES[builder](*args)
+class _Call:
+    """A builder's arguments, known to the cache by their typed key only (the arguments may hold parts Python
+    cannot hash, such as a variant)."""
+
+    __slots__ = ("key", "args", "_hash")
+
+    def __init__(self, key, args):
+        self.key, self.args, self._hash = key, args, hash(key)
+
+    def __hash__(self):
+        return self._hash
+
+    def __eq__(self, other):
+        return isinstance(other, _Call) and self.key == other.key
+
+
+@functools.lru_cache(maxsize=512)
+def _figure(builder: str, call: _Call):
+    return FIGURES[builder](*call.args)
 
 
 def figure(builder: str, *args):
     """``lab.charts.figures.FIGURES[builder](*args)``, built once per distinct arguments: the pages' one path from a
     result to a figure. A figure costs about 1 ms to build; most reruns leave most charts unchanged, and a class
     on one scenario shares its figures. The figure is shared between sessions, so it must not be modified
-    (st.plotly_chart does not)."""
-    return _figure(builder, tuple(tuple(a) if isinstance(a, list) else a for a in args))
+    (st.plotly_chart does not). The cache is keyed by Python's own hashing of the arguments and their types
+    (st.cache_resource hashed every Fraction through pickling: as slow as building the figure again)."""
+    args = tuple(tuple(a) if isinstance(a, list) else a for a in args)
+    try:
+        call = _Call(_cache_key(args), args)
+    except TypeError:  # a part Python cannot hash: build it for this run only
+        return FIGURES[builder](*args)
+    return _figure(builder, call)
 
 
 def chart(fig, key: str, alt: str) -> None:
