@@ -60,9 +60,13 @@ S.setdefault("bl_p", model.lab_p)
 S.setdefault("bl_n", model.n)
 
 st.title("Binomial lab")
-st.markdown(
+st.markdown(  # outside the lab's fragment: text that never changes is not sent again on every change
     "Set **lab success p** and the number of trials **n**, enter your predicted bar heights, then "
-    "**Inspect** the exact Binomial(n, lab success p) probabilities."
+    "**Inspect** the exact Binomial(n, lab success p) probabilities.\n\n"
+    "With n = 1 the two bars are **B** (success) and **C** (failure). In the worked example "
+    "(scenario bernoulli-residual) A has zero "
+    "residual mass, so A is outside this two-outcome display. This is an exact Bernoulli picture of a "
+    "stipulated conditional residual: it is not a rejection sampler and not a three-token model."
 )
 for problem in S.pop("bl_link_problems", []):
     st.warning(markdown_escape(str(problem)), icon=":material/link_off:")  # holds URL text: shown as typed
@@ -108,13 +112,6 @@ def lab_body() -> None:
         model.inspected = None
         st.info("lab success p or n changed, so the bars are hidden again: predict, then Inspect.")
     controls.button("Inspect", key="bl_inspect", type="primary", on_click=on_inspect)
-
-    st.markdown(
-        "With n = 1 the two bars are **B** (success) and **C** (failure). In the worked example "
-        "(scenario bernoulli-residual) A has zero "
-        "residual mass, so A is outside this two-outcome display. This is an exact Bernoulli picture of a "
-        "stipulated conditional residual: it is not a rejection sampler and not a three-token model."
-    )
 
     left, right = st.columns([3, 2], gap="large")
     with right:
