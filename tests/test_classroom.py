@@ -465,6 +465,8 @@ def test_follow_key_is_per_class_and_derived_from_the_teacher_token_only(engine)
     teacher_hash = hashlib.sha256(one.teacher_token.encode()).hexdigest()
     expected = hashlib.sha256(f"follow:{teacher_hash}".encode()).hexdigest()[:32]
     assert store.class_version(engine, one.code).follow_key == expected
+    student = store.join_class(engine, one.code, "Ann").student_token
+    assert store.student_state(engine, one.code, student).follow_key == expected  # what the student's page gets
     assert store.class_version(engine, two.code).follow_key != expected
     assert one.teacher_token not in expected and len(expected) == 32
     assert store.class_version(engine, "QQQQQQ") is None

@@ -450,10 +450,11 @@ class StudentState:
     saved_at: float | None
     attempts: dict[int, Attempt] = field(default_factory=dict)  # the student's saved answers (assignments)
     exact: tuple[Fraction, ...] | None = None  # only after the reveal
+    follow_key: str = ""  # what the page presents to read the class's version (follow_key())
 
 
 _STUDENT_QUERY = f"""
-SELECT s.id AS student_id, s.name AS student_name, s.removed_at, {_CLASS_COLUMNS},
+SELECT s.id AS student_id, s.name AS student_name, s.removed_at, {_CLASS_COLUMNS}, c.teacher_hash,
        a.id AS activity_id, a.position, a.kind, a.params, a.revealed_at, a.locked_at
 FROM students s
 JOIN classes c ON c.id = s.class_id
@@ -503,7 +504,16 @@ def student_state(engine: Engine, code: str, student_token: str) -> StudentState
         attempts = {s.problem: Attempt(s.answer, bool(s.correct), s.tries) for s in subs}
         saved_at = max((s.updated_at for s in subs), default=None)
     return StudentState(
-        klass.code, klass.name, row.student_name, klass.version, activity, prediction, saved_at, attempts, exact
+        klass.code,
+        klass.name,
+        row.student_name,
+        klass.version,
+        activity,
+        prediction,
+        saved_at,
+        attempts,
+        exact,
+        follow_key(row.teacher_hash),
     )
 
 

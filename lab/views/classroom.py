@@ -330,7 +330,7 @@ def follow(code: str, drawn_version: int) -> None:
     when the teacher changed something since this page was drawn (versions only grow; the shared value may lag
     the page by up to a second)."""
     current = class_version(code)
-    if current is None or not current[1] or current[0] > drawn_version:
+    if current is None or not current.open or current.version > drawn_version:
         st.rerun()
 
 
@@ -494,8 +494,7 @@ def student_page(code: str, token: str) -> None:
         else:
             assignment_student(state, code, token)
     # Last, so a run cut short keeps the previous (older) version on the page, which then redraws it.
-    current = class_version(state.code)
-    follow_teacher(state.code, state.version, current.follow_key if current else "", follow)
+    follow_teacher(state.code, state.version, state.follow_key, follow)
 
 
 # --- page -------------------------------------------------------------------------------------------

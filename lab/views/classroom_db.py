@@ -63,26 +63,26 @@ _versions_lock = threading.Lock()
 _last_engine = None  # the engine the pages use, for the route (set by engine(): a page ran before any route call)
 
 
-def class_version(code: str, db=None) -> store.ClassVersion | None:
-    """The class-state version, shared by every student's page of the class for a second."""
-    now = time.monotonic()
-    kept = _versions.get(code)
-    if kept is not None and now - kept[0] < VERSION_TTL_S:
-        return kept[1]
-    value = store.class_version(db if db is not None else engine(), code)
-    with _versions_lock:
-        if len(_versions) >= _MAX_CLASSES_KEPT:
-            _versions.clear()  # bounded: unknown codes asked for once each do not pile up
-        _versions[code] = (now, value)
-    return value
-
-
 def cached_class_version(code: str) -> store.ClassVersion | None | bool:
     """The kept value if it is fresh, else False (the caller reads the database off the event loop)."""
     kept = _versions.get(code)
     if kept is not None and time.monotonic() - kept[0] < VERSION_TTL_S:
         return kept[1]
     return False
+
+
+def class_version(code: str, db=None) -> store.ClassVersion | None:
+    """The class-state version, shared by every student's page of the class for a second."""
+    kept = cached_class_version(code)
+    if kept is not False:
+        return kept
+    read_at = time.monotonic()
+    value = store.class_version(db if db is not None else engine(), code)
+    with _versions_lock:
+        if len(_versions) >= _MAX_CLASSES_KEPT:
+            _versions.clear()  # bounded: unknown codes asked for once each do not pile up
+        _versions[code] = (read_at, value)
+    return value
 
 
 def engine_for_routes():

@@ -42,6 +42,8 @@ from lab.views.presentation import is_presenting
 
 BRANCH_OPTIONS = ("rejection", "no-rejection")
 KEPT_WIDGET_PREFIXES = ("exq_bar_", "exq_base_url")  # values of widgets in tabs that may be closed
+
+
 def _state(name: str, factory):
     if name not in st.session_state:
         st.session_state[name] = factory()
