@@ -64,7 +64,8 @@ def qr_image(url: str, scale: int = 10) -> str:
 
 @functools.lru_cache(maxsize=1024)
 def pq_table(tokens: tuple, p: tuple, q: tuple) -> str:
-    """A problem's token / p / q table as markdown, built once per problem for the whole class."""
+    """A problem's token / p / q table as markdown, built once per problem for the whole class. p and q are a
+    Distribution's exact values: the cache tells arguments apart by equality, and 0.5 == 1/2 would share a table."""
     return markdown_table(("token", "p", "q"), zip(tokens, (both_text(v, 3) for v in p), (both_text(v, 3) for v in q)))
 
 
