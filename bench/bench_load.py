@@ -47,6 +47,7 @@ from browserlib import start_streamlit, stop_process  # noqa: E402
 
 MAX_SESSIONS = 1000
 MAX_DURATION = 600
+MAX_JOIN_WITHIN = 60
 PERIOD = 5.0  # seconds between one student's changes (jittered +-20 %)
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 
@@ -116,13 +117,19 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(q * len(ordered) + 0.5) - 1))]
 
 
-async def open_sessions(url: str, page: str, prefixes, count: int, storm: bool, result: PhaseResult | None):
-    """Open ``count`` sessions: all at once (storm) or spread over ~5 s; returns the students that loaded."""
+async def open_sessions(
+    url: str, page: str, prefixes, count: int, storm: bool, result: PhaseResult | None, within: float = 0.0
+):
+    """Open ``count`` sessions: a storm (all at once, or each at a random moment of the first ``within``
+    seconds, timed from its own start) or evenly spread over ~5 s; returns the students that loaded."""
     students = [Student(url, page, widget_prefixes=prefixes, rng=random.Random(i)) for i in range(count)]
+    arrivals = random.Random(count)  # fixed: the same arrival moments in every run
 
     async def join(i: int, student: Student):
         if not storm:
             await asyncio.sleep(i * PERIOD / max(count, 1))
+        elif within:
+            await asyncio.sleep(arrivals.uniform(0.0, within))
         try:
             run = await student.load()
         except (TimeoutError, StudentError, OSError) as exc:
@@ -169,7 +176,9 @@ async def kill_replica(pid: int, after: float, result: PhaseResult) -> None:
     result.killed, result.kill_time = str(pid), time.monotonic()
 
 
-async def run_phase(name, url, pids, page_name, students, idle, duration, storm, kill_after=None) -> PhaseResult:
+async def run_phase(
+    name, url, pids, page_name, students, idle, duration, storm, kill_after=None, within=0.0
+) -> PhaseResult:
     page, prefixes = PAGES[page_name]
     result = PhaseResult(name, students, idle)
     result.rss_before = rss_mb(pids) if pids else float("nan")
@@ -177,7 +186,7 @@ async def run_phase(name, url, pids, page_name, students, idle, duration, storm,
     if len(idlers) < idle:
         result.errors.append(f"only {len(idlers)} of {idle} idle sessions opened")
     cpu0 = cpu_seconds(pids) if pids else 0.0
-    active = await open_sessions(url, page, prefixes, students, storm=storm, result=result)
+    active = await open_sessions(url, page, prefixes, students, storm=storm, result=result, within=within)
     cpu1 = cpu_seconds(pids) if pids else 0.0
     until = time.monotonic() + duration
     per_student = {id(s): [] for s in active}
@@ -293,7 +302,8 @@ async def main_async(args) -> int:
         for idle in [0, args.idle] if args.idle else [0]:
             for label, url, pids, page in targets:
                 r = await run_phase(
-                    label, url, pids, page, args.students, idle, args.duration, args.join_storm, args.kill_after
+                    label, url, pids, page, args.students, idle, args.duration, args.join_storm, args.kill_after,
+                    args.join_within,
                 )
                 report(r)
                 results[(label, idle)] = r
@@ -331,6 +341,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--idle", type=int, default=0, help="also run beside M idle sessions and compare")
     parser.add_argument("--duration", type=float, default=60, help="seconds of interaction per phase (default 60)")
     parser.add_argument("--join-storm", action="store_true", help="all students open the page at the same moment")
+    parser.add_argument(
+        "--join-within",
+        type=float,
+        default=0.0,
+        metavar="S",
+        help="with --join-storm: each student opens the page at a random moment of the first S seconds (a class "
+        "told to open the link; default 0: all at the same moment)",
+    )
     parser.add_argument("--url", help="a running server or HAProxy (loopback); default: start the app and the floor")
     parser.add_argument("--pids", help="with --url: comma-separated server process ids for CPU and RSS")
     parser.add_argument("--no-minimal", action="store_true", help="do not measure bench/minimal_app.py")
@@ -346,6 +364,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--kill-after needs --url and at least two --pids (a replica to kill and one to survive)")
     if not 0 < args.students + args.idle <= MAX_SESSIONS or args.churn > MAX_SESSIONS * 5:
         parser.error(f"at most {MAX_SESSIONS} sessions at a time")
+    if args.join_within and not (args.join_storm and 0 < args.join_within <= MAX_JOIN_WITHIN):
+        parser.error(f"--join-within needs --join-storm and at most {MAX_JOIN_WITHIN} s")
     if not 0 < args.duration <= MAX_DURATION:
         parser.error(f"--duration must be in (0, {MAX_DURATION}]")
     return asyncio.run(main_async(args))

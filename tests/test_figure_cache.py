@@ -14,3 +14,29 @@ def test_same_arguments_share_one_figure_and_equal_values_of_other_types_do_not(
     # the bar labels tell them apart: an exact fraction, a decimal
     assert exact.to_dict()["data"][0]["text"] == ["1/2", "1/2"]
     assert decimal.to_dict()["data"][0]["text"] == ["0.5", "0.5"]
+
+
+def test_a_shared_figure_makes_its_dict_once_and_what_st_plotly_chart_does_leaves_it_unchanged():
+    import copy
+
+    import plotly.io
+    import plotly.tools
+
+    from lab.charts.figures import FIGURES
+
+    args = (("A", "B", "C"), (F(1, 10), F(3, 5), F(3, 10)), (F(1, 2), F(1, 4), F(1, 4)))
+    shared = figure("pq_bars", *args)
+    plain = FIGURES["pq_bars"](*args)  # built again, uncached: a plain go.Figure
+    made = shared.to_dict()
+    assert made == plain.to_dict()
+    assert shared.to_dict() is made  # made once, not deep-copied again on every chart call
+    before = copy.deepcopy(made)
+    # st.plotly_chart in Streamlit 1.67: the figure's dict, then its JSON, read from that dict
+    handed = plotly.tools.return_figure_from_figure_or_data(shared, validate_figure=True)
+    assert handed is made
+    spec = plotly.io.to_json(handed, validate=False)
+    assert shared.to_dict() == before
+    assert spec == plotly.io.to_json(plain.to_dict(), validate=False)
+    # the target's bars, as the builder was given them (p = 1/10, 3/5, 3/10)
+    p_trace = next(t for t in made["data"] if t["x"] == ["A", "B", "C"] and t["y"] == [0.1, 0.6, 0.3])
+    assert p_trace["type"] == "bar"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 
+import plotly.graph_objects as go
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
@@ -98,9 +99,23 @@ class _Call:
         return isinstance(other, _Call) and self.key == other.key
 
 
+class _SharedFigure(go.Figure):
+    """A cached figure: shared by every session, never modified. st.plotly_chart asks every figure for its dict
+    on every call, and plotly deep-copies the whole figure for it (about 0.4 ms, per chart, per run, per student);
+    a shared figure makes that dict once. st.plotly_chart only reads it (it serialises it to JSON)."""
+
+    def to_dict(self) -> dict:
+        made = self.__dict__.get("_lab_dict")
+        if made is None:
+            made = self._lab_dict = super().to_dict()
+        return made
+
+
 @functools.lru_cache(maxsize=512)
 def _figure(builder: str, call: _Call):
-    return FIGURES[builder](*call.args)
+    fig = FIGURES[builder](*call.args)
+    fig.__class__ = _SharedFigure  # the same figure, its dict made once (a builder returns a plain go.Figure)
+    return fig
 
 
 def figure(builder: str, *args):
