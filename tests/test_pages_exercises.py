@@ -144,7 +144,7 @@ def test_predict_the_bars_scored_by_total_variation():
     expected_tv = sum(abs(F(str(g)) - r) for g, r in zip(guess, truth)) / 2
     text = " ".join(m.value for m in at.markdown)
     assert f"total variation distance {float(expected_tv):.3f}" in text
-    assert len(at.get("plotly_chart")) == 3 + 1  # three p/q charts and one comparison
+    assert len(at.get("plotly_chart")) == 1 + 1  # the open exercise's p/q chart and the comparison
     table = next(m.value for m in at.markdown if m.value.startswith("| token | your bar |"))
     rows = [line.strip("| ").replace("\\", "").split(" | ") for line in table.split("\n")[2:]]
     assert [row[0] for row in rows] == list(pr.p.tokens)
@@ -152,7 +152,27 @@ def test_predict_the_bars_scored_by_total_variation():
     assert [float(row[3]) for row in rows] == pytest.approx([g - float(r) for g, r in zip(guess, truth)], abs=5e-4)
     # Moving a bar hides the score until the next check.
     at.slider(key=f"exq_bar_3-basic_1_{pr.p.tokens[0]}").set_value(0.5 if guess[0] != 0.5 else 0.0).run()
-    assert len(at.get("plotly_chart")) == 3
+    assert len(at.get("plotly_chart")) == 1
+
+
+def test_the_bars_exercises_open_one_at_a_time_and_keep_their_bars():
+    from lab.views.exercises import BARS_TAB_KEY
+
+    at = open_tab(open_page(seed="3"), "tab", "Predict the bars")
+    first, second = generate_predictions(3, "basic")[:2]
+    tokens_shown = {s.key.rsplit("_", 1)[1] for s in at.slider}
+    assert {s.key for s in at.slider} == {f"exq_bar_3-basic_1_{t}" for t in first.p.tokens}  # exercise 1 alone
+    assert tokens_shown == set(first.p.tokens)
+    at.slider(key=f"exq_bar_3-basic_1_{first.p.tokens[0]}").set_value(0.35).run()
+    at.button(key="exq_check_bars_3-basic_1").click().run()
+    open_tab(at, BARS_TAB_KEY, "Exercise 2")
+    assert {s.key for s in at.slider} == {f"exq_bar_3-basic_2_{t}" for t in second.p.tokens}
+    open_tab(at, "tab", "Problems")  # the page's other tab, and back: the open exercise is kept too
+    open_tab(at, "tab", "Predict the bars")
+    assert {s.key for s in at.slider} == {f"exq_bar_3-basic_2_{t}" for t in second.p.tokens}
+    open_tab(at, BARS_TAB_KEY, "Exercise 1")
+    assert at.slider(key=f"exq_bar_3-basic_1_{first.p.tokens[0]}").value == 0.35 and not at.warning
+    assert any(m.value.startswith("**") and "total variation distance" in m.value for m in at.markdown)  # checked
 
 
 def test_teacher_link_qr_and_downloads():

@@ -41,7 +41,8 @@ from lab.views.common import chart, controls_model, figure, refuse_link_values, 
 from lab.views.presentation import is_presenting
 
 BRANCH_OPTIONS = ("rejection", "no-rejection")
-KEPT_WIDGET_PREFIXES = ("exq_bar_", "exq_base_url")  # values of widgets in tabs that may be closed
+BARS_TAB_KEY = "exq_bars_exercise"  # the open predict-the-bars exercise
+KEPT_WIDGET_PREFIXES = ("exq_bar_", "exq_base_url", BARS_TAB_KEY)  # values of widgets in tabs that may be closed
 
 
 def _state(name: str, factory):
@@ -243,7 +244,6 @@ def bars_exercise(pr) -> None:
     """One predict-the-bars exercise. A fragment: moving one of its sliders reruns this exercise only,
     not the whole page (the problems, the other exercises and the Teacher tab stay as they are)."""
     with st.container(border=True, key=f"exq_bars_{pr.number}"):
-        st.subheader(f"Predict the bars {pr.number}", anchor=False)
         chart(
             figure("pq_bars", pr.p.tokens, pr.p.values, pr.q.values),
             f"exq_pq_chart_{sig}_{pr.number}",
@@ -302,8 +302,16 @@ with tab_bars:
         )
         if level == "z0":
             st.caption("Z = 0 problems have no residual bars, so these exercises use the basic level.")
-        for pr in predictions:
-            bars_exercise(pr)
+        # One exercise at a time, in its own tab (only the open one is drawn, like the page's tabs): its sliders are
+        # most of this tab's work, and a class sent here by a link draws a third of them. The other exercises' bars
+        # are carried over like every value in a closed tab (KEPT_WIDGET_PREFIXES), the open exercise too.
+        exercise_tabs = st.tabs(
+            [f"Exercise {pr.number}" for pr in predictions], key=BARS_TAB_KEY, on_change="rerun"
+        )
+        for pr, exercise_tab in zip(predictions, exercise_tabs):
+            with exercise_tab:
+                if exercise_tab.open:
+                    bars_exercise(pr)
 
 
 # --- the student's results ------------------------------------------------------------------------
