@@ -44,8 +44,16 @@ def problem_cards(at):
 
 
 def shown_prompts(at):
-    """The bold question lines (each card's last paragraph), with the page's Markdown escapes removed."""
-    return [card.split("\n\n")[-1].replace("\\", "").strip("*") for card in problem_cards(at)]
+    """The bold question lines (each card's bold paragraph), with the page's Markdown escapes removed."""
+    return [
+        next(part for part in card.split("\n\n") if part.startswith("**")).replace("\\", "").strip("*")
+        for card in problem_cards(at)
+    ]
+
+
+def shown_status(at, number: int) -> str:
+    """Problem ``number``'s tries and hints, the last line of its card (small grey text)."""
+    return problem_cards(at)[number - 1].split("\n\n")[-1]
 
 
 def shown_tables(at):
@@ -101,6 +109,20 @@ def test_hints_climb_the_ladder():
     hints = [m for m in messages(at, "info") if m.startswith("Hint")]
     assert len(hints) == 2 and "min" in hints[0]
     assert at.button(key="exq_hint_1-basic_1").label == "Hint 3 of 4"
+    assert shown_status(at, 1) == ":gray[:small[0 tries · hints used 2 of 4]]"
+
+
+def test_each_card_counts_its_tries_and_says_solved():
+    at = open_page()
+    problem = generate_problems(1, 5, "basic")[1]
+    assert shown_status(at, 2) == ":gray[:small[0 tries · hints used 0 of 4]]"
+    submit(at, "1-basic", 2, wrong_text(problem))
+    assert shown_status(at, 2) == ":gray[:small[1 try · hints used 0 of 4]]"
+    submit(at, "1-basic", 2, wrong_text(problem))
+    assert shown_status(at, 2) == ":gray[:small[2 tries · hints used 0 of 4]]"
+    submit(at, "1-basic", 2, right_text(problem))
+    assert shown_status(at, 2) == ":gray[:small[solved · hints used 0 of 4]]"
+    assert shown_status(at, 1) == ":gray[:small[0 tries · hints used 0 of 4]]"  # the others untouched
 
 
 def test_url_parameters_give_the_same_problems_as_the_core():

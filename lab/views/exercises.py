@@ -151,14 +151,16 @@ def _reveal(problem: Problem):
 
 def draw_problem(problem: Problem) -> None:
     attempt = attempts.get(problem.number, Attempt())
-    # One markdown element holds the title, the p / q table and the question, and nothing sits in columns: a
-    # problem is six elements instead of eleven, on every run of every student's page (a class opening the link
-    # together waits for all of them).
+    status = "solved" if attempt.correct else f"{attempt.tries} {'try' if attempt.tries == 1 else 'tries'}"
+    # One markdown element holds the title, the p / q table, the question and the student's tries so far, and
+    # nothing sits in columns: a problem is five elements instead of eleven, on every run of every student's page
+    # (a class opening the link together waits for all of them).
     with st.container(border=True, key=f"exq_problem_{problem.number}"):
         st.markdown(
             f"### {problem.title}\n\n"
             f"{pq_table(problem.p.tokens, problem.p.values, problem.q.values)}\n\n"
-            f"**{markdown_escape(problem.prompt)}**",
+            f"**{markdown_escape(problem.prompt)}**\n\n"
+            f":gray[:small[{status} · hints used {attempt.hints_used} of {len(HINT_STEPS)}]]",
             anchors=False,
         )
         with st.form(key=f"exq_form_{sig}_{problem.number}", border=False, enter_to_submit=True):
@@ -175,8 +177,6 @@ def draw_problem(problem: Problem) -> None:
         if problem.number in feedback:
             kind, message = feedback[problem.number]
             getattr(st, kind)(markdown_escape(message))
-        status = "solved" if attempt.correct else f"{attempt.tries} {'try' if attempt.tries == 1 else 'tries'}"
-        st.caption(f"{status} · hints used {attempt.hints_used} of {len(HINT_STEPS)}")
         # the presenter's Reveal button sits beside Hint, in one row; without it, no row at all
         buttons = st.container(horizontal=True) if presenting else st
         buttons.button(
