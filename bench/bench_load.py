@@ -3,6 +3,7 @@ against bench/minimal_app.py (one slider, one plotly chart: the floor), measured
 
     python bench/bench_load.py --page binomial-lab --students 150 --duration 60
     python bench/bench_load.py --page exercises --students 150 --join-storm      # all open the page at once
+    python bench/bench_load.py --page exercises --students 150 --join-storm --join-within 3  # ... within 3 s
     python bench/bench_load.py --page explorer --students 20 --idle 100          # + the same with 100 idle sessions
     python bench/bench_load.py --page binomial-lab --churn 500 --ttl 10           # memory: 500 sessions come and go
     python bench/bench_load.py --url http://127.0.0.1:8501 --pids 123,456 ...    # a running server / HAProxy
