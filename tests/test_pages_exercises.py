@@ -309,8 +309,8 @@ def test_a_link_opens_a_tab_and_an_unknown_tab_is_named():
 
 
 def test_the_assignment_set_in_the_teacher_tab_holds_while_another_tab_is_open():
-    """The Teacher tab's words are drawn only while it is open; its seed, count and level are drawn always, so
-    what the teacher chose survives a switch to the problems and back."""
+    """The Teacher tab's seed, count and level are drawn only while it is open, and they write the link: what the
+    teacher chose survives a switch to the problems and back, and a default value is left out of the link."""
     at = open_tab(open_page(), "tab", "Teacher")
     assert any(h.value == "Build an assignment" for h in at.subheader)
     at.number_input(key="seed").set_value(31).run()
@@ -320,3 +320,10 @@ def test_the_assignment_set_in_the_teacher_tab_holds_while_another_tab_is_open()
     assert shown_prompts(at) == [p.prompt for p in generate_problems(31, 3, "basic")]
     open_tab(at, "tab", "Teacher")
     assert at.number_input(key="seed").value == 31 and at.number_input(key="count").value == 3
+    assert (at.query_params["seed"], at.query_params["count"]) == ("31", "3")
+    at.selectbox(key="level").set_value("zeros").run()
+    at.number_input(key="count").set_value(5).run()  # the default count: left out of the link
+    assert "count" not in at.query_params and at.query_params["level"] == "zeros"
+    open_tab(at, "tab", "Problems")
+    assert not at.number_input and not at.selectbox  # a class on the problems draws no assignment controls
+    assert shown_prompts(at) == [p.prompt for p in generate_problems(31, 5, "zeros")]

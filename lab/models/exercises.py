@@ -1,8 +1,9 @@
 """The Exercises page's assignment state: seed, number of problems and level (the teacher's link), and the
 open tab (a link can open the predict-the-bars tab).
 
-The widgets carry it in the link (``bind="query-params"``); this model validates the link and the
-widget values first (``count=inf`` would otherwise reach Streamlit's number_input as an OverflowError).
+All of it is in the link: the tabs are bound to it (``bind="query-params"``), and the page reads the seed, count
+and level from it and the Teacher tab's controls write them. This model validates the link and those controls'
+values first (``count=inf`` would otherwise reach Streamlit's number_input as an OverflowError).
 """
 
 from __future__ import annotations

@@ -14,9 +14,6 @@ from lab.core.display import markdown_escape, markdown_table
 from lab.core.formatting import both_text, fraction_text
 from lab.models.exercises import TABS, ExercisesModel
 from lab.teaching.exercises import (
-    DEFAULT_COUNT,
-    DEFAULT_LEVEL,
-    DEFAULT_SEED,
     HINT_STEPS,
     LEVEL_TITLES,
     LEVELS,
@@ -37,7 +34,7 @@ from lab.teaching.exercises import (
 from lab.teaching.exports import MAX_BASE_URL_LENGTH, assignment_url, check_base_url, results_csv
 from lab.views import study_resume
 from lab.views.classwide import assignment_downloads, pq_table, qr_image, shared_assignment
-from lab.views.common import chart, controls_model, figure, refuse_link_values, show_link_warnings
+from lab.views.common import chart, figure, refuse_link_values, show_link_warnings
 from lab.views.presentation import is_presenting
 
 BRANCH_OPTIONS = ("rejection", "no-rejection")
@@ -51,7 +48,7 @@ def _state(name: str, factory):
     return st.session_state[name]
 
 
-# --- assignment parameters (teacher panel; bound to the URL) ------------------------------------
+# --- the assignment (seed, count and level: in the link) and the tabs ----------------------------
 
 refuse_link_values(ExercisesModel.from_url(st.query_params)[1], "exq_link_problems")
 st.title("Exercises")
@@ -75,33 +72,58 @@ tab_problems, tab_bars, tab_results, tab_teacher = st.tabs(
 )
 
 
+ASSIGNMENT_KEYS = ("seed", "count", "level")  # the Teacher tab's widget keys, and the link's parameters
+
+
+def _write_assignment() -> None:
+    """The Teacher tab's seed, count and level into the link (a default value is left out), after checking them
+    like a link's values: a crafted message can put anything in a widget's state."""
+    values = {key: st.session_state[key] for key in ASSIGNMENT_KEYS if key in st.session_state}
+    model, problems = ExercisesModel.from_url(values, "control")
+    if problems:
+        st.session_state["exq_assignment_errors"] = [str(problem) for problem in problems]
+        return
+    defaults = ExercisesModel()
+    for key in ASSIGNMENT_KEYS:
+        value = getattr(model, key)
+        if value != getattr(defaults, key):
+            st.query_params[key] = str(value)
+        elif key in st.query_params:
+            del st.query_params[key]
+
+
 def _new_seed():
     st.session_state["seed"] = secrets.randbelow(MAX_SEED + 1)
+    _write_assignment()
 
 
-# The assignment's controls are drawn on every run, the Teacher tab open or not: they are bound to the link, and a
-# widget that is not drawn drops its value. The words and the layout around them are drawn only in the open tab.
+# The assignment is the link's (refused values were taken out of it above). Its controls are drawn only while the
+# Teacher tab is open, and they write the link themselves (not bound to it: a bound widget that is not drawn takes
+# its value out of the link). A class opening an assignment link draws none of them.
+assignment = ExercisesModel.from_url(st.query_params)[0]
+seed, count, level = assignment.seed, assignment.count, assignment.level
 with tab_teacher:
     if tab_teacher.open:
+        for message in st.session_state.pop("exq_assignment_errors", []):
+            st.error(markdown_escape(f"{message}. The link keeps its last valid assignment."))
         st.subheader("Build an assignment")
         st.write("Seed, count and level are in the page's link: everyone who opens it gets the same problems.")
-    c1, c2 = st.columns(2) if tab_teacher.open else (tab_teacher, tab_teacher)
-    with c1:
-        st.number_input(
-            "Seed", MIN_SEED, MAX_SEED, DEFAULT_SEED, step=1, key="seed", bind="query-params", help="Any whole number"
-        )
-        if tab_teacher.open:
+        for key in ASSIGNMENT_KEYS:  # each control starts from the link (no default value: no conflict with it)
+            if key not in st.session_state:
+                st.session_state[key] = getattr(assignment, key)
+        c1, c2 = st.columns(2)
+        with c1:
+            st.number_input(
+                "Seed", MIN_SEED, MAX_SEED, step=1, key="seed", on_change=_write_assignment, help="Any whole number"
+            )
             st.button("New random seed", on_click=_new_seed, key="exq_new_seed")
-    with c2:
-        st.number_input(
-            "Number of problems", MIN_COUNT, MAX_COUNT, DEFAULT_COUNT, step=1, key="count", bind="query-params"
-        )
-        st.selectbox("Level", LEVELS, index=LEVELS.index(DEFAULT_LEVEL), key="level", bind="query-params")
-        if tab_teacher.open:
-            st.caption(LEVEL_TITLES.get(st.session_state["level"], ""))
+        with c2:
+            st.number_input(
+                "Number of problems", MIN_COUNT, MAX_COUNT, step=1, key="count", on_change=_write_assignment
+            )
+            st.selectbox("Level", LEVELS, key="level", on_change=_write_assignment)
+            st.caption(LEVEL_TITLES.get(level, ""))
 
-assignment = controls_model(ExercisesModel, "exq_assignment")
-seed, count, level = assignment.seed, assignment.count, assignment.level
 problems, predictions = (list(part) for part in shared_assignment(seed, count, level))  # once for the class
 sig = f"{seed}-{level}"
 attempts: dict[int, Attempt] = _state("exq_attempts", dict).setdefault(sig, {})
@@ -152,10 +174,12 @@ def _reveal(problem: Problem):
 def draw_problem(problem: Problem) -> None:
     attempt = attempts.get(problem.number, Attempt())
     status = "solved" if attempt.correct else f"{attempt.tries} {'try' if attempt.tries == 1 else 'tries'}"
-    # One markdown element holds the title, the p / q table, the question and the student's tries so far, and
-    # nothing sits in columns: a problem is five elements instead of eleven, on every run of every student's page
-    # (a class opening the link together waits for all of them).
-    with st.container(border=True, key=f"exq_problem_{problem.number}"):
+    # The problem's card is its form, and one markdown element in it holds the title, the p / q table, the question
+    # and the tries so far; nothing sits in columns. A problem is five elements instead of eleven, on every run of
+    # every student's page (a class opening the link together waits for all of them). Enter in the answer box
+    # presses the form's first button, Check; Hint (and the presenter's Reveal) are the form's other buttons, so
+    # pressing them keeps what is typed in the box without checking it.
+    with st.form(key=f"exq_form_{sig}_{problem.number}", border=True, enter_to_submit=True):
         st.markdown(
             f"### {problem.title}\n\n"
             f"{pq_table(problem.p.tokens, problem.p.values, problem.q.values)}\n\n"
@@ -163,23 +187,22 @@ def draw_problem(problem: Problem) -> None:
             f":gray[:small[{status} · hints used {attempt.hints_used} of {len(HINT_STEPS)}]]",
             anchors=False,
         )
-        with st.form(key=f"exq_form_{sig}_{problem.number}", border=False, enter_to_submit=True):
-            if problem.is_choice:
-                st.radio("Your answer", BRANCH_OPTIONS, index=None, key=_answer_key(problem), horizontal=True)
-            else:
-                st.text_input(
-                    "Your answer",
-                    key=_answer_key(problem),
-                    placeholder="3/4, 0.75 or undefined",
-                    help="A fraction (exact), a decimal (within 0.005), or 'undefined' if it does not exist.",
-                )
-            st.form_submit_button("Check", on_click=_submit, args=(problem,), disabled=attempt.correct)
+        if problem.is_choice:
+            st.radio("Your answer", BRANCH_OPTIONS, index=None, key=_answer_key(problem), horizontal=True)
+        else:
+            st.text_input(
+                "Your answer",
+                key=_answer_key(problem),
+                placeholder="3/4, 0.75 or undefined",
+                help="A fraction (exact), a decimal (within 0.005), or 'undefined' if it does not exist.",
+            )
+        st.form_submit_button("Check", on_click=_submit, args=(problem,), disabled=attempt.correct)
         if problem.number in feedback:
             kind, message = feedback[problem.number]
             getattr(st, kind)(markdown_escape(message))
         # the presenter's Reveal button sits beside Hint, in one row; without it, no row at all
         buttons = st.container(horizontal=True) if presenting else st
-        buttons.button(
+        buttons.form_submit_button(
             f"Hint {min(attempt.hints_used + 1, len(HINT_STEPS))} of {len(HINT_STEPS)}",
             key=f"exq_hint_{sig}_{problem.number}",
             on_click=_hint,
@@ -187,7 +210,7 @@ def draw_problem(problem: Problem) -> None:
             disabled=attempt.hints_used >= len(HINT_STEPS),
         )
         if presenting:
-            buttons.button(
+            buttons.form_submit_button(
                 "Reveal the solution",
                 key=f"exq_reveal_{sig}_{problem.number}",
                 on_click=_reveal,

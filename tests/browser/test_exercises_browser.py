@@ -101,3 +101,26 @@ def test_an_answer_typed_but_not_checked_survives_a_tab_switch(page, app_url):
     page.get_by_role("tab", name="Problems").click()
     wait_idle(page)
     assert page.get_by_role("textbox", name="Your answer").first.input_value() == "2/7"
+
+
+def test_hint_keeps_the_typed_answer_unchecked_and_enter_checks_it(page, app_url):
+    """A problem's card is its form: Hint is one of its buttons, so pressing it keeps what is typed without checking
+    it, and Enter in the answer box still presses Check (the form's first button)."""
+    goto(page, f"{app_url}/exercises?seed=12&count=3&level=zeros")
+    problems = generate_problems(12, 3, "zeros")
+    numeric = next(p for p in problems if not p.is_choice)
+    index = [p.number for p in problems if not p.is_choice].index(numeric.number)
+    typed = "2/7" if numeric.answer != Fraction(2, 7) else "1/9"  # a wrong answer
+    box = page.get_by_role("textbox", name="Your answer").nth(index)
+    box.fill(typed)
+    page.get_by_role("button", name="Hint 1 of 4").nth(numeric.number - 1).click()
+    wait_idle(page)
+    box = page.get_by_role("textbox", name="Your answer").nth(index)
+    assert box.input_value() == typed  # kept, not checked
+    assert page.get_by_text("0 tries · hints used 1 of 4").count() >= 1
+    assert page.locator("[data-testid=stAlertContentInfo]").first.inner_text().startswith("Hint 1:")
+    assert page.locator("[data-testid=stMetricValue]").nth(1).inner_text() == "0"  # Attempted
+    box.press("Enter")
+    wait_idle(page)
+    assert page.locator("[data-testid=stMetricValue]").nth(1).inner_text() == "1"
+    assert page.get_by_text("1 try · hints used 1 of 4").count() == 1
