@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 
 from lab.core.binomial import FAILURE_TOKEN, SUCCESS_TOKEN, BinomialResult, binomial_exact, parse_success_probability
 from lab.core.distance import total_variation
@@ -25,6 +26,7 @@ DEFAULT_LAB_P = Fraction(1, 2)
 DEFAULT_N = 5  # six bars: quick to predict by hand
 
 
+@lru_cache(maxsize=1024)  # the lab and its guide ask for it several times a run; equal inputs are the same value
 def lab_result(lab_p, n) -> BinomialResult:
     """Binomial(n, lab success p) computed exactly from the decimal shown (0.75 is 3/4)."""
     return binomial_exact(n, parse_success_probability(to_fraction(lab_p)))

@@ -72,10 +72,38 @@ for problem in S.pop("bl_link_problems", []):
     st.warning(markdown_escape(str(problem)), icon=":material/link_off:")  # holds URL text: shown as typed
 
 
+GUIDE_SHOWN = "bl_guide_shown"  # what the worked-example guide shows now (see guide_follows)
+FULL_RUN = "bl_full_run"  # True while the whole page runs (the guide is drawn after the fragments)
+
+
+def guide_state(model: BinomialLabModel):
+    """The worked-example guide's content from the lab's state: the worked sum and the checklist's steps."""
+    lab_p, n = model.lab_p, model.n
+    exact = display_values(lab_result(lab_p, n))
+    worked = worked_sum(dict(zip(outcome_labels(n), exact)) if n == 1 else {}, WORKED_EXAMPLE_SCENARIO)
+    predicted = n == 1 and any(model.preds)
+    inspected = model.inspected == (lab_p, n)
+    return worked, guide_steps(model.reset_pressed, lab_p, n, predicted, inspected, model.summed, worked.z)
+
+
+def guide_key(model: BinomialLabModel) -> tuple:
+    """Everything the guide panel shows, to compare: its steps, and the worked sum once it is shown."""
+    worked, steps = guide_state(model)
+    return tuple(steps), model.summed, worked if steps[-1].done else None
+
+
+def guide_follows(model: BinomialLabModel) -> None:
+    """End of a fragment's own rerun: the guide panel is drawn outside the fragments (moving a bar does not redraw
+    it), so when what it shows has changed (a step done or undone), the whole page runs once."""
+    sync_query_params(model.to_url())
+    if not S.get(FULL_RUN) and S.get(GUIDE_SHOWN) != guide_key(model):
+        st.rerun()
+
+
 @st.fragment
 def lab_body() -> None:
-    """Everything below the title is one fragment: a control change reruns only this part, not the
-    app's navigation and header, which keeps the lab as quick to answer as a one-slider app."""
+    """The controls, then the bars (a fragment of their own): changing lab success p or n reruns this part only,
+    not the app's navigation and header; moving a predicted bar reruns only the bars."""
     model = S["bl_model"]
 
     # A control's state is checked before its widget is drawn: a crafted message can put any value there
@@ -84,9 +112,6 @@ def lab_body() -> None:
         S["bl_p"] = model.lab_p
     if control_n(S.get("bl_n"), -1) != S.get("bl_n") or isinstance(S.get("bl_n"), bool):
         S["bl_n"] = model.n
-    for k, value in enumerate(model.preds):
-        if f"bl_pred_{k}" in S and control_p(S[f"bl_pred_{k}"], -1.0) != S[f"bl_pred_{k}"]:
-            S[f"bl_pred_{k}"] = value
     # one wrapping row (a single layout block, not a block per column) that Inspect joins below, once the
     # controls' values are checked
     controls = st.container(horizontal=True, vertical_alignment="bottom")
@@ -105,14 +130,26 @@ def lab_body() -> None:
         for k in range(n + 1):
             S[f"bl_pred_{k}"] = 0.0
     model.lab_p = lab_p
-    result = lab_result(lab_p, n)
-    labels = outcome_labels(n)
-    inspected = model.inspected == (lab_p, n)
-    if model.inspected is not None and not inspected:
+    if model.inspected is not None and model.inspected != (lab_p, n):
         model.inspected = None
         st.info("lab success p or n changed, so the bars are hidden again: predict, then Inspect.")
     controls.button("Inspect", key="bl_inspect", type="primary", on_click=on_inspect)
+    bars_body()
+    guide_follows(model)
 
+
+@st.fragment
+def bars_body() -> None:
+    """Your prediction beside the bars, and what Inspect shows: a fragment inside the lab's fragment, since the
+    predicted bars are what a student moves most."""
+    model = S["bl_model"]
+    for k, value in enumerate(model.preds):  # checked before drawn, like the controls above
+        if f"bl_pred_{k}" in S and control_p(S[f"bl_pred_{k}"], -1.0) != S[f"bl_pred_{k}"]:
+            S[f"bl_pred_{k}"] = value
+    lab_p, n = model.lab_p, model.n
+    result = lab_result(lab_p, n)
+    labels = outcome_labels(n)
+    inspected = model.inspected == (lab_p, n)
     left, right = st.columns([3, 2], gap="large")
     with right:
         st.subheader("Your prediction")
@@ -159,10 +196,14 @@ def lab_body() -> None:
             key="bl_table",
         )
 
-    # --- the worked example -----------------------------------------------------------------------
-    worked = worked_sum(dict(zip(labels, exact)) if n == 1 else {}, WORKED_EXAMPLE_SCENARIO)
-    predicted = n == 1 and any(model.preds)
-    steps = guide_steps(model.reset_pressed, lab_p, n, predicted, inspected, model.summed, worked.z)
+    guide_follows(model)
+
+
+def guide_panel() -> None:
+    """Reproduce the worked example: a checklist that follows the lab, drawn after the fragments (it changes only
+    when a step is done or undone, see guide_follows)."""
+    model = S["bl_model"]
+    worked, steps = guide_state(model)
     with st.container(border=True):
         st.subheader("Reproduce the worked example")
         st.caption(
@@ -220,8 +261,12 @@ def lab_body() -> None:
                 ),
             )
 
-    # --- URL --------------------------------------------------------------------------------------
-    sync_query_params(model.to_url())
+    S[GUIDE_SHOWN] = guide_key(model)
 
 
-lab_body()
+S[FULL_RUN] = True
+try:
+    lab_body()
+    guide_panel()
+finally:
+    S[FULL_RUN] = False

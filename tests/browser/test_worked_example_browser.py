@@ -15,17 +15,30 @@ def set_number(page, label: str, value: str) -> None:
     wait_idle(page)
 
 
+def steps_done(page) -> int:
+    """How many of the guide's five steps are checked off, as the page shows them."""
+    guide = page.locator("[data-testid=stMarkdownContainer]", has_text="1. Reset").last
+    return guide.inner_text().count("— done")
+
+
 def test_worked_example_by_labels(page, app_url, screenshot_dir):
     goto(page, f"{app_url}/binomial-lab")
     assert page.get_by_role("heading", name="Reproduce the worked example").count() == 1
+    assert steps_done(page) == 0
+    # The guide is drawn outside the lab's fragments: each step done below must still show at once.
     page.get_by_role("button", name="Reset", exact=True).click()
     wait_idle(page)
+    assert steps_done(page) == 1  # Reset
     set_number(page, "lab success p", "0.75")
+    assert steps_done(page) == 1  # n is still 5
     set_number(page, "n", "1")
+    assert steps_done(page) == 2  # lab success p = 0.75 and n = 1
     set_number(page, "Predict B", "0.7")
+    assert steps_done(page) == 3  # a bar predicted (a rerun of the bars' fragment alone)
     set_number(page, "Predict C", "0.3")
     page.get_by_role("button", name="Inspect", exact=True).click()
     wait_idle(page)
+    assert steps_done(page) == 4
 
     traces = [trace for plot in plotly_data(page) for trace in plot]
     exact = [t for t in traces if t["name"] == "exact probability"]
@@ -39,6 +52,7 @@ def test_worked_example_by_labels(page, app_url, screenshot_dir):
     # Step 5 of the guide: multiply by Z = 2/5 and add the accepted masses -> A 1/10, B 3/5, C 3/10.
     page.get_by_role("button", name="Multiply by Z = 2/5 and add").click()
     wait_idle(page)
+    assert steps_done(page) == 5
     traces = [trace for plot in plotly_data(page) for trace in plot]
     target = [t for t in traces if t["name"] == "target p"]
     assert target[0]["x"] == ["A", "B", "C"]
