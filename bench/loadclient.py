@@ -49,6 +49,11 @@ PAGES: dict[str, tuple[str, tuple[str, ...] | None]] = {
     "exercises": ("exercises?tab=Predict+the+bars", ("exq_bar_",)),
     # an assignment link as the teacher shares it: the problems tab, nothing numeric to move (for join storms)
     "exercises-link": ("exercises?seed=1&count=5&level=basic", ()),
+    # the pages for self-study and engineers, with their numeric controls
+    "numerics": ("numerics", ("numerics_temperature", "numerics_top_k", "numerics_top_p")),
+    "sampling": ("sampling", ("sl_steps", "sl_seed", "sl_guess")),
+    "blocks": ("blocks", ("bk_k", "bk_l", "bk_seed", "bk_alpha", "bk_c")),
+    "pitfalls": ("pitfalls", ("pit_block", "pit_length")),
     "minimal": ("", None),  # bench/minimal_app.py
 }
 

@@ -112,6 +112,14 @@ def chart_traces(at: AppTest) -> dict[str, dict]:
     return merged
 
 
+def open_expander(at: AppTest, key: str) -> AppTest:
+    """Open the expander with ``key`` (one that draws its contents only while open), as a click does: a rerun."""
+    at.session_state[key] = True
+    at.run()
+    assert not at.exception
+    return at
+
+
 def open_tab(at: AppTest, key: str, label: str) -> AppTest:
     """Switch the tabs with ``key`` (tabs that draw only the open one) to ``label``, as a click does: a rerun."""
     at.session_state[key] = label

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from pagetest import chart_traces, open_linked_page
+from pagetest import chart_traces, open_expander, open_linked_page
 
 NUMERICS = "lab/views/numerics.py"
 PITFALLS = "lab/views/pitfalls.py"
@@ -53,6 +53,16 @@ def test_numerics_processing_defaults_and_mismatch():
     assert max(abs(a - b) for a, b in zip(mismatch, traces["target p′"]["y"])) > 0.01
 
 
+def test_numerics_processed_table_holds_the_processed_target():
+    at = open_page(NUMERICS)
+    shown = [m.value.replace("\\", "") for m in at.markdown]  # the page's Markdown escapes removed
+    table = next(text for text in shown if text.startswith("| token | p′ (target, processed) |"))
+    rows = [line.strip("| ").split(" | ") for line in table.split("\n")[2:]]
+    e = np.e  # default target logits A=2, B=1, C=0.5, D=-1 with top-2: p' = (e/(e+1), 1/(e+1), 0, 0)
+    assert [row[0] for row in rows] == ["A", "B", "C", "D"]
+    assert [float(row[1]) for row in rows] == pytest.approx([e / (e + 1), 1 / (e + 1), 0, 0], rel=1e-5)
+
+
 def test_numerics_bad_logits_keep_the_last_valid_state():
     at = open_page(NUMERICS)
     before = chart_traces(at)["processed target p'"]["y"]
@@ -75,7 +85,7 @@ def test_numerics_temperature_zero_is_greedy():
 def test_pitfalls_predict_then_reveal_grades_the_guess():
     at = open_page(PITFALLS)
     assert any("Make your guesses" in i.value for i in at.info)
-    assert len(at.get("plotly_chart")) == 2  # the spoiler expander's chart and the single-step chart only
+    assert len(at.get("plotly_chart")) == 0 and not at.dataframe  # the spoilers are drawn once opened
     choice = "bernoulli-residual::1::1::resample-from-p"
     at.radio(key=f"pit_guess_biased::{choice}").set_value("yes, biased").run()
     at.selectbox(key=f"pit_guess_gain::{choice}").set_value("A").run()
@@ -86,6 +96,12 @@ def test_pitfalls_predict_then_reveal_grades_the_guess():
     table = at.dataframe[0].value
     assert list(table["resample-from-p"]) == ["7/50 (0.14)", "27/50 (0.54)", "8/25 (0.32)"]
     assert any(m.value == "3/50" for m in at.metric)
+    # the spoiler of this choice: every variant's exact distance, drawn once its expander is open
+    open_expander(at, "pit_every")
+    spoiler = at.dataframe[-1].value
+    rows = dict(zip(spoiler["variant"], spoiler["TV distance"]))
+    assert rows["correct"] == "0" and rows["resample-from-p"] == "3/50 (0.06)"
+    assert len(at.get("plotly_chart")) == 2  # the revealed law and the spoiler's distances
 
 
 def test_pitfalls_wrong_guess_is_graded_wrong():
@@ -118,6 +134,8 @@ def test_pitfalls_too_long_keeps_the_last_valid_state():
 
 def test_pitfalls_single_step_view_of_the_worked_example():
     at = open_page(PITFALLS)
+    assert not at.dataframe
+    open_expander(at, "pit_every_step")
     table = at.dataframe[-1].value
     rows = dict(zip(table["variant"], table["TV distance"]))
     # hand-derived in tests/test_pitfalls.py

@@ -262,26 +262,33 @@ st.markdown(
     "improvement is (1 − α^(γ+1))/((1 − α)(γc + 1)) (Leviathan et al. 2023, eq. 1 and Theorem 3.8). "
     f"This model's acceptance rate at the first position is α = {both_text(start_alpha)}."
 )
-sp = st.columns(2)
-sp[0].slider("acceptance rate α", 0.0, 1.0, 0.8, 0.01, key="bk_alpha", bind="query-params")
-sp[1].slider("cost ratio c (draft / target)", 0.0, 1.0, 0.1, 0.01, key="bk_c", bind="query-params")
-state = controls_model(BlocksModel, "bk_state", quiet=True, max_k=MAX_K, max_l=MAX_L)  # with the sliders' values
-alpha, c = float(state.alpha), float(state.cost)
-curve = speedup_curve(alpha, c, GAMMAS)
-best = best_gamma(alpha, c, max_gamma=GAMMAS[-1])
-m = st.columns(3)
-if best is None:
-    m[0].metric("best γ (0 to 15)", "none")
-    st.caption(NO_BEST_GAMMA.capitalize() + ".")
-    best_text = "no best gamma: the improvement grows with gamma"
-else:
-    m[0].metric("best γ (0 to 15)", str(best.gamma))
-    m[1].metric("walltime improvement", f"{float(best.improvement):.3f}×")
-    m[2].metric("tokens per block at best γ", f"{float(best.tokens_per_block):.3f}")
-    best_text = f"best gamma {best.gamma} with improvement {float(best.improvement):.3f}"
-chart(
-    figure("speedup_chart", curve, best.gamma if best else None, alpha, c),
-    "bk_speedup",
-    f"Expected tokens per block and walltime improvement against gamma for alpha {alpha:.2f} and c {c:.2f}; "
-    + best_text,
-)
+@st.fragment
+def speedup_section() -> None:
+    """α and c, and what they change: a fragment, so moving them reruns this section only (the block and its
+    exact law above stay as they are)."""
+    sp = st.columns(2)
+    sp[0].slider("acceptance rate α", 0.0, 1.0, 0.8, 0.01, key="bk_alpha", bind="query-params")
+    sp[1].slider("cost ratio c (draft / target)", 0.0, 1.0, 0.1, 0.01, key="bk_c", bind="query-params")
+    state = controls_model(BlocksModel, "bk_state", quiet=True, max_k=MAX_K, max_l=MAX_L)  # with the sliders' values
+    alpha, c = float(state.alpha), float(state.cost)
+    curve = speedup_curve(alpha, c, GAMMAS)
+    best = best_gamma(alpha, c, max_gamma=GAMMAS[-1])
+    m = st.columns(3)
+    if best is None:
+        m[0].metric("best γ (0 to 15)", "none")
+        st.caption(NO_BEST_GAMMA.capitalize() + ".")
+        best_text = "no best gamma: the improvement grows with gamma"
+    else:
+        m[0].metric("best γ (0 to 15)", str(best.gamma))
+        m[1].metric("walltime improvement", f"{float(best.improvement):.3f}×")
+        m[2].metric("tokens per block at best γ", f"{float(best.tokens_per_block):.3f}")
+        best_text = f"best gamma {best.gamma} with improvement {float(best.improvement):.3f}"
+    chart(
+        figure("speedup_chart", curve, best.gamma if best else None, alpha, c),
+        "bk_speedup",
+        f"Expected tokens per block and walltime improvement against gamma for alpha {alpha:.2f} and c {c:.2f}; "
+        + best_text,
+    )
+
+
+speedup_section()

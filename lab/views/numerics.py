@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from lab.core.display import markdown_escape
+from lab.core.display import markdown_escape, markdown_table
 from lab.core.distributions import LabInputError
 from lab.core.formatting import fraction_text, sci_text, vector_text
 from lab.models.numerics import GAP_MAX, GAP_MIN, TEMPERATURE_MAX, TOP_K_MAX, NumericsModel
@@ -42,57 +42,71 @@ r_text = ", ".join(f"{t} = {fraction_text(v)}" for t, v in zip(FAMILY_TOKENS, FA
 st.markdown(
     f"Draft q = ({q_text}); target p = q + gap · (3/4, 1/4, −1). **Exact:** Z = gap and r = ({r_text}) for every gap."
 )
-st.slider(
-    "gap exponents k (gap = 10^−k)",
-    min_value=GAP_MIN,
-    max_value=GAP_MAX,
-    value=DEFAULTS.gaps,
-    key="numerics_gaps",
-    step=1,
-)
-low, high = controls_model(NumericsModel, "numerics_state").gaps
-cases = tiny_z_cases(low, high)
-st.dataframe(
-    {
-        "gap = exact Z": [c.gap_text for c in cases],
-        "exact r": ["(" + ", ".join(fraction_text(v) for v in c.exact_residual) + ")" for c in cases],
-        "float64 Z": [sci(c.float64.z) for c in cases],
-        "float64 r": [vector(c.float64.residual) for c in cases],
-        "float64 max |err|": [sci(c.float64_error.max_abs) for c in cases],
-        "float64 rel err": [sci(c.float64_error.relative) for c in cases],
-        "float32 Z": [sci(c.float32.z) if c.float32.z else "0 (branch lost)" for c in cases],
-        "float32 r": [vector(c.float32.residual, 8) for c in cases],
-        "float32 max |err|": [sci(c.float32_error.max_abs) for c in cases],
-        "float32 rel err": [sci(c.float32_error.relative) for c in cases],
-    },
-    hide_index=True,
-    width="stretch",
-)
-chart(
-    figure("error_vs_z", cases),
-    key="numerics_error_chart",
-    alt=(
-        "Log-log chart of the maximum error of r against the exact Z, for float64 and float32, "
-        "with eps/Z guide lines; float32 loses the rejection branch (float Z = 0) from Z = 1e-8 down."
-    ),
-)
-zero_error = [c.gap_text for c in cases if c.float64_error.max_abs == 0]
-if zero_error:
-    st.caption(
-        "float64 error exactly 0 (rounding happened to cancel; not drawn on the log axis) at gap "
-        + ", ".join(zero_error)
-        + "."
+@st.fragment
+def tiny_z_section() -> None:
+    """The gap slider and what it changes: a fragment, so moving it reruns this section only."""
+    st.slider(
+        "gap exponents k (gap = 10^−k)",
+        min_value=GAP_MIN,
+        max_value=GAP_MAX,
+        value=DEFAULTS.gaps,
+        key="numerics_gaps",
+        step=1,
     )
-flagged = [
-    (c.gap_text, dtype, message)
-    for c in cases
-    for dtype, message in (("float64", c.float64_inconsistency), ("float32", c.float32_inconsistency))
-    if message
-]
-if flagged:
-    with st.expander(f"Numerical inconsistencies flagged ({len(flagged)}): investigate, never floor", expanded=True):
-        for gap, dtype, message in flagged:
-            st.markdown(f"- gap {gap}, **{dtype}**: {message}")
+    low, high = controls_model(NumericsModel, "numerics_state").gaps
+    cases = tiny_z_cases(low, high)
+    st.dataframe(
+        {
+            "gap = exact Z": [c.gap_text for c in cases],
+            "exact r": ["(" + ", ".join(fraction_text(v) for v in c.exact_residual) + ")" for c in cases],
+            "float64 Z": [sci(c.float64.z) for c in cases],
+            "float64 r": [vector(c.float64.residual) for c in cases],
+            "float64 max |err|": [sci(c.float64_error.max_abs) for c in cases],
+            "float64 rel err": [sci(c.float64_error.relative) for c in cases],
+            "float32 Z": [sci(c.float32.z) if c.float32.z else "0 (branch lost)" for c in cases],
+            "float32 r": [vector(c.float32.residual, 8) for c in cases],
+            "float32 max |err|": [sci(c.float32_error.max_abs) for c in cases],
+            "float32 rel err": [sci(c.float32_error.relative) for c in cases],
+        },
+        hide_index=True,
+        width="stretch",
+    )
+    chart(
+        figure("error_vs_z", cases),
+        key="numerics_error_chart",
+        alt=(
+            "Log-log chart of the maximum error of r against the exact Z, for float64 and float32, "
+            "with eps/Z guide lines; float32 loses the rejection branch (float Z = 0) from Z = 1e-8 down."
+        ),
+    )
+    zero_error = [c.gap_text for c in cases if c.float64_error.max_abs == 0]
+    if zero_error:
+        st.caption(
+            "float64 error exactly 0 (rounding happened to cancel; not drawn on the log axis) at gap "
+            + ", ".join(zero_error)
+            + "."
+        )
+    flagged = [
+        (c.gap_text, dtype, message)
+        for c in cases
+        for dtype, message in (("float64", c.float64_inconsistency), ("float32", c.float32_inconsistency))
+        if message
+    ]
+    if flagged:
+        title = f"Numerical inconsistencies flagged ({len(flagged)}): investigate, never floor"
+        with st.expander(title, expanded=True):
+            for gap, dtype, message in flagged:
+                st.markdown(f"- gap {gap}, **{dtype}**: {message}")
+    within = [c.float64_within_tolerance for c in cases if c.float64_within_tolerance is not None]
+    if within:
+        st.caption(
+            f"float64 within its stated tolerance against the exact residual of its own rounded inputs in "
+            f"{sum(within)} of {len(within)} cases above: the large errors in the table come from rounding p and q "
+            "before the subtraction (magnified by 1/Z), not from the residual arithmetic."
+        )
+
+
+tiny_z_section()
 
 # --- branch -----------------------------------------------------------------------------------------------
 st.header("The branch: Z = 0 means no rejection")
@@ -127,50 +141,57 @@ st.markdown(
     "from q′; the check must use p′ and q′. The `unprocessed-draft` mistake checks with the draft's "
     "unprocessed softmax q instead. float64 throughout (softmax is not rational)."
 )
-left, right = st.columns(2)
-left.text_input("target logits", value=DEFAULTS.target_logits, key="numerics_target_logits")
-right.text_input("draft logits", value=DEFAULTS.draft_logits, key="numerics_draft_logits")
-c1, c2, c3 = st.columns(3)
-c1.number_input(
-    "temperature (0 = greedy)",
-    min_value=0.0,
-    max_value=float(TEMPERATURE_MAX),
-    value=float(DEFAULTS.temperature),
-    step=0.1,
-    key="numerics_temperature",
-)
-c2.number_input("top-k (0 = off)", min_value=0, max_value=TOP_K_MAX, value=DEFAULTS.top_k, step=1, key="numerics_top_k")
-c3.slider("top-p (1 = off)", min_value=0.05, max_value=1.0, value=1.0, step=0.05, key="numerics_top_p")
-state = controls_model(NumericsModel, "numerics_state", quiet=True)  # now with the processing controls
+@st.fragment
+def processed_section() -> None:
+    """The logits and the processing controls, and what they change: a fragment, so a change reruns this
+    section only (the tables above and below stay as they are)."""
+    with st.container(horizontal=True):  # one wrapping row per group of controls, not a block per column
+        st.text_input("target logits", value=DEFAULTS.target_logits, key="numerics_target_logits")
+        st.text_input("draft logits", value=DEFAULTS.draft_logits, key="numerics_draft_logits")
+    with st.container(horizontal=True):
+        st.number_input(
+            "temperature (0 = greedy)",
+            min_value=0.0,
+            max_value=float(TEMPERATURE_MAX),
+            value=float(DEFAULTS.temperature),
+            step=0.1,
+            key="numerics_temperature",
+        )
+        st.number_input(
+            "top-k (0 = off)", min_value=0, max_value=TOP_K_MAX, value=DEFAULTS.top_k, step=1, key="numerics_top_k"
+        )
+        st.slider("top-p (1 = off)", min_value=0.05, max_value=1.0, value=1.0, step=0.05, key="numerics_top_p")
+    state = controls_model(NumericsModel, "numerics_state", quiet=True)  # now with the processing controls
 
-try:
-    processing = Processing(float(state.temperature), state.top_k, float(state.top_p))
-    step = processed_step_from_text(state.target_logits, state.draft_logits, processing)
-    st.session_state["numerics_last_step"] = step
-except LabInputError as exc:
-    st.error(markdown_escape(f"{exc}. Showing the last valid logits."))  # holds typed text: shown as typed
-    step = st.session_state.get("numerics_last_step")
+    try:
+        processing = Processing(float(state.temperature), state.top_k, float(state.top_p))
+        step = processed_step_from_text(state.target_logits, state.draft_logits, processing)
+        st.session_state["numerics_last_step"] = step
+    except LabInputError as exc:
+        st.error(markdown_escape(f"{exc}. Showing the last valid logits."))  # holds typed text: shown as typed
+        step = st.session_state.get("numerics_last_step")
 
-if step is not None:
+    if step is None:
+        return
     st.caption(f"Processing: {step.processing.describe()}.")
     chart(
-        figure("processed_bars", step.tokens, step.p, step.q, step.q_raw),
+        figure("processed_bars", step.tokens, tuple(step.p), tuple(step.q), tuple(step.q_raw)),
         key="numerics_processed_chart",
         alt="Bars of the processed target p', the processed draft q' and the unprocessed draft q, per token.",
     )
     res = step.residual
-    st.dataframe(
-        {
-            "token": list(step.tokens),
-            "p′ (target, processed)": [f"{v:.6g}" for v in step.p],
-            "q′ (draft, processed)": [f"{v:.6g}" for v in step.q],
-            "q (draft, unprocessed)": [f"{v:.6g}" for v in step.q_raw],
-            "r from p′, q′": [f"{v:.6g}" for v in res.residual]
-            if res.residual is not None
-            else ["—"] * len(step.tokens),
-        },
-        hide_index=True,
-        width="stretch",
+    r_cells = [f"{v:.6g}" for v in res.residual] if res.residual is not None else ["—"] * len(step.tokens)
+    st.markdown(  # a markdown table: built as text, not converted to a data frame on every change
+        markdown_table(
+            ("token", "p′ (target, processed)", "q′ (draft, processed)", "q (draft, unprocessed)", "r from p′, q′"),
+            zip(
+                step.tokens,
+                (f"{v:.6g}" for v in step.p),
+                (f"{v:.6g}" for v in step.q),
+                (f"{v:.6g}" for v in step.q_raw),
+                r_cells,
+            ),
+        )
     )
     if res.residual is None:
         st.info("Z = 0 for the processed p′ and q′: the no-rejection branch, r is not defined.")
@@ -184,14 +205,19 @@ if step is not None:
     chart(
         figure("law_vs_target", step.tokens, step.p, laws, "Output law against the processed target p′", "target p′"),
         key="numerics_mismatch_chart",
-        alt="Bars of the processed target p' beside the output law of the correct check and of the mismatched check.",
+        alt="Bars of the processed target p' beside the output law of the correct check and of the mismatched "
+        "check.",
     )
-    m1, m2 = st.columns(2)
-    m1.metric("TV distance, correct check (float64)", f"{step.correct_tv:.3g}" if step.correct_tv is not None else "—")
-    if step.mismatch_tv is not None:
-        m2.metric("TV distance, unprocessed-draft check (float64)", f"{step.mismatch_tv:.6g}")
-    else:
-        m2.warning(f"unprocessed-draft: {step.mismatch_problem}")
+    with st.container(horizontal=True):
+        correct_tv = f"{step.correct_tv:.3g}" if step.correct_tv is not None else "—"
+        st.metric("TV distance, correct check (float64)", correct_tv)
+        if step.mismatch_tv is not None:
+            st.metric("TV distance, unprocessed-draft check (float64)", f"{step.mismatch_tv:.6g}")
+        else:
+            st.warning(f"unprocessed-draft: {step.mismatch_problem}")
+
+
+processed_section()
 
 # --- backend ----------------------------------------------------------------------------------------------
 st.header("dtype, backend and the stated tolerance")
@@ -203,10 +229,3 @@ st.markdown(
     f"**Stated float64 tolerance (implementation testing only):** residual_rtol = {tol['residual_rtol']}: "
     f"`{tol['residual']}`; reconstruction_rtol = {tol['reconstruction_rtol']}: `{tol['reconstruction']}`."
 )
-within = [c.float64_within_tolerance for c in cases if c.float64_within_tolerance is not None]
-if within:
-    st.caption(
-        f"float64 within its stated tolerance against the exact residual of its own rounded inputs in "
-        f"{sum(within)} of {len(within)} cases above: the large errors in the table come from rounding p and q "
-        "before the subtraction (magnified by 1/Z), not from the residual arithmetic."
-    )

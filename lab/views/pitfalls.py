@@ -61,140 +61,152 @@ st.caption(
     "a distance of 0 means exactly the target's law."
 )
 
-models = all_model_names()
-c1, c2, c3 = st.columns([2, 1, 1])
-c1.selectbox(
-    "scenario or model",
-    models,
-    index=models.index(DEFAULTS.model) if DEFAULTS.model in models else 0,
-    key="pit_model",
-    on_change=reset_block_length,
-)
-st.session_state.setdefault("pit_block", 1)
-st.session_state.setdefault("pit_length", 1)
-c2.number_input("drafts per block K", min_value=1, max_value=MAX_BLOCK, step=1, key="pit_block")
-c3.number_input(
-    "committed tokens L",
-    min_value=1,
-    max_value=MAX_LENGTH,
-    step=1,
-    key="pit_length",
-    help=f"The exact laws list every sequence of L tokens, at most {MAX_OUTCOMES:,}: "
-    "L up to 4 with 8 tokens, 6 with 4 tokens, 7 with 3 tokens.",
-)
-
-state = controls_model(PitfallsModel, "pit_state")  # the controls' values, checked
-try:
-    report = mistakes(state.model, state.block, state.length)
-    st.session_state["pit_last_report"] = report
-except LabInputError as exc:
-    st.error(f"{exc}. Showing the last valid choice.")
-    report = st.session_state.get("pit_last_report")
-if report is None:
-    st.stop()
-
-model = load_model(report.model)
-st.caption(
-    f"**{markdown_escape(model.title)}** — {report.kind} · K = {report.block}, L = {report.length} · "
-    f"outcomes: {len(report.outcomes)} {'tokens' if report.length == 1 else 'sequences'}."
-)
-
-st.selectbox(
-    "mistake",
-    MISTAKE_CARDS,
-    format_func=lambda name: f"{CARDS[name].title} ({name})",
-    key="pit_variant",
-)
-variant = controls_model(PitfallsModel, "pit_state", quiet=True).variant  # with the mistake just chosen
-card = CARDS[variant]
-result = report.laws[variant]
-
-card_code(card)
-if card.reports:
-    st.markdown("**Reported publicly:** " + reports_text(card) + ".")
-else:
-    st.markdown("**Reported publicly:** no public report is cited for this mistake here.")
-st.markdown(f"**Harmless:** {card.harmless_when}")
-
-# --- predict first -------------------------------------------------------------------------------------
-st.subheader("Predict first")
-choice = f"{report.model}::{report.block}::{report.length}::{variant}"
-reveal_key = f"pit_revealed::{choice}"
-p1, p2 = st.columns(2)
-guess_biased = p1.radio(
-    f"Is {variant} biased on this {'scenario' if report.kind == 'step' else 'model'}?",
-    ["yes, biased", "no, exact"],
-    index=None,
-    key=f"pit_guess_biased::{choice}",
-    horizontal=True,
-)
-guess_gain = p2.selectbox(
-    "Which outcome gains mass?",
-    [NO_GAIN, *report.outcomes],
-    index=None,
-    placeholder="choose an outcome",
-    key=f"pit_guess_gain::{choice}",
-)
-if st.button("Reveal the exact law", key="pit_reveal", type="primary"):
-    st.session_state[reveal_key] = True
-
-if not st.session_state.get(reveal_key):
-    st.info("Make your guesses, then reveal: the law, the distance and the grade appear together.")
-else:
-    if guess_biased is not None and guess_gain is not None:
-        grade = grade_prediction(result, guess_biased.startswith("yes"), guess_gain)
-        (st.success if grade.score == 2 else st.warning)(f"{grade.score}/2 — {markdown_escape(grade.message)}")
-    else:
-        st.caption("Revealed without a complete guess: not graded.")
-    m1, m2 = st.columns(2)
-    tv_text = fraction_text(result.tv_distance)
-    if len(tv_text) <= 16:
-        m1.metric("TV distance (exact)", tv_text)
-    else:
-        m1.markdown(f"TV distance (exact)  \n`{tv_text}`")
-    m2.metric("TV distance (decimal)", f"{float(result.tv_distance):.6g}")
-    chart(
-        figure(
-            "law_vs_target",
-            report.outcomes,
-            report.target,
-            {f"{variant} law": result.law},
-            f"{card.title}: output law against target",
-        ),
-        key="pit_law_chart",
-        alt=f"Bars of the target law beside the exact output law of {variant} for each outcome.",
+@st.fragment
+def choice_section() -> None:
+    """The choice (scenario or model, K, L, mistake) and everything it changes: a fragment, so a change reruns this
+    section only (the single-step view and the numerics card below stay as they are)."""
+    models = all_model_names()
+    c1, c2, c3 = st.columns([2, 1, 1])
+    c1.selectbox(
+        "scenario or model",
+        models,
+        index=models.index(DEFAULTS.model) if DEFAULTS.model in models else 0,
+        key="pit_model",
+        on_change=reset_block_length,
     )
-    st.dataframe(
-        {
-            "outcome": list(report.outcomes),
-            "target": [exact_and_decimal(v) for v in report.target],
-            f"{variant}": [exact_and_decimal(v) for v in result.law],
-            "difference": [exact_and_decimal(v - t) for t, v in zip(report.target, result.law)],
-        },
-        hide_index=True,
-        width="stretch",
+    st.session_state.setdefault("pit_block", 1)
+    st.session_state.setdefault("pit_length", 1)
+    c2.number_input("drafts per block K", min_value=1, max_value=MAX_BLOCK, step=1, key="pit_block")
+    c3.number_input(
+        "committed tokens L",
+        min_value=1,
+        max_value=MAX_LENGTH,
+        step=1,
+        key="pit_length",
+        help=f"The exact laws list every sequence of L tokens, at most {MAX_OUTCOMES:,}: "
+        "L up to 4 with 8 tokens, 6 with 4 tokens, 7 with 3 tokens.",
     )
-    exact_on = harmless_scenarios(variant)
+
+    state = controls_model(PitfallsModel, "pit_state")  # the controls' values, checked
+    try:
+        report = mistakes(state.model, state.block, state.length)
+        st.session_state["pit_last_report"] = report
+    except LabInputError as exc:
+        st.error(f"{exc}. Showing the last valid choice.")
+        report = st.session_state.get("pit_last_report")
+    if report is None:
+        return
+
+    model = load_model(report.model)
     st.caption(
-        f"{variant}: one step is exactly p on the shipped scenarios {', '.join(exact_on) if exact_on else '(none)'}."
+        f"**{markdown_escape(model.title)}** — {report.kind} · K = {report.block}, L = {report.length} · "
+        f"outcomes: {len(report.outcomes)} {'tokens' if report.length == 1 else 'sequences'}."
     )
 
-with st.expander("Every variant on this choice (spoils the predictions)"):
-    names = list(report.laws)
-    chart(
-        figure("tv_by_variant", names, [report.laws[n].tv_distance for n in names]),
-        key="pit_tv_chart",
-        alt="Horizontal bars: the exact total variation distance of every variant from the target.",
+    st.selectbox(
+        "mistake",
+        MISTAKE_CARDS,
+        format_func=lambda name: f"{CARDS[name].title} ({name})",
+        key="pit_variant",
     )
-    st.dataframe(
-        {
-            "variant": names,
-            "TV distance": [exact_and_decimal(report.laws[n].tv_distance) for n in names],
-            "gains most": [report.laws[n].biggest_gain or "—" for n in names],
-        },
-        hide_index=True,
-        width="stretch",
+    variant = controls_model(PitfallsModel, "pit_state", quiet=True).variant  # with the mistake just chosen
+    card = CARDS[variant]
+    result = report.laws[variant]
+
+    card_code(card)
+    if card.reports:
+        st.markdown("**Reported publicly:** " + reports_text(card) + ".")
+    else:
+        st.markdown("**Reported publicly:** no public report is cited for this mistake here.")
+    st.markdown(f"**Harmless:** {card.harmless_when}")
+
+    # --- predict first -------------------------------------------------------------------------------------
+    st.subheader("Predict first")
+    choice = f"{report.model}::{report.block}::{report.length}::{variant}"
+    reveal_key = f"pit_revealed::{choice}"
+    p1, p2 = st.columns(2)
+    guess_biased = p1.radio(
+        f"Is {variant} biased on this {'scenario' if report.kind == 'step' else 'model'}?",
+        ["yes, biased", "no, exact"],
+        index=None,
+        key=f"pit_guess_biased::{choice}",
+        horizontal=True,
     )
+    guess_gain = p2.selectbox(
+        "Which outcome gains mass?",
+        [NO_GAIN, *report.outcomes],
+        index=None,
+        placeholder="choose an outcome",
+        key=f"pit_guess_gain::{choice}",
+    )
+    if st.button("Reveal the exact law", key="pit_reveal", type="primary"):
+        st.session_state[reveal_key] = True
+
+    if not st.session_state.get(reveal_key):
+        st.info("Make your guesses, then reveal: the law, the distance and the grade appear together.")
+    else:
+        if guess_biased is not None and guess_gain is not None:
+            grade = grade_prediction(result, guess_biased.startswith("yes"), guess_gain)
+            (st.success if grade.score == 2 else st.warning)(f"{grade.score}/2 — {markdown_escape(grade.message)}")
+        else:
+            st.caption("Revealed without a complete guess: not graded.")
+        m1, m2 = st.columns(2)
+        tv_text = fraction_text(result.tv_distance)
+        if len(tv_text) <= 16:
+            m1.metric("TV distance (exact)", tv_text)
+        else:
+            m1.markdown(f"TV distance (exact)  \n`{tv_text}`")
+        m2.metric("TV distance (decimal)", f"{float(result.tv_distance):.6g}")
+        chart(
+            figure(
+                "law_vs_target",
+                report.outcomes,
+                report.target,
+                {f"{variant} law": result.law},
+                f"{card.title}: output law against target",
+            ),
+            key="pit_law_chart",
+            alt=f"Bars of the target law beside the exact output law of {variant} for each outcome.",
+        )
+        st.dataframe(
+            {
+                "outcome": list(report.outcomes),
+                "target": [exact_and_decimal(v) for v in report.target],
+                f"{variant}": [exact_and_decimal(v) for v in result.law],
+                "difference": [exact_and_decimal(v - t) for t, v in zip(report.target, result.law)],
+            },
+            hide_index=True,
+            width="stretch",
+        )
+        exact_on = harmless_scenarios(variant)
+        shipped = ", ".join(exact_on) if exact_on else "(none)"
+        st.caption(f"{variant}: one step is exactly p on the shipped scenarios {shipped}.")
+
+    # A spoiler is drawn only while its expander is open (opening it reruns): most students never open it, and it
+    # holds a chart and a table that every change of the choice would otherwise build again.
+    every_variant = st.expander(
+        "Every variant on this choice (spoils the predictions)", key="pit_every", on_change="rerun"
+    )
+    if every_variant.open:
+        with every_variant:
+            names = list(report.laws)
+            chart(
+                figure("tv_by_variant", names, [report.laws[n].tv_distance for n in names]),
+                key="pit_tv_chart",
+                alt="Horizontal bars: the exact total variation distance of every variant from the target.",
+            )
+            st.dataframe(
+                {
+                    "variant": names,
+                    "TV distance": [exact_and_decimal(report.laws[n].tv_distance) for n in names],
+                    "gains most": [report.laws[n].biggest_gain or "—" for n in names],
+                },
+                hide_index=True,
+                width="stretch",
+            )
+
+
+choice_section()
 
 # --- single step ---------------------------------------------------------------------------------------
 st.header("A single step through every mistake")
@@ -202,34 +214,44 @@ st.caption(
     "For the one-step scenarios: each variant's one-step output law against p, so the worked example "
     "(bernoulli-residual) runs through every mistake. Open it after predicting."
 )
-with st.expander("Every variant, one step (spoils the predictions)"):
-    steps = scenario_names()
-    step_name = st.selectbox(
-        "one-step scenario",
-        steps,
-        index=steps.index(report.model) if report.model in steps else 0,
-        key="pit_step_scenario",
-    )
-    laws = single_step(step_name)
-    tokens = laws["correct"].tokens
-    st.caption(
-        "Each variant's one-step output law (accepted proposals plus corrections), exact, beside p. "
-        "The worked example is bernoulli-residual."
-    )
-    table = {"variant": ["target p", *laws]}
-    for i, token in enumerate(tokens):
-        table[token] = [exact_and_decimal(laws["correct"].target[i])] + [
-            exact_and_decimal(v.law[i]) for v in laws.values()
-        ]
-    table["TV distance"] = ["—"] + [exact_and_decimal(v.tv_distance) for v in laws.values()]
-    st.dataframe(table, hide_index=True, width="stretch")
-    chart(
-        figure(
-            "tv_by_variant", list(laws), [v.tv_distance for v in laws.values()], "One step: distance from p, by variant"
-        ),
-        key="pit_step_tv_chart",
-        alt="Horizontal bars: the exact total variation distance of each variant's one-step law from p.",
-    )
+every_step = st.expander(
+    "Every variant, one step (spoils the predictions)",
+    key="pit_every_step",
+    on_change="rerun",
+)
+if every_step.open:
+    with every_step:
+        steps = scenario_names()
+        chosen = st.session_state.get("pit_last_report")
+        step_name = st.selectbox(
+            "one-step scenario",
+            steps,
+            index=steps.index(chosen.model) if chosen is not None and chosen.model in steps else 0,
+            key="pit_step_scenario",
+        )
+        laws = single_step(step_name)
+        tokens = laws["correct"].tokens
+        st.caption(
+            "Each variant's one-step output law (accepted proposals plus corrections), exact, beside p. "
+            "The worked example is bernoulli-residual."
+        )
+        table = {"variant": ["target p", *laws]}
+        for i, token in enumerate(tokens):
+            table[token] = [exact_and_decimal(laws["correct"].target[i])] + [
+                exact_and_decimal(v.law[i]) for v in laws.values()
+            ]
+        table["TV distance"] = ["—"] + [exact_and_decimal(v.tv_distance) for v in laws.values()]
+        st.dataframe(table, hide_index=True, width="stretch")
+        chart(
+            figure(
+                "tv_by_variant",
+                list(laws),
+                [v.tv_distance for v in laws.values()],
+                "One step: distance from p, by variant",
+            ),
+            key="pit_step_tv_chart",
+            alt="Horizontal bars: the exact total variation distance of each variant's one-step law from p.",
+        )
 
 # --- the numerics card ---------------------------------------------------------------------------------
 zero = CARDS["zero-over-zero"]

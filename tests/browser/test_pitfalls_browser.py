@@ -55,3 +55,18 @@ def test_numerics_bad_logits_keep_the_chart(page, app_url):
     after = trace_y(page, "processed target p'")
     assert after == pytest.approx(before)
     assert page.locator("[data-testid=stException]").count() == 0
+
+
+def test_pitfalls_spoilers_are_drawn_when_opened(page, app_url):
+    """The two spoiler expanders hold their charts and tables only once opened (a click reruns the page)."""
+    goto(page, f"{app_url}/pitfalls")
+    page.set_viewport_size({"width": 1280, "height": 6000})  # every chart on screen, so every chart is drawn
+    wait_idle(page)
+    assert page.locator("[data-testid=stPlotlyChart]").count() == 0
+    page.get_by_text("Every variant on this choice (spoils the predictions)").click()
+    wait_idle(page)
+    expect(page.locator("[data-testid=stPlotlyChart]")).to_have_count(1, timeout=20_000)
+    page.get_by_text("Every variant, one step (spoils the predictions)").click()
+    wait_idle(page)
+    expect(page.locator("[data-testid=stPlotlyChart]")).to_have_count(2, timeout=20_000)
+    assert page.locator("[data-testid=stException]").count() == 0
