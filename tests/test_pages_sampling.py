@@ -20,6 +20,10 @@ def open_page(page: str, params: dict[str, str] | None = None):
 def test_sampling_results_wait_for_run():
     at = open_page(SAMPLING)
     assert not at.metric and not at.get("plotly_chart")  # predict first: nothing shown yet
+    table = next(m.value.replace("\\", "") for m in at.markdown if m.value.startswith("| token | target p |"))
+    rows = [line.strip("| ").split(" | ") for line in table.split("\n")[2:]]
+    # the worked example: p = (1/10, 3/5, 3/10); Z·r = max(0, p − q) = (0, 3/10, 1/10) gives q = (1/2, 3/10, 1/5)
+    assert rows == [["A", "1/10", "1/2"], ["B", "3/5", "3/10"], ["C", "3/10", "1/5"]]
     at.slider(key="sl_guess").set_value(0.4).run()
     at.button(key="sl_run").click().run()
     assert not at.exception

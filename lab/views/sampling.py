@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from lab.core.display import exact_text
+from lab.core.display import exact_text, markdown_table
 from lab.core.distributions import LabInputError
 from lab.core.formatting import both_text, decimal_text
 from lab.core.residual import residual_exact
@@ -68,14 +68,11 @@ exact = residual_exact(scenario.p, scenario.q)
 tokens = list(scenario.tokens)
 
 st.caption(scenario.title)
-st.dataframe(
-    {
-        "token": tokens,
-        "target p": [exact_text(v) for v in scenario.p.values],
-        "draft q": [exact_text(v) for v in scenario.q.values],
-    },
-    hide_index=True,
-    key="sl_pq",
+st.markdown(  # a markdown table: text, not a data frame converted again on every change of a control
+    markdown_table(
+        ("token", "target p", "draft q"),
+        zip(tokens, (exact_text(v) for v in scenario.p.values), (exact_text(v) for v in scenario.q.values)),
+    )
 )
 
 st.subheader("Predict first")
