@@ -40,3 +40,15 @@ def test_a_shared_figure_makes_its_dict_once_and_what_st_plotly_chart_does_leave
     # the target's bars, as the builder was given them (p = 1/10, 3/5, 3/10)
     p_trace = next(t for t in made["data"] if t["x"] == ["A", "B", "C"] and t["y"] == [0.1, 0.6, 0.3])
     assert p_trace["type"] == "bar"
+
+
+def test_named_laws_in_a_dict_are_cached_by_their_names_and_values():
+    tokens, target = ("A", "B"), (F(1, 2), F(1, 2))
+    first = figure("law_vs_target", tokens, target, {"mistake law": (F(3, 4), F(1, 4))}, "title")
+    again = figure("law_vs_target", tokens, target, {"mistake law": (F(3, 4), F(1, 4))}, "title")
+    assert again is first
+    other = figure("law_vs_target", tokens, target, {"mistake law": (F(1, 4), F(3, 4))}, "title")
+    renamed = figure("law_vs_target", tokens, target, {"another law": (F(3, 4), F(1, 4))}, "title")
+    assert other is not first and renamed is not first
+    law = next(t for t in other.to_dict()["data"] if t["name"] == "mistake law")
+    assert law["y"] == [0.25, 0.75]  # the values given, not the first figure's

@@ -75,11 +75,13 @@ def controls_model(model_cls, store: str, quiet: bool = False, **limits):
 
 def _cache_key(value):
     """``value`` with the type of every part beside it: 1/2 and 0.5 are equal and hash alike in Python, but a
-    figure labels them differently. A variant (inside a block trace) is known by its name."""
+    figure labels them differently. A variant (inside a block trace) is known by its name, a dict by its items."""
     if isinstance(value, Variant):
         return (Variant, value.name)
     if isinstance(value, (list, tuple)):
         return (tuple, tuple(_cache_key(part) for part in value))
+    if isinstance(value, dict):  # e.g. named laws: known by their names and values, in order
+        return (dict, tuple((_cache_key(k), _cache_key(v)) for k, v in value.items()))
     return (type(value), value)
 
 

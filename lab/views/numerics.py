@@ -197,13 +197,15 @@ def processed_section() -> None:
         st.info("Z = 0 for the processed p′ and q′: the no-rejection branch, r is not defined.")
     else:
         st.markdown(f"float64: α = {res.alpha:.6g}, Z = {res.z:.6g} (from the processed p′ and q′).")
-    laws = {}
+    laws = {}  # plain tuples, so that the figure is cached like the others (a class tries the same settings)
     if step.correct_law is not None:
-        laws["propose q′, check q′ (correct)"] = step.correct_law
+        laws["propose q′, check q′ (correct)"] = tuple(step.correct_law)
     if step.mismatch_law is not None:
-        laws["propose q′, check q (unprocessed-draft)"] = step.mismatch_law
+        laws["propose q′, check q (unprocessed-draft)"] = tuple(step.mismatch_law)
     chart(
-        figure("law_vs_target", step.tokens, step.p, laws, "Output law against the processed target p′", "target p′"),
+        figure(
+            "law_vs_target", step.tokens, tuple(step.p), laws, "Output law against the processed target p′", "target p′"
+        ),
         key="numerics_mismatch_chart",
         alt="Bars of the processed target p' beside the output law of the correct check and of the mismatched "
         "check.",
