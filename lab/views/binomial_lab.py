@@ -86,9 +86,8 @@ def guide_state(model: BinomialLabModel):
     return worked, guide_steps(model.reset_pressed, lab_p, n, predicted, inspected, model.summed, worked.z)
 
 
-def guide_key(model: BinomialLabModel) -> tuple:
+def guide_key(model: BinomialLabModel, worked, steps) -> tuple:
     """Everything the guide panel shows, to compare: its steps, and the worked sum once it is shown."""
-    worked, steps = guide_state(model)
     return tuple(steps), model.summed, worked if steps[-1].done else None
 
 
@@ -96,7 +95,7 @@ def guide_follows(model: BinomialLabModel) -> None:
     """End of a fragment's own rerun: the guide panel is drawn outside the fragments (moving a bar does not redraw
     it), so when what it shows has changed (a step done or undone), the whole page runs once."""
     sync_query_params(model.to_url())
-    if not S.get(FULL_RUN) and S.get(GUIDE_SHOWN) != guide_key(model):
+    if not S.get(FULL_RUN) and S.get(GUIDE_SHOWN) != guide_key(model, *guide_state(model)):
         st.rerun()
 
 
@@ -134,8 +133,7 @@ def lab_body() -> None:
         model.inspected = None
         st.info("lab success p or n changed, so the bars are hidden again: predict, then Inspect.")
     controls.button("Inspect", key="bl_inspect", type="primary", on_click=on_inspect)
-    bars_body()
-    guide_follows(model)
+    bars_body()  # ends with guide_follows, in this fragment's reruns too
 
 
 @st.fragment
@@ -261,7 +259,7 @@ def guide_panel() -> None:
                 ),
             )
 
-    S[GUIDE_SHOWN] = guide_key(model)
+    S[GUIDE_SHOWN] = guide_key(model, worked, steps)
 
 
 S[FULL_RUN] = True

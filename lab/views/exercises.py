@@ -50,7 +50,8 @@ def _state(name: str, factory):
 
 # --- the assignment (seed, count and level: in the link) and the tabs ----------------------------
 
-refuse_link_values(ExercisesModel.from_url(st.query_params)[1], "exq_link_problems")
+assignment, link_problems = ExercisesModel.from_url(st.query_params)  # the link's assignment, read once
+refuse_link_values(link_problems, "exq_link_problems")  # a refused value: taken out of the link, then a rerun
 st.title("Exercises")
 st.caption(
     "Compute α, Z, r and the reconstruction for small distributions. Fractions must be exact; decimals count "
@@ -100,7 +101,6 @@ def _new_seed():
 # The assignment is the link's (refused values were taken out of it above). Its controls are drawn only while the
 # Teacher tab is open, and they write the link themselves (not bound to it: a bound widget that is not drawn takes
 # its value out of the link). A class opening an assignment link draws none of them.
-assignment = ExercisesModel.from_url(st.query_params)[0]
 seed, count, level = assignment.seed, assignment.count, assignment.level
 with tab_teacher:
     if tab_teacher.open:
