@@ -327,3 +327,16 @@ def test_the_assignment_set_in_the_teacher_tab_holds_while_another_tab_is_open()
     open_tab(at, "tab", "Problems")
     assert not at.number_input and not at.selectbox  # a class on the problems draws no assignment controls
     assert shown_prompts(at) == [p.prompt for p in generate_problems(31, 5, "zeros")]
+
+
+def test_a_wrong_answer_that_matches_a_mistake_is_named_without_the_value():
+    at = open_page()
+    problems = generate_problems(1, 5, "basic")
+    z_problem = next(p for p in problems if p.kind == "z")
+    alpha = 1 - expected_answer(z_problem)  # from the sampling procedure: Z = 1 - alpha
+    submit(at, "1-basic", z_problem.number, f"{alpha.numerator}/{alpha.denominator}")
+    error = messages(at, "error")[-1].replace("\\", "")
+    assert "α, the acceptance probability" in error and "Z, the rejection probability" in error
+    assert z_problem.answer_text not in error and z_problem.answer_decimal not in error
+    submit(at, "1-basic", z_problem.number, "0.95")  # no known mistake: the generic line
+    assert messages(at, "error")[-1].replace("\\", "") == "Not yet: 0.95 is more than 0.005 away. Try a hint."

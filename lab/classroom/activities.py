@@ -18,6 +18,7 @@ import json
 from collections import Counter
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import cached_property
 
 from lab.core.distributions import LabInputError
 from lab.core.residual import residual_exact
@@ -32,6 +33,7 @@ from lab.teaching.exercises import (
     parse_seed,
     record_try,
 )
+from lab.teaching.mistakes import MISTAKES, Field, Mistake, R, Z, matching_mistakes, wrong_patterns
 from lab.teaching.worked_example import (
     WORKED_EXAMPLE_LAB_P,
     WORKED_EXAMPLE_N,
@@ -79,27 +81,30 @@ class PredictSpec:
     def exact(self) -> tuple[Fraction, ...]:
         return self.truth + ((self.z,) if self.ask_z else ())
 
+    @property
+    def scenario(self) -> str:
+        """The scenario behind the bars (the worked example's bars are two tokens of its scenario)."""
+        return WORKED_EXAMPLE_SCENARIO if self.source == WORKED_EXAMPLE else self.source
+
+    @cached_property
+    def wrong_patterns(self) -> dict[str, dict[int, Fraction]]:
+        """Mistake key -> {field index: the value the mistake gives}, from the one home of the mistakes
+        (lab.teaching.mistakes). Only the fields the mistake changes are compared, and a pattern is kept only
+        when it differs from the exact answer by more than 0.05 somewhere (so a match is evidence of it)."""
+        scenario = load_scenario(self.scenario)
+        result = residual_exact(scenario.p, scenario.q)
+        fields = [Field(R, t) for t in self.tokens] + ([Field(Z)] if self.ask_z else [])
+        return wrong_patterns(result, fields, CLOSE, bars=self.tokens)
+
     def patterns(self) -> dict[str, dict[int, Fraction]]:
-        """Wrong patterns a class may show: name -> {field index: the value the mistake gives}. Only the
-        fields the mistake changes are compared, and a pattern is kept only when it differs from the exact
-        answer by more than 0.05 somewhere (so a match is evidence of the mistake)."""
-        excess = tuple(max(Fraction(0), a - b) for a, b in zip(self.p, self.q))
-        p_total = sum(self.p, Fraction(0))
-        bars = range(len(self.tokens))
-        candidates = {
-            "r proportional to p": {i: self.p[i] / p_total for i in bars} if p_total else {},
-            "p − q not normalised by Z": {i: excess[i] for i in bars},
-        }
-        if self.ask_z:  # the confusion shows in the predicted Z itself
-            candidates["Z confused with α"] = {len(self.tokens): self.alpha}
-        elif self.alpha:  # r computed as max(0, p - q) / alpha
-            candidates["Z confused with α"] = {i: excess[i] / self.alpha for i in bars}
-        exact = self.exact
-        return {
-            name: values
-            for name, values in candidates.items()
-            if values and any(abs(v - exact[i]) > CLOSE for i, v in values.items())
-        }
+        """The wrong patterns by their dashboard names."""
+        return {MISTAKES[key].name: values for key, values in self.wrong_patterns.items()}
+
+    def diagnose(self, values: tuple[Fraction, ...]) -> tuple[Mistake, ...]:
+        """The mistakes one submission matches within 0.05 (none when it is within 0.05 everywhere)."""
+        if _close(values, self.exact):
+            return ()
+        return matching_mistakes(self.wrong_patterns, values, CLOSE)
 
 
 def scenario_choices() -> list[str]:
@@ -206,14 +211,7 @@ def summarize_predictions(spec: PredictSpec, predictions: list[tuple[Fraction, .
         Fraction(sum(abs(p[i] - exact[i]) <= CLOSE for p in predictions), n) if n else None for i in range(len(exact))
     )
     all_close = [p for p in predictions if _close(p, exact)]
-    patterns = spec.patterns()
-    counts: Counter[str] = Counter()
-    for p in predictions:
-        if _close(p, exact):
-            continue
-        for name, values in patterns.items():
-            if all(abs(p[i] - v) <= CLOSE for i, v in values.items()):
-                counts[name] += 1
+    counts: Counter[str] = Counter(mistake.name for p in predictions for mistake in spec.diagnose(p))
     top = counts.most_common(1)
     return PredictSummary(
         spec.fields,

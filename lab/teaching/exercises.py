@@ -21,6 +21,7 @@ from lab.core.formatting import both_text, fraction_text
 from lab.core.numbers import MAX_TEXT_LENGTH, NumberInputError, NumberLimitError, parse_whole_number, read_number
 from lab.core.numbers import shown as shown_text
 from lab.core.residual import NO_REJECTION, REJECTION, ResidualResult, residual_exact
+from lab.teaching.mistakes import NUMBER_WITHOUT_REJECTION, Field, diagnose, feedback
 
 LEVELS = ("basic", "zeros", "disjoint", "z0")
 LEVEL_TITLES = {
@@ -358,7 +359,9 @@ def check_answer(problem: Problem, text: str) -> Check:
     if answer == UNDEFINED:
         if parsed.form == "word" and parsed.value in UNDEFINED_WORDS:
             return Check(True, True, "Correct: Z = 0, no rejection can happen, so r would be 0/0: it is not defined.")
-        return Check(False, True, "Not a number here: check Z first. What is r when no rejection can happen?")
+        if parsed.form == "word":
+            return Check(False, True, "Not this word: check Z first. What is r when no rejection can happen?")
+        return Check(False, True, "Not yet. " + feedback(NUMBER_WITHOUT_REJECTION, problem.token))
     if parsed.form == "word":
         return Check(False, True, f"Z = {both_text(problem.result.z)} > 0 here, so this quantity has a value.")
     value = parsed.value
@@ -371,10 +374,19 @@ def check_answer(problem: Problem, text: str) -> Check:
             return Check(
                 False, True, f"Close, but {shown} is not exact: a fraction answer must be exact (or type a decimal)."
             )
-        return Check(False, True, f"Not yet: {shown} is not right. Try a hint.")
+        return _not_yet(problem, value, Fraction(0), f"Not yet: {shown} is not right. Try a hint.")
     if abs(value - answer) <= DECIMAL_TOLERANCE:
         return Check(True, True, f"Correct: {both_text(answer)} (decimals count within 0.005).")
-    return Check(False, True, f"Not yet: {shown} is more than 0.005 away. Try a hint.")
+    return _not_yet(problem, value, DECIMAL_TOLERANCE, f"Not yet: {shown} is more than 0.005 away. Try a hint.")
+
+
+def _not_yet(problem: Problem, value: Fraction, tolerance: Fraction, generic: str) -> Check:
+    """A wrong number: the mistake it matches (exactly for a fraction, within the decimal tolerance for a
+    decimal) named in a sentence without any value, else the generic line."""
+    mistake = diagnose(problem.result, Field(problem.kind, problem.token), value, tolerance)
+    if mistake is None:
+        return Check(False, True, generic)
+    return Check(False, True, "Not yet. " + feedback(mistake, problem.token))
 
 
 # --- hints and worked solutions ------------------------------------------------------------------

@@ -1,0 +1,172 @@
+"""Which known mistake does an answer match: the one home for the wrong values a mistake gives.
+
+Exercises feedback (one asked quantity, matched exactly) and a class's wrong-pattern diagnosis (several
+predicted bars and Z, matched within the class's tolerance) both ask this module, so a mistake has one
+definition, one name on the teacher's dashboard and one sentence for the student. Pure Python, exact
+Fractions, computed from a :class:`~lab.core.residual.ResidualResult` over the target's whole vocabulary.
+
+A student's sentence names the mistake and says what to do differently; it never contains a value, so it
+never gives the right answer away.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from fractions import Fraction
+
+from lab.core.residual import ResidualResult
+
+ALPHA, Z, R, CORRECTION = "alpha", "z", "r", "correction"
+QUANTITIES = (ALPHA, Z, R, CORRECTION)
+
+
+@dataclass(frozen=True)
+class Field:
+    """One asked value: ``quantity`` (alpha, z, r or correction) and, for r and correction, its token."""
+
+    quantity: str
+    token: str | None = None
+
+
+@dataclass(frozen=True)
+class Mistake:
+    key: str
+    name: str  # the teacher's dashboard words
+    feedback: str  # one sentence for the student; ``{t}`` is the asked token; never a value
+
+
+P_FOR_R = Mistake(
+    "p-for-r",
+    "r proportional to p",
+    "That is p({t}), the target's own probability: r({t}) is only the part of p({t}) that q({t}) misses, "
+    "max(0, p({t}) − q({t})), divided by Z.",
+)
+NOT_DIVIDED_BY_Z = Mistake(
+    "not-divided-by-z",
+    "p − q not normalised by Z",
+    "That is max(0, p({t}) − q({t})) itself, which is Z·r({t}), the correction term: r({t}) divides it by Z.",
+)
+R_FOR_CORRECTION = Mistake(
+    "r-for-correction",
+    "r given for Z·r",
+    "That is r({t}), the residual itself: the question asks for the correction term Z·r({t}), so multiply r({t}) by Z.",
+)
+ALPHA_FOR_Z = Mistake(
+    "alpha-for-z",
+    "Z confused with α",
+    "That uses α, the acceptance probability Σ min(p, q), where Z, the rejection probability Σ max(0, p − q), belongs.",
+)
+Z_FOR_ALPHA = Mistake(
+    "z-for-alpha",
+    "α confused with Z",
+    "That is Z, the rejection probability Σ max(0, p − q): the question asks for α, the acceptance "
+    "probability Σ min(p, q).",
+)
+NUMBER_WITHOUT_REJECTION = Mistake(
+    "number-without-rejection",
+    "a number where r is not defined",
+    "A number here misses the no-rejection case: check Z first, and ask what r({t}) = max(0, p({t}) − q({t})) / Z "
+    "means when Z = 0.",
+)
+MISTAKES = {
+    m.key: m for m in (P_FOR_R, NOT_DIVIDED_BY_Z, R_FOR_CORRECTION, ALPHA_FOR_Z, Z_FOR_ALPHA, NUMBER_WITHOUT_REJECTION)
+}
+
+
+def exact_value(result: ResidualResult, field: Field) -> Fraction | None:
+    """The right value of ``field``; None for r on the no-rejection branch (0/0 is never evaluated)."""
+    if field.quantity == ALPHA:
+        return result.alpha
+    if field.quantity == Z:
+        return result.z
+    i = result.tokens.index(field.token)
+    if field.quantity == R:
+        return None if result.residual is None else result.residual[i]
+    if field.quantity == CORRECTION:
+        return result.correction[i]
+    raise ValueError(f"quantity {field.quantity!r} is not one of {', '.join(QUANTITIES)}")
+
+
+def mistaken_values(
+    result: ResidualResult, fields: Sequence[Field], bars: Sequence[str] | None = None
+) -> dict[str, dict[int, Fraction]]:
+    """Per mistake key: {field index: the value the mistake gives}, for the fields it changes.
+
+    ``bars`` are the tokens the student sees as one distribution (default: the whole vocabulary); "r
+    proportional to p" normalises p over them. "Z confused with α" shows in Z itself when Z is asked,
+    else in r = max(0, p − q) / α. Mistakes with no value here (r when Z = 0) are left out."""
+    tokens = result.tokens
+    excess = tuple(max(Fraction(0), a - b) for a, b in zip(result.p, result.q))
+    bar_index = [tokens.index(t) for t in (tokens if bars is None else bars)]
+    p_bars = sum((result.p[i] for i in bar_index), Fraction(0))
+    asks_z = any(f.quantity == Z for f in fields)
+    found: dict[str, dict[int, Fraction]] = {}
+
+    def put(mistake: Mistake, index: int, value: Fraction) -> None:
+        found.setdefault(mistake.key, {})[index] = value
+
+    for n, field in enumerate(fields):
+        if field.quantity == Z:
+            put(ALPHA_FOR_Z, n, result.alpha)
+        elif field.quantity == ALPHA:
+            put(Z_FOR_ALPHA, n, result.z)
+        elif field.quantity == R and result.residual is not None:
+            i = tokens.index(field.token)
+            if p_bars:
+                put(P_FOR_R, n, result.p[i] / p_bars)
+            put(NOT_DIVIDED_BY_Z, n, excess[i])
+            if not asks_z and result.alpha:
+                put(ALPHA_FOR_Z, n, excess[i] / result.alpha)
+        elif field.quantity == CORRECTION and result.residual is not None:
+            put(R_FOR_CORRECTION, n, result.residual[tokens.index(field.token)])
+    return found
+
+
+def wrong_patterns(
+    result: ResidualResult,
+    fields: Sequence[Field],
+    tolerance: Fraction = Fraction(0),
+    bars: Sequence[str] | None = None,
+) -> dict[str, dict[int, Fraction]]:
+    """:func:`mistaken_values` kept only where the mistake differs from the right answer by more than
+    ``tolerance`` in some field, so that a match is evidence of the mistake."""
+    exact = [exact_value(result, f) for f in fields]
+    return {
+        key: values
+        for key, values in mistaken_values(result, fields, bars).items()
+        if any(exact[i] is None or abs(v - exact[i]) > tolerance for i, v in values.items())
+    }
+
+
+def matching_mistakes(
+    patterns: dict[str, dict[int, Fraction]], values: Sequence[Fraction], tolerance: Fraction = Fraction(0)
+) -> tuple[Mistake, ...]:
+    """The mistakes of ``patterns`` (from :func:`wrong_patterns`) that ``values`` match within ``tolerance``
+    in every field the mistake changes."""
+    return tuple(
+        MISTAKES[key]
+        for key, wrong in patterns.items()
+        if all(abs(values[i] - v) <= tolerance for i, v in wrong.items())
+    )
+
+
+def diagnose(
+    result: ResidualResult, field: Field, value: Fraction, tolerance: Fraction = Fraction(0)
+) -> Mistake | None:
+    """The mistake a wrong answer ``value`` to one asked ``field`` matches (within ``tolerance``), or None.
+
+    An answer that matches two mistakes at once is not evidence of either: None. A number given for r on
+    the no-rejection branch is :data:`NUMBER_WITHOUT_REJECTION`."""
+    if field.quantity == R and result.residual is None:
+        return NUMBER_WITHOUT_REJECTION
+    exact = exact_value(result, field)
+    if abs(value - exact) <= tolerance:
+        return None
+    found = matching_mistakes(wrong_patterns(result, [field], tolerance), [value], tolerance)
+    return found[0] if len(found) == 1 else None
+
+
+def feedback(mistake: Mistake, token: str | None) -> str:
+    """The student's sentence for ``mistake`` about ``token``."""
+    return mistake.feedback.format(t=token or "x")
