@@ -23,3 +23,15 @@ def models(draw):
     draft = tuple(draw(rows(size)) for _ in range(size + 1))
     vocab = tuple("abc"[:size])
     return MarkovModel("random", "random", "", vocab, target, draft)
+
+
+@st.composite
+def stop_models(draw):
+    """A random model with a stop token ("end", last in the vocabulary) after two or three words. The stop
+    token's own rows (read only by the mistakes that go on after it) are random too."""
+    words = draw(st.integers(2, 3))
+    size = words + 1
+    target = tuple(draw(rows(size)) for _ in range(size + 1))
+    draft = tuple(draw(rows(size)) for _ in range(size + 1))
+    vocab = (*"abc"[:words], "end")
+    return MarkovModel("random-stop", "random", "", vocab, target, draft, stop=words)

@@ -7,7 +7,7 @@ import pytest
 from lab.core.markov import START, ModelError, load_model, load_model_file, model_names
 from lab.core.scenarios import scenario_names
 
-SHIPPED = ["markov-draft-misses", "markov-three", "markov-tiny-sentences"]
+SHIPPED = ["markov-ab-end", "markov-draft-misses", "markov-sentences-end", "markov-three", "markov-tiny-sentences"]
 
 GOOD = """
 title = "t"

@@ -95,8 +95,10 @@ def check_outcomes(model: MarkovModel, chain: BlockChain, length: int, allow_lar
     limit = outcome_limit(allow_large)
     reach = {t: set(ys) for t, ys in chain.emitted().items()}
     for t in model.contexts:
-        reach.setdefault(t, set()).update(y for y, mass in enumerate(model.p(t)) if mass)
-    outcomes = count_outcomes({t: frozenset(ys) for t, ys in reach.items()}, length)
+        if t != model.stop:  # the target's outputs end at the stop token
+            reach.setdefault(t, set()).update(y for y, mass in enumerate(model.p(t)) if mass)
+    can_end = model.stop is not None
+    outcomes = count_outcomes({t: frozenset(ys) for t, ys in reach.items()}, length, can_end)
     if outcomes > limit:
         raise TooLargeError(too_many_message(model, length, outcomes, limit))
     return outcomes
@@ -108,30 +110,43 @@ Law = dict[tuple[int, ...], Fraction]
 
 
 def target_law(model: MarkovModel, length: int) -> Law:
-    """The target's own law of its first ``length`` tokens (products of conditionals), zeros dropped."""
+    """The target's own law of complete outputs of at most ``length`` tokens (products of conditionals),
+    zeros dropped. Without a stop token every output is the first ``length`` tokens; with one, an output
+    ends with the stop token (which counts as one of the ``length`` tokens) or is cut at ``length``."""
     law: Law = {(): ONE}
+    ended: Law = {}
     for _ in range(length):
         nxt: Law = {}
         for seq, prob in law.items():
             row = model.p(seq[-1] if seq else START)
             for token, mass in enumerate(row):
                 if mass:
-                    nxt[seq + (token,)] = prob * mass
+                    (ended if token == model.stop else nxt)[seq + (token,)] = prob * mass
         law = nxt
-    return law
+    if model.stop is None:
+        return law
+    law.update(ended)
+    return dict(sorted(law.items()))
 
 
 # The block engine as a hidden chain. After each committed token the future depends on the committed
 # prefix only through its last token t (the verified history) and a small hidden state
-# (j, d, rejected): j drafts of the current block are done, the draft's own context is d (None: the
-# same as t, as always in the correct algorithm), and ``rejected`` says a replacement was committed
-# in this block (only keep-testing-after-rejection goes on after one; then no bonus is drawn).
-# j == K means every draft passed and the bonus from p is next. The law of the first L tokens is
-# built prefix by prefix: each prefix carries the mass of every hidden state it can be in (a forward
-# pass), so the work grows with the number of prefixes, not with the number of draft paths.
+# (j, d, rejected, stopped): j drafts of the current block are done, the draft's own context is d (None:
+# the same as t, as always in the correct algorithm), ``rejected`` says a replacement was committed
+# in this block (only keep-testing-after-rejection goes on after one; then no bonus is drawn), and
+# ``stopped`` says the stop token was committed in this block by a mistake that goes on after it (the
+# output then ends with the block). j == K means every draft passed and the bonus from p is next.
+# DONE: the output is complete (the stop token was committed): no move leaves it.
+# Stop semantics of the correct algorithm: the draft drafts nothing after a proposed stop token (so a
+# block may hold fewer than K drafts); a kept or corrected stop token ends the output (no bonus, later
+# drafts discarded); the maximum length L cuts the last block short.
+# The law of complete outputs is built prefix by prefix: each prefix carries the mass of every hidden
+# state it can be in (a forward pass), so the work grows with the number of prefixes, not with the
+# number of draft paths.
 
-Hidden = tuple[int, int | None, bool]
-FRESH: Hidden = (0, None, False)  # a new block: no draft yet, drafting from the verified history
+Hidden = tuple[int, int | None, bool, bool]
+FRESH: Hidden = (0, None, False, False)  # a new block: no draft yet, drafting from the verified history
+DONE: Hidden = (-1, None, False, True)  # the output ended (no move from here)
 
 
 @dataclass(frozen=True)
@@ -153,10 +168,18 @@ class BlockChain:
             out[t].update(y for y, _, _ in moves)
         return {t: frozenset(ys) for t, ys in out.items()}
 
+    @property
+    def can_end(self) -> bool:
+        """Whether some move completes the output before the maximum length (a stop token)."""
+        return any(after == DONE for moves in self.moves.values() for _, after, _ in moves)
+
 
 def _settle(hidden: Hidden, block: int) -> Hidden:
-    """A block that tested all K drafts after a replacement ends without a bonus: a fresh block."""
-    return FRESH if hidden[0] == block and hidden[2] else hidden
+    """A block that tested all K drafts after a replacement ends without a bonus: a fresh block (or the end
+    of the output, if a mistake went on past a committed stop token in it)."""
+    if hidden[0] == block and hidden[2]:
+        return DONE if hidden[3] else FRESH
+    return hidden
 
 
 class _Rules:
@@ -214,29 +237,45 @@ class _Rules:
 
 def _step_moves(model: MarkovModel, block: int, variant: Variant, look: _Rules, t: int, hidden: Hidden) -> dict:
     """The exact moves (y, next hidden) -> probability from history ``t`` in state ``hidden``."""
-    j, d, rejected = hidden
+    j, d, rejected, stopped = hidden
+    stop = model.stop
     out: dict[tuple[int, Hidden], Fraction] = defaultdict(Fraction)
-    if j == block:  # all K drafts passed: one bonus token from p at the verified history
+
+    def block_ends(y: int, stopped: bool) -> Hidden:
+        """After the block's last committed token y: the output ends, or a new block starts."""
+        return DONE if stopped or y == stop else FRESH
+
+    if j == block:  # all drafts passed: one bonus token from p at the verified history, and the block ends
         for y, mass in enumerate(model.p(t)):
             if mass:
-                out[(y, FRESH)] += mass
+                out[(y, block_ends(y, stopped))] += mass
         return out
     for x, drafted in enumerate(look.draft(t, t if d is None else d)):
         if not drafted:
             continue
         keep, replacement = look.test(t, x)
         if keep:  # x is committed and becomes both contexts
-            out[(x, _settle((j + 1, None, rejected), block))] += drafted * keep
+            if x != stop:
+                after = _settle((j + 1, None, rejected, stopped), block)
+            elif variant.drafts_past_stop:  # the mistake: the drafts after the stop token are still tested
+                after = _settle((j + 1, None, rejected, True), block)
+            elif variant.bonus_after_stop:  # the mistake: the draft run ended at the stop token, all kept: bonus
+                after = (block, None, rejected, True)
+            else:  # the output ends at the stop token: no bonus, nothing after it
+                after = DONE
+            out[(x, after)] += drafted * keep
         if replacement is None:
             continue
         weight = drafted * (1 - keep)
         for y, mass in enumerate(replacement):
             if not mass:
                 continue
-            if variant.keep_testing:  # the mistake: the drafts made after x are still tested
-                after = _settle((j + 1, None if x == y else x, True), block)
-            else:  # the first rejection ends the block; later drafts are discarded
-                after = FRESH
+            if y == stop:  # a corrected stop token ends the output (every variant keeps that rule)
+                after = DONE
+            elif variant.keep_testing and x != stop:  # the mistake: the drafts made after x are still tested
+                after = _settle((j + 1, None if x == y else x, True, stopped), block)
+            else:  # the first rejection ends the block; later drafts are discarded (none after a stop token)
+                after = block_ends(y, stopped)
             out[(y, after)] += weight * mass
     return out
 
@@ -252,7 +291,7 @@ def block_chain(model: MarkovModel, block: int, variant: Variant | str = CORRECT
         if state in exact:
             continue
         exact[state] = moves = _step_moves(model, block, variant, look, *state)
-        todo.extend((y, after) for y, after in moves if (y, after) not in exact)
+        todo.extend((y, after) for y, after in moves if after != DONE and (y, after) not in exact)
     scale = math.lcm(*(w.denominator for moves in exact.values() for w in moves.values()), 1)
     return BlockChain(
         scale,
@@ -264,43 +303,48 @@ def block_chain(model: MarkovModel, block: int, variant: Variant | str = CORRECT
 
 
 def _move_order(item) -> tuple:
-    (y, (j, d, rejected)), _ = item
-    return (y, j, -1 if d is None else d, rejected)
+    (y, (j, d, rejected, stopped)), _ = item
+    return (y, j, -1 if d is None else d, rejected, stopped)
 
 
-def count_outcomes(emitted: dict[int, frozenset[int]], length: int) -> int:
+def count_outcomes(emitted: dict[int, frozenset[int]], length: int, can_end: bool = False) -> int:
     """How many sequences of ``length`` tokens the moves can commit (paths from the first position):
-    an upper bound on the law's support, counted in L * V^2 steps without building the law."""
+    an upper bound on the law's support, counted in L * V^2 steps without building the law. When an
+    output can end before ``length`` (a stop token), every shorter path counts too."""
     ways = {START: 1}
+    shorter = 0
     for _ in range(length):
         nxt: dict[int, int] = defaultdict(int)
         for t, n in ways.items():
             for y in emitted.get(t, ()):
                 nxt[y] += n
         ways = nxt
-    return sum(ways.values())
+        shorter += sum(ways.values())
+    return shorter if can_end else sum(ways.values())
 
 
 def forward_law(chain: BlockChain, length: int) -> Law:
-    """The law of the first ``length`` committed tokens: a forward pass over prefixes."""
+    """The law of complete outputs of at most ``length`` committed tokens: a forward pass over prefixes
+    (an output is complete when its prefix reaches DONE, or when it has ``length`` tokens)."""
     level: dict[tuple[int, ...], dict[Hidden, int]] = {(): {FRESH: 1}}
     moves = chain.moves
-    for _ in range(length - 1):
+    totals: dict[tuple[int, ...], int] = defaultdict(int)  # masses over scale ** length
+    for n in range(1, length + 1):
+        last = n == length
+        lift = chain.scale ** (length - n)  # an output ending here: its mass over scale ** length
         nxt: dict[tuple[int, ...], dict[Hidden, int]] = {}
         for prefix, masses in level.items():
             t = prefix[-1] if prefix else START
             for hidden, mass in masses.items():
                 for y, after, weight in moves[(t, hidden)]:
-                    child = nxt.setdefault(prefix + (y,), {})
-                    child[after] = child.get(after, 0) + mass * weight
+                    if last:  # the last token: only the total mass of each sequence is needed
+                        totals[prefix + (y,)] += mass * weight
+                    elif after == DONE:
+                        totals[prefix + (y,)] += mass * weight * lift
+                    else:
+                        child = nxt.setdefault(prefix + (y,), {})
+                        child[after] = child.get(after, 0) + mass * weight
         level = nxt
-    # The last token: only the total mass of each sequence is needed, not its hidden state.
-    totals: dict[tuple[int, ...], int] = defaultdict(int)
-    for prefix, masses in level.items():
-        t = prefix[-1] if prefix else START
-        for hidden, mass in masses.items():
-            for y, _, weight in moves[(t, hidden)]:
-                totals[prefix + (y,)] += mass * weight
     denominator = chain.scale**length
     return {seq: Fraction(mass, denominator) for seq, mass in sorted(totals.items()) if mass}
 
@@ -388,6 +432,8 @@ class BlockTrace:
     bonus: int | None
     bonus_u: float | None
     committed: tuple[int, ...]
+    ends_output: bool = False  # the block committed the stop token: the output is complete after it
+    reached_length: bool = False  # the block filled the output to its maximum length L
 
     @property
     def discarded(self) -> tuple[int, ...]:
@@ -419,27 +465,38 @@ def run_block(
     variant: Variant | str = CORRECT,
     record: bool = True,
     look: _Rules | None = None,
+    room: int | None = None,
 ) -> BlockTrace | tuple[int, ...]:
     """Sample one block from history ``prev``; a :class:`BlockTrace`, or the committed tokens only
-    (``record=False``, for fast simulation; ``look`` keeps the rules between blocks)."""
+    (``record=False``, for fast simulation; ``look`` keeps the rules between blocks).
+
+    ``room``: how many more tokens the output may hold (the maximum length cuts the block: at most
+    ``room`` drafts, and no bonus once the output is full). The draft drafts nothing after a proposed stop
+    token; a kept or corrected stop token ends the block with no bonus (the output is complete)."""
     variant = get_variant(variant)
     if look is None or look.model is not model or look.variant is not variant:
         look = _Rules(model, variant)
+    stop = model.stop
+    limit = block if room is None else min(block, room)
     drafts: list[int] = []
     draft_probs: list[Fraction] = []
     ctx = prev
-    for _ in range(block):  # the draft runs ahead on its own tokens
+    for _ in range(limit):  # the draft runs ahead on its own tokens
         proposal = look.draft(ctx, ctx)
         x = look.draw(("draft", ctx), proposal, streams.proposal.random())
         drafts.append(x)
         draft_probs.append(proposal[x])
         ctx = x
+        if x == stop and not variant.drafts_past_stop:  # nothing is drafted after a proposed stop token
+            break
     committed: list[int] = []
     tests: list[DraftTest] = []
     test_ctx = prev
     rejection = None
+    ended = False  # the stop token was committed: the output is complete (a stop-token mistake goes on;
+    # its output then ends with this block, see simulate_blocks)
     for i, x in enumerate(drafts):
-        if rejection is not None and not variant.keep_testing:
+        if ended or (rejection is not None and not variant.keep_testing):
             if record:
                 tests.append(DraftTest(i, x, draft_probs[i], ZERO, ZERO, ZERO, None, "discarded", test_ctx))
             continue
@@ -450,6 +507,8 @@ def run_block(
                 p_row, q_row, keep = model.p(test_ctx), model.q(test_ctx), look.test(test_ctx, x)[0]
                 tests.append(DraftTest(i, x, draft_probs[i], p_row[x], q_row[x], keep, u, "accepted", test_ctx))
             test_ctx = x
+            if x == stop and not (variant.drafts_past_stop or variant.bonus_after_stop):
+                ended = True
             continue
         law = look.sampled_law(test_ctx, x)
         w = u if variant.reuses_acceptance_uniform else streams.correction.random()
@@ -461,15 +520,19 @@ def run_block(
         test_ctx = y
         if rejection is None:
             rejection = i
+        if y == stop:
+            ended = True
     bonus = bonus_u = None
-    if rejection is None:
+    full = room is not None and len(committed) >= room
+    if rejection is None and not ended and not full:
         bonus_u = streams.correction.random()
         bonus = look.draw(("bonus", test_ctx), model.p(test_ctx), bonus_u)
         committed.append(bonus)
     if not record:
         return tuple(committed)
     return BlockTrace(
-        variant, prev, block, tuple(drafts), tuple(tests), rejection, bonus, bonus_u, tuple(committed)
+        variant, prev, block, tuple(drafts), tuple(tests), rejection, bonus, bonus_u, tuple(committed),
+        stop is not None and stop in committed, full or (room is not None and len(committed) >= room),
     )
 
 
@@ -503,8 +566,8 @@ def simulate_blocks(
     variant: Variant | str = CORRECT,
     allow_large: bool = False,
 ) -> BlockSimulation:
-    """Generate ``sequences`` independent sequences by block decoding until each has ``length``
-    tokens; count their first ``length`` tokens and test the counts against the exact laws."""
+    """Generate ``sequences`` independent outputs by block decoding until each has ``length`` tokens or
+    ended with the stop token; count them (cut to ``length``) and test the counts against the exact laws."""
     variant = get_variant(variant)
     check_block_args(model, block, length, allow_large)
     if isinstance(sequences, bool) or not isinstance(sequences, int) or sequences < 1:
@@ -517,6 +580,7 @@ def simulate_blocks(
     look = _Rules(model, variant)
     counts: dict[tuple[int, ...], int] = defaultdict(int)
     blocks = tokens = 0
+    stop = model.stop
     for _ in range(sequences):
         seq: tuple[int, ...] = ()
         while len(seq) < length:
@@ -524,6 +588,8 @@ def simulate_blocks(
             blocks += 1
             tokens += len(chunk)
             seq += chunk
+            if stop is not None and stop in chunk:  # the output is complete (with the stop token)
+                break
         counts[seq[:length]] += 1
     target = target_law(model, length)
     return BlockSimulation(

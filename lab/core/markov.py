@@ -16,6 +16,13 @@ A model file in ``scenarios/`` (``kind = "markov"``)::
     start = ["1/3", "1/3", "1/3"]
     ...
 
+A model that stops names its stop token: ``stop = "<end>"``, a token of ``vocab``. The stop token needs no
+row of its own (a sequence ends there); if ``[target]``/``[draft]`` give it one anyway, only the stop-token
+mistakes read it (a decoder that goes on after the stop token); without one they see the ``start`` rows (what a
+model trained on concatenated texts does after an end-of-text token: it begins a new text). The law of such a
+model is over complete outputs: sequences ending with the stop token, or cut at the maximum length L
+(the stop token counts as one of the L tokens), see :func:`lab.core.blocks.target_law`.
+
 Every row is an exact distribution over the whole vocabulary (values as strings: fractions,
 decimals or integers). Errors name the file and the field (``target.x``), and the token.
 
@@ -64,6 +71,7 @@ class MarkovModel:
     draft: tuple[Row, ...]
     kind: str = MARKOV_KIND
     path: Path | None = None
+    stop: int | None = None  # index of the stop token in vocab (None: the model never stops)
 
     def p(self, prev: int) -> Row:
         return self.target[prev + 1]
@@ -82,8 +90,18 @@ class MarkovModel:
         return " ".join(self.vocab[t] for t in tokens)
 
     @property
+    def stop_name(self) -> str | None:
+        return None if self.stop is None else self.vocab[self.stop]
+
+    def stopped(self, tokens) -> bool:
+        """Whether a sequence ended with the stop token (rather than being cut at the maximum length)."""
+        return self.stop is not None and len(tokens) > 0 and tokens[-1] == self.stop
+
+    @property
     def is_iid(self) -> bool:
-        """Every row equal to the start row (p and q): a one-step law repeated."""
+        """Every row equal to the start row (p and q), and no stop token: a one-step law repeated."""
+        if self.stop is not None:
+            return False
         return all(row == self.target[0] for row in self.target) and all(row == self.draft[0] for row in self.draft)
 
 
@@ -98,7 +116,9 @@ def _parse_row(values, vocab: tuple[str, ...], field: str, path: Path) -> Row:
         raise ModelError(f"{path.name}: field {field!r}: {exc}") from None
 
 
-def _parse_table(data: dict, table: str, vocab: tuple[str, ...], path: Path) -> tuple[Row, ...]:
+def _parse_table(
+    data: dict, table: str, vocab: tuple[str, ...], path: Path, stop: str | None = None
+) -> tuple[Row, ...]:
     if table not in data:
         raise ModelError(f"{path.name}: missing table [{table}]")
     rows = data[table]
@@ -110,6 +130,9 @@ def _parse_table(data: dict, table: str, vocab: tuple[str, ...], path: Path) -> 
     parsed = []
     for context in (START_LABEL, *vocab):
         field = f"{table}.{context}"
+        if context == stop and context not in rows:  # only a decoder going on past the stop token reads it
+            parsed.append(parsed[0])
+            continue
         if context not in rows:
             raise ModelError(f"{path.name}: missing field {field!r} (every context needs a row)")
         parsed.append(_parse_row(rows[context], vocab, field, path))
@@ -155,9 +178,15 @@ def load_model_file(path: str | Path) -> MarkovModel:
             raise ModelError(f"{path.name}: field 'vocab': token {cleaned!r} appears more than once")
         vocab.append(cleaned)
     vocab = tuple(vocab)
-    target = _parse_table(data, "target", vocab, path)
-    draft = _parse_table(data, "draft", vocab, path)
-    return MarkovModel(name, title, note.strip(), vocab, target, draft, MARKOV_KIND, path)
+    stop = data.get("stop")
+    if stop is not None:
+        if not isinstance(stop, str) or stop.strip() not in vocab:
+            raise ModelError(f"{path.name}: field 'stop' is {stop!r}, which is not a token of 'vocab'")
+        stop = stop.strip()
+    target = _parse_table(data, "target", vocab, path, stop)
+    draft = _parse_table(data, "draft", vocab, path, stop)
+    stop_index = None if stop is None else vocab.index(stop)
+    return MarkovModel(name, title, note.strip(), vocab, target, draft, MARKOV_KIND, path, stop_index)
 
 
 def model_from_scenario(scenario) -> MarkovModel:

@@ -9,7 +9,10 @@ draft row ``q`` (tuples of Fractions over the whole vocabulary) of the *verified
 - ``inverse_cdf_law(p, q, x)``: the distribution whose CDF the sampler inverts to draw that
   replacement, with a fresh uniform (or, for ``reuse-uniform``, the acceptance test's uniform).
 
-plus one block-level switch, ``keep_testing``: after a replacement, go on testing the later drafts.
+plus three block-level switches: ``keep_testing`` (after a replacement, go on testing the later drafts),
+``drafts_past_stop`` (draft and test on after a proposed stop token) and ``bonus_after_stop`` (a bonus token
+after a kept stop token). The last two are for mistakes at the stop token: they change nothing on a model
+without one (``stop_only``).
 
 The block engine (:mod:`lab.core.blocks`) and the one-step simulator (:mod:`lab.core.sampling`) run every
 variant through these same methods, exactly (Fractions) and by simulation (float64).
@@ -67,6 +70,9 @@ class Variant:
         "from r = max(0, p - q)/Z; the first rejection ends the block, all-accepted blocks add a bonus from p."
     )
     keep_testing = False  # block-level: test later drafts after a replacement
+    drafts_past_stop = False  # block-level: draft and test on after a proposed stop token, emit what is kept
+    bonus_after_stop = False  # block-level: a bonus token after a kept stop token that ended the draft run
+    stop_only = False  # a mistake only a model with a stop token can show
     reuses_acceptance_uniform = False  # the replacement inverts inverse_cdf_law at the test's uniform
     one_step_differs = False  # whether a single step (K = 1, L = 1) already shows the mistake
 

@@ -1,0 +1,263 @@
+"""Models that stop: the law over complete outputs, block decoding with the stop token, and its references.
+
+The rules: an output ends with the stop token, or is cut at the maximum length L (the stop token counts as
+one of the L tokens). The draft drafts nothing after a proposed stop token; a kept or corrected stop token
+ends the output (no bonus after it, later drafts discarded); the maximum length cuts the last block short.
+"""
+
+import itertools
+from fractions import Fraction as F
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from random_models import stop_models
+from reference_blocks import enumerated_law, stop_enumerated_law
+
+from lab.core.blocks import (
+    MAX_BLOCK,
+    MAX_LENGTH,
+    block_chain,
+    check_outcomes,
+    compare_laws,
+    count_outcomes,
+    run_block,
+    simulate_blocks,
+    speculative_law,
+    target_law,
+)
+from lab.core.markov import START, MarkovModel, ModelError, load_model, load_model_file, model_names
+from lab.core.sampling import make_streams
+from lab.core.variants import VARIANT_NAMES
+
+STOP_MODELS = [name for name in model_names() if load_model(name).stop is not None]
+
+HALF, QUARTER, ZERO, ONE = F(1, 2), F(1, 4), F(0), F(1)
+# Tokens a, b and the stop token E. p: start (1/2, 1/2, 0), after a (0, 0, 1), after b (1/2, 0, 1/2);
+# q: start (1/2, 0, 1/2), after a (0, 0, 1), after b (1/2, 0, 1/2) (q = p except at the first position).
+# The stop token's rows (read only by the stop-token mistakes) are the start rows.
+HAND = MarkovModel(
+    "hand",
+    "hand",
+    "",
+    ("a", "b", "E"),
+    ((HALF, HALF, ZERO), (ZERO, ZERO, ONE), (HALF, ZERO, HALF), (HALF, HALF, ZERO)),
+    ((HALF, ZERO, HALF), (ZERO, ZERO, ONE), (HALF, ZERO, HALF), (HALF, ZERO, HALF)),
+    stop=2,
+)
+A, B, E = 0, 1, 2
+
+
+def brute_force_complete_outputs(model, length):
+    """Every sequence of 1..L tokens that is a complete output (stop token last and only there, or L tokens
+    and no stop token), with the product of the target's conditionals; zeros left out."""
+    law = {}
+    for n in range(1, length + 1):
+        for seq in itertools.product(range(len(model.vocab)), repeat=n):
+            stops = [i for i, t in enumerate(seq) if t == model.stop]
+            if stops and stops != [n - 1]:
+                continue
+            if not stops and n < length:
+                continue
+            prob, prev = F(1), START
+            for token in seq:
+                prob *= model.p(prev)[token]
+                prev = token
+            if prob:
+                law[seq] = prob
+    return law
+
+
+def test_target_law_by_hand():
+    # L = 3: a E = 1/2 * 1 = 1/2; b E = 1/2 * 1/2 = 1/4; b a E = 1/2 * 1/2 * 1 = 1/4 (nothing is longer).
+    assert target_law(HAND, 3) == {(A, E): HALF, (B, E): QUARTER, (B, A, E): QUARTER}
+    # L = 2 cuts b a (the stop token would be the third token): a E 1/2, b E 1/4, b a 1/4.
+    assert target_law(HAND, 2) == {(A, E): HALF, (B, E): QUARTER, (B, A): QUARTER}
+    # L = 1: every output is cut after one token.
+    assert target_law(HAND, 1) == {(A,): HALF, (B,): HALF}
+
+
+def test_block_law_by_hand():
+    # K = 2 from the start: x1 ~ q = a or E, 1/2 each.
+    # x1 = a: p/q = 1, kept; x2 ~ q(.|a) = E, p(E|a) = q(E|a) = 1, kept: the output a E ends (no bonus): 1/2.
+    # x1 = E: p(E|start) = 0, rejected; nothing was drafted after E; the residual at the start is
+    # max(0, p - q) = (0, 1/2, 0) / (1/2) = b: b is committed and the block ends.
+    # From b: x1 ~ q(.|b) = a or E, 1/2 each, both kept (q = p after b). x1 = E: b E ends, 1/2 * 1/2 = 1/4.
+    # x1 = a: x2 = E kept after a: b a E, 1/4. So the law is the target's, 1/2, 1/4, 1/4.
+    # With L = 2 the second block from b is cut after a: b a 1/4.
+    for block in (1, 2, 3):
+        assert speculative_law(HAND, block, 3) == {(A, E): HALF, (B, E): QUARTER, (B, A, E): QUARTER}
+        assert speculative_law(HAND, block, 2) == {(A, E): HALF, (B, E): QUARTER, (B, A): QUARTER}
+
+
+def test_the_chain_ends_at_the_stop_token():
+    chain = block_chain(HAND, 2)
+    assert all(t != E for t, _ in chain.moves)  # no move continues after a committed stop token
+    assert chain.can_end
+    assert not block_chain(load_model("markov-three"), 2).can_end
+
+
+@pytest.mark.parametrize("name", STOP_MODELS)
+def test_shipped_stop_models_target_law_is_the_brute_force_law(name):
+    model = load_model(name)
+    for length in (1, 2, 3, 4):
+        law = target_law(model, length)
+        assert law == brute_force_complete_outputs(model, length)
+        assert sum(law.values()) == 1
+
+
+@pytest.mark.parametrize("name", STOP_MODELS)
+def test_every_k_and_l_the_pages_allow_gives_distance_exactly_zero(name):
+    model = load_model(name)
+    for block in range(1, MAX_BLOCK + 1):
+        for length in range(1, MAX_LENGTH + 1):
+            comparison = compare_laws(model, block, length)
+            assert comparison.distance == 0 and type(comparison.distance) is F
+            assert comparison.speculative == comparison.target
+
+
+@pytest.mark.parametrize("name", STOP_MODELS)
+@pytest.mark.parametrize("variant", VARIANT_NAMES)
+def test_every_variant_on_shipped_stop_models_equals_the_enumeration(name, variant):
+    model = load_model(name)
+    for block in (1, 2, 3):
+        for length in (1, 2, 3, 4):
+            assert speculative_law(model, block, length, variant) == enumerated_law(model, block, length, variant)
+
+
+def test_shipped_stop_models():
+    assert len(STOP_MODELS) >= 2
+    for name in STOP_MODELS:
+        model = load_model(name)
+        assert model.stop_name == "<end>"
+        stop = model.stop
+        # the stop token is reachable, and some complete output is shorter than the page's longest L
+        assert any(model.stopped(seq) for seq in target_law(model, 3))
+        # a correction can commit the stop token somewhere, or the draft proposes it where p does not
+        assert any(model.p(t)[stop] != model.q(t)[stop] for t in model.contexts if t != stop)
+    sentences = load_model("markov-sentences-end")
+    assert max(len(s) for s in target_law(sentences, 8)) == 5  # the cat sat down <end>
+    assert all(sentences.stopped(s) for s in target_law(sentences, 5))
+
+
+@settings(max_examples=60, deadline=None)
+@given(model=stop_models(), block=st.integers(1, 3), length=st.integers(1, 4))
+def test_random_stop_models_correct_decoding_is_the_target_law(model, block, length):
+    comparison = compare_laws(model, block, length)
+    assert comparison.distance == 0
+    assert comparison.target == brute_force_complete_outputs(model, length)
+
+
+@settings(max_examples=60, deadline=None)
+@given(model=stop_models(), block=st.integers(1, 3), length=st.integers(1, 3), variant=st.sampled_from(VARIANT_NAMES))
+def test_random_stop_models_every_variant_equals_the_enumeration(model, block, length, variant):
+    assert speculative_law(model, block, length, variant) == stop_enumerated_law(model, block, length, variant)
+
+
+def test_count_outcomes_counts_shorter_outputs_when_a_model_stops():
+    # a -> {a, E}, from the start {a}: lengths 1..3 with shorter paths counted: 1 + 2 + 2 = 5
+    emitted = {START: frozenset({0}), 0: frozenset({0, 1})}
+    assert count_outcomes(emitted, 3) == 2
+    assert count_outcomes(emitted, 3, can_end=True) == 5
+    for name in STOP_MODELS:
+        model = load_model(name)
+        for length in (1, 2, 3, 4):
+            chain = block_chain(model, 2)
+            assert len(speculative_law(model, 2, length)) <= check_outcomes(model, chain, length)
+
+
+# --- one block, sampled ---------------------------------------------------------------------------
+
+
+def traces(model, block, room=None, seeds=range(400)):
+    return [run_block(model, block, START, make_streams(seed), room=room) for seed in seeds]
+
+
+def test_a_proposed_stop_token_ends_the_draft_run():
+    for trace in traces(HAND, 3):
+        if E in trace.drafts:
+            assert trace.drafts[-1] == E and trace.drafts.count(E) == 1
+    assert any(trace.drafts == (E,) for trace in traces(HAND, 3))  # E proposed first: nothing after it
+
+
+def test_a_kept_or_corrected_stop_token_ends_the_output_without_a_bonus():
+    model = load_model("markov-ab-end")
+    stop = model.stop
+    kept = corrected = 0
+    for trace in traces(model, 4, seeds=range(600)):
+        if stop not in trace.committed:
+            assert not trace.ends_output
+            continue
+        assert trace.ends_output and trace.committed[-1] == stop and trace.committed.count(stop) == 1
+        assert trace.bonus is None or trace.bonus == stop
+        tested = [t for t in trace.tests if t.status != "discarded"]
+        if tested[-1].status == "accepted" and tested[-1].token == stop:
+            kept += 1
+            assert trace.bonus is None
+        elif tested[-1].status == "rejected" and tested[-1].replacement == stop:
+            corrected += 1
+            assert trace.bonus is None
+    assert kept and corrected  # both endings happen within these seeds
+
+
+def test_the_maximum_length_cuts_a_block():
+    model = load_model("markov-ab-end")
+    for trace in traces(model, 5, room=2):
+        assert len(trace.drafts) <= 2 and len(trace.committed) <= 2
+        if len(trace.committed) == 2 and trace.rejection is None:
+            assert trace.bonus is None and trace.reached_length
+    # without a room a block with every draft kept ends with its bonus
+    assert any(t.bonus is not None and len(t.committed) == 6 for t in traces(load_model("markov-three"), 5))
+
+
+@pytest.mark.parametrize("name", STOP_MODELS)
+def test_seeded_simulation_fits_the_law_over_complete_outputs(name):
+    model = load_model(name)
+    sim = simulate_blocks(model, 3, 4, 6_000, seed=7)
+    assert set(sim.counts) <= set(sim.target)
+    assert all(model.stopped(seq) or len(seq) == 4 for seq in sim.counts)
+    assert sim.fit_target.p_value > 0.001
+
+
+# --- model files ------------------------------------------------------------------------------------
+
+STOP_FILE = """
+title = "t"
+kind = "markov"
+vocab = ["x", "<end>"]
+stop = "<end>"
+[target]
+start = ["1", "0"]
+x = ["1/2", "1/2"]
+[draft]
+start = ["1/2", "1/2"]
+x = ["1/2", "1/2"]
+"""
+
+
+def write(tmp_path, text):
+    path = tmp_path / "m.toml"
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def test_a_model_file_names_its_stop_token_and_needs_no_row_for_it(tmp_path):
+    model = load_model_file(write(tmp_path, STOP_FILE))
+    assert model.stop == 1 and model.stop_name == "<end>"
+    assert model.p(1) == model.p(START) and model.q(1) == model.q(START)  # read only after the stop token
+    assert not model.is_iid
+    # x x <end> = 1 * 1/2 * 1/2; x <end> = 1/2; x x x cut at L = 3: 1/4
+    assert target_law(model, 3) == {(0, 1): HALF, (0, 0, 1): QUARTER, (0, 0, 0): QUARTER}
+
+
+def test_a_row_for_the_stop_token_is_read_when_given(tmp_path):
+    text = STOP_FILE.replace('x = ["1/2", "1/2"]\n[draft]', 'x = ["1/2", "1/2"]\n"<end>" = ["1/4", "3/4"]\n[draft]')
+    model = load_model_file(write(tmp_path, text))
+    assert model.p(1) == (QUARTER, F(3, 4)) and model.q(1) == model.q(START)
+
+
+def test_a_stop_token_outside_the_vocabulary_is_refused(tmp_path):
+    with pytest.raises(ModelError, match=r"m.toml: field 'stop' is 'end', which is not a token of 'vocab'"):
+        load_model_file(write(tmp_path, STOP_FILE.replace('stop = "<end>"', 'stop = "end"')))
+    with pytest.raises(ModelError, match="field 'stop'"):
+        load_model_file(write(tmp_path, STOP_FILE.replace('stop = "<end>"', "stop = 3")))
