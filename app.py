@@ -16,8 +16,9 @@ from lab.views.presentation import apply_presentation_style, presentation_toggle
 # right after a server start), plotly could see a half-initialised pandas module from another session's
 # thread and fail (AttributeError: partially initialized module 'pandas'; seen in the Class browser test).
 widget_guard.install()  # widget values a browser never sends: replaced before Streamlit deserializes them
-st.set_page_config(page_title="Residual Lab", page_icon=shell.FAVICON, layout="wide")
+st.set_page_config(page_title=shell.APP_TITLE, page_icon=shell.FAVICON, layout="wide")
 presenting = presentation_toggle()  # every page: larger text and charts, no sidebar, reveals on button press
 page = st.navigation(shell.pages(), position="top" if presenting else "sidebar")
+st.set_page_config(page_title=shell.tab_title(page))  # "Binomial lab · Residual Lab": each page its own title
 apply_presentation_style()
 page.run()

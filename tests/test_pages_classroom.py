@@ -89,7 +89,7 @@ def test_student_submits_and_sees_the_answer_only_after_the_reveal(data):
     token = store.join_class(data, new.code, "**Ann**").student_token
     at = open_linked_page(PAGE, {"code": new.code, "student": token})
     assert "\\*\\*Ann\\*\\*" in at.caption[0].value  # the name is escaped, shown as typed
-    assert at.subheader[0].value == f"Class {new.code} · \\<script\\>x\\</script\\>"
+    assert at.header[0].value == f"Class {new.code} · \\<script\\>x\\</script\\>"
     at.number_input(key=f"cls_pred_{1}_0").set_value(0.7)
     at.number_input(key=f"cls_pred_{1}_1").set_value(0.3)
     at.button(key=f"FormSubmitter:cls_pred_form_{1}-Submit").click().run()

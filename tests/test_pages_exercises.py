@@ -40,7 +40,7 @@ def wrong_text(problem):
 
 def problem_cards(at):
     """Each problem's markdown: a heading, the token / p / q table, then the question in bold."""
-    return [m.value for m in at.markdown if m.value.startswith("### ")]
+    return [m.value for m in at.markdown if m.value.startswith("## ")]
 
 
 def shown_prompts(at):
@@ -216,7 +216,8 @@ def test_teacher_link_qr_and_downloads():
 
 def test_presentation_toggle_on_every_page_and_reveal_on_button_only():
     at = AppTest.from_file(APP, default_timeout=30).run()
-    assert not at.get("html")
+    assert any(":focus-visible" in h.proto.body for h in at.get("html"))  # the accessibility styles: always
+    assert not any("font-size" in h.proto.body for h in at.get("html"))
     at.toggle(key="present").set_value(True).run()
     assert not at.exception
     assert any("font-size" in h.proto.body for h in at.get("html"))
@@ -312,11 +313,11 @@ def test_the_assignment_set_in_the_teacher_tab_holds_while_another_tab_is_open()
     """The Teacher tab's seed, count and level are drawn only while it is open, and they write the link: what the
     teacher chose survives a switch to the problems and back, and a default value is left out of the link."""
     at = open_tab(open_page(), "tab", "Teacher")
-    assert any(h.value == "Build an assignment" for h in at.subheader)
+    assert any(h.value == "Build an assignment" for h in at.header)
     at.number_input(key="seed").set_value(31).run()
     at.number_input(key="count").set_value(3).run()
     open_tab(at, "tab", "Problems")
-    assert not any(h.value == "Build an assignment" for h in at.subheader)
+    assert not any(h.value == "Build an assignment" for h in at.header)
     assert shown_prompts(at) == [p.prompt for p in generate_problems(31, 3, "basic")]
     open_tab(at, "tab", "Teacher")
     assert at.number_input(key="seed").value == 31 and at.number_input(key="count").value == 3

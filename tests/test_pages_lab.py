@@ -180,7 +180,7 @@ def test_binomial_defaults_hide_the_bars():
 
 def test_binomial_worked_example_through_the_guide():
     at = open_page(BINOMIAL)
-    assert "Reproduce the worked example" in [h.value for h in at.subheader]
+    assert "Reproduce the worked example" in [h.value for h in at.header]
     at.button(key="bl_reset").click().run()
     at.number_input(key="bl_p").set_value(0.75).run()
     at.number_input(key="bl_n").set_value(1).run()

@@ -24,6 +24,7 @@ from lab.teaching.worked_example import (
     prediction_labels,
     worked_sum,
 )
+from lab.views.accessibility import section, title
 from lab.views.common import chart, figure, sync_query_params
 from lab.views.presentation import url_reveal_allowed
 
@@ -59,7 +60,7 @@ model = S["bl_model"]
 S.setdefault("bl_p", model.lab_p)
 S.setdefault("bl_n", model.n)
 
-st.title("Binomial lab")
+title("Binomial lab")
 st.markdown(  # outside the lab's fragment: text that never changes is not sent again on every change
     "Set **lab success p** and the number of trials **n**, enter your predicted bar heights, then "
     "**Inspect** the exact Binomial(n, lab success p) probabilities.\n\n"
@@ -150,7 +151,7 @@ def bars_body() -> None:
     inspected = model.inspected == (lab_p, n)
     left, right = st.columns([3, 2], gap="large")
     with right:
-        st.subheader("Your prediction")
+        section("Your prediction")
         names = prediction_labels(n)
         # one wrapping row of fixed-width boxes (not a grid of columns: one layout block instead of one per row
         # and per column, redrawn on every change of a prediction)
@@ -203,7 +204,7 @@ def guide_panel() -> None:
     model = S["bl_model"]
     worked, steps = guide_state(model)
     with st.container(border=True):
-        st.subheader("Reproduce the worked example")
+        section("Reproduce the worked example")
         st.caption(
             f"Scenario {WORKED_EXAMPLE_SCENARIO}: the rejection probability is Z = {both_text(worked.z)} "
             f"and the accepted masses min(p, q) are "
@@ -212,7 +213,9 @@ def guide_panel() -> None:
         )
         st.markdown(
             "  \n".join(
-                (":material/check_box:" if step.done else ":material/check_box_outline_blank:")
+                # ballot boxes as text (a screen reader says "ballot box with check"): Streamlit reads a markdown
+                # icon by its font name ("check_box_outline_blank icon")
+                ("☑" if step.done else "☐")
                 + f" {number}. {step.text}"
                 + (" — done" if step.done else "")
                 for number, step in enumerate(steps, start=1)

@@ -21,6 +21,7 @@ from lab.core.sampling import make_streams
 from lab.core.speedup import NO_BEST_GAMMA, acceptance_rate, best_gamma, speedup_curve
 from lab.core.variants import VARIANT_NAMES, VARIANTS
 from lab.models.blocks import BlocksModel
+from lab.views.accessibility import section, subsection, title
 from lab.views.classwide import exact_comparison
 from lab.views.common import chart, controls_model, figure, refuse_link_values, show_link_warnings
 
@@ -34,7 +35,7 @@ MAX_SEED = 2**32 - 1
 GAMMAS = list(range(0, 16))
 
 refuse_link_values(BlocksModel.from_url(st.query_params, max_k=MAX_K, max_l=MAX_L)[1], "bk_link_problems")
-st.title("Blocks of drafts")
+title("Blocks of drafts")
 st.markdown(
     "The draft proposes **K** tokens ahead. The target checks them left to right; the **first rejection** "
     "ends the block: a replacement is drawn from the residual at that position and every later draft is "
@@ -91,7 +92,7 @@ if variant.name != "correct":
     st.warning(f"Mistake shown: {variant.description}", icon=":material/bug_report:")
 
 # --- one block, step by step --------------------------------------------------------------------
-st.header("Step through one block")
+section("Step through one block")
 trace = run_block(model, block, START, make_streams(seed), variant)
 trace_key = (model.name, block, seed, variant.name)
 if S.get("bk_trace_key") != trace_key:
@@ -182,7 +183,7 @@ rejected = next((t for t in shown if t.status == "rejected"), None)
 if rejected is not None:
     history = model.context_label(rejected.test_context)
     p_row, q_row = model.p(rejected.test_context), model.q(rejected.test_context)
-    st.subheader(f"The residual at position {rejected.position + 1} (after {markdown_escape(history)})")
+    subsection(f"The residual at position {rejected.position + 1} (after {markdown_escape(history)})")
     st.dataframe(
         {
             "token": list(vocab),
@@ -219,7 +220,7 @@ if finished:
     st.dataframe(styled, hide_index=True, key="bk_tests")
 
 # --- exact law ------------------------------------------------------------------------------------
-st.header(f"Exact law of the first {length} tokens")
+section(f"Exact law of the first {length} tokens")
 try:
     comparison = exact_comparison(model.name, block, length, variant.name)
 except LabInputError as exc:
@@ -254,7 +255,7 @@ else:
     )
 
 # --- speed-up -------------------------------------------------------------------------------------
-st.header("What speculation buys")
+section("What speculation buys")
 start_alpha = acceptance_rate(model.p(START), model.q(START))
 st.markdown(
     "With acceptance rate **α** (each draft kept with probability α) and **γ** drafts, a block commits "

@@ -28,6 +28,7 @@ from lab.teaching.exercises import (
     PREDICT_STEP,
     worked_solution,
 )
+from lab.views.accessibility import section, subsection, title
 from lab.views.classroom_db import class_version, client_id, engine
 from lab.views.classwide import pq_table, qr_image
 from lab.views.common import chart, figure
@@ -68,7 +69,7 @@ def landing(code: str) -> None:
     )
     join, start = st.columns(2, gap="large")
     with join:
-        st.subheader("Join a class", anchor=False)
+        section("Join a class")
         with st.form("cls_join_form", border=True):
             typed_code = st.text_input("Class code", value=code, placeholder="e.g. K7M2QX", key="cls_join_code")
             name = st.text_input("Your name", key="cls_join_name", help="1 to 40 characters; your teacher sees it.")
@@ -81,7 +82,7 @@ def landing(code: str) -> None:
             else:
                 go_to(code=joined.code, student=joined.student_token)
     with start:
-        st.subheader("Start a class (teacher)", anchor=False)
+        section("Start a class (teacher)")
         with st.form("cls_start_form", border=True):
             class_name = st.text_input("Class name (optional)", key="cls_start_name", placeholder="e.g. Period 3")
             started = st.form_submit_button("Start a class")
@@ -132,7 +133,7 @@ def join_panel(code: str, token: str, presenting: bool) -> None:
         st.markdown("**Join link** (students open it, or go to the Class page and type the code):")
         st.code(join_link, language=None, wrap_lines=True)
         if len(join_link) <= MAX_QR_LINK:
-            st.image(qr_image(join_link), caption="QR code of the join link", width=320 if presenting else 220)
+            st.image(qr_image(join_link), caption="QR code of the join link", alt="QR code that opens the join link shown above", width=320 if presenting else 220)
         else:  # a QR code (error correction M) holds at most 2,331 bytes
             st.caption(
                 f"No QR code: the join link is longer than {MAX_QR_LINK:,} characters; share the link or the code."
@@ -289,7 +290,7 @@ def teacher_page(code: str, token: str) -> None:
         st.page_link(URL_PATH_PAGE, label="Start or join a class")
         return
     presenting = is_presenting()
-    st.subheader(markdown_escape(klass.name) if klass.name else f"Class {klass.code}", anchor=False)
+    section(markdown_escape(klass.name) if klass.name else f"Class {klass.code}")
     if error := st.session_state.pop("cls_teacher_error", None):
         st.error(markdown_escape(error))
     if not klass.open:
@@ -479,7 +480,7 @@ def student_page(code: str, token: str) -> None:
         st.page_link(URL_PATH_PAGE, label="Join a class")
         return
     heading = f"Class {state.code}" + (f" · {state.class_name}" if state.class_name else "")
-    st.subheader(markdown_escape(heading), anchor=False)
+    section(markdown_escape(heading))
     st.caption(
         f"You joined as {markdown_escape(state.name)}. "
         "Keep this page's link: it brings you back here with your answers."
@@ -488,7 +489,7 @@ def student_page(code: str, token: str) -> None:
     if activity is None:
         st.info("Wait for your teacher to open an activity: this page follows the class by itself.")
     else:
-        st.markdown(f"#### Activity {activity.position}: {markdown_escape(activity.spec.title)}")
+        subsection(f"Activity {activity.position}: {markdown_escape(activity.spec.title)}")
         if activity.kind == PREDICT:
             predict_student(state, code, token)
         else:
@@ -501,7 +502,7 @@ def student_page(code: str, token: str) -> None:
 
 URL_PATH_PAGE = "lab/views/classroom.py"
 
-st.title("Class")
+title("Class")
 _code = str(st.query_params.get("code", ""))[:40]
 _teacher = str(st.query_params.get("teacher", ""))[:100]
 _student = str(st.query_params.get("student", ""))[:100]

@@ -33,6 +33,7 @@ from lab.teaching.exercises import (
 )
 from lab.teaching.exports import MAX_BASE_URL_LENGTH, assignment_url, check_base_url, results_csv
 from lab.views import study_resume
+from lab.views.accessibility import section, title
 from lab.views.classwide import assignment_downloads, pq_table, qr_image, shared_assignment
 from lab.views.common import chart, figure, refuse_link_values, show_link_warnings
 from lab.views.presentation import is_presenting
@@ -52,7 +53,7 @@ def _state(name: str, factory):
 
 assignment, link_problems = ExercisesModel.from_url(st.query_params)  # the link's assignment, read once
 refuse_link_values(link_problems, "exq_link_problems")  # a refused value: taken out of the link, then a rerun
-st.title("Exercises")
+title("Exercises")
 st.caption(
     "Compute α, Z, r and the reconstruction for small distributions. Fractions must be exact; decimals count "
     "within 0.005. A worked solution opens after two tries. Your answers stay in this browser tab, or get a "
@@ -106,7 +107,7 @@ with tab_teacher:
     if tab_teacher.open:
         for message in st.session_state.pop("exq_assignment_errors", []):
             st.error(markdown_escape(f"{message}. The link keeps its last valid assignment."))
-        st.subheader("Build an assignment")
+        section("Build an assignment")
         st.write("Seed, count and level are in the page's link: everyone who opens it gets the same problems.")
         for key in ASSIGNMENT_KEYS:  # each control starts from the link (no default value: no conflict with it)
             if key not in st.session_state:
@@ -181,7 +182,7 @@ def draw_problem(problem: Problem) -> None:
     # pressing them keeps what is typed in the box without checking it.
     with st.form(key=f"exq_form_{sig}_{problem.number}", border=True, enter_to_submit=True):
         st.markdown(
-            f"### {problem.title}\n\n"
+            f"## {problem.title}\n\n"
             f"{pq_table(problem.p.tokens, problem.p.values, problem.q.values)}\n\n"
             f"**{markdown_escape(problem.prompt)}**\n\n"
             f":gray[:small[{status} · hints used {attempt.hints_used} of {len(HINT_STEPS)}]]",
@@ -407,7 +408,7 @@ with tab_teacher:
             st.error("This browser's address is too long for a QR code: type the app address students can reach.")
         st.markdown("**Assignment link** (copy it, or let the class scan the QR code):")
         st.code(url, language=None, wrap_lines=True)
-        st.image(qr_image(url), caption="QR code of the assignment link", width=420 if presenting else 260)
+        st.image(qr_image(url), caption="QR code of the assignment link", alt="QR code that opens the assignment link shown above", width=420 if presenting else 260)
         st.markdown("**Downloads** (the same for everyone with this link; nothing is saved on the server):")
         stem = f"residual-lab-seed{seed}-{level}-{count}"
         d1, d2 = st.columns(2)

@@ -25,6 +25,7 @@ from lab.models.explorer import (
     score_z_only,
     slider_value,
 )
+from lab.views.accessibility import section, title
 from lab.views.common import chart, figure, sync_query_params
 from lab.views.presentation import url_reveal_allowed
 
@@ -102,7 +103,7 @@ model = S["ex_model"]
 restore_missing_widgets(model)
 
 # --- controls ---------------------------------------------------------------------------------
-st.title("Residual explorer")
+title("Residual explorer")
 st.markdown(
     "Pick a scenario or type your own p (target) and q (draft). **Predict** the residual "
     "r = max(0, p − q) / Z and the rejection probability Z, then **Reveal** the exact answer."
@@ -196,7 +197,7 @@ def prediction_panel(tokens: tuple[str, ...]) -> None:
     After the reveal the score below depends on the sliders, so a change reruns the whole page."""
     model = S["ex_model"]
     revealed = model.revealed == model.valid
-    st.subheader("Your prediction")
+    section("Your prediction")
     st.caption("Sliders move with the arrow keys. A prediction of r should add up to 1.")
     # one wrapping row of fixed-width sliders, two a row beside the chart (one layout block, not three a row:
     # this panel is redrawn on every move of a slider)
@@ -238,7 +239,7 @@ with right:
 
 if revealed:
     st.divider()
-    st.subheader("The exact answer")
+    section("The exact answer")
     metrics = st.columns(3)
     metrics[0].metric("α (acceptance probability)", both_text(result.alpha))
     metrics[1].metric("Z = 1 − α (rejection probability)", both_text(result.z))

@@ -15,6 +15,7 @@ from lab.teaching.numerics import (
     stated_tolerances,
 )
 from lab.teaching.processing import Processing, processed_step_from_text
+from lab.views.accessibility import section, title
 from lab.views.classwide import tiny_z_cases
 from lab.views.common import chart, controls_model, figure
 
@@ -29,14 +30,14 @@ def vector(values, digits: int = 10) -> str:
     return vector_text(values, digits, missing="—")
 
 
-st.title("Numerics")
+title("Numerics")
 st.caption(
     "Normalising by Z divides by a small number, so rounding in p − q is magnified by 1/Z. "
     "Exact results (fractions.Fraction) are labelled exact; float results say which dtype."
 )
 
 # --- tiny Z -----------------------------------------------------------------------------------------------
-st.header("Tiny Z: the residual exactly, in float64 and in float32")
+section("Tiny Z: the residual exactly, in float64 and in float32")
 q_text = ", ".join(f"{t} = {fraction_text(v)}" for t, v in zip(FAMILY_TOKENS, FAMILY_Q))
 r_text = ", ".join(f"{t} = {fraction_text(v)}" for t, v in zip(FAMILY_TOKENS, FAMILY_RESIDUAL))
 st.markdown(
@@ -109,7 +110,7 @@ def tiny_z_section() -> None:
 tiny_z_section()
 
 # --- branch -----------------------------------------------------------------------------------------------
-st.header("The branch: Z = 0 means no rejection")
+section("The branch: Z = 0 means no rejection")
 st.markdown(
     "Exact p = q = (1/10, 1/5, 7/10), so the exact Z is 0: every proposal is kept and r is never "
     "computed (no 0/0, no floor). The same law held as different float64 values:"
@@ -135,7 +136,7 @@ for b in branches:
         st.success(f"**{b.name}** — consistent: {b.description}")
 
 # --- processed distributions ------------------------------------------------------------------------------
-st.header("Processed distributions: check with what you proposed from")
+section("Processed distributions: check with what you proposed from")
 st.markdown(
     "Logits → temperature → top-k → top-p give the processed target p′ and draft q′. The draft proposes "
     "from q′; the check must use p′ and q′. The `unprocessed-draft` mistake checks with the draft's "
@@ -222,7 +223,7 @@ def processed_section() -> None:
 processed_section()
 
 # --- backend ----------------------------------------------------------------------------------------------
-st.header("dtype, backend and the stated tolerance")
+section("dtype, backend and the stated tolerance")
 backend = backend_report()
 st.dataframe({"item": list(backend), "value": list(backend.values())}, hide_index=True, width="stretch")
 tol = stated_tolerances()

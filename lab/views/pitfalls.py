@@ -19,6 +19,7 @@ from lab.teaching.pitfalls import (
     mistakes,
     single_step,
 )
+from lab.views.accessibility import section, subsection, title
 from lab.views.common import chart, controls_model, figure
 
 DEFAULTS = PitfallsModel()
@@ -26,7 +27,7 @@ DEFAULTS = PitfallsModel()
 
 def card_code(card) -> None:
     """A card's title, then its mistaken code beside the correct lines."""
-    st.header(card.title)
+    section(card.title)
     left, right = st.columns(2)
     left.markdown("**What the mistaken code does**")
     left.code("\n".join(card.mistaken), language="python", wrap_lines=True)
@@ -55,7 +56,7 @@ def reset_block_length() -> None:
     st.session_state["pit_length"] = length
 
 
-st.title("Pitfalls")
+title("Pitfalls")
 st.caption(
     "Mistakes public speculative samplers have shipped, each run through the exact engine (Fractions): "
     "a distance of 0 means exactly the target's law."
@@ -121,7 +122,7 @@ def choice_section() -> None:
     st.markdown(f"**Harmless:** {card.harmless_when}")
 
     # --- predict first -------------------------------------------------------------------------------------
-    st.subheader("Predict first")
+    subsection("Predict first")
     choice = f"{report.model}::{report.block}::{report.length}::{variant}"
     reveal_key = f"pit_revealed::{choice}"
     p1, p2 = st.columns(2)
@@ -209,7 +210,7 @@ def choice_section() -> None:
 choice_section()
 
 # --- single step ---------------------------------------------------------------------------------------
-st.header("A single step through every mistake")
+section("A single step through every mistake")
 st.caption(
     "For the one-step scenarios: each variant's one-step output law against p, so the worked example "
     "(bernoulli-residual) runs through every mistake. Open it after predicting."

@@ -14,6 +14,37 @@ PRESENT_KEY = "present"  # widget key and URL parameter
 APP_PARAMS = (PRESENT_KEY,)  # URL parameters that belong to the whole app, not to one page
 URL_ON_WORDS = ("1", "true", "yes", "on")
 
+# Every page, presenting or not (WCAG 2.1 AA; docs/accessibility.md). Static CSS only.
+# - Focus: Streamlit shows keyboard focus on navigation links and toggles as a faint background wash (1.2:1) and on
+#   buttons, slider thumbs and help icons as a pale ring (2.2:1); a 3 px near-black outline, 2 px off the element
+#   (so it lies on the page's own background: 17:1 on white, 15.5:1 on the sidebar's grey) is drawn on whatever has
+#   keyboard focus. Text boxes, number inputs and selects keep their own focused border (5.2:1), so an outline is
+#   not added inside them; a toggle's, checkbox's or radio's input is invisible, so its label gets the outline.
+# - Code: Streamlit's highlight colours (keywords 3.6:1, comments 3.5:1, numbers and operators below 3:1 on the
+#   code block's #f7f7f6) become darker ones, each at least 5.9:1 there.
+# - Reflow (320 px): long words and numbers in headings and tables wrap instead of widening the page.
+ACCESSIBILITY_CSS = """
+<style>
+:focus-visible:not(input):not(textarea),
+label:has(input[type="checkbox"]:focus-visible), label:has(input[type="radio"]:focus-visible) {
+  outline: 3px solid #1a1a1a !important;
+  outline-offset: 2px !important;
+}
+[data-testid="stCode"] .token { color: #1a1a1a; }
+[data-testid="stCode"] .token.keyword, [data-testid="stCode"] .token.boolean { color: #0550ae; }
+[data-testid="stCode"] .token.comment { color: #57606a; }
+[data-testid="stCode"] .token.number { color: #116329; }
+[data-testid="stCode"] .token.operator { color: #953800; }
+[data-testid="stCode"] .token.string { color: #0a3069; }
+[data-testid="stCode"] .token.builtin, [data-testid="stCode"] .token.function,
+[data-testid="stCode"] .token.class-name { color: #6639ba; }
+[data-testid="stCode"] .token.punctuation { color: #444444; }
+h1, h2, h3, h4, [data-testid="stMarkdownContainer"] td, [data-testid="stMarkdownContainer"] th {
+  overflow-wrap: anywhere;
+}
+</style>
+"""
+
 # Static CSS only. Streamlit sizes text in rem, so a larger root font enlarges every page's text;
 # plotly draws text in px: tick labels, bar labels and axis titles get larger px sizes (the legend keeps its
 # size, because plotly measures it before CSS applies and a larger legend text would be cut off).
@@ -78,5 +109,5 @@ def presentation_toggle() -> bool:
 
 
 def apply_presentation_style() -> None:
-    if is_presenting():
-        st.html(PRESENTATION_CSS)
+    """The app's static styles: the accessibility rules on every page, the projector's sizes while presenting."""
+    st.html(ACCESSIBILITY_CSS + PRESENTATION_CSS if is_presenting() else ACCESSIBILITY_CSS)

@@ -17,6 +17,7 @@ from lab.core.residual import residual_exact
 from lab.core.sampling import convergence_series, simulate_steps
 from lab.core.scenarios import load_scenario, scenario_names
 from lab.models.sampling import MAX_SEED, MAX_STEPS, MIN_STEPS, SamplingModel
+from lab.views.accessibility import section, title
 from lab.views.common import chart, controls_model, figure, refuse_link_values, show_link_warnings
 
 S = st.session_state
@@ -24,7 +25,7 @@ DEFAULTS = SamplingModel()
 
 refuse_link_values(SamplingModel.from_url(st.query_params)[1], "sl_link_problems")
 
-st.title("Sampling lab")
+title("Sampling lab")
 st.markdown(
     "Each step proposes a token from the draft **q**, keeps it with probability min(1, p/q), and after a "
     "rejection draws a replacement from the residual **r** with fresh randomness. Run many steps: the "
@@ -75,7 +76,7 @@ st.markdown(  # a markdown table: text, not a data frame converted again on ever
     )
 )
 
-st.subheader("Predict first")
+section("Predict first")
 st.slider(
     "Your guess: share of steps that end in a correction",
     min_value=0.0,

@@ -42,6 +42,14 @@ def _page_prototypes() -> tuple:
     )
 
 
+APP_TITLE = "Residual Lab"
+
+
+def tab_title(page) -> str:
+    """The browser tab's title for ``page``: the page's own title first, then the app's (WCAG 2.4.2)."""
+    return f"{page.title} · {APP_TITLE}"
+
+
 def pages() -> list:
     """This run's pages: copies of pages made once (st.navigation marks the page it returns as callable
     and running it clears the mark, so sessions running at the same moment must not share the objects)."""

@@ -1,0 +1,292 @@
+"""WCAG 2.1 AA in headless Chromium (docs/accessibility.md): axe-core on every page and state, page titles,
+headings, the focus outline's contrast computed from the rendered styles.
+
+axe-core comes from npm (package.json / package-lock.json at the repository root; .ci/run runs ``npm ci``). Each
+scan stretches the viewport to the page's full height first (Streamlit scrolls inside its main block, and axe's
+contrast rule skips what is below the fold) and runs axe in every frame. A state is a page plus what a student or
+teacher does on it: to scan a new state, add a ``State`` to ``STATES`` (its ``act`` gets the page and the app's
+URL, and leaves the page idle in the state to scan).
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import pytest
+
+from browserlib import DESKTOP, PHONE, ROOT, goto, start_streamlit, stop_process, wait_idle
+
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
+PAGES = {  # url path -> the page's title (shell.PAGES); the first page is served at "/"
+    "": "Residual explorer",
+    "binomial-lab": "Binomial lab",
+    "numerics": "Numerics",
+    "sampling": "Sampling lab",
+    "blocks": "Blocks",
+    "pitfalls": "Pitfalls",
+    "exercises": "Exercises",
+    "class": "Class",
+}
+MODES = {  # how a state is shown: viewport, and whether presentation mode is on
+    "1280": (DESKTOP, False),
+    "390": (PHONE, False),
+    "presenting": (DESKTOP, True),
+}
+_names = itertools.count(1)
+
+
+@pytest.fixture(scope="module")
+def a11y_app(tmp_path_factory):
+    """The app with an empty class database of its own (the class states start classes)."""
+    data = tmp_path_factory.mktemp("a11ydata")
+    old = os.environ.get("RESIDUAL_LAB_DATA")
+    os.environ["RESIDUAL_LAB_DATA"] = str(data)
+    try:
+        proc, url = start_streamlit("server.py", cwd=ROOT)
+    finally:
+        if old is None:
+            os.environ.pop("RESIDUAL_LAB_DATA", None)
+        else:
+            os.environ["RESIDUAL_LAB_DATA"] = old
+    yield url
+    stop_process(proc)
+
+
+def url_of(base: str, path: str, presenting: bool) -> str:
+    if not presenting:
+        return f"{base}/{path}"
+    return f"{base}/{path}{'&' if '?' in path else '?'}present=1"
+
+
+def no_dialog(page) -> None:
+    """A page that exists: Streamlit answers an unknown path with a "Page not found" dialog."""
+    assert page.locator("[data-testid=stDialog]").count() == 0, page.locator("[data-testid=stDialog]").inner_text()
+
+
+# --- scanning ----------------------------------------------------------------------------------------------
+
+
+def full_height(page) -> int:
+    return page.evaluate(
+        "() => Math.max(...[...document.querySelectorAll('[data-testid=stMain], [data-testid=stSidebar]')]"
+        ".map(el => el.scrollHeight), document.documentElement.scrollHeight)"
+    )
+
+
+def axe_violations(page) -> list[str]:
+    """axe-core's violations of the WCAG 2.0/2.1 A and AA rules in every frame of the page, one line each, with
+    the viewport stretched to the page's full height for the scan (and restored afterwards)."""
+    if not AXE.exists():
+        pytest.fail(f"{AXE} is missing: run `npm ci` at the repository root (.ci/run does)")
+    viewport = page.viewport_size
+    page.set_viewport_size({"width": viewport["width"], "height": max(viewport["height"], full_height(page) + 40)})
+    try:
+        wait_idle(page, started_timeout=50)
+        page.wait_for_timeout(600)  # plotly redraws responsive charts after the resize
+        found = []
+        for frame in page.frames:
+            frame.add_script_tag(path=str(AXE))
+            result = frame.evaluate(
+                "tags => axe.run(document, {runOnly: {type: 'tag', values: tags}, resultTypes: ['violations']})",
+                AXE_TAGS,
+            )
+            for violation in result["violations"]:
+                for node in violation["nodes"]:
+                    summary = " ".join(node["failureSummary"].split())
+                    found.append(f"{violation['id']} ({violation['impact']}) at {node['target']}: {summary[:300]}")
+        return found
+    finally:
+        page.set_viewport_size(viewport)
+
+
+# --- what a page must show besides axe's rules -------------------------------------------------------------
+
+HEADINGS_JS = """() => [...document.querySelectorAll('[data-testid=stMain] :is(h1, h2, h3, h4, h5, h6)')]
+    .filter(h => h.offsetParent !== null)
+    .map(h => ({level: Number(h.tagName[1]), text: h.innerText.trim(),
+                links: h.closest('[data-testid=stHeading], [data-testid=stMarkdownContainer]')
+                        ?.querySelectorAll('[data-testid=stHeaderActionElements] a').length || 0}))"""
+
+SPOKEN_ICONS_JS = """() => [...document.querySelectorAll('[role=img][aria-label$=" icon"]')]
+    .filter(el => el.offsetParent !== null).map(el => el.getAttribute('aria-label'))"""
+
+
+def structure_problems(page) -> list[str]:
+    """Headings out of order (one h1, no level skipped), "Link to heading" tab stops, and icons a screen reader
+    reads by their font name."""
+    problems = []
+    headings = page.evaluate(HEADINGS_JS)
+    levels = [h["level"] for h in headings]
+    if levels.count(1) != 1:
+        problems.append(f"{levels.count(1)} h1 headings: {headings}")
+    for before, after in zip(headings, headings[1:]):
+        if after["level"] > before["level"] + 1:
+            problems.append(f"h{before['level']} {before['text']!r} then h{after['level']} {after['text']!r}")
+    problems += [f"heading {h['text']!r} has a link-to-heading tab stop" for h in headings if h["links"]]
+    problems += [f"icon read aloud as {label!r}" for label in page.evaluate(SPOKEN_ICONS_JS)]
+    return problems
+
+
+# --- states ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class State:
+    name: str
+    path: str  # url path (and query) of the page
+    act: Callable | None = None  # act(page, base_url, presenting): from the loaded page to the state to scan
+
+    def open(self, page, base: str, presenting: bool) -> None:
+        goto(page, url_of(base, self.path, presenting))
+        no_dialog(page)
+        if self.act is not None:
+            self.act(page, base, presenting)
+            wait_idle(page)
+
+
+def press(page, name: str) -> None:
+    page.get_by_role("button", name=name, exact=True).first.click()
+    wait_idle(page)
+
+
+def set_number(page, label: str, value: str) -> None:
+    field = page.get_by_role("spinbutton", name=label, exact=True)
+    field.fill(value)
+    field.press("Enter")
+    wait_idle(page)
+
+
+def explorer_revealed(page, base, presenting):
+    press(page, "Reveal")
+
+
+def binomial_inspected(page, base, presenting):
+    press(page, "Inspect")
+
+
+def binomial_summed(page, base, presenting):
+    press(page, "Reset")
+    set_number(page, "lab success p", "0.75")
+    set_number(page, "n", "1")
+    set_number(page, "Predict B", "0.7")
+    set_number(page, "Predict C", "0.3")
+    press(page, "Inspect")
+    press(page, "Multiply by Z = 2/5 and add")
+
+
+def exercises_wrong_and_hint(page, base, presenting):
+    answer = page.get_by_role("textbox", name="Your answer").first
+    answer.fill("0.123")
+    answer.press("Enter")
+    wait_idle(page)
+    page.get_by_role("button", name="Hint 1 of", exact=False).first.click()
+    wait_idle(page)
+
+
+def pitfalls_spoiler(page, base, presenting):
+    press(page, "Reveal the exact law")
+    page.get_by_text("Every variant on this choice (spoils the predictions)").click()
+    wait_idle(page)
+
+
+def start_class(page, base: str, presenting: bool) -> str:
+    """Start a class on ``page`` (the Class page, loaded) and open its first activity; returns the class code."""
+    page.get_by_role("textbox", name="Class name (optional)").fill("Period 3")
+    press(page, "Start a class")
+    page.wait_for_url("**teacher=**")
+    wait_idle(page)
+    code = page.locator("[data-testid=stMetric]", has_text="Class code").first
+    code = code.locator("[data-testid=stMetricValue]").inner_text().strip()
+    press(page, "Open for the class")
+    return code
+
+
+def teacher_revealed(page, base, presenting):
+    start_class(page, base, presenting)
+    press(page, "Reveal to class")
+
+
+def join_as_student(page, base: str, presenting: bool, code: str) -> None:
+    goto(page, url_of(base, f"class?code={code}", presenting))
+    page.get_by_role("textbox", name="Your name").fill(f"Student {next(_names)}")
+    press(page, "Join")
+    page.wait_for_url("**student=**")
+    wait_idle(page)
+
+
+def with_teacher(page, base: str, presenting: bool) -> tuple:
+    """A teacher's page, in a context of its own beside ``page``'s, with a class and an open activity."""
+    teacher = page.context.browser.new_context(viewport=DESKTOP).new_page()
+    goto(teacher, f"{base}/class")
+    return teacher, start_class(teacher, base, False)
+
+
+def student_joined(page, base, presenting):
+    teacher, code = with_teacher(page, base, presenting)
+    join_as_student(page, base, presenting, code)
+    teacher.context.close()
+
+
+def student_submitted(page, base, presenting):
+    teacher, code = with_teacher(page, base, presenting)
+    join_as_student(page, base, presenting, code)
+    page.get_by_role("spinbutton", name="Predict bar B").fill("0.7")
+    page.get_by_role("spinbutton", name="Predict bar C").fill("0.3")
+    press(page, "Submit")
+    teacher.context.close()
+
+
+def student_revealed(page, base, presenting):
+    teacher, code = with_teacher(page, base, presenting)
+    join_as_student(page, base, presenting, code)
+    page.get_by_role("spinbutton", name="Predict bar B").fill("0.7")
+    page.get_by_role("spinbutton", name="Predict bar C").fill("0.3")
+    press(page, "Submit")
+    press(teacher, "Reveal to class")
+    page.get_by_text("revealed by your teacher", exact=False).first.wait_for(timeout=15_000)
+    wait_idle(page, started_timeout=50)
+    teacher.context.close()
+
+
+STATES = [
+    *(State(path or "explorer", path) for path in PAGES),
+    State("explorer revealed", "", explorer_revealed),
+    State("binomial inspected", "binomial-lab", binomial_inspected),
+    State("binomial worked sum", "binomial-lab", binomial_summed),
+    State("exercises wrong answer and hint", "exercises", exercises_wrong_and_hint),
+    State("exercises predict the bars", "exercises?tab=Predict+the+bars"),
+    State("exercises teacher tab", "exercises?tab=Teacher"),
+    State("pitfalls spoiler open", "pitfalls", pitfalls_spoiler),
+    State("class teacher revealed", "class", teacher_revealed),
+    State("class student joined", "class", student_joined),
+    State("class student submitted", "class", student_submitted),
+    State("class student revealed", "class", student_revealed),
+]
+
+
+@pytest.fixture
+def mode_page(browser, request):
+    viewport, presenting = MODES[request.param]
+    context = browser.new_context(viewport=viewport)
+    yield context.new_page(), presenting
+    context.close()
+
+
+@pytest.mark.parametrize("mode_page", list(MODES), indirect=True)
+@pytest.mark.parametrize("state", STATES, ids=[s.name.replace(" ", "-") for s in STATES])
+def test_axe_finds_nothing(mode_page, state, a11y_app):
+    page, presenting = mode_page
+    state.open(page, a11y_app, presenting)
+    problems = axe_violations(page) + structure_problems(page)
+    assert not problems, f"{state.name}:\n" + "\n".join(problems)
+
+
+def test_every_page_has_its_own_title(page, a11y_app):
+    for path, title in PAGES.items():
+        goto(page, f"{a11y_app}/{path}")
+        no_dialog(page)
+        assert page.title() == f"{title} · Residual Lab"
