@@ -133,7 +133,12 @@ def join_panel(code: str, token: str, presenting: bool) -> None:
         st.markdown("**Join link** (students open it, or go to the Class page and type the code):")
         st.code(join_link, language=None, wrap_lines=True)
         if len(join_link) <= MAX_QR_LINK:
-            st.image(qr_image(join_link), caption="QR code of the join link", alt="QR code that opens the join link shown above", width=320 if presenting else 220)
+            st.image(
+                qr_image(join_link),
+                caption="QR code of the join link",
+                alt="QR code that opens the join link shown above",
+                width=320 if presenting else 220,
+            )
         else:  # a QR code (error correction M) holds at most 2,331 bytes
             st.caption(
                 f"No QR code: the join link is longer than {MAX_QR_LINK:,} characters; share the link or the code."

@@ -408,7 +408,12 @@ with tab_teacher:
             st.error("This browser's address is too long for a QR code: type the app address students can reach.")
         st.markdown("**Assignment link** (copy it, or let the class scan the QR code):")
         st.code(url, language=None, wrap_lines=True)
-        st.image(qr_image(url), caption="QR code of the assignment link", alt="QR code that opens the assignment link shown above", width=420 if presenting else 260)
+        st.image(
+            qr_image(url),
+            caption="QR code of the assignment link",
+            alt="QR code that opens the assignment link shown above",
+            width=420 if presenting else 260,
+        )
         st.markdown("**Downloads** (the same for everyone with this link; nothing is saved on the server):")
         stem = f"residual-lab-seed{seed}-{level}-{count}"
         d1, d2 = st.columns(2)
