@@ -196,13 +196,13 @@ async def student_session(
             while go.get("start") is None:
                 await asyncio.sleep(0.05)
             await asyncio.sleep(max(0.0, go["start"] + offset - time.monotonic()))
-            while not ({"Predict bar B", "Predict bar C", "Submit"} <= ids.keys() and sent.get("loaded")):
+            while not ({"Predict r(B)", "Predict r(C)", "Submit"} <= ids.keys() and sent.get("loaded")):
                 await asyncio.sleep(0.05)
             msg = BackMsg()
             msg.rerun_script.query_string = query
             msg.rerun_script.page_name = page_name
             msg.rerun_script.page_script_hash = page["hash"]
-            for label, value in zip(("Predict bar B", "Predict bar C"), submit[1]):
+            for label, value in zip(("Predict r(B)", "Predict r(C)"), submit[1]):
                 values[ids[label]] = value
                 widget = msg.rerun_script.widget_states.widgets.add()
                 widget.id, widget.double_value = ids[label], value

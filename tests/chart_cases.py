@@ -151,7 +151,7 @@ def _pitfall_cases(cases):
 
 
 def _class_cases(cases):
-    fields = ("bar B", "bar C")
+    fields = ("r(B)", "r(C)")
     values = ((0.75, 0.7, 0.3), (0.25, 0.3, 0.1))
     means = (1.75 / 3, 0.65 / 3)
     cases.append(("class_predictions_figure", (fields, values, means)))

@@ -12,7 +12,7 @@ def traces(fig, name):
 
 
 def test_predictions_means_and_exact_answer():
-    fields, values = ("bar B", "bar C"), ((0.75, 0.7, 0.3), (0.25, 0.3, 0.1))
+    fields, values = ("r(B)", "r(C)"), ((0.75, 0.7, 0.3), (0.25, 0.3, 0.1))
     means = (1.75 / 3, 0.65 / 3)
     before = class_predictions_figure(fields, values, means)
     boxes = traces(before, "predictions")
@@ -26,7 +26,7 @@ def test_predictions_means_and_exact_answer():
     line, markers = traces(after, "exact answer")
     assert [y for y in line.y if y is not None] == [0.75, 0.75, 0.25, 0.25]
     assert list(markers.text) == ["exact 3/4", "exact 1/4"] and markers.marker.color == palette.CORRECTION
-    assert list(after.layout.xaxis.ticktext) == ["bar B", "bar C"]
+    assert list(after.layout.xaxis.ticktext) == ["r(B)", "r(C)"]
 
 
 def test_no_predictions_yet():

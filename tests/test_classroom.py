@@ -1,7 +1,7 @@
 """Live class storage and logic on SQLite and PostgreSQL (the ``engine`` fixture runs each test on both).
 
-Expected values are derived by hand from the worked example: the probability lab at success p = 0.75, n = 1
-shows B = 3/4 and C = 1/4; the ``bernoulli-residual`` scenario (p = 1/10, 3/5, 3/10; q = 1/2, 3/10, 1/5) has
+Expected values are derived by hand from the worked example: the class predicts r(B) and r(C) of the
+``bernoulli-residual`` scenario, which (p = 1/10, 3/5, 3/10; q = 1/2, 3/10, 1/5) has
 min(p, q) = 1/10, 3/10, 1/5, alpha = 3/5, Z = 2/5, r = 0, 3/4, 1/4.
 """
 
@@ -148,7 +148,7 @@ def test_predictions_dashboard_patterns_and_reveal(engine):
     board = store.dashboard(engine, new.code, new.teacher_token)
     assert (board.joined, board.submitted) == (6, 5)
     summary = board.predict
-    assert summary.fields == ("bar B", "bar C")
+    assert summary.fields == ("r(B)", "r(C)")
     assert summary.exact == (F(3, 4), F(1, 4))
     assert summary.close_share == (F(2, 5), F(2, 5))
     assert summary.all_close_share == F(2, 5)
@@ -207,9 +207,9 @@ def test_prediction_values_are_checked(engine):
     new = start(engine)
     token = store.join_class(engine, new.code, "Ann").student_token
     activity = current_id(engine, new.code, token)
-    with pytest.raises(ClassroomError, match="bar C: 1.5 is outside 0 to 1"):
+    with pytest.raises(ClassroomError, match="r\\(C\\): 1.5 is outside 0 to 1"):
         store.submit_prediction(engine, new.code, token, activity, ["0.5", "1.5"])
-    with pytest.raises(ClassroomError, match="bar B: 'x' is not a number"):
+    with pytest.raises(ClassroomError, match="r\\(B\\): 'x' is not a number"):
         store.submit_prediction(engine, new.code, token, activity, ["x", "0.5"])
     with pytest.raises(ClassroomError, match="1 values for 2 fields"):
         store.submit_prediction(engine, new.code, token, activity, ["0.5"])
@@ -387,11 +387,11 @@ def test_results_csv_escapes_formulas(engine):
         'Plain, "quoted"',
     ]
     first = rows[1]
-    assert first[:4] == ["Period 3", new.code, "1", "Worked example: the probability lab at success p = 0.75, n = 1"]
+    assert first[:4] == ["Period 3", new.code, "1", "Worked example: the residual's two bars"]
     assert first[5:11] == [
         "prediction",
-        "bar B = 3/4; bar C = 1/5",
-        "bar B = 3/4; bar C = 1/4",
+        "r(B) = 3/4; r(C) = 1/5",
+        "r(B) = 3/4; r(C) = 1/4",
         "0.975",
         "yes",
         "1",

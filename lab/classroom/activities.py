@@ -1,13 +1,14 @@
 """What a live class works on: prediction activities and Exercises assignments, with their exact answers
 and the dashboard's aggregates. Pure Python (no database, no Streamlit): lab.classroom.store keeps the rows,
-this module turns them into figures. Exact answers come from the core (residual_exact, the worked example's
-binomial lab), never from a page.
+this module turns them into figures. Exact answers come from the core (residual_exact, through
+lab.teaching.class_question), never from a page.
 
 Two kinds of activity:
 
-- ``predict``: predict the bars. Either the worked example (the probability lab at success p = 0.75, n = 1:
-  bars B and C, which are the residual r(B), r(C) of the ``bernoulli-residual`` scenario) or any one-step
-  scenario with Z > 0 (predict r for every token and Z).
+- ``predict``: predict the bars. Either the worked example (the residual's two positive bars r(B), r(C) of
+  the ``bernoulli-residual`` scenario; A has zero residual mass) or any one-step scenario with Z > 0 (predict
+  r for every token and Z). What a class screen shows before and after the reveal comes from
+  :mod:`lab.teaching.class_question`.
 - ``assignment``: an Exercises assignment (seed, level, count), each answer checked exactly as the Exercises
   page checks it (:func:`lab.teaching.exercises.record_try`).
 """
@@ -22,7 +23,15 @@ from functools import cached_property
 
 from lab.core.distributions import LabInputError
 from lab.core.residual import residual_exact
-from lab.core.scenarios import ScenarioError, load_scenario, scenario_names
+from lab.core.scenarios import load_scenario, scenario_names
+from lab.teaching.class_question import (
+    WORKED_EXAMPLE,
+    ClassAnswer,
+    ClassQuestion,
+    ClassQuestionError,
+    class_answer,
+    class_question,
+)
 from lab.teaching.exercises import (
     Attempt,
     ExerciseInputError,
@@ -34,17 +43,8 @@ from lab.teaching.exercises import (
     record_try,
 )
 from lab.teaching.mistakes import MISTAKES, Field, Mistake, R, Z, matching_mistakes, wrong_patterns
-from lab.teaching.worked_example import (
-    WORKED_EXAMPLE_LAB_P,
-    WORKED_EXAMPLE_N,
-    WORKED_EXAMPLE_SCENARIO,
-    display_values,
-    lab_result,
-    outcome_labels,
-)
 
 PREDICT, ASSIGNMENT = "predict", "assignment"
-WORKED_EXAMPLE = "worked-example"
 CLOSE = Fraction(1, 20)  # "within 0.05 of the exact answer" (inclusive)
 MAX_ANSWER_CHARS = 100
 
@@ -70,12 +70,21 @@ class PredictSpec:
     z: Fraction  # the scenario's rejection probability
     alpha: Fraction
     ask_z: bool
-    bar_label: str = "r({})"  # how a bar is named on the page, in the chart and in the export
 
     @property
     def fields(self) -> tuple[str, ...]:
-        """The names of the predicted values, in submission order."""
-        return tuple(self.bar_label.format(t) for t in self.tokens) + (("Z",) if self.ask_z else ())
+        """The names of the predicted values, in submission order: r(B), r(C) (and Z)."""
+        return tuple(f"r({t})" for t in self.tokens) + (("Z",) if self.ask_z else ())
+
+    @property
+    def question(self) -> ClassQuestion:
+        """What every class screen shows before the reveal (p and q over the whole vocabulary, the prompt)."""
+        return class_question(self.source)
+
+    @property
+    def answer(self) -> ClassAnswer:
+        """What a class screen shows after the reveal (exact values, Z, the reconstruction, the lab's setting)."""
+        return class_answer(self.source)
 
     @property
     def exact(self) -> tuple[Fraction, ...]:
@@ -84,7 +93,7 @@ class PredictSpec:
     @property
     def scenario(self) -> str:
         """The scenario behind the bars (the worked example's bars are two tokens of its scenario)."""
-        return WORKED_EXAMPLE_SCENARIO if self.source == WORKED_EXAMPLE else self.source
+        return self.question.scenario
 
     @cached_property
     def wrong_patterns(self) -> dict[str, dict[int, Fraction]]:
@@ -118,43 +127,24 @@ def scenario_choices() -> list[str]:
 
 
 def predict_spec(source: str) -> PredictSpec:
-    if source == WORKED_EXAMPLE:
-        scenario = load_scenario(WORKED_EXAMPLE_SCENARIO)
-        result = residual_exact(scenario.p, scenario.q)
-        tokens = outcome_labels(WORKED_EXAMPLE_N)  # ("B", "C")
-        index = [result.tokens.index(t) for t in tokens]
-        return PredictSpec(
-            source,
-            "Worked example: the probability lab at success p = 0.75, n = 1",
-            "The probability lab with success p = 0.75 and n = 1 shows two bars, B (success) and C (failure). "
-            "Predict the height of each bar.",
-            tokens,
-            tuple(result.p[i] for i in index),
-            tuple(result.q[i] for i in index),
-            tuple(display_values(lab_result(WORKED_EXAMPLE_LAB_P, WORKED_EXAMPLE_N))),
-            result.z,
-            result.alpha,
-            ask_z=False,
-            bar_label="bar {}",
-        )
+    """The activity's question and exact answers, from the one builder every class screen draws from
+    (:mod:`lab.teaching.class_question`)."""
     try:
-        scenario = load_scenario(source)
-    except ScenarioError as exc:
-        raise ActivityError(f"scenario: {exc}") from None
-    result = residual_exact(scenario.p, scenario.q)
-    if result.residual is None:
-        raise ActivityError(f"scenario {source!r}: Z = 0 here, so there are no residual bars to predict")
+        question, answer = class_question(source), class_answer(source)
+    except ClassQuestionError as exc:
+        raise ActivityError(str(exc)) from None
+    index = [question.tokens.index(t) for t in question.asked]
     return PredictSpec(
         source,
-        f"Scenario: {scenario.title}",
-        "Predict the residual r(x) = max(0, p(x) − q(x)) / Z for every token, and the rejection probability Z.",
-        result.tokens,
-        tuple(result.p),
-        tuple(result.q),
-        tuple(result.residual),
-        result.z,
-        result.alpha,
-        ask_z=True,
+        question.title,
+        question.prompt,
+        question.asked,
+        tuple(question.p[i] for i in index),
+        tuple(question.q[i] for i in index),
+        tuple(answer.residual[i] for i in index),
+        answer.z,
+        answer.alpha,
+        ask_z=question.ask_z,
     )
 
 

@@ -29,6 +29,7 @@ from lab.teaching.exercises import (
     worked_solution,
 )
 from lab.views.accessibility import section, subsection, title
+from lab.views.class_question import draw_answer, draw_question
 from lab.views.classroom_db import class_version, client_id, engine
 from lab.views.classwide import pq_table, qr_image
 from lab.views.common import chart, figure
@@ -122,7 +123,7 @@ def _open_activity() -> None:
 
 
 def _source_label(source: str) -> str:
-    return "Worked example: probability lab, p = 0.75, n = 1 (bars B, C)" if source == WORKED_EXAMPLE else source
+    return "Worked example: bernoulli-residual, bars r(B) and r(C)" if source == WORKED_EXAMPLE else source
 
 
 def join_panel(code: str, token: str, presenting: bool) -> None:
@@ -157,6 +158,8 @@ def activity_controls(board: store.Dashboard) -> None:
     if activity is not None:
         state = ("locked" if activity.locked else "open") + (", answer revealed" if activity.revealed else "")
         st.markdown(f"**Activity {activity.position}: {markdown_escape(activity.spec.title)}** ({state})")
+        if activity.kind == PREDICT:
+            draw_question(activity.spec.question, f"cls_question_{activity.id}")
         b1, b2, b3 = st.columns(3)
         b1.button(
             "Reveal to class",
@@ -216,7 +219,6 @@ def live_dashboard(code: str, token: str) -> None:
     elif board.predict is not None:
         summary = board.predict
         revealed = activity.revealed
-        st.caption(markdown_escape(activity.spec.prompt))
         if summary.submitted == 0:
             st.info("No predictions yet: they appear here as students submit.")
         else:
@@ -261,11 +263,8 @@ def live_dashboard(code: str, token: str) -> None:
                     "No common wrong pattern detected (r proportional to p; p − q not normalised by Z; "
                     "Z confused with α)."
                 )
-        elif revealed:
-            st.markdown(
-                "**Exact answer:** "
-                + markdown_escape(", ".join(f"{f} = {both_text(e, 3)}" for f, e in zip(summary.fields, summary.exact)))
-            )
+        if revealed:
+            draw_answer(activity.spec.answer)
     else:
         summary = board.assignment
         rows = [dict(r) for r in summary.rows]
@@ -372,16 +371,7 @@ def _submit_answer(code: str, token: str, activity_id: int, number: int) -> None
 def predict_student(state: store.StudentState, code: str, token: str) -> None:
     activity = state.activity
     spec = activity.spec
-    st.markdown(f"**{markdown_escape(spec.prompt)}**")
-    if spec.ask_z:
-        chart(
-            figure("pq_bars", spec.tokens, spec.p, spec.q),
-            f"cls_pq_{activity.id}",
-            "Bar chart of target p and draft q: "
-            + "; ".join(
-                f"{t}: p {fraction_text(a)}, q {fraction_text(b)}" for t, a, b in zip(spec.tokens, spec.p, spec.q)
-            ),
-        )
+    draw_question(spec.question, f"cls_pq_{activity.id}")
     saved = state.prediction
     with st.form(f"cls_pred_form_{activity.id}", border=True, enter_to_submit=False):
         cols = st.columns(len(spec.fields))
@@ -416,12 +406,8 @@ def predict_student(state: store.StudentState, code: str, token: str) -> None:
         if saved:
             # figures are cached and shared: predictions move in steps of 0.05, many students draw the same one
             prediction = tuple(float(v) for v in saved[:bars])
-            if spec.source == WORKED_EXAMPLE:  # the probability lab's bars B and C, not a residual
-                fig = figure("binomial_bars", spec.tokens, prediction, state.exact[:bars], "bar")
-            else:
-                fig = figure("prediction_vs_residual", spec.tokens, prediction, state.exact[:bars])
             chart(
-                fig,
+                figure("prediction_vs_residual", spec.tokens, prediction, state.exact[:bars]),
                 f"cls_truth_{activity.id}",
                 "Bar chart of your prediction beside the exact answer: "
                 + "; ".join(
@@ -434,6 +420,7 @@ def predict_student(state: store.StudentState, code: str, token: str) -> None:
         st.markdown(
             markdown_table(("value", "yours", "exact"), zip(spec.fields, yours, (both_text(e, 3) for e in state.exact)))
         )
+        draw_answer(spec.answer)
     elif saved:
         st.caption("The exact answer appears here when your teacher reveals it.")
 

@@ -58,8 +58,8 @@ def test_teacher_and_three_students(browser, class_app, screenshot_dir):
         page.get_by_role("button", name="Join").click()
         page.wait_for_url("**student=**")
         wait_idle(page)
-        page.get_by_role("spinbutton", name="Predict bar B").fill(b)
-        page.get_by_role("spinbutton", name="Predict bar C").fill(c)
+        page.get_by_role("spinbutton", name="Predict r(B)").fill(b)
+        page.get_by_role("spinbutton", name="Predict r(C)").fill(c)
         page.get_by_role("button", name="Submit").click()
         wait_idle(page)
         assert "Saved at" in page.locator("[data-testid=stAlertContentSuccess]").inner_text()
@@ -108,7 +108,7 @@ def test_teacher_and_three_students(browser, class_app, screenshot_dir):
     # a reload resumes the student's page with the saved prediction
     ann = students["Ann"][1]
     goto(ann, ann.url)
-    assert ann.get_by_role("spinbutton", name="Predict bar B").input_value() == "0.75"
+    assert ann.get_by_role("spinbutton", name="Predict r(B)").input_value() == "0.75"
     for ctx, _page in students.values():
         ctx.close()
     teacher_ctx.close()
@@ -139,8 +139,8 @@ def test_kill_9_keeps_every_saved_answer_and_students_resume(browser, tmp_path):
         page.get_by_role("button", name="Join").click()
         page.wait_for_url("**student=**")
         wait_idle(page)
-        page.get_by_role("spinbutton", name="Predict bar B").fill("0.65")
-        page.get_by_role("spinbutton", name="Predict bar C").fill("0.35")
+        page.get_by_role("spinbutton", name="Predict r(B)").fill("0.65")
+        page.get_by_role("spinbutton", name="Predict r(C)").fill("0.35")
         page.get_by_role("button", name="Submit").click()
         wait_idle(page)
         assert "Saved at" in page.locator("[data-testid=stAlertContentSuccess]").inner_text()
@@ -149,8 +149,8 @@ def test_kill_9_keeps_every_saved_answer_and_students_resume(browser, tmp_path):
         proc.wait(timeout=10)
         proc, url = start_streamlit("server.py", cwd=ROOT, port=port)
         goto(page, student_url)
-        assert page.get_by_role("spinbutton", name="Predict bar B").input_value() == "0.65"
-        assert page.get_by_role("spinbutton", name="Predict bar C").input_value() == "0.35"
+        assert page.get_by_role("spinbutton", name="Predict r(B)").input_value() == "0.65"
+        assert page.get_by_role("spinbutton", name="Predict r(C)").input_value() == "0.35"
         teacher = ctx.new_page()
         goto(teacher, f"{url}/class?code={new.code}&teacher={new.teacher_token}")
         assert metric(teacher, "Submitted") == "1 of 1"

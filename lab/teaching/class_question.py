@@ -1,0 +1,225 @@
+"""What a class screen shows for a predict-the-bars activity: the question before the teacher's reveal, the
+answer after it. Pure Python (no Streamlit); every class screen (the students' pages, the teacher's dashboard,
+the projector view) draws from :func:`class_question` and :func:`class_answer`, so none of them can show more
+before the reveal than the others.
+
+The question holds only what the class predicts from: the scenario's whole vocabulary with its target p and
+draft q (exact values, for a chart and a table), the bars to predict and, for the worked example, the tokens
+outside the prediction (A has zero residual mass, and the question says so). Nothing in it states r, Z, α,
+the reconstruction, the explanation or the probability lab's setting: those are in the answer.
+
+The worked example asks for the residual bars r(B), r(C) of ``bernoulli-residual``; after the reveal it names
+them as the probability lab's bars at lab success p = 0.75, n = 1 (with that lab's link parameters).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+
+from lab.core.distributions import LabInputError
+from lab.core.formatting import both_text, fraction_text
+from lab.core.residual import residual_exact
+from lab.core.scenarios import ScenarioError, load_scenario
+from lab.teaching.worked_example import (
+    WORKED_EXAMPLE_LAB_P,
+    WORKED_EXAMPLE_N,
+    WORKED_EXAMPLE_SCENARIO,
+    display_values,
+    lab_result,
+    outcome_labels,
+)
+
+WORKED_EXAMPLE = "worked-example"  # an activity's source: the worked example, else a scenario's name
+RESIDUAL_FORMULA = "r(x) = max(0, p(x) − q(x)) / Z"
+
+
+class ClassQuestionError(LabInputError):
+    """A source that is no question: an unknown scenario, or one with Z = 0 (no residual bars)."""
+
+
+@dataclass(frozen=True)
+class ClassQuestion:
+    """Before the reveal. ``tokens``/``p``/``q`` are the scenario's whole vocabulary (the chart and the table);
+    ``asked`` the tokens whose r the class predicts; ``not_asked`` the others (each has zero residual mass)."""
+
+    source: str
+    scenario: str
+    title: str
+    prompt: str
+    tokens: tuple[str, ...]
+    p: tuple[Fraction, ...]
+    q: tuple[Fraction, ...]
+    asked: tuple[str, ...]
+    not_asked: tuple[str, ...]
+    ask_z: bool
+
+    @property
+    def fields(self) -> tuple[str, ...]:
+        """The predicted values' names, in submission order: r(B), r(C) (and Z)."""
+        return tuple(f"r({t})" for t in self.asked) + (("Z",) if self.ask_z else ())
+
+    def pq_rows(self) -> list[tuple[str, str, str]]:
+        """(token, p, q) per token, exact: ``3/5 (0.6)``."""
+        return [(t, both_text(a, 3), both_text(b, 3)) for t, a, b in zip(self.tokens, self.p, self.q)]
+
+    def pq_alt(self) -> str:
+        """The p / q chart's alt text: every value, exact."""
+        return "Bar chart of target p and draft q per token: " + "; ".join(
+            f"{t}: p {fraction_text(a)}, q {fraction_text(b)}" for t, a, b in zip(self.tokens, self.p, self.q)
+        )
+
+
+@dataclass(frozen=True)
+class ReconstructionRow:
+    token: str
+    accepted: Fraction  # min(p, q)
+    r: Fraction
+    correction: Fraction  # Z·r
+    total: Fraction  # min(p, q) + Z·r
+    p: Fraction
+
+
+@dataclass(frozen=True)
+class LabLink:
+    """The probability lab's setting that shows the same bars: its page and link parameters."""
+
+    page: str
+    params: dict
+    text: str
+
+
+@dataclass(frozen=True)
+class ClassAnswer:
+    """After the reveal: the exact values of the fields (``exact``, in ``fields`` order), Z and α, r over the
+    whole vocabulary, the reconstruction min(p, q) + Z·r = p per token, the scenario's explanation, and for the
+    worked example the probability lab's setting with the same bars."""
+
+    fields: tuple[str, ...]
+    exact: tuple[Fraction, ...]
+    z: Fraction
+    alpha: Fraction
+    tokens: tuple[str, ...]
+    residual: tuple[Fraction, ...]
+    rows: tuple[ReconstructionRow, ...]
+    explanation: str
+    lab_link: LabLink | None
+
+    def exact_lines(self) -> list[str]:
+        """``r(B) = 3/4 (0.75)`` per field, then Z and α (plain text, no markdown)."""
+        lines = [f"{f} = {both_text(e, 3)}" for f, e in zip(self.fields, self.exact) if f != "Z"]
+        alpha = both_text(self.alpha, 3)
+        lines.append(f"Z = {both_text(self.z, 3)}, the rejection probability (1 − α, with α = {alpha})")
+        return lines
+
+    def reconstruction_header(self) -> tuple[str, ...]:
+        return ("token", "min(p, q)", "r", "Z·r", "min(p, q) + Z·r", "p")
+
+    def reconstruction_cells(self) -> list[tuple[str, ...]]:
+        return [
+            (row.token, *(fraction_text(v) for v in (row.accepted, row.r, row.correction, row.total, row.p)))
+            for row in self.rows
+        ]
+
+    @property
+    def recovers_target(self) -> bool:
+        return all(row.total == row.p for row in self.rows)
+
+
+def _scenario_of(source: str):
+    name = WORKED_EXAMPLE_SCENARIO if source == WORKED_EXAMPLE else source
+    try:
+        return load_scenario(name)  # cached per file version: an edited file shows at once
+    except ScenarioError as exc:
+        raise ClassQuestionError(f"scenario: {exc}") from None
+
+
+def _result(scenario):
+    result = residual_exact(scenario.p, scenario.q)
+    if result.residual is None:
+        raise ClassQuestionError(f"scenario {scenario.name!r}: Z = 0 here, so there are no residual bars to predict")
+    return result
+
+
+def class_question(source: str) -> ClassQuestion:
+    """The question for ``source`` (WORKED_EXAMPLE or a one-step scenario with Z > 0)."""
+    return _question(source, _scenario_of(source))
+
+
+def class_answer(source: str) -> ClassAnswer:
+    """The answer for ``source``: only for a screen after the teacher's reveal."""
+    return _answer(source, _scenario_of(source))
+
+
+@lru_cache(maxsize=256)  # every student's page asks on every run: built once per source and scenario version
+def _question(source: str, scenario) -> ClassQuestion:
+    result = _result(scenario)
+    if source == WORKED_EXAMPLE:
+        asked = outcome_labels(WORKED_EXAMPLE_N)  # ("B", "C"): the residual's two positive bars
+        not_asked = tuple(t for t in result.tokens if t not in asked)
+        zero = "; ".join(f"p({t}) = {fraction_text(a)} is below q({t}) = {fraction_text(b)}"
+                         for t, a, b in zip(result.tokens, result.p, result.q) if t in not_asked)
+        return ClassQuestion(
+            source,
+            scenario.name,
+            "Worked example: the residual's two bars",
+            "Target p and draft q over A, B and C are shown below. Predict the residual "
+            f"{RESIDUAL_FORMULA} for B and C. A has zero residual mass ({zero}), so A is not asked.",
+            result.tokens,
+            tuple(result.p),
+            tuple(result.q),
+            asked,
+            not_asked,
+            ask_z=False,
+        )
+    return ClassQuestion(
+        source,
+        scenario.name,
+        f"Scenario: {scenario.title}",
+        f"Target p and draft q are shown below. Predict the residual {RESIDUAL_FORMULA} for every token, "
+        "and the rejection probability Z.",
+        result.tokens,
+        tuple(result.p),
+        tuple(result.q),
+        result.tokens,
+        (),
+        ask_z=True,
+    )
+
+
+@lru_cache(maxsize=256)
+def _answer(source: str, scenario) -> ClassAnswer:
+    question = _question(source, scenario)
+    result = _result(scenario)
+    residual = tuple(result.residual)
+    exact = tuple(residual[result.tokens.index(t)] for t in question.asked)
+    if question.ask_z:
+        exact += (result.z,)
+    rows = tuple(
+        ReconstructionRow(t, a, r, c, total, target)
+        for t, a, r, c, total, target in zip(
+            result.tokens, result.accepted, residual, result.correction, result.reconstruction, result.p
+        )
+    )
+    link = None
+    if source == WORKED_EXAMPLE:
+        lab_bars = display_values(lab_result(WORKED_EXAMPLE_LAB_P, WORKED_EXAMPLE_N))
+        if tuple(lab_bars) == exact:  # the claim the answer makes, checked from the lab's own computation
+            link = LabLink(
+                "lab/views/binomial_lab.py",
+                {"lab_p": f"{float(WORKED_EXAMPLE_LAB_P):.2f}", "n": str(WORKED_EXAMPLE_N)},
+                f"the same bars as the probability lab at lab success p = {float(WORKED_EXAMPLE_LAB_P):.2f}, "
+                f"n = {WORKED_EXAMPLE_N} (its parameter, not the target p: B = success, C = failure)",
+            )
+    return ClassAnswer(
+        question.fields,
+        exact,
+        result.z,
+        result.alpha,
+        result.tokens,
+        residual,
+        rows,
+        scenario.note,
+        link,
+    )

@@ -1,0 +1,41 @@
+"""Drawing a predict-the-bars activity on a class screen: the question (before the reveal) and the answer
+(after it), from lab.teaching.class_question. The students' pages, the teacher's dashboard and the projector
+view call these, so every class screen shows the same question and nothing of the answer before the reveal."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from lab.core.display import markdown_escape, markdown_table
+from lab.teaching.class_question import ClassAnswer, ClassQuestion
+from lab.views.common import chart, figure
+
+
+def draw_question(question: ClassQuestion, key: str) -> None:
+    """The prompt, then target p and draft q over the whole vocabulary: a chart with exact bar labels and the
+    same values, exact, in a table (the chart's alt text holds them too)."""
+    st.markdown(f"**{markdown_escape(question.prompt)}**")
+    chart(figure("pq_bars", question.tokens, question.p, question.q), key, question.pq_alt())
+    st.markdown(markdown_table(("token", "target p", "draft q"), question.pq_rows()))
+
+
+def draw_answer(answer: ClassAnswer) -> None:
+    """The exact answer (only after the teacher's reveal): the fields' exact values, Z, the probability lab's
+    setting with the same bars (a link that opens it), the reconstruction min(p, q) + Z·r = p per token, and
+    the scenario's explanation."""
+    st.markdown("**Exact answer:** " + markdown_escape("; ".join(answer.exact_lines())) + ".")
+    if answer.lab_link is not None:
+        st.markdown(markdown_escape(f"{answer.fields[0]} and {answer.fields[1]} are {answer.lab_link.text}."))
+        st.page_link(
+            answer.lab_link.page,
+            label="Open the Binomial lab there",
+            query_params=answer.lab_link.params,
+            icon=":material/casino:",
+        )
+    verdict = "gives p for every token" if answer.recovers_target else "does NOT give p"
+    st.markdown(
+        f"**Reconstruction:** min(p, q) + Z·r {verdict}.\n\n"
+        + markdown_table(answer.reconstruction_header(), answer.reconstruction_cells())
+    )
+    if answer.explanation:
+        st.markdown(markdown_escape(answer.explanation))

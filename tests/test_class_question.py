@@ -1,0 +1,143 @@
+"""The class activity's question and answer (lab.teaching.class_question) and the Class page drawing them:
+before the teacher's reveal a class screen shows p and q and the prompt, and no rendering of the answer; after
+it, the exact answer, Z, the reconstruction and (worked example) the Binomial lab's link. Expected values are
+the hand-derived ones of tests/answer_text.py."""
+
+from __future__ import annotations
+
+from fractions import Fraction as F
+
+import pytest
+from answer_text import ANSWERS, NO_REJECTION, apptest_text, leaks, states
+from pagetest import open_linked_page
+
+from lab.classroom import store
+from lab.classroom.activities import scenario_choices
+from lab.classroom.db import make_engine
+from lab.core.scenarios import scenario_names
+from lab.teaching.class_question import WORKED_EXAMPLE, ClassQuestionError, class_answer, class_question
+
+PAGE = "lab/views/classroom.py"
+WORKED = ANSWERS["bernoulli-residual"]
+
+
+def question_text(question) -> str:
+    rows = " ".join(" ".join(row) for row in question.pq_rows())
+    return " ".join((question.title, question.prompt, question.pq_alt(), rows, *question.fields))
+
+
+def test_every_shipped_one_step_scenario_has_a_hand_answer():
+    assert set(scenario_names()) == set(ANSWERS) | NO_REJECTION
+    assert set(scenario_choices()) == set(ANSWERS)
+
+
+def test_the_worked_example_question_shows_p_and_q_and_asks_for_b_and_c():
+    question = class_question(WORKED_EXAMPLE)
+    assert question.tokens == ("A", "B", "C")
+    assert question.p == (F(1, 10), F(3, 5), F(3, 10)) and question.q == (F(1, 2), F(3, 10), F(1, 5))
+    assert question.asked == ("B", "C") and question.not_asked == ("A",) and not question.ask_z
+    assert question.fields == ("r(B)", "r(C)")
+    assert "A has zero residual mass" in question.prompt
+    assert question.pq_rows()[1] == ("B", "3/5 (0.6)", "3/10 (0.3)")
+    text = question_text(question)
+    assert leaks(text, WORKED, ("B", "C")) == []
+    for shown in ("3/4", "0.75", "1/4", "0.25", "success p", "2/5", "0.4"):
+        assert shown not in text
+
+
+def test_the_worked_example_answer():
+    answer = class_answer(WORKED_EXAMPLE)
+    assert answer.fields == ("r(B)", "r(C)") and answer.exact == (F(3, 4), F(1, 4))
+    assert (answer.z, answer.alpha) == (F(2, 5), F(3, 5))
+    assert answer.exact_lines()[:2] == ["r(B) = 3/4 (0.75)", "r(C) = 1/4 (0.25)"]
+    assert answer.exact_lines()[2].startswith("Z = 2/5 (0.4)")
+    # min(p, q) + Z r = p: A 1/10 + 0, B 3/10 + 2/5 * 3/4 = 3/5, C 1/5 + 2/5 * 1/4 = 3/10
+    assert answer.reconstruction_cells() == [
+        ("A", "1/10", "0", "0", "1/10", "1/10"),
+        ("B", "3/10", "3/4", "3/10", "3/5", "3/5"),
+        ("C", "1/5", "1/4", "1/10", "3/10", "3/10"),
+    ]
+    assert answer.recovers_target
+    assert answer.lab_link.page == "lab/views/binomial_lab.py"
+    assert answer.lab_link.params == {"lab_p": "0.75", "n": "1"}
+    assert "lab success p = 0.75, n = 1" in answer.lab_link.text
+
+
+@pytest.mark.parametrize("name", sorted(ANSWERS))
+def test_every_scenario_question_hides_its_answer_and_the_answer_is_exact(name):
+    hand = ANSWERS[name]
+    question = class_question(name)
+    assert (question.tokens, question.p, question.q) == (hand.tokens, hand.p, hand.q)
+    assert question.asked == hand.tokens and question.ask_z
+    assert leaks(question_text(question), hand) == []
+    answer = class_answer(name)
+    assert answer.exact == (*hand.r, hand.z)
+    assert (answer.z, answer.alpha, answer.residual) == (hand.z, hand.alpha, hand.r)
+    assert [(row.accepted, row.correction, row.total) for row in answer.rows] == [
+        (a, hand.z * r, a + hand.z * r) for a, r in zip(hand.accepted, hand.r)
+    ]
+    assert [row.total for row in answer.rows] == list(hand.p)
+    assert answer.lab_link is None
+
+
+def test_no_question_without_a_residual():
+    with pytest.raises(ClassQuestionError, match="Z = 0"):
+        class_question("equal-distributions")
+    with pytest.raises(ClassQuestionError, match="unknown scenario"):
+        class_question("no-such-scenario")
+
+
+# --- the Class page: students and the teacher's dashboard, before and after the reveal ---------------------
+
+
+@pytest.fixture
+def data(tmp_path, monkeypatch):
+    monkeypatch.setenv("RESIDUAL_LAB_DATA", str(tmp_path))
+    monkeypatch.delenv("RESIDUAL_LAB_DATABASE_URL", raising=False)
+    engine = make_engine(f"sqlite:///{tmp_path / 'classroom.db'}")
+    yield engine
+    engine.dispose()
+
+
+def page_links(at) -> list:
+    return [el.proto for el in at.get("page_link")]
+
+
+@pytest.mark.parametrize(
+    "source, scenario, asked, guesses",
+    [
+        (WORKED_EXAMPLE, "bernoulli-residual", ("B", "C"), ["0.6", "0.35"]),  # none is an answer
+        ("partial-zeros", "partial-zeros", None, ["0.3", "0.1", "0.2", "0.4", "0.6"]),
+    ],
+)
+def test_class_screens_before_and_after_the_reveal(data, source, scenario, asked, guesses):
+    hand = ANSWERS[scenario]
+    new = store.create_class(data, "Period 3")
+    store.open_activity(data, new.code, new.teacher_token, "predict", {"source": source})
+    token = store.join_class(data, new.code, "Ann").student_token
+    store.submit_prediction(data, new.code, token, 1, guesses)
+    screens = {
+        "student": {"code": new.code, "student": token},
+        "teacher": {"code": new.code, "teacher": new.teacher_token},
+        "teacher presenting": {"code": new.code, "teacher": new.teacher_token, "present": "1"},
+    }
+    for who, params in screens.items():
+        text = apptest_text(open_linked_page(PAGE, params))
+        assert leaks(text, hand, asked) == [], who
+        for t, a, b in zip(hand.tokens, hand.p, hand.q):  # the question: p and q, exact
+            assert f"{t}: p {a}, q {b}" in text, who
+        assert "success p" not in text, who
+    store.reveal(data, new.code, new.teacher_token)
+    for who, params in screens.items():
+        at = open_linked_page(PAGE, params)
+        text = apptest_text(at)
+        for value in hand.r:
+            assert value == 0 or states(text, value), (who, value)
+        assert f"Z = {hand.z}" in text, who
+        assert "min(p, q) + Z·r gives p for every token" in text, who
+        links = page_links(at)
+        if source == WORKED_EXAMPLE:
+            assert "lab success p = 0.75, n = 1" in text, who
+            assert [(link.page, link.query_string) for link in links] == [("binomial-lab", "lab_p=0.75&n=1")], who
+        else:
+            assert not links, who
