@@ -30,6 +30,11 @@ def class_app(tmp_path_factory):
     stop_process(proc)
 
 
+def class_chart(page) -> list[dict]:
+    """The traces of the class's predictions chart (the page also draws the question's p / q chart)."""
+    return next(traces for traces in plotly_data(page) if any(t["name"] == "predictions" for t in traces))
+
+
 def metric(page, label: str) -> str:
     return page.locator("[data-testid=stMetric]", has_text=label).locator("[data-testid=stMetricValue]").inner_text()
 
@@ -71,7 +76,7 @@ def test_teacher_and_three_students(browser, class_app, screenshot_dir):
         timeout=15_000,
     )
     wait_idle(teacher, started_timeout=50)
-    traces = plotly_data(teacher)[0]
+    traces = class_chart(teacher)
     predictions = [t for t in traces if t["name"] == "predictions"]
     assert sorted(predictions[0]["y"]) == [0.3, 0.6, 0.75] and sorted(predictions[1]["y"]) == [0.1, 0.25, 0.4]
     assert not [t for t in traces if t["name"] == "exact answer"]  # nothing revealed yet
@@ -84,7 +89,7 @@ def test_teacher_and_three_students(browser, class_app, screenshot_dir):
         ".some(p => p.data.some(t => t.name === 'exact answer'))",
         timeout=15_000,
     )
-    exact = {y for t in plotly_data(teacher)[0] if t["name"] == "exact answer" for y in t["y"] if y is not None}
+    exact = {y for t in class_chart(teacher) if t["name"] == "exact answer" for y in t["y"] if y is not None}
     assert exact == {0.75, 0.25}
     body = teacher.inner_text("body")
     assert "Within 0.05 of the exact answer" in body and "33%" in body  # Ann only: 1 of 3
