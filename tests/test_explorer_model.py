@@ -16,9 +16,11 @@ from lab.models.explorer import (
     encode_prediction,
     encode_table,
     next_token_name,
+    normalise_column,
     parse_rows,
     reconstruction_rows,
     score_prediction,
+    slider_columns,
 )
 from lab.teaching.worked_example import (
     display_values,
@@ -157,3 +159,28 @@ def test_guide_steps_check_off_in_order():
     assert [s.done for s in guide_steps(True, 0.75, 1, True, False, False, z)] == [True, True, True, False, False]
     assert all(s.done for s in guide_steps(True, 0.75, 1, True, True, True, z))
     assert "Z = 2/5" in guide_steps(True, 0.75, 1, True, True, True, z)[-1].text
+
+
+def test_normalise_column_divides_by_the_sum_exactly_and_keeps_the_rest_as_typed():
+    rows = [TokenRow("A", "1", "0.5"), TokenRow("B", "2", "1/2"), TokenRow("C", "0.5", "0")]
+    assert normalise_column(rows, "p") == [  # 1 + 2 + 1/2 = 7/2: 2/7, 4/7, 1/7
+        TokenRow("A", "2/7", "0.5"),
+        TokenRow("B", "4/7", "1/2"),
+        TokenRow("C", "1/7", "0"),
+    ]
+    assert [r.q for r in normalise_column(rows, "q")] == ["1/2", "1/2", "0"]  # already 1: the values as fractions
+    or_q = normalise_column([TokenRow("A", "1/2", "3"), TokenRow("B", "1/2", "1")], "q")
+    assert [r.q for r in or_q] == ["3/4", "1/4"]
+    with pytest.raises(ExplorerInputError, match="'B'"):
+        normalise_column([TokenRow("A", "1", "1"), TokenRow("B", "-1", "1")], "p")
+    with pytest.raises(ExplorerInputError, match="every value is zero"):
+        normalise_column([TokenRow("A", "0", "1")], "p")
+    with pytest.raises(ExplorerInputError, match="row 2"):
+        normalise_column([TokenRow("A", "1", "1"), TokenRow("", "1", "1")], "p")
+
+
+@pytest.mark.parametrize(
+    ("count", "per_row"), [(1, 1), (2, 2), (3, 3), (4, 2), (5, 3), (6, 3), (7, 3), (8, 2), (9, 3), (26, 2)]
+)
+def test_prediction_sliders_fill_even_rows(count, per_row):
+    assert slider_columns(count) == per_row

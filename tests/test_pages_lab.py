@@ -21,6 +21,15 @@ def open_page(page: str, params: dict[str, str] | None = None):
 # --- residual explorer ------------------------------------------------------------------------
 
 
+def edit_table(at, button: str = "ex_apply", **typed):
+    """Type into the editor's boxes (``ex_p_1="0.7"``), then press one of its form's buttons: the table is
+    applied as a whole, only on a press."""
+    for key, value in typed.items():
+        at.text_input(key=key).set_value(value)
+    at.button(key=button).click().run()
+    assert not at.exception
+
+
 def test_explorer_hides_the_answer_until_reveal():
     at = open_page(EXPLORER)
     assert not at.text_input  # the token table is drawn only while editing
@@ -67,18 +76,54 @@ def test_explorer_perfect_prediction_scores_zero():
     at.slider(key="ex_r_1").set_value(0.75)
     at.slider(key="ex_r_2").set_value(0.25).run()
     at.button(key="ex_reveal").click().run()
-    assert "exact r = 0 (0 is perfect" in markdown_text(at)
+    text = markdown_text(at)
+    assert "exact r = 0 (0 is perfect" in text
+    assert "Your r is exact: every bar matches." in text and "Largest error" not in text
+    at.slider(key="ex_r_1").set_value(0.7).run()  # off by 1/20 at B (and the total is 19/20)
+    text = markdown_text(at)
+    assert "Largest error at token B." in text and "is exact" not in text
+
+
+def test_explorer_table_is_applied_as_a_whole_and_normalised_exactly():
+    at = open_page(EXPLORER, {"edit": "1"})
+    at.text_input(key="ex_p_1").set_value("0.7").run()  # typed, not applied: no error while typing
+    assert not at.error and traces(at)["target p"]["y"] == [0.1, 0.6, 0.3]
+    edit_table(at, ex_p_1="0.7")
+    error = plain(at.error[0].value)
+    assert "sum to 11/10" in error and "press Normalise p" in error
+    edit_table(at, "ex_normalise_p")  # 1/10, 7/10, 3/10 over 11/10: 1/11, 7/11, 3/11 exactly
+    assert not at.error
+    assert [at.text_input(key=f"ex_p_{i}").value for i in range(3)] == ["1/11", "7/11", "3/11"]
+    assert traces(at)["target p"]["text"] == ["1/11", "7/11", "3/11"]
+    edit_table(at, "ex_normalise_q", ex_q_0="1", ex_q_1="2", ex_q_2="1")  # weights: 1/4, 1/2, 1/4
+    assert [at.text_input(key=f"ex_q_{i}").value for i in range(3)] == ["1/4", "1/2", "1/4"]
+    assert traces(at)["draft q"]["text"] == ["1/4", "1/2", "1/4"] and not at.error
+    assert at.query_params["q"] == "1/4,1/2,1/4"
+    edit_table(at, "ex_normalise_q", ex_q_1="two")  # an unreadable value: named, nothing changes
+    assert "'B'" in plain(at.error[0].value) and "Normalise q not applied" in plain(at.error[0].value)
+    assert traces(at)["draft q"]["text"] == ["1/4", "1/2", "1/4"]
+    edit_table(at, "ex_normalise_p", ex_p_0="0", ex_p_1="0", ex_p_2="0")
+    assert "every value is zero" in plain(at.error[0].value)
+
+
+def test_explorer_table_boxes_have_no_counter_and_a_long_name_gets_a_message():
+    at = open_page(EXPLORER, {"edit": "1"})
+    assert [t.proto.max_chars for t in at.text_input] == [0] * 9  # no "3/40" under a box
+    edit_table(at, ex_name_0="x" * 41)
+    error = plain(at.error[0].value)
+    assert "row 1" in error and "longer than 40 characters" in error
+    assert traces(at)["target p"]["x"] == ["A", "B", "C"]  # the last valid table stays
 
 
 def test_explorer_bad_input_names_the_token_and_keeps_the_last_valid_state():
     at = open_page(EXPLORER, {"edit": "1"})
-    at.text_input(key="ex_p_1").set_value("abc").run()
+    edit_table(at, ex_p_1="abc")
     errors = [plain(e.value) for e in at.error]
     assert len(errors) == 1 and "'B'" in errors[0] and "not a number" in errors[0]
     assert traces(at)["target p"]["y"] == [0.1, 0.6, 0.3]  # the last valid p stays on screen
-    at.text_input(key="ex_p_1").set_value("0.7").run()
+    edit_table(at, ex_p_1="0.7")
     assert "sum to 11/10" in plain(at.error[0].value)
-    at.text_input(key="ex_p_2").set_value("1/5").run()  # 1/10 + 7/10 + 1/5 = 1: valid again
+    edit_table(at, ex_p_2="1/5")  # 1/10 + 7/10 + 1/5 = 1: valid again
     assert not at.error
     assert traces(at)["target p"]["y"] == [0.1, 0.7, 0.2]
 
@@ -87,8 +132,7 @@ def test_explorer_changing_p_after_reveal_hides_it_and_reset_restores():
     at = open_page(EXPLORER, {"edit": "1"})
     at.button(key="ex_reveal").click().run()
     assert "exact residual r" in traces(at)
-    at.text_input(key="ex_p_0").set_value("0.2").run()
-    at.text_input(key="ex_p_1").set_value("0.5").run()
+    edit_table(at, ex_p_0="0.2", ex_p_1="0.5")
     assert "exact residual r" not in traces(at) and not at.metric
     assert any("hidden again" in i.value for i in at.info)
     at.button(key="ex_reset").click().run()
@@ -121,15 +165,15 @@ def test_explorer_disjoint_support_shows_r_equal_to_p():
 
 def test_explorer_add_and_remove_tokens():
     at = open_page(EXPLORER, {"edit": "1"})
-    at.button(key="ex_add").click().run()
+    edit_table(at, "ex_add")
     assert at.text_input(key="ex_name_3").value == "D"
-    at.text_input(key="ex_p_2").set_value("1/5")
-    at.text_input(key="ex_p_3").set_value("1/10").run()
+    edit_table(at, ex_p_2="1/5", ex_p_3="1/10")
     assert not at.error
     assert traces(at)["target p"]["x"] == ["A", "B", "C", "D"]
     assert "Predict r(D)" in [s.label for s in at.slider]
-    at.button(key="ex_remove_0").click().run()
-    at.text_input(key="ex_p_0").set_value("7/10").run()  # B 7/10, C 1/5, D 1/10; q: 3/10, 1/5, 0 -> 1/2
+    at.checkbox(key="ex_remove_0").check()
+    edit_table(at, ex_p_1="7/10")  # A removed: B 7/10, C 1/5, D 1/10; q: 3/10, 1/5, 0 -> 1/2
+    assert [t.value for t in at.text_input][::3] == ["B", "C", "D"]
     assert "sum to 1/2" in plain(at.error[0].value) and "q:" in plain(at.error[0].value)
 
 
@@ -259,8 +303,7 @@ def test_presenting_keeps_present_in_the_url_and_reveals_only_on_the_button():
 
 def test_explorer_edits_survive_closing_the_editor_and_go_into_the_link():
     at = open_page(EXPLORER, {"edit": "1"})
-    at.text_input(key="ex_p_0").set_value("0.2")
-    at.text_input(key="ex_p_1").set_value("1/2").run()  # 1/5 + 1/2 + 3/10 = 1
+    edit_table(at, ex_p_0="0.2", ex_p_1="1/2")  # 1/5 + 1/2 + 3/10 = 1
     at.toggle(key="ex_edit").set_value(False).run()
     assert not at.text_input
     assert traces(at)["target p"]["y"] == [0.2, 0.5, 0.3]

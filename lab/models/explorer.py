@@ -16,6 +16,7 @@ from lab.core.distributions import (
     Distribution,
     DistributionError,
     LabInputError,
+    SumError,
     check_token_name,
     from_pairs,
     snap_to_step,
@@ -28,7 +29,7 @@ from lab.core.scenarios import load_scenario, scenario_names
 from lab.models.url import UrlReader, UrlWarning
 
 MAX_TOKENS = 26
-MAX_NAME_CHARS = 40  # a token name (the table's text boxes hold at most this many characters)
+MAX_NAME_CHARS = 40  # a token name: longer ones are refused with a message (no character counter on the page)
 DEFAULT_SCENARIO = "bernoulli-residual"
 PREDICTION_STEP = Fraction(1, 100)  # the prediction sliders move in hundredths
 
@@ -55,12 +56,8 @@ def rows_from_distributions(p: Distribution, q: Distribution) -> list[TokenRow]:
     return [TokenRow(t, fraction_text(v), fraction_text(q_map[t])) for t, v in zip(p.tokens, p.values)]
 
 
-def parse_rows(rows: Sequence[TokenRow]) -> tuple[Distribution, Distribution]:
-    """Validate the table: 1 to 26 tokens, names non-empty and distinct, p and q each summing to 1."""
-    if not rows:
-        raise ExplorerInputError("the table has no tokens: add at least one")
-    if len(rows) > MAX_TOKENS:
-        raise ExplorerInputError(f"the table has {len(rows)} tokens; at most {MAX_TOKENS} are allowed")
+def _row_names(rows: Sequence[TokenRow]) -> list[str]:
+    """The rows' token names, checked (the message names the row): not empty, not too long, no separators."""
     names = []
     for i, row in enumerate(rows, start=1):
         if len(row.name) > MAX_NAME_CHARS:
@@ -71,12 +68,48 @@ def parse_rows(rows: Sequence[TokenRow]) -> tuple[Distribution, Distribution]:
             names.append(check_token_name(row.name))
         except DistributionError as exc:
             raise ExplorerInputError(f"row {i}: {exc}", exc.token) from None
+    return names
+
+
+def parse_rows(rows: Sequence[TokenRow]) -> tuple[Distribution, Distribution]:
+    """Validate the table: 1 to 26 tokens, names non-empty and distinct, p and q each summing to 1."""
+    if not rows:
+        raise ExplorerInputError("the table has no tokens: add at least one")
+    if len(rows) > MAX_TOKENS:
+        raise ExplorerInputError(f"the table has {len(rows)} tokens; at most {MAX_TOKENS} are allowed")
+    names = _row_names(rows)
     try:
         p = from_pairs(zip(names, (row.p for row in rows)), name="p")
         q = from_pairs(zip(names, (row.q for row in rows)), name="q")
+    except SumError as exc:
+        if exc.token is not None:  # one value above 1
+            raise ExplorerInputError(
+                f"{exc}; Normalise {exc.name} divides every value by their sum", exc.token
+            ) from None
+        raise ExplorerInputError(
+            str(exc).replace("normalise explicitly", f"press Normalise {exc.name} to divide every value by the sum"),
+            exc.token,
+        ) from None
     except DistributionError as exc:
         raise ExplorerInputError(str(exc), exc.token) from None
     return p, q
+
+
+def normalise_column(rows: Sequence[TokenRow], column: str) -> list[TokenRow]:
+    """The table with column ``p`` or ``q`` divided by its sum, exactly (1, 2, 1 becomes 1/4, 1/2, 1/4); the
+    names and the other column stay as typed. Every value of the column must be a number of at least 0
+    and their sum positive; the error names the token otherwise."""
+    if column not in ("p", "q"):
+        raise ExplorerInputError(f"column {shown(column)} is not p or q")
+    names = _row_names(rows)
+    try:
+        dist = from_pairs(zip(names, (getattr(row, column) for row in rows)), name=column, normalize=True)
+    except DistributionError as exc:
+        raise ExplorerInputError(str(exc), exc.token) from None
+    values = [fraction_text(v) for v in dist.values]
+    if column == "p":
+        return [TokenRow(row.name, v, row.q) for row, v in zip(rows, values)]
+    return [TokenRow(row.name, row.p, v) for row, v in zip(rows, values)]
 
 
 # --- URL state --------------------------------------------------------------------------------
@@ -168,7 +201,15 @@ class PredictionScore:
     z_error: Fraction | None
 
     @property
-    def worst_token(self) -> str:
+    def is_exact(self) -> bool:
+        """Every predicted bar equals the exact residual (distance 0)."""
+        return self.tv == 0
+
+    @property
+    def worst_token(self) -> str | None:
+        """The token with the largest error; None for an exact prediction (there is no error to point at)."""
+        if self.is_exact:
+            return None
         i = max(range(len(self.errors)), key=lambda k: abs(self.errors[k]))
         return self.tokens[i]
 
@@ -218,6 +259,15 @@ def reconstruction_rows(result: ResidualResult) -> list[dict[str, Fraction | str
             }
         )
     return rows
+
+
+def slider_columns(count: int) -> int:
+    """Prediction sliders a row, so that the rows are even: every row full when it can be (three for 3, 6, 9
+    tokens, two for 2, 4, 8), else three a row with a shorter last row; never more than three (the column
+    beside the chart is half the page)."""
+    if count <= 3:
+        return max(count, 1)
+    return 3 if count % 3 == 0 or count % 2 else 2
 
 
 def next_token_name(existing: Sequence[str]) -> str:

@@ -19,10 +19,12 @@ from lab.models.explorer import (
     ExplorerModel,
     TokenRow,
     next_token_name,
+    normalise_column,
     parse_rows,
     reconstruction_rows,
     score_prediction,
     score_z_only,
+    slider_columns,
     slider_value,
 )
 from lab.views.accessibility import section, title
@@ -30,7 +32,6 @@ from lab.views.common import chart, figure, sync_query_params
 from lab.views.presentation import url_reveal_allowed
 
 S = st.session_state
-SLIDER_WIDTH = 160  # px: two prediction sliders a row beside the chart and on a phone
 
 
 # --- state ------------------------------------------------------------------------------------
@@ -80,19 +81,33 @@ def on_reset() -> None:
     S["ex_message"] = "Reset: the scenario's p and q are back and the predictions are cleared."
 
 
-def on_add() -> None:
-    model = S["ex_model"]
-    if len(model.rows) >= MAX_TOKENS:
-        return
-    model.rows = [*model.rows, TokenRow(next_token_name([r.name for r in model.rows]), "0", "0")]
-    push_widgets(model)
+def typed_rows(model: ExplorerModel) -> list[TokenRow]:
+    """The table as typed in the editor's boxes (widget states are text: a crafted message may send other types)."""
+    return [
+        TokenRow(str(S.get(f"ex_name_{i}", row.name)), str(S.get(f"ex_p_{i}", row.p)), str(S.get(f"ex_q_{i}", row.q)))
+        for i, row in enumerate(model.rows)
+    ]
 
 
-def on_remove(index: int) -> None:
+def on_table_submit(action: str) -> None:
+    """One press of the editor's form applies the whole table as typed: rows ticked "Remove" go (one row
+    always stays), then ``action``: ``apply``, ``normalise-p`` / ``normalise-q`` (exact, through the core's
+    normalisation) or ``add`` (a new token at p = q = 0)."""
     model = S["ex_model"]
-    if len(model.rows) <= 1:
-        return
-    model.rows = [r for i, r in enumerate(model.rows) if i != index]
+    rows = typed_rows(model)
+    kept = [row for i, row in enumerate(rows) if S.get(f"ex_remove_{i}") is not True]
+    rows = kept or rows[:1]
+    if action in ("normalise-p", "normalise-q"):
+        column = action[-1]
+        try:
+            rows = normalise_column(rows, column)
+        except ExplorerInputError as exc:
+            S["ex_table_problem"] = f"Normalise {column} not applied: {exc}."
+    elif action == "add" and len(rows) < MAX_TOKENS:
+        rows = [*rows, TokenRow(next_token_name([r.name for r in rows]), "0", "0")]
+    model.rows = rows
+    for i in range(MAX_TOKENS):
+        S.pop(f"ex_remove_{i}", None)
     push_widgets(model)
 
 
@@ -135,29 +150,44 @@ model.edit = st.toggle(
     help="Type each token's name, p and q as fractions like 3/10 or decimals like 0.3; add or remove tokens",
 )
 if model.edit:
-    for i in range(len(model.rows)):
-        cols = st.columns([3, 3, 3, 2], vertical_alignment="bottom")
-        cols[0].text_input(f"Token {i + 1}", key=f"ex_name_{i}", max_chars=40)
-        cols[1].text_input(f"p of token {i + 1}", key=f"ex_p_{i}", max_chars=40)
-        cols[2].text_input(f"q of token {i + 1}", key=f"ex_q_{i}", max_chars=40)
-        cols[3].button(
-            f"Remove token {i + 1}",
-            key=f"ex_remove_{i}",
-            on_click=on_remove,
-            args=(i,),
-            disabled=len(model.rows) <= 1,
-        )
-    st.button(
-        "Add token",
-        key="ex_add",
-        on_click=on_add,
-        disabled=len(model.rows) >= MAX_TOKENS,
-        help=f"Up to {MAX_TOKENS} tokens; a new token starts at p = q = 0",
-    )
+    # a form: the table is applied as a whole when a button is pressed (Enter presses Apply, its first button),
+    # so a half-typed table never shows an error; no character counters (a "3/40" reads like a probability)
+    with st.form("ex_table", border=False):
+        for i in range(len(model.rows)):
+            cols = st.columns([3, 3, 3, 2.6], vertical_alignment="bottom")
+            cols[0].text_input(f"Token {i + 1}", key=f"ex_name_{i}")
+            cols[1].text_input(f"p of token {i + 1}", key=f"ex_p_{i}")
+            cols[2].text_input(f"q of token {i + 1}", key=f"ex_q_{i}")
+            cols[3].checkbox(f"Remove token {i + 1}", key=f"ex_remove_{i}", disabled=len(model.rows) <= 1)
+        with st.container(horizontal=True):
+            st.form_submit_button(
+                "Apply",
+                key="ex_apply",
+                type="primary",
+                on_click=on_table_submit,
+                args=("apply",),
+                help="Use the table as typed, without the rows ticked Remove (p and q must each sum to 1)",
+            )
+            for column in ("p", "q"):
+                st.form_submit_button(
+                    f"Normalise {column}",
+                    key=f"ex_normalise_{column}",
+                    on_click=on_table_submit,
+                    args=(f"normalise-{column}",),
+                    help=f"Divide every value of {column} by their sum, exactly (1, 2, 1 becomes 1/4, 1/2, 1/4)",
+                )
+            st.form_submit_button(
+                "Add token",
+                key="ex_add",
+                on_click=on_table_submit,
+                args=("add",),
+                disabled=len(model.rows) >= MAX_TOKENS,
+                help=f"Up to {MAX_TOKENS} tokens; a new token starts at p = q = 0",
+            )
+    if problem := S.pop("ex_table_problem", None):
+        st.error(markdown_escape(problem), icon=":material/error:")  # holds typed text
 
-model.rows = [
-    TokenRow(str(S[f"ex_name_{i}"]), str(S[f"ex_p_{i}"]), str(S[f"ex_q_{i}"])) for i in range(len(model.rows))
-]
+model.rows = typed_rows(model)
 try:
     new_valid = parse_rows(model.rows)
 except ExplorerInputError as exc:
@@ -199,12 +229,14 @@ def prediction_panel(tokens: tuple[str, ...]) -> None:
     revealed = model.revealed == model.valid
     section("Your prediction")
     st.caption("Sliders move with the arrow keys. A prediction of r should add up to 1.")
-    # one wrapping row of fixed-width sliders, two a row beside the chart (one layout block, not three a row:
-    # this panel is redrawn on every move of a slider)
-    with st.container(horizontal=True):
-        for i, token in enumerate(tokens):
-            label = f"Predict r({markdown_escape(token)})"
-            st.slider(label, 0.0, 1.0, step=0.01, key=f"ex_r_{i}", format="%.2f", width=SLIDER_WIDTH)
+    # even rows: the sliders in a grid of equal columns (three a row for three tokens, two for four; a phone
+    # stacks them one a row), never a wrapped row of two over one
+    per_row = slider_columns(len(tokens))
+    for start in range(0, len(tokens), per_row):
+        cells = st.columns(per_row)
+        for cell, i in zip(cells, range(start, min(start + per_row, len(tokens)))):
+            label = f"Predict r({markdown_escape(tokens[i])})"
+            cell.slider(label, 0.0, 1.0, step=0.01, key=f"ex_r_{i}", format="%.2f")
     st.slider("Predict Z", 0.0, 1.0, step=0.01, key="ex_z", format="%.2f", help="The rejection probability")
     # a slider's value is checked like a link's (a crafted message could send text): a refused one keeps the last
     preds = [slider_value(S[f"ex_r_{i}"], old) for i, old in enumerate(model.preds[: len(tokens)])]
@@ -220,37 +252,13 @@ def prediction_panel(tokens: tuple[str, ...]) -> None:
     write_url(model)
 
 
-p, q = model.valid
-result = residual_exact(p, q)
-tokens = result.tokens
-revealed = model.revealed == model.valid
-left, right = st.columns(2, gap="large")
-with left:
-    chart(
-        figure("pq_bars", tokens, p.values, q.values),
-        key="ex_pq_chart",
-        alt="Grouped bars of target p and draft q per token: "
-        + "; ".join(f"{t}: p {fraction_text(a)}, q {fraction_text(b)}" for t, a, b in zip(tokens, p.values, q.values)),
-    )
-with right:
-    prediction_panel(tokens)
-
-# --- reveal -----------------------------------------------------------------------------------
-
-if revealed:
-    st.divider()
+def exact_answer(result, model: ExplorerModel, score) -> None:
+    """The answer's summary, drawn just under Reveal (where the eye is): α, Z, the scored Z and r."""
     section("The exact answer")
-    metrics = st.columns(3)
+    metrics = st.columns(2)  # two: the column beside the chart is half the page (your Z is in the line below)
     metrics[0].metric("α (acceptance probability)", both_text(result.alpha))
     metrics[1].metric("Z = 1 − α (rejection probability)", both_text(result.z))
     z_error = score_z_only(result, model.z_pred)
-    metrics[2].metric(
-        "Your Z",
-        fraction_text(to_fraction(model.z_pred)),
-        delta=f"error {fraction_text(z_error)}",
-        delta_color="off",
-        delta_arrow="off",
-    )
     st.markdown(
         f"α = {both_text(result.alpha)}, Z = {both_text(result.z)} "
         f"(your Z: {both_text(to_fraction(model.z_pred))}, error {both_text(z_error)})."
@@ -262,18 +270,48 @@ if revealed:
             "nothing to compare it with); min(p, q) alone is p.",
             icon=":material/check_circle:",
         )
-    else:
-        if result.alpha == 0:
-            st.info(
-                "Disjoint supports: α = 0 and Z = 1, so every proposal is rejected and the residual is the "
-                "target itself, r = p (compare the r and p columns below).",
-                icon=":material/call_split:",
-            )
-        score = score_prediction(result, model.preds, model.z_pred)
-        st.markdown(
-            f"**Score**: total variation distance between your r and the exact r = {both_text(score.tv)} "
-            f"(0 is perfect, 1 is as far as possible). Largest error at token {markdown_escape(score.worst_token)}."
+        return
+    if result.alpha == 0:
+        st.info(
+            "Disjoint supports: α = 0 and Z = 1, so every proposal is rejected and the residual is the "
+            "target itself, r = p (compare the r and p columns below).",
+            icon=":material/call_split:",
         )
+    verdict = (
+        "Your r is exact: every bar matches."
+        if score.is_exact
+        else f"Largest error at token {markdown_escape(score.worst_token)}."
+    )
+    st.markdown(
+        f"**Score**: total variation distance between your r and the exact r = {both_text(score.tv)} "
+        f"(0 is perfect, 1 is as far as possible). {verdict}"
+    )
+
+
+p, q = model.valid
+result = residual_exact(p, q)
+tokens = result.tokens
+revealed = model.revealed == model.valid
+score = score_prediction(result, model.preds, model.z_pred) if revealed and result.residual is not None else None
+left, right = st.columns(2, gap="large")
+with left:
+    chart(
+        figure("pq_bars", tokens, p.values, q.values),
+        key="ex_pq_chart",
+        alt="Grouped bars of target p and draft q per token: "
+        + "; ".join(f"{t}: p {fraction_text(a)}, q {fraction_text(b)}" for t, a, b in zip(tokens, p.values, q.values)),
+    )
+
+with right:
+    prediction_panel(tokens)
+    if revealed:
+        exact_answer(result, model, score)
+
+# --- reveal: token by token ---------------------------------------------------------------------
+
+if revealed:
+    st.divider()
+    if score is not None:
         res_left, res_right = st.columns(2, gap="large")
         with res_left:
             chart(

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from browserlib import goto, plotly_data, wait_idle
+from browserlib import goto, plotly_data, screenshot_full, wait_idle
 
 
 def trace(page, name: str) -> dict:
@@ -50,3 +50,28 @@ def test_explorer_predict_reveal_and_link(page, app_url):
     goto(other, url)
     assert trace(other, "exact residual r")["y"] == pytest.approx([0.0, 0.75, 0.25])
     other.close()
+
+
+@pytest.mark.parametrize("size", ["1280x800", "390x844", "1920x1080"])
+def test_explorer_sliders_fill_even_rows_and_the_answer_is_where_the_eye_is(page, app_url, screenshot_dir, size):
+    width, height = (int(v) for v in size.split("x"))
+    page.set_viewport_size({"width": width, "height": height})
+    goto(page, app_url)
+    sliders = [page.get_by_role("slider", name=f"Predict r({t})").bounding_box() for t in "ABC"]
+    if width >= 1000:  # one row of three beside the chart (today: two, then one)
+        assert max(b["y"] for b in sliders) - min(b["y"] for b in sliders) < 2
+    else:  # a phone: one a row, aligned
+        assert len({round(b["x"]) for b in sliders}) == 1 and sliders[0]["y"] < sliders[1]["y"] < sliders[2]["y"]
+    page.get_by_role("button", name="Reveal", exact=True).click()
+    wait_idle(page)
+    heading = page.get_by_role("heading", name="The exact answer")
+    heading.wait_for(timeout=15_000)
+    reveal = page.get_by_role("button", name="Reveal", exact=True).bounding_box()
+    box = heading.bounding_box()
+    gap = box["y"] - (reveal["y"] + reveal["height"])
+    assert 0 <= gap < 120, gap  # just under Reveal, not below the charts
+    if width >= 1000:
+        assert box["y"] + box["height"] < height  # on screen without scrolling
+        assert abs(box["x"] - sliders[0]["x"]) < 40  # in the prediction's column, beside the chart
+    page.get_by_text("Largest error at token B").wait_for(timeout=5_000)
+    screenshot_full(page, screenshot_dir / f"explorer-revealed-{size}.png")
