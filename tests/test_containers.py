@@ -1,0 +1,464 @@
+"""End to end on this machine: the container images, brought up from Kubernetes YAML with ``podman play kube``
+(deploy/podman/residual-lab.yaml: PostgreSQL, 2 app replicas, HAProxy), then checked the way a class uses it.
+
+1. the images build (deploy/container/build: the Debian base from Debian's packages, then the three images;
+   a warm store reuses the base and the unchanged layers);
+2. the app answers /_stcore/health through HAProxy, and HAProxy sees both replicas up;
+3. cookie affinity: a new browser gets the replica cookie, students spread over both replicas, a request with a
+   replica's cookie reaches that replica (HAProxy's per-replica request counters);
+4. the WebSocket upgrade through HAProxy answers 101;
+5. a class's data is in PostgreSQL: a class and a student made by replica 0 are rows in PostgreSQL, the
+   student's page served by replica 1 shows no error, replica 1's class-version route reads the class and sees
+   a teacher action taken on replica 0;
+6. kill -9 of replica 0's process: podman restarts it, its students are sent to replica 1 and carry on (their
+   page comes back from its URL), the students of replica 1 see no reconnection, HAProxy marks replica 0
+   down and up again;
+7. everything (pods, secret, volume, network) is removed at the end, also when a check fails.
+
+It prints what it checked and how long each step took. Needs root and Debian's podman, buildah, runc,
+mmdebstrap (.ci/run installs them): skipped without podman, except in CI (CI=true), where that is a failure.
+Marked slow (minutes from an empty image store), so the fast suite leaves it out; .ci/run runs it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import ipaddress
+import json
+import os
+import random
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from bench.loadclient import PAGES, Student
+
+ROOT = Path(__file__).resolve().parents[1]
+PLAY_KUBE = ROOT / "deploy" / "podman" / "residual-lab.yaml"
+BUILD = ROOT / "deploy" / "container" / "build"
+MAKE_SECRETS = ROOT / "deploy" / "container" / "make-secrets"
+CONTAINERS_CONF = ROOT / "deploy" / "container" / "containers.conf"
+PREFIX = "residual-lab-test"  # this test's network, secret and volume (a real deployment's are "residual-lab")
+APP = ["residual-lab-pod-0-app", "residual-lab-pod-1-app"]
+PROXY = "residual-lab-proxy-pod-0-haproxy"
+POSTGRES = "residual-lab-postgres-pod-0-postgres"
+STUDENTS = 12
+CHANGES = 6
+
+pytestmark = [pytest.mark.containers, pytest.mark.slow]
+
+if shutil.which("podman") is None or os.geteuid() != 0:
+    reason = "podman is not installed" if shutil.which("podman") is None else "root podman is needed"
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"{reason} (.ci/run installs Debian's podman and runs the tests as root)", pytrace=False)
+    pytest.skip(reason, allow_module_level=True)
+
+
+_terminal = None  # pytest's terminal reporter, set by the test
+
+
+def report(message: str) -> None:
+    """What the test checked, on the terminal as it goes, also when the test passes (pytest captures print)."""
+    if _terminal is not None:
+        _terminal.write_line(f"containers: {message}")
+    else:
+        print(f"containers: {message}", file=sys.stderr)
+
+
+def podman(*args: str, check: bool = True, timeout: float = 300) -> subprocess.CompletedProcess:
+    env = {**os.environ, "CONTAINERS_CONF": str(CONTAINERS_CONF)}
+    result = subprocess.run(["podman", *args], capture_output=True, text=True, timeout=timeout, env=env)
+    if check and result.returncode != 0:
+        raise AssertionError(f"podman {' '.join(args)}: exit {result.returncode}: {result.stderr.strip()}")
+    return result
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def http_get(url: str, cookie: str = "", timeout: float = 5) -> tuple[int, list[str], bytes]:
+    """Status, the Set-Cookie headers and the body of a GET."""
+    request = urllib.request.Request(url, headers={"Cookie": cookie} if cookie else {})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout) as response:
+            return response.status, response.headers.get_all("Set-Cookie") or [], response.read()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.headers.get_all("Set-Cookie") or [], exc.read()
+
+
+def wait_for(what: str, check, timeout: float, every: float = 0.5):
+    deadline = time.monotonic() + timeout
+    last = None
+    while time.monotonic() < deadline:
+        try:
+            last = check()
+            if last:
+                return last
+        except OSError as exc:
+            last = exc
+        time.sleep(every)
+    raise AssertionError(f"{what}: not within {timeout:.0f} s (last: {last!r})")
+
+
+def haproxy_stats() -> dict[str, dict[str, str]]:
+    """HAProxy's stats of the replicas (r0, r1), read inside the proxy's pod (the page is on its loopback)."""
+    script = 'import urllib.request; print(urllib.request.urlopen("http://127.0.0.1:8404/stats;csv").read().decode())'
+    lines = podman("exec", PROXY, "python3", "-c", script, timeout=30).stdout.splitlines()
+    header = lines[0].lstrip("# ").split(",")
+    rows = [dict(zip(header, line.split(","))) for line in lines[1:] if line]
+    return {r["svname"]: r for r in rows if r["pxname"] == "replicas" and r["svname"] in ("r0", "r1")}
+
+
+def app_python(container: str, code: str) -> dict:
+    """Run Python in a replica's container, with the app's code and its database URL; its JSON result."""
+    result = podman("exec", container, "python", "-c", code, timeout=60)
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def psql(sql: str) -> str:
+    return podman("exec", POSTGRES, "psql", "-U", "lab", "-d", "residual_lab", "-Atc", sql, timeout=30).stdout.strip()
+
+
+def free_subnet() -> str:
+    """A /24 no podman network and no route of this machine uses."""
+    used = set()
+    for name in podman("network", "ls", "--format", "{{.Name}}").stdout.split():
+        info = json.loads(podman("network", "inspect", name).stdout)[0]
+        used |= {s["subnet"] for s in info.get("subnets", [])}
+    routes = subprocess.run(["ip", "-4", "route"], capture_output=True, text=True).stdout if shutil.which("ip") else ""
+    for third in range(240, 250):
+        subnet = f"10.89.{third}.0/24"
+        net = ipaddress.ip_network(subnet)
+        if subnet not in used and not any(
+            w.count(".") == 3 and ipaddress.ip_network(w, strict=False).overlaps(net)
+            for w in routes.split()
+            if w[0].isdigit() and "/" in w
+        ):
+            return subnet
+    raise AssertionError("no free 10.89.240-249.0/24 subnet for the test network")
+
+
+def remove_stale_test_deployment() -> None:
+    """An earlier run of this test that was killed leaves its pods (they live outside the test's processes):
+    remove them. Pods of a real deployment on this machine (not on a test network) are left alone."""
+    pods = podman("pod", "ps", "--format", "{{.Name}}", "--filter", "name=^residual-lab").stdout.split()
+    if not pods:
+        return
+    networks = podman("pod", "inspect", *pods, "--format", "{{.InfraConfig.Networks}}", check=False).stdout
+    if f"{PREFIX}-" not in networks:
+        message = f"pods {pods} of another residual-lab deployment run here; stop them first"
+        if os.environ.get("CI") == "true":
+            pytest.fail(message, pytrace=False)
+        pytest.skip(message)
+    tear_down(None)
+
+
+def tear_down(play_file: Path | None) -> None:
+    if play_file is not None:
+        podman("play", "kube", "--down", str(play_file), check=False, timeout=120)
+    for pod in podman("pod", "ps", "--format", "{{.Name}}", "--filter", "name=^residual-lab").stdout.split():
+        podman("pod", "rm", "--force", pod, check=False, timeout=120)
+    for name in podman("secret", "ls", "--format", "{{.Name}}").stdout.split():
+        if name.startswith(PREFIX):
+            podman("secret", "rm", name, check=False)
+    for name in podman("volume", "ls", "--format", "{{.Name}}").stdout.split():
+        if name.startswith(PREFIX):
+            podman("volume", "rm", "--force", name, check=False)
+    for name in podman("network", "ls", "--format", "{{.Name}}").stdout.split():
+        if name.startswith(f"{PREFIX}-"):
+            podman("network", "rm", "--force", name, check=False)
+
+
+def play_file_for_test(tmp_path: Path, port: int, subnet: str) -> Path:
+    """deploy/podman/residual-lab.yaml with this test's port, secret, volume and network addresses."""
+    text = PLAY_KUBE.read_text()
+    replacements = {
+        "hostPort: 8501": f"hostPort: {port}",
+        "secretKeyRef: {name: residual-lab,": f"secretKeyRef: {{name: {PREFIX},",
+        "claimName: residual-lab-postgres": f"claimName: {PREFIX}-postgres",
+        "value: 10.89.24.0/24": f"value: {subnet}",
+    }
+    for old, new in replacements.items():
+        assert old in text, old
+        text = text.replace(old, new)
+    path = tmp_path / "residual-lab.yaml"
+    path.write_text(text)
+    return path
+
+
+def dump_logs() -> None:
+    for name in [POSTGRES, *APP, PROXY]:
+        logs = podman("logs", "--tail", "15", name, check=False)
+        report(f"--- last log lines of {name}:\n{logs.stdout}{logs.stderr}")
+
+
+# --- the students (bench/loadclient.py: Streamlit's WebSocket protocol) ----------------------------------------
+
+
+async def open_students(url: str) -> list[Student]:
+    page = PAGES["binomial-lab"][0]
+    students = [  # each moves the lab's p (its value is in the URL: lab_p), as in tests/test_deploy_smoke.py
+        Student(url, page, widget_prefixes=("bl_p",), timeout=60, reconnect_for=60, rng=random.Random(i))
+        for i in range(STUDENTS)
+    ]
+    for s in students:  # one after another: leastconn spreads them over both replicas
+        await s.load()
+    return students
+
+
+async def change_controls(students: list[Student], times: int) -> list[str]:
+    failures: list[str] = []
+
+    async def one(i: int, s: Student):
+        for n in range(times):
+            try:
+                run = await s.change_widget()
+            except Exception as exc:  # noqa: BLE001 - every failure is reported by the caller
+                failures.append(f"student {i} change {n}: {exc!r}")
+                return
+            failures.extend(f"student {i} change {n}: exception on the page: {e}" for e in run.exceptions)
+            await asyncio.sleep(0.2)
+
+    await asyncio.gather(*(one(i, s) for i, s in enumerate(students)))
+    return failures
+
+
+class EventLoopThread:
+    """One event loop for the whole test, in its own thread: the students' WebSockets belong to the loop that
+    opened them, and Playwright's sync API (the browser tests' session fixture) may keep a loop running in the
+    test's own thread, where asyncio.run() refuses to start."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+
+    def run(self, coroutine, timeout: float = 300):
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result(timeout)
+
+    def close(self, students: list[Student]) -> None:
+        async def close_all():
+            await asyncio.gather(*(s.close_quietly() for s in students))
+
+        try:
+            self.run(close_all(), timeout=30)
+        finally:
+            self.loop.call_soon_threadsafe(self.loop.stop)
+            self.thread.join(timeout=10)
+
+
+def websocket_upgrade(port: int, cookie: str) -> str:
+    """The status line HAProxy answers a browser's WebSocket request with (through to the replica)."""
+    key = base64.b64encode(os.urandom(16)).decode()
+    request = (
+        "GET /_stcore/stream HTTP/1.1\r\n"
+        f"Host: 127.0.0.1:{port}\r\n"
+        "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+        f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n"
+        "Sec-WebSocket-Protocol: streamlit\r\n"
+        f"Origin: http://127.0.0.1:{port}\r\n"
+        f"Cookie: {cookie}\r\n\r\n"
+    )
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(request.encode())
+        head = b""
+        while b"\r\n\r\n" not in head:
+            chunk = sock.recv(4096)
+            if not chunk:
+                break
+            head += chunk
+    return head.split(b"\r\n", 1)[0].decode()
+
+
+# --- the test -------------------------------------------------------------------------------------------------
+
+
+def test_kubernetes_yaml_on_podman_end_to_end(tmp_path, request):
+    global _terminal
+    _terminal = request.config.pluginmanager.get_plugin("terminalreporter")
+    report("")
+    timings: dict[str, float] = {}
+    started = time.monotonic()
+
+    def lap(step: str, since: float) -> float:
+        timings[step] = time.monotonic() - since
+        return time.monotonic()
+
+    t = time.monotonic()
+    build = subprocess.run(
+        [str(BUILD)],
+        capture_output=True,
+        text=True,
+        timeout=1200,
+        env={**os.environ, "CONTAINERS_CONF": str(CONTAINERS_CONF)},
+    )
+    assert build.returncode == 0, build.stderr[-3000:]
+    t = lap("build", t)
+    report(f"images built in {timings['build']:.0f} s: {' / '.join(build.stderr.strip().splitlines())}")
+
+    remove_stale_test_deployment()
+    port, subnet = free_port(), free_subnet()
+    network = f"{PREFIX}-{os.getpid()}"
+    play_file = play_file_for_test(tmp_path, port, subnet)
+    secrets_dir = tmp_path / "secrets"
+    subprocess.run([str(MAKE_SECRETS), str(secrets_dir), "residual-lab-postgres-pod-0"], check=True, timeout=30)
+    url = f"http://127.0.0.1:{port}"
+    loop = EventLoopThread()
+    students: list[Student] = []
+    try:
+        podman("network", "create", "--subnet", subnet, network)
+        podman("secret", "create", PREFIX, str(secrets_dir / "podman-secret.json"))
+        t = time.monotonic()
+        podman("play", "kube", "--network", network, str(play_file), timeout=300)
+        t = lap("play kube", t)
+
+        # 2. health through HAProxy, both replicas up
+        wait_for("/_stcore/health through HAProxy", lambda: http_get(f"{url}/_stcore/health")[2] == b"ok", 120)
+        wait_for("both replicas UP in HAProxy", lambda: all(r["status"] == "UP" for r in haproxy_stats().values()), 60)
+        t = lap("healthy", t)
+        report(
+            f"play kube {timings['play kube']:.1f} s; /_stcore/health 'ok' through HAProxy on 127.0.0.1:{port} and"
+            f" replicas r0, r1 UP {timings['healthy']:.1f} s later"
+        )
+        listing = podman("ps", "--format", "{{.Ports}}").stdout
+        published = {item.strip() for line in listing.splitlines() for item in line.split(",") if "->" in item}
+        assert published == {f"127.0.0.1:{port}->8080/tcp"}, listing
+        report(f"only HAProxy is published, on 127.0.0.1:{port}")
+
+        # 3. cookie affinity
+        status, cookies, _ = http_get(f"{url}/")
+        assert status == 200 and any(c.startswith("RLSERVER=r") for c in cookies), cookies
+        before = {name: int(row["stot"]) for name, row in haproxy_stats().items()}
+        for _ in range(10):
+            status, cookies, _ = http_get(f"{url}/_stcore/health", cookie="RLSERVER=r1")
+            # the cookie names a live replica: HAProxy sends the request there and sets no new one
+            assert status == 200 and not any(c.startswith("RLSERVER=") for c in cookies), cookies
+        after = {name: int(row["stot"]) for name, row in haproxy_stats().items()}
+        assert (after["r0"] - before["r0"], after["r1"] - before["r1"]) == (0, 10), (before, after)
+        students = loop.run(open_students(url))
+        homes = [s.cookies.get("RLSERVER") for s in students]
+        assert set(homes) == {"r0", "r1"}, homes
+        failures = loop.run(change_controls(students, 2))
+        assert failures == [] and [s.reconnects for s in students] == [0] * STUDENTS
+        assert [s.cookies["RLSERVER"] for s in students] == homes
+        t = lap("affinity", t)
+        report(
+            f"cookie affinity: a new browser gets RLSERVER=r…; 10 requests with RLSERVER=r1 all reached r1 (r0 +0,"
+            f" r1 +10 in HAProxy's counters); {STUDENTS} students spread {homes.count('r0')}/{homes.count('r1')}"
+            f" over r0/r1 and stayed there for 2 changes each ({timings['affinity']:.1f} s)"
+        )
+
+        # 4. the WebSocket upgrade
+        for replica in ("r0", "r1"):
+            status_line = websocket_upgrade(port, f"RLSERVER={replica}")
+            assert status_line.startswith("HTTP/1.1 101"), status_line
+        report(f"WebSocket upgrade through HAProxy to r0 and r1: {status_line!r}")
+
+        # 5. a class's data in PostgreSQL, shared by the replicas
+        made = app_python(
+            APP[0],
+            "import json; from lab.classroom import store; from lab.classroom.db import make_engine\n"
+            "e = make_engine(); c = store.create_class(e, 'Containers'); s = store.join_class(e, c.code, 'Ada')\n"
+            "v = store.class_version(e, c.code)\n"
+            "print(json.dumps({'code': c.code, 'teacher': c.teacher_token, 'student': s.student_token,"
+            " 'key': v.follow_key, 'version': v.version, 'url': e.url.render_as_string(hide_password=True)}))",
+        )
+        assert made["url"].startswith("postgresql+psycopg://lab:***@residual-lab-postgres-pod-0:5432/")
+        assert psql(f"SELECT name, student_count FROM classes WHERE code = '{made['code']}'") == "Containers|1"
+        assert psql("SELECT s.name FROM students s JOIN classes c ON c.id = s.class_id "
+                    f"WHERE c.code = '{made['code']}'") == "Ada"  # fmt: skip
+        page = Student(url, "class", query=f"code={made['code']}&student={made['student']}", timeout=60)
+        page.cookies["RLSERVER"] = "r1"
+
+        async def student_page():
+            run = await page.load()
+            await page.close_quietly()
+            return run
+
+        run = loop.run(student_page())
+        assert run.exceptions == [] and page.cookies["RLSERVER"] == "r1"
+        version_url = f"{url}/_class_version?code={made['code']}&key={made['key']}"
+        status, _, body = http_get(version_url, cookie="RLSERVER=r1")
+        assert status == 200 and json.loads(body) == {"version": made["version"], "open": True}, body
+        app_python(
+            APP[0],
+            "import json; from lab.classroom import store; from lab.classroom.db import make_engine\n"
+            f"store.end_class(make_engine(), {made['code']!r}, {made['teacher']!r}); print('{{}}')",
+        )
+        wait_for(
+            "replica r1 sees the class ended on r0",
+            lambda: json.loads(http_get(version_url, cookie="RLSERVER=r1")[2]) == {
+                "version": made["version"] + 1, "open": False},
+            10,
+        )  # fmt: skip
+        t = lap("class data", t)
+        report(
+            f"class {made['code']} and student Ada made by r0 are rows in PostgreSQL ({made['url']}); the student's"
+            f" page on r1 ran without an error; r1's /_class_version read version {made['version']}, then"
+            f" {made['version'] + 1} (ended) after the teacher's action on r0"
+        )
+
+        # 6. kill -9 of replica 0
+        pid = int(podman("inspect", APP[0], "--format", "{{.State.Pid}}").stdout)
+        restarts = int(podman("inspect", APP[0], "--format", "{{.RestartCount}}").stdout)
+        on_r0 = [s for s in students if s.cookies["RLSERVER"] == "r0"]
+        on_r1 = [s for s in students if s.cookies["RLSERVER"] == "r1"]
+        os.kill(pid, signal.SIGKILL)
+        killed_at = time.monotonic()
+        failures = loop.run(change_controls(students, CHANGES))
+        assert failures == []
+        assert all(s.reconnects >= 1 and s.cookies["RLSERVER"] == "r1" for s in on_r0)  # redispatched to r1
+        assert all(s.reconnects == 0 and s.cookies["RLSERVER"] == "r1" for s in on_r1)  # unaffected
+        assert [e for s in students for e in s.exceptions] == []
+        for s in on_r0:  # the page state came back from the URL on r1: lab_p is the value the student set
+            value = next(w.value for w in s.widgets.values() if w.key == "bl_p")
+            assert (f"lab_p={value:.2f}" in s.query) if value != 0.5 else ("lab_p" not in s.query), (value, s.query)
+        moved = max(s.reconnected_at for s in on_r0) - killed_at
+
+        def restarted():
+            state = json.loads(podman("inspect", APP[0]).stdout)[0]
+            return state["State"]["Running"] and state["State"]["Pid"] != pid and state["RestartCount"] > restarts
+
+        wait_for("podman restarted the killed replica", restarted, 60)
+        restart_s = time.monotonic() - killed_at
+        wait_for("HAProxy marked r0 up again", lambda: haproxy_stats()["r0"]["status"] == "UP", 60)
+        up_s = time.monotonic() - killed_at
+        stats = haproxy_stats()
+        assert int(stats["r0"]["chkdown"]) >= 1  # it was marked down in between
+        status, _, _ = http_get(f"{url}/_stcore/health", cookie="RLSERVER=r0")
+        assert status == 200
+        t = lap("kill -9", t)
+        report(
+            f"kill -9 of r0 (pid {pid}): its {len(on_r0)} students reconnected to r1 within {moved:.1f} s, their"
+            f" pages back from their URLs; r1's {len(on_r1)} students never reconnected; all {STUDENTS} finished"
+            f" {CHANGES} more changes without an error; podman restarted r0 after {restart_s:.1f} s, HAProxy saw it"
+            f" down ({stats['r0']['chkdown']}x) and UP again after {up_s:.1f} s"
+        )
+    except BaseException:
+        dump_logs()
+        raise
+    finally:
+        loop.close(students)
+        t = time.monotonic()
+        tear_down(play_file)
+        left = podman("pod", "ps", "--format", "{{.Name}}", "--filter", "name=^residual-lab").stdout.split()
+        timings["tear down"] = time.monotonic() - t
+        report(f"torn down in {timings['tear down']:.1f} s (pods, secret, volume, network); pods left: {left}")
+    report(
+        f"total {time.monotonic() - started:.0f} s: "
+        + ", ".join(f"{step} {seconds:.1f} s" for step, seconds in timings.items())
+    )
+    assert left == []
