@@ -1,0 +1,198 @@
+"""``check_step`` / ``check_block``: the specification's test protocol run on someone's own sampler.
+
+Both run every case of the protocol with fixed seeds, each with enough draws that the stated bias is
+detected with the stated power (:mod:`lab.check.power`), and return a :class:`CheckReport`;
+:func:`assert_sampler_passes` wraps either for a test suite (an AssertionError listing what failed).
+"""
+
+from __future__ import annotations
+
+import inspect
+
+from lab.check.block import run_block_case
+from lab.check.cases import DEFAULT_BLOCK, DEFAULT_LENGTH, DTYPES, BlockCase, StepCase, block_cases, step_cases
+from lab.check.parallel import run_cases
+from lab.check.power import PowerTarget, required_draws
+from lab.check.progress import Progress
+from lab.check.report import CheckReport
+from lab.check.step import run_step_case
+from lab.check.sweep import residual_sweeps
+from lab.check.watch import Clock
+from lab.core.blocks import BlockInputError
+from lab.core.distributions import LabInputError
+from lab.teaching.numerics import backend_report
+
+DEFAULT_SEED = 20260
+
+
+class CheckInputError(LabInputError):
+    """A setting of the check that cannot be used (an unknown case, a dtype, a bound)."""
+
+
+def sampler_name(sampler) -> str:
+    module = getattr(sampler, "__module__", None) or "?"
+    return f"{module}:{getattr(sampler, '__qualname__', type(sampler).__name__)}"
+
+
+def environment(sampler, dtype: str) -> dict:
+    stated = getattr(sampler, "backend", None)
+    name = getattr(sampler, "__name__", "sampler")
+    return {
+        "input_dtype": dtype,
+        "backend": str(stated) if stated else f"not stated by the sampler (set {name}.backend); inputs are numpy",
+        "sampler_dtype": str(getattr(sampler, "dtype", None) or f"not stated (set {name}.dtype)"),
+        **{f"lab_{k}": v for k, v in backend_report().items() if k in ("numpy", "python", "machine")},
+    }
+
+
+def _select(cases, names, extra=()):
+    if names is None:
+        return list(cases)
+    known = {c.name: c for c in cases}
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise CheckInputError(f"unknown case {unknown[0]!r} (known: {', '.join([*known, *extra])})")
+    return [known[n] for n in names]
+
+
+def _settings(target, seed, max_draws, time_limit, dtype) -> dict:
+    return {
+        "power_target": target.as_json(),
+        "seed": seed,
+        "max_draws": max_draws,
+        "time_limit_seconds": time_limit,
+        "input_dtype": dtype,
+    }
+
+
+def _check_common(target, seed, max_draws, time_limit, dtype):
+    if dtype not in DTYPES:
+        raise CheckInputError(f"dtype {dtype!r} is not one of {', '.join(DTYPES)}")
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise CheckInputError(f"the seed must be a whole number >= 0 (got {seed!r})")
+    if max_draws is not None and (isinstance(max_draws, bool) or not isinstance(max_draws, int) or max_draws < 1):
+        raise CheckInputError(f"max_draws must be a whole number >= 1 (got {max_draws!r})")
+    if time_limit is not None and not time_limit > 0:
+        raise CheckInputError(f"the time limit must be > 0 seconds (got {time_limit!r})")
+    return target or PowerTarget()
+
+
+def _jobs(jobs) -> int:
+    if isinstance(jobs, bool) or not isinstance(jobs, int) or not 1 <= jobs <= 64:
+        raise CheckInputError(f"jobs must be a whole number from 1 to 64 (got {jobs!r})")
+    return jobs
+
+
+def planned_draws(cases, target: PowerTarget, max_draws: int | None) -> int:
+    total = 0
+    for case in cases:
+        needed = required_draws(case.law(), target)[0]
+        total += needed if max_draws is None else min(needed, max_draws)
+    return total
+
+
+def check_step(
+    step,
+    *,
+    cases: list[str] | None = None,
+    target: PowerTarget | None = None,
+    seed: int = DEFAULT_SEED,
+    max_draws: int | None = None,
+    time_limit: float | None = None,
+    dtype: str = "float64",
+    progress: bool = False,
+    jobs: int = 1,
+    name: str | None = None,
+) -> CheckReport:
+    """Run the protocol on ``step(p, q, rng)``: one case per law, then (if ``step.residual`` exists)
+    the residual alone on tiny-Z inputs in float64 and float32."""
+    if not callable(step):
+        raise CheckInputError(f"{step!r} is not callable")
+    target = _check_common(target, seed, max_draws, time_limit, dtype)
+    sweep_names = [f"residual-{d}" for d in DTYPES]
+    wanted_sweeps = sweep_names if cases is None else [c for c in cases if c in sweep_names]
+    law_names = None if cases is None else [c for c in cases if c not in sweep_names]
+    chosen: list[StepCase] = _select(step_cases(), law_names, extra=sweep_names)
+    bar = Progress(planned_draws(chosen, target, max_draws), progress)
+    clock = Clock(time_limit)
+    results = run_cases(run_step_case, step, chosen, (target, seed, dtype, max_draws, clock), bar, _jobs(jobs))
+    bar.close()
+    residual_fn = getattr(step, "residual", None)
+    if callable(residual_fn):
+        results.extend(r for r in residual_sweeps(residual_fn) if r.name in wanted_sweeps)
+    env = environment(step, dtype)
+    if env["sampler_dtype"].startswith("not stated"):
+        seen = sorted({d for r in results for d in r.data.get("sampler_dtype", [])})
+        if seen:
+            env["sampler_dtype"] = f"{', '.join(seen)} (the dtype of the residuals it returned)"
+    settings = _settings(target, seed, max_draws, time_limit, dtype)
+    return CheckReport(name or sampler_name(step), "step", settings, env, results)
+
+
+def sampler_kind(sampler) -> str:
+    """``step`` for a callable of 3 positional parameters, ``block`` for 5; otherwise CheckInputError."""
+    try:
+        params = inspect.signature(sampler).parameters.values()
+    except (TypeError, ValueError):
+        raise CheckInputError(f"cannot read the parameters of {sampler_name(sampler)}: say which kind it is") from None
+    positional = [
+        p for p in params
+        if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty
+    ]
+    if len(positional) == 3:
+        return "step"
+    if len(positional) == 5:
+        return "block"
+    raise CheckInputError(
+        f"{sampler_name(sampler)} takes {len(positional)} required arguments: a step sampler takes "
+        "(p, q, rng), a block sampler (target, draft, prefix, k, rng)"
+    )
+
+
+def assert_sampler_passes(sampler, kind: str | None = None, **options) -> CheckReport:
+    """For a test suite: run the check and raise AssertionError naming each failing case and why."""
+    kind = kind or sampler_kind(sampler)
+    report = (check_step if kind == "step" else check_block)(sampler, **options)
+    if not report.passed:
+        lines = [f"{report.sampler} fails {len(report.failed)} of {len(report.cases)} cases:"]
+        for case in report.failed:
+            lines.append(f"  {case.name}: " + "; ".join(case.reasons))
+            fit = case.data.get("best_variant")
+            if fit:
+                lines.append(f"    best-fitting named mistake: {fit['variant']} (bias TV {fit['bias_tv_decimal']:.4g})")
+        raise AssertionError("\n".join(lines))
+    return report
+
+
+def check_block(
+    block,
+    *,
+    block_size: int | None = None,
+    length: int | None = None,
+    cases: list[str] | None = None,
+    target: PowerTarget | None = None,
+    seed: int = DEFAULT_SEED,
+    max_draws: int | None = None,
+    time_limit: float | None = None,
+    dtype: str = "float64",
+    progress: bool = False,
+    jobs: int = 1,
+    name: str | None = None,
+) -> CheckReport:
+    """Run the protocol on ``block(target, draft, prefix, k, rng)``: every shipped Markov model at
+    K = ``block_size`` drafts per block, counting the first L = ``length`` tokens of each sequence."""
+    if not callable(block):
+        raise CheckInputError(f"{block!r} is not callable")
+    target = _check_common(target, seed, max_draws, time_limit, dtype)
+    try:
+        every = block_cases(block_size or DEFAULT_BLOCK, length or DEFAULT_LENGTH)
+    except BlockInputError as exc:
+        raise CheckInputError(str(exc)) from None
+    chosen: list[BlockCase] = _select(every, cases)
+    bar = Progress(planned_draws(chosen, target, max_draws), progress)
+    clock = Clock(time_limit)
+    results = run_cases(run_block_case, block, chosen, (target, seed, dtype, max_draws, clock), bar, _jobs(jobs))
+    bar.close()
+    settings = _settings(target, seed, max_draws, time_limit, dtype)
+    settings.update(block=block_size or DEFAULT_BLOCK, length=length or DEFAULT_LENGTH)
+    return CheckReport(name or sampler_name(block), "block", settings, environment(block, dtype), results)

@@ -1,0 +1,157 @@
+"""Checking a block sampler ``block(target, draft, prefix, k, rng) -> committed token indices``.
+
+The check serves a model through two functions of the committed prefix (a sequence of token indices):
+``target(prefix)`` and ``draft(prefix)`` return the next-token probabilities as read-only numpy arrays
+over the whole vocabulary. It calls ``block`` from the empty prefix, appends what each call commits, and
+calls again until the sequence is long enough (or complete), then counts each sequence's outcome (its
+first L tokens) against the exact law of the target, and of every named mistake when it is off.
+"""
+
+from __future__ import annotations
+
+import operator
+
+from lab.check.cases import BlockCase
+from lab.check.identify import best_variant
+from lab.check.power import PowerTarget, power_of, required_draws
+from lab.check.report import CaseResult
+from lab.check.step import CLOCK_EVERY, case_rng, law_verdict, numerics_verdict
+from lab.check.watch import Clock, Findings, Watched, exception_text
+from lab.core.formatting import fraction_text
+
+MAX_BLOCKS_PER_SEQUENCE = 1_000  # a sampler that commits nothing would loop forever
+
+
+class _Stop(Exception):
+    pass
+
+
+def serve(case: BlockCase, dtype: str):
+    """``target(prefix)`` and ``draft(prefix)`` for a first-order model: the row of the last token."""
+    target_rows, draft_rows = case.rows(dtype)
+    size = len(case.vocab)
+
+    def row_of(rows, prefix):
+        if len(prefix) == 0:
+            return rows[0]
+        last = operator.index(prefix[-1])
+        if not 0 <= last < size:
+            raise IndexError(f"the prefix ends in token index {last}, outside 0..{size - 1}")
+        return rows[last + 1]
+
+    def target(prefix):
+        return row_of(target_rows, prefix)
+
+    def draft(prefix):
+        return row_of(draft_rows, prefix)
+
+    return target, draft
+
+
+def committed_tokens(out, k: int, size: int) -> tuple[tuple[int, ...] | None, str | None]:
+    """The tokens one call committed, or (None, what is wrong with its return value)."""
+    try:
+        tokens = tuple(operator.index(t) for t in out)
+    except TypeError:
+        return None, f"returned {out!r:.60}, not a sequence of token indices"
+    if not tokens:
+        return None, "committed no token (a block commits at least one)"
+    if len(tokens) > k + 1:
+        return None, f"committed {len(tokens)} tokens from a block of k = {k} drafts (at most k + 1)"
+    bad = [t for t in tokens if not 0 <= t < size]
+    if bad:
+        return None, f"returned token index {bad[0]}, outside 0..{size - 1}"
+    return tokens, None
+
+
+def run_block_case(block, case: BlockCase, target: PowerTarget, seed: int, dtype: str, max_draws: int | None,
+                   clock: Clock, *, progress) -> CaseResult:
+    law = case.law()
+    needed, df = required_draws(law, target)
+    draws = needed if max_draws is None else min(needed, max_draws)
+    target_fn, draft_fn = serve(case, dtype)
+    size = len(case.vocab)
+    k = case.block
+    rng = case_rng(seed, case.name)
+    counts: dict[tuple[int, ...], int] = {}
+    findings = Findings()
+    blocks = tokens_committed = 0
+    done = reported = 0
+    cut = False
+    with Watched(findings):
+        try:
+            for i in range(draws):
+                if not i % CLOCK_EVERY and i:
+                    progress.advance(i - reported, case.name)
+                    reported = i
+                    if clock.expired():
+                        cut = True
+                        break
+                sequence: tuple[int, ...] = ()
+                calls = 0
+                while not case.finished(sequence):
+                    invalid = findings.invalid
+                    try:
+                        out = block(target_fn, draft_fn, sequence, k, rng)
+                    except Exception as exc:  # the user's code: named, never a traceback
+                        findings.exception, findings.exception_at = exception_text(exc), i
+                        raise _Stop from None
+                    if findings.invalid != invalid and findings.invalid_at is None:
+                        findings.invalid_at = i
+                    committed, problem = committed_tokens(out, k, size)
+                    if problem:
+                        findings.bad_output = f"{problem} (sequence {i}, prefix {list(sequence)})"
+                        raise _Stop
+                    sequence += committed
+                    blocks += 1
+                    tokens_committed += len(committed)
+                    calls += 1
+                    if calls > MAX_BLOCKS_PER_SEQUENCE:
+                        findings.bad_output = f"needed more than {MAX_BLOCKS_PER_SEQUENCE} blocks for one sequence"
+                        raise _Stop
+                outcome = case.outcome(sequence)
+                counts[outcome] = counts.get(outcome, 0) + 1
+                done = i + 1
+        except _Stop:
+            pass
+    progress.advance(done - reported, case.name)
+
+    reasons: list[str] = []
+    notes: list[str] = []
+    data: dict = {
+        "model": case.model.name,
+        "block": k,
+        "length": case.length,
+        "vocab": list(case.vocab),
+        "target_law": {case.outcome_text(o): fraction_text(v) for o, v in sorted(law.items())},
+        "input_dtype": dtype,
+        "draws_required": needed,
+        "draws_planned": draws,
+        "draws": done,
+        "power": power_of(df, done, target) if done else 0.0,
+        "degrees_of_freedom": df,
+        "blocks": blocks,
+        "mean_tokens_per_block": tokens_committed / blocks if blocks else None,
+        "counts": {case.outcome_text(o): c for o, c in sorted(counts.items())},
+    }
+    if draws < needed:
+        notes.append(f"draws capped at {draws:,} (the stated power needs {needed:,}): power {data['power']:.4f}")
+    if cut:
+        reasons.append(f"the time limit ended the case after {done:,} of {draws:,} sequences")
+    data["numerics"] = findings.as_json()
+    numeric_reasons, numeric_notes = numerics_verdict(findings)
+    reasons.extend(numeric_reasons)
+    notes.extend(numeric_notes)
+    complete = done == draws and not cut
+    impossible = any(c and not law.get(o) for o, c in counts.items())
+    if done and (complete or impossible):
+        test, law_reasons = law_verdict(counts, law, case.outcome_text, target)
+        data["test"] = test
+        reasons.extend(law_reasons)
+        if law_reasons:
+            data["best_variant"] = best_variant(counts, law, case.variant_laws(), target.false_alarm)
+    else:
+        data["test"] = None
+        if not reasons:
+            reasons.append("the law was not tested (no complete run of sequences)")
+    return CaseResult(case.name, "block", case.description, not reasons, reasons, notes, data)

@@ -1,0 +1,170 @@
+"""The cases a check runs: the specification's small laws, the shipped scenarios and Markov models.
+
+A step case is a target p and a draft q over a named vocabulary, exact (Fractions), handed to the
+sampler rounded to the run's dtype. The specification's protocol names the kinds: equal distributions
+(Z = 0), disjoint support, partial zeros, near equality (gaps down to 1e-12), a draft that misses the
+target's support; the shipped one-step scenarios hold most of them, the near-equality family of the
+Numerics page adds the tiny gaps.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import cached_property
+
+import numpy as np
+
+from lab.core.residual import exact_z_and_residual
+from lab.core.sampling import step_law
+from lab.core.scenarios import load_scenario, scenario_names
+from lab.core.variants import VARIANTS, Row
+from lab.teaching.numerics import FAMILY_DIRECTION, FAMILY_Q, FAMILY_TOKENS, to_float32
+
+DTYPES = ("float64", "float32")
+NEAR_EQUALITY_GAPS = (6, 12)  # the family's gaps 1e-6 and 1e-12 (exponents), as law cases
+
+
+def rounded(values: Row, dtype: str) -> np.ndarray:
+    """Exact values rounded to the dtype (correctly, one rounding), as a read-only array."""
+    if dtype == "float32":
+        out = np.array([to_float32(v) for v in values], dtype=np.float32)
+    else:
+        out = np.array([float(v) for v in values], dtype=np.float64)
+    out.flags.writeable = False
+    return out
+
+
+@dataclass(frozen=True)
+class StepCase:
+    name: str
+    description: str
+    tokens: tuple[str, ...]
+    p: Row
+    q: Row
+
+    @cached_property
+    def z(self) -> Fraction:
+        return exact_z_and_residual(self.p, self.q)[0]
+
+    @cached_property
+    def residual(self) -> Row | None:
+        return exact_z_and_residual(self.p, self.q)[1]
+
+    def law(self) -> dict[int, Fraction]:
+        """The exact target law: p itself (the output law every correct sampler has)."""
+        return dict(enumerate(self.p))
+
+    def variant_laws(self) -> dict[str, Row]:
+        """Each named rule's exact one-step law on this case (keep-testing-after-rejection is a block
+        mistake: at one step it is the correct rule, so it is left out)."""
+        return {
+            name: step_law(self.p, self.q, v).total
+            for name, v in VARIANTS.items()
+            if v.one_step_differs or name == "correct"
+        }
+
+
+def scenario_cases() -> list[StepCase]:
+    cases = []
+    for name in scenario_names():
+        s = load_scenario(name)
+        cases.append(StepCase(name, s.title, s.tokens, s.p.values, s.q.values))
+    return cases
+
+
+def near_equality_case(exponent: int) -> StepCase:
+    gap = Fraction(1, 10**exponent)
+    p = tuple(b + gap * d for b, d in zip(FAMILY_Q, FAMILY_DIRECTION))
+    return StepCase(
+        f"near-equality-1e-{exponent}",
+        f"p = q + 1e-{exponent} * (3/4, 1/4, -1) with q = (1/2, 1/3, 1/6): exact Z = 1e-{exponent}",
+        FAMILY_TOKENS,
+        p,
+        FAMILY_Q,
+    )
+
+
+def processed_target_case(size: int = 64, kept: int = 8) -> StepCase:
+    """A top-k processed target over a wider vocabulary: p is 1/8 on its 8 kept tokens and 0 on the other
+    56, the draft uniform over all 64. r = p (Z = 7/8); a floor or a candidate set shows at once here."""
+    tokens = tuple(f"t{i}" for i in range(size))
+    p = tuple(Fraction(1, kept) if i < kept else Fraction(0) for i in range(size))
+    q = tuple(Fraction(1, size) for _ in range(size))
+    return StepCase(
+        "processed-target",
+        f"a top-{kept} processed target over {size} tokens (0 on {size - kept} of them), uniform draft: Z = 7/8",
+        tokens,
+        p,
+        q,
+    )
+
+
+def step_cases() -> list[StepCase]:
+    return scenario_cases() + [processed_target_case()] + [near_equality_case(e) for e in NEAR_EQUALITY_GAPS]
+
+
+# --- block cases ------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class BlockCase:
+    """A model served to a block sampler through ``target(prefix)`` / ``draft(prefix)``, and the exact
+    laws of its outputs. The model is reached only through ``rows``, ``law`` and ``variant_law``, so any
+    model the core can give exact laws for fits (Markov chains now; stop-token models the same way)."""
+
+    name: str
+    description: str
+    model: object  # lab.core.markov.MarkovModel
+    block: int
+    length: int
+
+    @property
+    def vocab(self) -> tuple[str, ...]:
+        return self.model.vocab
+
+    def rows(self, dtype: str):
+        """(target rows, draft rows) as read-only arrays, indexed by context + 1 (START = -1 is row 0)."""
+        return (
+            tuple(rounded(row, dtype) for row in self.model.target),
+            tuple(rounded(row, dtype) for row in self.model.draft),
+        )
+
+    def finished(self, sequence: tuple[int, ...]) -> bool:
+        return len(sequence) >= self.length
+
+    def outcome(self, sequence: tuple[int, ...]) -> tuple[int, ...]:
+        return sequence[: self.length]
+
+    def outcome_text(self, outcome: tuple[int, ...]) -> str:
+        return self.model.sequence_text(outcome)
+
+    @cached_property
+    def _target_law(self) -> dict:
+        from lab.core.blocks import target_law
+
+        return target_law(self.model, self.length)
+
+    def law(self) -> dict:
+        return self._target_law
+
+    def variant_laws(self) -> dict[str, dict]:
+        from lab.core.blocks import speculative_law
+
+        return {name: speculative_law(self.model, self.block, self.length, name) for name in VARIANTS}
+
+
+DEFAULT_BLOCK = 2
+DEFAULT_LENGTH = 2
+
+
+def block_cases(block: int = DEFAULT_BLOCK, length: int = DEFAULT_LENGTH) -> list[BlockCase]:
+    from lab.core.blocks import block_chain, check_block_args, check_outcomes
+    from lab.core.markov import load_model, model_names
+
+    cases = []
+    for name in model_names():
+        model = load_model(name)
+        check_block_args(model, block, length)
+        check_outcomes(model, block_chain(model, block), length)
+        cases.append(BlockCase(f"{name}-K{block}-L{length}", model.title, model, block, length))
+    return cases

@@ -1,0 +1,50 @@
+"""Which named mistake fits observed counts best: the likelihood of the counts under each variant's exact law."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+from lab.core.distance import total_variation
+from lab.core.formatting import fraction_text
+from lab.core.sampling import chi_square_test
+from lab.core.variants import VARIANTS
+
+
+def log_likelihood(counts: dict, law: dict) -> float:
+    """sum count * log law over the observed outcomes; -inf when an observed outcome has probability 0."""
+    total = 0.0
+    for outcome, count in counts.items():
+        if not count:
+            continue
+        mass = law.get(outcome, 0)
+        if not mass:
+            return -math.inf
+        total += count * math.log(mass)
+    return total
+
+
+def best_variant(counts: dict, target: dict, laws: dict[str, dict], false_alarm: float) -> dict:
+    """The variant whose exact law gives the counts the highest likelihood, with its bias (TV from the
+    target, exact) and whether it fits the counts itself (its own chi-square p-value >= false_alarm).
+    Variants with the same law on this case are listed together: the counts cannot tell them apart."""
+    scored = {name: log_likelihood(counts, law) for name, law in laws.items()}
+    best = max(scored, key=lambda n: (scored[n], n == "correct"))
+    law = laws[best]
+    same = [n for n in laws if n != best and laws[n] == law]
+    others = [scored[n] for n in laws if laws[n] != law]
+    margin = scored[best] - max(others) if others else None
+    fit = chi_square_test(counts, law)
+    bias = total_variation(target, law) if isinstance(next(iter(law.values()), 0), (int, Fraction)) else None
+    return {
+        "variant": best,
+        "title": VARIANTS[best].title if best in VARIANTS else best,
+        "same_law_on_this_case": same,
+        "bias_tv": None if bias is None else fraction_text(bias),
+        "bias_tv_decimal": None if bias is None else float(bias),
+        "log_likelihood": scored[best] if math.isfinite(scored[best]) else None,
+        "log_likelihood_margin": margin if margin is None or math.isfinite(margin) else None,
+        "fits": fit.p_value is not None and fit.p_value >= false_alarm and not fit.impossible,
+        "fit_p_value": fit.p_value,
+        "log_likelihoods": {n: (v if math.isfinite(v) else None) for n, v in scored.items()},
+    }

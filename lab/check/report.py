@@ -1,0 +1,108 @@
+"""What a check reports: one result per case and the whole run, as text and as strict JSON."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+
+@dataclass
+class CaseResult:
+    name: str
+    kind: str  # "step", "block" or "residual"
+    description: str
+    passed: bool
+    reasons: list[str]  # why the case fails (empty when it passes)
+    notes: list[str] = field(default_factory=list)  # findings that do not fail the case
+    data: dict = field(default_factory=dict)  # everything else, for JSON
+
+    def as_json(self) -> dict:
+        return {
+            "name": self.name,
+            "kind": self.kind,
+            "description": self.description,
+            "verdict": "pass" if self.passed else "fail",
+            "reasons": list(self.reasons),
+            "notes": list(self.notes),
+            **self.data,
+        }
+
+    def summary_line(self) -> str:
+        verdict = "pass" if self.passed else "FAIL"
+        draws = self.data.get("draws")
+        bits = []
+        if draws is not None:
+            bits.append(f"{draws:,} draws")
+        if self.data.get("power") is not None:
+            bits.append(f"power {self.data['power']:.4f}")
+        test = self.data.get("test") or {}
+        if test.get("p_value") is not None:
+            bits.append(f"chi-square p = {test['p_value']:.3g}")
+        return f"{verdict:4}  {self.name:<36} " + ", ".join(bits)
+
+
+@dataclass
+class CheckReport:
+    sampler: str
+    kind: str  # "step" or "block"
+    settings: dict
+    environment: dict
+    cases: list[CaseResult]
+
+    @property
+    def passed(self) -> bool:
+        return bool(self.cases) and all(c.passed for c in self.cases)
+
+    @property
+    def failed(self) -> list[CaseResult]:
+        return [c for c in self.cases if not c.passed]
+
+    def as_json(self) -> dict:
+        return {
+            "sampler": self.sampler,
+            "kind": self.kind,
+            "verdict": "pass" if self.passed else "fail",
+            "settings": self.settings,
+            "environment": self.environment,
+            "cases": [c.as_json() for c in self.cases],
+        }
+
+    def json_text(self) -> str:
+        return json.dumps(self.as_json(), indent=2, ensure_ascii=False, allow_nan=False)
+
+    def text(self) -> str:
+        lines = [f"{self.kind} sampler {self.sampler}"]
+        env = self.environment
+        lines.append(
+            f"inputs: {env.get('input_dtype')} numpy arrays; backend: {env.get('backend')}; "
+            f"sampler dtype: {env.get('sampler_dtype')}"
+        )
+        power = self.settings.get("power_target", {})
+        if power:
+            lines.append(
+                f"power: TV >= {power['tv']:g} detected with power {power['power']:g} at false-alarm "
+                f"{power['false_alarm']:g} per case (seed {self.settings.get('seed')})"
+            )
+        lines.append("")
+        for case in self.cases:
+            lines.append(case.summary_line())
+            for reason in case.reasons:
+                lines.append(f"      - {reason}")
+            for note in case.notes:
+                lines.append(f"      note: {note}")
+            fit = case.data.get("best_variant")
+            if fit and not case.passed:
+                twins = fit["same_law_on_this_case"]
+                same = f" (same law here: {', '.join(twins)})" if twins else ""
+                verdict = "fits the counts" if fit["fits"] else "does not fit the counts either (closest)"
+                lines.append(
+                    f"      best-fitting named mistake: {fit['variant']} - {fit['title']}{same}; its bias "
+                    f"TV = {fit['bias_tv']} ({fit['bias_tv_decimal']:.4g}); {verdict}"
+                )
+        lines.append("")
+        failed = self.failed
+        if failed:
+            lines.append(f"FAIL: {len(failed)} of {len(self.cases)} cases failed: {', '.join(c.name for c in failed)}")
+        else:
+            lines.append(f"pass: all {len(self.cases)} cases")
+        return "\n".join(lines)

@@ -1,0 +1,204 @@
+"""Checking a one-step sampler ``step(p, q, rng) -> token`` (or ``-> (token, residual or None)``)."""
+
+from __future__ import annotations
+
+import math
+import operator
+import zlib
+
+import numpy as np
+
+from lab.check.cases import StepCase, rounded
+from lab.check.identify import best_variant
+from lab.check.power import PowerTarget, power_of, required_draws
+from lab.check.report import CaseResult
+from lab.check.residuals import check_residual
+from lab.check.watch import Clock, Findings, Watched, exception_text
+from lab.core.formatting import fraction_text
+from lab.core.sampling import chi_square_test
+
+MAX_DISTINCT_RESIDUALS = 64  # distinct returned residuals checked exactly per case (a correct one returns 1)
+CLOCK_EVERY = 1024  # draws between looks at the clock and the progress bar
+
+
+def case_rng(seed: int, name: str) -> np.random.Generator:
+    """The case's own generator: fixed by the seed and the case's name (not its position in the run)."""
+    return np.random.default_rng([seed, zlib.crc32(name.encode())])
+
+
+def token_index(value, size: int) -> tuple[int | None, str | None]:
+    """(index, None) for a valid token index, else (None, what is wrong with the value)."""
+    try:
+        index = operator.index(value)
+    except TypeError:
+        if isinstance(value, (float, np.floating)) and math.isnan(value):
+            return None, "returned NaN as the token"
+        return None, f"returned {value!r} ({type(value).__name__}), not a token index"
+    if not 0 <= index < size:
+        return None, f"returned token index {index}, outside 0..{size - 1}"
+    return index, None
+
+
+def law_verdict(counts: dict, law: dict, labels, target: PowerTarget) -> tuple[dict, list[str]]:
+    """The chi-square of the counts against the exact law, and the reasons it fails (if it does)."""
+    test = chi_square_test(counts, law)
+    reasons = []
+    impossible = {k: c for k, c in counts.items() if c and not law.get(k)}
+    if impossible:
+        listed = ", ".join(f"{labels(k)} x{c:,}" for k, c in sorted(impossible.items()))
+        reasons.append(f"drew outcomes the target gives probability 0: {listed} (an immediate fail)")
+    elif test.p_value is not None and test.p_value < target.false_alarm:
+        reasons.append(
+            f"the counts do not follow the target law: chi-square {test.statistic:.1f} on {test.df} df, "
+            f"p = {test.p_value:.3g} < {target.false_alarm:g}"
+        )
+    return {"method": "Pearson chi-square (categories expecting < 5 pooled)", **test.as_json()}, reasons
+
+
+def numerics_verdict(findings, where: str = "") -> tuple[list[str], list[str]]:
+    """(reasons the case fails, notes) from what the sampler did besides returning tokens: a 0/0, a NaN,
+    an exception or a value that is not a token fail the case even when the law is right."""
+    reasons, notes = [], []
+    if findings.invalid:
+        reasons.append(
+            f"numpy invalid-value event(s){where}: {findings.invalid:,}, first at draw {findings.invalid_at}: "
+            "a 0/0 (or another invalid operation) was evaluated, whatever the output law"
+        )
+    if findings.nan_outputs:
+        reasons.append(f"NaN in what the sampler returned{where} ({findings.nan_outputs:,} call(s))")
+    if findings.exception:
+        reasons.append(f"the sampler raised {findings.exception}{where} at draw {findings.exception_at}")
+    if findings.bad_output and not findings.nan_outputs:
+        reasons.append(f"the sampler {findings.bad_output}")
+    if findings.divide:
+        notes.append(f"numpy reported {findings.divide:,} division(s) by zero")
+    if findings.overflow:
+        notes.append(f"numpy reported {findings.overflow:,} overflow(s)")
+    notes.extend(f"the sampler warned: {w}" for w in findings.warnings)
+    return reasons, notes
+
+
+def run_step_case(step, case: StepCase, target: PowerTarget, seed: int, dtype: str, max_draws: int | None,
+                  clock: Clock, *, progress) -> CaseResult:
+    law = case.law()
+    needed, df = required_draws(law, target)
+    draws = needed if max_draws is None else min(needed, max_draws)
+    p, q = rounded(case.p, dtype), rounded(case.q, dtype)
+    size = len(case.tokens)
+    rng = case_rng(seed, case.name)
+    counts = [0] * size
+    findings = Findings()
+    residuals: dict = {}  # (dtype, bytes) -> [array, calls]
+    unchecked = 0
+    done = reported = 0
+    cut = False
+    with Watched(findings):
+        for i in range(draws):
+            if not i % CLOCK_EVERY and i:
+                progress.advance(i - reported, case.name)
+                reported = i
+                if clock.expired():
+                    cut = True
+                    break
+            invalid = findings.invalid
+            try:
+                out = step(p, q, rng)
+            except Exception as exc:  # the user's code: its failure is a finding, named
+                findings.exception, findings.exception_at = exception_text(exc), i
+                break
+            if findings.invalid != invalid and findings.invalid_at is None:
+                findings.invalid_at = i
+            if type(out) is tuple:
+                if len(out) != 2:
+                    findings.bad_output = f"returned a tuple of {len(out)} values (expected token or (token, residual))"
+                    break
+                out, r = out
+                if r is not None:
+                    arr = np.asarray(r)
+                    key = (arr.dtype.str, arr.shape, arr.tobytes())
+                    seen = residuals.get(key)
+                    if seen is not None:
+                        seen[1] += 1
+                    elif len(residuals) < MAX_DISTINCT_RESIDUALS:
+                        residuals[key] = [arr.copy(), 1]
+                    else:
+                        unchecked += 1
+            if type(out) is int and 0 <= out < size:
+                counts[out] += 1
+            else:
+                index, problem = token_index(out, size)
+                if problem:
+                    if "NaN" in problem:
+                        findings.nan_outputs += 1
+                    findings.bad_output = f"{problem} at draw {i}"
+                    break
+                counts[index] += 1
+            done = i + 1
+    progress.advance(done - reported, case.name)
+
+    reasons: list[str] = []
+    notes: list[str] = []
+    labels = case.tokens.__getitem__
+    observed = dict(enumerate(counts))
+    data: dict = {
+        "tokens": list(case.tokens),
+        "p": [fraction_text(v) for v in case.p],
+        "q": [fraction_text(v) for v in case.q],
+        "z": fraction_text(case.z),
+        "target_law": {t: fraction_text(v) for t, v in zip(case.tokens, case.p)},
+        "input_dtype": dtype,
+        "draws_required": needed,
+        "draws_planned": draws,
+        "draws": done,
+        "power": power_of(df, done, target) if done else 0.0,
+        "degrees_of_freedom": df,
+        "counts": {t: c for t, c in zip(case.tokens, counts)},
+    }
+    if draws < needed:
+        notes.append(f"draws capped at {draws:,} (the stated power needs {needed:,}): power {data['power']:.4f}")
+    if cut:
+        reasons.append(f"the time limit ended the case after {done:,} of {draws:,} draws")
+
+    # residuals the sampler returned
+    checks = []
+    nan_residual_calls = 0
+    for arr, calls in residuals.values():
+        result = check_residual(arr, p, q, case.tokens, case.residual)
+        result["calls"] = calls
+        checks.append(result)
+        if arr.dtype.kind == "f" and np.isnan(arr).any():
+            nan_residual_calls += calls
+    findings.nan_outputs += nan_residual_calls
+    problems = sorted({problem for c in checks for problem in c["problems"]})
+    data["residual_checks"] = {
+        "exposed": bool(checks),
+        "returned": sum(c["calls"] for c in checks) + unchecked,
+        "distinct": len(checks),
+        "unchecked_distinct_beyond_limit": unchecked,
+        "checks": checks,
+    }
+    reasons.extend(f"residual: {problem}" for problem in problems)
+    if checks:
+        data["sampler_dtype"] = sorted({c["dtype"] for c in checks})
+
+    # numerics: 0/0, NaN, exceptions, outputs that are not tokens
+    data["numerics"] = findings.as_json()
+    numeric_reasons, numeric_notes = numerics_verdict(findings, " on a case with Z = 0" if case.z == 0 else "")
+    reasons.extend(numeric_reasons)
+    notes.extend(numeric_notes)
+
+    # the law
+    complete = done == draws and not cut
+    if done and (complete or any(counts[k] and not law[k] for k in range(size))):
+        test, law_reasons = law_verdict(observed, law, labels, target)
+        data["test"] = test
+        reasons.extend(law_reasons)
+        if law_reasons:
+            fit = best_variant(observed, law, {n: dict(enumerate(v)) for n, v in case.variant_laws().items()},
+                               target.false_alarm)
+            data["best_variant"] = fit
+    else:
+        data["test"] = None
+        if not reasons:
+            reasons.append("the law was not tested (no complete run of draws)")
+    return CaseResult(case.name, "step", case.description, not reasons, reasons, notes, data)

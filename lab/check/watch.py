@@ -1,0 +1,120 @@
+"""Running someone else's sampler: numpy floating-point events, NaN and exceptions, each named.
+
+The user's code runs inside ``numpy.errstate(call=...)``, so a 0/0 (numpy's "invalid value") or a
+division by zero anywhere in its numpy arithmetic is counted, not printed; an exception is recorded by
+its class name and message (never a traceback) and ends the case. Code that silences numpy itself
+(its own ``errstate(invalid="ignore")``) still shows up when a NaN reaches what it returns.
+"""
+
+from __future__ import annotations
+
+import time
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+
+
+def exception_text(exc: BaseException) -> str:
+    """``ZeroDivisionError: division by zero``: the class name and the first line of the message."""
+    message = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {message[0]}" if message and message[0] else type(exc).__name__
+
+
+@dataclass
+class Findings:
+    """What the sampler did besides returning tokens, over one case."""
+
+    invalid: int = 0  # numpy "invalid value" events (0/0, inf - inf, sqrt(-1), ...)
+    divide: int = 0  # numpy "divide by zero" events (x/0 with x != 0)
+    overflow: int = 0
+    warnings: list[str] = field(default_factory=list)  # Python warnings raised by the sampler (first few)
+    nan_outputs: int = 0  # calls whose returned value held a NaN
+    exception: str | None = None  # the exception that ended the case
+    exception_at: int | None = None  # the draw it happened at (0-based)
+    invalid_at: int | None = None  # the first draw with an invalid-value event
+    bad_output: str | None = None  # a returned value that is not a token index (ends the case)
+
+    def __call__(self, kind: str, flag: int) -> None:  # numpy's errcall signature
+        if kind.startswith("invalid"):
+            self.invalid += 1
+        elif kind.startswith("divide"):
+            self.divide += 1
+        elif kind.startswith("overflow"):
+            self.overflow += 1
+
+    def messages(self) -> list[str]:
+        """Each finding as a sentence naming it (empty when the sampler did nothing wrong numerically)."""
+        out = []
+        if self.invalid:
+            where = f" (first at draw {self.invalid_at})" if self.invalid_at is not None else ""
+            out.append(
+                f"numpy reported {self.invalid} invalid-value event(s){where}: a 0/0 (or another invalid "
+                "operation) was evaluated"
+            )
+        if self.divide:
+            out.append(f"numpy reported {self.divide} division(s) by zero")
+        if self.overflow:
+            out.append(f"numpy reported {self.overflow} overflow(s)")
+        if self.nan_outputs:
+            out.append(f"{self.nan_outputs} call(s) returned a NaN")
+        out.extend(f"warning: {w}" for w in self.warnings)
+        if self.exception:
+            out.append(f"raised {self.exception} at draw {self.exception_at}")
+        if self.bad_output:
+            out.append(self.bad_output)
+        return out
+
+    @property
+    def clean(self) -> bool:
+        return not self.messages()
+
+    def as_json(self) -> dict:
+        return {
+            "invalid_value_events": self.invalid,
+            "divide_by_zero_events": self.divide,
+            "overflow_events": self.overflow,
+            "nan_outputs": self.nan_outputs,
+            "warnings": list(self.warnings),
+            "exception": self.exception,
+            "exception_at_draw": self.exception_at,
+            "bad_output": self.bad_output,
+            "messages": self.messages(),
+        }
+
+
+class Watched:
+    """``with Watched(findings):`` runs the user's code with numpy's float events counted into findings
+    and Python warnings recorded (a few, by text)."""
+
+    def __init__(self, findings: Findings):
+        self.findings = findings
+
+    def __enter__(self):
+        self._errstate = np.errstate(call=self.findings, divide="call", invalid="call", over="call", under="ignore")
+        self._errstate.__enter__()
+        self._warnings = warnings.catch_warnings(record=True)
+        self._caught = self._warnings.__enter__()
+        warnings.simplefilter("always")
+        return self
+
+    def __exit__(self, *exc):
+        self._errstate.__exit__(*exc)
+        self._warnings.__exit__(*exc)
+        seen = []
+        for w in self._caught:
+            text = f"{w.category.__name__}: {w.message}"
+            if text not in seen:
+                seen.append(text)
+        self.findings.warnings.extend(seen[:5])
+        return False
+
+
+class Clock:
+    """A shared deadline: ``expired()`` is checked between draws (never inside the user's code)."""
+
+    def __init__(self, seconds: float | None):
+        self.deadline = None if seconds is None else time.monotonic() + seconds
+
+    def expired(self) -> bool:
+        return self.deadline is not None and time.monotonic() >= self.deadline

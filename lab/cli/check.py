@@ -1,0 +1,114 @@
+"""``python -m lab check MODULE:FUNCTION``: the specification's test protocol run on your own sampler.
+
+    python -m lab check examples/correct_numpy.py:step [--json] [--max-draws N] [--time-limit S]
+
+Exit status: 0 when every case passes, 1 when one fails, 2 (one line on stderr) for bad usage (a
+reference that cannot be loaded, a bad option). It runs the named code on this machine: it is a
+command-line tool, never reached from the web app.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+
+from lab.check import PowerTarget, check_block, check_step, sampler_kind
+from lab.check.api import DEFAULT_SEED
+from lab.check.cases import DTYPES
+from lab.check.loader import load_sampler
+from lab.cli.output import UsageError, whole_number
+from lab.core.numbers import NumberInputError, parse_number
+
+DEFAULT_TIME_LIMIT = 300.0  # seconds for the whole run: a hung or very slow sampler is cut off
+
+
+def probability_option(name: str):
+    def parse(text: str) -> float:
+        try:
+            value = float(parse_number(text, name))
+        except NumberInputError as exc:
+            raise argparse.ArgumentTypeError(exc.problem) from None
+        if not 0 < value < 1:
+            raise argparse.ArgumentTypeError(f"{text!r} must be strictly between 0 and 1")
+        return value
+
+    return parse
+
+
+def seconds(text: str) -> float:
+    try:
+        value = float(parse_number(text, "seconds"))
+    except NumberInputError as exc:
+        raise argparse.ArgumentTypeError(exc.problem) from None
+    if not 0 < value <= 86_400:
+        raise argparse.ArgumentTypeError(f"{text!r} must be more than 0 and at most 86400 seconds")
+    return value
+
+
+def run_check(args) -> int:
+    for name, low, high in (("max_draws", 1, 10**9), ("seed", 0, 2**63 - 1), ("jobs", 1, 64),
+                            ("block", 1, 8), ("length", 1, 8)):
+        value = getattr(args, name, None)
+        if value is not None and not low <= value <= high:
+            raise UsageError(f"lab check: --{name.replace('_', '-')} must be from {low} to {high} (got {value})")
+    sampler = load_sampler(args.sampler)
+    kind = args.kind or sampler_kind(sampler)
+    target = PowerTarget(args.tv, args.power, args.false_alarm)
+    progress = sys.stderr.isatty() if args.progress is None else args.progress
+    options = dict(
+        cases=args.cases.split(",") if args.cases else None,
+        target=target,
+        seed=args.seed,
+        max_draws=args.max_draws,
+        time_limit=args.time_limit,
+        dtype=args.dtype,
+        progress=progress,
+        jobs=args.jobs,
+        name=args.sampler.strip(),
+    )
+    if kind == "block":
+        report = check_block(sampler, block_size=args.block, length=args.length, **options)
+    else:
+        if args.block is not None or args.length is not None:
+            raise UsageError("lab check: --block and --length are for block samplers")
+        report = check_step(sampler, **options)
+    print(report.json_text() if args.json else report.text())
+    return 0 if report.passed else 1
+
+
+def register(subparsers) -> None:
+    chk = subparsers.add_parser(
+        "check",
+        help="run the specification's test protocol on your own sampler (MODULE:FUNCTION or file.py:FUNCTION)",
+        description="Run the specification's test protocol on your own speculative sampler, on this machine.",
+    )
+    chk.add_argument(
+        "sampler", metavar="MODULE:FUNCTION", help="e.g. mypkg.spec:step or examples/correct_numpy.py:step"
+    )
+    chk.add_argument("--kind", choices=("step", "block"),
+                     help="step(p, q, rng) or block(target, draft, prefix, k, rng) (default: from its parameters)")
+    chk.add_argument("--cases", metavar="NAMES", help="only these cases, comma-separated (default: every case)")
+    chk.add_argument("--tv", type=probability_option("--tv"), default=0.01,
+                     help="the bias to detect, as total variation distance (default 0.01)")
+    chk.add_argument("--power", type=probability_option("--power"), default=0.99,
+                     help="the power to detect it with (default 0.99)")
+    chk.add_argument("--false-alarm", type=probability_option("--false-alarm"), default=1e-6,
+                     help="false-alarm rate per case (default 1e-6)")
+    chk.add_argument("--seed", type=whole_number, default=DEFAULT_SEED, help=f"base seed (default {DEFAULT_SEED})")
+    chk.add_argument("--max-draws", type=whole_number, metavar="N",
+                     help="at most N draws per case (the report states the power that leaves)")
+    chk.add_argument("--time-limit", type=seconds, default=DEFAULT_TIME_LIMIT, metavar="SECONDS",
+                     help=f"stop drawing after this long; cut cases fail (default {DEFAULT_TIME_LIMIT:g})")
+    chk.add_argument("--dtype", choices=DTYPES, default="float64", help="dtype of the p and q arrays (default float64)")
+    chk.add_argument("--jobs", type=whole_number, default=min(2, os.cpu_count() or 1),
+                     help="cases run side by side in this many processes (default: 2, or 1 on one core)")
+    chk.add_argument("--block", type=whole_number, metavar="K", help="block samplers: drafts per block (default 2)")
+    chk.add_argument("--length", type=whole_number, metavar="L", help="block samplers: tokens in the law (default 2)")
+    chk.add_argument("--json", action="store_true", help="print the whole report as JSON")
+    chk.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                     help="a progress bar on stderr (default: when stderr is a terminal)")
+    chk.set_defaults(run=run_check)
+
+
+VALUE_OPTIONS: dict[str, tuple[str, ...]] = {}  # no option of this group takes a negative-looking value
