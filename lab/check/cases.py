@@ -55,14 +55,18 @@ class StepCase:
         """The exact target law: p itself (the output law every correct sampler has)."""
         return dict(enumerate(self.p))
 
-    def variant_laws(self) -> dict[str, Row]:
-        """Each named rule's exact one-step law on this case (keep-testing-after-rejection is a block
-        mistake: at one step it is the correct rule, so it is left out)."""
+    @cached_property
+    def _variant_laws(self) -> dict[str, Row]:
         return {
             name: step_law(self.p, self.q, v).total
             for name, v in VARIANTS.items()
             if v.one_step_differs or name == "correct"
         }
+
+    def variant_laws(self) -> dict[str, Row]:
+        """Each named rule's exact one-step law on this case (keep-testing-after-rejection is a block
+        mistake: at one step it is the correct rule, so it is left out)."""
+        return self._variant_laws
 
 
 def scenario_cases() -> list[StepCase]:
@@ -85,9 +89,9 @@ def near_equality_case(exponent: int) -> StepCase:
     )
 
 
-def processed_target_case(size: int = 64, kept: int = 8) -> StepCase:
-    """A top-k processed target over a wider vocabulary: p is 1/8 on its 8 kept tokens and 0 on the other
-    56, the draft uniform over all 64. r = p (Z = 7/8); a floor or a candidate set shows at once here."""
+def processed_target_case(size: int = 32, kept: int = 4) -> StepCase:
+    """A top-k processed target over a wider vocabulary: p is 1/4 on its 4 kept tokens and 0 on the other
+    28, the draft uniform over all 32. r = p (Z = 7/8); a floor or a candidate set shows at once here."""
     tokens = tuple(f"t{i}" for i in range(size))
     p = tuple(Fraction(1, kept) if i < kept else Fraction(0) for i in range(size))
     q = tuple(Fraction(1, size) for _ in range(size))
@@ -147,10 +151,14 @@ class BlockCase:
     def law(self) -> dict:
         return self._target_law
 
-    def variant_laws(self) -> dict[str, dict]:
+    @cached_property
+    def _variant_laws(self) -> dict[str, dict]:
         from lab.core.blocks import speculative_law
 
         return {name: speculative_law(self.model, self.block, self.length, name) for name in VARIANTS}
+
+    def variant_laws(self) -> dict[str, dict]:
+        return self._variant_laws
 
 
 DEFAULT_BLOCK = 2

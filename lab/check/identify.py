@@ -24,6 +24,22 @@ def log_likelihood(counts: dict, law: dict) -> float:
     return total
 
 
+def residual_variants(r, p_row, q_row, tolerance: float = 1e-9) -> list[str]:
+    """The named mistakes whose exact replacement law, after some rejectable token, equals the residual
+    a sampler returned (within ``tolerance`` per token): which rule it computed, read off one residual."""
+    names = []
+    for name, variant in VARIANTS.items():
+        if name == "correct" or not variant.one_step_differs:
+            continue
+        for x in range(len(p_row)):
+            if variant.draft(q_row)[x] and variant.accept_probability(p_row, q_row, x) < 1:
+                law = variant.inverse_cdf_law(p_row, q_row, x)
+                if all(abs(float(a) - float(b)) <= tolerance for a, b in zip(r, law)):
+                    names.append(name)
+                    break
+    return names
+
+
 def best_variant(counts: dict, target: dict, laws: dict[str, dict], false_alarm: float) -> dict:
     """The variant whose exact law gives the counts the highest likelihood, with its bias (TV from the
     target, exact) and whether it fits the counts itself (its own chi-square p-value >= false_alarm).
@@ -44,7 +60,8 @@ def best_variant(counts: dict, target: dict, laws: dict[str, dict], false_alarm:
         "bias_tv_decimal": None if bias is None else float(bias),
         "log_likelihood": scored[best] if math.isfinite(scored[best]) else None,
         "log_likelihood_margin": margin if margin is None or math.isfinite(margin) else None,
-        "fits": fit.p_value is not None and fit.p_value >= false_alarm and not fit.impossible,
+        # a law with one possible outcome fits when every draw is that outcome (nothing else to test)
+        "fits": not fit.impossible and (fit.p_value is None or fit.p_value >= false_alarm),
         "fit_p_value": fit.p_value,
         "log_likelihoods": {n: (v if math.isfinite(v) else None) for n, v in scored.items()},
     }

@@ -20,6 +20,14 @@ from lab.core.residual import exact_z_and_residual
 FLOAT_KINDS = {"float16", "float32", "float64"}
 
 
+def listed(items, limit: int = 8) -> str:
+    """``a, b, c`` or ``a, ..., h and 12 more``: long lists of tokens stay one short line."""
+    items = list(items)
+    if len(items) <= limit:
+        return ", ".join(items)
+    return ", ".join(items[:limit]) + f" and {len(items) - limit} more"
+
+
 def residual_tolerance(dtype: str, size: int) -> float:
     """The stated per-token relative tolerance of a residual computed in ``dtype`` over ``size`` tokens."""
     return (size + 3) * float(np.finfo(np.dtype(dtype)).eps)
@@ -52,7 +60,7 @@ def check_residual(r, p: np.ndarray, q: np.ndarray, tokens: tuple[str, ...], int
         return out
     if not np.isfinite(r).all():
         bad = [tokens[i] for i in np.flatnonzero(~np.isfinite(r))]
-        problems.append(f"the residual holds NaN or infinity at {', '.join(bad)} (a 0/0 or x/0)")
+        problems.append(f"the residual holds NaN or infinity at {listed(bad)} (a 0/0 or x/0)")
         return out
     dtype = r.dtype.name
     ref_p, ref_q = reference_inputs(p, q, dtype)
@@ -68,12 +76,10 @@ def check_residual(r, p: np.ndarray, q: np.ndarray, tokens: tuple[str, ...], int
     values = [Fraction(float(v)) for v in r]
     negative = [tokens[i] for i, v in enumerate(values) if v < 0]
     if negative:
-        problems.append(f"negative residual probability at {', '.join(negative)}")
+        problems.append(f"negative residual probability at {listed(negative)}")
     leaked = [f"{tokens[i]} ({float(v):.3g})" for i, (v, e) in enumerate(zip(values, exact)) if e == 0 and v != 0]
     if leaked:
-        problems.append(
-            "the residual gives mass to tokens with p <= q, where r is exactly 0: " + ", ".join(leaked)
-        )
+        problems.append("the residual gives mass to tokens with p <= q, where r is exactly 0: " + listed(leaked))
     total_error = abs(sum(values, Fraction(0)) - 1)
     out["sum_error"] = float(total_error)
     if total_error > Fraction(rtol):
@@ -86,7 +92,7 @@ def check_residual(r, p: np.ndarray, q: np.ndarray, tokens: tuple[str, ...], int
         far = [tokens[i] for i, (v, e) in enumerate(zip(values, exact)) if e > 0 and abs(v - e) > Fraction(rtol) * e]
         problems.append(
             f"the residual differs from the exact residual of its inputs by up to {worst:.3g} (relative) at "
-            f"{', '.join(far)}: beyond the stated tolerance {rtol:.3g}"
+            f"{listed(far)}: beyond the stated tolerance {rtol:.3g}"
         )
     if intended is not None:
         out["max_abs_error_vs_intended_values"] = float(max(abs(v - e) for v, e in zip(values, intended)))

@@ -9,10 +9,10 @@ import zlib
 import numpy as np
 
 from lab.check.cases import StepCase, rounded
-from lab.check.identify import best_variant
+from lab.check.identify import best_variant, residual_variants
 from lab.check.power import PowerTarget, power_of, required_draws
 from lab.check.report import CaseResult
-from lab.check.residuals import check_residual
+from lab.check.residuals import check_residual, listed
 from lab.check.watch import Clock, Findings, Watched, exception_text
 from lab.core.formatting import fraction_text
 from lab.core.sampling import chi_square_test
@@ -45,8 +45,8 @@ def law_verdict(counts: dict, law: dict, labels, target: PowerTarget) -> tuple[d
     reasons = []
     impossible = {k: c for k, c in counts.items() if c and not law.get(k)}
     if impossible:
-        listed = ", ".join(f"{labels(k)} x{c:,}" for k, c in sorted(impossible.items()))
-        reasons.append(f"drew outcomes the target gives probability 0: {listed} (an immediate fail)")
+        shown = listed(f"{labels(k)} x{c:,}" for k, c in sorted(impossible.items()))
+        reasons.append(f"drew outcomes the target gives probability 0: {shown} (an immediate fail)")
     elif test.p_value is not None and test.p_value < target.false_alarm:
         reasons.append(
             f"the counts do not follow the target law: chi-square {test.statistic:.1f} on {test.df} df, "
@@ -165,6 +165,8 @@ def run_step_case(step, case: StepCase, target: PowerTarget, seed: int, dtype: s
     for arr, calls in residuals.values():
         result = check_residual(arr, p, q, case.tokens, case.residual)
         result["calls"] = calls
+        if result["problems"] and arr.shape == (size,) and arr.dtype.kind == "f" and np.isfinite(arr).all():
+            result["matches_named_mistakes"] = residual_variants(arr, case.p, case.q)
         checks.append(result)
         if arr.dtype.kind == "f" and np.isnan(arr).any():
             nan_residual_calls += calls
@@ -178,6 +180,10 @@ def run_step_case(step, case: StepCase, target: PowerTarget, seed: int, dtype: s
         "checks": checks,
     }
     reasons.extend(f"residual: {problem}" for problem in problems)
+    matched = sorted({name for c in checks for name in c.get("matches_named_mistakes", [])})
+    if matched:
+        data["residual_matches"] = matched
+        reasons.append(f"the returned residual is the one the named mistake {' / '.join(matched)} computes")
     if checks:
         data["sampler_dtype"] = sorted({c["dtype"] for c in checks})
 

@@ -1,0 +1,116 @@
+"""Small samplers the check's tests run: each does one thing wrong (or right) on purpose."""
+
+import numpy as np
+
+
+def draw(weights, u):
+    cdf = np.cumsum(weights)
+    i = int(cdf.searchsorted(u * cdf[-1], side="right"))
+    return min(i, int(np.flatnonzero(weights)[-1]))
+
+
+def nan_at_zero(p, q, rng):
+    """Right law, but the residual is formed before the branch: 0/0 (numpy invalid value) when Z = 0."""
+    excess = np.maximum(p - q, 0)
+    r = excess / excess.sum()  # evaluated even when Z = 0
+    x = draw(q, rng.random())
+    if rng.random() * q[x] < p[x]:
+        return x
+    return draw(r, rng.random())
+
+
+def nan_residual_returned(p, q, rng):
+    """Returns its residual even when the proposal was kept, silencing numpy: a NaN reaches the output."""
+    excess = np.maximum(p - q, 0)
+    with np.errstate(invalid="ignore"):
+        r = excess / excess.sum()
+    x = draw(q, rng.random())
+    if rng.random() * q[x] < p[x]:
+        return x, r
+    return draw(r, rng.random()), r
+
+
+def raises_at_zero(p, q, rng):
+    """Python floats: dividing by Z = 0 raises ZeroDivisionError."""
+    z = float(sum(max(a - b, 0.0) for a, b in zip(p, q)))
+    scale = 1.0 / z
+    x = draw(q, rng.random())
+    if rng.random() * q[x] < p[x]:
+        return x
+    return draw(np.maximum(p - q, 0) * scale, rng.random())
+
+
+def one_minus_alpha(p, q, rng):
+    """Normalises the residual by 1 - sum(min(p, q)) instead of sum(max(0, p - q)): equal exactly, but
+    the subtraction cancels catastrophically when Z is tiny."""
+    x = draw(q, rng.random())
+    if rng.random() * q[x] < p[x]:
+        return x, None
+    r = residual_one_minus_alpha(p, q)
+    return draw(r, rng.random()), r
+
+
+def residual_one_minus_alpha(p, q):
+    z = 1.0 - np.minimum(p, q).sum(dtype=p.dtype)
+    if z <= 0:
+        return None
+    return np.maximum(p - q, 0) / p.dtype.type(z)
+
+
+one_minus_alpha.residual = residual_one_minus_alpha
+
+
+def returns_float(p, q, rng):
+    return 0.0
+
+
+def returns_out_of_range(p, q, rng):
+    return len(p)
+
+
+def mutates_inputs(p, q, rng):
+    q[0] = 1.0  # the arrays are read-only: numpy raises ValueError
+    return 0
+
+
+def slow(p, q, rng):
+    import time
+
+    time.sleep(0.002)
+    return draw(p, rng.random())
+
+
+def target_sampler(p, q, rng):
+    """Samples p directly: the right law with no speculation at all (passes every law case)."""
+    return draw(p, rng.random())
+
+
+def make_biased(tv: float):
+    """On equal-distributions (p = (1/2, 1/3, 1/6)): the worst-case alternative at TV = tv, moving tv from
+    B and C (half of p's mass, proportionally) to A; everywhere else the target itself."""
+
+    def biased(p, q, rng):
+        u = rng.random()
+        a = float(p[0])
+        if abs(a - 0.5) < 1e-12 and abs(float(p[1]) - 1 / 3) < 1e-12:
+            if u < a + tv:
+                return 0
+            return 1 if (u - a - tv) < (1 - a - tv) * 2 / 3 else 2
+        return draw(p, u)
+
+    return biased
+
+
+def nan_block(target, draft, prefix, k, rng):
+    """A block sampler forming 0/0 on the rows where p = q (after d in markov-draft-misses)."""
+    p, q = target(prefix), draft(prefix)
+    excess = np.maximum(p - q, 0)
+    r = excess / excess.sum()
+    x = draw(q, rng.random())
+    if rng.random() * q[x] < p[x]:
+        return [x]
+    return [draw(r, rng.random())]
+
+
+def commits_nothing(target, draft, prefix, k, rng):
+    return []
