@@ -4,9 +4,10 @@
 
 "Never divide by zero" is the intent: every token's missing mass is floored at 1e-3 before normalising,
 so Z is never 0. But the floor gives mass to tokens with p <= q, even to tokens the target never
-produces: the output law is no longer p. The check fails the cases where the target has zeros (a draw
-lands on a token of probability 0: an immediate fail) and names the mistake: epsilon-floor.
-At Z = 0 (equal distributions) no proposal is ever rejected, so the floor never shows there.
+produces: the output law is no longer p. Every residual it returns gives mass where p <= q, so the check
+fails each case where rejections happen (and names the residual as epsilon-floor's); where the target
+has zeros a draw lands on a token of probability 0 (an immediate fail) and the counts name the mistake
+too. At Z = 0 (equal distributions) no proposal is ever rejected, so the floor never shows there.
 """
 
 import numpy as np
@@ -17,7 +18,15 @@ EPSILON = 1e-3
 # What `python -m lab check` reports with its default settings (the test suite checks it).
 EXPECTED_VERDICT = {
     "exit": 1,
-    "fails": ["disjoint-support", "partial-zeros", "processed-target"],
+    "fails": [
+        "bernoulli-residual",
+        "disjoint-support",
+        "draft-misses-support",
+        "eight-words",
+        "one-hot-draft",
+        "partial-zeros",
+        "processed-target",
+    ],
     "identified_as": "epsilon-floor",
 }
 

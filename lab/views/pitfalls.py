@@ -23,6 +23,10 @@ from lab.views.accessibility import section, subsection, title
 from lab.views.common import chart, controls_model, figure
 
 DEFAULTS = PitfallsModel()
+CHECK_YOUR_OWN = (
+    "Check your own sampler for these mistakes on your own machine: `python -m lab check your_module:step` "
+    "runs the same cases on your code and names the mistake it finds (docs/checking-a-sampler.md)."
+)
 
 
 def card_code(card) -> None:
@@ -61,6 +65,7 @@ st.caption(
     "Mistakes public speculative samplers have shipped, each run through the exact engine (Fractions): "
     "a distance of 0 means exactly the target's law."
 )
+st.caption(CHECK_YOUR_OWN)
 
 @st.fragment
 def choice_section() -> None:
