@@ -59,13 +59,19 @@ step.backend = f"numpy {np.__version__}"
 
 
 def block(target, draft, prefix, k, rng):
-    """One block: k drafts from q, tested left to right; the first rejection ends the block."""
+    """One block: k drafts from q, tested left to right; the first rejection ends the block.
+
+    ``target.stop`` is the stop token's index (None: the model never stops): nothing is drafted after a
+    proposed stop token, and a kept or corrected stop token ends the output (no bonus token)."""
+    stop = getattr(target, "stop", None)
     drafts = []
     context = tuple(prefix)
     for _ in range(k):  # the draft runs ahead on its own tokens
         x = draw(draft(context), rng.random())
         drafts.append(x)
         context += (x,)
+        if x == stop:
+            break
     committed = []
     history = tuple(prefix)
     for x in drafts:
@@ -73,6 +79,8 @@ def block(target, draft, prefix, k, rng):
         if rng.random() * q[x] < p[x]:
             committed.append(x)
             history += (x,)
+            if x == stop:
+                return committed  # the output is complete
             continue
         r = residual(p, q)
         if r is None:

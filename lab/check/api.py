@@ -10,7 +10,7 @@ from __future__ import annotations
 import inspect
 
 from lab.check.block import run_block_case
-from lab.check.cases import DEFAULT_BLOCK, DEFAULT_LENGTH, DTYPES, BlockCase, StepCase, block_cases, step_cases
+from lab.check.cases import DEFAULT_BLOCK, DTYPES, BlockCase, StepCase, block_cases, step_cases
 from lab.check.parallel import run_cases
 from lab.check.power import PowerTarget, required_draws
 from lab.check.progress import Progress
@@ -179,13 +179,14 @@ def check_block(
     jobs: int = 1,
     name: str | None = None,
 ) -> CheckReport:
-    """Run the protocol on ``block(target, draft, prefix, k, rng)``: every shipped Markov model at
-    K = ``block_size`` drafts per block, counting the first L = ``length`` tokens of each sequence."""
+    """Run the protocol on ``block(target, draft, prefix, k, rng)``: every shipped Markov model (with and
+    without a stop token) at K = ``block_size`` drafts per block, counting complete outputs of at most
+    L = ``length`` tokens (default 2, or 3 for a model that stops)."""
     if not callable(block):
         raise CheckInputError(f"{block!r} is not callable")
     target = _check_common(target, seed, max_draws, time_limit, dtype)
     try:
-        every = block_cases(block_size or DEFAULT_BLOCK, length or DEFAULT_LENGTH)
+        every = block_cases(block_size or DEFAULT_BLOCK, length)
     except BlockInputError as exc:
         raise CheckInputError(str(exc)) from None
     chosen: list[BlockCase] = _select(every, cases)
@@ -194,5 +195,5 @@ def check_block(
     results = run_cases(run_block_case, block, chosen, (target, seed, dtype, max_draws, clock), bar, _jobs(jobs))
     bar.close()
     settings = _settings(target, seed, max_draws, time_limit, dtype)
-    settings.update(block=block_size or DEFAULT_BLOCK, length=length or DEFAULT_LENGTH)
+    settings.update(block=block_size or DEFAULT_BLOCK, length=length)
     return CheckReport(name or sampler_name(block), "block", settings, environment(block, dtype), results)

@@ -2,9 +2,11 @@
 
 The check serves a model through two functions of the committed prefix (a sequence of token indices):
 ``target(prefix)`` and ``draft(prefix)`` return the next-token probabilities as read-only numpy arrays
-over the whole vocabulary. It calls ``block`` from the empty prefix, appends what each call commits, and
-calls again until the sequence is long enough (or complete), then counts each sequence's outcome (its
-first L tokens) against the exact law of the target, and of every named mistake when it is off.
+over the whole vocabulary; ``target.stop`` (and ``draft.stop``) is the stop token's index, or None for a
+model that never stops. It calls ``block`` from the empty prefix, appends what each call commits, and
+calls again until the output is complete - L tokens, or a block that committed the stop token - then
+counts each output (cut to L tokens) against the exact law of the target's complete outputs, and of
+every named mistake when it is off.
 """
 
 from __future__ import annotations
@@ -45,6 +47,8 @@ def serve(case: BlockCase, dtype: str):
     def draft(prefix):
         return row_of(draft_rows, prefix)
 
+    # the stop token's index, for the sampler to read (None: the model never stops)
+    target.stop = draft.stop = case.stop
     return target, draft
 
 
@@ -89,7 +93,8 @@ def run_block_case(block, case: BlockCase, target: PowerTarget, seed: int, dtype
                         break
                 sequence: tuple[int, ...] = ()
                 calls = 0
-                while not case.finished(sequence):
+                committed: tuple[int, ...] = ()
+                while not case.finished(sequence, committed):
                     invalid = findings.invalid
                     try:
                         out = block(target_fn, draft_fn, sequence, k, rng)
@@ -122,6 +127,7 @@ def run_block_case(block, case: BlockCase, target: PowerTarget, seed: int, dtype
         "model": case.model.name,
         "block": k,
         "length": case.length,
+        "stop_token": None if case.stop is None else case.vocab[case.stop],
         "vocab": list(case.vocab),
         "target_law": {case.outcome_text(o): fraction_text(v) for o, v in sorted(law.items())},
         "input_dtype": dtype,

@@ -133,8 +133,15 @@ class BlockCase:
             tuple(rounded(row, dtype) for row in self.model.draft),
         )
 
-    def finished(self, sequence: tuple[int, ...]) -> bool:
-        return len(sequence) >= self.length
+    @property
+    def stop(self) -> int | None:
+        """The stop token's index (None: the model never stops)."""
+        return getattr(self.model, "stop", None)
+
+    def finished(self, sequence: tuple[int, ...], chunk: tuple[int, ...]) -> bool:
+        """Complete after a block that committed ``chunk``: L tokens, or a block that committed the stop
+        token (the output ends with that block, as the core's simulation has it)."""
+        return len(sequence) >= self.length or (self.stop is not None and self.stop in chunk)
 
     def outcome(self, sequence: tuple[int, ...]) -> tuple[int, ...]:
         return sequence[: self.length]
@@ -162,17 +169,23 @@ class BlockCase:
 
 
 DEFAULT_BLOCK = 2
-DEFAULT_LENGTH = 2
+DEFAULT_LENGTH = 2  # the first L tokens of a model that never stops
+DEFAULT_STOP_LENGTH = 3  # a model with a stop token: outputs of at most 3 tokens, ending at the stop token
 
 
-def block_cases(block: int = DEFAULT_BLOCK, length: int = DEFAULT_LENGTH) -> list[BlockCase]:
+def block_cases(block: int = DEFAULT_BLOCK, length: int | None = None) -> list[BlockCase]:
+    """Every shipped Markov model (those with a stop token too) at K = ``block``; L = ``length`` for all,
+    or by default 2 tokens (3 for a model that stops, so complete short outputs show)."""
     from lab.core.blocks import block_chain, check_block_args, check_outcomes
     from lab.core.markov import load_model, model_names
 
     cases = []
     for name in model_names():
         model = load_model(name)
-        check_block_args(model, block, length)
-        check_outcomes(model, block_chain(model, block), length)
-        cases.append(BlockCase(f"{name}-K{block}-L{length}", model.title, model, block, length))
+        stops = getattr(model, "stop", None) is not None
+        size = length or (DEFAULT_STOP_LENGTH if stops else DEFAULT_LENGTH)
+        check_block_args(model, block, size)
+        check_outcomes(model, block_chain(model, block), size)
+        description = model.title + (f" (stops at {model.vocab[model.stop]})" if stops else "")
+        cases.append(BlockCase(f"{name}-K{block}-L{size}", description, model, block, size))
     return cases
