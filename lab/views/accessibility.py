@@ -24,3 +24,53 @@ def section(text: str) -> None:
 def subsection(text: str) -> None:
     """A part of a section: h3."""
     st.subheader(text, anchor=False)
+
+
+# --- live regions: what a screen reader announces --------------------------------------------------------
+# A region inserted together with its text may not be announced; a region that is on the page from the first run
+# and whose text then changes is. So each page draws its regions on every run (empty until there is something to
+# say), and a Streamlit component keeps the same element across runs and sets only its text (textContent: the
+# text is never HTML). The polite region (role=status) says what an action showed (a reveal, Inspect, Saved); the
+# assertive one (role=alert) says why an input was refused. The regions are invisible: what they say is on screen.
+# ``focus``: the text of a heading to move keyboard focus to once (when the value changes), for an action whose
+# button leaves the page (Join): focus would otherwise fall back to the page's body.
+_LIVE_HTML = (
+    '<div role="status" aria-live="polite" aria-atomic="true" data-live="status"></div>'
+    '<div role="alert" aria-live="assertive" aria-atomic="true" data-live="alert"></div>'
+)
+_LIVE_JS = """
+export default function ({ data, parentElement }) {
+  for (const name of ["status", "alert"]) {
+    const region = parentElement.querySelector(`[data-live=${name}]`);
+    const text = (data && data[name]) || "";
+    if (region && region.textContent !== text) region.textContent = text;
+  }
+  const heading = (data && data.focus) || "";
+  if (heading && parentElement.dataset.focused !== heading) {
+    parentElement.dataset.focused = heading;
+    let tries = 0;
+    const move = () => {  // the heading may be drawn a moment after this element
+      const target = [...document.querySelectorAll("[data-testid=stMain] :is(h1, h2, h3)")]
+        .find(h => h.textContent.trim() === heading);
+      if (target) {
+        target.setAttribute("tabindex", "-1");
+        target.focus();
+      } else if (++tries < 20) {
+        setTimeout(move, 50);
+      }
+    };
+    move();
+  }
+}
+"""
+LIVE_KEY_PREFIX = "live-"  # the regions' element keys: presentation.py's CSS takes them out of the layout
+_live_region = st.components.v2.component(
+    "residual_lab_live_region", html=_LIVE_HTML, js=_LIVE_JS, isolate_styles=False
+)
+
+
+def announce(key: str, message: str = "", *, error: str = "", focus: str = "") -> None:
+    """This spot's live regions, with what to announce now: ``message`` politely, ``error`` assertively (both may be
+    empty). Call it on every run of the page (or of its fragment), with the same ``key``, so the region exists
+    before its text changes; a screen reader announces a change of the text. ``focus``: see above."""
+    _live_region(key=f"{LIVE_KEY_PREFIX}{key}", data={"status": message, "alert": error, "focus": focus})

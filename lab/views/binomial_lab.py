@@ -24,7 +24,7 @@ from lab.teaching.worked_example import (
     prediction_labels,
     worked_sum,
 )
-from lab.views.accessibility import section, title
+from lab.views.accessibility import announce, section, title
 from lab.views.common import chart, figure, sync_query_params
 from lab.views.presentation import url_reveal_allowed
 
@@ -184,6 +184,7 @@ def bars_body() -> None:
         stats[1].metric("sd √(n·p·(1−p))", decimal_text(result.sd, 4))
         distance = prediction_distance(model.preds, exact)
         stats[2].metric("distance from your bars (TV)", both_text(distance, 3))
+        exact_list = ", ".join(f"{lab} {exact_text(v)}" for lab, v in zip(labels, exact))
         st.dataframe(
             {
                 "outcome": list(labels),
@@ -194,7 +195,13 @@ def bars_body() -> None:
             hide_index=True,
             key="bl_table",
         )
-
+    announce(
+        "bl-inspect",
+        f"Inspected: the exact bars are {exact_list}; mean {both_text(result.mean)}, "
+        f"distance from your bars {both_text(distance, 3)}."
+        if inspected
+        else "",
+    )
     guide_follows(model)
 
 
@@ -226,7 +233,7 @@ def guide_panel() -> None:
             f"Multiply by Z = {fraction_text(worked.z)} and add",
             key="bl_sum",
             on_click=on_sum,
-            disabled=not ready or model.summed,
+            disabled=not ready,  # not by its own press: that would drop keyboard focus to the page's body
         )
         if steps[-1].done:
             lines = []
@@ -239,13 +246,13 @@ def guide_panel() -> None:
                 )
             st.markdown("\n".join(lines))
             verdict = "recovers" if worked.recovers_target else "does not recover"
-            st.success(
+            summed_text = (
                 "The sum "
                 + verdict
                 + " the unconditional target: "
-                + ", ".join(f"{row.token} {fraction_text(row.total)}" for row in worked.rows),
-                icon=":material/task_alt:",
+                + ", ".join(f"{row.token} {fraction_text(row.total)}" for row in worked.rows)
             )
+            st.success(summed_text, icon=":material/task_alt:")
             chart(
                 figure(
                     "worked_example_stack",
@@ -262,6 +269,7 @@ def guide_panel() -> None:
                 ),
             )
 
+    announce("bl-sum", f"{summed_text}." if steps[-1].done else "")
     S[GUIDE_SHOWN] = guide_key(model, worked, steps)
 
 

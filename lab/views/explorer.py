@@ -27,7 +27,7 @@ from lab.models.explorer import (
     slider_columns,
     slider_value,
 )
-from lab.views.accessibility import section, title
+from lab.views.accessibility import announce, section, title
 from lab.views.common import chart, figure, sync_query_params
 from lab.views.presentation import url_reveal_allowed
 
@@ -149,6 +149,7 @@ model.edit = st.toggle(
     key="ex_edit",
     help="Type each token's name, p and q as fractions like 3/10 or decimals like 0.3; add or remove tokens",
 )
+refusal = ""  # a refused table, announced by the page's live region (at its end)
 if model.edit:
     # a form: the table is applied as a whole when a button is pressed (Enter presses Apply, its first button),
     # so a half-typed table never shows an error; no character counters (a "3/40" reads like a probability)
@@ -185,14 +186,15 @@ if model.edit:
                 help=f"Up to {MAX_TOKENS} tokens; a new token starts at p = q = 0",
             )
     if problem := S.pop("ex_table_problem", None):
+        refusal = problem
         st.error(markdown_escape(problem), icon=":material/error:")  # holds typed text
 
 model.rows = typed_rows(model)
 try:
     new_valid = parse_rows(model.rows)
 except ExplorerInputError as exc:
-    message = markdown_escape(f"Not applied: {exc}. The last valid p and q stay on screen.")  # typed text
-    st.error(message, icon=":material/error:")
+    refusal = f"Not applied: {exc}. The last valid p and q stay on screen."
+    st.error(markdown_escape(refusal), icon=":material/error:")  # typed text: shown as typed
 else:
     if new_valid != model.valid:
         model.valid = new_valid
@@ -214,6 +216,16 @@ else:
 if model.revealed is not None and model.revealed != model.valid:
     model.revealed = None
     st.info("p or q changed, so the answer is hidden again: predict, then reveal.")
+
+
+def revealed_text(result, model: ExplorerModel) -> str:
+    """What the reveal shows, in one sentence for a screen reader."""
+    your_z = both_text(to_fraction(model.z_pred))
+    text = f"Revealed: α = {both_text(result.alpha)}, Z = {both_text(result.z)} (your Z {your_z})"
+    if result.residual is None:
+        return text + ". Z = 0: no rejection, so no residual."
+    exact = ", ".join(f"{t} {fraction_text(v)}" for t, v in zip(result.tokens, result.residual))
+    return text + f"; the exact residual r: {exact}. Details below."
 
 
 def write_url(model: ExplorerModel) -> None:
@@ -244,7 +256,9 @@ def prediction_panel(tokens: tuple[str, ...]) -> None:
     changed = (preds, z_pred) != (model.preds, model.z_pred)
     model.preds, model.z_pred = preds, z_pred
     st.caption(f"Your r adds up to {both_text(sum(to_fraction(v) for v in preds))}.")
-    if st.button("Reveal", key="ex_reveal", type="primary", disabled=revealed):
+    # Never disabled by its own press: a button that disables itself drops keyboard focus to the page's body.
+    # Pressed again after the reveal, it changes nothing.
+    if st.button("Reveal", key="ex_reveal", type="primary") and not revealed:
         model.revealed = model.valid
         st.rerun()  # the whole page: the answer is drawn below this panel
     if revealed and changed:  # only on a rerun of this panel alone: a full run never changes them here
@@ -360,4 +374,5 @@ if revealed:
         key="ex_reconstruction_table",
     )
 
+announce("ex", revealed_text(result, model) if revealed else "", error=refusal)
 write_url(model)

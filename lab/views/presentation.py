@@ -39,6 +39,11 @@ label:has(input[type="checkbox"]:focus-visible), label:has(input[type="radio"]:f
 [data-testid="stCode"] .token.builtin, [data-testid="stCode"] .token.function,
 [data-testid="stCode"] .token.class-name { color: #6639ba; }
 [data-testid="stCode"] .token.punctuation { color: #444444; }
+/* live regions (lab/views/accessibility.py): read by screen readers, out of the layout and invisible */
+[class*="st-key-live-"] {
+  position: absolute !important; width: 1px !important; height: 1px !important; overflow: hidden !important;
+  clip-path: inset(50%) !important; white-space: nowrap !important; margin: -1px !important; padding: 0 !important;
+}
 h1, h2, h3, h4, [data-testid="stMarkdownContainer"] td, [data-testid="stMarkdownContainer"] th {
   overflow-wrap: anywhere;
 }
