@@ -28,7 +28,7 @@ from lab.teaching.exercises import (
     PREDICT_STEP,
     worked_solution,
 )
-from lab.views.accessibility import section, subsection, title
+from lab.views.accessibility import announce, section, subsection, title
 from lab.views.class_question import draw_answer, draw_question
 from lab.views.classroom_db import class_version, client_id, engine
 from lab.views.classwide import pq_table, qr_image
@@ -37,6 +37,8 @@ from lab.views.follow import follow_teacher
 from lab.views.presentation import APP_PARAMS, is_presenting
 
 URL_PATH = "class"
+LIVE = "cls"  # the page's live region (lab.views.accessibility.announce), the same in each of its views
+JOINED_KEY = "cls_joined"  # set by Join: the student's page then moves keyboard focus to its heading
 DASHBOARD_EVERY_S = 2.0
 MAX_QR_LINK = 2000  # characters of a join link a QR code is made for
 
@@ -64,6 +66,7 @@ def clock(ts: float | None) -> str:
 
 
 def landing(code: str) -> None:
+    refusal = ""  # announced by the page's live region
     st.caption(
         "Students: type the class code your teacher shows and your name. Teachers: start a class, project its "
         "code, and watch the predictions arrive before you reveal the answer."
@@ -79,8 +82,10 @@ def landing(code: str) -> None:
             try:
                 joined = store.join_class(engine(), typed_code, name, client=client_id())
             except store.ClassroomError as exc:
+                refusal = str(exc)
                 st.error(markdown_escape(exc))
             else:
+                st.session_state[JOINED_KEY] = True  # the student's page moves keyboard focus to its heading
                 go_to(code=joined.code, student=joined.student_token)
     with start:
         section("Start a class (teacher)")
@@ -91,10 +96,12 @@ def landing(code: str) -> None:
             try:
                 new = store.create_class(engine(), class_name)
             except store.ClassroomError as exc:
+                refusal = str(exc)
                 st.error(markdown_escape(exc))
             else:
                 st.session_state["cls_new_class"] = new.code
                 go_to(code=new.code, teacher=new.teacher_token)
+    announce(LIVE, error=refusal)
 
 
 # --- teacher ----------------------------------------------------------------------------------------
@@ -153,7 +160,8 @@ def join_panel(code: str, token: str, presenting: bool) -> None:
         st.code(class_url(code=code, teacher=token), language=None, wrap_lines=True)
 
 
-def activity_controls(board: store.Dashboard) -> None:
+def activity_controls(board: store.Dashboard) -> str:
+    """The current activity's buttons, or the form that opens one; returns the activity's state in words."""
     activity = board.activity
     if activity is not None:
         state = ("locked" if activity.locked else "open") + (", answer revealed" if activity.revealed else "")
@@ -165,9 +173,9 @@ def activity_controls(board: store.Dashboard) -> None:
             "Reveal to class",
             key="cls_reveal",
             type="primary",
-            disabled=activity.revealed,
-            on_click=_teacher_action,
-            args=(store.reveal,),
+            # not disabled once revealed (focus would drop to the page's body): pressed again it does nothing
+            on_click=None if activity.revealed else _teacher_action,
+            args=() if activity.revealed else (store.reveal,),
             width="stretch",
         )
         if activity.locked:
@@ -177,7 +185,7 @@ def activity_controls(board: store.Dashboard) -> None:
         b3.button(
             "Next activity", key="cls_next", on_click=_teacher_action, args=(store.next_activity,), width="stretch"
         )
-        return
+        return f"Activity {activity.position}: {activity.spec.title}, {state}."
     with st.container(border=True):
         st.markdown("**Open an activity for the class**")
         kind = st.radio("Activity", ("Predict the bars", "Exercises assignment"), key="cls_kind", horizontal=True)
@@ -196,6 +204,7 @@ def activity_controls(board: store.Dashboard) -> None:
             )
             c3.number_input("Number of problems", MIN_COUNT, MAX_COUNT, DEFAULT_COUNT, step=1, key="cls_count")
         st.button("Open for the class", key="cls_open", type="primary", on_click=_open_activity)
+    return "No activity is open."
 
 
 def _remove(student_id: int) -> None:
@@ -292,11 +301,14 @@ def teacher_page(code: str, token: str) -> None:
     except store.ClassroomError as exc:
         st.error(markdown_escape(exc))
         st.page_link(URL_PATH_PAGE, label="Start or join a class")
+        announce(LIVE, error=str(exc))
         return
     presenting = is_presenting()
     section(markdown_escape(klass.name) if klass.name else f"Class {klass.code}")
-    if error := st.session_state.pop("cls_teacher_error", None):
+    error = st.session_state.pop("cls_teacher_error", None)
+    if error:
         st.error(markdown_escape(error))
+    said = "This class has ended."
     if not klass.open:
         st.info("This class has ended: its code no longer admits students. You can still download the results.")
     else:
@@ -305,7 +317,8 @@ def teacher_page(code: str, token: str) -> None:
         if presenting:
             st.metric("Class code", klass.code)
         board = store.dashboard(engine(), code, token)
-        activity_controls(board)
+        said = activity_controls(board)
+    announce(LIVE, said, error=error or "")
     st.toggle("Hide names", value=presenting, key="cls_hide_names", help="On by default in presentation mode.")
     if klass.open:
         st.fragment(run_every=DASHBOARD_EVERY_S)(live_dashboard)(code, token)
@@ -368,7 +381,8 @@ def _submit_answer(code: str, token: str, activity_id: int, number: int) -> None
         st.session_state[f"cls_fb_{number}"] = (kind, check.message + saved)
 
 
-def predict_student(state: store.StudentState, code: str, token: str) -> None:
+def predict_student(state: store.StudentState, code: str, token: str) -> tuple[str, str]:
+    """Draw a predict activity; returns what to announce: (said, refused)."""
     activity = state.activity
     spec = activity.spec
     draw_question(spec.question, f"cls_pq_{activity.id}")
@@ -394,8 +408,10 @@ def predict_student(state: store.StudentState, code: str, token: str) -> None:
             args=(code, token, activity.id, spec.fields),
         )
     feedback = st.session_state.pop("cls_feedback", None)
+    said = refused = ""
     if feedback:
         getattr(st, feedback[0])(markdown_escape(feedback[1]))
+        refused, said = (feedback[1], "") if feedback[0] == "error" else ("", feedback[1])
     elif saved:
         st.caption(f"Your prediction was saved at {clock(state.saved_at)}.")
     if activity.locked:
@@ -421,11 +437,17 @@ def predict_student(state: store.StudentState, code: str, token: str) -> None:
             markdown_table(("value", "yours", "exact"), zip(spec.fields, yours, (both_text(e, 3) for e in state.exact)))
         )
         draw_answer(spec.answer)
+        said = said or "Your teacher revealed the exact answer: " + "; ".join(
+            f"{f} is {both_text(e, 3)}, yours {v}" for f, e, v in zip(spec.fields, state.exact, yours)
+        )
     elif saved:
         st.caption("The exact answer appears here when your teacher reveals it.")
+    return said, refused
 
 
-def assignment_student(state: store.StudentState, code: str, token: str) -> None:
+def assignment_student(state: store.StudentState, code: str, token: str) -> tuple[str, str]:
+    """Draw an assignment; returns what to announce: (said, refused), from the problem just checked."""
+    said = refused = ""
     activity = state.activity
     problems = activity.spec.problems
     solved = sum(a.correct for a in state.attempts.values())
@@ -456,12 +478,15 @@ def assignment_student(state: store.StudentState, code: str, token: str) -> None
             feedback = st.session_state.pop(f"cls_fb_{problem.number}", None)
             if feedback:
                 getattr(st, feedback[0])(markdown_escape(feedback[1]))
+                said = f"{problem.title}: {feedback[1]}"
+                refused = feedback[1] if feedback[0] == "error" and "Not saved" in feedback[1] else refused
             if attempt:
                 st.caption(("solved" if attempt.correct else "not solved yet") + f" · {attempt.tries} tries")
             if activity.revealed:
                 with st.expander("Worked solution (revealed by your teacher)"):
                     for line in worked_solution(problem):
                         st.markdown(f"- {markdown_escape(line)}")
+    return said, refused
 
 
 def student_page(code: str, token: str) -> None:
@@ -470,6 +495,7 @@ def student_page(code: str, token: str) -> None:
     except store.ClassroomError as exc:
         st.error(markdown_escape(exc))
         st.page_link(URL_PATH_PAGE, label="Join a class")
+        announce(LIVE, error=str(exc))
         return
     heading = f"Class {state.code}" + (f" · {state.class_name}" if state.class_name else "")
     section(markdown_escape(heading))
@@ -478,14 +504,21 @@ def student_page(code: str, token: str) -> None:
         "Keep this page's link: it brings you back here with your answers."
     )
     activity = state.activity
+    said, refused = f"You joined {heading} as {state.name}.", ""
     if activity is None:
         st.info("Wait for your teacher to open an activity: this page follows the class by itself.")
     else:
         subsection(f"Activity {activity.position}: {markdown_escape(activity.spec.title)}")
+        said = f"Activity {activity.position} is open: {activity.spec.title}" + (
+            ", locked by your teacher." if activity.locked else "."
+        )
         if activity.kind == PREDICT:
-            predict_student(state, code, token)
+            done, refused = predict_student(state, code, token)
         else:
-            assignment_student(state, code, token)
+            done, refused = assignment_student(state, code, token)
+        said = done or said
+    # focus to the page's heading once, right after Join (the Join button is gone: focus would fall to the body)
+    announce(LIVE, said, error=refused, focus=heading if st.session_state.pop(JOINED_KEY, False) else "")
     # Last, so a run cut short keeps the previous (older) version on the page, which then redraws it.
     follow_teacher(state.code, state.version, state.follow_key, follow)
 

@@ -33,7 +33,7 @@ from lab.teaching.exercises import (
 )
 from lab.teaching.exports import MAX_BASE_URL_LENGTH, assignment_url, check_base_url, results_csv
 from lab.views import study_resume
-from lab.views.accessibility import section, title
+from lab.views.accessibility import announce, section, title
 from lab.views.classwide import assignment_downloads, pq_table, qr_image, shared_assignment
 from lab.views.common import chart, figure, refuse_link_values, show_link_warnings
 from lab.views.presentation import is_presenting
@@ -61,6 +61,9 @@ st.caption(
 )
 
 show_link_warnings("exq_link_problems")  # the seed, count or level a link gave that was refused
+SAID = "exq_said"  # what the last Check, Hint or Reveal showed: (said, refused), for the page's live region
+_said, _refused = st.session_state.get(SAID, ("", ""))
+announce("exq", _said, error=_refused)
 
 # Only the open tab is drawn, the problems aside (a tab switch reruns the page): a class opening the link together
 # draws the problems alone, about half of the page's work. A widget that is not drawn in a run loses its value,
@@ -151,6 +154,7 @@ def _submit(problem: Problem):
             "warning",
             "Type an answer first." if not problem.is_choice else "Choose a branch first.",
         )
+        st.session_state[SAID] = ("", f"{problem.title}: {feedback[problem.number][1]}")
         return
     if attempt.correct:
         feedback[problem.number] = ("success", "Already solved: your correct answer is recorded.")
@@ -160,16 +164,21 @@ def _submit(problem: Problem):
         study_resume.save(sig, problem.number, attempt)
     kind = "success" if check.correct else ("error" if check.counted else "warning")
     feedback[problem.number] = (kind, check.message)
+    said = f"{problem.title}, try {attempt.tries}: {check.message}"
+    st.session_state[SAID] = (said, "") if check.counted else ("", said)
 
 
 def _hint(problem: Problem):
     attempt = attempts.setdefault(problem.number, Attempt())
     attempt.hints_used = min(attempt.hints_used + 1, len(HINT_STEPS))
     study_resume.save(sig, problem.number, attempt)
+    hint = hints(problem)[attempt.hints_used - 1]
+    st.session_state[SAID] = (f"{problem.title}, hint {attempt.hints_used}: {hint}", "")
 
 
 def _reveal(problem: Problem):
     revealed.add(problem.number)
+    st.session_state[SAID] = (f"{problem.title}: the worked solution is open below the problem.", "")
 
 
 def draw_problem(problem: Problem) -> None:
@@ -197,7 +206,9 @@ def draw_problem(problem: Problem) -> None:
                 placeholder="3/4, 0.75 or undefined",
                 help="A fraction (exact), a decimal (within 0.005), or 'undefined' if it does not exist.",
             )
-        st.form_submit_button("Check", on_click=_submit, args=(problem,), disabled=attempt.correct)
+        # Check and Hint never disable themselves (focus would drop to the page's body): pressed again once solved or
+        # with every hint shown, they say so or change nothing
+        st.form_submit_button("Check", on_click=_submit, args=(problem,))
         if problem.number in feedback:
             kind, message = feedback[problem.number]
             getattr(st, kind)(markdown_escape(message))
@@ -208,7 +219,6 @@ def draw_problem(problem: Problem) -> None:
             key=f"exq_hint_{sig}_{problem.number}",
             on_click=_hint,
             args=(problem,),
-            disabled=attempt.hints_used >= len(HINT_STEPS),
         )
         if presenting:
             buttons.form_submit_button(
@@ -287,12 +297,17 @@ def bars_exercise(pr) -> None:
         current = _current_bars(pr)
         st.caption(f"Your bars add up to {sum(current):.2f} (a residual always sums to 1).")
         st.button("Check", key=f"exq_check_bars_{sig}_{pr.number}", on_click=_check_bars, args=(pr,), type="primary")
+        said = ""
         if pr.number in checked_bars:
             if checked_bars[pr.number] != current:
                 st.caption("You moved a bar since your last check: press Check again to score it.")
             else:
                 result = score_prediction(pr.truth, current)
                 verdict = "Close" if result.close else "Not yet close"
+                said = (
+                    f"Exercise {pr.number}, checked: {verdict}, total variation distance {float(result.tv):.3f}. "
+                    "The exact r: " + ", ".join(f"{t} {fraction_text(r)}" for t, r in zip(pr.p.tokens, pr.truth))
+                )
                 st.markdown(
                     f"**{verdict}**: total variation distance {float(result.tv):.3f} "
                     f"(score {float(result.score):.0%}; close means at most 0.1)."
@@ -316,6 +331,7 @@ def bars_exercise(pr) -> None:
                         ),
                     )
                 )
+        announce(f"exq-bars-{pr.number}", said)
 
 
 with tab_bars:

@@ -15,7 +15,7 @@ from lab.teaching.numerics import (
     stated_tolerances,
 )
 from lab.teaching.processing import Processing, processed_step_from_text
-from lab.views.accessibility import section, title
+from lab.views.accessibility import announce, section, title
 from lab.views.classwide import tiny_z_cases
 from lab.views.common import chart, controls_model, figure
 
@@ -169,8 +169,12 @@ def processed_section() -> None:
         step = processed_step_from_text(state.target_logits, state.draft_logits, processing)
         st.session_state["numerics_last_step"] = step
     except LabInputError as exc:
-        st.error(markdown_escape(f"{exc}. Showing the last valid logits."))  # holds typed text: shown as typed
+        refused = f"{exc}. Showing the last valid logits."
+        st.error(markdown_escape(refused))  # holds typed text: shown as typed
         step = st.session_state.get("numerics_last_step")
+    else:
+        refused = ""
+    announce("num", error=refused)
 
     if step is None:
         return

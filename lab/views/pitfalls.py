@@ -19,7 +19,7 @@ from lab.teaching.pitfalls import (
     mistakes,
     single_step,
 )
-from lab.views.accessibility import section, subsection, title
+from lab.views.accessibility import announce, section, subsection, title
 from lab.views.common import chart, controls_model, figure
 
 DEFAULTS = PitfallsModel()
@@ -98,9 +98,13 @@ def choice_section() -> None:
         report = mistakes(state.model, state.block, state.length)
         st.session_state["pit_last_report"] = report
     except LabInputError as exc:
-        st.error(f"{exc}. Showing the last valid choice.")
+        refused = f"{exc}. Showing the last valid choice."
+        st.error(refused)
         report = st.session_state.get("pit_last_report")
+    else:
+        refused = ""
     if report is None:
+        announce("pit", error=refused)
         return
 
     model = load_model(report.model)
@@ -148,12 +152,15 @@ def choice_section() -> None:
     if st.button("Reveal the exact law", key="pit_reveal", type="primary"):
         st.session_state[reveal_key] = True
 
+    said = ""
     if not st.session_state.get(reveal_key):
         st.info("Make your guesses, then reveal: the law, the distance and the grade appear together.")
     else:
+        said = f"Revealed: {variant} is at TV distance {exact_and_decimal(result.tv_distance)} from the target."
         if guess_biased is not None and guess_gain is not None:
             grade = grade_prediction(result, guess_biased.startswith("yes"), guess_gain)
             (st.success if grade.score == 2 else st.warning)(f"{grade.score}/2 — {markdown_escape(grade.message)}")
+            said += f" Your guess: {grade.score}/2, {grade.message}"
         else:
             st.caption("Revealed without a complete guess: not graded.")
         m1, m2 = st.columns(2)
@@ -187,6 +194,8 @@ def choice_section() -> None:
         exact_on = harmless_scenarios(variant)
         shipped = ", ".join(exact_on) if exact_on else "(none)"
         st.caption(f"{variant}: one step is exactly p on the shipped scenarios {shipped}.")
+
+    announce("pit", said, error=refused)
 
     # A spoiler is drawn only while its expander is open (opening it reruns): most students never open it, and it
     # holds a chart and a table that every change of the choice would otherwise build again.

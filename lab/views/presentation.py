@@ -19,14 +19,16 @@ URL_ON_WORDS = ("1", "true", "yes", "on")
 #   buttons, slider thumbs and help icons as a pale ring (2.2:1); a 3 px near-black outline, 2 px off the element
 #   (so it lies on the page's own background: 17:1 on white, 15.5:1 on the sidebar's grey) is drawn on whatever has
 #   keyboard focus. Text boxes, number inputs and selects keep their own focused border (5.2:1), so an outline is
-#   not added inside them; a toggle's, checkbox's or radio's input is invisible, so its label gets the outline.
+#   not added inside them; a toggle's, checkbox's or radio's input is invisible, so its label gets the outline, and
+#   a slider's (also invisible) gives it to the slider's thumb.
 # - Code: Streamlit's highlight colours (keywords 3.6:1, comments 3.5:1, numbers and operators below 3:1 on the
 #   code block's #f7f7f6) become darker ones, each at least 5.9:1 there.
 # - Reflow (320 px): long words and numbers in headings and tables wrap instead of widening the page.
 ACCESSIBILITY_CSS = """
 <style>
 :focus-visible:not(input):not(textarea),
-label:has(input[type="checkbox"]:focus-visible), label:has(input[type="radio"]:focus-visible) {
+label:has(input[type="checkbox"]:focus-visible), label:has(input[type="radio"]:focus-visible),
+[data-testid="stSlider"] div:has(> div > input[type="range"]:focus-visible) {
   outline: 3px solid #1a1a1a !important;
   outline-offset: 2px !important;
 }

@@ -17,7 +17,7 @@ from lab.core.residual import residual_exact
 from lab.core.sampling import convergence_series, simulate_steps
 from lab.core.scenarios import load_scenario, scenario_names
 from lab.models.sampling import MAX_SEED, MAX_STEPS, MIN_STEPS, SamplingModel
-from lab.views.accessibility import section, title
+from lab.views.accessibility import announce, section, title
 from lab.views.common import chart, controls_model, figure, refuse_link_values, show_link_warnings
 
 S = st.session_state
@@ -97,7 +97,15 @@ if st.button(f"Run {steps:,} steps", key="sl_run", type="primary"):
     }
 
 result = S.get("sl_result")
-if result is None or result["params"] != params:
+fresh = result is not None and result["params"] == params
+announce(  # before the results (the page stops early without them): drawn on every run
+    "sl",
+    f"Ran {result['sim'].steps:,} steps: corrected share {result['sim'].corrected_share:.4f}, "
+    f"exact Z {both_text(exact.z)}; your guess {result['guess']:.2f}. Results below."
+    if fresh
+    else "",
+)
+if not fresh:
     if result is not None:
         st.info("The scenario, N or seed changed: predict, then Run again.")
     st.caption("The results appear after you run.")

@@ -234,8 +234,8 @@ def student_joined(page, base, presenting):
 def student_submitted(page, base, presenting):
     teacher, code = with_teacher(page, base, presenting)
     join_as_student(page, base, presenting, code)
-    page.get_by_role("spinbutton", name="Predict bar B").fill("0.7")
-    page.get_by_role("spinbutton", name="Predict bar C").fill("0.3")
+    page.get_by_role("spinbutton", name="Predict r(B)").fill("0.7")
+    page.get_by_role("spinbutton", name="Predict r(C)").fill("0.3")
     press(page, "Submit")
     teacher.context.close()
 
@@ -243,8 +243,8 @@ def student_submitted(page, base, presenting):
 def student_revealed(page, base, presenting):
     teacher, code = with_teacher(page, base, presenting)
     join_as_student(page, base, presenting, code)
-    page.get_by_role("spinbutton", name="Predict bar B").fill("0.7")
-    page.get_by_role("spinbutton", name="Predict bar C").fill("0.3")
+    page.get_by_role("spinbutton", name="Predict r(B)").fill("0.7")
+    page.get_by_role("spinbutton", name="Predict r(C)").fill("0.3")
     press(page, "Submit")
     press(teacher, "Reveal to class")
     page.get_by_text("revealed by your teacher", exact=False).first.wait_for(timeout=15_000)
@@ -290,3 +290,259 @@ def test_every_page_has_its_own_title(page, a11y_app):
         goto(page, f"{a11y_app}/{path}")
         no_dialog(page)
         assert page.title() == f"{title} · Residual Lab"
+
+
+# --- live regions ------------------------------------------------------------------------------------------
+
+LIVE_JS = """key => {
+    const box = document.querySelector(`.st-key-live-${key}`);
+    if (!box) return null;
+    const status = box.querySelector('[data-live=status]'), alert = box.querySelector('[data-live=alert]');
+    const same = status.dataset.mark === 'kept';
+    status.dataset.mark = 'kept';  // seen again after an action: the same element, whose text changed
+    return {status: status.textContent, alert: alert.textContent, same,
+            roles: [status.getAttribute('role'), status.getAttribute('aria-live'),
+                    alert.getAttribute('role'), alert.getAttribute('aria-live')]};
+}"""
+
+
+def live(page, key: str) -> dict:
+    """The text of the live regions drawn by ``announce(key, …)``; ``same``: the element seen by the last call."""
+    page.wait_for_timeout(200)  # the component sets its text just after the run
+    region = page.evaluate(LIVE_JS, key)
+    assert region is not None, f"no live region {key!r} on the page"
+    assert region["roles"] == ["status", "polite", "alert", "assertive"]
+    return region
+
+
+def test_reveals_and_refusals_are_announced(page, a11y_app):
+    goto(page, a11y_app)
+    assert live(page, "ex")["status"] == ""  # present from the first run, empty until something happens
+    press(page, "Reveal")
+    region = live(page, "ex")
+    assert region["same"] and region["status"].startswith("Revealed: α = 3/5 (0.6), Z = 2/5 (0.4)")
+    assert "the exact residual r: A 0, B 3/4, C 1/4" in region["status"]
+
+    goto(page, f"{a11y_app}/binomial-lab")
+    assert live(page, "bl-inspect")["status"] == "" and live(page, "bl-sum")["status"] == ""
+    binomial_summed(page, a11y_app, False)
+    inspected = live(page, "bl-inspect")
+    assert inspected["same"] and inspected["status"].startswith("Inspected: the exact bars are B 3/4, C 1/4")
+    summed = live(page, "bl-sum")
+    assert summed["same"] and summed["status"] == "The sum recovers the unconditional target: A 1/10, B 3/5, C 3/10."
+
+    goto(page, f"{a11y_app}/exercises")
+    region = live(page, "exq")
+    assert region["status"] == region["alert"] == ""
+    exercises_wrong_and_hint(page, a11y_app, False)
+    assert ", hint 1: " in live(page, "exq")["status"]
+    answer = page.get_by_role("textbox", name="Your answer").first
+    answer.fill("")
+    answer.press("Enter")
+    wait_idle(page)
+    region = live(page, "exq")
+    assert region["same"] and region["alert"].endswith("Type an answer first.")
+
+    goto(page, f"{a11y_app}/sampling")
+    assert live(page, "sl")["status"] == ""
+    page.get_by_role("button", name="Run", exact=False).first.click()
+    wait_idle(page)
+    region = live(page, "sl")
+    assert region["same"] and region["status"].startswith("Ran 10,000 steps: corrected share 0.")
+
+
+def test_a_class_announces_joining_saved_the_teachers_reveal_and_refusals(browser, a11y_app):
+    context = browser.new_context(viewport=PHONE)
+    student = context.new_page()
+    goto(student, f"{a11y_app}/class?code=ZZZZZZ")
+    assert live(student, "cls")["alert"] == ""
+    student.get_by_role("textbox", name="Your name").fill("Ann")
+    press(student, "Join")
+    assert live(student, "cls")["alert"]  # no such class: refused, assertively
+
+    teacher, code = with_teacher(student, a11y_app, False)
+    join_as_student(student, a11y_app, False, code)
+    assert live(student, "cls")["status"].startswith("Activity 1 is open: ")
+    student.get_by_role("spinbutton", name="Predict r(B)").fill("0.7")
+    student.get_by_role("spinbutton", name="Predict r(C)").fill("0.3")
+    press(student, "Submit")
+    region = live(student, "cls")
+    assert region["same"] and region["status"].startswith("Saved at ")
+    press(teacher, "Reveal to class")
+    assert live(teacher, "cls")["status"].endswith("answer revealed.")
+    student.get_by_text("revealed by your teacher", exact=False).first.wait_for(timeout=15_000)
+    wait_idle(student, started_timeout=50)
+    region = live(student, "cls")  # the teacher's reveal reached the student's page, which says it
+    assert region["same"] and region["status"].startswith("Your teacher revealed the exact answer: r(B) is 3/4")
+    teacher.context.close()
+    context.close()
+
+
+# --- focus ---------------------------------------------------------------------------------------------------
+
+FOCUSED_JS = """() => {
+    const el = document.activeElement;
+    const name = el.getAttribute('aria-label') || (el.labels && el.labels[0] && el.labels[0].innerText)
+        || el.innerText || '';
+    return {tag: el.tagName, role: el.getAttribute('role'), type: el.type || null,
+            testid: el.dataset.testid || null, name: name.trim().split('\\n').pop().trim()};
+}"""
+
+
+def focused(page) -> dict:
+    return page.evaluate(FOCUSED_JS)
+
+
+def tab_to(page, name: str, presses: int = 120) -> dict:
+    """Press Tab until the focused element's accessible name is ``name`` (keyboard only)."""
+    for _ in range(presses):
+        page.keyboard.press("Tab")
+        now = focused(page)
+        if now["name"] == name or now["name"].startswith(name + " "):
+            return now
+    raise AssertionError(f"{name!r} is not reachable with Tab")
+
+
+def assert_focus_kept(page, name: str, heading: str | None = None) -> None:
+    """After an action, focus is on the element pressed or on the result's heading, never on the body."""
+    wait_idle(page)
+    page.wait_for_timeout(300)
+    now = focused(page)
+    assert now["tag"] != "BODY", f"focus fell to the page's body after {name!r}"
+    if heading is not None and now["tag"] in ("H1", "H2", "H3"):
+        assert now["name"] == heading
+    else:
+        assert now["name"] == name, now
+
+
+def type_number(page, value: str) -> None:
+    page.keyboard.press("Control+a")
+    page.keyboard.type(value)
+    page.keyboard.press("Enter")
+    wait_idle(page)
+
+
+def test_keyboard_walkthrough_worked_example(page, a11y_app):
+    goto(page, f"{a11y_app}/binomial-lab")
+    tab_to(page, "Reset")
+    page.keyboard.press("Enter")
+    assert_focus_kept(page, "Reset")
+    for label, value in (("lab success p", "0.75"), ("n", "1"), ("Predict B", "0.7"), ("Predict C", "0.3")):
+        tab_to(page, label)
+        type_number(page, value)
+        assert_focus_kept(page, label)
+    tab_to(page, "Inspect")
+    page.keyboard.press("Enter")
+    assert_focus_kept(page, "Inspect")
+    assert live(page, "bl-inspect")["status"].startswith("Inspected: the exact bars are B 3/4, C 1/4")
+    tab_to(page, "Multiply by Z = 2/5 and add")
+    page.keyboard.press("Space")
+    assert_focus_kept(page, "Multiply by Z = 2/5 and add")
+    assert live(page, "bl-sum")["status"].endswith("A 1/10, B 3/5, C 3/10.")
+
+
+def test_keyboard_walkthrough_explorer_reveal(page, a11y_app):
+    goto(page, a11y_app)
+    tab_to(page, "Predict r(B)")
+    for _ in range(75):
+        page.keyboard.press("ArrowRight")
+    wait_idle(page)
+    tab_to(page, "Predict r(C)")
+    for _ in range(25):
+        page.keyboard.press("ArrowRight")
+    wait_idle(page)
+    tab_to(page, "Reveal")
+    page.keyboard.press("Enter")
+    assert_focus_kept(page, "Reveal", heading="The exact answer")
+    assert live(page, "ex")["status"].startswith("Revealed: α = 3/5 (0.6), Z = 2/5 (0.4)")
+    assert "Score" in page.inner_text("[data-testid=stMain]")
+
+
+def test_keyboard_walkthrough_joining_a_class(browser, a11y_app):
+    context = browser.new_context(viewport=DESKTOP)
+    student = context.new_page()
+    teacher, code = with_teacher(student, a11y_app, False)
+    goto(student, f"{a11y_app}/class")
+    tab_to(student, "Class code")
+    student.keyboard.type(code)
+    tab_to(student, "Your name")
+    student.keyboard.type("Bea")
+    tab_to(student, "Join")
+    student.keyboard.press("Enter")
+    student.wait_for_url("**student=**")
+    heading = f"Class {code} · Period 3"
+    student.wait_for_function("() => document.activeElement.tagName === 'H2'", timeout=10_000)
+    assert_focus_kept(student, "Join", heading=heading)
+    tab_to(student, "Predict r(B)")
+    student.keyboard.type("0.7")
+    tab_to(student, "Predict r(C)")
+    student.keyboard.type("0.3")
+    tab_to(student, "Submit")
+    student.keyboard.press("Enter")
+    assert_focus_kept(student, "Submit")
+    assert live(student, "cls")["status"].startswith("Saved at ")
+    teacher.context.close()
+    context.close()
+
+
+# --- the focus outline's contrast, from the rendered styles -------------------------------------------------
+
+RING_JS = """() => {
+    const parse = c => {
+        const m = c.match(/[\\d.]+/g).map(Number);
+        return {rgb: m.slice(0, 3), a: m.length > 3 ? m[3] : 1};
+    };
+    const lum = ([r, g, b]) => {
+        const f = v => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+        return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+    };
+    const behind = el => {  // the first background below the outline that is mostly opaque
+        for (let e = el; e; e = e.parentElement) {
+            const c = parse(getComputedStyle(e).backgroundColor);
+            if (c.a > 0.5) return c.rgb;
+        }
+        return [255, 255, 255];
+    };
+    const el = document.activeElement;
+    const thumb = el.type === 'range' ? el.parentElement.parentElement : null;  // a slider's input is invisible
+    const ring = [el, el.closest('label'), thumb].filter(Boolean).find(e => {
+        const s = getComputedStyle(e);
+        return s.outlineStyle !== 'none' && parseFloat(s.outlineWidth) >= 2;
+    });
+    const kind = el.dataset.testid || el.closest('[data-testid]')?.dataset.testid
+        || el.getAttribute('role') || el.tagName;
+    const about = {kind, tag: el.tagName, type: el.type || null, role: el.getAttribute('role')};
+    if (!ring) return {...about, ratio: null};
+    const s = getComputedStyle(ring);
+    const a = lum(parse(s.outlineColor).rgb), b = lum(behind(ring.parentElement));
+    return {...about, width: parseFloat(s.outlineWidth), ratio: (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05)};
+}"""
+TEXT_BOXES = ("text", "number", "textarea", "password", "search", "email", "url")  # their own 5.2:1 focused border
+
+
+@pytest.mark.parametrize("path", ["binomial-lab", "", "exercises", "pitfalls"])
+def test_focus_outline_contrast_at_least_3_to_1(page, a11y_app, path):
+    goto(page, f"{a11y_app}/{path}")
+    if path == "pitfalls":
+        press(page, "Reveal the exact law")
+    seen = set()
+    for _ in range(45):
+        page.keyboard.press("Tab")
+        ring = page.evaluate(RING_JS)
+        if ring["tag"] in ("INPUT", "TEXTAREA") and ring["type"] in TEXT_BOXES or ring["role"] == "combobox":
+            continue
+        if ring["tag"] == "BODY":
+            break
+        assert ring["ratio"] is not None, f"no focus outline on {ring}"
+        assert ring["ratio"] >= 3 and ring["width"] >= 2, ring
+        seen.add(ring["kind"] if ring["tag"] != "INPUT" else f"{ring['tag']}:{ring['role'] or ring['type']}")
+    expected = {
+        "binomial-lab": {
+            "stSidebarNavLink", "stBaseButton-secondary", "stBaseButton-primary", "stTooltipHoverTarget", "INPUT:switch"
+        },
+        "": {"INPUT:range"},
+        "exercises": {"stTab"},
+        "pitfalls": {"stExpander"},
+    }[path]
+    assert expected <= seen, seen
+
