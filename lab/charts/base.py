@@ -65,12 +65,15 @@ def bar(
     **extra,
 ) -> dict:
     """A bar trace: a palette ``role``'s colour and pattern (or an explicit ``color`` and ``pattern``),
-    a text label on every bar (``label(v)``; inside the bar in a readable colour when ``inside``) and
+    a text label on every bar (``label(v)``; inside the bar in a readable colour when ``inside``, but none inside a
+    patterned bar) and
     ``hover(v)`` as hover text. y values are plain floats. ``extra``: more trace properties (None ones left out)."""
     color = color or palette.COLORS[role]
     pattern = palette.PATTERNS[role] if pattern is None else pattern
     marker_extra = {} if opacity is None else {"opacity": opacity}
     text_color = palette.INSIDE_TEXT.get(role, palette.TEXT) if inside else palette.TEXT
+    if inside and pattern:  # a label is never drawn on hatching (1:1 where it crosses a line): its value is in the
+        text = False  # hover, the chart's text alternative and the table beside the chart
     trace = {
         "type": "bar",
         "name": name,

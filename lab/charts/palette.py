@@ -41,14 +41,31 @@ MUTED = "#767676"  # discarded drafts, in the block chart and the Blocks table, 
 # series that are not one of the roles above
 LAW = "#332288"  # a mistaken (or checked) output law: indigo, 12:1
 GUIDE = "#666666"  # guide lines, the unprocessed draft, a second law: grey, 5.7:1
-LIGHT_GUIDE = "#999999"  # the second guide line (float32's eps / Z), dotted: 2.8:1, never alone
+LIGHT_GUIDE = "#767676"  # the second guide line (float32's eps / Z), dashed (float64's is dotted): 4.5:1
 BLACK = "#000000"  # a third law, with its own pattern
 EXPECTED = TEXT  # expected-count markers: near black, with a diamond symbol
 FLOAT32 = TEXT  # the float32 error series: near black, square markers and a dashed line
 REJECTED = DRAFT  # a rejected draft is the draft's token: vermillion, crossed out
 BOX_FILL = "rgba(85,85,85,0.08)"  # the live class's box around the predictions: PREDICTION, nearly clear
 
-# the label colour inside a bar of a role (white on the dark purple, near black on the light green)
+# the page's own styles (lab/views/presentation.py): the keyboard focus outline, and code highlighting on
+# Streamlit's code block background (#f7f7f6), each at least 5.9:1 there
+FOCUS_RING = "#1a1a1a"  # 17:1 on white, 15.5:1 on the sidebar's grey
+CODE_COLORS = {
+    "": "#1a1a1a",  # every token not named below
+    "keyword": "#0550ae",  # 7.1:1
+    "boolean": "#0550ae",
+    "comment": "#57606a",  # 6.0:1
+    "number": "#116329",  # 6.9:1
+    "operator": "#953800",  # 6.9:1
+    "string": "#0a3069",  # 12:1
+    "builtin": "#6639ba",  # 6.9:1
+    "function": "#6639ba",
+    "class-name": "#6639ba",
+    "punctuation": "#444444",  # 9.1:1
+}
+
+# the label colour inside a bar of a role (near black on the light green; a patterned bar has no label inside)
 INSIDE_TEXT = {"accepted": DARK_TEXT, "correction": PAPER}
 
 # the white overlay pattern drawn on a bar's own colour

@@ -108,8 +108,8 @@ def error_vs_z(cases: Sequence[TinyZCase]) -> go.Figure:
                     "mode": "lines",
                     "line": {
                         "color": palette.GUIDE if dtype == "float64" else palette.LIGHT_GUIDE,
-                        "dash": "dot",
-                        "width": 1.5,
+                        "dash": "dot" if dtype == "float64" else "dash",
+                        "width": 2,
                     },
                     "hovertemplate": f"{dtype} eps / Z<br>Z = %{{x:.1e}}: %{{y:.2e}}<extra></extra>",
                 }

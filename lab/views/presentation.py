@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import streamlit as st
 
+from lab.charts import palette
+
 PRESENT_KEY = "present"  # widget key and URL parameter
 APP_PARAMS = (PRESENT_KEY,)  # URL parameters that belong to the whole app, not to one page
 URL_ON_WORDS = ("1", "true", "yes", "on")
@@ -22,33 +24,29 @@ URL_ON_WORDS = ("1", "true", "yes", "on")
 #   not added inside them; a toggle's, checkbox's or radio's input is invisible, so its label gets the outline, and
 #   a slider's (also invisible) gives it to the slider's thumb.
 # - Code: Streamlit's highlight colours (keywords 3.6:1, comments 3.5:1, numbers and operators below 3:1 on the
-#   code block's #f7f7f6) become darker ones, each at least 5.9:1 there.
+#   code block's background) become palette.CODE_COLORS, each at least 5.9:1 there.
 # - Reflow (320 px): long words and numbers in headings and tables wrap instead of widening the page.
-ACCESSIBILITY_CSS = """
+_CODE_CSS = "\n".join(
+    f'[data-testid="stCode"] .token{"." + kind if kind else ""} {{ color: {colour}; }}'
+    for kind, colour in palette.CODE_COLORS.items()
+)
+ACCESSIBILITY_CSS = f"""
 <style>
 :focus-visible:not(input):not(textarea),
 label:has(input[type="checkbox"]:focus-visible), label:has(input[type="radio"]:focus-visible),
-[data-testid="stSlider"] div:has(> div > input[type="range"]:focus-visible) {
-  outline: 3px solid #1a1a1a !important;
+[data-testid="stSlider"] div:has(> div > input[type="range"]:focus-visible) {{
+  outline: 3px solid {palette.FOCUS_RING} !important;
   outline-offset: 2px !important;
-}
-[data-testid="stCode"] .token { color: #1a1a1a; }
-[data-testid="stCode"] .token.keyword, [data-testid="stCode"] .token.boolean { color: #0550ae; }
-[data-testid="stCode"] .token.comment { color: #57606a; }
-[data-testid="stCode"] .token.number { color: #116329; }
-[data-testid="stCode"] .token.operator { color: #953800; }
-[data-testid="stCode"] .token.string { color: #0a3069; }
-[data-testid="stCode"] .token.builtin, [data-testid="stCode"] .token.function,
-[data-testid="stCode"] .token.class-name { color: #6639ba; }
-[data-testid="stCode"] .token.punctuation { color: #444444; }
+}}
+{_CODE_CSS}
 /* live regions (lab/views/accessibility.py): read by screen readers, out of the layout and invisible */
-[class*="st-key-live-"] {
+[class*="st-key-live-"] {{
   position: absolute !important; width: 1px !important; height: 1px !important; overflow: hidden !important;
   clip-path: inset(50%) !important; white-space: nowrap !important; margin: -1px !important; padding: 0 !important;
-}
-h1, h2, h3, h4, [data-testid="stMarkdownContainer"] td, [data-testid="stMarkdownContainer"] th {
+}}
+h1, h2, h3, h4, [data-testid="stMarkdownContainer"] td, [data-testid="stMarkdownContainer"] th {{
   overflow-wrap: anywhere;
-}
+}}
 </style>
 """
 
