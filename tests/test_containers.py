@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
+import fcntl
 import ipaddress
 import json
 import os
@@ -64,15 +65,18 @@ if shutil.which("podman") is None or os.geteuid() != 0:
     pytest.skip(reason, allow_module_level=True)
 
 
-_terminal = None  # pytest's terminal reporter, set by the test
+_pytest_config = None  # set by the test
 
 
 def report(message: str) -> None:
     """What the test checked, on the terminal as it goes, also when the test passes (pytest captures print)."""
-    if _terminal is not None:
-        _terminal.write_line(f"containers: {message}")
-    else:
+    capture = _pytest_config.pluginmanager.get_plugin("capturemanager") if _pytest_config else None
+    if capture is None:
         print(f"containers: {message}", file=sys.stderr)
+        return
+    with capture.global_and_fixture_disabled():
+        sys.stderr.write(f"containers: {message}\n")
+        sys.stderr.flush()
 
 
 def podman(*args: str, check: bool = True, timeout: float = 300) -> subprocess.CompletedProcess:
@@ -151,9 +155,26 @@ def free_subnet() -> str:
     raise AssertionError("no free 10.89.240-249.0/24 subnet for the test network")
 
 
+LOCK = Path("/run/lock" if Path("/run/lock").is_dir() else "/tmp") / "residual-lab-containers-test.lock"
+
+
+def hold_the_lock():
+    """One run of this test at a time on a machine (the pods' names are fixed): wait for another run to end."""
+    handle = LOCK.open("w")
+    deadline = time.monotonic() + 900
+    while True:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return handle
+        except BlockingIOError:
+            assert time.monotonic() < deadline, "another run of this test held the lock for 15 minutes"
+            time.sleep(2)
+
+
 def remove_stale_test_deployment() -> None:
-    """An earlier run of this test that was killed leaves its pods (they live outside the test's processes):
-    remove them. Pods of a real deployment on this machine (not on a test network) are left alone."""
+    """A run of this test that was killed leaves its pods (they live outside the test's processes); with the
+    lock held, pods on a test network are such leftovers: remove them. Pods of a real deployment on this
+    machine (not on a test network) are left alone."""
     pods = podman("pod", "ps", "--format", "{{.Name}}", "--filter", "name=^residual-lab").stdout.split()
     if not pods:
         return
@@ -163,6 +184,7 @@ def remove_stale_test_deployment() -> None:
         if os.environ.get("CI") == "true":
             pytest.fail(message, pytrace=False)
         pytest.skip(message)
+    report(f"removing pods a killed run of this test left: {pods}")
     tear_down(None)
 
 
@@ -197,6 +219,20 @@ def play_file_for_test(tmp_path: Path, port: int, subnet: str) -> Path:
     path = tmp_path / "residual-lab.yaml"
     path.write_text(text)
     return path
+
+
+LISTINGS = {
+    "pods": ("pod", "ps", "--format", "{{.Name}}"),
+    "containers": ("ps", "--all", "--format", "{{.Names}}"),
+    "volumes": ("volume", "ls", "--format", "{{.Name}}"),
+    "networks": ("network", "ls", "--format", "{{.Name}}"),
+    "secrets": ("secret", "ls", "--format", "{{.Name}}"),
+}
+
+
+def podman_objects() -> dict[str, set[str]]:
+    """What podman's store holds besides images, by name."""
+    return {kind: set(podman(*command).stdout.split()) for kind, command in LISTINGS.items()}
 
 
 def dump_logs() -> None:
@@ -287,9 +323,9 @@ def websocket_upgrade(port: int, cookie: str) -> str:
 
 
 def test_kubernetes_yaml_on_podman_end_to_end(tmp_path, request):
-    global _terminal
-    _terminal = request.config.pluginmanager.get_plugin("terminalreporter")
-    report("")
+    global _pytest_config
+    _pytest_config = request.config
+    report("deploy/podman/residual-lab.yaml with podman play kube, end to end (tests/test_containers.py)")
     timings: dict[str, float] = {}
     started = time.monotonic()
 
@@ -297,6 +333,7 @@ def test_kubernetes_yaml_on_podman_end_to_end(tmp_path, request):
         timings[step] = time.monotonic() - since
         return time.monotonic()
 
+    lock = hold_the_lock()  # released when the file closes: at the end, or when the test fails before the pods
     t = time.monotonic()
     build = subprocess.run(
         [str(BUILD)],
@@ -310,6 +347,7 @@ def test_kubernetes_yaml_on_podman_end_to_end(tmp_path, request):
     report(f"images built in {timings['build']:.0f} s: {' / '.join(build.stderr.strip().splitlines())}")
 
     remove_stale_test_deployment()
+    in_store = podman_objects()
     port, subnet = free_port(), free_subnet()
     network = f"{PREFIX}-{os.getpid()}"
     play_file = play_file_for_test(tmp_path, port, subnet)
@@ -454,11 +492,13 @@ def test_kubernetes_yaml_on_podman_end_to_end(tmp_path, request):
         loop.close(students)
         t = time.monotonic()
         tear_down(play_file)
-        left = podman("pod", "ps", "--format", "{{.Name}}", "--filter", "name=^residual-lab").stdout.split()
+        after = podman_objects()
+        left = {kind: sorted(after[kind] - in_store[kind]) for kind in after if after[kind] - in_store[kind]}
         timings["tear down"] = time.monotonic() - t
-        report(f"torn down in {timings['tear down']:.1f} s (pods, secret, volume, network); pods left: {left}")
+        report(f"torn down in {timings['tear down']:.1f} s (pods, containers, secret, volume, network); left: {left}")
+        lock.close()
     report(
         f"total {time.monotonic() - started:.0f} s: "
         + ", ".join(f"{step} {seconds:.1f} s" for step, seconds in timings.items())
     )
-    assert left == []
+    assert left == {}, f"left behind: {left}"
