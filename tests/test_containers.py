@@ -13,7 +13,8 @@
 6. kill -9 of replica 0's process: podman restarts it, its students are sent to replica 1 and carry on (their
    page comes back from its URL), the students of replica 1 see no reconnection, HAProxy marks replica 0
    down and up again;
-7. everything (pods, secret, volume, network) is removed at the end, also when a check fails.
+7. SIGTERM (podman stop) stops a replica with exit status 0, well within its grace period;
+8. everything (pods, secret, volume, network) is removed at the end, also when a check fails.
 
 It prints what it checked and how long each step took. Needs root and Debian's podman, buildah, runc,
 mmdebstrap (.ci/run installs them): skipped without podman, except in CI (CI=true), where that is a failure.
@@ -485,6 +486,14 @@ def test_kubernetes_yaml_on_podman_end_to_end(tmp_path, request):
             f" {CHANGES} more changes without an error; podman restarted r0 after {restart_s:.1f} s, HAProxy saw it"
             f" down ({stats['r0']['chkdown']}x) and UP again after {up_s:.1f} s"
         )
+
+        # 7. SIGTERM stops a replica cleanly: Streamlit is the container's main process (the entry point execs it)
+        t = time.monotonic()
+        podman("stop", "--time", "25", APP[1], timeout=60)
+        state = json.loads(podman("inspect", APP[1]).stdout)[0]["State"]
+        t = lap("SIGTERM", t)
+        assert state["ExitCode"] == 0 and timings["SIGTERM"] < 25, (state["ExitCode"], timings["SIGTERM"])
+        report(f"podman stop (SIGTERM) of r1: exited with status 0 after {timings['SIGTERM']:.1f} s")
     except BaseException:
         dump_logs()
         raise
