@@ -80,6 +80,11 @@ def slow(p, q, rng):
     return draw(p, rng.random())
 
 
+def hangs(p, q, rng):
+    while True:  # never returns: only the alarm past the time limit ends it
+        pass
+
+
 def target_sampler(p, q, rng):
     """Samples p directly: the right law with no speculation at all (passes every law case)."""
     return draw(p, rng.random())

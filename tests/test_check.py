@@ -318,6 +318,13 @@ def test_the_time_limit_cuts_a_slow_sampler_and_fails_the_case():
     assert any("time limit" in r for r in case.reasons)
 
 
+def test_a_sampler_that_hangs_is_interrupted_past_the_time_limit(monkeypatch):
+    monkeypatch.setattr("lab.check.watch.HANG_GRACE", 0.2)
+    (case,) = check_step(samplers.hangs, cases=["bernoulli-residual"], time_limit=0.1).cases
+    assert not case.passed and case.data["draws"] == 0
+    assert any("still running" in r and "past the time limit" in r for r in case.reasons), case.reasons
+
+
 def test_max_draws_caps_and_states_the_power_left():
     (case,) = check_step(samplers.target_sampler, cases=["bernoulli-residual"], max_draws=5000).cases
     assert case.passed and case.data["draws"] == 5000

@@ -18,7 +18,7 @@ from lab.check.identify import best_variant
 from lab.check.power import PowerTarget, power_of, required_draws
 from lab.check.report import CaseResult
 from lab.check.step import CLOCK_EVERY, case_rng, law_verdict, numerics_verdict
-from lab.check.watch import Clock, Findings, Watched, exception_text
+from lab.check.watch import HANG_GRACE, Clock, Findings, SamplerTimeout, Watched, exception_text
 from lab.core.formatting import fraction_text
 
 MAX_BLOCKS_PER_SEQUENCE = 1_000  # a sampler that commits nothing would loop forever
@@ -81,8 +81,8 @@ def run_block_case(block, case: BlockCase, target: PowerTarget, seed: int, dtype
     findings = Findings()
     blocks = tokens_committed = 0
     done = reported = 0
-    cut = False
-    with Watched(findings):
+    cut = hung = False
+    with Watched(findings), clock.hard_stop():
         try:
             for i in range(draws):
                 if not i % CLOCK_EVERY and i:
@@ -119,6 +119,8 @@ def run_block_case(block, case: BlockCase, target: PowerTarget, seed: int, dtype
                 done = i + 1
         except _Stop:
             pass
+        except SamplerTimeout:  # a call still running past the time limit
+            cut = hung = True
     progress.advance(done - reported, case.name)
 
     reasons: list[str] = []
@@ -142,7 +144,12 @@ def run_block_case(block, case: BlockCase, target: PowerTarget, seed: int, dtype
     }
     if draws < needed:
         notes.append(f"draws capped at {draws:,} (the stated power needs {needed:,}): power {data['power']:.4f}")
-    if cut:
+    if hung:
+        reasons.append(
+            f"the sampler was still running {HANG_GRACE:g} s past the time limit: interrupted after {done:,} of "
+            f"{draws:,} sequences"
+        )
+    elif cut:
         reasons.append(f"the time limit ended the case after {done:,} of {draws:,} sequences")
     data["numerics"] = findings.as_json()
     numeric_reasons, numeric_notes = numerics_verdict(findings)

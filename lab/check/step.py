@@ -13,7 +13,7 @@ from lab.check.identify import best_variant, residual_variants
 from lab.check.power import PowerTarget, power_of, required_draws
 from lab.check.report import CaseResult
 from lab.check.residuals import check_residual, listed
-from lab.check.watch import Clock, Findings, Watched, exception_text
+from lab.check.watch import HANG_GRACE, Clock, Findings, SamplerTimeout, Watched, exception_text
 from lab.core.formatting import fraction_text
 from lab.core.sampling import chi_square_test
 
@@ -91,49 +91,54 @@ def run_step_case(step, case: StepCase, target: PowerTarget, seed: int, dtype: s
     residuals: dict = {}  # (dtype, bytes) -> [array, calls]
     unchecked = 0
     done = reported = 0
-    cut = False
-    with Watched(findings):
-        for i in range(draws):
-            if not i % CLOCK_EVERY and i:
-                progress.advance(i - reported, case.name)
-                reported = i
-                if clock.expired():
-                    cut = True
+    cut = hung = False
+    with Watched(findings), clock.hard_stop():
+        try:
+            for i in range(draws):
+                if not i % CLOCK_EVERY and i:
+                    progress.advance(i - reported, case.name)
+                    reported = i
+                    if clock.expired():
+                        cut = True
+                        break
+                invalid = findings.invalid
+                try:
+                    out = step(p, q, rng)
+                except Exception as exc:  # the user's code: its failure is a finding, named
+                    findings.exception, findings.exception_at = exception_text(exc), i
                     break
-            invalid = findings.invalid
-            try:
-                out = step(p, q, rng)
-            except Exception as exc:  # the user's code: its failure is a finding, named
-                findings.exception, findings.exception_at = exception_text(exc), i
-                break
-            if findings.invalid != invalid and findings.invalid_at is None:
-                findings.invalid_at = i
-            if type(out) is tuple:
-                if len(out) != 2:
-                    findings.bad_output = f"returned a tuple of {len(out)} values (expected token or (token, residual))"
-                    break
-                out, r = out
-                if r is not None:
-                    arr = np.asarray(r)
-                    key = (arr.dtype.str, arr.shape, arr.tobytes())
-                    seen = residuals.get(key)
-                    if seen is not None:
-                        seen[1] += 1
-                    elif len(residuals) < MAX_DISTINCT_RESIDUALS:
-                        residuals[key] = [arr.copy(), 1]
-                    else:
-                        unchecked += 1
-            if type(out) is int and 0 <= out < size:
-                counts[out] += 1
-            else:
-                index, problem = token_index(out, size)
-                if problem:
-                    if "NaN" in problem:
-                        findings.nan_outputs += 1
-                    findings.bad_output = f"{problem} at draw {i}"
-                    break
-                counts[index] += 1
-            done = i + 1
+                if findings.invalid != invalid and findings.invalid_at is None:
+                    findings.invalid_at = i
+                if type(out) is tuple:
+                    if len(out) != 2:
+                        findings.bad_output = (
+                            f"returned a tuple of {len(out)} values (expected token or (token, residual))"
+                        )
+                        break
+                    out, r = out
+                    if r is not None:
+                        arr = np.asarray(r)
+                        key = (arr.dtype.str, arr.shape, arr.tobytes())
+                        seen = residuals.get(key)
+                        if seen is not None:
+                            seen[1] += 1
+                        elif len(residuals) < MAX_DISTINCT_RESIDUALS:
+                            residuals[key] = [arr.copy(), 1]
+                        else:
+                            unchecked += 1
+                if type(out) is int and 0 <= out < size:
+                    counts[out] += 1
+                else:
+                    index, problem = token_index(out, size)
+                    if problem:
+                        if "NaN" in problem:
+                            findings.nan_outputs += 1
+                        findings.bad_output = f"{problem} at draw {i}"
+                        break
+                    counts[index] += 1
+                done = i + 1
+        except SamplerTimeout:  # a call still running past the time limit
+            cut = hung = True
     progress.advance(done - reported, case.name)
 
     reasons: list[str] = []
@@ -156,7 +161,12 @@ def run_step_case(step, case: StepCase, target: PowerTarget, seed: int, dtype: s
     }
     if draws < needed:
         notes.append(f"draws capped at {draws:,} (the stated power needs {needed:,}): power {data['power']:.4f}")
-    if cut:
+    if hung:
+        reasons.append(
+            f"the sampler was still running {HANG_GRACE:g} s past the time limit: interrupted after {done:,} of "
+            f"{draws:,} draws"
+        )
+    elif cut:
         reasons.append(f"the time limit ended the case after {done:,} of {draws:,} draws")
 
     # residuals the sampler returned

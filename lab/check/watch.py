@@ -8,8 +8,11 @@ its class name and message (never a traceback) and ends the case. Code that sile
 
 from __future__ import annotations
 
+import signal
+import threading
 import time
 import warnings
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -110,11 +113,44 @@ class Watched:
         return False
 
 
+HANG_GRACE = 5.0  # seconds past the time limit before a call that has not returned is interrupted
+
+
+class SamplerTimeout(BaseException):
+    """Raised by the alarm inside a call still running past the time limit (a BaseException, so the
+    user's own ``except Exception`` cannot swallow it)."""
+
+
 class Clock:
-    """A shared deadline: ``expired()`` is checked between draws (never inside the user's code)."""
+    """A shared deadline: ``expired()`` is checked between draws; ``hard_stop()`` also interrupts a call
+    that hangs (an alarm signal, in a process's main thread on POSIX; elsewhere the checks between
+    draws are all there is)."""
 
     def __init__(self, seconds: float | None):
         self.deadline = None if seconds is None else time.monotonic() + seconds
 
     def expired(self) -> bool:
         return self.deadline is not None and time.monotonic() >= self.deadline
+
+    @contextmanager
+    def hard_stop(self, grace: float | None = None):
+        grace = HANG_GRACE if grace is None else grace
+        usable = (
+            self.deadline is not None
+            and hasattr(signal, "setitimer")
+            and threading.current_thread() is threading.main_thread()
+        )
+        if not usable:
+            yield
+            return
+
+        def interrupt(signum, frame):
+            raise SamplerTimeout
+
+        previous = signal.signal(signal.SIGALRM, interrupt)
+        signal.setitimer(signal.ITIMER_REAL, max(self.deadline - time.monotonic(), 0.0) + grace)
+        try:
+            yield
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+            signal.signal(signal.SIGALRM, previous)
