@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from fractions import Fraction
 
 
 @dataclass
@@ -39,6 +40,21 @@ class CaseResult:
         if test.get("p_value") is not None:
             bits.append(f"chi-square p = {test['p_value']:.3g}")
         return f"{verdict:4}  {self.name:<36} " + ", ".join(bits)
+
+
+def largest_gaps(data: dict, count: int = 3) -> list[str]:
+    """The outcomes whose observed frequency is farthest from the exact target law, as short text."""
+    law, counts, draws = data.get("target_law"), data.get("counts"), data.get("draws")
+    if not law or counts is None or not draws:
+        return []
+    outcomes = set(law) | {k for k, c in counts.items() if c}
+    rows = []
+    for outcome in outcomes:
+        target = float(Fraction(law.get(outcome, "0")))
+        observed = counts.get(outcome, 0) / draws
+        rows.append((abs(observed - target), outcome, observed, target))
+    rows.sort(key=lambda row: (-row[0], row[1]))
+    return [f"{o or '(empty)'} {obs:.4f} vs {t:.4f}" for gap, o, obs, t in rows[:count] if gap > 0]
 
 
 @dataclass
@@ -90,6 +106,9 @@ class CheckReport:
                 lines.append(f"      - {reason}")
             for note in case.notes:
                 lines.append(f"      note: {note}")
+            gaps = largest_gaps(case.data) if not case.passed else []
+            if gaps:
+                lines.append("      largest gaps, observed vs target: " + "; ".join(gaps))
             fit = case.data.get("best_variant")
             if fit and not case.passed:
                 twins = fit["same_law_on_this_case"]
