@@ -448,3 +448,14 @@ def test_the_pitfalls_page_points_to_the_check():
     at = open_linked_page("lab/views/pitfalls.py")
     assert any("python -m lab check" in c.value and "docs/checking-a-sampler.md" in c.value for c in at.caption)
     assert (ROOT / "docs" / "checking-a-sampler.md").is_file()
+
+
+def test_a_failing_case_shows_its_largest_gaps_by_hand():
+    from lab.check.report import largest_gaps
+
+    data = {
+        "target_law": {"A": "1/2", "B": "1/4", "C": "1/4"},
+        "counts": {"A": 70, "B": 25, "C": 5, "D": 0},
+        "draws": 100,
+    }
+    assert largest_gaps(data) == ["C 0.0500 vs 0.2500", "A 0.7000 vs 0.5000"]  # B is exact: no gap shown
