@@ -14,11 +14,10 @@ from __future__ import annotations
 import operator
 
 from lab.check.cases import BlockCase
-from lab.check.identify import best_variant
-from lab.check.power import PowerTarget, power_of, required_draws
+from lab.check.power import PowerTarget, required_draws
 from lab.check.report import CaseResult
-from lab.check.step import CLOCK_EVERY, case_rng, law_verdict, numerics_verdict
-from lab.check.watch import HANG_GRACE, Clock, Findings, SamplerTimeout, Watched, exception_text
+from lab.check.step import CLOCK_EVERY, Tally, case_rng, conclude
+from lab.check.watch import Clock, Findings, SamplerTimeout, Watched, exception_text
 from lab.core.formatting import fraction_text
 
 MAX_BLOCKS_PER_SEQUENCE = 1_000  # a sampler that commits nothing would loop forever
@@ -122,9 +121,7 @@ def run_block_case(block, case: BlockCase, target: PowerTarget, seed: int, dtype
         except SamplerTimeout:  # a call still running past the time limit
             cut = hung = True
     progress.advance(done - reported, case.name)
-
-    reasons: list[str] = []
-    notes: list[str] = []
+    tally = Tally(needed, draws, df, done, cut, hung, unit="sequences")
     data: dict = {
         "model": case.model.name,
         "block": k,
@@ -133,38 +130,9 @@ def run_block_case(block, case: BlockCase, target: PowerTarget, seed: int, dtype
         "vocab": list(case.vocab),
         "target_law": {case.outcome_text(o): fraction_text(v) for o, v in sorted(law.items())},
         "input_dtype": dtype,
-        "draws_required": needed,
-        "draws_planned": draws,
-        "draws": done,
-        "power": power_of(df, done, target) if done else 0.0,
-        "degrees_of_freedom": df,
         "blocks": blocks,
         "mean_tokens_per_block": tokens_committed / blocks if blocks else None,
         "counts": {case.outcome_text(o): c for o, c in sorted(counts.items())},
     }
-    if draws < needed:
-        notes.append(f"draws capped at {draws:,} (the stated power needs {needed:,}): power {data['power']:.4f}")
-    if hung:
-        reasons.append(
-            f"the sampler was still running {HANG_GRACE:g} s past the time limit: interrupted after {done:,} of "
-            f"{draws:,} sequences"
-        )
-    elif cut:
-        reasons.append(f"the time limit ended the case after {done:,} of {draws:,} sequences")
-    data["numerics"] = findings.as_json()
-    numeric_reasons, numeric_notes = numerics_verdict(findings)
-    reasons.extend(numeric_reasons)
-    notes.extend(numeric_notes)
-    complete = done == draws and not cut
-    impossible = any(c and not law.get(o) for o, c in counts.items())
-    if done and (complete or impossible):
-        test, law_reasons = law_verdict(counts, law, case.outcome_text, target)
-        data["test"] = test
-        reasons.extend(law_reasons)
-        if law_reasons:
-            data["best_variant"] = best_variant(counts, law, case.variant_laws(), target.false_alarm)
-    else:
-        data["test"] = None
-        if not reasons:
-            reasons.append("the law was not tested (no complete run of sequences)")
-    return CaseResult(case.name, "block", case.description, not reasons, reasons, notes, data)
+    return conclude(case, "block", tally, counts, law, case.outcome_text, case.variant_laws, findings, target,
+                    data, [], [])

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import operator
 import zlib
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -78,6 +79,64 @@ def numerics_verdict(findings, where: str = "") -> tuple[list[str], list[str]]:
     return reasons, notes
 
 
+@dataclass
+class Tally:
+    """How one case's run of draws went, whatever the sampler's kind."""
+
+    needed: int  # draws the stated power needs
+    planned: int  # draws planned (needed, or the cap)
+    df: int  # the test's degrees of freedom
+    done: int = 0
+    cut: bool = False  # the time limit ended the run
+    hung: bool = False  # ... while a call was still running (interrupted)
+    unit: str = "draws"
+
+    def header(self, target: PowerTarget) -> dict:
+        return {
+            "draws_required": self.needed,
+            "draws_planned": self.planned,
+            "draws": self.done,
+            "power": power_of(self.df, self.done, target) if self.done else 0.0,
+            "degrees_of_freedom": self.df,
+        }
+
+
+def conclude(case, kind: str, tally: Tally, counts: dict, law: dict, labels, variant_laws, findings,
+             target: PowerTarget, data: dict, reasons: list[str], notes: list[str], where: str = "") -> CaseResult:
+    """The verdict of a case from its run: limits, numerics, the law test and, when the law is off, the
+    named mistake that fits best. ``variant_laws`` is called only then (exact laws cost time)."""
+    data.update(tally.header(target))
+    if tally.planned < tally.needed:
+        notes.append(
+            f"{tally.unit} capped at {tally.planned:,} (the stated power needs {tally.needed:,}): "
+            f"power {data['power']:.4f}"
+        )
+    if tally.hung:
+        reasons.append(
+            f"the sampler was still running {HANG_GRACE:g} s past the time limit: interrupted after "
+            f"{tally.done:,} of {tally.planned:,} {tally.unit}"
+        )
+    elif tally.cut:
+        reasons.append(f"the time limit ended the case after {tally.done:,} of {tally.planned:,} {tally.unit}")
+    data["numerics"] = findings.as_json()
+    numeric_reasons, numeric_notes = numerics_verdict(findings, where)
+    reasons.extend(numeric_reasons)
+    notes.extend(numeric_notes)
+    complete = tally.done == tally.planned and not tally.cut
+    impossible = any(c and not law.get(o) for o, c in counts.items())
+    if tally.done and (complete or impossible):
+        test, law_reasons = law_verdict(counts, law, labels, target)
+        data["test"] = test
+        reasons.extend(law_reasons)
+        if law_reasons:
+            data["best_variant"] = best_variant(counts, law, variant_laws(), target.false_alarm)
+    else:
+        data["test"] = None
+        if not reasons:
+            reasons.append(f"the law was not tested (no complete run of {tally.unit})")
+    return CaseResult(case.name, kind, case.description, not reasons, reasons, notes, data)
+
+
 def run_step_case(step, case: StepCase, target: PowerTarget, seed: int, dtype: str, max_draws: int | None,
                   clock: Clock, *, progress) -> CaseResult:
     law = case.law()
@@ -140,11 +199,10 @@ def run_step_case(step, case: StepCase, target: PowerTarget, seed: int, dtype: s
         except SamplerTimeout:  # a call still running past the time limit
             cut = hung = True
     progress.advance(done - reported, case.name)
+    tally = Tally(needed, draws, df, done, cut, hung)
 
     reasons: list[str] = []
     notes: list[str] = []
-    labels = case.tokens.__getitem__
-    observed = dict(enumerate(counts))
     data: dict = {
         "tokens": list(case.tokens),
         "p": [fraction_text(v) for v in case.p],
@@ -152,22 +210,8 @@ def run_step_case(step, case: StepCase, target: PowerTarget, seed: int, dtype: s
         "z": fraction_text(case.z),
         "target_law": {t: fraction_text(v) for t, v in zip(case.tokens, case.p)},
         "input_dtype": dtype,
-        "draws_required": needed,
-        "draws_planned": draws,
-        "draws": done,
-        "power": power_of(df, done, target) if done else 0.0,
-        "degrees_of_freedom": df,
         "counts": {t: c for t, c in zip(case.tokens, counts)},
     }
-    if draws < needed:
-        notes.append(f"draws capped at {draws:,} (the stated power needs {needed:,}): power {data['power']:.4f}")
-    if hung:
-        reasons.append(
-            f"the sampler was still running {HANG_GRACE:g} s past the time limit: interrupted after {done:,} of "
-            f"{draws:,} draws"
-        )
-    elif cut:
-        reasons.append(f"the time limit ended the case after {done:,} of {draws:,} draws")
 
     # residuals the sampler returned
     checks = []
@@ -197,24 +241,8 @@ def run_step_case(step, case: StepCase, target: PowerTarget, seed: int, dtype: s
     if checks:
         data["sampler_dtype"] = sorted({c["dtype"] for c in checks})
 
-    # numerics: 0/0, NaN, exceptions, outputs that are not tokens
-    data["numerics"] = findings.as_json()
-    numeric_reasons, numeric_notes = numerics_verdict(findings, " on a case with Z = 0" if case.z == 0 else "")
-    reasons.extend(numeric_reasons)
-    notes.extend(numeric_notes)
-
-    # the law
-    complete = done == draws and not cut
-    if done and (complete or any(counts[k] and not law[k] for k in range(size))):
-        test, law_reasons = law_verdict(observed, law, labels, target)
-        data["test"] = test
-        reasons.extend(law_reasons)
-        if law_reasons:
-            fit = best_variant(observed, law, {n: dict(enumerate(v)) for n, v in case.variant_laws().items()},
-                               target.false_alarm)
-            data["best_variant"] = fit
-    else:
-        data["test"] = None
-        if not reasons:
-            reasons.append("the law was not tested (no complete run of draws)")
-    return CaseResult(case.name, "step", case.description, not reasons, reasons, notes, data)
+    return conclude(
+        case, "step", tally, dict(enumerate(counts)), law, case.tokens.__getitem__,
+        lambda: {n: dict(enumerate(v)) for n, v in case.variant_laws().items()},
+        findings, target, data, reasons, notes, " on a case with Z = 0" if case.z == 0 else "",
+    )

@@ -46,32 +46,6 @@ class Findings:
         elif kind.startswith("overflow"):
             self.overflow += 1
 
-    def messages(self) -> list[str]:
-        """Each finding as a sentence naming it (empty when the sampler did nothing wrong numerically)."""
-        out = []
-        if self.invalid:
-            where = f" (first at draw {self.invalid_at})" if self.invalid_at is not None else ""
-            out.append(
-                f"numpy reported {self.invalid} invalid-value event(s){where}: a 0/0 (or another invalid "
-                "operation) was evaluated"
-            )
-        if self.divide:
-            out.append(f"numpy reported {self.divide} division(s) by zero")
-        if self.overflow:
-            out.append(f"numpy reported {self.overflow} overflow(s)")
-        if self.nan_outputs:
-            out.append(f"{self.nan_outputs} call(s) returned a NaN")
-        out.extend(f"warning: {w}" for w in self.warnings)
-        if self.exception:
-            out.append(f"raised {self.exception} at draw {self.exception_at}")
-        if self.bad_output:
-            out.append(self.bad_output)
-        return out
-
-    @property
-    def clean(self) -> bool:
-        return not self.messages()
-
     def as_json(self) -> dict:
         return {
             "invalid_value_events": self.invalid,
@@ -82,7 +56,6 @@ class Findings:
             "exception": self.exception,
             "exception_at_draw": self.exception_at,
             "bad_output": self.bad_output,
-            "messages": self.messages(),
         }
 
 
