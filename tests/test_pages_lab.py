@@ -236,8 +236,8 @@ def test_binomial_worked_example_through_the_guide():
     t = traces(at)
     assert t["exact probability"]["x"] == ["B", "C"] and t["exact probability"]["y"] == [0.75, 0.25]
     assert t["exact probability"]["text"] == ["3/4", "1/4"]
-    assert metric(at, "mean") == "3/4 (0.75)"
-    assert metric(at, "sd") == "0.433"  # sqrt(3/16) = 0.4330
+    # at the worked example the bars are r(B), r(C): no mean or sd, only the distance from your bars
+    assert [m.label for m in at.metric] == ["distance from your bars (TV)"]
     assert metric(at, "distance") == "1/20 (0.05)"  # (|0.7 - 0.75| + |0.3 - 0.25|) / 2
     text = markdown_text(at)
     assert "A has zero residual mass" in text and "not a rejection sampler and not a three-token model" in text

@@ -109,12 +109,17 @@ class GuideStep:
     done: bool
 
 
+def at_worked_example(lab_p, n: int) -> bool:
+    """The lab shows the worked example's bars: lab success p = 0.75 and n = 1 (B and C are r(B), r(C))."""
+    return to_fraction(lab_p) == WORKED_EXAMPLE_LAB_P and n == WORKED_EXAMPLE_N
+
+
 def guide_steps(
     reset_pressed: bool, lab_p, n: int, predicted: bool, inspected: bool, summed: bool, z: Fraction
 ) -> list[GuideStep]:
     """The worked example's steps, each checked off from the lab's current state (in order: a step counts once
     every earlier step is done). ``z`` is the scenario's rejection probability, named in step 5."""
-    at_example = to_fraction(lab_p) == WORKED_EXAMPLE_LAB_P and n == WORKED_EXAMPLE_N
+    at_example = at_worked_example(lab_p, n)
     return [
         GuideStep("Reset", reset_pressed),
         GuideStep("Set lab success p = 0.75 and n = 1", reset_pressed and at_example),

@@ -16,6 +16,7 @@ from lab.core.formatting import both_text, decimal_text, fraction_text
 from lab.models.binomial_lab import BinomialLabModel, control_n, control_p
 from lab.teaching.worked_example import (
     WORKED_EXAMPLE_SCENARIO,
+    at_worked_example,
     display_values,
     guide_steps,
     lab_result,
@@ -179,11 +180,14 @@ def bars_body() -> None:
         )
 
     if inspected:
-        stats = st.columns(3)
-        stats[0].metric("mean n·p", both_text(result.mean))
-        stats[1].metric("sd √(n·p·(1−p))", decimal_text(result.sd, 4))
         distance = prediction_distance(model.preds, exact)
-        stats[2].metric("distance from your bars (TV)", both_text(distance, 3))
+        if at_worked_example(lab_p, n):  # B and C are r(B), r(C) here: a mean and an sd say nothing about r
+            st.metric("distance from your bars (TV)", both_text(distance, 3))
+        else:
+            stats = st.columns(3)
+            stats[0].metric("mean n·p", both_text(result.mean))
+            stats[1].metric("sd √(n·p·(1−p))", decimal_text(result.sd, 4))
+            stats[2].metric("distance from your bars (TV)", both_text(distance, 3))
         exact_list = ", ".join(f"{lab} {exact_text(v)}" for lab, v in zip(labels, exact))
         st.dataframe(
             {
@@ -197,8 +201,9 @@ def bars_body() -> None:
         )
     announce(
         "bl-inspect",
-        f"Inspected: the exact bars are {exact_list}; mean {both_text(result.mean)}, "
-        f"distance from your bars {both_text(distance, 3)}."
+        f"Inspected: the exact bars are {exact_list}; "
+        + ("" if at_worked_example(lab_p, n) else f"mean {both_text(result.mean)}, ")
+        + f"distance from your bars {both_text(distance, 3)}."
         if inspected
         else "",
     )
