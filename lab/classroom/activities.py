@@ -22,6 +22,7 @@ from fractions import Fraction
 from functools import cached_property
 
 from lab.core.distributions import LabInputError
+from lab.core.formatting import share_words
 from lab.core.residual import residual_exact
 from lab.core.scenarios import load_scenario, scenario_names
 from lab.teaching.class_question import (
@@ -186,6 +187,21 @@ class PredictSummary:
     pattern: str | None  # most common wrong pattern among the other submissions
     pattern_count: int
     submitted: int
+
+    def close_sentence(self) -> str:
+        """How close the class came, in plain words: "Half the class got both bars within 0.05 of the exact
+        answer; bar B: all, bar C: half." (shares of the submissions)."""
+        n = self.submitted
+        every = round(self.all_close_share * n) if self.all_close_share is not None else 0
+        noun = "values" if "Z" in self.fields else "bars"
+        what = f"both {noun}" if len(self.fields) == 2 else f"all {len(self.fields)} {noun}"
+        subject = share_words(every, n, of_class=True)
+        per_field = ", ".join(
+            f"{field}: {share_words(round(share * n), n)}"
+            for field, share in zip(self.fields, self.close_share)
+            if share is not None
+        )
+        return f"{subject[0].upper()}{subject[1:]} got {what} within 0.05 of the exact answer; {per_field}."
 
 
 def _close(values, exact) -> bool:

@@ -39,3 +39,25 @@ def sci_text(value, missing: str = "-") -> str:
 def vector_text(values, digits: int = 10, missing: str = "-") -> str:
     """``(0.75, 0.25)`` with ``digits`` significant digits; ``missing`` when the vector is None."""
     return missing if values is None else "(" + ", ".join(f"{float(v):.{digits}g}" for v in values) + ")"
+
+
+_SHARE_WORDS = {
+    Fraction(1, 2): ("half", "half the class"),
+    Fraction(1, 3): ("a third", "a third of the class"),
+    Fraction(2, 3): ("two thirds", "two thirds of the class"),
+    Fraction(1, 4): ("a quarter", "a quarter of the class"),
+    Fraction(3, 4): ("three quarters", "three quarters of the class"),
+}
+
+
+def share_words(count: int, total: int, of_class: bool = False) -> str:
+    """``count`` of ``total`` in plain words: "all", "none", "half", "a third", ... or "3 of 7"; with
+    ``of_class`` the subject of a sentence: "everyone", "nobody", "half the class", "3 of 7 students"."""
+    if total <= 0 or count <= 0:
+        return "nobody" if of_class else "none"
+    if count >= total:
+        return "everyone" if of_class else "all"
+    words = _SHARE_WORDS.get(Fraction(count, total))
+    if words:
+        return words[of_class]
+    return f"{count} of {total} students" if of_class else f"{count} of {total}"

@@ -255,23 +255,15 @@ def live_dashboard(code: str, token: str) -> None:
                 + described,
             )
         if revealed and summary.submitted:
-            within = ", ".join(
-                f"{f}: {float(s):.0%}" for f, s in zip(summary.fields, summary.close_share) if s is not None
-            )
-            st.markdown(
-                f"**Within 0.05 of the exact answer:** {float(summary.all_close_share):.0%} of the class on every "
-                f"value ({within})."
-            )
+            st.markdown(markdown_escape(summary.close_sentence()))
             if summary.pattern:
                 st.markdown(
                     f"**Most common wrong pattern:** {markdown_escape(summary.pattern)} "
                     f"({summary.pattern_count} of {summary.submitted})."
                 )
             else:
-                st.caption(
-                    "No common wrong pattern detected (r proportional to p; p − q not normalised by Z; "
-                    "Z confused with α)."
-                )
+                looked_for = "; ".join(activity.spec.patterns())  # the one home's mistakes for this question
+                st.caption(markdown_escape(f"No common wrong pattern detected (looked for: {looked_for})."))
         if revealed:
             draw_answer(activity.spec.answer)
     else:
