@@ -83,9 +83,9 @@ def _sampling_cases(cases):
             (sim.corrected, sim.law.corrected, "correction", "Corrected steps ≈ N·Z·r"),
         ):
             cases.append(("branch_counts", (tokens, counts, [n * float(v) for v in law], role, title)))
-        ns, distances = convergence_series(scenario.p, scenario.q, max(steps, 1000), seed)
+        ns, distances = convergence_series(scenario.p, scenario.q, ns=(100, 1000, max(steps, 1000)), seeds=(seed,))
         cases.append(("convergence", (ns, distances)))
-        cases.append(("convergence", (tuple(ns), tuple(distances))))
+        cases.append(("convergence", (tuple(ns), tuple(distances), (steps, distances[-1]))))
     cases.append(("convergence", ((100, 1000), (0.0, 0.0))))  # no positive distance: no guide
     cases.append(("empirical_vs_target", (["A", "B"], [F(1, 4), F(3, 4)], [0.25, 0.5], [0.0, 0.25])))
     for model_name, k in (

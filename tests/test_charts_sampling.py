@@ -35,11 +35,19 @@ def test_branch_counts_observed_and_expected():
     assert traces["expected"].marker.symbol == "diamond"
 
 
-def test_convergence_guide_follows_one_over_sqrt_n():
-    fig = charts_sampling.convergence([100, 10_000], [0.02, 0.003])
-    guide = by_name(fig)["∝ 1/√N"]
-    assert list(guide.y) == pytest.approx([0.02, 0.002])  # 100 times more steps: a tenth
-    assert fig.layout.xaxis.type == "log"
+def test_convergence_guide_follows_one_over_sqrt_n_with_clean_ticks():
+    ns = [100, 1_000, 10_000, 300_000]
+    fig = charts_sampling.convergence(ns, [0.05, 0.02, 0.004, 0.001], own=(20_000, 0.003))
+    traces = by_name(fig)
+    # distance * sqrt(N): 0.5, 0.632, 0.4, 0.548; c is the upper middle one, 0.548 = 0.001 * sqrt(300000)
+    c = 0.001 * 300_000**0.5
+    assert list(traces["c / √N"].y) == pytest.approx([c / n**0.5 for n in ns])
+    assert list(traces["your run"].x) == [20_000] and list(traces["your run"].y) == [0.003]
+    assert fig.layout.xaxis.type == "log" and fig.layout.yaxis.type == "log"
+    assert list(fig.layout.xaxis.tickvals) == ns and list(fig.layout.xaxis.ticktext) == ["100", "1k", "10k", "300k"]
+    y_ticks = list(fig.layout.yaxis.tickvals)  # 1, 2, 5 times powers of ten, nothing in between
+    assert y_ticks == pytest.approx([0.001, 0.002, 0.005, 0.01, 0.02, 0.05])
+    assert list(fig.layout.yaxis.ticktext) == ["0.001", "0.002", "0.005", "0.01", "0.02", "0.05"]
 
 
 def test_block_points_follow_the_trace():

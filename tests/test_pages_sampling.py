@@ -36,6 +36,21 @@ def test_sampling_results_wait_for_run():
     assert traces["target p"]["y"] == pytest.approx([0.1, 0.6, 0.3])
 
 
+def test_sampling_convergence_is_a_median_curve_with_its_guide_and_your_run():
+    at = open_page(SAMPLING)
+    at.button(key="sl_run").click().run()
+    assert not at.exception
+    traces = chart_traces(at)
+    curve = traces["median distance over seeded runs"]
+    assert curve["x"] == [100, 300, 1_000, 3_000, 10_000, 30_000, 100_000, 300_000]  # today: 100, 1000, 10000
+    assert all(a > b for a, b in zip(curve["y"], curve["y"][1:]))  # it falls at every N
+    guide = traces["c / √N"]["y"]
+    assert guide[0] / guide[-1] == pytest.approx(3000**0.5)  # 3000 times the steps: 1/√3000 of the distance
+    assert traces["your run"]["x"] == [10_000]
+    chart = next(c for c in at.get("plotly_chart") if "your run" in c.proto.spec)
+    assert "over 31 seeded runs" in chart.proto.alt and "N = 300,000" in chart.proto.alt
+
+
 def test_sampling_stale_results_are_hidden():
     at = open_page(SAMPLING)
     at.button(key="sl_run").click().run()

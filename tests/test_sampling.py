@@ -9,8 +9,10 @@ from scipy import stats
 from lab.core.blocks import run_block
 from lab.core.markov import START, model_from_scenario
 from lab.core.sampling import (
+    CONVERGENCE_SEEDS,
     SamplingInputError,
     chi_square_test,
+    convergence_series,
     make_streams,
     simulate_steps,
     step_law,
@@ -145,3 +147,17 @@ def test_bad_inputs():
         simulate_steps(scenario.p, scenario.q, 0, seed=1)
     with pytest.raises(SamplingInputError, match="seed"):
         simulate_steps(scenario.p, scenario.q, 10, seed=-3)
+
+
+@pytest.mark.parametrize("name", scenario_names())
+def test_the_convergence_curve_falls_like_one_over_sqrt_n(name):
+    """The median over 31 seeded runs at 8 half-decade N: it falls at every step (the old three single
+    runs rose from 10^3 to 10^4), and distance * sqrt(N) stays within a factor 2 of its median: the 1/sqrt(N)
+    law the chart's guide line draws. Fixed seeds: the same numbers on every run."""
+    scenario = load_scenario(name)
+    ns, medians = convergence_series(scenario.p, scenario.q)
+    assert ns == [100, 300, 1_000, 3_000, 10_000, 30_000, 100_000, 300_000] and len(CONVERGENCE_SEEDS) == 31
+    assert all(a > b for a, b in zip(medians, medians[1:])), medians
+    scaled = sorted(d * n**0.5 for n, d in zip(ns, medians))
+    middle = scaled[len(scaled) // 2]
+    assert middle / 2 < scaled[0] and scaled[-1] < middle * 2

@@ -7,6 +7,7 @@ meaning alone. Inputs are plain numbers (Fractions or floats); y values are floa
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from fractions import Fraction
 
@@ -91,23 +92,40 @@ def branch_counts(tokens: Sequence[str], observed: Sequence[int], expected: Sequ
     return base.figure(traces, _layout(title, "token", "steps", top))
 
 
-def convergence(ns: Sequence[int], distances: Sequence[float]):
-    """Distance of the empirical frequencies from p against N (log-log), with the 1/sqrt(N) guide."""
+def _count_text(n: int) -> str:
+    """A tick label for a number of steps: 100, 300, 1k, 30k, 1M."""
+    for size, unit in ((1_000_000, "M"), (1_000, "k")):
+        if n >= size and n % size == 0:
+            return f"{n // size}{unit}"
+    return f"{n:,}"
+
+
+def _one_two_five(low: float, high: float) -> list[float]:
+    """1, 2 and 5 times powers of ten from ``low`` to ``high`` (clean log-axis ticks)."""
+    powers = range(math.floor(math.log10(low)), math.ceil(math.log10(high)) + 1)
+    return [m * 10.0**k for k in powers for m in (1, 2, 5) if low <= m * 10.0**k <= high]
+
+
+def convergence(ns: Sequence[int], distances: Sequence[float], own: tuple[int, float] | None = None):
+    """The median distance of the empirical frequencies from p against N (log-log), with the c/sqrt(N) guide
+    through them (c the median of distance * sqrt(N)); ``own`` is the reader's run, a point of its own. Ticks
+    only at the N values and at 1, 2, 5 times powers of ten: no crowd of minor ticks."""
     ns = [int(n) for n in ns]
     shown = [float(d) for d in distances]
-    anchor = next(((n, d) for n, d in zip(ns, shown) if d > 0), None)
-    guide = [anchor[1] * (anchor[0] / n) ** 0.5 for n in ns] if anchor else []
+    scaled = sorted(d * n**0.5 for n, d in zip(ns, shown) if d > 0)
+    c = scaled[len(scaled) // 2] if scaled else None
+    guide = [c / n**0.5 for n in ns] if c else []
     traces = [
         base.line(
-            "total variation from p",
+            "median distance over seeded runs",
             ns,
             shown,
             COLORS["p"],
-            hovertemplate="N = %{x}<br>distance %{y:.4f}<extra></extra>",
+            hovertemplate="N = %{x:,}<br>median distance %{y:.4f}<extra></extra>",
         ),
         {
             "type": "scatter",
-            "name": "∝ 1/√N",
+            "name": "c / √N",
             "x": ns,
             "y": guide,
             "mode": "lines",
@@ -115,9 +133,37 @@ def convergence(ns: Sequence[int], distances: Sequence[float]):
             "hoverinfo": "skip",
         },
     ]
-    top = max([d for d in shown if d] + [g for g in guide] + [0.0])
-    layout = _layout("Distance from p shrinks like 1/√N", "steps N (log scale)", "total variation distance", top)
-    layout["xaxis"]["type"] = "log"
+    if own is not None and own[1] > 0:  # a log axis cannot show 0
+        traces.append(
+            {
+                "type": "scatter",
+                "name": "your run",
+                "x": [int(own[0])],
+                "y": [float(own[1])],
+                "mode": "markers",
+                "marker": {"symbol": "diamond", "size": 13, "color": COLORS["correction"]},
+                "hovertemplate": "your run: N = %{x:,}<br>distance %{y:.4f}<extra></extra>",
+            }
+        )
+    layout = _layout("Distance from p shrinks like 1/√N", "steps N (log scale)", "total variation distance", None)
+    own = own if own is not None and own[1] > 0 else None
+    all_n = ns + ([int(own[0])] if own else [])
+    layout["xaxis"].update(
+        type="log", tickmode="array", tickvals=ns, ticktext=[_count_text(n) for n in ns], minor={"showgrid": False}
+    )
+    positive = [v for v in shown + guide + ([float(own[1])] if own else []) if v > 0]
+    if positive:
+        low, high = min(positive) / 1.5, max(positive) * 1.5
+        ticks = _one_two_five(low, high)
+        layout["yaxis"].update(
+            type="log",
+            tickmode="array",
+            tickvals=ticks,
+            ticktext=[f"{t:g}" for t in ticks],
+            range=[math.log10(low), math.log10(high)],
+            minor={"showgrid": False},
+        )
+    layout["xaxis"]["range"] = [math.log10(min(all_n) / 1.5), math.log10(max(all_n) * 1.5)]
     return base.figure(traces, layout)
 
 

@@ -14,7 +14,7 @@ from lab.core.display import exact_text, markdown_table
 from lab.core.distributions import LabInputError
 from lab.core.formatting import both_text, decimal_text
 from lab.core.residual import residual_exact
-from lab.core.sampling import convergence_series, simulate_steps
+from lab.core.sampling import CONVERGENCE_NS, CONVERGENCE_SEEDS, convergence_series, empirical_distance, simulate_steps
 from lab.core.scenarios import load_scenario, scenario_names
 from lab.models.sampling import MAX_SEED, MAX_STEPS, MIN_STEPS, SamplingModel
 from lab.views.accessibility import announce, section, title
@@ -22,6 +22,16 @@ from lab.views.common import chart, controls_model, figure, refuse_link_values, 
 
 S = st.session_state
 DEFAULTS = SamplingModel()
+
+
+@st.cache_resource(show_spinner=False, max_entries=64)
+def scenario_convergence(name: str, p_text: str, q_text: str) -> tuple[list[int], list[float]]:
+    """The 1/√N curve of a scenario: a fixed cost (the same runs whatever the reader's N and seed), computed
+    once per scenario for the whole class (the cache's per-key lock keeps simultaneous first loads to one
+    computation). The p and q texts are in the key so an edited scenario file is computed again."""
+    scenario = load_scenario(name)
+    return convergence_series(scenario.p, scenario.q)
+
 
 refuse_link_values(SamplingModel.from_url(st.query_params)[1], "sl_link_problems")
 
@@ -35,9 +45,7 @@ show_link_warnings("sl_link_problems")
 
 names = scenario_names()
 controls = st.columns([3, 2, 2], vertical_alignment="bottom")
-controls[0].selectbox(
-    "Scenario", names, index=names.index(DEFAULTS.scenario), key="sl_scenario", bind="query-params"
-)
+controls[0].selectbox("Scenario", names, index=names.index(DEFAULTS.scenario), key="sl_scenario", bind="query-params")
 controls[1].number_input(
     "Steps N",
     min_value=MIN_STEPS,
@@ -93,7 +101,6 @@ if st.button(f"Run {steps:,} steps", key="sl_run", type="primary"):
         "params": params,
         "guess": float(model.guess),  # the slider existed before this run, so the model holds its value
         "sim": simulate_steps(scenario.p, scenario.q, steps, seed),
-        "convergence": convergence_series(scenario.p, scenario.q, steps, seed),
     }
 
 result = S.get("sl_result")
@@ -202,11 +209,18 @@ else:
         f"p-value {fit.p_value:.3g}. With a fixed seed the run is reproducible: share the link."
     )
 
-ns, distances = result["convergence"]
-if len(ns) > 1:
-    chart(
-        figure("convergence", ns, distances),
-        "sl_convergence",
-        "Total variation distance of the empirical frequencies from p for N = "
-        + ", ".join(f"{m}: {d:.4f}" for m, d in zip(ns, distances)),
-    )
+ns, medians = scenario_convergence(scenario.name, *(str(d.values) for d in (scenario.p, scenario.q)))
+own = (n, empirical_distance(sim.counts, sim.target))
+chart(
+    figure("convergence", tuple(ns), tuple(medians), own),
+    "sl_convergence",
+    f"Median total variation distance of the empirical frequencies from p over {len(CONVERGENCE_SEEDS)} seeded "
+    "runs at each N, with a c/√N guide line: "
+    + ", ".join(f"N = {m:,}: {d:.4f}" for m, d in zip(ns, medians))
+    + f"; your run (N = {own[0]:,}, seed {seed}): {own[1]:.4f}",
+)
+st.caption(
+    f"Each point is the median over {len(CONVERGENCE_SEEDS)} runs with seeds 1 to {len(CONVERGENCE_SEEDS)} at "
+    f"N = {', '.join(f'{m:,}' for m in CONVERGENCE_NS)}: a hundred times more steps, a tenth of the distance. "
+    "The diamond is your own run."
+)
