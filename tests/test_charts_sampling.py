@@ -83,4 +83,4 @@ def test_speedup_chart_marks_the_best_gamma():
     traces = by_name(fig)
     assert traces["expected tokens per block"].y[5] == pytest.approx(3.68928)
     assert traces["walltime improvement (×)"].y[5] == pytest.approx(2.45952)  # 3.68928 / 1.5
-    assert list(traces["best γ = 5"].x) == [5]
+    assert list(traces["best K = 5"].x) == [5]

@@ -250,7 +250,8 @@ def block_trace(vocab: Sequence[str], trace, revealed: int | None = None):
 
 
 def speedup_chart(curve: Sequence[tuple[int, float, float]], best_gamma: int | None = None, alpha=None, c=None):
-    """Expected tokens per block and walltime improvement against gamma (rows from lab.core.speedup.speedup_curve)."""
+    """Expected tokens per block and walltime improvement against K, the drafts per block (γ in the paper);
+    rows from lab.core.speedup.speedup_curve."""
     gammas = [row[0] for row in curve]
     traces = [
         base.line(
@@ -259,7 +260,7 @@ def speedup_chart(curve: Sequence[tuple[int, float, float]], best_gamma: int | N
             [row[1] for row in curve],
             COLORS["p"],
             size=8,
-            hovertemplate="γ = %{x}<br>tokens per block %{y:.4f}<extra></extra>",
+            hovertemplate="K = %{x}<br>tokens per block %{y:.4f}<extra></extra>",
         ),
         base.line(
             "walltime improvement (×)",
@@ -268,7 +269,7 @@ def speedup_chart(curve: Sequence[tuple[int, float, float]], best_gamma: int | N
             COLORS["correction"],
             symbol="diamond",
             dash="dash",
-            hovertemplate="γ = %{x}<br>improvement %{y:.4f}×<extra></extra>",
+            hovertemplate="K = %{x}<br>improvement %{y:.4f}×<extra></extra>",
         ),
     ]
     if best_gamma is not None and best_gamma in gammas:
@@ -276,21 +277,21 @@ def speedup_chart(curve: Sequence[tuple[int, float, float]], best_gamma: int | N
         traces.append(
             {
                 "type": "scatter",
-                "name": f"best γ = {best_gamma}",
+                "name": f"best K = {best_gamma}",
                 "x": [best_gamma],
                 "y": [row[2]],
                 "mode": "markers+text",
-                "text": [f"best γ = {best_gamma}: {row[2]:.3f}×"],
+                "text": [f"best K = {best_gamma}: {row[2]:.3f}×"],
                 "textposition": "top center",
                 "marker": {"symbol": "star", "size": 18, "color": COLORS["prediction"]},
                 "hoverinfo": "skip",
             }
         )
-    title = "Speed-up against the drafts γ"
+    title = "Speed-up against the drafts per block K"
     if alpha is not None and c is not None:
         title += f"<br><sup>α = {float(alpha):.2f}, c = {float(c):.2f}</sup>"
     top = max([row[1] for row in curve] + [row[2] for row in curve] + [1.0])
-    layout = _layout(title, "drafts per block γ", "tokens per block / improvement factor", top)
+    layout = _layout(title, "drafts per block K", "tokens per block / improvement factor", top)
     layout["xaxis"]["dtick"] = 3
     if gammas:
         layout["xaxis"]["range"] = [min(gammas) - 0.5, max(gammas) + 0.5]

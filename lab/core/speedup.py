@@ -82,7 +82,7 @@ def best_gamma(alpha, c, max_gamma: int = MAX_GAMMA) -> BestGamma | None:
     return best
 
 
-NO_BEST_GAMMA = "no best γ: every extra draft raises the improvement (α = 1 with c < 1, or free drafts c = 0)"
+NO_BEST_GAMMA = "no best K: every extra draft raises the improvement (α = 1 with c < 1, or free drafts c = 0)"
 
 
 def speedup_curve(alpha, c, gammas) -> list[tuple[int, float, float]]:

@@ -17,6 +17,10 @@ from lab.models.url import PageModel, UrlReader, UrlWarning
 
 DEFAULT_MODEL = "markov-three"
 MAX_SEED = 2**32 - 1
+# The first seed whose first block of markov-three (K = 3) keeps a draft, rejects the next one (its replacement
+# comes from the residual) and discards the last: every part of a block on first sight, without New block.
+# tests/test_pages_sampling.py finds it by running the blocks, not by hand.
+DEFAULT_SEED = 3
 
 
 @dataclass
@@ -25,7 +29,7 @@ class BlocksModel(PageModel):
     variant: str = "correct"
     block: int = 3
     length: int = 3
-    seed: int = 1
+    seed: int = DEFAULT_SEED
     alpha: Fraction = Fraction(4, 5)
     cost: Fraction = Fraction(1, 10)
 

@@ -26,6 +26,7 @@ from lab.views.classwide import exact_comparison
 from lab.views.common import chart, controls_model, figure, refuse_link_values, show_link_warnings
 
 S = st.session_state
+DEFAULTS = BlocksModel()
 
 
 DEFAULT_MODEL = "markov-three"
@@ -63,7 +64,7 @@ row1[1].selectbox(
 )
 row2 = st.columns(3, vertical_alignment="bottom")
 row2[0].number_input(
-    "Drafts per block K", min_value=1, max_value=MAX_K, value=3, step=1, key="bk_k", bind="query-params"
+    "Drafts per block K", min_value=1, max_value=MAX_K, value=DEFAULTS.block, step=1, key="bk_k", bind="query-params"
 )
 row2[1].number_input(
     "Tokens in the law L",
@@ -75,7 +76,9 @@ row2[1].number_input(
     bind="query-params",
     help=f"The exact law lists every sequence of L tokens the algorithm can produce, at most {MAX_OUTCOMES:,}",
 )
-row2[2].number_input("Seed", min_value=0, max_value=MAX_SEED, value=1, step=1, key="bk_seed", bind="query-params")
+row2[2].number_input(
+    "Seed", min_value=0, max_value=MAX_SEED, value=DEFAULTS.seed, step=1, key="bk_seed", bind="query-params"
+)
 
 state = controls_model(BlocksModel, "bk_state", max_k=MAX_K, max_l=MAX_L)
 try:
@@ -258,9 +261,10 @@ else:
 section("What speculation buys")
 start_alpha = acceptance_rate(model.p(START), model.q(START))
 st.markdown(
-    "With acceptance rate **α** (each draft kept with probability α) and **γ** drafts, a block commits "
-    "(1 − α^(γ+1))/(1 − α) tokens on average; if a draft run costs **c** target runs, the walltime "
-    "improvement is (1 − α^(γ+1))/((1 − α)(γc + 1)) (Leviathan et al. 2023, eq. 1 and Theorem 3.8). "
+    "With acceptance rate **α** (each draft kept with probability α) and **K** drafts per block, a block "
+    "commits (1 − α^(K+1))/(1 − α) tokens on average; if a draft run costs **c** target runs, the walltime "
+    "improvement is (1 − α^(K+1))/((1 − α)(Kc + 1)) (Leviathan et al. 2023, eq. 1 and Theorem 3.8, where K "
+    "is written γ). "
     f"This model's acceptance rate at the first position is α = {both_text(start_alpha)}."
 )
 @st.fragment
@@ -276,18 +280,18 @@ def speedup_section() -> None:
     best = best_gamma(alpha, c, max_gamma=GAMMAS[-1])
     m = st.columns(3)
     if best is None:
-        m[0].metric("best γ (0 to 15)", "none")
-        st.caption(NO_BEST_GAMMA.capitalize() + ".")
-        best_text = "no best gamma: the improvement grows with gamma"
+        m[0].metric("best K (0 to 15)", "none")
+        st.caption(NO_BEST_GAMMA[0].upper() + NO_BEST_GAMMA[1:] + ".")
+        best_text = "no best K: the improvement grows with K"
     else:
-        m[0].metric("best γ (0 to 15)", str(best.gamma))
+        m[0].metric("best K (0 to 15)", str(best.gamma))
         m[1].metric("walltime improvement", f"{float(best.improvement):.3f}×")
-        m[2].metric("tokens per block at best γ", f"{float(best.tokens_per_block):.3f}")
-        best_text = f"best gamma {best.gamma} with improvement {float(best.improvement):.3f}"
+        m[2].metric("tokens per block at best K", f"{float(best.tokens_per_block):.3f}")
+        best_text = f"best K {best.gamma} with improvement {float(best.improvement):.3f}"
     chart(
         figure("speedup_chart", curve, best.gamma if best else None, alpha, c),
         "bk_speedup",
-        f"Expected tokens per block and walltime improvement against gamma for alpha {alpha:.2f} and c {c:.2f}; "
+        f"Expected tokens per block and walltime improvement against K for alpha {alpha:.2f} and c {c:.2f}; "
         + best_text,
     )
 
