@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from pagetest import chart_traces, open_expander, open_linked_page
+from pagetest import chart_traces, markdown_text, open_expander, open_linked_page, plain
 
 NUMERICS = "lab/views/numerics.py"
 PITFALLS = "lab/views/pitfalls.py"
@@ -91,7 +91,11 @@ def test_pitfalls_predict_then_reveal_grades_the_guess():
     at.selectbox(key=f"pit_guess_gain::{choice}").set_value("A").run()
     at.button(key="pit_reveal").click().run()
     assert not at.exception
-    assert any(s.value.startswith("2/2") for s in at.success)
+    # a sentence per graded answer, in plain words (not "2/2 — Biased? right")
+    assert [plain(s.value) for s in at.success] == [
+        "Both answers right. You said biased: right, its law is 3/50 away from the target's in total variation. "
+        "You said A gains mass: right, it does."
+    ]
     # resample-from-p on the worked example, by hand: (7/50, 27/50, 8/25), TV 3/50
     table = at.dataframe[0].value
     assert list(table["resample-from-p"]) == ["7/50 (0.14)", "27/50 (0.54)", "8/25 (0.32)"]
@@ -104,6 +108,18 @@ def test_pitfalls_predict_then_reveal_grades_the_guess():
     assert len(at.get("plotly_chart")) == 2  # the revealed law and the spoiler's distances
 
 
+def test_pitfalls_wording_matches_each_cards_evidence():
+    at = open_page(PITFALLS)
+    subtitle = plain(at.caption[0].value)
+    assert "have shipped" not in subtitle and "(Fractions)" not in subtitle and "exact fractions" in subtitle
+    assert "the others are easy to make, with no report cited" in subtitle
+    # resample-from-p (the first card) cites no report; zero-out-rejected cites one
+    assert "no report is cited for this one" in plain(markdown_text(at))
+    at.selectbox(key="pit_variant").set_value("zero-out-rejected").run()
+    text = plain(markdown_text(at))
+    assert "Reported publicly:** SafeAILab/EAGLE" in text and "no report is cited" not in text
+
+
 def test_pitfalls_wrong_guess_is_graded_wrong():
     at = open_page(PITFALLS)
     at.selectbox(key="pit_variant").set_value("zero-out-rejected").run()
@@ -112,7 +128,10 @@ def test_pitfalls_wrong_guess_is_graded_wrong():
     at.selectbox(key=f"pit_guess_gain::{choice}").set_value("A").run()
     at.button(key="pit_reveal").click().run()
     # zero-out-rejected gives (1/10, 17/30, 1/3): biased, C gains; A does not
-    assert any(w.value.startswith("0/2") for w in at.warning)
+    assert [plain(w.value) for w in at.warning] == [
+        "Neither answer right yet. You said exact: not quite, its law is 1/30 away from the target's in total "
+        "variation. You said A gains mass: not quite, it does not; C gains the most."
+    ]
 
 
 def test_pitfalls_model_change_resets_block_and_length():

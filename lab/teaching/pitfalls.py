@@ -1,10 +1,10 @@
-"""Pitfalls: the mistakes real speculative samplers have shipped, as cards with exact laws.
+"""Pitfalls: mistakes a speculative sampler can make, as cards with exact laws.
 
 Each card names a mistake variant of :mod:`lab.core.variants`, shows what the mistaken code does next to
 the correct lines (pseudo-code), cites where a mistake of that kind was reported publicly (only the
 references listed in the lab's issue; nothing invented), and says when the mistake is harmless.
 The laws come from the exact engine (:mod:`lab.core.blocks` for blocks of drafts, :mod:`lab.core.sampling`
-for one step): Fractions throughout, so a distance of 0 means exactly 0.
+for one step): exact fractions throughout, so a distance of 0 means exactly 0.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from functools import lru_cache
 from lab.core.blocks import block_chain, check_block_args, check_outcomes, forward_law, target_law
 from lab.core.distance import total_variation
 from lab.core.distributions import LabInputError
+from lab.core.formatting import fraction_text
 from lab.core.markov import MarkovModel, load_model
 from lab.core.sampling import step_law
 from lab.core.scenarios import load_scenario, scenario_names
@@ -384,22 +385,28 @@ def grade_prediction(result: VariantLaw, says_biased: bool, gaining: str | None)
     if gaining is not None and gaining not in result.outcomes:
         raise PitfallInputError(f"outcome {gaining!r} is not one of this model's outcomes")
     bias_right = says_biased == result.biased
+    said = "biased" if says_biased else "exact"
+    if result.biased:
+        truth = f"its law is {fraction_text(result.tv_distance)} away from the target's in total variation"
+    else:
+        truth = "its law is exactly the target's (distance 0)"
+    bias_sentence = f"You said {said}: {'right' if bias_right else 'not quite'}, {truth}."
+    said = f"You said {gaining} gains mass" if gaining is not None else "You said nothing gains mass"
     if result.biased:
         gain_right = gaining in result.gains
         if gain_right:
-            gain_text = f"right: {gaining} gains mass"
+            gain_sentence = f"{said}: right, it does."
         elif gaining is None:
-            gain_text = f"not quite: the law is biased, and {result.biggest_gain_phrase}"
+            gain_sentence = f"{said}: not quite, the law is biased and {result.biggest_gain_phrase}."
         else:
-            gain_text = f"not quite: {gaining} does not gain mass; {result.biggest_gain_phrase}"
+            gain_sentence = f"{said}: not quite, it does not; {result.biggest_gain_phrase}."
     else:
         gain_right = gaining is None
-        gain_text = (
-            "right: nothing gains mass"
+        gain_sentence = (
+            f"{said}: right, the law equals the target's."
             if gain_right
-            else f"not quite: the law equals the target exactly, so {gaining} gains nothing"
+            else f"{said}: not quite, the law equals the target's, so {gaining} gains nothing."
         )
-    bias_text = ("right" if bias_right else "not quite") + (
-        f": the distance is {result.tv_distance}" if result.biased else ": the distance is exactly 0"
-    )
-    return Grade(bias_right, gain_right, f"Biased? {bias_text}. Gains mass? {gain_text}.")
+    score = int(bias_right) + int(gain_right)
+    lead = {2: "Both answers right.", 1: "One answer of two right.", 0: "Neither answer right yet."}[score]
+    return Grade(bias_right, gain_right, f"{lead} {bias_sentence} {gain_sentence}")

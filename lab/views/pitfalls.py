@@ -62,8 +62,9 @@ def reset_block_length() -> None:
 
 title("Pitfalls")
 st.caption(
-    "Mistakes public speculative samplers have shipped, each run through the exact engine (Fractions): "
-    "a distance of 0 means exactly the target's law."
+    "Mistakes a speculative sampler can make, each run through the exact engine in exact fractions: a "
+    "distance of 0 means exactly the target's law. A card cites a public report where a mistake of its "
+    "kind was reported; the others are easy to make, with no report cited."
 )
 st.caption(CHECK_YOUR_OWN)
 
@@ -127,7 +128,10 @@ def choice_section() -> None:
     if card.reports:
         st.markdown("**Reported publicly:** " + reports_text(card) + ".")
     else:
-        st.markdown("**Reported publicly:** no public report is cited for this mistake here.")
+        st.markdown(
+            "**Reported publicly:** no report is cited for this one: it is a mistake that is easy to make, not one "
+            "a project is known to have shipped."
+        )
     st.markdown(f"**Harmless:** {card.harmless_when}")
 
     # --- predict first -------------------------------------------------------------------------------------
@@ -159,8 +163,8 @@ def choice_section() -> None:
         said = f"Revealed: {variant} is at TV distance {exact_and_decimal(result.tv_distance)} from the target."
         if guess_biased is not None and guess_gain is not None:
             grade = grade_prediction(result, guess_biased.startswith("yes"), guess_gain)
-            (st.success if grade.score == 2 else st.warning)(f"{grade.score}/2 — {markdown_escape(grade.message)}")
-            said += f" Your guess: {grade.score}/2, {grade.message}"
+            (st.success if grade.score == 2 else st.warning)(markdown_escape(grade.message))
+            said += f" Your guess: {grade.message}"
         else:
             st.caption("Revealed without a complete guess: not graded.")
         m1, m2 = st.columns(2)
