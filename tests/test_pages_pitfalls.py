@@ -17,10 +17,24 @@ def open_page(page: str):
 # --- Numerics -------------------------------------------------------------------------------------------
 
 
+def table_rows(at, header_start: str) -> list[list[str]]:
+    """The rows of the markdown table whose header begins with ``header_start`` (escapes removed)."""
+    shown = [m.value.replace("\\", "") for m in at.markdown]
+    text = next(t for t in shown if header_start in t)
+    lines = [line for line in text.split("\n") if line.startswith("|")]
+    start = next(i for i, line in enumerate(lines) if line.startswith(header_start))
+    body = []
+    for line in lines[start + 2 :]:
+        body.append([cell.strip() for cell in line.strip("| ").split(" | ")])
+    return body
+
+
 def test_numerics_page_renders_table_chart_and_branches():
     at = open_page(NUMERICS)
-    table = at.dataframe[0].value
-    assert list(table["gap = exact Z"]) == [f"1e-{k}" for k in range(6, 17)]
+    rows = table_rows(at, "| gap = exact Z | float64 Z |")
+    assert [row[0] for row in rows] == [f"1e-{k}" for k in range(6, 17)]
+    float32 = table_rows(at, "| gap = exact Z | float32 Z |")
+    assert [row[1] for row in float32][2:] == ["0 (branch lost)"] * 9  # from gap 1e-8 on
     traces = chart_traces(at)
     # float32 keeps 24 bits: from gap 1e-8 its Z rounds to 0 (argument in tests/test_numerics.py)
     lost = traces["float32: float Z = 0, branch lost"]["x"]
@@ -34,11 +48,33 @@ def test_numerics_page_renders_table_chart_and_branches():
     assert "residual_rtol" in text and "no tolerance" in text
 
 
+def test_numerics_lecture_order_one_table_of_findings_and_build_details_apart():
+    at = open_page(NUMERICS)
+    headings = [h.value for h in at.header]
+    assert headings[0].startswith("Processed distributions")  # what an ML lecturer shows first
+    assert headings.index("dtype, backend and the stated tolerance") == len(headings) - 1
+    # the nine float32 gaps whose branch is lost are nine rows of one table, the finding explained once
+    findings = table_rows(at, "| gap = exact Z | dtype | float Z |")
+    lost = "rejection lost: rounding the inputs closed the gap"
+    assert [(row[0], row[1], row[4]) for row in findings] == [
+        ("1e-8", "float32", lost + "; the test rejects while Z = 0"),
+        *((f"1e-{k}", "float32", lost) for k in range(9, 17)),
+    ]
+    text = "\n".join(m.value.replace("\\", "") for m in at.markdown)
+    assert text.count("rejection lost: rounding the inputs closed the gap —") == 1
+    assert not any(m.value.startswith("- gap") for m in at.markdown)
+    build = next(e for e in at.expander if e.label.startswith("Build details"))
+    assert "byteorder" in " ".join(m.value for m in build.markdown) or "byte" in " ".join(
+        m.value for m in build.markdown
+    )
+    assert not at.dataframe  # wide data frames cut their columns off at 1280 px and on a phone: tables wrap
+
+
 def test_numerics_gap_slider_changes_the_family():
     at = open_page(NUMERICS)
     at.slider(key="numerics_gaps").set_value((6, 7)).run()
     assert not at.exception
-    assert list(at.dataframe[0].value["gap = exact Z"]) == ["1e-6", "1e-7"]
+    assert [row[0] for row in table_rows(at, "| gap = exact Z | float64 Z |")] == ["1e-6", "1e-7"]
 
 
 def test_numerics_processing_defaults_and_mismatch():

@@ -113,37 +113,57 @@ def float_branch_check(result: ResidualResult, exact_z: Fraction) -> str | None:
     :func:`lab.core.residual.branch_inconsistency` (Z = 0 with alpha != 1) and the acceptance-test check:
     rejection is possible (rejection probability > 0) while the residual sum is 0.
     """
+    return "; ".join(message for _, message in branch_findings(result, exact_z)) or None
+
+
+def branch_findings(result: ResidualResult, exact_z: Fraction) -> list[tuple[str, str]]:
+    """The findings of :func:`float_branch_check` as (short name, full message) pairs, most important first:
+    the short name is the same for every case with that finding (a table groups them), the message has the
+    case's numbers."""
     dtype = result.arithmetic
     rounded_z = inputs_exact_z(result)
-    messages = []
+    found_all = []
     if exact_z > 0 and result.z == 0:  # the most important finding first: a reachable rejection vanished
         if rounded_z == 0:
-            messages.append(
-                f"float Z = 0 but the exact Z of the intended values is {_z_text(exact_z)} > 0: rounding the "
-                f"inputs to {dtype} already closed the gap (the exact Z of the rounded {dtype} inputs is 0 too), "
-                "so the rejection is lost to rounding before any arithmetic"
+            found_all.append(
+                (
+                    "rejection lost: rounding the inputs closed the gap",
+                    f"float Z = 0 but the exact Z of the intended values is {_z_text(exact_z)} > 0: rounding the "
+                    f"inputs to {dtype} already closed the gap (the exact Z of the rounded {dtype} inputs is 0 too), "
+                    "so the rejection is lost to rounding before any arithmetic",
+                )
             )
         else:
-            messages.append(
-                f"float Z = 0 but the exact Z is {_z_text(exact_z)} for the intended values and "
-                f"{_z_text(rounded_z)} for the rounded {dtype} inputs: rejection lost to rounding in the arithmetic"
+            found_all.append(
+                (
+                    "rejection lost in the arithmetic",
+                    f"float Z = 0 but the exact Z is {_z_text(exact_z)} for the intended values and "
+                    f"{_z_text(rounded_z)} for the rounded {dtype} inputs: "
+                    "rejection lost to rounding in the arithmetic",
+                )
             )
     if exact_z == 0 and result.z > 0:
         same = " (equal to the float Z)" if rounded_z == Fraction(result.z) else ""
-        messages.append(
-            f"float Z = {result.z:.3g} > 0 but the exact Z of the intended values is 0 (rejection that cannot "
-            f"happen); the exact Z of the rounded {dtype} inputs is {_z_text(rounded_z)}{same}: the rounding of "
-            "the inputs made it"
+        found_all.append(
+            (
+                "rejection made by rounding the inputs",
+                f"float Z = {result.z:.3g} > 0 but the exact Z of the intended values is 0 (rejection that cannot "
+                f"happen); the exact Z of the rounded {dtype} inputs is {_z_text(rounded_z)}{same}: the rounding of "
+                "the inputs made it",
+            )
         )
     found = branch_inconsistency(result.z, result.alpha)
     if found:
-        messages.append(found)
+        found_all.append(("Z = 0 but α is not 1", found))
     if result.z == 0 and result.rejection_probability > 0:
-        messages.append(
-            f"the acceptance test rejects with probability {result.rejection_probability:.3g} "
-            "but the residual sum Z is 0: rejection with nothing to normalise (0/0)"
+        found_all.append(
+            (
+                "the test rejects while Z = 0",
+                f"the acceptance test rejects with probability {result.rejection_probability:.3g} "
+                "but the residual sum Z is 0: rejection with nothing to normalise (0/0)",
+            )
         )
-    return "; ".join(messages) or None
+    return found_all
 
 
 # --- errors against the exact residual ----------------------------------------------------------------
@@ -198,6 +218,10 @@ class TinyZCase:
     @property
     def gap_text(self) -> str:
         return f"1e-{self.exponent}"
+
+    def findings(self, dtype: str) -> list[tuple[str, str]]:
+        """The branch findings of the ``float64`` or ``float32`` computation (short name, message)."""
+        return branch_findings(self.float64 if dtype == "float64" else self.float32, self.exact_z)
 
 
 def family_case(exponent: int) -> TinyZCase:

@@ -36,105 +36,6 @@ st.caption(
     "Exact results (fractions.Fraction) are labelled exact; float results say which dtype."
 )
 
-# --- tiny Z -----------------------------------------------------------------------------------------------
-section("Tiny Z: the residual exactly, in float64 and in float32")
-q_text = ", ".join(f"{t} = {fraction_text(v)}" for t, v in zip(FAMILY_TOKENS, FAMILY_Q))
-r_text = ", ".join(f"{t} = {fraction_text(v)}" for t, v in zip(FAMILY_TOKENS, FAMILY_RESIDUAL))
-st.markdown(
-    f"Draft q = ({q_text}); target p = q + gap · (3/4, 1/4, −1). **Exact:** Z = gap and r = ({r_text}) for every gap."
-)
-@st.fragment
-def tiny_z_section() -> None:
-    """The gap slider and what it changes: a fragment, so moving it reruns this section only."""
-    st.slider(
-        "gap exponents k (gap = 10^−k)",
-        min_value=GAP_MIN,
-        max_value=GAP_MAX,
-        value=DEFAULTS.gaps,
-        key="numerics_gaps",
-        step=1,
-    )
-    low, high = controls_model(NumericsModel, "numerics_state").gaps
-    cases = tiny_z_cases(low, high)
-    st.dataframe(
-        {
-            "gap = exact Z": [c.gap_text for c in cases],
-            "exact r": ["(" + ", ".join(fraction_text(v) for v in c.exact_residual) + ")" for c in cases],
-            "float64 Z": [sci(c.float64.z) for c in cases],
-            "float64 r": [vector(c.float64.residual) for c in cases],
-            "float64 max |err|": [sci(c.float64_error.max_abs) for c in cases],
-            "float64 rel err": [sci(c.float64_error.relative) for c in cases],
-            "float32 Z": [sci(c.float32.z) if c.float32.z else "0 (branch lost)" for c in cases],
-            "float32 r": [vector(c.float32.residual, 8) for c in cases],
-            "float32 max |err|": [sci(c.float32_error.max_abs) for c in cases],
-            "float32 rel err": [sci(c.float32_error.relative) for c in cases],
-        },
-        hide_index=True,
-        width="stretch",
-    )
-    chart(
-        figure("error_vs_z", cases),
-        key="numerics_error_chart",
-        alt=(
-            "Log-log chart of the maximum error of r against the exact Z, for float64 and float32, "
-            "with eps/Z guide lines; float32 loses the rejection branch (float Z = 0) from Z = 1e-8 down."
-        ),
-    )
-    zero_error = [c.gap_text for c in cases if c.float64_error.max_abs == 0]
-    if zero_error:
-        st.caption(
-            "float64 error exactly 0 (rounding happened to cancel; not drawn on the log axis) at gap "
-            + ", ".join(zero_error)
-            + "."
-        )
-    flagged = [
-        (c.gap_text, dtype, message)
-        for c in cases
-        for dtype, message in (("float64", c.float64_inconsistency), ("float32", c.float32_inconsistency))
-        if message
-    ]
-    if flagged:
-        title = f"Numerical inconsistencies flagged ({len(flagged)}): investigate, never floor"
-        with st.expander(title, expanded=True):
-            for gap, dtype, message in flagged:
-                st.markdown(f"- gap {gap}, **{dtype}**: {message}")
-    within = [c.float64_within_tolerance for c in cases if c.float64_within_tolerance is not None]
-    if within:
-        st.caption(
-            f"float64 within its stated tolerance against the exact residual of its own rounded inputs in "
-            f"{sum(within)} of {len(within)} cases above: the large errors in the table come from rounding p and q "
-            "before the subtraction (magnified by 1/Z), not from the residual arithmetic."
-        )
-
-
-tiny_z_section()
-
-# --- branch -----------------------------------------------------------------------------------------------
-section("The branch: Z = 0 means no rejection")
-st.markdown(
-    "Exact p = q = (1/10, 1/5, 7/10), so the exact Z is 0: every proposal is kept and r is never "
-    "computed (no 0/0, no floor). The same law held as different float64 values:"
-)
-branches = branch_cases()
-st.dataframe(
-    {
-        "case": [b.name for b in branches],
-        "float p": [vector(b.float_p, 17) for b in branches],
-        "float q": [vector(b.float_q, 17) for b in branches],
-        "exact branch": [b.exact_branch for b in branches],
-        "float Z": [f"{b.result.z:.3g}" for b in branches],
-        "float branch": [b.float_branch for b in branches],
-        "verdict": [b.inconsistency or "consistent" for b in branches],
-    },
-    hide_index=True,
-    width="stretch",
-)
-for b in branches:
-    if b.inconsistency:
-        st.warning(f"**{b.name}** — numerical inconsistency: {b.inconsistency}. {b.description}")
-    else:
-        st.success(f"**{b.name}** — consistent: {b.description}")
-
 # --- processed distributions ------------------------------------------------------------------------------
 section("Processed distributions: check with what you proposed from")
 st.markdown(
@@ -142,6 +43,8 @@ st.markdown(
     "from q′; the check must use p′ and q′. The `unprocessed-draft` mistake checks with the draft's "
     "unprocessed softmax q instead. float64 throughout (softmax is not rational)."
 )
+
+
 @st.fragment
 def processed_section() -> None:
     """The logits and the processing controls, and what they change: a fragment, so a change reruns this
@@ -212,8 +115,7 @@ def processed_section() -> None:
             "law_vs_target", step.tokens, tuple(step.p), laws, "Output law against the processed target p′", "target p′"
         ),
         key="numerics_mismatch_chart",
-        alt="Bars of the processed target p' beside the output law of the correct check and of the mismatched "
-        "check.",
+        alt="Bars of the processed target p' beside the output law of the correct check and of the mismatched check.",
     )
     with st.container(horizontal=True):
         correct_tv = f"{step.correct_tv:.3g}" if step.correct_tv is not None else "—"
@@ -226,10 +128,136 @@ def processed_section() -> None:
 
 processed_section()
 
+# --- tiny Z -----------------------------------------------------------------------------------------------
+section("Tiny Z: the residual exactly, in float64 and in float32")
+q_text = ", ".join(f"{t} = {fraction_text(v)}" for t, v in zip(FAMILY_TOKENS, FAMILY_Q))
+r_text = ", ".join(f"{t} = {fraction_text(v)}" for t, v in zip(FAMILY_TOKENS, FAMILY_RESIDUAL))
+st.markdown(
+    f"Draft q = ({q_text}); target p = q + gap · (3/4, 1/4, −1). **Exact:** Z = gap and r = ({r_text}) for every gap."
+)
+
+
+@st.fragment
+def tiny_z_section() -> None:
+    """The gap slider and what it changes: a fragment, so moving it reruns this section only."""
+    st.slider(
+        "gap exponents k (gap = 10^−k)",
+        min_value=GAP_MIN,
+        max_value=GAP_MAX,
+        value=DEFAULTS.gaps,
+        key="numerics_gaps",
+        step=1,
+    )
+    low, high = controls_model(NumericsModel, "numerics_state").gaps
+    cases = tiny_z_cases(low, high)
+    # markdown tables: their cells wrap, so no column is cut off at 1280 px or on a phone (a ten-column data
+    # frame was); the residuals value by value are in an expander below
+    for dtype in ("float64", "float32"):
+        st.markdown(
+            f"**{dtype}**\n\n"
+            + markdown_table(
+                ("gap = exact Z", f"{dtype} Z", "max |error| of r", "relative error"),
+                (
+                    (
+                        c.gap_text,
+                        sci(getattr(c, dtype).z) if getattr(c, dtype).z else "0 (branch lost)",
+                        sci(getattr(c, f"{dtype}_error").max_abs),
+                        sci(getattr(c, f"{dtype}_error").relative),
+                    )
+                    for c in cases
+                ),
+            )
+        )
+    with st.expander("The residuals value by value"):
+        st.markdown(
+            markdown_table(
+                ("gap", "exact r", "float64 r", "float32 r"),
+                (
+                    (
+                        c.gap_text,
+                        "(" + ", ".join(fraction_text(v) for v in c.exact_residual) + ")",
+                        vector(c.float64.residual),
+                        vector(c.float32.residual, 8),
+                    )
+                    for c in cases
+                ),
+            )
+        )
+    chart(
+        figure("error_vs_z", cases),
+        key="numerics_error_chart",
+        alt=(
+            "Log-log chart of the maximum error of r against the exact Z, for float64 and float32, "
+            "with eps/Z guide lines; float32 loses the rejection branch (float Z = 0) from Z = 1e-8 down."
+        ),
+    )
+    zero_error = [c.gap_text for c in cases if c.float64_error.max_abs == 0]
+    if zero_error:
+        st.caption(
+            "float64 error exactly 0 (rounding happened to cancel; not drawn on the log axis) at gap "
+            + ", ".join(zero_error)
+            + "."
+        )
+    flagged = [(c, dtype, c.findings(dtype)) for c in cases for dtype in ("float64", "float32") if c.findings(dtype)]
+    if flagged:  # one table, not one near-identical bullet per gap: each finding is explained once below it
+        title = f"Numerical inconsistencies flagged ({len(flagged)}): investigate, never floor"
+        with st.expander(title, expanded=True):
+            st.markdown(
+                markdown_table(
+                    ("gap = exact Z", "dtype", "float Z", "exact Z of the rounded inputs", "finding"),
+                    (
+                        (
+                            c.gap_text,
+                            dtype,
+                            sci(getattr(c, dtype).z),
+                            sci(float(getattr(c, f"{dtype}_inputs_z"))),
+                            "; ".join(name for name, _ in found),
+                        )
+                        for c, dtype, found in flagged
+                    ),
+                )
+            )
+            explained = {}
+            for c, dtype, found in flagged:
+                for name, message in found:
+                    explained.setdefault(name, f"first at gap {c.gap_text} in {dtype}: {message}")
+            for name, text in explained.items():
+                st.markdown(markdown_escape(f"{name} — {text}."))
+    within = [c.float64_within_tolerance for c in cases if c.float64_within_tolerance is not None]
+    if within:
+        st.caption(
+            f"float64 within its stated tolerance against the exact residual of its own rounded inputs in "
+            f"{sum(within)} of {len(within)} cases above: the large errors in the table come from rounding p and q "
+            "before the subtraction (magnified by 1/Z), not from the residual arithmetic."
+        )
+
+
+tiny_z_section()
+
+# --- branch -----------------------------------------------------------------------------------------------
+section("The branch: Z = 0 means no rejection")
+st.markdown(
+    "Exact p = q = (1/10, 1/5, 7/10), so the exact Z is 0: every proposal is kept and r is never "
+    "computed (no 0/0, no floor). The same law held as different float64 values:"
+)
+branches = branch_cases()
+st.markdown(  # a markdown table: its cells wrap (17-digit floats would cut a data frame's columns off)
+    markdown_table(
+        ("case", "float p", "float q", "float Z", "float branch"),
+        ((b.name, vector(b.float_p, 17), vector(b.float_q, 17), f"{b.result.z:.3g}", b.float_branch) for b in branches),
+    )
+)
+for b in branches:
+    if b.inconsistency:
+        st.warning(f"**{b.name}** — numerical inconsistency: {b.inconsistency}. {b.description}")
+    else:
+        st.success(f"**{b.name}** — consistent: {b.description}")
+
 # --- backend ----------------------------------------------------------------------------------------------
 section("dtype, backend and the stated tolerance")
-backend = backend_report()
-st.dataframe({"item": list(backend), "value": list(backend.values())}, hide_index=True, width="stretch")
+with st.expander("Build details: numpy, Python, machine and byte order"):
+    backend = backend_report()
+    st.markdown(markdown_table(("item", "value"), backend.items()))
 tol = stated_tolerances()
 st.markdown(
     f"**Identity (exact, no tolerance):** `{tol['identity']}`.  \n"
