@@ -152,8 +152,8 @@ def tiny_z_section() -> None:
     cases = tiny_z_cases(low, high)
     # markdown tables: their cells wrap, so no column is cut off at 1280 px or on a phone (a ten-column data
     # frame was); the residuals value by value are in an expander below
-    for dtype in ("float64", "float32"):
-        st.markdown(
+    for column, dtype in zip(st.columns(2), ("float64", "float32")):  # side by side; a phone stacks them
+        column.markdown(
             f"**{dtype}**\n\n"
             + markdown_table(
                 ("gap = exact Z", f"{dtype} Z", "max |error| of r", "relative error"),
