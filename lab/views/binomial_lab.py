@@ -169,7 +169,8 @@ def bars_body() -> None:
     x_title = "outcome (B = success, C = failure)" if n == 1 else "number of successes k"
     with left:
         shown = exact if inspected else None
-        alt = "Bars of your predicted probabilities" + (
+        yours = ", ".join(f"{lab} {fraction_text(to_fraction(v))}" for lab, v in zip(labels, model.preds))
+        alt = f"Bars of your predicted probabilities ({yours})" + (
             " beside the exact Binomial probabilities: "
             + "; ".join(f"{lab}: exact {exact_text(v)}" for lab, v in zip(labels, exact))
             if inspected

@@ -9,7 +9,7 @@ import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
 from lab.charts.figures import FIGURES
-from lab.core.display import markdown_escape
+from lab.core.display import markdown_escape, markdown_table
 from lab.core.variants import Variant
 from lab.views.presentation import APP_PARAMS
 
@@ -134,5 +134,13 @@ def figure(builder: str, *args):
     return _figure(builder, call)
 
 
-def chart(fig, key: str, alt: str) -> None:
+def chart(fig, key: str, alt: str, table: tuple | None = None) -> None:
+    """A figure with ``alt`` as its text alternative (its exact values). ``table``: (header, rows) of a chart that has
+    no table of its values beside it on the page: they go in an expander under it, drawn only while open (opening
+    it reruns), so a run costs one element more, not a table."""
     st.plotly_chart(fig, width="stretch", theme=None, key=key, config=CHART_CONFIG, alt=alt)
+    if table is not None:
+        values = st.expander("The chart's values as a table", key=f"{key}_values", on_change="rerun")
+        if values.open:
+            with values:
+                st.markdown(markdown_table(*table))

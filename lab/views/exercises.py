@@ -286,6 +286,10 @@ def bars_exercise(pr) -> None:
                 f"{t}: p {fraction_text(a)}, q {fraction_text(b)}"
                 for t, a, b in zip(pr.p.tokens, pr.p.values, pr.q.values)
             ),
+            table=(
+                ("token", "p", "q"),
+                [(t, both_text(a, 3), both_text(b, 3)) for t, a, b in zip(pr.p.tokens, pr.p.values, pr.q.values)],
+            ),
         )
         # one row of sliders sharing its width, wrapping on a phone (one layout block, not one per token)
         with st.container(horizontal=True):

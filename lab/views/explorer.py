@@ -314,6 +314,10 @@ with left:
         key="ex_pq_chart",
         alt="Grouped bars of target p and draft q per token: "
         + "; ".join(f"{t}: p {fraction_text(a)}, q {fraction_text(b)}" for t, a, b in zip(tokens, p.values, q.values)),
+        table=(
+            ("token", "target p", "draft q"),
+            [(t, exact_text(a), exact_text(b)) for t, a, b in zip(tokens, p.values, q.values)],
+        ),
     )
 
 with right:

@@ -85,7 +85,10 @@ def processed_section() -> None:
     chart(
         figure("processed_bars", step.tokens, tuple(step.p), tuple(step.q), tuple(step.q_raw)),
         key="numerics_processed_chart",
-        alt="Bars of the processed target p', the processed draft q' and the unprocessed draft q, per token.",
+        alt="Bars of the processed target p′, the processed draft q′ and the unprocessed draft q, per token: "
+        + "; ".join(
+            f"{t}: p′ {a:.6g}, q′ {b:.6g}, q {c:.6g}" for t, a, b, c in zip(step.tokens, step.p, step.q, step.q_raw)
+        ),
     )
     res = step.residual
     r_cells = [f"{v:.6g}" for v in res.residual] if res.residual is not None else ["—"] * len(step.tokens)
@@ -115,7 +118,15 @@ def processed_section() -> None:
             "law_vs_target", step.tokens, tuple(step.p), laws, "Output law against the processed target p′", "target p′"
         ),
         key="numerics_mismatch_chart",
-        alt="Bars of the processed target p' beside the output law of the correct check and of the mismatched check.",
+        alt="Bars of the processed target p′ beside the output law of each check: "
+        + "; ".join(
+            f"{t}: target p′ {step.p[i]:.6g}" + "".join(f", {name} {law[i]:.6g}" for name, law in laws.items())
+            for i, t in enumerate(step.tokens)
+        ),
+        table=(
+            ("token", "target p′", *laws),
+            [(t, f"{step.p[i]:.6g}", *(f"{law[i]:.6g}" for law in laws.values())) for i, t in enumerate(step.tokens)],
+        ),
     )
     with st.container(horizontal=True):
         correct_tv = f"{step.correct_tv:.3g}" if step.correct_tv is not None else "—"
@@ -188,7 +199,12 @@ def tiny_z_section() -> None:
         key="numerics_error_chart",
         alt=(
             "Log-log chart of the maximum error of r against the exact Z, for float64 and float32, "
-            "with eps/Z guide lines; float32 loses the rejection branch (float Z = 0) from Z = 1e-8 down."
+            "with eps/Z guide lines; float32 loses the rejection branch (float Z = 0) from Z = 1e-8 down. Values: "
+            + "; ".join(
+                f"Z = {c.gap_text}: float64 {sci(c.float64_error.max_abs)}, float32 "
+                + (sci(c.float32_error.max_abs) if c.float32.z else "branch lost")
+                for c in cases
+            )
         ),
     )
     zero_error = [c.gap_text for c in cases if c.float64_error.max_abs == 0]

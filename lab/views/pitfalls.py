@@ -39,6 +39,13 @@ def card_code(card) -> None:
     right.code("\n".join(card.correct), language="python", wrap_lines=True)
 
 
+def listed(items, most: int = 40) -> str:
+    """``items`` joined for a chart's text alternative; past ``most`` the rest are counted (the table has them)."""
+    items = list(items)
+    more = f"; and {len(items) - most} more in the table" if len(items) > most else ""
+    return "; ".join(items[:most]) + more + "."
+
+
 def reports_text(card) -> str:
     return "; ".join(f"{r.project} {r.reference}: {r.what}" for r in card.reports)
 
@@ -183,7 +190,11 @@ def choice_section() -> None:
                 f"{card.title}: output law against target",
             ),
             key="pit_law_chart",
-            alt=f"Bars of the target law beside the exact output law of {variant} for each outcome.",
+            alt=f"Bars of the target law beside the exact output law of {variant}: "
+            + listed(
+                f"{o}: target {exact_and_decimal(t)}, {variant} {exact_and_decimal(v)}"
+                for o, t, v in zip(report.outcomes, report.target, result.law)
+            ),
         )
         st.dataframe(
             {
@@ -212,7 +223,8 @@ def choice_section() -> None:
             chart(
                 figure("tv_by_variant", names, [report.laws[n].tv_distance for n in names]),
                 key="pit_tv_chart",
-                alt="Horizontal bars: the exact total variation distance of every variant from the target.",
+                alt="Horizontal bars: the exact total variation distance of every variant from the target: "
+                + listed(f"{n} {exact_and_decimal(report.laws[n].tv_distance)}" for n in names),
             )
             st.dataframe(
                 {
@@ -269,7 +281,8 @@ if every_step.open:
                 "One step: distance from p, by variant",
             ),
             key="pit_step_tv_chart",
-            alt="Horizontal bars: the exact total variation distance of each variant's one-step law from p.",
+            alt="Horizontal bars: the exact total variation distance of each variant's one-step law from p: "
+            + listed(f"{n} {exact_and_decimal(v.tv_distance)}" for n, v in laws.items()),
         )
 
 # --- the numerics card ---------------------------------------------------------------------------------

@@ -218,6 +218,10 @@ chart(
     "runs at each N, with a c/√N guide line: "
     + ", ".join(f"N = {m:,}: {d:.4f}" for m, d in zip(ns, medians))
     + f"; your run (N = {own[0]:,}, seed {seed}): {own[1]:.4f}",
+    table=(
+        ("steps N", f"median TV distance from p ({len(CONVERGENCE_SEEDS)} runs)"),
+        [(f"{m:,}", f"{d:.4f}") for m, d in zip(ns, medians)],
+    ),
 )
 st.caption(
     f"Each point is the median over {len(CONVERGENCE_SEEDS)} runs with seeds 1 to {len(CONVERGENCE_SEEDS)} at "
