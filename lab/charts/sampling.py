@@ -164,6 +164,8 @@ def convergence(ns: Sequence[int], distances: Sequence[float], own: tuple[int, f
             minor={"showgrid": False},
         )
     layout["xaxis"]["range"] = [math.log10(min(all_n) / 1.5), math.log10(max(all_n) * 1.5)]
+    layout["margin"] = {**layout["margin"], "l": 90}  # room for "0.005" beside the axis title
+    layout["yaxis"]["automargin"] = True
     return base.figure(traces, layout)
 
 
