@@ -87,7 +87,8 @@ def test_shipped_scenario_by_hand(name):
     scenario = load_scenario(name)
     assert isinstance(scenario, Scenario)
     assert scenario.name == name and scenario.path == SCENARIO_DIR / f"{name}.toml"
-    assert scenario.title and scenario.note == scenario.note.strip()
+    assert scenario.title and scenario.question and scenario.explanation == scenario.explanation.strip()
+    assert scenario.question == scenario.question.strip()
     assert scenario.p.total() == scenario.q.total() == 1
     result = residual_exact(scenario.p, scenario.q)
     assert result.alpha == alpha
@@ -191,7 +192,7 @@ def test_malformed_files_name_file_and_field(tmp_path, label, text, field, fragm
 
 def test_the_note_is_optional_also_for_a_file_given_as_a_path(tmp_path):
     path = write(tmp_path, "quick", GOOD.replace('note = "A note."\n', ""))
-    assert load_scenario_file(path).note == ""
+    assert load_scenario_file(path).explanation == load_scenario_file(path).question == ""
     # the command line reads it as a model path: one step of p = (1/2, 1/2), so the law of L = 1 token is p
     done = subprocess.run(
         [sys.executable, "-m", "lab", "law", str(path), "--block", "1", "--length", "1", "--json"],
@@ -231,3 +232,59 @@ def test_added_and_edited_files_show_at_once_while_parsing_is_cached(tmp_path):
     assert scenario_names(kind="markov", directory=tmp_path) == ["step"]
     (tmp_path / "added.toml").unlink()
     assert scenario_names(directory=tmp_path) == []
+
+
+# --- predict, then reveal: the question side states no answer -----------------------------------
+
+
+@pytest.mark.parametrize("name", sorted(HAND))
+def test_no_shipped_title_or_question_states_the_answer(name):
+    alpha, z, r = HAND[name]
+    scenario = load_scenario(name)
+    shown = set(scenario.p.values) | set(scenario.q.values)
+    for text in (scenario.title, scenario.question):
+        for word in ("Z =", "alpha =", "α =", "r =", "Z=", "r(", "Bernoulli", "success p"):
+            assert word not in text, (name, word)
+        for value in {alpha, z, *(r or ())} - shown - {0, 1}:
+            assert f"{value.numerator}/{value.denominator}" not in text and f"{float(value):g}" not in text
+    assert scenario.explanation  # the answer is told after the reveal
+
+
+@pytest.mark.parametrize(
+    "field, text, stated",
+    [
+        ("question", "Here Z = 2/5.", "Z = 2"),
+        ("question", "alpha = 0 here", "alpha = 0"),
+        ("question", "so r = (0, 3/4, 1/4)", "r = ("),
+        ("question", "r(B) = 3/4", "r(B) = 3"),
+        ("title", "A title (Z = 1/4)", "Z = 1"),
+    ],
+)
+def test_a_question_or_title_that_states_the_answer_is_refused(tmp_path, field, text, stated):
+    if field == "title":
+        body = GOOD.replace('title = "A title"', f'title = "{text}"')
+    else:
+        body = GOOD.replace('note = "A note."', f'question = "{text}"\nexplanation = "A note."')
+    path = write(tmp_path, "leaky", body)
+    with pytest.raises(ScenarioError, match=f"leaky.toml: field '{field}' states the answer") as info:
+        load_scenario_file(path)
+    assert repr(stated) in str(info.value)
+
+
+def test_a_value_only_the_answer_has_is_refused_in_the_question(tmp_path):
+    # p = (1/2, 1/2), q = (1/10, 9/10): excess (2/5, 0), Z = 2/5, alpha = 3/5, r = (1, 0)
+    body = GOOD.replace('q = ["1/4", "3/4"]', 'q = ["1/10", "9/10"]')
+    path = write(tmp_path, "value", body.replace('note = "A note."', 'question = "Two fifths, 2/5, are rejected."'))
+    with pytest.raises(ScenarioError, match="field 'question' states the answer \\('2/5'\\)"):
+        load_scenario_file(path)
+    ok = write(tmp_path, "fine", body.replace('note = "A note."', 'question = "q(A) is 1/10."'))
+    assert load_scenario_file(ok).question == "q(A) is 1/10."
+    same = write(tmp_path, "same", GOOD.replace('note = "A note."', 'question = "q(A) is 1/4."'))
+    assert load_scenario_file(same).question == "q(A) is 1/4."  # Z = 1/4 too, but 1/4 is on screen as q(A)
+
+
+def test_note_is_the_older_name_of_the_explanation(tmp_path):
+    assert load_scenario_file(write(tmp_path, "old", GOOD)).explanation == "A note."
+    both = write(tmp_path, "both", GOOD.replace('note = "A note."', 'note = "A note."\nexplanation = "B."'))
+    with pytest.raises(ScenarioError, match="both.toml: fields 'note' and 'explanation'"):
+        load_scenario_file(both)

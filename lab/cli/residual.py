@@ -111,8 +111,8 @@ def run_scenario(args) -> int:
         print_json({"name": scenario.name, "title": scenario.title, **residual_json(result)})
     else:
         print(f"{scenario.name}: {scenario.title}")
-        if scenario.note:
-            print(scenario.note)
+        if scenario.explanation:  # the command prints the answer anyway
+            print(scenario.explanation)
         print()
         print_residual_table(result)
     return 0

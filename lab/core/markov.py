@@ -194,7 +194,10 @@ def model_from_scenario(scenario) -> MarkovModel:
     vocab = scenario.p.tokens
     rows_p = tuple(scenario.p.values for _ in range(len(vocab) + 1))
     rows_q = tuple(scenario.q.values for _ in range(len(vocab) + 1))
-    return MarkovModel(scenario.name, scenario.title, scenario.note, vocab, rows_p, rows_q, STEP_KIND, scenario.path)
+    # the question, not the explanation: a page shows the model's note before anything is revealed
+    return MarkovModel(
+        scenario.name, scenario.title, scenario.question, vocab, rows_p, rows_q, STEP_KIND, scenario.path
+    )
 
 
 def model_names(directory: Path = SCENARIO_DIR) -> list[str]:

@@ -3,11 +3,17 @@
 A one-step scenario (``kind = "step"``, the default) holds::
 
     name = "bernoulli-residual"        # must equal the file name without .toml
-    title = "..."
-    note = "..."                       # optional: a short teaching note
+    title = "..."                      # shown before the reveal: must not state the answer
+    question = "..."                   # optional: what to look at before predicting (no answer in it)
+    explanation = "..."                # optional: the teaching note, shown only after the reveal
     tokens = ["A", "B", "C"]
     p = ["1/10", "3/5", "3/10"]        # exact strings: fractions, decimals or integers
     q = ["1/2", "3/10", "1/5"]
+
+Predict, then reveal: the title and the question are on screen while a student predicts, so the loader
+refuses either when it states the scenario's α, Z or r (a statement such as ``Z = 2/5``, or one of those exact
+values that is not also a value of p or q); the explanation holds the answer. ``note``, the field's older
+name, is read as the explanation.
 
 Other kinds (``kind = "markov"``) are read by their own loaders; :func:`scenario_names` lists
 each kind apart.
@@ -16,6 +22,7 @@ each kind apart.
 from __future__ import annotations
 
 import os
+import re
 import stat
 import tomllib
 from dataclasses import dataclass
@@ -23,6 +30,8 @@ from functools import cache, lru_cache
 from pathlib import Path
 
 from lab.core.distributions import Distribution, DistributionError, LabInputError, from_pairs
+from lab.core.formatting import fraction_text
+from lab.core.residual import residual_exact
 
 SCENARIO_DIR = Path(__file__).resolve().parents[2] / "scenarios"
 STEP_KIND = "step"
@@ -36,7 +45,8 @@ class ScenarioError(LabInputError):
 class Scenario:
     name: str
     title: str
-    note: str
+    question: str  # before the reveal
+    explanation: str  # after the reveal
     p: Distribution
     q: Distribution
     path: Path
@@ -44,6 +54,31 @@ class Scenario:
     @property
     def tokens(self) -> tuple[str, ...]:
         return self.p.tokens
+
+
+# "Z = 2/5", "alpha = 0", "α = 3/5", "r = (0, 3/4, 1/4)", "r(B) = 3/4", "Z·r(B) = 3/10": an answer stated
+_STATEMENT = re.compile(r"(\bZ|\balpha|α|\br(\([^()]*\))?|Z\s*[·*×]\s*r(\([^()]*\))?)\s*=\s*[-(\d.]")
+
+
+def stated_answer(text: str, p: Distribution, q: Distribution) -> str | None:
+    """What of the answer (α, Z, r) ``text`` states, or None: a statement ``Z = …`` / ``r(B) = …``, or one of the
+    exact values (as a fraction) that is not also a value of p or q (those are on screen anyway)."""
+    if match := _STATEMENT.search(text):
+        return match.group(0)
+    result = residual_exact(p, q)
+    values = {result.alpha, result.z, *(result.residual or ())} - set(p.values) - set(q.values) - {0, 1}
+    for value in sorted(values):
+        shown = fraction_text(value)
+        if re.search(rf"(?<![\d/]){re.escape(shown)}(?![\d/])", text):
+            return shown
+    return None
+
+
+def _text_field(data: dict, field: str, path: Path) -> str:
+    value = data.get(field, "")
+    if not isinstance(value, str):
+        raise ScenarioError(f"{path.name}: field {field!r} must be a str")
+    return value.strip()
 
 
 def read_toml(path: Path) -> dict:
@@ -85,9 +120,11 @@ def load_scenario_file(path: str | Path) -> Scenario:
     if name != path.stem:
         raise ScenarioError(f"{path.name}: field 'name' is {name!r} but must match the file name {path.stem!r}")
     title = require_field(data, "title", str, path)
-    note = data.get("note", "")  # optional: a scenario written for a quick check needs no teaching note
-    if not isinstance(note, str):
-        raise ScenarioError(f"{path.name}: field 'note' must be a str")
+    # both optional: a scenario written for a quick check needs no teaching text
+    question = _text_field(data, "question", path)
+    if "note" in data and "explanation" in data:
+        raise ScenarioError(f"{path.name}: fields 'note' and 'explanation' are the same text: keep 'explanation'")
+    explanation = _text_field(data, "explanation" if "explanation" in data else "note", path)
     tokens = require_strings(data, "tokens", path)
     if not tokens:
         raise ScenarioError(f"{path.name}: field 'tokens' is empty")
@@ -103,7 +140,13 @@ def load_scenario_file(path: str | Path) -> Scenario:
             dists[field] = from_pairs(zip(tokens, values))  # the message names the token and problem
         except DistributionError as exc:
             raise ScenarioError(f"{path.name}: field {field!r}: {exc}") from None
-    return Scenario(name, title, note.strip(), dists["p"], dists["q"], path)
+    for field, text in (("title", title), ("question", question)):
+        if stated := stated_answer(text, dists["p"], dists["q"]):
+            raise ScenarioError(
+                f"{path.name}: field {field!r} states the answer ({stated!r}), but it is shown before the "
+                "reveal: put it in 'explanation'"
+            )
+    return Scenario(name, title, question, explanation, dists["p"], dists["q"], path)
 
 
 # Pages list and load scenarios on every run of every student's page: each file is parsed once per version

@@ -220,6 +220,6 @@ def _answer(source: str, scenario) -> ClassAnswer:
         result.tokens,
         residual,
         rows,
-        scenario.note,
+        scenario.explanation,
         link,
     )
