@@ -142,7 +142,9 @@ top.selectbox(
 top.button("Reset", key="ex_reset", on_click=on_reset, help="Back to the scenario's p and q")
 if message := S.pop("ex_message", None):
     st.info(markdown_escape(message))  # may hold the text of a refused value
-note_slot = st.empty()  # the scenario's note, or a word that p and q were edited (filled once they are parsed)
+# the scenario's question (its explanation waits for the reveal), or a word that p and q were edited (filled once
+# they are parsed)
+note_slot = st.empty()
 
 model.edit = st.toggle(
     f"Edit p and q ({len(model.rows)} tokens)",
@@ -203,13 +205,15 @@ else:
             for i, value in enumerate(model.preds):
                 S.setdefault(f"ex_r_{i}", value)
 
+explanation = ""  # the scenario's teaching note: it states the answer, so it is shown only after the reveal
 try:
     scenario_now = load_scenario(model.scenario)
 except ScenarioError as exc:  # a scenario file broken while the app runs
     note_slot.error(markdown_escape(str(exc)))
 else:
     if (scenario_now.p, scenario_now.q) == model.valid:
-        note_slot.caption(scenario_now.note)
+        note_slot.caption(markdown_escape(scenario_now.question))  # shown as written (Z * r is no emphasis)
+        explanation = scenario_now.explanation
     else:
         note_slot.caption(f"Your own p and q, edited from {model.scenario}: Reset brings the scenario back.")
 
@@ -277,6 +281,8 @@ def exact_answer(result, model: ExplorerModel, score) -> None:
         f"α = {both_text(result.alpha)}, Z = {both_text(result.z)} "
         f"(your Z: {both_text(to_fraction(model.z_pred))}, error {both_text(z_error)})."
     )
+    if explanation:
+        st.markdown(markdown_escape(explanation))
     if result.residual is None:
         st.info(
             "Z = 0: p and q are identical, so every proposal is accepted. There is no rejection, so the "

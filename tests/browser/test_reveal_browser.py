@@ -1,0 +1,123 @@
+"""Predict, then reveal, in headless Chromium: what a student's browser has before the reveal (the page's text,
+every chart's alt text, labels, hover texts and tick labels, every link, every download) holds no rendering of
+the answer; after the reveal it does. The answers are the hand-derived ones of tests/answer_text.py."""
+
+from __future__ import annotations
+
+import csv
+import io
+from fractions import Fraction
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+from answer_text import ANSWERS, leaks, states
+from exercise_reference import expected_answer
+
+from browserlib import goto, wait_idle
+from lab.teaching.exercises import generate_problems
+
+# Everything the page can show or announce: visible text, accessible names and alt texts, link targets and
+# download names, SVG text, and every plotly trace's values, bar labels, hover data and the axes' tick labels.
+# A value axis's numbers (0, 0.1, ..., 0.7: plotly's scale, in steps of 1, 2 or 5) are no statement of an answer
+# and are left out; category tick labels (token names) are kept.
+SCREEN_TEXT_JS = r"""() => {
+  const scale = new Set([...document.querySelectorAll('.ytick text, .xtick text')].filter(
+    t => /^[-−]?[\d.]+$/.test(t.textContent.trim())));
+  const parts = [];
+  const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    const el = node.parentElement;
+    if (el && [...scale].some(t => t.contains(el))) continue;
+    if (el && el.closest('script, style')) continue;
+    parts.push(node.textContent);
+  }
+  for (const el of document.querySelectorAll('[aria-label], [alt], [title], a[href], [download]')) {
+    for (const a of ['aria-label', 'alt', 'title', 'href', 'download']) {
+      if (el.hasAttribute(a)) parts.push(el.getAttribute(a));
+    }
+  }
+  for (const plot of document.querySelectorAll('.js-plotly-plot')) {
+    for (const trace of plot.data || []) {
+      for (const k of ['name', 'x', 'y', 'text', 'customdata', 'hovertext', 'hovertemplate']) {
+        if (trace[k] !== undefined) parts.push(JSON.stringify(Array.from([].concat(trace[k]))));
+      }
+    }
+    const layout = plot.layout || {};
+    for (const axis of Object.keys(layout).filter(k => /^[xy]axis/.test(k))) {
+      if (layout[axis].ticktext) parts.push(JSON.stringify(layout[axis].ticktext));
+    }
+  }
+  return parts.join("\n");
+}"""
+
+
+def screen_text(page) -> str:
+    return page.evaluate(SCREEN_TEXT_JS)
+
+
+@pytest.mark.parametrize("name", sorted(ANSWERS))
+def test_the_explorer_states_no_answer_before_reveal(page, app_url, name):
+    hand = ANSWERS[name]
+    goto(page, f"{app_url}/?scenario={name}")
+    before = screen_text(page)
+    assert leaks(before, hand) == []
+    assert f"{hand.tokens[0]}: p {hand.p[0]}, q {hand.q[0]}" in before  # the question: the p / q chart's alt
+    page.get_by_role("button", name="Reveal").click()
+    wait_idle(page)
+    page.get_by_text("The exact answer").first.wait_for()
+    after = screen_text(page)
+    assert f"Z = {hand.z}" in after and f"α = {hand.alpha}" in after
+    for t, r in zip(hand.tokens, hand.r):
+        assert f"{t}: predicted 0, exact {r}" in after
+    assert all(states(after, r) for r in hand.r if r)
+
+
+KEY_BUTTONS = ("Answer key (Markdown)", "Answer key (CSV)")
+
+
+def test_an_assignment_link_without_the_teacher_secret_has_no_key(browser, app_url):
+    """A student's assignment link: problems, no answer key and no download of one, no Reveal buttons even in
+    presentation mode. The teacher link that New random seed makes opens the keys, in any browser."""
+    teacher = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
+    goto(teacher, f"{app_url}/exercises?tab=Teacher&count=3&level=zeros")
+    assert all(teacher.get_by_role("button", name=label).count() == 0 for label in KEY_BUTTONS)
+    teacher.get_by_role("button", name="New random seed").click()
+    wait_idle(teacher)
+    teacher.wait_for_url("**teacher=**")
+    query = parse_qs(urlsplit(teacher.url).query)
+    seed, token = int(query["seed"][0]), query["teacher"][0]
+    links = [c.strip() for c in teacher.locator("[data-testid=stCode]").all_inner_texts()]
+    student_link = next(c for c in links if "teacher=" not in c)
+    teacher_link = next(c for c in links if "teacher=" in c)  # shown on the teacher's Teacher tab (not presenting)
+    assert student_link.endswith(f"/exercises?seed={seed}&count=3&level=zeros")
+    assert teacher_link == f"{student_link}&teacher={token}"
+    with teacher.expect_download() as info:
+        teacher.get_by_role("button", name="Answer key (CSV)").click()
+    key_rows = list(csv.reader(io.StringIO(Path(info.value.path()).read_text(encoding="utf-8"))))
+    problems = generate_problems(seed, 3, "zeros")
+    for problem, row in zip(problems, key_rows[1:], strict=True):
+        answer = expected_answer(problem)  # from the sampling procedure, not from the lab's formulas
+        assert row[5] == (answer if isinstance(answer, str) else f"{Fraction(answer)}")
+
+    for link in (student_link, student_link + "&present=1", student_link + "&teacher=forged"):
+        student = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
+        goto(student, link)
+        assert student.get_by_role("button", name="Check", exact=True).count() == 3  # the problems
+        assert student.get_by_role("button", name="Reveal the solution").count() == 0
+        student.get_by_role("tab", name="Teacher").click()
+        wait_idle(student)
+        text = screen_text(student)
+        assert all(student.get_by_role("button", name=label).count() == 0 for label in KEY_BUTTONS), link
+        assert "Answer keys open with a teacher link only" in text and token not in text
+        student.context.close()
+
+    again = browser.new_context(viewport={"width": 1920, "height": 1080}).new_page()
+    goto(again, teacher_link + "&present=1")  # the teacher link in another browser: keys and Reveal buttons
+    assert again.get_by_role("button", name="Reveal the solution").count() == 3
+    again.get_by_role("tab", name="Teacher").click()
+    wait_idle(again)
+    assert all(again.get_by_role("button", name=label).count() == 1 for label in KEY_BUTTONS)
+    assert token not in again.locator("[data-testid=stMain]").inner_text()  # presenting: the teacher link not shown
+    again.context.close()
+    teacher.context.close()
