@@ -1,5 +1,8 @@
 """AppTest for the Exercises page and the app-wide presentation mode."""
 
+import base64
+import hashlib
+import hmac
 from fractions import Fraction as F
 
 import pytest
@@ -10,6 +13,25 @@ from streamlit.testing.v1 import AppTest
 from lab.teaching.exercises import generate_predictions, generate_problems
 
 PAGE = "lab/views/exercises.py"
+SECRET = "a test secret of the server, 32 chars"
+KEY_LABELS = {"Answer key (Markdown)", "Answer key (CSV)"}
+WORKSHEET_LABELS = {"Worksheet (HTML, prints cleanly)", "Worksheet (Markdown)", "Worksheet (CSV)"}
+
+
+@pytest.fixture(autouse=True)
+def server_secret(monkeypatch):
+    monkeypatch.setenv("RESIDUAL_LAB_SECRET", SECRET)
+
+
+def token_of(seed: int) -> str:
+    """The teacher token of a seed, derived here from its definition: HMAC-SHA256 of the server's secret over
+    "residual-lab exercises teacher v1 seed=S", its first 18 bytes in URL-safe base64."""
+    digest = hmac.new(SECRET.encode(), f"residual-lab exercises teacher v1 seed={seed}".encode(), hashlib.sha256)
+    return base64.urlsafe_b64encode(digest.digest()[:18]).decode()
+
+
+def download_labels(at) -> set[str]:
+    return {b.proto.label for b in at.get("download_button")}
 
 
 def open_page(**params):
@@ -198,20 +220,44 @@ def test_the_bars_exercises_open_one_at_a_time_and_keep_their_bars():
 
 
 def test_teacher_link_qr_and_downloads():
-    at = open_tab(open_page(seed="7", count="4", level="disjoint"), "tab", "Teacher")
+    at = open_tab(open_page(seed="7", count="4", level="disjoint", teacher=token_of(7)), "tab", "Teacher")
     code = [c.value for c in at.code]
-    assert any(c.endswith("/exercises?seed=7&count=4&level=disjoint") for c in code)
+    assert any(c.endswith("/exercises?seed=7&count=4&level=disjoint") for c in code)  # the class's link
+    assert any(c.endswith(f"/exercises?seed=7&count=4&level=disjoint&teacher={token_of(7)}") for c in code)
     assert len(at.get("image")) == 1
-    labels = [b.proto.label for b in at.get("download_button")]
-    assert {
-        "Answer key (Markdown)",
-        "Answer key (CSV)",
-        "Worksheet (HTML, prints cleanly)",
-        "Worksheet (Markdown)",
-        "Worksheet (CSV)",
-    } <= set(labels)
+    assert KEY_LABELS | WORKSHEET_LABELS == download_labels(at)
     open_tab(at, "tab", "Your results")
     assert [b.proto.label for b in at.get("download_button")] == ["Download my results (CSV)"]
+
+
+@pytest.mark.parametrize(
+    "teacher", [None, "", token_of(8), token_of(7)[:-1] + "A", "x" * 500, "é" * 30], ids=repr
+)
+def test_a_link_without_this_seeds_teacher_token_opens_no_key(teacher):
+    params = {"seed": "7", "count": "4", "level": "disjoint"} | ({"teacher": teacher} if teacher is not None else {})
+    at = open_tab(open_page(**params), "tab", "Teacher")
+    assert download_labels(at) == WORKSHEET_LABELS  # questions with blanks only
+    assert not any("teacher=" in c.value for c in at.code)
+    assert any("Answer keys open with a teacher link only" in i.value for i in at.info)
+    at = open_page(**params, present="1")
+    assert not any(b.label == "Reveal the solution" for b in at.button)
+
+
+def test_new_random_seed_makes_a_teacher_link():
+    at = open_tab(open_page(seed="7"), "tab", "Teacher")
+    assert not KEY_LABELS & download_labels(at)
+    at.button(key="exq_new_seed").click().run()
+    seed = int(at.query_params["seed"])
+    assert at.query_params["teacher"] == token_of(seed)
+    assert KEY_LABELS <= download_labels(at)
+    at.number_input(key="seed").set_value(7).run()  # a typed seed: the token is the random seed's, not 7's
+    assert not KEY_LABELS & download_labels(at)
+
+
+def test_the_answer_box_suggests_no_answer():
+    at = open_page(seed="7", level="z0")
+    placeholders = {t.proto.placeholder for t in at.text_input if t.key.startswith("exq_answer_")}
+    assert placeholders == {"A fraction, a decimal or a word"}
 
 
 def test_presentation_toggle_on_every_page_and_reveal_on_button_only():
@@ -221,6 +267,7 @@ def test_presentation_toggle_on_every_page_and_reveal_on_button_only():
     at.toggle(key="present").set_value(True).run()
     assert not at.exception
     assert any("font-size" in h.proto.body for h in at.get("html"))
+    at.query_params["teacher"] = token_of(1)  # the presenter's Reveal buttons: a teacher link's only
     at.switch_page(PAGE).run()
     assert at.toggle(key="present").value
     assert at.query_params["present"] == "1"  # the URL follows the toggle
@@ -239,14 +286,14 @@ def test_presentation_toggle_on_every_page_and_reveal_on_button_only():
 
 @pytest.mark.parametrize("value", ["1", "true", "on"])
 def test_presentation_from_the_url(value):
-    at = open_page(present=value)
+    at = open_page(present=value, teacher=token_of(1))
     assert at.toggle(key="present").value
     assert any(b.label == "Reveal the solution" for b in at.button)
 
 
 @pytest.mark.parametrize("value", ["0", "false", "<b>x</b>"])
 def test_presentation_off_unless_the_url_says_so(value):
-    at = open_page(present=value)
+    at = open_page(present=value, teacher=token_of(1))
     assert not at.toggle(key="present").value
     assert not any(b.label == "Reveal the solution" for b in at.button)
 

@@ -27,8 +27,8 @@ LEVELS = ("basic", "zeros", "disjoint", "z0")
 LEVEL_TITLES = {
     "basic": "Basic: every p and q positive",
     "zeros": "Zeros in p or q",
-    "disjoint": "Disjoint supports (alpha = 0)",
-    "z0": "Trick question: p = q (Z = 0)",
+    "disjoint": "Disjoint supports: p and q share no token",
+    "z0": "Target equal to draft",
 }
 KINDS = ("alpha", "z", "r", "correction", "branch")
 Z0_KINDS = ("r", "branch", "z", "r", "alpha")  # the trick level asks mostly for the undefined residual

@@ -6,7 +6,10 @@ key. Every piece of text that goes into HTML is escaped; nothing is stored on th
 
 from __future__ import annotations
 
+import base64
 import csv
+import hashlib
+import hmac
 import html
 import io
 from collections.abc import Mapping, Sequence
@@ -69,6 +72,32 @@ def assignment_url(base_url: str, seed, count, level) -> str:
             "",
         )
     )
+
+
+# --- the teacher's link -------------------------------------------------------------------------
+# The answer keys and the presenter's Reveal buttons open only with a teacher link: the assignment link plus
+# ``teacher=TOKEN``, a token derived from the server's secret and the seed. The page makes one only for a seed it
+# draws at random (New random seed), so a student who types the seed of their class's assignment gets no key.
+
+TEACHER_PARAM = "teacher"
+_TEACHER_CONTEXT = "residual-lab exercises teacher v1"
+
+
+def teacher_token(secret: bytes, seed) -> str:
+    """The teacher token of an assignment's seed (24 URL-safe characters; the count and level are free)."""
+    message = f"{_TEACHER_CONTEXT} seed={parse_seed(seed)}".encode()
+    return base64.urlsafe_b64encode(hmac.new(secret, message, hashlib.sha256).digest()[:18]).decode()
+
+
+def is_teacher_token(secret: bytes, seed, token) -> bool:
+    """Does ``token`` (from a link: any text) open the keys of ``seed``? Compared in constant time."""
+    given = str(token or "")[:100].encode("utf-8", "replace")
+    return bool(given) and hmac.compare_digest(teacher_token(secret, seed).encode(), given)
+
+
+def teacher_url(base_url: str, seed, count, level, token: str) -> str:
+    """The assignment link with the teacher token: the teacher's own, never for the class."""
+    return assignment_url(base_url, seed, count, level) + "&" + urlencode({TEACHER_PARAM: token})
 
 
 # --- shared pieces ------------------------------------------------------------------------------

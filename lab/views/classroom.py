@@ -458,7 +458,7 @@ def assignment_student(state: store.StudentState, code: str, token: str) -> tupl
                     "Your answer",
                     value=attempt.answer if attempt else "",
                     key=f"cls_ans_{activity.id}_{problem.number}",
-                    placeholder="3/4, 0.75, undefined, rejection or no-rejection",
+                    placeholder="A fraction, a decimal or a word",
                     disabled=activity.locked or done,
                 )
                 st.form_submit_button(

@@ -1,6 +1,9 @@
 """Exercises: seeded problems with feedback, hints and worked solutions; predict the bars; the teacher's
 assignment link with a QR code; downloads. A thin view: every number comes from
 lab.teaching.exercises / lab.teaching.exports.
+The answer keys and the presenter's Reveal buttons are the teacher's: they open only with a teacher link (the
+assignment link plus a token derived from the server's secret, made for a seed drawn at random); a student's
+assignment link shows the problems, hints, the worked solution after two tries and their own results.
 Attempts live in this browser session, and on the server only after the student asks for a resume link
 (lab.views.study_resume: the id in the link brings them back after a reload or a restart)."""
 
@@ -10,6 +13,7 @@ import secrets
 
 import streamlit as st
 
+from lab.classroom.secret import SecretError, server_secret
 from lab.core.display import markdown_escape, markdown_table
 from lab.core.formatting import both_text, fraction_text
 from lab.models.exercises import TABS, ExercisesModel
@@ -31,7 +35,16 @@ from lab.teaching.exercises import (
     score_prediction,
     worked_solution,
 )
-from lab.teaching.exports import MAX_BASE_URL_LENGTH, assignment_url, check_base_url, results_csv
+from lab.teaching.exports import (
+    MAX_BASE_URL_LENGTH,
+    TEACHER_PARAM,
+    assignment_url,
+    check_base_url,
+    is_teacher_token,
+    results_csv,
+    teacher_token,
+    teacher_url,
+)
 from lab.views import study_resume
 from lab.views.accessibility import announce, section, title
 from lab.views.classwide import assignment_downloads, pq_table, qr_image, shared_assignment
@@ -97,9 +110,21 @@ def _write_assignment() -> None:
             del st.query_params[key]
 
 
+def _secret() -> bytes | None:
+    try:
+        return server_secret()
+    except SecretError as exc:  # a misconfigured server: no teacher link works (said on the Teacher tab)
+        st.session_state["exq_secret_error"] = str(exc)
+        return None
+
+
 def _new_seed():
+    """A new assignment with its teacher link: the seed is drawn at random, so its token opens no one else's keys."""
     st.session_state["seed"] = secrets.randbelow(MAX_SEED + 1)
     _write_assignment()
+    secret = _secret()
+    if secret is not None:
+        st.query_params[TEACHER_PARAM] = teacher_token(secret, st.session_state["seed"])
 
 
 # The assignment is the link's (refused values were taken out of it above). Its controls are drawn only while the
@@ -137,6 +162,9 @@ checked_bars: dict[int, tuple] = _state("exq_bars", dict).setdefault(sig, {})
 if resume_problem := study_resume.load_saved(sig, attempts) or st.session_state.pop("exq_resume_error", None):
     st.warning(f"Resume link: {markdown_escape(resume_problem)}")
 presenting = is_presenting()
+_link_token = str(st.query_params.get(TEACHER_PARAM, ""))[:100]
+_server_secret = _secret() if _link_token else None
+teacher = _server_secret is not None and is_teacher_token(_server_secret, seed, _link_token)  # the keys of this assignment
 
 
 # --- problems -----------------------------------------------------------------------------------
@@ -203,7 +231,7 @@ def draw_problem(problem: Problem) -> None:
             st.text_input(
                 "Your answer",
                 key=_answer_key(problem),
-                placeholder="3/4, 0.75 or undefined",
+                placeholder="A fraction, a decimal or a word",
                 help="A fraction (exact), a decimal (within 0.005), or 'undefined' if it does not exist.",
             )
         # Check and Hint never disable themselves (focus would drop to the page's body): pressed again once solved or
@@ -213,14 +241,15 @@ def draw_problem(problem: Problem) -> None:
             kind, message = feedback[problem.number]
             getattr(st, kind)(markdown_escape(message))
         # the presenter's Reveal button sits beside Hint, in one row; without it, no row at all
-        buttons = st.container(horizontal=True) if presenting else st
+        reveal_button = presenting and teacher  # the presenter's button: a teacher link's only
+        buttons = st.container(horizontal=True) if reveal_button else st
         buttons.form_submit_button(
             f"Hint {min(attempt.hints_used + 1, len(HINT_STEPS))} of {len(HINT_STEPS)}",
             key=f"exq_hint_{sig}_{problem.number}",
             on_click=_hint,
             args=(problem,),
         )
-        if presenting:
+        if reveal_button:
             buttons.form_submit_button(
                 "Reveal the solution",
                 key=f"exq_reveal_{sig}_{problem.number}",
@@ -434,19 +463,36 @@ with tab_teacher:
             alt="QR code that opens the assignment link shown above",
             width=420 if presenting else 260,
         )
+        if error := st.session_state.pop("exq_secret_error", None):
+            st.error(f"Teacher links do not work on this server: {markdown_escape(error)}.")
+        if teacher and not presenting:  # the projector is public: the teacher's link is not shown there
+            st.markdown(
+                "**Your teacher link** (keep it private: it opens the answer keys and, in presentation mode, the "
+                "Reveal buttons; give the class the assignment link above):"
+            )
+            st.code(teacher_url(base, seed, count, level, _link_token), language=None, wrap_lines=True)
+        elif not teacher:
+            st.info(
+                "Answer keys open with a teacher link only. Press **New random seed** above: it makes a new "
+                "assignment and puts its teacher link in this page's address (keep that address private, and give "
+                "the class the assignment link). A seed typed by hand makes a student link without keys.",
+                icon=":material/lock:",
+            )
         st.markdown("**Downloads** (the same for everyone with this link; nothing is saved on the server):")
         stem = f"residual-lab-seed{seed}-{level}-{count}"
         d1, d2 = st.columns(2)
         # The files are the same for the whole class (built once) and handed over only on a click: passing the
         # text itself would hash and store every file again on every run of every student's page.
-        downloads = (  # (column, label, file name suffix, MIME type, widget key)
+        keys = (  # (column, label, file name suffix, MIME type, widget key): a teacher link's only
             (d1, "Answer key (Markdown)", "key.md", "text/markdown", "exq_dl_key_md"),
             (d1, "Answer key (CSV)", "key.csv", "text/csv", "exq_dl_key_csv"),
+        )
+        worksheets = (  # questions and p / q only, blanks for the answers
             (d2, "Worksheet (HTML, prints cleanly)", "worksheet.html", "text/html", "exq_dl_ws_html"),
             (d2, "Worksheet (Markdown)", "worksheet.md", "text/markdown", "exq_dl_ws_md"),
             (d2, "Worksheet (CSV)", "worksheet.csv", "text/csv", "exq_dl_ws_csv"),
         )
-        for column, label, suffix, mime, key in downloads:
+        for column, label, suffix, mime, key in (keys if teacher else ()) + worksheets:
             column.download_button(
                 label,
                 lambda suffix=suffix: assignment_downloads(seed, count, level)[suffix],
@@ -455,7 +501,8 @@ with tab_teacher:
                 on_click="ignore",
                 key=key,
             )
-        st.caption(
-            "The same key from a terminal: "
-            + f"`python -m lab exercises --seed {seed} --count {count} --level {level}`"
-        )
+        if teacher:
+            st.caption(
+                "The same key from a terminal: "
+                + f"`python -m lab exercises --seed {seed} --count {count} --level {level}`"
+            )

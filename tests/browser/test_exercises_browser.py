@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import csv
+import io
 from fractions import Fraction
 from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+from exercise_reference import expected_answer
 
 from browserlib import PHONE, goto, wait_idle
 from lab.teaching.exercises import generate_problems
@@ -73,11 +78,19 @@ def test_downloads_are_built_on_the_click(page, app_url):
     assert rows[1].startswith(f"1,{exact_text(alpha)},yes,1,")
     page.get_by_role("tab", name="Teacher").click()
     wait_idle(page)
+    assert page.get_by_role("button", name="Answer key (CSV)").count() == 0  # a student's link: no key
+    page.get_by_role("button", name="New random seed").click()  # a new assignment, with its teacher link
+    wait_idle(page)
+    page.wait_for_url("**teacher=**")
+    seed = int(parse_qs(urlsplit(page.url).query)["seed"][0])
     with page.expect_download() as info:
         page.get_by_role("button", name="Answer key (CSV)").click()
-    assert info.value.suggested_filename == "residual-lab-seed12-zeros-3-key.csv"
-    key = Path(info.value.path()).read_text(encoding="utf-8").splitlines()
-    assert key[1].startswith("1,zeros,") and key[1].endswith(f",{exact_text(alpha)},{float(alpha):.4g}")
+    assert info.value.suggested_filename == f"residual-lab-seed{seed}-zeros-3-key.csv"
+    rows = list(csv.reader(io.StringIO(Path(info.value.path()).read_text(encoding="utf-8"))))
+    for problem, row in zip(generate_problems(seed, 3, "zeros"), rows[1:], strict=True):
+        answer = expected_answer(problem)  # from the sampling procedure (tests/exercise_reference.py)
+        assert row[:3] == [str(problem.number), "zeros", problem.prompt]
+        assert row[5] == (answer if isinstance(answer, str) else exact_text(answer))
 
 
 def _dist(dist) -> str:
