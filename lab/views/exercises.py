@@ -164,7 +164,8 @@ if resume_problem := study_resume.load_saved(sig, attempts) or st.session_state.
 presenting = is_presenting()
 _link_token = str(st.query_params.get(TEACHER_PARAM, ""))[:100]
 _server_secret = _secret() if _link_token else None
-teacher = _server_secret is not None and is_teacher_token(_server_secret, seed, _link_token)  # the keys of this assignment
+# a teacher link of this assignment: its keys and Reveal buttons
+teacher = _server_secret is not None and is_teacher_token(_server_secret, seed, _link_token)
 
 
 # --- problems -----------------------------------------------------------------------------------
