@@ -23,6 +23,9 @@ from lab.models.explorer import (
     slider_columns,
 )
 from lab.teaching.worked_example import (
+    GuideState,
+    bar_names,
+    check_products,
     display_values,
     guide_steps,
     lab_result,
@@ -152,13 +155,37 @@ def test_seed_worked_sum_recovers_the_target():
     assert not worked_sum({"B": F(1, 2), "C": F(1, 2)}).recovers_target
 
 
-def test_guide_steps_check_off_in_order():
+def test_guide_steps_follow_the_state_in_any_order():
     z = F(2, 5)
-    assert [s.done for s in guide_steps(False, 0.75, 1, True, True, True, z)] == [False] * 5
-    assert [s.done for s in guide_steps(True, 0.5, 10, False, False, False, z)] == [True, False, False, False, False]
-    assert [s.done for s in guide_steps(True, 0.75, 1, True, False, False, z)] == [True, True, True, False, False]
-    assert all(s.done for s in guide_steps(True, 0.75, 1, True, True, True, z))
-    assert "Z = 2/5" in guide_steps(True, 0.75, 1, True, True, True, z)[-1].text
+
+    def done(clean, lab_p, n, predicted, inspected, typed, summed):
+        return [s.done for s in guide_steps(GuideState(clean, lab_p, n, predicted, inspected, typed, summed), z)]
+
+    assert done(False, 0.75, 1, True, True, True, True) == [False, True, True, True, True, True]
+    assert done(True, 0.5, 10, False, False, False, False) == [True, False, False, False, False, False]
+    assert done(True, 0.75, 1, True, False, False, False) == [True, True, True, False, False, False]
+    assert done(True, 0.75, 1, False, True, False, False) == [True, True, False, True, False, False]  # no gating
+    assert done(True, 0.7, 1, True, True, False, False) == [True, False, True, False, False, False]
+    assert all(done(True, 0.75, 1, True, True, True, True))
+    steps = guide_steps(GuideState(True, 0.5, 5, False, False, False, False), z)
+    assert [s.missing for s in steps[1:4]] == [
+        "set lab success p to 0.75 and set n to 1",
+        "set n to 1 first",
+        "set lab success p to 0.75 and set n to 1, then press Inspect",
+    ]
+    assert "Z = 2/5" in steps[4].text and "Z·r(B) and Z·r(C)" in steps[4].text
+
+
+def test_typed_products_are_checked_exactly_and_name_no_answer():
+    worked = worked_sum({"B": F(3, 4), "C": F(1, 4)})  # Z·r(B) = 2/5 · 3/4 = 3/10, Z·r(C) = 2/5 · 1/4 = 1/10
+    for b, c in (("3/10", "1/10"), ("0.3", "0.10"), ("30%", ".1"), (" 6/20 ", "1e-1")):
+        assert check_products({"B": b, "C": c}, worked).right, (b, c)
+    wrong = check_products({"B": "0.31", "C": ""}, worked)
+    assert not wrong.right and len(wrong.messages) == 2
+    assert wrong.messages[0].startswith("Z·r(B): '0.31' is not Z × r(B)") and "3/10" not in wrong.messages[0]
+    assert wrong.messages[1] == "Z·r(C): type a value"
+    assert "not a number" in check_products({"B": "abc", "C": "1/10"}, worked).messages[0]
+    assert bar_names(0.75, 1) == ("r(B)", "r(C)") and bar_names(0.7, 1) == ("B", "C") and bar_names(0.75, 2)[0] == "0"
 
 
 def test_normalise_column_divides_by_the_sum_exactly_and_keeps_the_rest_as_typed():

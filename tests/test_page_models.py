@@ -98,8 +98,14 @@ def test_binomial_model_from_url_to_url_reset():
     model, warnings = BinomialLabModel.from_url({"lab_p": "3/4", "n": "1", "pred": "0.75,0.25", "inspect": "1"})
     assert not warnings and (model.lab_p, model.n, model.preds) == (0.75, 1, [0.75, 0.25])
     assert model.to_url() == {"lab_p": "0.75", "n": "1", "pred": "0.75,0.25", "inspect": "1"}
+    assert not model.clean_start  # a link with predictions and an inspected state
     model.reset()
-    assert (model.lab_p, model.n, model.reset_pressed) == (0.5, 5, True)
+    assert (model.lab_p, model.n, model.clean_start) == (0.5, 5, True)
+    fresh, _ = BinomialLabModel.from_url({"lab_p": "0.75", "n": "1"})
+    assert fresh.clean_start and fresh.to_url() == {"lab_p": "0.75", "n": "1"}
+    fresh.preds = [0.7, 0.3]
+    assert fresh.to_url()["reset"] == "1"  # so the link keeps it a clean start
+    assert BinomialLabModel.from_url(fresh.to_url())[0].clean_start
     for value in ("abc", "nan", "inf", "1/0", "1e-20000000", "1e-1_000_000", "2"):
         bad, warnings = BinomialLabModel.from_url({"lab_p": value})
         assert names(warnings) == {"lab_p"} and bad.lab_p == 0.5, value

@@ -233,16 +233,18 @@ def test_binomial_worked_example_through_the_guide():
     at.number_input(key="bl_pred_1").set_value(0.3).run()
     assert at.button(key="bl_sum").disabled
     at.button(key="bl_inspect").click().run()
-    t = traces(at)
-    assert t["exact probability"]["x"] == ["B", "C"] and t["exact probability"]["y"] == [0.75, 0.25]
+    t = traces(at)  # at the worked example the bars are named as the residual's
+    assert t["exact probability"]["x"] == ["r(B)", "r(C)"] and t["exact probability"]["y"] == [0.75, 0.25]
     assert t["exact probability"]["text"] == ["3/4", "1/4"]
     # at the worked example the bars are r(B), r(C): no mean or sd, only the distance from your bars
     assert [m.label for m in at.metric] == ["distance from your bars (TV)"]
     assert metric(at, "distance") == "1/20 (0.05)"  # (|0.7 - 0.75| + |0.3 - 0.25|) / 2
     text = markdown_text(at)
     assert "A has zero residual mass" in text and "not a rejection sampler and not a three-token model" in text
-    assert "4. Inspect — done" in text and "5. Multiply" in text and "masses — done" not in text
-    at.button(key="bl_sum").click().run()
+    assert "4. Inspect — done" in text and "5. Multiply" in text and "target — done" not in text
+    at.text_input(key="bl_zr_B").set_value("3/10")  # Z·r(B) = 2/5 × 3/4
+    at.text_input(key="bl_zr_C").set_value("0.1")  # Z·r(C) = 2/5 × 1/4
+    at.button(key="FormSubmitter:bl_products_form-Check").click().run()
     text = markdown_text(at)
     assert "B: 3/10 + Z × 3/4 = 3/10 + 3/10 = **3/5**" in text
     assert "C: 1/5 + Z × 1/4 = 1/5 + 1/10 = **3/10**" in text
@@ -272,7 +274,7 @@ def test_binomial_reset_restores_defaults():
     at.number_input(key="bl_n").set_value(2).run()
     at.button(key="bl_reset").click().run()
     assert at.number_input(key="bl_p").value == 0.5 and at.number_input(key="bl_n").value == 5
-    assert "1. Reset — done" in markdown_text(at)
+    assert "1. Start from a clean lab (Reset) — done" in markdown_text(at)
 
 
 def test_binomial_state_from_url_and_bad_links():

@@ -24,12 +24,13 @@ class BinomialLabModel:
     n: int = DEFAULT_N
     preds: list[float] = field(default_factory=lambda: [0.0] * (DEFAULT_N + 1))
     inspected: tuple | None = None  # the (lab p, n) that was inspected
-    reset_pressed: bool = False
-    summed: bool = False
+    clean_start: bool = True  # opened with no prediction and nothing inspected, or reset since (the guide's step 1)
+    products_typed: bool = False  # the guide's Z·r(B) and Z·r(C), typed and exactly right
+    summed: bool = False  # the guide's final sum is shown
 
     def reset(self) -> None:
-        """Back to the defaults; the guide remembers that Reset was pressed (its first step)."""
-        self.__init__(reset_pressed=True)
+        """Back to the defaults: a clean lab (the guide's first step)."""
+        self.__init__(clean_start=True)
 
     def set_n(self, n: int) -> None:
         """A new n: new outcomes, new empty predictions."""
@@ -71,8 +72,10 @@ class BinomialLabModel:
                 read.refuse("pred", str(exc).removeprefix("link: "))
         if read.flag("inspect") and reveal_allowed:  # presenting: reveal only on the button
             model.inspected = (model.lab_p, model.n)
-        model.reset_pressed = read.flag("reset")
-        model.summed = read.flag("sum") and reveal_allowed
+        # a link with predictions or an inspected state did not start clean, unless it says it was reset
+        model.clean_start = read.flag("reset") or not any(k in params for k in ("pred", "inspect", "sum", "typed"))
+        model.products_typed = read.flag("typed") and reveal_allowed
+        model.summed = (read.flag("sum") or model.products_typed) and reveal_allowed
         return model, read.warnings
 
     def to_url(self) -> dict[str, str]:
@@ -85,9 +88,11 @@ class BinomialLabModel:
             desired["pred"] = encode_prediction(self.preds)
         if self.inspected == (self.lab_p, self.n):
             desired["inspect"] = "1"
-        if self.reset_pressed:
-            desired["reset"] = "1"
-        if self.summed:
+        if self.clean_start and (any(self.preds) or self.inspected or self.summed):
+            desired["reset"] = "1"  # without it, a link with predictions reads as not started clean
+        if self.products_typed:
+            desired["typed"] = "1"
+        elif self.summed:
             desired["sum"] = "1"
         return desired
 

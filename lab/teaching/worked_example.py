@@ -1,8 +1,10 @@
 """The binomial lab's display and the guided worked example (no Streamlit here).
 
-The worked example: Reset; set lab success p = 0.75 and n = 1; predict the B/C bars; Inspect; then multiply
-the displayed probabilities by the separately calculated rejection probability Z (2/5, from the
-``bernoulli-residual`` scenario) and add the accepted masses min(p, q): A 1/10, B 3/5, C 3/10.
+The worked example: start clean (Reset); set lab success p = 0.75 and n = 1; predict the bars, which are the
+residual's r(B) and r(C); Inspect; type Z·r(B) and Z·r(C), the bars times the separately calculated rejection
+probability Z (2/5, from the ``bernoulli-residual`` scenario); then add the accepted masses min(p, q):
+A 1/10, B 3/5, C 3/10. "lab success p" is the lab's own parameter (each trial's success probability), not the
+scenario's target p.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from lab.core.binomial import FAILURE_TOKEN, SUCCESS_TOKEN, BinomialResult, bino
 from lab.core.distance import total_variation
 from lab.core.distributions import to_fraction
 from lab.core.formatting import fraction_text
+from lab.core.numbers import NumberInputError, parse_number, shown
 from lab.core.residual import ResidualResult, residual_exact
 from lab.core.scenarios import load_scenario
 
@@ -37,6 +40,14 @@ def outcome_labels(n: int) -> tuple[str, ...]:
     if n == 1:
         return (SUCCESS_TOKEN, FAILURE_TOKEN)
     return tuple(str(k) for k in range(n + 1))
+
+
+def bar_names(lab_p, n: int) -> tuple[str, ...]:
+    """The bars' names on the chart and in the table: at the worked example (lab success p = 0.75, n = 1) they are
+    the residual's bars r(B) and r(C); otherwise :func:`outcome_labels`."""
+    if n == WORKED_EXAMPLE_N and to_fraction(lab_p) == WORKED_EXAMPLE_LAB_P:
+        return tuple(f"r({t})" for t in outcome_labels(n))
+    return outcome_labels(n)
 
 
 def display_values(result: BinomialResult) -> tuple:
@@ -107,6 +118,20 @@ def worked_sum(displayed: Mapping[str, Fraction], scenario_name: str = WORKED_EX
 class GuideStep:
     text: str
     done: bool
+    missing: str = ""  # what the page still needs for this step (empty when done)
+
+
+@dataclass(frozen=True)
+class GuideState:
+    """What the guide reads from the lab: each step is done when the lab is in that state, in any order."""
+
+    clean_start: bool  # the page opened with no prediction and nothing inspected, or Reset was pressed since
+    lab_p: object
+    n: int
+    predicted: bool  # a bar predicted (at n = 1)
+    inspected: bool  # the exact bars shown for the current lab success p and n
+    products_typed: bool  # Z·r(B) and Z·r(C) typed and exactly right
+    summed: bool  # the final sum shown (after the products, or asked for)
 
 
 def at_worked_example(lab_p, n: int) -> bool:
@@ -114,19 +139,87 @@ def at_worked_example(lab_p, n: int) -> bool:
     return to_fraction(lab_p) == WORKED_EXAMPLE_LAB_P and n == WORKED_EXAMPLE_N
 
 
-def guide_steps(
-    reset_pressed: bool, lab_p, n: int, predicted: bool, inspected: bool, summed: bool, z: Fraction
-) -> list[GuideStep]:
-    """The worked example's steps, each checked off from the lab's current state (in order: a step counts once
-    every earlier step is done). ``z`` is the scenario's rejection probability, named in step 5."""
-    at_example = at_worked_example(lab_p, n)
+def _setting_missing(lab_p, n: int) -> list[str]:
+    missing = []
+    if to_fraction(lab_p) != WORKED_EXAMPLE_LAB_P:
+        missing.append(f"set lab success p to {float(WORKED_EXAMPLE_LAB_P):.2f}")
+    if n != WORKED_EXAMPLE_N:
+        missing.append(f"set n to {WORKED_EXAMPLE_N}")
+    return missing
+
+
+def guide_steps(state: GuideState, z: Fraction) -> list[GuideStep]:
+    """The worked example's steps. A step is done when the lab is in its state, whatever the order the student
+    took (a page that opened clean needs no Reset); an unticked step says what is missing. ``z`` is the
+    scenario's rejection probability, named in the steps that use it."""
+    setting = _setting_missing(state.lab_p, state.n)
+    at_example = not setting
+    bars = " and ".join(f"r({t})" for t in outcome_labels(WORKED_EXAMPLE_N))
+    products = " and ".join(f"Z·r({t})" for t in outcome_labels(WORKED_EXAMPLE_N))
+    predicted = state.predicted and state.n == WORKED_EXAMPLE_N
+    inspected = state.inspected and at_example
     return [
-        GuideStep("Reset", reset_pressed),
-        GuideStep("Set lab success p = 0.75 and n = 1", reset_pressed and at_example),
-        GuideStep("Predict the B/C bars", reset_pressed and at_example and predicted),
-        GuideStep("Inspect", reset_pressed and at_example and predicted and inspected),
         GuideStep(
-            f"Multiply the displayed probabilities by Z = {fraction_text(z)} and add the accepted masses",
-            reset_pressed and at_example and predicted and inspected and summed,
+            "Start from a clean lab (Reset)",
+            state.clean_start,
+            "press Reset: this page opened with predictions or inspected bars",
+        ),
+        GuideStep(
+            f"Set lab success p = {float(WORKED_EXAMPLE_LAB_P):.2f} and n = {WORKED_EXAMPLE_N}",
+            at_example,
+            " and ".join(setting),
+        ),
+        GuideStep(
+            f"Predict the bars {bars} (Predict B, Predict C)",
+            predicted,
+            f"set n to {WORKED_EXAMPLE_N} first" if state.n != WORKED_EXAMPLE_N else "type a value in Predict B or C",
+        ),
+        GuideStep(
+            "Inspect",
+            inspected,
+            " and ".join(setting) + ", then press Inspect" if setting else "press Inspect",
+        ),
+        GuideStep(
+            f"Multiply each bar by Z = {fraction_text(z)}: type {products}",
+            state.products_typed,
+            "inspect the bars first" if not inspected else f"type {products} below and press Check",
+        ),
+        GuideStep(
+            "Add the accepted masses min(p, q): the unconditional target",
+            state.summed,
+            "the sum appears once the products are right (or press the button to see it)",
         ),
     ]
+
+
+@dataclass(frozen=True)
+class ProductCheck:
+    """The typed Z·r(B) and Z·r(C): right only when exactly equal to Z times the residual's bar."""
+
+    messages: tuple[str, ...]  # one per wrong or unreadable value; no answer in them
+    right: bool
+
+
+def check_products(typed: Mapping[str, str], worked: WorkedSum) -> ProductCheck:
+    """Read each typed product exactly (lab.core.numbers: fractions, decimals, percentages) and compare it with
+    Z × the displayed bar. The messages say which is wrong or unreadable, never the right value."""
+    messages = []
+    for row in worked.rows:
+        if not row.in_display:
+            continue
+        label = f"Z·r({row.token})"
+        text = str(typed.get(row.token, "") or "").strip()
+        if not text:
+            messages.append(f"{label}: type a value")
+            continue
+        try:
+            value = parse_number(text, label, allow_percent=True)
+        except NumberInputError as exc:
+            messages.append(str(exc))
+            continue
+        if value != row.correction:
+            messages.append(
+                f"{label}: {shown(text)} is not Z × r({row.token}); multiply the bar r({row.token}) you inspected "
+                f"by Z = {fraction_text(worked.z)} exactly"
+            )
+    return ProductCheck(tuple(messages), not messages)

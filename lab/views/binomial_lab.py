@@ -16,7 +16,10 @@ from lab.core.formatting import both_text, decimal_text, fraction_text
 from lab.models.binomial_lab import BinomialLabModel, control_n, control_p
 from lab.teaching.worked_example import (
     WORKED_EXAMPLE_SCENARIO,
+    GuideState,
     at_worked_example,
+    bar_names,
+    check_products,
     display_values,
     guide_steps,
     lab_result,
@@ -51,7 +54,18 @@ def on_inspect() -> None:
 
 
 def on_sum() -> None:
+    """Show the sum without typing the products (the student asked for it)."""
     S["bl_model"].summed = True
+
+
+def on_products() -> None:
+    """Check the typed Z·r(B) and Z·r(C) exactly; right, the sum follows."""
+    model = S["bl_model"]
+    worked, _steps = guide_state(model)
+    check = check_products({t: S.get(f"bl_zr_{t}", "") for t in outcome_labels(1)}, worked)
+    if check.right:
+        model.products_typed = model.summed = True
+    S["bl_products_feedback"] = check.messages
 
 
 if "bl_model" not in S:
@@ -64,7 +78,8 @@ S.setdefault("bl_n", model.n)
 title("Binomial lab")
 st.markdown(  # outside the lab's fragment: text that never changes is not sent again on every change
     "Set **lab success p** and the number of trials **n**, enter your predicted bar heights, then "
-    "**Inspect** the exact Binomial(n, lab success p) probabilities.\n\n"
+    "**Inspect** the exact Binomial(n, lab success p) probabilities. *lab success p* is this lab's own "
+    "parameter, the probability that one trial succeeds: it is not the target p of a scenario.\n\n"
     "With n = 1 the two bars are **B** (success) and **C** (failure). In the worked example "
     "(scenario bernoulli-residual) A has zero "
     "residual mass, so A is outside this two-outcome display. This is an exact Bernoulli picture of a "
@@ -83,14 +98,26 @@ def guide_state(model: BinomialLabModel):
     lab_p, n = model.lab_p, model.n
     exact = display_values(lab_result(lab_p, n))
     worked = worked_sum(dict(zip(outcome_labels(n), exact)) if n == 1 else {}, WORKED_EXAMPLE_SCENARIO)
-    predicted = n == 1 and any(model.preds)
-    inspected = model.inspected == (lab_p, n)
-    return worked, guide_steps(model.reset_pressed, lab_p, n, predicted, inspected, model.summed, worked.z)
+    state = GuideState(
+        model.clean_start,
+        lab_p,
+        n,
+        n == 1 and any(model.preds),
+        model.inspected == (lab_p, n),
+        model.products_typed,
+        model.summed,
+    )
+    return worked, guide_steps(state, worked.z)
+
+
+def sum_ready(steps) -> bool:
+    """The lab shows the worked example's bars: lab success p = 0.75, n = 1, inspected (steps 2 and 4)."""
+    return steps[1].done and steps[3].done
 
 
 def guide_key(model: BinomialLabModel, worked, steps) -> tuple:
     """Everything the guide panel shows, to compare: its steps, and the worked sum once it is shown."""
-    return tuple(steps), model.summed, worked if steps[-1].done else None
+    return tuple(steps), model.summed, worked if steps[-1].done and sum_ready(steps) else None
 
 
 def guide_follows(model: BinomialLabModel) -> None:
@@ -117,7 +144,8 @@ def lab_body() -> None:
     # controls' values are checked
     controls = st.container(horizontal=True, vertical_alignment="bottom")
     controls.number_input(
-        "lab success p", min_value=0.0, max_value=1.0, step=0.01, format="%.2f", key="bl_p", width=CONTROL_WIDTH
+        "lab success p", min_value=0.0, max_value=1.0, step=0.01, format="%.2f", key="bl_p", width=CONTROL_WIDTH,
+        help="The lab's own parameter: the probability that one trial succeeds (not a scenario's target p)",
     )
     controls.number_input(
         "n", min_value=N_MIN, max_value=N_MAX, step=1, key="bl_n", help="Number of trials, 1 to 26", width=CONTROL_WIDTH
@@ -133,6 +161,7 @@ def lab_body() -> None:
     model.lab_p = lab_p
     if model.inspected is not None and model.inspected != (lab_p, n):
         model.inspected = None
+        model.products_typed = model.summed = False  # the guide's products were for the bars inspected
         st.info("lab success p or n changed, so the bars are hidden again: predict, then Inspect.")
     controls.button("Inspect", key="bl_inspect", type="primary", on_click=on_inspect)
     bars_body()  # ends with guide_follows, in this fragment's reruns too
@@ -148,7 +177,7 @@ def bars_body() -> None:
             S[f"bl_pred_{k}"] = value
     lab_p, n = model.lab_p, model.n
     result = lab_result(lab_p, n)
-    labels = outcome_labels(n)
+    labels = bar_names(lab_p, n)  # r(B), r(C) at the worked example
     inspected = model.inspected == (lab_p, n)
     left, right = st.columns([3, 2], gap="large")
     with right:
@@ -166,7 +195,10 @@ def bars_body() -> None:
         model.preds = [control_p(S[f"bl_pred_{k}"], 0.0) for k in range(len(labels))]
         st.caption(f"Your bars add up to {both_text(sum(to_fraction(v) for v in model.preds))}.")
     exact = display_values(result)
-    x_title = "outcome (B = success, C = failure)" if n == 1 else "number of successes k"
+    if labels != outcome_labels(n):
+        x_title = "residual bar (r(B) = success, r(C) = failure)"
+    else:
+        x_title = "outcome (B = success, C = failure)" if n == 1 else "number of successes k"
     with left:
         shown = exact if inspected else None
         yours = ", ".join(f"{lab} {fraction_text(to_fraction(v))}" for lab, v in zip(labels, model.preds))
@@ -230,18 +262,34 @@ def guide_panel() -> None:
                 # icon by its font name ("check_box_outline_blank icon")
                 ("☑" if step.done else "☐")
                 + f" {number}. {step.text}"
-                + (" — done" if step.done else "")
+                + (" — done" if step.done else f" — to do: {step.missing}")
                 for number, step in enumerate(steps, start=1)
             )
         )
-        ready = all(step.done for step in steps[:4])
+        ready = sum_ready(steps)
+        if ready and not model.products_typed:
+            # the products first, typed and checked exactly; the sum follows (or the button below shows it)
+            with st.form("bl_products_form", border=False, enter_to_submit=True):
+                boxes = st.container(horizontal=True, vertical_alignment="bottom")
+                for token in outcome_labels(1):
+                    boxes.text_input(
+                        f"Z·r({token})",
+                        key=f"bl_zr_{token}",
+                        max_chars=40,
+                        placeholder="a fraction or a decimal",
+                        width=PREDICTION_WIDTH,
+                    )
+                boxes.form_submit_button("Check", on_click=on_products)
+            for message in S.pop("bl_products_feedback", ()):
+                st.error(markdown_escape(message))
         st.button(
             f"Multiply by Z = {fraction_text(worked.z)} and add",
             key="bl_sum",
             on_click=on_sum,
             disabled=not ready,  # not by its own press: that would drop keyboard focus to the page's body
+            help="Shows the sum without typing the products",
         )
-        if steps[-1].done:
+        if model.summed and ready:
             lines = []
             for row in worked.rows:
                 shown_text = f"Z × {fraction_text(row.displayed)}" if row.in_display else "Z × 0 (outside the display)"
