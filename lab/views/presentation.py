@@ -93,12 +93,21 @@ def _sync_url() -> None:
         del st.query_params[PRESENT_KEY]
 
 
+def _joined_student_link() -> bool:
+    """The Class page's link of a joined student (``?code=C&student=ID``, lab/views/classroom.py)."""
+    return bool(st.query_params.get("code")) and bool(st.query_params.get("student"))
+
+
 def presentation_toggle() -> bool:
     """The toggle itself, drawn by app.py above every page; returns whether presentation mode is on.
 
     A new session (a link or a reload) starts from the URL's ``present=1`` (true/yes/on work too); after
-    that the toggle is the source of truth and the URL follows it.
+    that the toggle is the source of truth and the URL follows it. A joined student's Class page has no toggle.
     """
+    if _joined_student_link():  # a student's own class page shows the class, nothing of the teacher's
+        st.session_state[PRESENT_KEY] = False  # (the toggle is not drawn in this run, so its state may be set)
+        _sync_url()
+        return False
     if PRESENT_KEY not in st.session_state:
         st.session_state[PRESENT_KEY] = _url_says_present()
     with st.container(horizontal=True, horizontal_alignment="right", key="presentation-bar"):

@@ -14,7 +14,7 @@ import pytest
 from answer_text import ANSWERS, leaks, states
 from exercise_reference import expected_answer
 
-from browserlib import goto, wait_idle
+from browserlib import goto, plotly_data, wait_idle
 from lab.teaching.exercises import generate_problems
 
 # Everything the page can show or announce: visible text, accessible names and alt texts, link targets and
@@ -121,3 +121,100 @@ def test_an_assignment_link_without_the_teacher_secret_has_no_key(browser, app_u
     assert token not in again.locator("[data-testid=stMain]").inner_text()  # presenting: the teacher link not shown
     again.context.close()
     teacher.context.close()
+
+
+# --- a live class: students' pages and the teacher's projected screen before and after the reveal --------------
+
+
+@pytest.fixture(scope="module")
+def class_app(tmp_path_factory):
+    import os
+
+    from browserlib import ROOT, start_streamlit, stop_process
+
+    data = tmp_path_factory.mktemp("revealclass")
+    old = os.environ.get("RESIDUAL_LAB_DATA")
+    os.environ["RESIDUAL_LAB_DATA"] = str(data)
+    try:
+        proc, url = start_streamlit("server.py", cwd=ROOT)
+    finally:
+        if old is None:
+            os.environ.pop("RESIDUAL_LAB_DATA", None)
+        else:
+            os.environ["RESIDUAL_LAB_DATA"] = old
+    yield url, data
+    stop_process(proc)
+
+
+def wait_text(page, text: str, timeout: float = 20_000) -> None:
+    page.get_by_text(text, exact=False).first.wait_for(timeout=timeout)
+    wait_idle(page, started_timeout=50)
+
+
+@pytest.mark.parametrize(
+    "source, scenario, asked, guesses",
+    [
+        ("worked-example", "bernoulli-residual", ("B", "C"), ("0.6", "0.35")),  # no guess is an answer
+        ("draft-misses-support", "draft-misses-support", None, ("0.1", "0.2", "0.5", "0.15", "0.5")),
+    ],
+)
+def test_a_class_sees_no_answer_before_the_reveal(browser, class_app, source, scenario, asked, guesses):
+    from lab.classroom import store
+    from lab.classroom.db import make_engine
+
+    url, data = class_app
+    hand = ANSWERS[scenario]
+    engine = make_engine(f"sqlite:///{data / 'classroom.db'}")
+    new = store.create_class(engine, "Period 4")
+    store.open_activity(engine, new.code, new.teacher_token, "predict", {"source": source})
+
+    student = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
+    goto(student, f"{url}/class?code={new.code}")
+    student.get_by_role("textbox", name="Your name").fill("Ann")
+    student.get_by_role("button", name="Join").click()
+    student.wait_for_url("**student=**")
+    wait_idle(student)
+    # a joined student's page: the class, nothing of the teacher's
+    body = student.locator("[data-testid=stApp]").inner_text()
+    assert "Start a class" not in body and "Class name" not in body
+    assert student.get_by_text("Presentation mode").count() == 0  # no presentation toggle
+    fields = [f"r({t})" for t in (asked or hand.tokens)] + ([] if asked else ["Z"])
+    for field, value in zip(fields, guesses):
+        student.get_by_role("spinbutton", name=f"Predict {field}").fill(value)
+    student.get_by_role("button", name="Submit").click()
+    wait_text(student, "Saved at")
+
+    projector = browser.new_context(viewport={"width": 1920, "height": 1080}).new_page()
+    goto(projector, f"{url}/class?code={new.code}&teacher={new.teacher_token}&present=1")
+    projector.wait_for_function(
+        "() => [...document.querySelectorAll('[data-testid=stMetric]')].some(m => m.innerText.includes('1 of 1'))",
+        timeout=15_000,
+    )
+    wait_idle(projector, started_timeout=50)
+    for who, page in (("student", student), ("projector", projector)):
+        text = screen_text(page)
+        assert leaks(text, hand, asked) == [], who
+        assert all(f"{t}: p {a}, q {b}" in text for t, a, b in zip(hand.tokens, hand.p, hand.q)), who  # p and q
+        assert "success p" not in text, who
+
+    projector.get_by_role("button", name="Reveal to class").click()
+    wait_text(projector, "Reconstruction")
+    wait_text(student, "Reconstruction")
+    for who, page in (("student", student), ("projector", projector)):
+        text = screen_text(page)
+        assert all(states(text, r) for r, t in zip(hand.r, hand.tokens) if r and (asked is None or t in asked)), who
+        assert f"Z = {hand.z}" in text and "min(p, q) + Z·r gives p for every token" in text, who
+        if source == "worked-example":
+            assert "lab success p = 0.75, n = 1" in text, who
+    if source == "worked-example":  # the link opens the Binomial lab at the same bars
+        student.get_by_role("link", name="Open the Binomial lab there").click()
+        student.wait_for_url("**binomial-lab**")
+        wait_idle(student)
+        assert "lab_p=0.75" in student.url and "n=1" in student.url
+        student.get_by_role("button", name="Inspect", exact=True).click()
+        wait_idle(student)
+        exact = [t for plot in plotly_data(student) for t in plot if t["name"] == "exact probability"]
+        assert exact[0]["x"] == ["r(B)", "r(C)"] and exact[0]["y"] == pytest.approx([0.75, 0.25])
+    student.context.close()
+    projector.context.close()
+    engine.dispose()
