@@ -323,7 +323,7 @@ def guide_panel() -> None:
                 ),
             )
 
-    announce("bl-sum", f"{summed_text}." if steps[-1].done else "")
+    announce("bl-sum", f"{summed_text}." if model.summed and ready else "")
     S[GUIDE_SHOWN] = guide_key(model, worked, steps)
 
 
