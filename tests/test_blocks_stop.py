@@ -28,7 +28,8 @@ from lab.core.blocks import (
 )
 from lab.core.markov import START, MarkovModel, ModelError, load_model, load_model_file, model_names
 from lab.core.sampling import make_streams
-from lab.core.variants import VARIANT_NAMES
+from lab.core.variants import VARIANT_NAMES, VARIANTS
+from lab.teaching.pitfalls import default_block_length, mistakes
 
 STOP_MODELS = [name for name in model_names() if load_model(name).stop is not None]
 
@@ -261,3 +262,86 @@ def test_a_stop_token_outside_the_vocabulary_is_refused(tmp_path):
         load_model_file(write(tmp_path, STOP_FILE.replace('stop = "<end>"', 'stop = "end"')))
     with pytest.raises(ModelError, match="field 'stop'"):
         load_model_file(write(tmp_path, STOP_FILE.replace('stop = "<end>"', "stop = 3")))
+
+
+# --- the mistakes at the stop token -----------------------------------------------------------------
+
+STOP_MISTAKES = [name for name, v in VARIANTS.items() if v.stop_only]
+
+
+def test_the_stop_mistakes_by_hand():
+    # HAND, K = 2, L = 4 (the target law is a E 1/2, b E 1/4, b a E 1/4, as above).
+    # bonus-after-stop: from the start x1 = a kept, x2 = E kept: the run ended at the stop token with every draft
+    # kept, so a bonus follows from p(.|E) = p(start) = (1/2, 1/2, 0): a E a 1/4, a E b 1/4. x1 = E is rejected
+    # -> b (as in the correct algorithm). From b: x1 = a, x2 = E, both kept, bonus: b a E a 1/8, b a E b 1/8;
+    # x1 = E kept (the run ends there), bonus: b E a 1/8, b E b 1/8.
+    assert speculative_law(HAND, 2, 4, "bonus-after-stop") == {
+        (A, E, A): QUARTER,
+        (A, E, B): QUARTER,
+        (B, A, E, A): F(1, 8),
+        (B, A, E, B): F(1, 8),
+        (B, E, A): F(1, 8),
+        (B, E, B): F(1, 8),
+    }
+    # draft-past-stop: the same while the stop token is the block's last draft (a E then the bonus, b a E then
+    # the bonus). From b, x1 = E is kept and the draft goes on: x2 ~ q(.|E) = q(start) = (1/2, 0, 1/2), tested
+    # after E with p(start): x2 = a is kept (p/q = 1), all kept, bonus from p(.|a) = E: b E a E 1/8; x2 = E is
+    # rejected (p(E|start) = 0), the residual at the start gives b: b E b 1/8. Each output ends with its block.
+    assert speculative_law(HAND, 2, 4, "draft-past-stop") == {
+        (A, E, A): QUARTER,
+        (A, E, B): QUARTER,
+        (B, A, E, A): F(1, 8),
+        (B, A, E, B): F(1, 8),
+        (B, E, A, E): F(1, 8),
+        (B, E, B): F(1, 8),
+    }
+    # every output of either mistake holds a token after the stop token: distance 1 from the target
+    for name in STOP_MISTAKES:
+        assert compare_laws(HAND, 2, 4, name).distance == 1
+        # with L = 2 whatever follows the stop token is cut: both laws are the target's
+        assert compare_laws(HAND, 2, 2, name).distance == 0
+
+
+@pytest.mark.parametrize("name", STOP_MISTAKES)
+def test_each_stop_mistake_is_biased_on_every_shipped_stop_model(name):
+    for model_name in STOP_MODELS:
+        model = load_model(model_name)
+        k, length = default_block_length(model)
+        comparison = compare_laws(model, k, length, name)
+        assert comparison.distance > 0, model_name
+        assert sum(comparison.speculative.values()) == 1
+        # the mistake's outputs hold a token after a stop token
+        assert any(model.stop in seq[:-1] for seq in comparison.speculative)
+        report = mistakes(model_name)
+        assert report.laws[name].tv_distance == comparison.distance
+        assert report.laws["correct"].tv_distance == 0
+
+
+@pytest.mark.parametrize("name", STOP_MISTAKES)
+def test_the_stop_mistakes_change_nothing_without_a_stop_token(name):
+    for model_name in ("markov-three", "markov-tiny-sentences", "bernoulli-residual"):
+        assert compare_laws(load_model(model_name), 3, 3, name).distance == 0
+
+
+def cut_at_the_first_stop(law, stop):
+    out = {}
+    for seq, prob in law.items():
+        cut = seq[: seq.index(stop) + 1] if stop in seq else seq
+        out[cut] = out.get(cut, 0) + prob
+    return out
+
+
+@settings(max_examples=40, deadline=None)
+@given(model=stop_models(), block=st.integers(1, 3), length=st.integers(1, 4), name=st.sampled_from(STOP_MISTAKES))
+def test_cutting_a_stop_mistakes_output_at_its_first_stop_token_gives_the_target_law(model, block, length, name):
+    # what the cards call harmless: everything up to the first stop token is the correct decoder's
+    law = speculative_law(model, block, length, name)
+    assert cut_at_the_first_stop(law, model.stop) == target_law(model, length)
+
+
+def test_stop_mistakes_simulated_fit_their_own_law():
+    model = load_model("markov-ab-end")
+    for name in STOP_MISTAKES:
+        sim = simulate_blocks(model, 2, 4, 6_000, seed=3, variant=name)
+        assert sim.fit_law.p_value > 0.001
+        assert sim.fit_target.p_value < 1e-6  # biased, and 6,000 outputs see it

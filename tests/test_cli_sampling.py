@@ -20,7 +20,8 @@ def test_law_json_shape_and_values(capsys):
     code, out, err = run(capsys, "law", "markov-three", "--block", "2", "--length", "2", "--json")
     assert code == 0 and not err
     data = json.loads(out)
-    assert set(data) == {"model", "block", "length", "variant", "target", "speculative", "tv_distance"}
+    assert set(data) == {"model", "block", "length", "variant", "stop", "target", "speculative", "tv_distance"}
+    assert data["stop"] is None  # markov-three never stops
     assert data["model"] == "markov-three" and data["block"] == 2 and data["length"] == 2
     assert data["variant"] == "correct" and data["tv_distance"] == "0"
     # target by hand: P(x y) = 1/2 * 3/4, P(z x) = 1/6 * 1

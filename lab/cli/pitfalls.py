@@ -73,6 +73,7 @@ def mistakes_json(report) -> dict:
         "kind": report.kind,
         "block": report.block,
         "length": report.length,
+        "stop": report.stop,
         "target": law(report.target),
         "variants": {
             name: {
@@ -93,6 +94,8 @@ def run_mistakes(args) -> int:
         print_json(mistakes_json(report))
         return 0
     print(f"{report.model} ({report.kind}): block K = {report.block}, length L = {report.length}; exact laws")
+    if report.stop is not None:
+        print(f"outputs end with {report.stop} or are cut at L = {report.length} tokens ({report.stop} counted)")
     print()
     rows = []
     for name, v in report.laws.items():
@@ -108,7 +111,13 @@ def register(subparsers) -> None:
     mis.add_argument(
         "--block", type=whole_number, metavar="K", help="drafts per block (default: 1 for a scenario, 2 for a model)"
     )
-    mis.add_argument("--length", type=whole_number, metavar="L", help="committed tokens in the law (default: 1 / 2)")
+    mis.add_argument(
+        "--length",
+        type=whole_number,
+        metavar="L",
+        help="committed tokens in the law (default: 1 / 2, 4 for a model with a stop token); with a stop token, "
+        "an output ends with it or is cut at L tokens, the stop token counted as one of them",
+    )
     mis.add_argument("--json", action="store_true", help="print JSON")
     mis.add_argument(
         "--allow-large",

@@ -2,17 +2,22 @@
 
     python -m lab law MODEL --block K --length L [--variant NAME] [--json]
     python -m lab simulate SCENARIO --steps N --seed S [--block K] [--length L] [--variant NAME] [--json]
+    python -m lab simulate MODEL --steps N --seed S --compare-ordinary [--block K] [--length L] [--json]
 
 MODEL / SCENARIO: a Markov model or a one-step scenario name (repeated i.i.d.), or a path to a
 model file. Without ``--block`` ``simulate`` runs N single steps (at the first position) with the
 vectorised simulator; with ``--block K`` it generates N sequences of L tokens (default L = K + 1)
-by block decoding. Bad input raises a LabInputError subclass: exit 2, one line on stderr.
+by block decoding; with ``--compare-ordinary`` it runs N outputs of ordinary sampling and N of block decoding
+(default K = 3) from the same seed, side by side. A model with a stop token: an output ends with the stop
+token or is cut at L tokens (the stop token is one of them); JSON sequences end with the stop token's name
+when they stopped. Bad input raises a LabInputError subclass: exit 2, one line on stderr.
 """
 
 from __future__ import annotations
 
 from lab.cli.output import print_json, print_table, whole_number
 from lab.core.blocks import BlockInputError, TooLargeError, compare_laws, simulate_blocks
+from lab.core.compare import WHY_TEXTS_DIFFER, compare_ordinary
 from lab.core.formatting import fraction_text
 from lab.core.markov import START, MarkovModel, load_model
 from lab.core.sampling import BOUNDED_STEPS, ChiSquareResult, simulate_steps
@@ -21,6 +26,21 @@ from lab.core.variants import CORRECT, MISTAKE_NAMES, get_variant
 
 ALLOW_LARGE_HELP = "go beyond the bounds the pages use (each keeps one request within about a second of CPU)"
 VARIANT_CHOICES_HELP = "correct (default) or a mistake: " + ", ".join(MISTAKE_NAMES)
+LENGTH_RULES = (
+    "L is the maximum number of tokens of an output; with a model that stops, an output ends with its stop token "
+    "or is cut at L tokens, the stop token counted as one of them"
+)
+COMPARE_BLOCK = 3  # --compare-ordinary without --block
+
+
+def outputs_rule(model: MarkovModel, length: int) -> str:
+    """The rule the law follows, in one line (with the model's own stop token)."""
+    if model.stop is None:
+        return f"the first L = {length} tokens (this model has no stop token)"
+    return (
+        f"complete outputs: each ends with {model.stop_name} or is cut at L = {length} tokens "
+        f"({model.stop_name} counted as one of them)"
+    )
 
 
 def law_json(comparison) -> dict:
@@ -30,6 +50,7 @@ def law_json(comparison) -> dict:
         "block": comparison.block,
         "length": comparison.length,
         "variant": comparison.variant.name,
+        "stop": model.stop_name,
         "target": {model.sequence_text(k): fraction_text(v) for k, v in sorted(comparison.target.items())},
         "speculative": {model.sequence_text(k): fraction_text(v) for k, v in sorted(comparison.speculative.items())},
         "tv_distance": fraction_text(comparison.distance),
@@ -45,7 +66,8 @@ def run_law(args) -> int:
         print_json(law_json(comparison))
         return 0
     print(f"{model.name}: {model.title}")
-    print(f"block decoding with K = {comparison.block}, first L = {comparison.length} tokens, variant {variant.name}")
+    print(f"block decoding with K = {comparison.block}, variant {variant.name}")
+    print(f"law over {outputs_rule(model, comparison.length)}")
     print()
     rows = [
         [model.sequence_text(seq), fraction_text(t), fraction_text(s), fraction_text(s - t)]
@@ -119,6 +141,7 @@ def simulate_block_json(sim) -> dict:
         "seed": sim.seed,
         "block": sim.block,
         "length": sim.length,
+        "stop": model.stop_name,
         "counts": {model.sequence_text(k): v for k, v in sorted(sim.counts.items())},
         "expected": {model.sequence_text(k): n * float(v) for k, v in sorted(sim.target.items())},
         "target": {model.sequence_text(k): fraction_text(v) for k, v in sorted(sim.target.items())},
@@ -142,10 +165,69 @@ def _fit_text(fit: ChiSquareResult) -> str:
     return f"chi-square = {fit.statistic:.4g} on {fit.df} df, p-value = {fit.p_value:.4g}{pooled}"
 
 
+def compare_json(result) -> dict:
+    model = result.model
+
+    def text(seqs):
+        return {model.sequence_text(k): v for k, v in sorted(seqs.items())}
+
+    return {
+        "scenario": model.name,
+        "mode": "compare-ordinary",
+        "steps": result.sequences,
+        "seed": result.seed,
+        "block": result.block,
+        "length": result.length,
+        "stop": model.stop_name,
+        "first_outputs": [
+            {"ordinary": model.sequence_text(o), "speculative": model.sequence_text(s)}
+            for o, s in zip(result.ordinary_first, result.speculative_first)
+        ],
+        "identical": result.identical,
+        "identical_share": result.identical_share,
+        "law": {model.sequence_text(k): fraction_text(v) for k, v in sorted(result.law.items())},
+        "ordinary_counts": text(result.ordinary_counts),
+        "speculative_counts": text(result.speculative_counts),
+        "chi_square_ordinary": _fit_json(result.fit_ordinary),
+        "chi_square_speculative": _fit_json(result.fit_speculative),
+        "why": WHY_TEXTS_DIFFER,
+    }
+
+
+def run_compare(args, model: MarkovModel) -> int:
+    if args.variant != CORRECT.name:
+        raise BlockInputError("--compare-ordinary runs the correct algorithm beside ordinary sampling: drop --variant")
+    block = COMPARE_BLOCK if args.block is None else args.block
+    if block < 1:
+        raise BlockInputError(f"block size K must be a whole number >= 1 (got {block})")
+    length = args.length if args.length is not None else block + 1
+    result = compare_ordinary(model, block, length, args.steps, args.seed, args.allow_large)
+    if args.json:
+        print_json(compare_json(result))
+        return 0
+    print(f"{model.name}: ordinary sampling and block decoding (K = {block}), {args.steps} outputs each, "
+          f"seed {args.seed}")
+    print(f"law over {outputs_rule(model, length)}")
+    print()
+    rows = [
+        [str(i + 1), model.sequence_text(o), model.sequence_text(s), "yes" if o == s else "no"]
+        for i, (o, s) in enumerate(zip(result.ordinary_first, result.speculative_first))
+    ]
+    print_table(["run", "ordinary", "speculative", "same text"], rows)
+    print()
+    print(f"identical texts: {result.identical} of {result.sequences} runs ({result.identical_share:.1%})")
+    print("ordinary against the exact law: " + _fit_text(result.fit_ordinary))
+    print("speculative against the exact law: " + _fit_text(result.fit_speculative))
+    print(WHY_TEXTS_DIFFER)
+    return 0
+
+
 def run_simulate(args) -> int:
 
     model = load_model(args.scenario)
     variant = get_variant(args.variant)
+    if args.compare_ordinary:
+        return run_compare(args, model)
     if args.block is None:
         if args.length is not None:
             raise BlockInputError("--length needs --block K (a single step commits one token)")
@@ -212,7 +294,7 @@ def register(subparsers) -> None:
     law = subparsers.add_parser("law", help="exact law of the first L tokens under block decoding vs the target")
     law.add_argument("model", metavar="MODEL", help="a model or scenario name, or a path to a model .toml file")
     law.add_argument("--block", type=whole_number, required=True, metavar="K", help="drafts per block, K >= 1")
-    law.add_argument("--length", type=whole_number, required=True, metavar="L", help="committed tokens to enumerate")
+    law.add_argument("--length", type=whole_number, required=True, metavar="L", help=LENGTH_RULES)
     law.add_argument("--variant", default="correct", metavar="NAME", help=VARIANT_CHOICES_HELP)
     law.add_argument("--json", action="store_true", help="print JSON (exact fraction strings)")
     law.add_argument("--allow-large", action="store_true", help=ALLOW_LARGE_HELP)
@@ -223,7 +305,15 @@ def register(subparsers) -> None:
     sim.add_argument("--steps", type=whole_number, required=True, metavar="N", help="steps (or sequences with --block)")
     sim.add_argument("--seed", type=whole_number, required=True, metavar="S", help="seed, a whole number >= 0")
     sim.add_argument("--block", type=whole_number, default=None, metavar="K", help="block decoding with K drafts")
-    sim.add_argument("--length", type=whole_number, default=None, metavar="L", help="with --block: tokens per sequence")
+    sim.add_argument(
+        "--length", type=whole_number, default=None, metavar="L", help=f"with --block (default K + 1): {LENGTH_RULES}"
+    )
+    sim.add_argument(
+        "--compare-ordinary",
+        action="store_true",
+        help=f"ordinary sampling beside block decoding (K = {COMPARE_BLOCK} unless --block), same seed: "
+        "the first texts side by side, the share that match, and each side's counts against the exact law",
+    )
     sim.add_argument("--variant", default="correct", metavar="NAME", help=VARIANT_CHOICES_HELP)
     sim.add_argument("--json", action="store_true", help="print JSON")
     sim.add_argument("--allow-large", action="store_true", help=ALLOW_LARGE_HELP)

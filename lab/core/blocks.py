@@ -536,6 +536,52 @@ def run_block(
     )
 
 
+@dataclass
+class BlockWork:
+    """What a run of block decoding did: blocks run and tokens they committed (before the cut at L)."""
+
+    blocks: int = 0
+    tokens: int = 0
+
+
+def block_outputs(
+    model: MarkovModel,
+    block: int,
+    length: int,
+    sequences: int,
+    streams: Streams,
+    variant: Variant | str = CORRECT,
+    work: BlockWork | None = None,
+):
+    """``sequences`` outputs of block decoding, one after another from ``streams``: blocks are run until an
+    output has ``length`` tokens or a block committed the stop token; each output is cut to ``length``.
+    (Callers check the sizes first: see :func:`simulate_blocks`.)"""
+    variant = get_variant(variant)
+    look = _Rules(model, variant)
+    work = BlockWork() if work is None else work
+    stop = model.stop
+    for _ in range(sequences):
+        seq: tuple[int, ...] = ()
+        while len(seq) < length:
+            chunk = run_block(model, block, seq[-1] if seq else START, streams, variant, record=False, look=look)
+            work.blocks += 1
+            work.tokens += len(chunk)
+            seq += chunk
+            if stop is not None and stop in chunk:  # the output is complete (with the stop token)
+                break
+        yield seq[:length]
+
+
+def check_sequences(sequences, allow_large: bool = False) -> int:
+    """A number of simulated outputs within the lab's limit (TooLargeError above it)."""
+    if isinstance(sequences, bool) or not isinstance(sequences, int) or sequences < 1:
+        raise BlockInputError(f"the number of steps must be >= 1 (got {sequences})")
+    limit = LARGE_MAX_SIM_SEQUENCES if allow_large else MAX_SIM_SEQUENCES
+    if sequences > limit:
+        raise TooLargeError(f"{sequences:,} simulated sequences is above the lab's limit of {limit:,}")
+    return sequences
+
+
 @dataclass(frozen=True)
 class BlockSimulation:
     model: MarkovModel
@@ -570,27 +616,13 @@ def simulate_blocks(
     ended with the stop token; count them (cut to ``length``) and test the counts against the exact laws."""
     variant = get_variant(variant)
     check_block_args(model, block, length, allow_large)
-    if isinstance(sequences, bool) or not isinstance(sequences, int) or sequences < 1:
-        raise BlockInputError(f"the number of steps must be >= 1 (got {sequences})")
-    limit = LARGE_MAX_SIM_SEQUENCES if allow_large else MAX_SIM_SEQUENCES
-    if sequences > limit:
-        raise TooLargeError(f"{sequences:,} simulated sequences is above the lab's limit of {limit:,}")
+    check_sequences(sequences, allow_large)
     law = speculative_law(model, block, length, variant, allow_large)  # checks the law's size first
-    streams = make_streams(seed)
-    look = _Rules(model, variant)
     counts: dict[tuple[int, ...], int] = defaultdict(int)
-    blocks = tokens = 0
-    stop = model.stop
-    for _ in range(sequences):
-        seq: tuple[int, ...] = ()
-        while len(seq) < length:
-            chunk = run_block(model, block, seq[-1] if seq else START, streams, variant, record=False, look=look)
-            blocks += 1
-            tokens += len(chunk)
-            seq += chunk
-            if stop is not None and stop in chunk:  # the output is complete (with the stop token)
-                break
-        counts[seq[:length]] += 1
+    work = BlockWork()
+    for seq in block_outputs(model, block, length, sequences, make_streams(seed), variant, work):
+        counts[seq] += 1
+    blocks, tokens = work.blocks, work.tokens
     target = target_law(model, length)
     return BlockSimulation(
         model,

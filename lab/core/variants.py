@@ -11,15 +11,16 @@ draft row ``q`` (tuples of Fractions over the whole vocabulary) of the *verified
 
 plus three block-level switches: ``keep_testing`` (after a replacement, go on testing the later drafts),
 ``drafts_past_stop`` (draft and test on after a proposed stop token) and ``bonus_after_stop`` (a bonus token
-after a kept stop token). The last two are for mistakes at the stop token: they change nothing on a model
-without one (``stop_only``).
+after a kept stop token). The last two make the mistakes at the stop token (``draft-past-stop``,
+``bonus-after-stop``): they change nothing on a model without one (``stop_only``).
 
 The block engine (:mod:`lab.core.blocks`) and the one-step simulator (:mod:`lab.core.sampling`) run every
 variant through these same methods, exactly (Fractions) and by simulation (float64).
 
 ``correct`` is the algorithm itself (draft = q, accept min(1, p/q), replacement from
 r = max(0, p - q) / Z, first rejection ends the block). Every other entry of :data:`VARIANTS`
-is a mistake; each changes the output law on a model whose draft rows have 3+ positive entries.
+is a mistake; each changes the output law on a model whose draft rows have 3+ positive entries (a
+stop-token mistake: on a model with a stop token that the draft can propose where the target may keep it).
 """
 
 from __future__ import annotations
@@ -216,6 +217,28 @@ class GreedyDraft(Variant):
         return one_hot(len(q), top_tokens(q, 1)[0])
 
 
+class DraftPastStop(Variant):
+    name = "draft-past-stop"
+    title = "Drafting past the stop token"
+    description = (
+        "The draft goes on drafting after it proposed the stop token; the verifier tests those drafts too and "
+        "emits the kept ones, so the output holds tokens after the stop token (it ends only with the block)."
+    )
+    drafts_past_stop = True
+    stop_only = True
+
+
+class BonusAfterStop(Variant):
+    name = "bonus-after-stop"
+    title = "A bonus token after the stop token"
+    description = (
+        "When every draft was kept and the last one was the stop token, a bonus token is still drawn from p "
+        "and emitted after it."
+    )
+    bonus_after_stop = True
+    stop_only = True
+
+
 CORRECT = Variant()
 VARIANTS: dict[str, Variant] = {
     v.name: v
@@ -229,6 +252,8 @@ VARIANTS: dict[str, Variant] = {
         ReuseUniform(),
         UnprocessedDraft(),
         GreedyDraft(),
+        DraftPastStop(),
+        BonusAfterStop(),
     )
 }
 VARIANT_NAMES = tuple(VARIANTS)

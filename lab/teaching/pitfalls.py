@@ -192,6 +192,39 @@ CARDS: dict[str, PitfallCard] = {
             "when q is one-hot: then argmax q is exactly a sample from q.",
         ),
         PitfallCard(
+            "draft-past-stop",
+            (
+                "drafts = draft(K)  # K tokens, even after the stop token",
+                "for x in drafts: commit x if kept, else y ~ r and break",
+                "if stop in block: end  # checked once, after the block",
+            ),
+            (
+                "drafts = draft(K, until=stop)  # nothing after a proposed stop",
+                "for x in drafts: commit x if kept, else y ~ r and break",
+                "    if committed == stop: end  # no bonus, nothing after it",
+            ),
+            (),
+            "when the stop token is never kept as a draft (the draft never proposes it where the target may end: "
+            "then it comes only from a correction, which ends the block), or when the output is cut at its first "
+            "stop token before anyone reads it: the tokens up to that stop token are committed exactly as by the "
+            "correct decoder, so only the tokens after it are wrong (and the work spent on them wasted).",
+        ),
+        PitfallCard(
+            "bonus-after-stop",
+            (
+                "for x in drafts: commit x if kept, else y ~ r and break",
+                "if all kept: commit b ~ p(. | drafts[-1])  # even if it is stop",
+            ),
+            (
+                "for x in drafts: commit x if kept, else y ~ r and break",
+                "if all kept and drafts[-1] != stop: commit b ~ p(. | drafts[-1])",
+            ),
+            (),
+            "when the stop token is never kept as a draft (the draft never proposes it where the target may end), "
+            "or when the output is cut at its first stop token before anyone reads it: everything up to the stop "
+            "token is the correct decoder's, only the bonus after it is wrong.",
+        ),
+        PitfallCard(
             "zero-over-zero",
             (
                 "r = maximum(p - q, 0)",
@@ -264,11 +297,15 @@ class MistakeReport:
     outcomes: tuple[str, ...]
     target: tuple[Fraction, ...]
     laws: dict[str, VariantLaw]
+    stop: str | None = None  # the model's stop token (outputs end with it or are cut at L)
 
 
 def default_block_length(model: MarkovModel) -> tuple[int, int]:
-    """One step (K = 1, L = 1) for a one-step scenario, K = 2 and L = 2 for a Markov model."""
-    return (1, 1) if model.kind == "step" else (2, 2)
+    """One step (K = 1, L = 1) for a one-step scenario, K = 2 and L = 2 for a Markov model, K = 2 and L = 4
+    for a model with a stop token (the stop-token mistakes need room for a token after the stop token)."""
+    if model.kind == "step":
+        return (1, 1)
+    return (2, 2) if model.stop is None else (2, 4)
 
 
 def check_whole(value, name: str) -> int:
@@ -311,7 +348,7 @@ def _mistakes_cached(model: MarkovModel, block: int, length: int, allow_large: b
         )
         for name, law in speculative.items()
     }
-    return MistakeReport(model.name, model.kind, block, length, outcomes, target, laws)
+    return MistakeReport(model.name, model.kind, block, length, outcomes, target, laws, model.stop_name)
 
 
 # --- single step --------------------------------------------------------------------------------------------
