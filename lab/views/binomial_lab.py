@@ -196,7 +196,7 @@ def bars_body() -> None:
         st.caption(f"Your bars add up to {both_text(sum(to_fraction(v) for v in model.preds))}.")
     exact = display_values(result)
     if labels != outcome_labels(n):
-        x_title = "residual bar (r(B) = success, r(C) = failure)"
+        x_title = "residual bar (B = success, C = failure)"
     else:
         x_title = "outcome (B = success, C = failure)" if n == 1 else "number of successes k"
     with left:
