@@ -18,6 +18,7 @@ replica's log (r1.log, ...).
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import os
 import resource
@@ -61,8 +62,16 @@ class Replica:
             self.proc = subprocess.Popen(
                 command,
                 cwd=ROOT,
-                # one secret for every replica: a cookie signed by one is valid on the others after a redispatch
-                env={**os.environ, "STREAMLIT_SERVER_COOKIE_SECRET": self.cookie_secret},
+                env={
+                    **os.environ,
+                    # one secret for every replica: a cookie signed by one is valid on the others after a redispatch
+                    "STREAMLIT_SERVER_COOKIE_SECRET": self.cookie_secret,
+                    # ... and one key for the class database's counters (keyed hashes: lab.classroom.keys)
+                    "RESIDUAL_LAB_SECRET": os.environ.get("RESIDUAL_LAB_SECRET")
+                    or hashlib.sha256(f"counters:{self.cookie_secret}".encode()).hexdigest(),
+                    # the replicas listen on loopback behind HAProxy only: its X-Forwarded-For is the client
+                    "RESIDUAL_LAB_TRUSTED_PROXIES": "127.0.0.1,::1",
+                },
                 stdout=subprocess.DEVNULL,
                 stderr=log_file,
                 start_new_session=True,  # Ctrl-C in the terminal reaches serve only; serve stops the replicas

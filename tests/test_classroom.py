@@ -246,11 +246,24 @@ def test_teacher_actions_need_the_teacher_token(engine):
         lambda c, t: store.results_csv(engine, c, t),
         lambda c, t: store.open_activity(engine, c, t, PREDICT, {"source": "worked-example"}),
         lambda c, t: store.remove_student(engine, c, t, 1),
+        lambda c, t: store.remove_not_submitted(engine, c, t),
+        lambda c, t: store.allow_back(engine, c, t, 1),
+        lambda c, t: store.check_teacher(engine, c, t),
     ]
+    unknown = next(c for c in ("QQQQQQ", "RRRRRR") if c not in (mine.code, theirs.code))
+    messages = set()
     for action in actions:
-        for token in ("", "forged-token-forged-token", theirs.teacher_token):
-            with pytest.raises(ClassroomError, match=f"does not belong to class {mine.code}"):
-                action(mine.code, token)
+        for code, token in [
+            (mine.code, ""),
+            (mine.code, "forged-token-forged-token"),
+            (mine.code, theirs.teacher_token),
+            (unknown, mine.teacher_token),  # a code no class has: the same words
+            (unknown, "forged-token-forged-token"),
+        ]:
+            with pytest.raises(ClassroomError, match="This teacher link does not open a class") as info:
+                action(code, token)
+            messages.add(str(info.value))
+    assert len(messages) == 1  # nothing tells an existing code from a made-up one
     board = store.dashboard(engine, mine.code, mine.teacher_token)
     assert board.klass.ended_at is None and board.activity.position == 1 and not board.activity.revealed
 
@@ -275,7 +288,7 @@ def test_students_write_and_read_only_their_own(engine):
     with pytest.raises(ClassroomError, match="student link is not valid"):
         store.student_state(engine, mine.code, forged)
     # a student's token is not a teacher token
-    with pytest.raises(ClassroomError, match="does not belong"):
+    with pytest.raises(ClassroomError, match="does not open a class"):
         store.reveal(engine, mine.code, ann)
     # Ann's answer is untouched by everyone else's attempts
     assert store.student_state(engine, mine.code, ann).prediction == (F(3, 4), F(1, 4))
@@ -296,7 +309,8 @@ def test_remove_student_and_end_class(engine):
     version = store.class_version(engine, new.code)
     store.end_class(engine, new.code, new.teacher_token)
     assert store.class_version(engine, new.code)[:2] == (version[0] + 1, False)
-    with pytest.raises(ClassroomError, match=f"Class {new.code} has ended: its code no longer admits"):
+    # an ended class's code is refused in the words of a code no class has (nothing tells them apart)
+    with pytest.raises(ClassroomError, match=f"No open class has the code {new.code}: check the code"):
         store.join_class(engine, new.code, "Cat")
     with pytest.raises(ClassroomError, match="has ended"):
         store.reveal(engine, new.code, new.teacher_token)
@@ -309,11 +323,13 @@ def test_codes_expire_after_a_day_and_classes_are_deleted_after_30_days(engine, 
     monkeypatch.setattr(store, "now", lambda: clock[0])
     new = start(engine)
     token = store.join_class(engine, new.code, "Ann").student_token
+    activity = store.student_state(engine, new.code, token).activity.id
     clock[0] += 24 * 3600 + 1
-    with pytest.raises(ClassroomError, match="has ended"):
+    with pytest.raises(ClassroomError, match="No open class has the code"):
         store.join_class(engine, new.code, "Bob")
-    with pytest.raises(ClassroomError, match="has ended"):
-        store.student_state(engine, new.code, token)
+    assert not store.student_state(engine, new.code, token).open  # the student's link is read-only now
+    with pytest.raises(ClassroomError, match="has ended: nothing can change"):
+        store.submit_prediction(engine, new.code, token, activity, ["0.5", "0.5"])
     clock[0] += 30 * 24 * 3600
     store.create_class(engine)  # creating a class purges old ones
     with engine.connect() as conn:

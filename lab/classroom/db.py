@@ -33,7 +33,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.engine import Engine
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 DATA_ENV = "RESIDUAL_LAB_DATA"
 URL_ENV = "RESIDUAL_LAB_DATABASE_URL"
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -97,6 +97,7 @@ students = Table(
     Column("removed_at", Float),
     Column("rate_start", Float, nullable=False, server_default="0"),
     Column("rate_count", Integer, nullable=False, server_default="0"),
+    Column("browser_hash", Text),  # keyed HMAC of the browser session that joined (lab.classroom.keys): bans
     Index("ix_students_class", "class_id"),
 )
 
@@ -116,12 +117,23 @@ submissions = Table(
     UniqueConstraint("activity_id", "student_id", "problem", name="uq_submission"),
 )
 
-join_failures = Table(
+join_failures = Table(  # wrong class codes per browser session (client_hash: a keyed HMAC, lab.classroom.keys)
     "join_failures",
     metadata,
     Column("client_hash", Text, primary_key=True),
     Column("failures", Integer, nullable=False),
     Column("last_at", Float, nullable=False),
+)
+
+# Counters in fixed windows (joins per browser session and per address, the server's wrong-code budget): the
+# key names the counter and its window (a keyed HMAC where it involves a browser or an address); rows whose
+# window ended are deleted by the purge.
+rate_counters = Table(
+    "rate_counters",
+    metadata,
+    Column("key", Text, primary_key=True),
+    Column("window_end", Float, nullable=False),
+    Column("count", Integer, nullable=False),
 )
 
 studies = Table(
@@ -182,6 +194,25 @@ def reading(engine: Engine):
     return engine.connect()
 
 
+# Step by step from the stored version to SCHEMA_VERSION: MIGRATIONS[v] takes a database at v - 1 to v. New tables
+# come from create_all (prepare); a migration adds columns to existing tables and converts data. Add the next
+# version at the end (each one small), never edit a landed one.
+MIGRATIONS: dict[int, tuple[str, ...]] = {
+    2: (
+        "ALTER TABLE students ADD COLUMN browser_hash TEXT",
+        # counters were keyed by an unsalted SHA-256 of the address (reversible for IPv4): forget them
+        "DELETE FROM join_failures",
+    ),
+}
+
+
+def _migrate(conn, found: int) -> None:
+    for version in range(found + 1, SCHEMA_VERSION + 1):
+        for statement in MIGRATIONS.get(version, ()):
+            conn.execute(text(statement))
+        conn.execute(text("UPDATE schema_version SET version = :v"), {"v": version})
+
+
 def prepare(engine: Engine) -> Engine:
     """Tune SQLite, create the schema if needed and check its version. Idempotent; returns the engine."""
     _tune_sqlite(engine)
@@ -189,14 +220,17 @@ def prepare(engine: Engine) -> Engine:
         return engine
     metadata.create_all(engine)  # CREATE TABLE IF NOT EXISTS for each table
     with writing(engine) as conn:
-        found = conn.execute(text("SELECT version FROM schema_version")).scalars().all()
+        # FOR UPDATE: replicas starting together on PostgreSQL migrate one after the other (SQLite: BEGIN IMMEDIATE)
+        lock = " FOR UPDATE" if engine.dialect.name == "postgresql" else ""
+        found = conn.execute(text("SELECT version FROM schema_version" + lock)).scalars().all()
         if not found:
             conn.execute(text("INSERT INTO schema_version (version) VALUES (:v)"), {"v": SCHEMA_VERSION})
         elif max(found) > SCHEMA_VERSION:
             raise RuntimeError(
                 f"the classroom database has schema version {max(found)}, newer than this app's {SCHEMA_VERSION}"
             )
-        # Future versions migrate here, step by step, then update schema_version.
+        else:
+            _migrate(conn, max(found))
     engine._residual_lab_schema = SCHEMA_VERSION
     return engine
 

@@ -16,6 +16,7 @@ import csv
 import hashlib
 import io
 import secrets
+import unicodedata
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from fractions import Fraction
@@ -42,6 +43,7 @@ from lab.classroom.activities import (
     summarize_predictions,
 )
 from lab.classroom.db import now, prepare, reading, writing
+from lab.classroom.keys import keyed
 from lab.core.distributions import LabInputError
 from lab.core.formatting import fraction_text
 from lab.teaching.exercises import Attempt, Check, score_prediction
@@ -55,9 +57,19 @@ SUBMISSIONS_PER_MINUTE = 30
 CODE_LIFETIME_S = 24 * 3600  # a code stops admitting students a day after the class started
 KEEP_CLASS_S = 30 * 24 * 3600  # a class and its results are deleted 30 days after it started
 KEEP_STUDY_S = 180 * 24 * 3600  # self-study attempts: 180 days after their last change
-FREE_WRONG_CODES = 5  # wrong codes a client may try before each further try must wait
+FREE_WRONG_CODES = 5  # wrong codes a browser session may try before each further try must wait
 MAX_WRONG_CODE_WAIT_S = 60
-FORGET_WRONG_CODES_S = 600
+FORGET_WRONG_CODES_S = 600  # a browser session's wrong codes are forgotten 10 minutes after its last one
+# The server's guessing budget (docs/security.md): each wrong code costs as many units as classes are open at
+# that moment; at most this many units in the current hour and the 24 before it. A guess hits one of L open
+# classes with chance L / 31^6, so the chance that any guess of any day hits a class is at most
+# budget / 31^6 = 1 / 10,000 (at 1,000 open classes: 88 wrong codes a day; at 30: 2,958; at 1: 88,750).
+CODE_SPACE = len(CODE_ALPHABET) ** CODE_LENGTH
+WRONG_CODE_RISK_BUDGET = CODE_SPACE // 10_000
+JOINS_PER_BROWSER = 4  # joins from one browser session in JOIN_WINDOW_BROWSER_S (a shared computer, a retry)
+JOIN_WINDOW_BROWSER_S = 600
+JOINS_PER_ADDRESS = 120  # joins from one address (a whole school behind one NAT) in JOIN_WINDOW_ADDRESS_S
+JOIN_WINDOW_ADDRESS_S = 60
 
 
 class ClassroomError(LabInputError):
@@ -92,14 +104,48 @@ def normalize_code(text_: str) -> str:
     return code
 
 
+MAX_MARKS_PER_LETTER = 2  # combining marks on one character (Vietnamese needs 2); more stack into the next row
+WIDE_CHARACTER_WIDTH = 2  # East Asian wide and full-width characters take two columns
+HEAVY_CHARACTER_WIDTH = 8  # ligatures drawn as one very wide glyph (U+FDFD is a whole phrase)
+_HEAVY_RANGES = ((0xFDF0, 0xFDFF), (0x2E3A, 0x2E3B), (0xA9C1, 0xA9CD), (0x12000, 0x1254F), (0x13000, 0x1345F))
+
+
+def _width(ch: str) -> int:
+    code = ord(ch)
+    if any(low <= code <= high for low, high in _HEAVY_RANGES):
+        return HEAVY_CHARACTER_WIDTH
+    return WIDE_CHARACTER_WIDTH if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+
+
+def check_text(label: str, value: str, most: int) -> str:
+    """A name as shown in a row: spaces collapsed, NFC (so "e" + accent is one character), no control or format
+    characters, at most MAX_MARKS_PER_LETTER combining marks on a character, and at most ``most`` columns
+    wide, where a combining mark counts one, a wide character two and a very wide ligature eight: so no name is
+    taller or much wider than a row of ``most`` letters."""
+    cleaned = unicodedata.normalize("NFC", " ".join(str(value).split()))
+    if any(not ch.isprintable() for ch in cleaned):  # control and format characters (Cc, Cf, ...) included
+        raise ClassroomError(f"{label}: contains a control character; use letters, digits and punctuation.")
+    marks = 0
+    for ch in cleaned:
+        marks = marks + 1 if unicodedata.combining(ch) or unicodedata.category(ch) in ("Mn", "Me") else 0
+        if marks > MAX_MARKS_PER_LETTER:
+            raise ClassroomError(
+                f"{label}: more than {MAX_MARKS_PER_LETTER} accents or marks on one letter; type it as it is written."
+            )
+    width = sum(_width(ch) for ch in cleaned)
+    if width > most and width == len(cleaned):
+        raise ClassroomError(f"{label}: {width} characters; at most {most}.")
+    if width > most:
+        raise ClassroomError(
+            f"{label}: as wide as {width} letters (an accent counts one, a wide character two or more); at most {most}."
+        )
+    return cleaned
+
+
 def check_name(name: str) -> str:
-    cleaned = " ".join(str(name).split())
+    cleaned = check_text("Your name", name, MAX_NAME)
     if not cleaned:
         raise ClassroomError("Your name: type a name (1 to 40 characters) so your teacher knows who answered.")
-    if len(cleaned) > MAX_NAME:
-        raise ClassroomError(f"Your name: {len(cleaned)} characters; at most {MAX_NAME}.")
-    if any(not ch.isprintable() for ch in cleaned):
-        raise ClassroomError("Your name: contains a control character; use letters, digits and punctuation.")
     return cleaned
 
 
@@ -118,8 +164,9 @@ class NewClass:
 
 
 def purge_old(engine: Engine, at: float | None = None) -> None:
-    """Delete classes older than 30 days (with their students and answers), stale self-study records and
-    old wrong-code counters."""
+    """Delete classes older than 30 days (with their students and answers), stale self-study records,
+    wrong-code counts 10 minutes after a browser's last wrong code, and counters whose window ended. Runs when
+    a class starts and, from the pages, when a process starts and then hourly (lab.views.classroom_db)."""
     at = now() if at is None else at
     with writing(engine) as conn:
         old = {"cut": at - KEEP_CLASS_S}
@@ -136,15 +183,12 @@ def purge_old(engine: Engine, at: float | None = None) -> None:
         )
         conn.execute(text("DELETE FROM studies WHERE updated_at < :cut"), study_cut)
         conn.execute(text("DELETE FROM join_failures WHERE last_at < :cut"), {"cut": at - FORGET_WRONG_CODES_S})
+        conn.execute(text("DELETE FROM rate_counters WHERE window_end <= :at"), {"at": at})
 
 
 def create_class(engine: Engine, name: str = "") -> NewClass:
     prepare(engine)
-    cleaned = " ".join(str(name).split())
-    if len(cleaned) > MAX_CLASS_NAME:
-        raise ClassroomError(f"Class name: {len(cleaned)} characters; at most {MAX_CLASS_NAME}.")
-    if any(not ch.isprintable() for ch in cleaned):
-        raise ClassroomError("Class name: contains a control character.")
+    cleaned = check_text("Class name", name, MAX_CLASS_NAME)
     purge_old(engine)
     token = secrets.token_urlsafe(24)
     for _ in range(20):
@@ -173,6 +217,7 @@ class ClassRow:
     ended_at: float | None
     current_activity: int | None
     version: int
+    join_key: str = ""  # the key of the class's join link (join_key()); only where the teacher's row was read
 
     @property
     def open(self) -> bool:
@@ -180,7 +225,17 @@ class ClassRow:
 
 
 def _class_row(row) -> ClassRow:
-    return ClassRow(row.id, row.code, row.name, row.created_at, row.ended_at, row.current_activity, row.version)
+    teacher_hash = row._mapping.get("teacher_hash")
+    return ClassRow(
+        row.id,
+        row.code,
+        row.name,
+        row.created_at,
+        row.ended_at,
+        row.current_activity,
+        row.version,
+        join_key(teacher_hash) if teacher_hash else "",
+    )
 
 
 def _activity_row(row) -> ActivityView | None:
@@ -196,18 +251,29 @@ def _activity_row(row) -> ActivityView | None:
 _CLASS_COLUMNS = "c.id, c.code, c.name, c.created_at, c.ended_at, c.current_activity, c.version"
 
 
+def _check_teacher_row(row, teacher_token: str) -> None:
+    """Refuse a teacher link whose class does not exist (or is past the 30 days), or whose token is not the
+    class's: one message for all, so that teacher links tell nothing about which codes exist."""
+    hash_ = token_hash(teacher_token or "")
+    stored = row.teacher_hash if row is not None else "0" * len(hash_)
+    if (
+        not secrets.compare_digest(stored, hash_)
+        or not teacher_token
+        or row is None
+        or row.created_at < now() - KEEP_CLASS_S
+    ):
+        raise ClassroomError(
+            "This teacher link does not open a class: only the private link shown when the class was started "
+            "opens its dashboard, and a class is deleted 30 days after it started."
+        )
+
+
 def _teacher_class(conn, code: str, teacher_token: str, *, must_be_open: bool = True) -> ClassRow:
     code = normalize_code(code)
     row = conn.execute(
         text(f"SELECT {_CLASS_COLUMNS}, c.teacher_hash FROM classes c WHERE c.code = :code"), {"code": code}
     ).first()
-    if row is None:
-        raise ClassroomError(f"No class has the code {code}: it may have ended more than 30 days ago.")
-    if not teacher_token or not secrets.compare_digest(row.teacher_hash, token_hash(teacher_token)):
-        raise ClassroomError(
-            f"This teacher link does not belong to class {code}: only the private link shown when the class "
-            "was started opens its dashboard."
-        )
+    _check_teacher_row(row, teacher_token)
     klass = _class_row(row)
     if must_be_open and not klass.open:
         raise ClassroomError(f"Class {code} has ended: its results can still be downloaded, nothing can change.")
@@ -330,19 +396,81 @@ def end_class(engine: Engine, code: str, teacher_token: str) -> None:
         _bump(conn, klass.id)
 
 
-def remove_student(engine: Engine, code: str, teacher_token: str, student_id: int) -> None:
+def remove_students(engine: Engine, code: str, teacher_token: str, student_ids) -> int:
+    """Remove students from the class (their answers stay in the CSV, marked removed); returns how many. A
+    removed student's link stops working and their browser session cannot join the class again until
+    allow_back. Ids that are not (or no longer) in the class are skipped."""
+    ids = sorted({int(i) for i in student_ids})[: MAX_STUDENTS + 1]
     with writing(engine) as conn:
         klass = _teacher_class(conn, code, teacher_token)
-        removed = conn.execute(
+        removed = 0
+        for sid in ids:
+            removed += (
+                conn.execute(
+                    text(
+                        "UPDATE students SET removed_at = :at "
+                        "WHERE id = :sid AND class_id = :cid AND removed_at IS NULL RETURNING id"
+                    ),
+                    {"at": now(), "sid": sid, "cid": klass.id},
+                ).first()
+                is not None
+            )
+        if removed:
+            conn.execute(
+                text("UPDATE classes SET student_count = student_count - :n WHERE id = :id"),
+                {"n": removed, "id": klass.id},
+            )
+            _bump(conn, klass.id)
+    return removed
+
+
+def remove_student(engine: Engine, code: str, teacher_token: str, student_id: int) -> None:
+    if not remove_students(engine, code, teacher_token, [student_id]):
+        raise ClassroomError("That student is not in this class (already removed?).")
+
+
+def remove_not_submitted(engine: Engine, code: str, teacher_token: str) -> int:
+    """Remove every student who has not answered the current activity (e.g. a flood of fake joins)."""
+    with reading(engine) as conn:
+        klass = _teacher_class(conn, code, teacher_token)
+        if klass.current_activity is None:
+            raise ClassroomError("No activity is open: there is nothing to have submitted yet.")
+        ids = (
+            conn.execute(
+                text(
+                    "SELECT s.id FROM students s WHERE s.class_id = :cid AND s.removed_at IS NULL AND NOT EXISTS "
+                    "(SELECT 1 FROM submissions sub WHERE sub.student_id = s.id AND sub.activity_id = :a)"
+                ),
+                {"cid": klass.id, "a": klass.current_activity},
+            )
+            .scalars()
+            .all()
+        )
+    return remove_students(engine, code, teacher_token, ids)
+
+
+def allow_back(engine: Engine, code: str, teacher_token: str, student_id: int) -> None:
+    """Let a removed student back in: their link works again (with their answers) and their browser may join."""
+    with writing(engine) as conn:
+        klass = _teacher_class(conn, code, teacher_token)
+        seat = conn.execute(
             text(
-                "UPDATE students SET removed_at = :at WHERE id = :sid AND class_id = :cid AND removed_at IS NULL "
-                "RETURNING id"
+                "UPDATE classes SET student_count = student_count + 1 "
+                "WHERE id = :id AND student_count < :max RETURNING student_count"
             ),
-            {"at": now(), "sid": int(student_id), "cid": klass.id},
+            {"id": klass.id, "max": MAX_STUDENTS},
         ).first()
-        if removed is None:
-            raise ClassroomError("That student is not in this class (already removed?).")
-        conn.execute(text("UPDATE classes SET student_count = student_count - 1 WHERE id = :id"), {"id": klass.id})
+        if seat is None:
+            raise ClassroomError(f"The class is full ({MAX_STUDENTS} students): remove someone first.")
+        back = conn.execute(
+            text(
+                "UPDATE students SET removed_at = NULL "
+                "WHERE id = :sid AND class_id = :cid AND removed_at IS NOT NULL RETURNING id"
+            ),
+            {"sid": int(student_id), "cid": klass.id},
+        ).first()
+        if back is None:
+            raise ClassroomError("That student was not removed from this class.")
         _bump(conn, klass.id)
 
 
@@ -366,43 +494,158 @@ def _wrong_code_wait(conn, client_hash: str, at: float) -> float:
     return max(0.0, row.last_at + wait - at)
 
 
-def _record_wrong_code(engine: Engine, client_hash: str, at: float) -> None:
-    with writing(engine) as conn:
-        conn.execute(
-            text(
-                "INSERT INTO join_failures (client_hash, failures, last_at) VALUES (:c, 1, :at) "
-                "ON CONFLICT (client_hash) DO UPDATE SET "
-                "failures = CASE WHEN :at - join_failures.last_at > :forget THEN 1 "
-                "ELSE join_failures.failures + 1 END, last_at = :at"
-            ),
-            {"c": client_hash, "at": at, "forget": FORGET_WRONG_CODES_S},
-        )
+def _record_wrong_code(conn, client_hash: str, at: float) -> None:
+    conn.execute(
+        text(
+            "INSERT INTO join_failures (client_hash, failures, last_at) VALUES (:c, 1, :at) "
+            "ON CONFLICT (client_hash) DO UPDATE SET "
+            "failures = CASE WHEN :at - join_failures.last_at > :forget THEN 1 "
+            "ELSE join_failures.failures + 1 END, last_at = :at"
+        ),
+        {"c": client_hash, "at": at, "forget": FORGET_WRONG_CODES_S},
+    )
 
 
-def join_class(engine: Engine, code: str, name: str, client: str = "") -> Joined:
-    """Join the class with ``code`` as ``name``. ``client`` identifies the device (e.g. its address): after
-    five wrong codes from one client in ten minutes, each further try must wait (2, 4, ... up to 60 s)."""
+def _add_to_counter(conn, key: str, at: float, window_s: float, amount: int = 1) -> int:
+    """Add ``amount`` to the counter ``key`` in its window (a new window of ``window_s`` starts when the old one
+    ended); returns the count in the current window."""
+    row = conn.execute(
+        text(
+            "INSERT INTO rate_counters (key, window_end, count) VALUES (:k, :end, :n) "
+            "ON CONFLICT (key) DO UPDATE SET "
+            "count = CASE WHEN rate_counters.window_end > :at THEN rate_counters.count + :n ELSE :n END, "
+            "window_end = CASE WHEN rate_counters.window_end > :at THEN rate_counters.window_end ELSE :end END "
+            "RETURNING count"
+        ),
+        {"k": key, "end": at + window_s, "n": amount, "at": at},
+    ).first()
+    return row.count
+
+
+def _counter(conn, key: str, at: float) -> tuple[int, float]:
+    """The counter's count in its current window and when that window ends (0, at when none is running)."""
+    row = conn.execute(
+        text("SELECT count, window_end FROM rate_counters WHERE key = :k AND window_end > :at"), {"k": key, "at": at}
+    ).first()
+    return (row.count, row.window_end) if row else (0, at)
+
+
+def _live_classes(conn, at: float) -> int:
+    return conn.execute(
+        text("SELECT COUNT(*) FROM classes WHERE ended_at IS NULL AND created_at > :cut"),
+        {"cut": at - CODE_LIFETIME_S},
+    ).scalar_one()
+
+
+_RISK_KEY = "server-wrong-code-risk:"
+
+
+def wrong_code_risk(conn, at: float) -> int:
+    """The server's spent guessing budget: the sum, over the wrong codes of the current hour and the 24 before
+    it, of the number of classes that were open when each was tried (see WRONG_CODE_RISK_BUDGET)."""
+    return conn.execute(
+        text("SELECT COALESCE(SUM(count), 0) FROM rate_counters WHERE key LIKE :k AND window_end > :at"),
+        {"k": _RISK_KEY + "%", "at": at},
+    ).scalar_one()
+
+
+def _spend_wrong_code(conn, at: float) -> None:
+    hour = int(at // 3600)
+    key = f"{_RISK_KEY}{hour}"
+    end = (hour + 1 + 24) * 3600.0  # counted while the current hour or one of the next 24 is running
+    _add_to_counter(conn, key, at, end - at, max(1, _live_classes(conn, at)))
+
+
+def join_key(teacher_hash: str) -> str:
+    """The key in a class's join link and QR code (``join=``): a join through it is no guess (128 bits derived
+    one-way from the stored teacher-token hash), so it skips the wrong-code slowing and the server's budget."""
+    return hashlib.sha256(f"join:{teacher_hash}".encode()).hexdigest()[:32]
+
+
+def _no_open_class(code: str) -> ClassroomError:
+    # one message for a code no class has and a class that ended: a refusal tells nothing about which codes exist
+    return ClassroomError(
+        f"No open class has the code {code}: check the code with your teacher (a code stops working when its "
+        "class ends)."
+    )
+
+
+def join_class(
+    engine: Engine, code: str, name: str, client: str = "", *, address: str = "", link_key: str = ""
+) -> Joined:
+    """Join the class with ``code`` as ``name``.
+
+    ``client`` identifies the browser session (the page passes its Streamlit XSRF cookie's token): after
+    FREE_WRONG_CODES wrong codes from one browser session in FORGET_WRONG_CODES_S, each further try must wait
+    (2, 4, ... up to 60 s). Every browser has its own count, so one student's typos never delay another's join.
+    Across the server, wrong codes spend a budget (WRONG_CODE_RISK_BUDGET) that keeps the chance of hitting any
+    open class by guessing below 1 in 10,000 a day; when it is spent, typed codes wait, and the join link
+    (``link_key``, see join_key) still admits. ``client`` and ``address`` (the client's address, see
+    lab.classroom.keys) also bound joins: JOINS_PER_BROWSER per browser session in JOIN_WINDOW_BROWSER_S,
+    JOINS_PER_ADDRESS per address in JOIN_WINDOW_ADDRESS_S. A browser session whose student the teacher removed
+    cannot join that class again until the teacher lets the student back in. Only keyed HMACs of ``client``
+    and ``address`` are stored."""
     prepare(engine)
-    client_hash = token_hash(f"client:{client}")
     at = now()
-    with reading(engine) as conn:
-        wait = _wrong_code_wait(conn, client_hash, at)
-    if wait > 0:
-        raise RateLimited(
-            f"Too many wrong class codes from this device: wait {wait:.0f} s, then check the code with your teacher.",
-            wait,
-        )
+    session_hash = keyed("wrong-codes", client)
+    browser_hash = keyed("browser", client) if client else None
     name = check_name(name)
     try:
         code = normalize_code(code)
     except ClassroomError:
-        _record_wrong_code(engine, client_hash, at)
+        with writing(engine) as conn:  # a malformed code names no class: slowed per browser, not a guess
+            _record_wrong_code(conn, session_hash, at)
         raise
     token = secrets.token_urlsafe(16)
     with writing(engine) as conn:
-        row = conn.execute(text(f"SELECT {_CLASS_COLUMNS} FROM classes c WHERE c.code = :code"), {"code": code}).first()
+        row = conn.execute(
+            text(f"SELECT {_CLASS_COLUMNS}, c.teacher_hash FROM classes c WHERE c.code = :code"), {"code": code}
+        ).first()
+        by_link = bool(
+            row is not None and link_key and secrets.compare_digest(join_key(row.teacher_hash), str(link_key)[:64])
+        )
+        if not by_link:
+            wait = _wrong_code_wait(conn, session_hash, at)
+            if wait > 0:
+                raise RateLimited(
+                    f"Too many wrong class codes from this browser: wait {wait:.0f} s, then check the code with "
+                    "your teacher.",
+                    wait,
+                )
+            if wrong_code_risk(conn, at) >= WRONG_CODE_RISK_BUDGET:
+                raise RateLimited(
+                    "This server has refused many wrong class codes today, so typed codes are paused for a while: "
+                    "open the join link or scan the QR code your teacher shows (they still work).",
+                    60.0,
+                )
         klass = _class_row(row) if row is not None else None
         if klass is not None and klass.open:
+            limits = []
+            if browser_hash:
+                limits.append(("browser", browser_hash, JOINS_PER_BROWSER, JOIN_WINDOW_BROWSER_S))
+            if address:
+                limits.append(("address", keyed("address", address), JOINS_PER_ADDRESS, JOIN_WINDOW_ADDRESS_S))
+            for what, key, most, window in limits:
+                count, ends = _counter(conn, f"joins-{what}:{key}", at)
+                if count >= most:
+                    wait = max(1.0, ends - at)
+                    where = "this browser" if what == "browser" else "this network address"
+                    raise RateLimited(
+                        f"Too many joins from {where} (at most {most} in {window / 60:g} minutes): wait {wait:.0f} s.",
+                        wait,
+                    )
+            if (
+                browser_hash
+                and conn.execute(
+                    text(
+                        "SELECT 1 FROM students WHERE class_id = :cid AND browser_hash = :b AND removed_at IS NOT NULL"
+                    ),
+                    {"cid": klass.id, "b": browser_hash},
+                ).first()
+            ):
+                raise ClassroomError(
+                    "Your teacher removed you from this class: ask your teacher to let you back in, then join again."
+                )
             seat = conn.execute(
                 text(
                     "UPDATE classes SET student_count = student_count + 1 "
@@ -412,18 +655,20 @@ def join_class(engine: Engine, code: str, name: str, client: str = "") -> Joined
             ).first()
             if seat is None:
                 raise ClassroomError(f"Class {code} is full ({MAX_STUDENTS} students): ask your teacher.")
+            for what, key, _most, window in limits:
+                _add_to_counter(conn, f"joins-{what}:{key}", at, window)
             conn.execute(
                 text(
-                    "INSERT INTO students (class_id, token_hash, name, joined_at, rate_start, rate_count) "
-                    "VALUES (:cid, :hash, :name, :at, 0, 0)"
+                    "INSERT INTO students (class_id, token_hash, name, joined_at, rate_start, rate_count, "
+                    "browser_hash) VALUES (:cid, :hash, :name, :at, 0, 0, :browser)"
                 ),
-                {"cid": klass.id, "hash": token_hash(token), "name": name, "at": at},
+                {"cid": klass.id, "hash": token_hash(token), "name": name, "at": at, "browser": browser_hash},
             )
             return Joined(code, token, name)
-    _record_wrong_code(engine, client_hash, at)
-    if klass is None:
-        raise ClassroomError(f"No open class has the code {code}: check the code with your teacher.")
-    raise ClassroomError(f"Class {code} has ended: its code no longer admits students.")
+    with writing(engine) as conn:
+        _record_wrong_code(conn, session_hash, at)
+        _spend_wrong_code(conn, at)
+    raise _no_open_class(code)
 
 
 # --- the student's side ---------------------------------------------------------------------------
@@ -451,6 +696,7 @@ class StudentState:
     attempts: dict[int, Attempt] = field(default_factory=dict)  # the student's saved answers (assignments)
     exact: tuple[Fraction, ...] | None = None  # only after the reveal
     follow_key: str = ""  # what the page presents to read the class's version (follow_key())
+    open: bool = True  # False once the class ended (or its code expired): the page is read-only
 
 
 _STUDENT_QUERY = f"""
@@ -463,7 +709,7 @@ WHERE s.token_hash = :hash
 """
 
 
-def _student(conn, code: str, student_token: str):
+def _student(conn, code: str, student_token: str, *, for_write: bool = True):
     code = normalize_code(code)
     row = conn.execute(text(_STUDENT_QUERY), {"hash": token_hash(student_token or "")}).first()
     if row is None:
@@ -473,8 +719,10 @@ def _student(conn, code: str, student_token: str):
     if row.removed_at is not None:
         raise ClassroomError("Your teacher removed you from this class.")
     klass = _class_row(row)
-    if not klass.open:
-        raise ClassroomError(f"Class {code} has ended: thank you for taking part.")
+    if klass.created_at < now() - KEEP_CLASS_S:
+        raise ClassroomError("This student link is not valid: join the class again with its code and your name.")
+    if for_write and not klass.open:
+        raise ClassroomError(f"Class {code} has ended: nothing can change now; thank you for taking part.")
     activity = _activity_row(row)
     return row, klass, activity
 
@@ -483,7 +731,7 @@ def student_state(engine: Engine, code: str, student_token: str) -> StudentState
     """What the student's page shows: the current activity, their own saved answers, and the exact answer
     only once the teacher revealed it."""
     with reading(engine) as conn:
-        row, klass, activity = _student(conn, code, student_token)
+        row, klass, activity = _student(conn, code, student_token, for_write=False)
         subs = []
         if activity is not None:
             subs = conn.execute(
@@ -514,6 +762,7 @@ def student_state(engine: Engine, code: str, student_token: str) -> StudentState
         attempts,
         exact,
         follow_key(row.teacher_hash),
+        klass.open,
     )
 
 
@@ -632,6 +881,31 @@ class StudentRow:
     id: int
     name: str
     submitted: bool
+    label: str = ""  # the name, told apart from the same name earlier in the class: "Ann", "Ann (2)"
+
+    def __post_init__(self):
+        if not self.label:
+            object.__setattr__(self, "label", self.name)
+
+
+def _labels(names: list[str]) -> list[str]:
+    """Names in join order, each label different from every other: a repeated name is numbered by its turn (Ann,
+    Bob, Ann (2)), skipping a number that someone typed as their name or that is already taken."""
+    typed = set(names)
+    used: set[str] = set()
+    last: dict[str, int] = {}  # the last number given to each name
+    labels = []
+    for name in names:
+        label = name
+        if label in used:
+            n = last.get(name, 1)
+            while label in used or label in typed:
+                n += 1
+                label = f"{name} ({n})"
+            last[name] = n
+        used.add(label)
+        labels.append(label)
+    return labels
 
 
 @dataclass(frozen=True)
@@ -641,6 +915,7 @@ class Dashboard:
     activity: ActivityView | None
     predict: PredictSummary | None
     assignment: AssignmentSummary | None
+    removed: tuple[StudentRow, ...] = ()  # removed students (the teacher may let them back in)
 
     @property
     def joined(self) -> int:
@@ -651,16 +926,16 @@ class Dashboard:
         return sum(s.submitted for s in self.students)
 
 
-# ONE query: the class (checked against the teacher's token hash), its current activity, every student still
-# in the class and their submissions to that activity.
+# ONE query: the class (checked against the teacher's token hash), its current activity, every student (removed
+# ones too: listed apart) and their submissions to that activity.
 _DASHBOARD_QUERY = f"""
 SELECT {_CLASS_COLUMNS}, c.teacher_hash,
        a.id AS activity_id, a.position, a.kind, a.params, a.revealed_at, a.locked_at,
-       s.id AS student_id, s.name AS student_name,
+       s.id AS student_id, s.name AS student_name, s.removed_at,
        sub.problem, sub.answer, sub.correct, sub.tries
 FROM classes c
 LEFT JOIN activities a ON a.id = c.current_activity
-LEFT JOIN students s ON s.class_id = c.id AND s.removed_at IS NULL
+LEFT JOIN students s ON s.class_id = c.id
 LEFT JOIN submissions sub ON sub.student_id = s.id AND sub.activity_id = c.current_activity
 WHERE c.code = :code
 ORDER BY s.joined_at, s.id, sub.problem
@@ -671,36 +946,36 @@ def dashboard(engine: Engine, code: str, teacher_token: str) -> Dashboard:
     code = normalize_code(code)
     with reading(engine) as conn:
         rows = conn.execute(text(_DASHBOARD_QUERY), {"code": code}).all()
-    if not rows:
-        raise ClassroomError(f"No class has the code {code}: it may have ended more than 30 days ago.")
-    first = rows[0]
-    if not teacher_token or not secrets.compare_digest(first.teacher_hash, token_hash(teacher_token)):
-        raise ClassroomError(
-            f"This teacher link does not belong to class {code}: only the private link shown when the class "
-            "was started opens its dashboard."
-        )
+    first = rows[0] if rows else None
+    _check_teacher_row(first, teacher_token)
     klass = _class_row(first)
     activity = _activity_row(first)
     names: dict[int, str] = {}
+    removed_ids: set[int] = set()
     subs: dict[int, list] = {}
     for row in rows:
         if row.student_id is None:
             continue
         names[row.student_id] = row.student_name
+        if row.removed_at is not None:
+            removed_ids.add(row.student_id)
         bucket = subs.setdefault(row.student_id, [])
         if row.problem is not None:
             bucket.append(row)
-    students = tuple(StudentRow(sid, names[sid], bool(subs[sid])) for sid in names)
+    labels = _labels(list(names.values()))
+    everyone = [StudentRow(sid, names[sid], bool(subs[sid]), label) for sid, label in zip(names, labels)]
+    students = tuple(s for s in everyone if s.id not in removed_ids)
+    removed = tuple(s for s in everyone if s.id in removed_ids)
     predict = assignment = None
     if activity is not None and activity.kind == PREDICT:
         predictions = [decode_prediction(subs[s.id][0].answer) for s in students if subs[s.id]]
         predict = summarize_predictions(activity.spec, predictions)
     elif activity is not None:
         per_student = [
-            (s.name, {r.problem: Attempt(r.answer, bool(r.correct), r.tries) for r in subs[s.id]}) for s in students
+            (s.label, {r.problem: Attempt(r.answer, bool(r.correct), r.tries) for r in subs[s.id]}) for s in students
         ]
         assignment = summarize_assignment(activity.spec, per_student)
-    return Dashboard(klass, students, activity, predict, assignment)
+    return Dashboard(klass, students, activity, predict, assignment, removed)
 
 
 # --- results export -------------------------------------------------------------------------------
@@ -728,6 +1003,7 @@ CSV_HEADER = (
     "tries",
     "first saved",
     "last saved",
+    "removed",
 )
 
 
@@ -736,13 +1012,14 @@ def _fractions(fields, values) -> str:
 
 
 def results_csv(engine: Engine, code: str, teacher_token: str) -> str:
-    """Every activity's submissions, one row per student and question, every field formula-escaped."""
+    """Every activity's submissions, one row per student and question, every field formula-escaped; the last
+    column marks the answers of students the teacher removed (with when)."""
     with reading(engine) as conn:
         klass = _teacher_class(conn, code, teacher_token, must_be_open=False)
         rows = conn.execute(
             text(
-                "SELECT a.position, a.kind, a.params, s.name, sub.problem, sub.answer, sub.correct, sub.tries, "
-                "sub.created_at, sub.updated_at FROM activities a "
+                "SELECT a.position, a.kind, a.params, s.name, s.removed_at, sub.problem, sub.answer, sub.correct, "
+                "sub.tries, sub.created_at, sub.updated_at FROM activities a "
                 "JOIN submissions sub ON sub.activity_id = a.id JOIN students s ON s.id = sub.student_id "
                 "WHERE a.class_id = :cid ORDER BY a.position, s.joined_at, s.id, sub.problem"
             ),
@@ -765,6 +1042,10 @@ def results_csv(engine: Engine, code: str, teacher_token: str) -> str:
             problem = spec.problems[r.problem - 1]
             cells = [f"problem {r.problem}", r.answer, problem.answer_text, "1" if r.correct else "0"]
             cells += ["yes" if r.correct else "no", r.tries]
-        row = [klass.name, klass.code, r.position, spec.title, r.name, *cells, _iso(r.created_at), _iso(r.updated_at)]
+        removed = "" if r.removed_at is None else f"removed {_iso(r.removed_at)}"
+        row = [
+            klass.name, klass.code, r.position, spec.title, r.name, *cells,
+            _iso(r.created_at), _iso(r.updated_at), removed,
+        ]  # fmt: skip
         writer.writerow([csv_cell(v) for v in row])
     return out.getvalue()

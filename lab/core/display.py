@@ -13,10 +13,19 @@ SHORT_FRACTION_CHARS = 9
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~$:])")
 
 
+# Streamlit's markdown turns ":name:" into an emoji and ":material/name:" into an icon even when the colons are
+# backslash-escaped (it rewrites ":material/" in the source, and finds shortcodes in the text after unescaping).
+# An invisible WORD JOINER after a colon that could start one (a letter, digit, _, - or + follows) breaks both
+# patterns and shows the text as typed.
+_WORD_JOINER = "\u2060"
+_SHORTCODE_START = re.compile(r":(?=[\w+\-]|\\[+\-_])")
+
+
 def markdown_escape(text: str) -> str:
     """Backslash-escape every markdown character so user text (token names, URL values) shows as
-    typed in a widget label or a markdown line: no links, images, emphasis or HTML."""
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", str(text))
+    typed in a widget label or a markdown line: no links, images, emphasis, HTML, emoji or icon shortcodes
+    (``:smile:``, ``:material/home:``: such a colon is followed by an invisible word joiner)."""
+    return _SHORTCODE_START.sub(":" + _WORD_JOINER, _MARKDOWN_SPECIAL.sub(r"\\\1", str(text)))
 
 
 def plotly_text(text: str) -> str:

@@ -30,7 +30,7 @@ from lab.teaching.exercises import (
 )
 from lab.views.accessibility import announce, section, subsection, title
 from lab.views.class_question import draw_answer, draw_question
-from lab.views.classroom_db import class_version, client_id, engine
+from lab.views.classroom_db import DATABASE_DOWN, browser_key, class_version, client_address, database_down, engine
 from lab.views.classwide import pq_table, qr_image
 from lab.views.common import chart, figure
 from lab.views.follow import follow_teacher
@@ -40,6 +40,8 @@ URL_PATH = "class"
 LIVE = "cls"  # the page's live region (lab.views.accessibility.announce), the same in each of its views
 JOINED_KEY = "cls_joined"  # set by Join: the student's page then moves keyboard focus to its heading
 DASHBOARD_EVERY_S = 2.0
+RETRY_EVERY_S = 3.0  # how often a page that lost the class database tries again
+STUDENTS_PER_PAGE = 50  # rows of the dashboard's student list drawn at once
 MAX_QR_LINK = 2000  # characters of a join link a QR code is made for
 
 
@@ -65,6 +67,16 @@ def clock(ts: float | None) -> str:
 # --- no class yet: join or start -------------------------------------------------------------------
 
 
+def _link_key(typed_code: str, link_code: str) -> str:
+    """The join link's key (``join=``), for the code the link filled in only: a typed code is a typed code."""
+    key = str(st.query_params.get("join", ""))[:64]
+    try:
+        same = store.normalize_code(typed_code) == store.normalize_code(link_code)
+    except store.ClassroomError:
+        return ""
+    return key if same else ""
+
+
 def landing(code: str) -> None:
     refusal = ""  # announced by the page's live region
     st.caption(
@@ -80,10 +92,22 @@ def landing(code: str) -> None:
             pressed = st.form_submit_button("Join", type="primary")
         if pressed:
             try:
-                joined = store.join_class(engine(), typed_code, name, client=client_id())
+                joined = store.join_class(
+                    engine(),
+                    typed_code,
+                    name,
+                    client=browser_key(),
+                    address=client_address(),
+                    link_key=_link_key(typed_code, code),
+                )
             except store.ClassroomError as exc:
                 refusal = str(exc)
                 st.error(markdown_escape(exc))
+            except Exception as exc:
+                if not database_down(exc):
+                    raise
+                refusal = DATABASE_DOWN.replace("nothing was saved", "you have not joined yet")
+                st.error(markdown_escape(refusal))
             else:
                 st.session_state[JOINED_KEY] = True  # the student's page moves keyboard focus to its heading
                 go_to(code=joined.code, student=joined.student_token)
@@ -98,6 +122,11 @@ def landing(code: str) -> None:
             except store.ClassroomError as exc:
                 refusal = str(exc)
                 st.error(markdown_escape(exc))
+            except Exception as exc:
+                if not database_down(exc):
+                    raise
+                refusal = DATABASE_DOWN.replace("nothing was saved", "no class was started")
+                st.error(markdown_escape(refusal))
             else:
                 st.session_state["cls_new_class"] = new.code
                 go_to(code=new.code, teacher=new.teacher_token)
@@ -114,6 +143,10 @@ def _teacher_action(action, *args) -> None:
         action(engine(), code, token, *args)
     except store.ClassroomError as exc:
         st.session_state["cls_teacher_error"] = str(exc)
+    except Exception as exc:
+        if not database_down(exc):
+            raise
+        st.session_state["cls_teacher_error"] = _TEACHER_DOWN
 
 
 def _open_activity() -> None:
@@ -133,8 +166,8 @@ def _source_label(source: str) -> str:
     return "Worked example: bernoulli-residual, bars r(B) and r(C)" if source == WORKED_EXAMPLE else source
 
 
-def join_panel(code: str, token: str, presenting: bool) -> None:
-    join_link = class_url(code=code)
+def join_panel(code: str, token: str, presenting: bool, join_key: str) -> None:
+    join_link = class_url(code=code, join=join_key)
     left, right = st.columns([3, 2], gap="large")
     with left:
         st.metric("Class code", code)
@@ -211,12 +244,59 @@ def _remove(student_id: int) -> None:
     _teacher_action(store.remove_student, student_id)
 
 
-def live_dashboard(code: str, token: str) -> None:
+def _allow_back(student_id: int) -> None:
+    _teacher_action(store.allow_back, student_id)
+
+
+def _remove_waiting() -> None:
+    _teacher_action(store.remove_not_submitted)
+
+
+def student_list(board: store.Dashboard, hide: bool, actions: bool) -> None:
+    """The students, a page of STUDENTS_PER_PAGE at a time, drawn only while the teacher has it open (a
+    collapsed expander would still draw every row on every refresh)."""
+    if not st.toggle(f"Show the student list ({board.joined})", key="cls_show_students"):
+        return
+    pages = max(1, -(-board.joined // STUDENTS_PER_PAGE))
+    page = 1
+    if pages > 1:
+        page = st.number_input(f"Page (1 to {pages})", 1, pages, 1, step=1, key="cls_students_page")
+        page = min(max(int(page or 1), 1), pages)
+    first = (page - 1) * STUDENTS_PER_PAGE
+    for i, student in enumerate(board.students[first : first + STUDENTS_PER_PAGE], start=first + 1):
+        c1, c2, c3 = st.columns([4, 2, 1], vertical_alignment="center")
+        c1.text(f"Student {i}" if hide else student.label)
+        c2.text("submitted" if student.submitted else "waiting")
+        if actions:
+            c3.button("Remove", key=f"cls_remove_{student.id}", on_click=_remove, args=(student.id,))
+    waiting = board.joined - board.submitted
+    if actions and board.activity is not None and waiting:
+        with st.popover(f"Remove everyone who has not submitted ({waiting})"):
+            st.write(
+                f"Removes the {waiting} students who have not answered this activity: their links stop working "
+                "and their browsers cannot join again until you let them back in below."
+            )
+            st.button("Remove them now", key="cls_remove_waiting", on_click=_remove_waiting)
+    if board.removed:
+        st.markdown(f"**Removed ({len(board.removed)})**: their answers stay in the CSV, marked removed.")
+        for i, student in enumerate(board.removed, start=1):
+            c1, c2 = st.columns([6, 1], vertical_alignment="center")
+            c1.text(f"Removed student {i}" if hide else student.label)
+            if actions:
+                c2.button("Let back in", key=f"cls_back_{student.id}", on_click=_allow_back, args=(student.id,))
+
+
+def live_dashboard(code: str, token: str, actions: bool = True) -> None:
     """Redrawn every DASHBOARD_EVERY_S seconds: one aggregate query per refresh."""
     try:
         board = store.dashboard(engine(), code, token)
     except store.ClassroomError as exc:
         st.error(markdown_escape(exc))
+        return
+    except Exception as exc:
+        if not database_down(exc):
+            raise
+        st.warning(markdown_escape(_TEACHER_DOWN))
         return
     hide = st.session_state.get("cls_hide_names", is_presenting())
     m1, m2 = st.columns(2)
@@ -279,12 +359,39 @@ def live_dashboard(code: str, token: str) -> None:
                 f"P{i} {float(s):.0%}" if s is not None else f"P{i} –" for i, s in enumerate(summary.success, start=1)
             )
         )
-    with st.expander(f"Students ({board.joined})", expanded=False):
-        for i, student in enumerate(board.students, start=1):
-            c1, c2, c3 = st.columns([4, 2, 1], vertical_alignment="center")
-            c1.text(f"Student {i}" if hide else student.name)
-            c2.text("submitted" if student.submitted else "waiting")
-            c3.button("Remove", key=f"cls_remove_{student.id}", on_click=_remove, args=(student.id,))
+    student_list(board, hide, actions)
+
+
+_TEACHER_DOWN = (
+    "The class database cannot be reached right now: nothing you press is saved until it is back. This page "
+    "tries again by itself every few seconds and carries on when the database answers."
+)
+
+
+def wait_for_database() -> None:
+    """On a page that could not read the class database: try again every RETRY_EVERY_S and redraw the whole
+    page once it answers (what the student typed stays: the page is drawn again with the same widgets)."""
+
+    def retry() -> None:
+        try:
+            with engine().connect() as conn:
+                conn.exec_driver_sql("SELECT 1")
+        except Exception as exc:
+            if not database_down(exc):
+                raise
+            return
+        st.rerun()
+
+    st.fragment(run_every=RETRY_EVERY_S)(retry)()
+
+
+def _results_csv(code: str, token: str) -> str:
+    try:
+        return store.results_csv(engine(), code, token)
+    except Exception as exc:
+        if not database_down(exc):
+            raise
+        return "The class database could not be reached: download the results again in a moment.\n"
 
 
 def teacher_page(code: str, token: str) -> None:
@@ -295,32 +402,57 @@ def teacher_page(code: str, token: str) -> None:
         st.page_link(URL_PATH_PAGE, label="Start or join a class")
         announce(LIVE, error=str(exc))
         return
+    except Exception as exc:
+        if not database_down(exc):
+            raise
+        st.warning(markdown_escape(_TEACHER_DOWN))
+        announce(LIVE, error=_TEACHER_DOWN)
+        wait_for_database()
+        return
     presenting = is_presenting()
     section(markdown_escape(klass.name) if klass.name else f"Class {klass.code}")
     error = st.session_state.pop("cls_teacher_error", None)
     if error:
         st.error(markdown_escape(error))
-    said = "This class has ended."
-    if not klass.open:
-        st.info("This class has ended: its code no longer admits students. You can still download the results.")
-    else:
-        with st.expander("Class code, join link and your private teacher link", expanded=not presenting):
-            join_panel(klass.code, token, presenting)
-        if presenting:
-            st.metric("Class code", klass.code)
-        board = store.dashboard(engine(), code, token)
-        said = activity_controls(board)
-    announce(LIVE, said, error=error or "")
     st.toggle("Hide names", value=presenting, key="cls_hide_names", help="On by default in presentation mode.")
-    if klass.open:
-        st.fragment(run_every=DASHBOARD_EVERY_S)(live_dashboard)(code, token)
-    else:
-        live_dashboard(code, token)
+    if not klass.open:
+        # results only: this link (perhaps in a shared computer's history) can no longer change anything
+        st.info(
+            "This class has ended: its code no longer admits students, and nothing in it can change. "
+            "Its results can be downloaded until the class is deleted, 30 days after it started."
+        )
+        announce(LIVE, "This class has ended.", error=error or "")
+        live_dashboard(code, token, actions=False)
+        st.download_button(
+            "Download results (CSV)",
+            lambda: _results_csv(code, token),
+            file_name=f"residual-lab-class-{klass.code}.csv",
+            mime="text/csv",
+            on_click="ignore",
+            key="cls_download",
+        )
+        return
+    with st.expander("Class code, join link and your private teacher link", expanded=not presenting):
+        join_panel(klass.code, token, presenting, klass.join_key)
+    if presenting:
+        st.metric("Class code", klass.code)
+    try:
+        board = store.dashboard(engine(), code, token)
+    except Exception as exc:
+        if not database_down(exc):
+            raise
+        st.warning(markdown_escape(_TEACHER_DOWN))
+        announce(LIVE, error=_TEACHER_DOWN)
+        wait_for_database()
+        return
+    said = activity_controls(board)
+    announce(LIVE, said, error=error or "")
+    st.fragment(run_every=DASHBOARD_EVERY_S)(live_dashboard)(code, token)
     st.divider()
     d1, d2 = st.columns(2)
     d1.download_button(
         "Download results (CSV)",
-        lambda: store.results_csv(engine(), code, token),
+        lambda: _results_csv(code, token),
         file_name=f"residual-lab-class-{klass.code}.csv",
         mime="text/csv",
         on_click="ignore",
@@ -339,12 +471,30 @@ def follow(code: str, drawn_version: int) -> None:
     """The fallback without the HTTP route (lab.views.follow): a timed fragment that reruns the whole page only
     when the teacher changed something since this page was drawn (versions only grow; the shared value may lag
     the page by up to a second)."""
-    current = class_version(code)
+    try:
+        current = class_version(code)
+    except Exception as exc:
+        if not database_down(exc):
+            raise
+        st.rerun()  # the whole page says the database is unreachable, and waits for it
     if current is None or not current.open or current.version > drawn_version:
         st.rerun()
 
 
+def submitted_without_callback(pressed: bool, submit, *args) -> None:
+    """A form's Submit whose callback did not run: the first press on a page whose server restarted (or whose
+    replica died) under it arrives in a new session that has not drawn the form yet, so Streamlit knows no
+    callback for it, yet the button reads as pressed. Save it here, then draw the page again from the database:
+    the first Submit after a reconnect is saved (or says why not), never dropped."""
+    ran = st.session_state.pop("cls_submit_ran", False)
+    if pressed and not ran:
+        submit(*args)
+        st.session_state.pop("cls_submit_ran", None)
+        st.rerun()
+
+
 def _submit_prediction(code: str, token: str, activity_id: int, fields: tuple[str, ...]) -> None:
+    st.session_state["cls_submit_ran"] = True
     values = [st.session_state.get(f"cls_pred_{activity_id}_{i}") for i in range(len(fields))]
     missing = [f for f, v in zip(fields, values) if v is None]
     if missing:
@@ -354,6 +504,10 @@ def _submit_prediction(code: str, token: str, activity_id: int, fields: tuple[st
         saved = store.submit_prediction(engine(), code, token, activity_id, [f"{v:.4f}" for v in values])
     except store.ClassroomError as exc:
         st.session_state["cls_feedback"] = ("error", str(exc))
+    except Exception as exc:
+        if not database_down(exc):
+            raise
+        st.session_state["cls_feedback"] = ("error", DATABASE_DOWN)
     else:
         st.session_state["cls_feedback"] = (
             "success",
@@ -362,11 +516,16 @@ def _submit_prediction(code: str, token: str, activity_id: int, fields: tuple[st
 
 
 def _submit_answer(code: str, token: str, activity_id: int, number: int) -> None:
+    st.session_state["cls_submit_ran"] = True
     text = st.session_state.get(f"cls_ans_{activity_id}_{number}") or ""
     try:
         check, _attempt = store.submit_answer(engine(), code, token, activity_id, number, text)
     except store.ClassroomError as exc:
         st.session_state[f"cls_fb_{number}"] = ("error", str(exc))
+    except Exception as exc:
+        if not database_down(exc):
+            raise
+        st.session_state[f"cls_fb_{number}"] = ("error", DATABASE_DOWN)
     else:
         kind = "success" if check.correct else ("error" if check.counted else "warning")
         saved = " Saved." if check.counted else " Not saved."
@@ -379,6 +538,7 @@ def predict_student(state: store.StudentState, code: str, token: str) -> tuple[s
     spec = activity.spec
     draw_question(spec.question, f"cls_pq_{activity.id}")
     saved = state.prediction
+    frozen = activity.locked or not state.open
     with st.form(f"cls_pred_form_{activity.id}", border=True, enter_to_submit=False):
         cols = st.columns(len(spec.fields))
         for i, (col, field) in enumerate(zip(cols, spec.fields)):
@@ -390,22 +550,28 @@ def predict_student(state: store.StudentState, code: str, token: str) -> tuple[s
                 step=float(PREDICT_STEP),
                 format="%.2f",
                 key=f"cls_pred_{activity.id}_{i}",
-                disabled=activity.locked,
+                disabled=frozen,
             )
-        st.form_submit_button(
+        pressed = st.form_submit_button(
             "Submit",
             type="primary",
-            disabled=activity.locked,
+            disabled=frozen,
             on_click=_submit_prediction,
             args=(code, token, activity.id, spec.fields),
         )
+    submitted_without_callback(pressed, _submit_prediction, code, token, activity.id, spec.fields)
     feedback = st.session_state.pop("cls_feedback", None)
     said = refused = ""
     if feedback:
         getattr(st, feedback[0])(markdown_escape(feedback[1]))
         refused, said = (feedback[1], "") if feedback[0] == "error" else ("", feedback[1])
-    elif saved:
-        st.caption(f"Your prediction was saved at {clock(state.saved_at)}.")
+    # what the database holds, whatever the boxes show (they may hold a value not submitted yet)
+    if saved:
+        # "0.60 for r(B)", not "r(B) = 0.60": before the reveal nothing on the page reads as a statement of r
+        values = ", ".join(f"{float(v):.2f} for {f}" for f, v in zip(spec.fields, saved))
+        st.caption(markdown_escape(f"Saved in the class database: {values} (at {clock(state.saved_at)})."))
+    elif not feedback:
+        st.caption("Nothing saved yet for this activity.")
     if activity.locked:
         st.info("Your teacher has locked this activity: answers can no longer change.")
     if state.exact is not None:
@@ -453,27 +619,35 @@ def assignment_student(state: store.StudentState, code: str, token: str) -> tupl
                 + pq_table(problem.p.tokens, problem.p.values, problem.q.values)
             )
             done = bool(attempt and attempt.correct)
+            frozen = activity.locked or done or not state.open
             with st.form(f"cls_ans_form_{activity.id}_{problem.number}", border=False):
                 st.text_input(
                     "Your answer",
                     value=attempt.answer if attempt else "",
                     key=f"cls_ans_{activity.id}_{problem.number}",
                     placeholder="A fraction, a decimal or a word",
-                    disabled=activity.locked or done,
+                    disabled=frozen,
                 )
-                st.form_submit_button(
+                pressed = st.form_submit_button(
                     "Check and save",
-                    disabled=activity.locked or done,
+                    disabled=frozen,
                     on_click=_submit_answer,
                     args=(code, token, activity.id, problem.number),
                 )
+            submitted_without_callback(pressed, _submit_answer, code, token, activity.id, problem.number)
             feedback = st.session_state.pop(f"cls_fb_{problem.number}", None)
             if feedback:
                 getattr(st, feedback[0])(markdown_escape(feedback[1]))
                 said = f"{problem.title}: {feedback[1]}"
                 refused = feedback[1] if feedback[0] == "error" and "Not saved" in feedback[1] else refused
             if attempt:
-                st.caption(("solved" if attempt.correct else "not solved yet") + f" · {attempt.tries} tries")
+                st.caption(
+                    markdown_escape(
+                        f"Saved in the class database: {attempt.answer} · "
+                        + ("solved" if attempt.correct else "not solved yet")
+                        + f" · {attempt.tries} tries"
+                    )
+                )
             if activity.revealed:
                 with st.expander("Worked solution (revealed by your teacher)"):
                     for line in worked_solution(problem):
@@ -482,6 +656,7 @@ def assignment_student(state: store.StudentState, code: str, token: str) -> tupl
 
 
 def student_page(code: str, token: str) -> None:
+    down = False
     try:
         state = store.student_state(engine(), code, token)
     except store.ClassroomError as exc:
@@ -489,6 +664,19 @@ def student_page(code: str, token: str) -> None:
         st.page_link(URL_PATH_PAGE, label="Join a class")
         announce(LIVE, error=str(exc))
         return
+    except Exception as exc:
+        if not database_down(exc):
+            raise
+        down = True
+        # the page as last read, so the boxes (and what the student typed in them) stay on screen
+        state = st.session_state.get("cls_last_state")
+        st.warning(markdown_escape(DATABASE_DOWN))
+        if state is None or (state.code, st.session_state.get("cls_last_token")) != (code, token):
+            announce(LIVE, error=DATABASE_DOWN)
+            wait_for_database()
+            return
+    else:
+        st.session_state["cls_last_state"], st.session_state["cls_last_token"] = state, token
     heading = f"Class {state.code}" + (f" · {state.class_name}" if state.class_name else "")
     section(markdown_escape(heading))
     st.caption(
@@ -497,8 +685,12 @@ def student_page(code: str, token: str) -> None:
     )
     activity = state.activity
     said, refused = f"You joined {heading} as {state.name}.", ""
+    if not state.open:
+        st.info("This class has ended: your answers are shown as saved; nothing can change now.")
+        said = "This class has ended: your answers are shown as saved."
     if activity is None:
-        st.info("Wait for your teacher to open an activity: this page follows the class by itself.")
+        if state.open:
+            st.info("Wait for your teacher to open an activity: this page follows the class by itself.")
     else:
         subsection(f"Activity {activity.position}: {markdown_escape(activity.spec.title)}")
         said = f"Activity {activity.position} is open: {activity.spec.title}" + (
@@ -509,10 +701,15 @@ def student_page(code: str, token: str) -> None:
         else:
             done, refused = assignment_student(state, code, token)
         said = done or said
+    if down:
+        refused = DATABASE_DOWN
     # focus to the page's heading once, right after Join (the Join button is gone: focus would fall to the body)
     announce(LIVE, said, error=refused, focus=heading if st.session_state.pop(JOINED_KEY, False) else "")
-    # Last, so a run cut short keeps the previous (older) version on the page, which then redraws it.
-    follow_teacher(state.code, state.version, state.follow_key, follow)
+    if down:
+        wait_for_database()
+    elif state.open:
+        # Last, so a run cut short keeps the previous (older) version on the page, which then redraws it.
+        follow_teacher(state.code, state.version, state.follow_key, follow)
 
 
 # --- page -------------------------------------------------------------------------------------------

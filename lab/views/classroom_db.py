@@ -6,14 +6,15 @@ Which database: ``RESIDUAL_LAB_DATABASE_URL`` if set; else ``[connections.classr
 
 from __future__ import annotations
 
-import ipaddress
 import os
 import threading
 import time
 
 import streamlit as st
+from sqlalchemy.exc import SQLAlchemyError
+from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from lab.classroom import store
+from lab.classroom import keys, store
 from lab.classroom.db import URL_ENV, database_url, prepare
 
 
@@ -34,22 +35,61 @@ def engine():
         conn = st.connection("classroom", type="sql", url=database_url())
     global _last_engine
     _last_engine = prepare(conn.engine)
+    purge_if_due(_last_engine)
     return _last_engine
 
 
-def client_id() -> str:
-    """The device asking (for slowing down wrong class codes): its address; behind a proxy on this machine
-    (HAProxy), the first address in X-Forwarded-For."""
-    address = st.context.ip_address or ""
+def browser_key() -> str:
+    """This browser session (what wrong class codes and joins are counted by): the token of Streamlit's XSRF
+    cookie, which a browser keeps until it closes and sends on every connection, also after a reload; without
+    it (AppTest, XSRF protection off) this Streamlit session. Only a keyed HMAC of it is stored."""
+    token = keys.xsrf_token(st.context.cookies.get("_streamlit_xsrf"))
+    if token:
+        return "xsrf:" + token
+    ctx = get_script_run_ctx()
+    return "session:" + (ctx.session_id if ctx is not None else "")
+
+
+def client_address() -> str:
+    """The client's address: the peer's, or, when the peer is a proxy named in RESIDUAL_LAB_TRUSTED_PROXIES, the
+    address that proxy put into X-Forwarded-For (lab.classroom.keys.client_address)."""
+    return keys.client_address(st.context.ip_address, st.context.headers.get("X-Forwarded-For"), keys.trusted_proxies())
+
+
+def client_id() -> str:  # kept for callers of the earlier name: the browser session
+    return browser_key()
+
+
+def database_down(exc: BaseException) -> bool:
+    """Whether ``exc`` means the class database cannot be reached (or failed mid-way): not a refusal."""
+    return isinstance(exc, (SQLAlchemyError, OSError))
+
+
+DATABASE_DOWN = (
+    "The class database cannot be reached right now, so nothing was saved. What you typed stays on this page; "
+    "it tries again by itself every few seconds and carries on when the database is back."
+)
+
+
+PURGE_EVERY_S = 3600.0
+_purged_at: list[float] = []
+_purge_lock = threading.Lock()
+
+
+def purge_if_due(db) -> None:
+    """Delete what is past its keeping time (store.purge_old) when this process starts and then hourly; a
+    failure (the database is down) is tried again on a later run."""
+    if _purged_at and time.monotonic() - _purged_at[0] < PURGE_EVERY_S:
+        return
+    if not _purge_lock.acquire(blocking=False):
+        return  # another session is purging
     try:
-        local = not address or ipaddress.ip_address(address).is_loopback
-    except ValueError:
-        local = True
-    if local:
-        forwarded = (st.context.headers.get("X-Forwarded-For") or "").split(",")[0].strip()
-        if forwarded:
-            return forwarded
-    return address or "local"
+        store.purge_old(db)
+        _purged_at[:] = [time.monotonic()]
+    except SQLAlchemyError:
+        pass
+    finally:
+        _purge_lock.release()
 
 
 # One value per class for the whole process, kept for a second: every student's page of a class asks for it

@@ -44,6 +44,8 @@ export default function (component) {
     try {
       const response = await fetch(url, { cache: "no-store", credentials: "same-origin" });
       if (response.status === 404) { stopped = true; setTriggerValue("changed", -1); return; }
+      // the class database is unreachable: redraw once, so the page says so (it then waits for the database)
+      if (response.status === 503) { stopped = true; setTriggerValue("changed", -2); return; }
       if (response.ok) {
         const state = await response.json();
         if (state.version > data.version || !state.open) {
@@ -91,6 +93,7 @@ def routes() -> list:
     route_mounted = True
     headers = {"Cache-Control": "no-store"}
     refused = JSONResponse({"error": "unknown class or key"}, status_code=404, headers=headers)
+    unavailable = JSONResponse({"error": "unavailable"}, status_code=503, headers=headers)
 
     async def class_version_endpoint(request):
         code = request.query_params.get("code", "")[:_MAX_PARAM]
@@ -101,8 +104,13 @@ def routes() -> list:
         if state is False:  # not fresh: one small query, off the event loop
             db = classroom_db.engine_for_routes()
             if db is None:  # no page ran in this process yet (a restart): the page asks again
-                return JSONResponse({"error": "starting"}, status_code=503, headers=headers)
-            state = await run_in_threadpool(classroom_db.class_version, code, db)
+                return unavailable
+            try:
+                state = await run_in_threadpool(classroom_db.class_version, code, db)
+            except Exception as exc:
+                if not classroom_db.database_down(exc):
+                    raise
+                return unavailable  # the database is unreachable: no details; the page asks again
         if state is None or not hmac.compare_digest(state.follow_key.encode(), key.encode()):
             return refused
         return JSONResponse({"version": state.version, "open": state.open}, headers=headers)

@@ -8,7 +8,12 @@ import streamlit as st
 from lab.classroom import study
 from lab.classroom.store import ClassroomError
 from lab.teaching.exercises import Attempt
-from lab.views.classroom_db import engine
+from lab.views.classroom_db import database_down, engine
+
+DATABASE_DOWN = (
+    "the class database cannot be reached right now, so your attempts are not being saved under this link; "
+    "they stay on this page, and saving starts again by itself once the database is back."
+)
 
 RESUME_PARAM = "resume"
 
@@ -31,6 +36,10 @@ def load_saved(sig: str, attempts: dict[int, Attempt]) -> str | None:
         attempts.update(study.load_attempts(engine(), token, sig))
     except ClassroomError as exc:
         return str(exc)
+    except Exception as exc:
+        if not database_down(exc):
+            raise
+        return DATABASE_DOWN  # not marked done: the next run tries again
     done.add((token, sig))
     return None
 
@@ -43,12 +52,22 @@ def save(sig: str, number: int, attempt: Attempt) -> None:
             study.save_attempt(engine(), token, sig, number, attempt)
         except ClassroomError as exc:
             st.session_state["exq_resume_error"] = str(exc)
+        except Exception as exc:
+            if not database_down(exc):
+                raise
+            st.session_state["exq_resume_error"] = DATABASE_DOWN
 
 
 def start(sig: str, attempts: dict[int, Attempt]) -> None:
     """A button's callback: a new resume id in the link, with every attempt so far stored under it."""
-    token = study.new_study(engine())
+    try:
+        token = study.new_study(engine())
+        for number, attempt in attempts.items():
+            study.save_attempt(engine(), token, sig, number, attempt)
+    except Exception as exc:
+        if not database_down(exc):
+            raise
+        st.session_state["exq_resume_error"] = DATABASE_DOWN.replace("under this link", "yet")
+        return
     st.query_params[RESUME_PARAM] = token
     st.session_state.setdefault("exq_resumed", set()).add((token, sig))
-    for number, attempt in attempts.items():
-        study.save_attempt(engine(), token, sig, number, attempt)

@@ -1,0 +1,341 @@
+"""A class behind one address, guessers, floods, removals, bearer links and names: the store on SQLite and on
+PostgreSQL (the ``engine`` fixture), and the address/browser helpers of lab.classroom.keys.
+
+Figures are derived by hand: the code space is 31^6 = 887,503,681 codes; the server's budget is
+887,503,681 // 10,000 = 88,750 units, a wrong code costing as many units as classes are open."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import hmac
+import io
+
+import pytest
+from sqlalchemy import create_engine, text
+
+from lab.classroom import keys, store
+from lab.classroom.db import SCHEMA_VERSION, make_engine
+from lab.classroom.store import ClassroomError, RateLimited
+
+
+@pytest.fixture
+def clock(monkeypatch):
+    now = [5_000_000.0]
+    monkeypatch.setattr(store, "now", lambda: now[0])
+    return now
+
+
+def start(engine, name="Period 3"):
+    new = store.create_class(engine, name)
+    store.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
+    return new
+
+
+def wrong(code: str) -> str:
+    """Another code of the alphabet (every character shifted by one)."""
+    a = store.CODE_ALPHABET
+    return "".join(a[(a.index(c) + 1) % len(a)] for c in code)
+
+
+def test_the_numbers_in_the_docs():
+    assert store.CODE_SPACE == 31**6 == 887_503_681
+    assert store.WRONG_CODE_RISK_BUDGET == 88_750
+    # at 1,000 open classes: 88 wrong codes, and their chance to hit any class is below 1 in 10,000
+    assert store.WRONG_CODE_RISK_BUDGET // 1000 == 88 and 88 * 1000 / 31**6 < 1e-4
+    assert store.WRONG_CODE_RISK_BUDGET // 30 == 2958
+
+
+# --- wrong codes: per browser session, and a server-wide budget -----------------------------------------------
+
+
+def test_one_browsers_wrong_codes_never_delay_another_browser_at_the_same_address(engine, clock):
+    new = start(engine)
+    for _ in range(store.FREE_WRONG_CODES):
+        with pytest.raises(ClassroomError, match="No open class"):
+            store.join_class(engine, wrong(new.code), "Eve", client="xsrf:eve", address="203.0.113.7")
+    with pytest.raises(RateLimited, match="from this browser: wait 2 s"):
+        store.join_class(engine, wrong(new.code), "Eve", client="xsrf:eve", address="203.0.113.7")
+    # the whole class behind the same address joins at once, each in its own browser session
+    for i in range(30):
+        store.join_class(engine, new.code, f"S{i}", client=f"xsrf:{i}", address="203.0.113.7")
+    assert store.dashboard(engine, new.code, new.teacher_token).joined == 30
+
+
+def test_the_server_budget_pauses_typed_codes_and_the_join_link_still_admits(engine, clock, monkeypatch):
+    monkeypatch.setattr(store, "WRONG_CODE_RISK_BUDGET", 12)
+    new, other = start(engine), start(engine)  # two open classes: each wrong code costs 2 units
+    for i in range(6):  # six browsers, one wrong code each: 12 units, nobody slowed per browser
+        with pytest.raises(ClassroomError, match="No open class"):
+            store.join_class(engine, "QQQQQQ", "Eve", client=f"xsrf:guess{i}")
+    with engine.connect() as conn:
+        assert store.wrong_code_risk(conn, clock[0]) == 12
+    # spent: a typed code is not even looked up, right or wrong, from any browser
+    for code in (new.code, "QQQQQQ"):
+        with pytest.raises(RateLimited, match="typed codes are paused") as info:
+            store.join_class(engine, code, "Ann", client="xsrf:fresh")
+        assert "join link" in str(info.value)
+    # the join link (its key is in the link and the QR code) is no guess: it admits
+    key = store.check_teacher(engine, new.code, new.teacher_token).join_key
+    assert key == store.join_key(hashlib.sha256(new.teacher_token.encode()).hexdigest())
+    assert store.join_class(engine, new.code, "Ann", client="xsrf:fresh", link_key=key).name == "Ann"
+    with pytest.raises(RateLimited):  # another class's key is no key for this one
+        store.join_class(engine, other.code, "Ann", client="xsrf:fresh", link_key=key)
+    clock[0] += 24 * 3600  # the units stay counted for the current hour and the 24 after it
+    with pytest.raises(RateLimited, match="typed codes are paused"):
+        store.join_class(engine, new.code, "Bob", client="xsrf:b")
+    clock[0] += 3600  # spent units forgotten: typed codes are looked up again
+    with pytest.raises(ClassroomError, match="No open class") as info:  # (the classes' codes expired meanwhile)
+        store.join_class(engine, new.code, "Bob", client="xsrf:b")
+    assert not isinstance(info.value, RateLimited)
+    later = store.create_class(engine)
+    assert store.join_class(engine, later.code, "Bob", client="xsrf:b").name == "Bob"
+
+
+def test_a_malformed_code_spends_no_budget(engine, clock):
+    start(engine)
+    with pytest.raises(ClassroomError, match="never appears"):
+        store.join_class(engine, "ABCDE0", "Ann", client="xsrf:a")
+    with engine.connect() as conn:
+        assert store.wrong_code_risk(conn, clock[0]) == 0
+
+
+def test_the_join_link_skips_the_browsers_slowing(engine, clock):
+    new = start(engine)
+    for _ in range(store.FREE_WRONG_CODES):
+        with pytest.raises(ClassroomError):
+            store.join_class(engine, wrong(new.code), "Ann", client="xsrf:ann")
+    with pytest.raises(RateLimited):
+        store.join_class(engine, new.code, "Ann", client="xsrf:ann")
+    key = store.check_teacher(engine, new.code, new.teacher_token).join_key
+    assert store.join_class(engine, new.code, "Ann", client="xsrf:ann", link_key=key).name == "Ann"
+
+
+# --- join floods ----------------------------------------------------------------------------------------------
+
+
+def test_joins_are_limited_per_browser_session_and_per_address(engine, clock):
+    new = start(engine)
+    for i in range(store.JOINS_PER_BROWSER):
+        store.join_class(engine, new.code, f"Fake {i}", client="xsrf:script")
+    with pytest.raises(RateLimited, match="from this browser \\(at most 4 in 10 minutes\\): wait 600 s"):
+        store.join_class(engine, new.code, "Fake 4", client="xsrf:script")
+    clock[0] += store.JOIN_WINDOW_BROWSER_S
+    store.join_class(engine, new.code, "Fake 4", client="xsrf:script")
+    for i in range(store.JOINS_PER_ADDRESS):  # a fresh browser session each time, one address
+        store.join_class(engine, new.code, f"S{i}", client=f"xsrf:s{i}", address="198.51.100.1")
+    with pytest.raises(RateLimited, match="this network address \\(at most 120 in 1 minutes\\)"):
+        store.join_class(engine, new.code, "S120", client="xsrf:s120", address="198.51.100.1")
+    store.join_class(engine, new.code, "Elsewhere", client="xsrf:else", address="198.51.100.2")
+    clock[0] += store.JOIN_WINDOW_ADDRESS_S
+    store.join_class(engine, new.code, "S120", client="xsrf:s120", address="198.51.100.1")
+    assert store.dashboard(engine, new.code, new.teacher_token).joined == 5 + 120 + 2
+
+
+# --- removal --------------------------------------------------------------------------------------------------
+
+
+def test_removed_students_cannot_rejoin_from_that_browser_until_let_back_in(engine, clock):
+    new = start(engine)
+    bob = store.join_class(engine, new.code, "Bob", client="xsrf:bob")
+    ann = store.join_class(engine, new.code, "Ann", client="xsrf:ann")
+    activity = store.student_state(engine, new.code, bob.student_token).activity.id
+    store.submit_prediction(engine, new.code, bob.student_token, activity, ["0.5", "0.5"])
+    bob_id = next(s.id for s in store.dashboard(engine, new.code, new.teacher_token).students if s.name == "Bob")
+    store.remove_student(engine, new.code, new.teacher_token, bob_id)
+    with pytest.raises(ClassroomError, match="removed you"):
+        store.join_class(engine, new.code, "Bob", client="xsrf:bob")  # a reload keeps the browser session
+    with pytest.raises(ClassroomError, match="removed you"):
+        store.student_state(engine, new.code, bob.student_token)  # and his link
+    board = store.dashboard(engine, new.code, new.teacher_token)
+    assert [s.name for s in board.students] == ["Ann"] and [s.name for s in board.removed] == ["Bob"]
+    rows = list(csv.DictReader(io.StringIO(store.results_csv(engine, new.code, new.teacher_token))))
+    assert [(r["student"], r["removed"][:8]) for r in rows] == [("Bob", "removed ")]
+    store.allow_back(engine, new.code, new.teacher_token, bob_id)
+    assert store.student_state(engine, new.code, bob.student_token).prediction is not None  # his answers kept
+    assert store.join_class(engine, new.code, "Bob", client="xsrf:bob").name == "Bob"
+    with pytest.raises(ClassroomError, match="was not removed"):
+        store.allow_back(engine, new.code, new.teacher_token, bob_id)
+    assert store.student_state(engine, new.code, ann.student_token).name == "Ann"
+
+
+def test_remove_everyone_who_has_not_submitted(engine, clock):
+    new = start(engine)
+    tokens = [store.join_class(engine, new.code, f"S{i}").student_token for i in range(10)]
+    activity = store.student_state(engine, new.code, tokens[0]).activity.id
+    for t in tokens[:3]:
+        store.submit_prediction(engine, new.code, t, activity, ["0.7", "0.3"])
+    version = store.class_version(engine, new.code).version
+    assert store.remove_not_submitted(engine, new.code, new.teacher_token) == 7
+    board = store.dashboard(engine, new.code, new.teacher_token)
+    assert (board.joined, board.submitted, len(board.removed)) == (3, 3, 7)
+    assert store.class_version(engine, new.code).version == version + 1  # one bump for all seven
+    assert store.remove_not_submitted(engine, new.code, new.teacher_token) == 0
+    with engine.connect() as conn:
+        assert conn.execute(text("SELECT student_count FROM classes")).scalar_one() == 3
+
+
+# --- bearer links ---------------------------------------------------------------------------------------------
+
+
+def test_after_end_class_the_student_link_is_read_only(engine, clock):
+    new = start(engine)
+    ann = store.join_class(engine, new.code, "Ann").student_token
+    activity = store.student_state(engine, new.code, ann).activity.id
+    store.submit_prediction(engine, new.code, ann, activity, ["0.75", "0.25"])
+    store.end_class(engine, new.code, new.teacher_token)
+    state = store.student_state(engine, new.code, ann)
+    assert not state.open and state.prediction is not None
+    with pytest.raises(ClassroomError, match="has ended: nothing can change"):
+        store.submit_prediction(engine, new.code, ann, activity, ["0.1", "0.9"])
+    assert store.student_state(engine, new.code, ann).prediction == state.prediction
+    for action in (store.reveal, store.lock, store.next_activity, store.remove_not_submitted):
+        with pytest.raises(ClassroomError, match="has ended"):
+            action(engine, new.code, new.teacher_token)
+
+
+def test_nothing_stored_is_a_plain_hash_of_an_address_or_browser(engine, clock, monkeypatch):
+    monkeypatch.setenv(keys.SECRET_ENV, "server secret one")
+    new = start(engine)
+    address, browser = "192.0.2.44", "xsrf:00ff"
+    store.join_class(engine, new.code, "Ann", client=browser, address=address)
+    with pytest.raises(ClassroomError):
+        store.join_class(engine, "QQQQQQ", "Ann", client=browser, address=address)
+    with engine.connect() as conn:
+        stored = [
+            str(v)
+            for table in ("join_failures", "rate_counters", "students")
+            for row in conn.execute(text(f"SELECT * FROM {table}"))
+            for v in row
+        ]
+    dump = " ".join(stored)
+    for value in (address, browser):
+        assert value not in dump
+        for plain in (value, f"client:{value}", f"address:{value}"):
+            assert hashlib.sha256(plain.encode()).hexdigest() not in dump
+    expected = hmac.new(b"server secret one", b"address\x00" + address.encode(), hashlib.sha256).hexdigest()
+    assert f"joins-address:{expected}" in dump  # a keyed HMAC under the server's secret
+    monkeypatch.setenv(keys.SECRET_ENV, "another secret")
+    assert keys.keyed("address", address) != expected
+
+
+def test_counters_expire_as_documented(engine, clock):
+    new = start(engine)
+    store.join_class(engine, new.code, "Ann", client="xsrf:a", address="192.0.2.1")
+    with pytest.raises(ClassroomError):
+        store.join_class(engine, "QQQQQQ", "Ann", client="xsrf:a")
+
+    def count(table):
+        with engine.connect() as conn:
+            return conn.execute(text(f"SELECT COUNT(*) FROM {table}")).scalar_one()
+
+    assert (count("join_failures"), count("rate_counters")) == (1, 3)  # browser, address, the server's budget
+    store.purge_old(engine)
+    assert (count("join_failures"), count("rate_counters")) == (1, 3)
+    clock[0] += store.FORGET_WRONG_CODES_S + 1  # 10 minutes after the last wrong code; join windows ended
+    store.purge_old(engine)
+    assert (count("join_failures"), count("rate_counters")) == (0, 1)
+    clock[0] += 25 * 3600  # the budget's hour and the 24 after it
+    store.purge_old(engine)
+    assert count("rate_counters") == 0
+
+
+def test_a_class_past_30_days_is_gone_even_before_the_purge(engine, clock):
+    new = start(engine)
+    ann = store.join_class(engine, new.code, "Ann").student_token
+    clock[0] += store.KEEP_CLASS_S + 1
+    with pytest.raises(ClassroomError, match="teacher link does not open a class"):
+        store.check_teacher(engine, new.code, new.teacher_token)
+    with pytest.raises(ClassroomError, match="teacher link does not open a class"):
+        store.results_csv(engine, new.code, new.teacher_token)
+    with pytest.raises(ClassroomError, match="student link is not valid"):
+        store.student_state(engine, new.code, ann)
+
+
+# --- names ----------------------------------------------------------------------------------------------------
+
+
+def test_names_that_would_overlap_a_row_are_refused():
+    assert store.check_name("Nguyễn Thị Ánh") == "Nguyễn Thị Ánh"
+    assert store.check_name("e\u0301" * 40) == "é" * 40  # NFC: forty letters, not eighty code points
+    with pytest.raises(ClassroomError, match="more than 2 accents or marks on one letter"):
+        store.check_name("Z" + "\u0301" * 39)
+    with pytest.raises(ClassroomError, match="more than 2 accents"):
+        store.check_name("q\u0308\u0301\u0323")  # three marks, no precomposed form
+    assert store.check_name("\ufdfd" * 5) == "\ufdfd" * 5  # 5 x 8 = 40
+    with pytest.raises(ClassroomError, match="as wide as 48 letters"):
+        store.check_name("\ufdfd" * 6)
+    assert store.check_name("李" * 20) == "李" * 20
+    with pytest.raises(ClassroomError, match="as wide as 42 letters"):
+        store.check_name("李" * 21)
+    with pytest.raises(ClassroomError, match="control character"):
+        store.check_name("Ann\u202e")  # right-to-left override
+
+
+def test_duplicate_names_are_told_apart_on_the_dashboard(engine, clock):
+    new = start(engine)
+    for name in ("Ann", "Bob", "Ann", "Ann (2)", "Ann"):
+        store.join_class(engine, new.code, name)
+    labels = [s.label for s in store.dashboard(engine, new.code, new.teacher_token).students]
+    # the second Ann cannot be "Ann (2)": someone typed that name
+    assert labels == ["Ann", "Bob", "Ann (3)", "Ann (2)", "Ann (4)"]
+    assert store._labels(["Ann", "Ann", "Ann (2)", "Ann (2)"]) == ["Ann", "Ann (3)", "Ann (2)", "Ann (2) (2)"]
+
+
+# --- schema ---------------------------------------------------------------------------------------------------
+
+
+def test_a_version_1_database_is_migrated(tmp_path):
+    url = f"sqlite:///{tmp_path / 'v1.db'}"
+    old = create_engine(url)
+    with old.begin() as conn:  # the tables of version 1 that change, as version 1 made them
+        conn.execute(text("CREATE TABLE schema_version (version INTEGER NOT NULL)"))
+        conn.execute(text("INSERT INTO schema_version VALUES (1)"))
+        conn.execute(
+            text(
+                "CREATE TABLE students (id INTEGER PRIMARY KEY AUTOINCREMENT, class_id INTEGER NOT NULL, "
+                "token_hash TEXT NOT NULL UNIQUE, name TEXT NOT NULL, joined_at FLOAT NOT NULL, removed_at FLOAT, "
+                "rate_start FLOAT NOT NULL DEFAULT 0, rate_count INTEGER NOT NULL DEFAULT 0)"
+            )
+        )
+        conn.execute(
+            text("CREATE TABLE join_failures (client_hash TEXT PRIMARY KEY, failures INTEGER NOT NULL, last_at FLOAT)")
+        )
+        conn.execute(text("INSERT INTO join_failures VALUES (:h, 3, 1.0)"), {"h": hashlib.sha256(b"x").hexdigest()})
+    old.dispose()
+    engine = make_engine(url)
+    with engine.connect() as conn:
+        assert conn.execute(text("SELECT version FROM schema_version")).scalars().all() == [SCHEMA_VERSION]
+        assert conn.execute(text("SELECT COUNT(*) FROM join_failures")).scalar_one() == 0
+        assert "browser_hash" in [r[1] for r in conn.exec_driver_sql("PRAGMA table_info(students)")]
+    engine.dispose()
+
+
+# --- who is asking ---------------------------------------------------------------------------------------------
+
+
+def test_x_forwarded_for_counts_only_from_a_trusted_proxy():
+    proxies = keys.trusted_proxies("127.0.0.1, ::1, 10.1.0.0/16, not-an-address")
+    assert len(proxies) == 3
+    # no proxy in between: a client's own header changes nothing
+    assert keys.client_address("198.51.100.9", "1.2.3.4", proxies) == "198.51.100.9"
+    assert keys.client_address("127.0.0.1", "1.2.3.4", ()) == "127.0.0.1"  # nothing trusted by default
+    # through the proxy: what it appended, the rightmost entry; forged entries to its left are ignored
+    assert keys.client_address("127.0.0.1", "6.6.6.6, 203.0.113.5", proxies) == "203.0.113.5"
+    assert keys.client_address("127.0.0.1", "203.0.113.5, 10.1.2.3", proxies) == "203.0.113.5"  # two proxies
+    assert keys.client_address("127.0.0.1", "junk, 203.0.113.5", proxies) == "203.0.113.5"
+    assert keys.client_address("127.0.0.1", "203.0.113.5, junk", proxies) == "127.0.0.1"  # unreadable: no proof
+    assert keys.client_address("::1", "2001:db8::7", proxies) == "2001:db8::7"
+    assert keys.client_address("127.0.0.1", "", proxies) == "127.0.0.1"
+
+
+def test_the_xsrf_token_is_the_same_whatever_the_mask():
+    token = bytes(range(16))
+
+    def cookie(mask: bytes) -> str:
+        masked = bytes(b ^ mask[i % 4] for i, b in enumerate(token))
+        return f"2|{mask.hex()}|{masked.hex()}|1700000000"
+
+    assert keys.xsrf_token(cookie(b"\x01\x02\x03\x04")) == keys.xsrf_token(cookie(b"\xff\x00\xaa\x55")) == token.hex()
+    for bad in ("", None, "1|x", "2|zz|00|1", "2|01020304|00|1"):
+        assert keys.xsrf_token(bad) == ""
