@@ -49,3 +49,46 @@ def engine(db_url):
     eng = make_engine(db_url)
     yield eng
     eng.dispose()
+
+
+class OwnPostgres:
+    """A PostgreSQL cluster of one test's own (``.ci/postgres start``), which the test may stop (an outage) and
+    start again on the same socket: ``halt()``, ``resume()``."""
+
+    def __init__(self, root):
+        import subprocess
+
+        self._root = root
+        out = subprocess.run([str(root / ".ci" / "postgres"), "start"], capture_output=True, text=True, check=True)
+        values = dict(line.removeprefix("export ").split("=", 1) for line in out.stdout.splitlines() if "=" in line)
+        self.dir = values["RESIDUAL_LAB_PG_DIR"]
+        self.url = values["RESIDUAL_LAB_TEST_POSTGRES_URL"].strip("'")
+
+    def _run(self, command: str) -> None:
+        import subprocess
+
+        subprocess.run([str(self._root / ".ci" / "postgres"), command, self.dir], check=True, capture_output=True)
+
+    def halt(self) -> None:
+        self._run("halt")
+
+    def resume(self) -> None:
+        self._run("resume")
+
+    def stop(self) -> None:
+        self._run("stop")
+
+
+@pytest.fixture
+def own_postgres():
+    """A throw-away PostgreSQL cluster for this test alone (stopped and deleted afterwards). Needs Debian's
+    postgresql (``.ci/postgres`` installs it); fails in CI rather than skipping when it cannot start."""
+    import shutil
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    if not Path("/usr/lib/postgresql").exists() and os.environ.get("CI") != "true" and not shutil.which("apt-get"):
+        pytest.skip("PostgreSQL is not installed")
+    cluster = OwnPostgres(root)
+    yield cluster
+    cluster.stop()

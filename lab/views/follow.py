@@ -39,13 +39,18 @@ export default function (component) {
   let stopped = false;
   let timer = null;
   const url = new URL(data.path, window.location.href);
+  const typing = () => {
+    const active = document.activeElement;
+    return !!active && (active.tagName === "INPUT" || active.tagName === "TEXTAREA");
+  };
   async function check() {
     if (stopped) return;
     try {
       const response = await fetch(url, { cache: "no-store", credentials: "same-origin" });
       if (response.status === 404) { stopped = true; setTriggerValue("changed", -1); return; }
-      // the class database is unreachable: redraw once, so the page says so (it then waits for the database)
-      if (response.status === 503) { stopped = true; setTriggerValue("changed", -2); return; }
+      // the class database is unreachable: redraw once, so the page says so (it then waits for the database);
+      // not while the student is typing in a box (a redraw would drop a value not yet entered): next time
+      if (response.status === 503 && !typing()) { stopped = true; setTriggerValue("changed", -2); return; }
       if (response.ok) {
         const state = await response.json();
         if (state.version > data.version || !state.open) {
