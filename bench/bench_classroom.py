@@ -26,6 +26,11 @@ Two parts, each printed side by side for SQLite and PostgreSQL:
    server's event loop blocked on its next log line (its main thread waited in anon_pipe_write), so every
    session stopped getting answers. browserlib.start_streamlit now writes the log to a file.
 
+4. ``dashboard``: one teacher's dashboard of a 500-student class (``--dashboard-students``), its 2-second
+   refresh (a rerun of the dashboard's fragment) repeated ``--refreshes`` times: the server's CPU per
+   refresh and the elements sent, with the student list closed (the default: drawn only while open) and
+   open (a page of 50), beside an empty class.
+
 Usage: ``python bench/bench_classroom.py [--students 300] [--window 10] [--postgres URL] [--skip-follow]``
 (PostgreSQL URL default: $RESIDUAL_LAB_TEST_POSTGRES_URL, e.g. from ``eval "$(.ci/postgres start)"``).
 Figures vary with machine load: compare the columns of one run, not runs.
@@ -466,6 +471,103 @@ def follow_bench(students: int, seconds: float, script: str = "server.py") -> di
         stop_process(proc)
 
 
+def dashboard_bench(students: int, refreshes: int) -> list[dict]:
+    """One teacher's dashboard of a class of ``students`` (4 in 5 submitted), refreshed as the browser does
+    every 2 s (a rerun of its fragment), ``refreshes`` times one after another: the server process's CPU per
+    refresh and the elements it sends, with the student list closed (the default), open (a page of 50), and
+    for an empty class. Read from /proc (utime + stime of the server), so it includes Streamlit's own work."""
+    import websockets
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    from browserlib import start_streamlit, stop_process
+
+    data = tempfile.mkdtemp(prefix="classbench-")
+    os.environ["RESIDUAL_LAB_DATA"] = data
+    os.environ.pop("RESIDUAL_LAB_DATABASE_URL", None)
+    proc, url = start_streamlit("server.py", cwd=ROOT, quiet=True)
+    try:
+        engine = make_engine(f"sqlite:///{data}/classroom.db")
+
+        def make_class(n: int):
+            new = store.create_class(engine, "dashboard")
+            store.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
+            activity = store.dashboard(engine, new.code, new.teacher_token).activity.id
+            for i in range(n):
+                token = store.join_class(engine, new.code, f"Student {i}", client=f"c{i}").student_token
+                if i % 5:
+                    store.submit_prediction(engine, new.code, token, activity, ["0.75", "0.25"])
+            return new
+
+        async def measure(new, list_open: bool) -> dict:
+            query = f"code={new.code}&teacher={new.teacher_token}"
+            async with websockets.connect(f"{url.replace('http://', 'ws://')}/_stcore/stream", max_size=None) as ws:
+                state = {"hash": "", "fragment": None, "toggle": None, "elements": 0}
+
+                async def until_finished():
+                    state["elements"] = 0
+                    while True:
+                        msg = ForwardMsg()
+                        msg.ParseFromString(await ws.recv())
+                        kind = msg.WhichOneof("type")
+                        if kind == "navigation":
+                            state["hash"] = msg.navigation.page_script_hash
+                        elif kind == "auto_rerun":
+                            state["fragment"] = msg.auto_rerun.fragment_id
+                        elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
+                            state["elements"] += 1
+                            element = msg.delta.new_element
+                            if element.WhichOneof("type") == "checkbox" and element.checkbox.label.startswith(
+                                "Show the student list"
+                            ):
+                                state["toggle"] = element.checkbox.id
+                        elif kind == "script_finished":
+                            return
+
+                def rerun(fragment: str | None) -> bytes:
+                    msg = BackMsg()
+                    msg.rerun_script.query_string = query
+                    msg.rerun_script.page_name = "class"
+                    msg.rerun_script.page_script_hash = state["hash"]
+                    if fragment:
+                        msg.rerun_script.fragment_id = fragment
+                        msg.rerun_script.is_auto_rerun = True
+                    if list_open and state["toggle"]:
+                        widget = msg.rerun_script.widget_states.widgets.add()
+                        widget.id, widget.bool_value = state["toggle"], True
+                    return msg.SerializeToString()
+
+                await ws.send(rerun(None))
+                await until_finished()
+                for _ in range(3):  # warm up (and, list open, draw it once)
+                    await ws.send(rerun(state["fragment"]))
+                    await until_finished()
+                cpu0, t0 = cpu_seconds(proc.pid), time.monotonic()
+                for _ in range(refreshes):
+                    await ws.send(rerun(state["fragment"]))
+                    await until_finished()
+                cpu = (cpu_seconds(proc.pid) - cpu0) / refreshes
+                wall = (time.monotonic() - t0) / refreshes
+            return {"cpu": cpu, "wall": wall, "elements": state["elements"]}
+
+        rows = []
+        for n, list_open in ((students, False), (students, True), (0, False)):
+            new = make_class(n)
+            result = asyncio.run(measure(new, list_open))
+            rows.append(
+                {
+                    "students": n,
+                    "student list": "open (page of 50)" if list_open else "closed",
+                    "server CPU per refresh (s)": f"{result['cpu']:.4f}",
+                    "wall per refresh (s)": f"{result['wall']:.4f}",
+                    "elements sent per refresh": result["elements"],
+                }
+            )
+        return rows
+    finally:
+        stop_process(proc)
+
+
 def table(rows: list[dict]) -> None:
     keys = list(rows[0])
     width = max(len(k) for k in keys)
@@ -482,7 +584,13 @@ def main() -> None:
     parser.add_argument("--skip-follow", action="store_true")
     parser.add_argument("--skip-storage", action="store_true")
     parser.add_argument("--skip-page-submit", action="store_true")
+    parser.add_argument("--skip-dashboard", action="store_true")
+    parser.add_argument("--dashboard-students", type=int, default=500)
+    parser.add_argument("--refreshes", type=int, default=30, help="dashboard refreshes measured")
     args = parser.parse_args()
+    if not args.skip_dashboard:
+        print(f"teacher's dashboard, {args.refreshes} refreshes of its 2-second fragment, one after another")
+        table(dashboard_bench(args.dashboard_students, args.refreshes))
     if not args.skip_storage:
         sqlite_url = f"sqlite:///{tempfile.mkdtemp(prefix='classbench-')}/classroom.db"
         rows = [storage_bench(sqlite_url, args.students, args.window)]
