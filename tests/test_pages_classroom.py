@@ -247,7 +247,7 @@ def test_duplicate_names_and_shortcodes_on_the_dashboard(data):
     for name in ("Ann", ":red[RED] :smile:", "Ann"):
         store.join_class(data, new.code, name)
     at = open_linked_page(PAGE, {"code": new.code, "teacher": new.teacher_token})
-    assert at.subheader[0].value == "\\:\u2060material/home\\: Period 3"
+    assert at.header[0].value == "\\:\u2060material/home\\: Period 3"
     at.toggle(key="cls_show_students").set_value(True).run()
     assert [t.value for t in at.text][::2] == ["Ann", ":red[RED] :smile:", "Ann (2)"]  # st.text: no markdown
 
@@ -282,7 +282,7 @@ def test_one_submit_is_saved_once_and_the_page_shows_what_the_database_holds(dat
     with data.connect() as conn:
         assert conn.execute(text("SELECT revisions FROM submissions")).scalar_one() == 1
     assert any(
-        "Saved in the class database: bar B = 0.55, bar C = 0.45" in c.value.replace("\\", "") for c in at.caption
+        "Saved in the class database: r(B) = 0.55, r(C) = 0.45" in c.value.replace("\\", "") for c in at.caption
     )
 
 
