@@ -145,10 +145,9 @@ def test_one_browsers_wrong_codes_never_keep_another_out(browser, tmp_path, serv
         classmate = browser.new_context(viewport=PHONE)
         other = classmate.new_page()
         goto(other, f"{url}/class?code={new.code}")
-        started = time.monotonic()
-        join(other, new.code, "Bob")
-        other.wait_for_url("**student=**", timeout=10_000)
-        assert time.monotonic() - started < 5
+        join(other, new.code, "Bob")  # one press, while the guesser still has seconds to wait
+        assert "Too many" not in alert_text(other)
+        other.wait_for_url("**student=**", timeout=15_000)
         wait_idle(other)
         assert other.get_by_role("spinbutton", name="Predict r(B)").is_visible()
         if server == "server.py":
