@@ -318,6 +318,10 @@ def test_a_database_outage_is_said_plainly_and_the_page_recovers(own_postgres, t
     assert "cannot be reached" in errors(joining)[0].replace("\\", "") and "student" not in joining.query_params
     fresh = open_linked_page(PAGE, {"code": new.code, "student": token})  # a reload during the outage
     assert any("cannot be reached" in w for w in warnings(fresh))
+    resume = open_linked_page(  # the Exercises page's resume link, opened during the outage
+        "lab/views/exercises.py", {"seed": "12", "count": "3", "level": "zeros", "resume": "x" * 22}
+    )
+    assert any("class database cannot be reached" in w for w in warnings(resume))
 
     own_postgres.resume()
     student.run()  # recovers by itself: the page is drawn from the database again
