@@ -282,7 +282,7 @@ def test_one_submit_is_saved_once_and_the_page_shows_what_the_database_holds(dat
     with data.connect() as conn:
         assert conn.execute(text("SELECT revisions FROM submissions")).scalar_one() == 1
     assert any(
-        "Saved in the class database: r(B) = 0.55, r(C) = 0.45" in c.value.replace("\\", "") for c in at.caption
+        "Saved in the class database: 0.55 for r(B), 0.45 for r(C)" in c.value.replace("\\", "") for c in at.caption
     )
 
 

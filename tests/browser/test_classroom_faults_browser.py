@@ -193,7 +193,7 @@ def test_first_submit_after_a_kill_9_and_restart_is_saved(browser, tmp_path, scr
         page.get_by_role("spinbutton", name="Predict r(C)").fill("0.45")
         page.get_by_role("button", name="Submit").click()  # the first Submit after the restart
         wait_idle(page)
-        page.get_by_text("Saved in the class database: r(B) = 0.55, r(C) = 0.45", exact=False).wait_for(
+        page.get_by_text("Saved in the class database: 0.55 for r(B), 0.45 for r(C)", exact=False).wait_for(
             timeout=15_000
         )
         assert store.student_state(engine, new.code, token).prediction == (
