@@ -126,13 +126,12 @@ def test_one_browsers_wrong_codes_never_keep_another_out(browser, tmp_path, serv
         join(page, WRONG, "Eve")
         assert "Too many wrong class codes from this browser: wait" in alert_text(page)
         wait = 2
-        while wait < 12:  # keep guessing as fast as allowed: the waits double (2, 4, 8, 16 s)
-            time.sleep(wait + 0.2)
+        for _ in range(4):  # keep guessing as fast as allowed: the waits double (4, 8, 16, then 32 s)
+            time.sleep(wait + 0.3)
             join(page, WRONG, "Eve")
             assert "No open class has the code" in alert_text(page)
-            join(page, WRONG, "Eve")
+            join(page, WRONG, "Eve")  # at once: slowed (the time left depends on the machine's load)
             wait = int(re.search(r"wait (\d+) s", alert_text(page)).group(1))
-            assert wait >= 3
         # a new X-Forwarded-For on every reload (each a new connection): still the same browser, still slowed
         for i in range(3):
             page.set_extra_http_headers({"X-Forwarded-For": f"10.9.{i}.{i + 2}, 172.16.0.{i}"})
