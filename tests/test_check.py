@@ -413,6 +413,7 @@ def test_the_command_line_takes_a_module_name_and_exits_1_on_a_failure(capsys):
         (["examples/correct_numpy.py:step", "--block", "2"], "--block and --length are for block samplers"),
         (["examples/correct_numpy.py:block", "--block", "9"], "--block must be from 1 to 8"),
         (["examples/correct_numpy.py:step", "--dtype", "float16"], "invalid choice"),
+        (["tests/check_samplers.py:target_sampler", "--cases", "residual-float64"], "set step.residual"),
     ],
 )
 def test_bad_usage_exits_2_with_one_line(capsys, args, words):

@@ -111,13 +111,17 @@ def check_step(
     target = _check_common(target, seed, max_draws, time_limit, dtype)
     sweep_names = [f"residual-{d}" for d in DTYPES]
     wanted_sweeps = sweep_names if cases is None else [c for c in cases if c in sweep_names]
+    residual_fn = getattr(step, "residual", None)
+    if cases is not None and wanted_sweeps and not callable(residual_fn):
+        raise CheckInputError(
+            f"case {wanted_sweeps[0]!r} runs the sampler's residual function alone: set step.residual = residual"
+        )
     law_names = None if cases is None else [c for c in cases if c not in sweep_names]
     chosen: list[StepCase] = _select(step_cases(), law_names, extra=sweep_names)
     bar = Progress(planned_draws(chosen, target, max_draws), progress)
     clock = Clock(time_limit)
     results = run_cases(run_step_case, step, chosen, (target, seed, dtype, max_draws, clock), bar, _jobs(jobs))
     bar.close()
-    residual_fn = getattr(step, "residual", None)
     if callable(residual_fn):
         results.extend(r for r in residual_sweeps(residual_fn) if r.name in wanted_sweeps)
     env = environment(step, dtype)
