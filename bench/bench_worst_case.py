@@ -130,6 +130,15 @@ def setv(kind: str, key: str, value) -> Action:
     return lambda at: getattr(at, kind)(key=key).set_value(value)
 
 
+def open_expander(key: str) -> Action:
+    """Open an expander that draws its contents only while open, as a click does (the timed run is the rerun)."""
+
+    def act(at: AppTest) -> None:
+        at.session_state[key] = True
+
+    return act
+
+
 def click(key: str) -> Action:
     return lambda at: at.button(key=key).click()
 
@@ -270,6 +279,8 @@ def pitfalls_sessions(quick: bool) -> list[Session]:
         steps += [
             Step(f"{name}: reveal", click("pit_reveal")),
             Step(f"{name}: another mistake", setv("selectbox", "pit_variant", "keep-testing-after-rejection")),
+            # the one-step table is drawn only while its expander is open: open it (a rerun), then choose
+            Step(f"{name}: open every variant, one step", open_expander("pit_every_step")),
             Step(f"{name}: one step of eight-words", setv("selectbox", "pit_step_scenario", "eight-words")),
         ]
         sessions.append(Session(PAGES["Pitfalls"], {}, tuple(steps)))

@@ -208,3 +208,25 @@ def test_gains_most_shows_every_tie():
     # no gain at all: nothing to show
     assert mistakes("disjoint-support").laws["correct"].biggest_gains == ()
     assert mistakes("disjoint-support").laws["correct"].biggest_gain is None
+
+
+@pytest.mark.parametrize("model_name", ["markov-three", "eight-words"])
+def test_a_stop_mistake_reused_without_a_stop_token_is_its_own_law(model_name):
+    # Without a stop token the report reuses the correct law for the stop-token mistakes (a budget saving):
+    # it must be exactly the law the block engine computes for each of them on its own.
+    from lab.core.blocks import compare_laws
+    from lab.core.markov import load_model
+    from lab.core.variants import VARIANTS
+
+    model = load_model(model_name)
+    assert model.stop is None
+    report = mistakes(model_name, 3, 3)
+    stop_only = [name for name in VARIANT_NAMES if VARIANTS[name].stop_only]
+    assert len(stop_only) >= 2
+    for name in stop_only:
+        own = compare_laws(model, 3, 3, name)
+        law = report.laws[name]
+        in_report = {text: prob for text, prob in zip(law.outcomes, law.law) if prob}
+        assert in_report == {model.sequence_text(s): prob for s, prob in own.speculative.items() if prob}
+        assert sum(in_report.values()) == 1
+        assert law.tv_distance == own.distance == 0
