@@ -334,3 +334,37 @@ def test_a_database_outage_is_said_plainly_and_the_page_recovers(own_postgres, t
     check = make_engine(own_postgres.url)
     assert store.student_state(check, new.code, token).prediction == (Fraction(3, 5), Fraction(2, 5))
     check.dispose()
+
+
+def test_exercise_attempts_made_during_an_outage_are_stored_once_the_database_is_back(
+    own_postgres, tmp_path, monkeypatch
+):
+    """A resume link's page while PostgreSQL is down: the attempt stays on the page with a plain warning, and
+    the page's retry (a timed fragment in the browser; a rerun here) stores it once the database answers,
+    without another Check; the warning then goes."""
+    from lab.classroom import study
+
+    monkeypatch.setenv("RESIDUAL_LAB_DATABASE_URL", own_postgres.url)
+    monkeypatch.setenv("RESIDUAL_LAB_DATA", str(tmp_path))
+    engine = make_engine(own_postgres.url)
+    token = study.new_study(engine)
+    engine.dispose()
+    params = {"seed": "12", "count": "3", "level": "zeros", "resume": token}
+    at = open_linked_page("lab/views/exercises.py", params)
+    numeric = next(p for p in generate_problems(12, 3, "zeros") if not p.is_choice)
+    own_postgres.halt()
+    at.text_input(key=f"exq_answer_12-zeros_{numeric.number}").set_value(numeric.answer_text)
+    at.button(key=f"FormSubmitter:exq_form_12-zeros_{numeric.number}-Check").click().run()
+    assert not at.exception
+    assert any("class database cannot be reached" in w for w in warnings(at))
+    assert at.metric[0].value == "1 / 3"  # the attempt stays on the page
+    own_postgres.resume()
+    for _tick in range(3):  # the retry's ticks, with no click (the first may meet the pool's stale connection)
+        at.run()
+        if not any("cannot be reached" in w for w in warnings(at)):
+            break
+    assert not at.exception and not any("cannot be reached" in w for w in warnings(at))
+    check = make_engine(own_postgres.url)
+    stored = study.load_attempts(check, token, "12-zeros")
+    check.dispose()
+    assert stored[numeric.number].correct and stored[numeric.number].tries == 1

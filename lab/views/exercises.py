@@ -161,6 +161,8 @@ revealed: set[int] = _state("exq_revealed", dict).setdefault(sig, set())
 checked_bars: dict[int, tuple] = _state("exq_bars", dict).setdefault(sig, {})
 if resume_problem := study_resume.load_saved(sig, attempts) or st.session_state.pop("exq_resume_error", None):
     st.warning(f"Resume link: {markdown_escape(resume_problem)}")
+    if study_resume.waiting():
+        study_resume.retry_while_down()
 presenting = is_presenting()
 _link_token = str(st.query_params.get(TEACHER_PARAM, ""))[:100]
 _server_secret = _secret() if _link_token else None

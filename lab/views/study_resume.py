@@ -16,6 +16,9 @@ DATABASE_DOWN = (
 )
 
 RESUME_PARAM = "resume"
+PENDING = "exq_resume_pending"  # (resume id, assignment, problem) -> attempt, while the database is down
+UNLOADED = "exq_resume_unloaded"  # the assignment whose saved attempts could not be read yet
+RETRY_SECONDS = 3
 
 
 def resume_token() -> str | None:
@@ -29,25 +32,56 @@ def load_saved(sig: str, attempts: dict[int, Attempt]) -> str | None:
     token = resume_token()
     if not token:
         return None
+    if not flush():  # attempts made while the database was down are stored first
+        return DATABASE_DOWN
     done = st.session_state.setdefault("exq_resumed", set())
     if (token, sig) in done:
         return None
     try:
-        attempts.update(study.load_attempts(engine(), token, sig))
+        saved = study.load_attempts(engine(), token, sig)
     except ClassroomError as exc:
+        st.session_state.pop(UNLOADED, None)
         return str(exc)
     except Exception as exc:
         if not database_down(exc):
             raise
-        return DATABASE_DOWN  # not marked done: the next run tries again
+        st.session_state[UNLOADED] = sig  # not marked done: the next run (or the retry) tries again
+        return DATABASE_DOWN
+    st.session_state.pop(UNLOADED, None)
+    for number, attempt in saved.items():
+        attempts.setdefault(number, attempt)  # an attempt made on this page is newer than the stored one
     done.add((token, sig))
     return None
 
 
-def save(sig: str, number: int, attempt: Attempt) -> None:
-    """Store one attempt under the link's resume id (nothing to do without one)."""
-    token = resume_token()
-    if token:
+def waiting() -> bool:
+    """Whether something waits for the database: attempts not yet stored, or a resume not yet loaded."""
+    return bool(st.session_state.get(PENDING)) or UNLOADED in st.session_state
+
+
+@st.fragment(run_every=RETRY_SECONDS)
+def retry_while_down() -> None:
+    """Drawn only while the database is down: tries again every few seconds without a click, and redraws
+    the page once everything waiting is stored (the warning then goes)."""
+    if not flush():
+        return
+    if (sig := st.session_state.get(UNLOADED)) is not None:
+        try:
+            study.load_attempts(engine(), resume_token() or "", sig)
+        except ClassroomError:
+            pass  # the full run says what is wrong with the link
+        except Exception as exc:
+            if not database_down(exc):
+                raise
+            return
+    st.rerun()
+
+
+def flush() -> bool:
+    """Store every attempt that waits (they wait here while the database is down). True when none waits."""
+    pending = st.session_state.setdefault(PENDING, {})
+    for key, attempt in list(pending.items()):
+        token, sig, number = key
         try:
             study.save_attempt(engine(), token, sig, number, attempt)
         except ClassroomError as exc:
@@ -55,6 +89,17 @@ def save(sig: str, number: int, attempt: Attempt) -> None:
         except Exception as exc:
             if not database_down(exc):
                 raise
+            return False
+        pending.pop(key)
+    return True
+
+
+def save(sig: str, number: int, attempt: Attempt) -> None:
+    """Store one attempt under the link's resume id (nothing to do without one)."""
+    token = resume_token()
+    if token:
+        st.session_state.setdefault(PENDING, {})[(token, sig, number)] = attempt
+        if not flush():
             st.session_state["exq_resume_error"] = DATABASE_DOWN
 
 
