@@ -146,7 +146,7 @@ if message := S.pop("ex_message", None):
 # they are parsed)
 note_slot = st.empty()
 
-model.edit = st.toggle(
+model.edit = top.toggle(  # in the scenario's row: the answer after Reveal stays on a laptop's screen
     f"Edit p and q ({len(model.rows)} tokens)",
     key="ex_edit",
     help="Type each token's name, p and q as fractions like 3/10 or decimals like 0.3; add or remove tokens",
@@ -244,7 +244,6 @@ def prediction_panel(tokens: tuple[str, ...]) -> None:
     model = S["ex_model"]
     revealed = model.revealed == model.valid
     section("Your prediction")
-    st.caption("Sliders move with the arrow keys. A prediction of r should add up to 1.")
     # even rows: the sliders in a grid of equal columns (three a row for three tokens, two for four; a phone
     # stacks them one a row), never a wrapped row of two over one
     per_row = slider_columns(len(tokens))
@@ -253,16 +252,20 @@ def prediction_panel(tokens: tuple[str, ...]) -> None:
         for cell, i in zip(cells, range(start, min(start + per_row, len(tokens)))):
             label = f"Predict r({markdown_escape(tokens[i])})"
             cell.slider(label, 0.0, 1.0, step=0.01, key=f"ex_r_{i}", format="%.2f")
-    st.slider("Predict Z", 0.0, 1.0, step=0.01, key="ex_z", format="%.2f", help="The rejection probability")
     # a slider's value is checked like a link's (a crafted message could send text): a refused one keeps the last
     preds = [slider_value(S[f"ex_r_{i}"], old) for i, old in enumerate(model.preds[: len(tokens)])]
+    total = both_text(sum(to_fraction(v) for v in preds))
+    st.caption(f"Your r adds up to {total} (it should add up to 1). Arrow keys move a slider.")
+    # Z and Reveal in one row: the answer below stays on a laptop's screen
+    with st.container(horizontal=True, vertical_alignment="bottom"):
+        st.slider("Predict Z", 0.0, 1.0, step=0.01, key="ex_z", format="%.2f", help="The rejection probability")
+        # Never disabled by its own press: a button that disables itself drops keyboard focus to the page's
+        # body. Pressed again after the reveal, it changes nothing.
+        pressed = st.button("Reveal", key="ex_reveal", type="primary")
     z_pred = slider_value(S["ex_z"], model.z_pred)
     changed = (preds, z_pred) != (model.preds, model.z_pred)
     model.preds, model.z_pred = preds, z_pred
-    st.caption(f"Your r adds up to {both_text(sum(to_fraction(v) for v in preds))}.")
-    # Never disabled by its own press: a button that disables itself drops keyboard focus to the page's body.
-    # Pressed again after the reveal, it changes nothing.
-    if st.button("Reveal", key="ex_reveal", type="primary") and not revealed:
+    if pressed and not revealed:
         model.revealed = model.valid
         st.rerun()  # the whole page: the answer is drawn below this panel
     if revealed and changed:  # only on a rerun of this panel alone: a full run never changes them here
