@@ -261,3 +261,20 @@ def test_bad_parameters_raise(call):
 
 def test_good_parameters():
     assert parse_seed(" 42 ") == 42 and parse_count("30") == 30 and parse_level("Z0") == "z0"
+
+
+def test_texts_match_prediction_is_graded_from_what_was_computed():
+    from fractions import Fraction
+
+    from lab.teaching.exercises import TEXTS_MATCH_CHOICES, grade_texts_match, texts_match_answer
+
+    assert set(TEXTS_MATCH_CHOICES) == {"same-text", "same-law", "other-law"}
+    # 88 of 1,000 texts matched, the law's distance is exactly 0: the texts differ, the law is the same
+    assert texts_match_answer(88, 1000, Fraction(0)) == "same-law"
+    assert texts_match_answer(1000, 1000, Fraction(0)) == "same-text"
+    assert texts_match_answer(3, 1000, Fraction(1, 8)) == "other-law"
+    right = grade_texts_match("same-law", 88, 1000, Fraction(0))
+    assert right.correct and right.counted and "88 of 1000 runs wrote the same text" in right.message
+    wrong = grade_texts_match("other-law", 88, 1000, Fraction(0))
+    assert not wrong.correct and "distance 0" in wrong.message
+    assert not grade_texts_match(None, 88, 1000, Fraction(0)).counted

@@ -14,7 +14,7 @@ import plotly.graph_objects as go
 
 from lab.charts import base, palette
 from lab.charts.palette import COLORS, PATTERNS
-from lab.core.display import short_label
+from lab.core.display import plotly_text, short_label
 from lab.core.formatting import fraction_text
 from lab.teaching.numerics import FLOAT32_EPS, FLOAT64_EPS, TinyZCase
 
@@ -167,6 +167,7 @@ def processed_bars(tokens: Sequence[str], p, q, q_raw) -> go.Figure:
 
 def law_vs_target(tokens: Sequence[str], target, laws: dict[str, Sequence], title: str, target_name: str = "target p"):
     """A target beside one or more output laws (the first law in indigo, others in grey)."""
+    tokens = [plotly_text(t) for t in tokens]  # outcome labels like "a <end>" show as typed
     traces = [_bar(target_name, tokens, target, COLORS["p"], PATTERNS["p"])]
     styles = [(palette.LAW, LAW_PATTERN), (palette.GUIDE, "x"), (palette.BLACK, "-")]
     for (name, values), (color, pattern) in zip(laws.items(), styles):

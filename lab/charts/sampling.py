@@ -13,7 +13,7 @@ from fractions import Fraction
 
 from lab.charts import base, palette
 from lab.charts.palette import COLORS
-from lab.core.display import exact_text
+from lab.core.display import exact_text, plotly_text
 
 HEIGHT = 420
 
@@ -217,7 +217,7 @@ def block_trace(vocab: Sequence[str], trace, revealed: int | None = None):
                 "x": [pt[1] for pt in mine],
                 "y": [pt[2] for pt in mine],
                 "mode": "markers+text",
-                "text": [pt[3] for pt in mine],
+                "text": [plotly_text(pt[3]) for pt in mine],  # a name like <end> shows as typed
                 "textposition": "top center",
                 "textfont": {"size": base.SMALL_TITLE_SIZE, "color": palette.TEXT},
                 "marker": {"size": 26, "color": color, "symbol": symbol, "line": {"width": 2, "color": color}},

@@ -186,6 +186,7 @@ def compare_json(result) -> dict:
         "identical": result.identical,
         "identical_share": result.identical_share,
         "law": {model.sequence_text(k): fraction_text(v) for k, v in sorted(result.law.items())},
+        "tv_distance": fraction_text(result.distance),
         "ordinary_counts": text(result.ordinary_counts),
         "speculative_counts": text(result.speculative_counts),
         "chi_square_ordinary": _fit_json(result.fit_ordinary),

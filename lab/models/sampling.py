@@ -11,6 +11,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 
+from lab.core.blocks import MAX_BLOCK, MAX_LENGTH
+from lab.core.markov import model_names
 from lab.core.sampling import BOUNDED_STEPS
 from lab.core.scenarios import scenario_names
 from lab.models.url import PageModel, UrlReader, UrlWarning
@@ -42,5 +44,39 @@ class SamplingModel(PageModel):
             steps=read.whole("sl_steps", MIN_STEPS, MAX_STEPS, d.steps),
             seed=read.whole("sl_seed", 0, MAX_SEED, d.seed),
             guess=read.probability("sl_guess", d.guess),
+        )
+        return model, read.warnings
+
+
+COMPARE_DEFAULT_MODEL = "markov-sentences-end"
+COMPARE_MIN_OUTPUTS = 100
+COMPARE_MAX_OUTPUTS = 5_000  # both samplers, L <= 8: about a third of a second of CPU at most
+
+
+@dataclass
+class CompareModel(PageModel):
+    """The Sampling lab's "different text, same law" section: model, K, L and how many outputs each side makes."""
+
+    model: str = COMPARE_DEFAULT_MODEL
+    block: int = 3
+    length: int = 6
+    outputs: int = 2_000
+
+    PARAMS = {"model": "sl_cmp_model", "block": "sl_cmp_k", "length": "sl_cmp_l", "outputs": "sl_cmp_n"}
+    LABELS = {
+        "sl_cmp_model": "Model",
+        "sl_cmp_k": "Drafts per block K",
+        "sl_cmp_l": "Maximum length L",
+        "sl_cmp_n": "Outputs per sampler",
+    }
+
+    @classmethod
+    def from_url(cls, params: Mapping, source: str = "link") -> tuple[CompareModel, list[UrlWarning]]:
+        read, d = UrlReader(params, source, cls.LABELS), cls()
+        model = cls(
+            model=read.choice("sl_cmp_model", model_names(), d.model),
+            block=read.whole("sl_cmp_k", 1, MAX_BLOCK, d.block),
+            length=read.whole("sl_cmp_l", 1, MAX_LENGTH, d.length),
+            outputs=read.whole("sl_cmp_n", COMPARE_MIN_OUTPUTS, COMPARE_MAX_OUTPUTS, d.outputs),
         )
         return model, read.warnings

@@ -501,3 +501,40 @@ def running_score(attempts: dict[int, Attempt], total: int) -> Score:
         total=total,
         first_try=sum(a.correct and a.tries == 1 for a in done),
     )
+
+
+# --- predict: will the texts match? (the Sampling lab's "different text, same law") ---------------------------
+
+TEXTS_MATCH_QUESTION = (
+    "Ordinary sampling and speculative sampling start from the same seed. Will they write the same texts?"
+)
+TEXTS_MATCH_CHOICES = {
+    "same-text": "Yes: the same seed gives the same texts",
+    "same-law": "No: the texts differ, but both follow the same law",
+    "other-law": "No: the texts differ because speculative sampling changes the law",
+}
+
+
+def texts_match_answer(identical: int, runs: int, distance: Fraction) -> str:
+    """The right choice, from what was computed: whether every run's two texts matched, and the exact distance
+    between the speculative law and the target's."""
+    if identical == runs:
+        return "same-text"
+    return "same-law" if distance == 0 else "other-law"
+
+
+def grade_texts_match(choice: str | None, identical: int, runs: int, distance: Fraction) -> Check:
+    """Feedback on the prediction once both samplers have run (``choice`` is a key of TEXTS_MATCH_CHOICES)."""
+    if choice not in TEXTS_MATCH_CHOICES:
+        return Check(False, False, "No prediction was made before the run: not graded.")
+    answer = texts_match_answer(identical, runs, distance)
+    share = f"{identical} of {runs} runs wrote the same text"
+    if choice == answer:
+        if answer == "same-law":
+            return Check(True, True, f"Right: {share}, yet block decoding's law is exactly the target's (distance 0).")
+        return Check(True, True, f"Right: {share}.")
+    if choice == "same-text":
+        why = "a seed fixes the random draws, but the two samplers spend them differently"
+    else:
+        why = "the law is exactly the target's (distance 0); only the texts differ"
+    return Check(False, True, f"Not quite: {share}; {why}.")

@@ -3,7 +3,9 @@
 Step through one sampled block (drafts, each test with its uniform, the first rejection and the
 residual at that position, discarded drafts greyed out, the bonus token), then the exact law of the
 first L tokens against the target's (distance 0 for the correct algorithm), and the speed-up
-formulas. A thin view: numbers from lab/core/blocks.py and lab/core/speedup.py, charts from
+formulas. A model that stops (a stop token such as <end>): the law is over complete outputs (ending with
+the stop token, or cut at L tokens), the block stops at the stop token and L cuts it short.
+A thin view: numbers from lab/core/blocks.py and lab/core/speedup.py, charts from
 lab/charts/sampling.py. Controls live in the URL (bind="query-params").
 """
 
@@ -34,6 +36,8 @@ MAX_K = MAX_BLOCK
 MAX_L = MAX_LENGTH
 MAX_SEED = 2**32 - 1
 GAMMAS = list(range(0, 16))
+SEARCH_SEEDS = 500  # "a block that ends at the stop token": seeds tried at most (one block each, ~30 us)
+LAW_CHART_ROWS = 40  # the law is drawn as bars up to this many outputs (the table lists every one)
 
 refuse_link_values(BlocksModel.from_url(st.query_params, max_k=MAX_K, max_l=MAX_L)[1], "bk_link_problems")
 title("Blocks of drafts")
@@ -74,7 +78,9 @@ row2[1].number_input(
     step=1,
     key="bk_l",
     bind="query-params",
-    help=f"The exact law lists every sequence of L tokens the algorithm can produce, at most {MAX_OUTCOMES:,}",
+    help=f"The exact law lists every sequence of L tokens the algorithm can produce, at most {MAX_OUTCOMES:,}. "
+    "With a model that stops, L is the maximum length: an output ends with the stop token or is cut at L "
+    "tokens, the stop token counted as one of them.",
 )
 row2[2].number_input(
     "Seed", min_value=0, max_value=MAX_SEED, value=DEFAULTS.seed, step=1, key="bk_seed", bind="query-params"
@@ -93,11 +99,24 @@ if model.note:
     st.caption(f"{model.title}. {model.note}")
 if variant.name != "correct":
     st.warning(f"Mistake shown: {variant.description}", icon=":material/bug_report:")
+stop = model.stop
+stop_md = None if stop is None else markdown_escape(model.stop_name)
+if stop is not None:
+    st.info(
+        f"This model stops. An output ends with **{stop_md}**, or is cut at L = {length} tokens "
+        f"({stop_md} counted as one of them); the target and block decoding follow the same rules. "
+        f"The draft drafts nothing after a proposed {stop_md}; a kept or corrected {stop_md} ends the output: "
+        "no bonus token, later drafts discarded; L cuts a block short.",
+        icon=":material/stop_circle:",
+    )
+elif variant.stop_only:
+    st.caption("This model has no stop token, so this mistake changes nothing here: choose a model that stops.")
 
 # --- one block, step by step --------------------------------------------------------------------
 section("Step through one block")
-trace = run_block(model, block, START, make_streams(seed), variant)
-trace_key = (model.name, block, seed, variant.name)
+room = None if stop is None else length  # a model that stops: the output holds at most L tokens
+trace = run_block(model, block, START, make_streams(seed), variant, room=room)
+trace_key = (model.name, block, seed, variant.name, room)
 if S.get("bk_trace_key") != trace_key:
     S["bk_trace_key"] = trace_key
     S["bk_revealed"] = 0
@@ -119,6 +138,16 @@ def on_next_seed() -> None:
     S["bk_seed"] = min(seed + 1, MAX_SEED)
 
 
+def on_find_stop() -> None:
+    """The next seed whose block ends at the stop token (at most SEARCH_SEEDS blocks are tried)."""
+    for candidate in range(seed + 1, min(seed + SEARCH_SEEDS, MAX_SEED) + 1):
+        if run_block(model, block, START, make_streams(candidate), variant, room=room).ends_output:
+            S["bk_seed"] = candidate
+            S["bk_search_note"] = None
+            return
+    S["bk_search_note"] = f"No block of the next {SEARCH_SEEDS} seeds ends at the stop token with these settings."
+
+
 revealed = S["bk_revealed"]
 finished = revealed > len(trace.tests)
 buttons = st.columns(4)
@@ -126,6 +155,15 @@ buttons[0].button("Step", key="bk_step", type="primary", on_click=on_step, disab
 buttons[1].button("Show all", key="bk_all", on_click=on_show_all, disabled=finished, width="stretch")
 buttons[2].button("Restart", key="bk_restart", on_click=on_restart, disabled=revealed == 0, width="stretch")
 buttons[3].button("New block (seed + 1)", key="bk_next_seed", on_click=on_next_seed, width="stretch")
+if stop is not None:
+    st.button(
+        f"Find a block that ends at {stop_md}",
+        key="bk_find_stop",
+        on_click=on_find_stop,
+        help=f"Tries the next seeds (at most {SEARCH_SEEDS}) until the block commits {stop_md}",
+    )
+    if S.get("bk_search_note"):
+        st.caption(S["bk_search_note"])
 
 
 def token(i: int) -> str:
@@ -147,12 +185,22 @@ def describe(test) -> str:
         f"kept with probability min(1, p/q) = {exact_text(test.accept_probability)}"
     )
     if test.status == "accepted":
-        return f"{head} {keep}. Uniform u = {test.u:.4f} < {decimal_text(test.accept_probability, 4)}: **kept**."
-    return (
+        line = f"{head} {keep}. Uniform u = {test.u:.4f} < {decimal_text(test.accept_probability, 4)}: **kept**."
+        if test.token == stop:
+            line += (
+                f" The mistake goes on after {stop_md}."
+                if variant.drafts_past_stop or variant.bonus_after_stop
+                else f" {stop_md} ends the output: no bonus token, nothing after it."
+            )
+        return line
+    line = (
         f"{head} {keep}. Uniform u = {test.u:.4f} ≥ {decimal_text(test.accept_probability, 4)}: **rejected**; "
         f"the replacement **{md(test.replacement)}** is drawn from the residual at this position "
         f"(u = {test.correction_u:.4f})."
     )
+    if test.replacement == stop:
+        line += f" The replacement is {stop_md}: the output ends here."
+    return line
 
 
 chart(
@@ -166,18 +214,40 @@ chart(
         else "; committed " + " ".join(map(token, trace.committed))
     ),
 )
-lines = [f"The draft proposed {block} tokens from q: " + ", ".join(f"**{md(t)}**" for t in trace.drafts) + "."]
+drafted = len(trace.drafts)
+lines = [
+    f"The draft proposed {drafted} token{'s' if drafted != 1 else ''} from q: "
+    + ", ".join(f"**{md(t)}**" for t in trace.drafts)
+    + "."
+    + (
+        f" It drafts nothing after {stop_md}."
+        if stop is not None and drafted < block and trace.drafts[-1] == stop
+        else ""
+    )
+    + (
+        f" L = {length} leaves room for {length} tokens only, so the block is cut to {drafted} drafts."
+        if room is not None and drafted < block and room < block and trace.drafts[-1] != stop
+        else ""
+    )
+]
 shown = trace.tests[: min(revealed, len(trace.tests))] if not finished else trace.tests
 lines += [describe(t) for t in shown]
 if finished:
     if trace.bonus is not None:
         lines.append(
-            f"All {block} drafts passed: one bonus token **{md(trace.bonus)}** is drawn from p "
+            f"All {drafted} drafts passed: one bonus token **{md(trace.bonus)}** is drawn from p "
             f"(u = {trace.bonus_u:.4f})."
         )
+    elif trace.rejection is None and trace.reached_length and not trace.ends_output:
+        lines.append(f"All {drafted} drafts passed and the output has its L = {length} tokens: no bonus token.")
+    if trace.ends_output:
+        ending = f"The output is complete: it ended at {stop_md}."
+    elif trace.reached_length:
+        ending = f"The output is complete: it is cut at L = {length} tokens."
+    else:
+        ending = "The next block starts from this corrected prefix."
     lines.append(
-        f"The block commits {len(trace.committed)} token(s): **{' '.join(map(md, trace.committed))}**. "
-        "The next block starts from this corrected prefix."
+        f"The block commits {len(trace.committed)} token(s): **{' '.join(map(md, trace.committed))}**. " + ending
     )
 for line in lines:
     st.markdown("- " + line)
@@ -223,7 +293,16 @@ if finished:
     st.dataframe(styled, hide_index=True, key="bk_tests")
 
 # --- exact law ------------------------------------------------------------------------------------
-section(f"Exact law of the first {length} tokens")
+section(
+    f"Exact law of the first {length} tokens"
+    if stop is None
+    else f"Exact law of complete outputs (at most {length} tokens)"
+)
+if stop is not None:
+    st.caption(
+        f"Every output ends with {stop_md} or has L = {length} tokens (then it is cut there; {stop_md} counts as one "
+        "of the L tokens). The same rules for the target and for block decoding."
+    )
 try:
     comparison = exact_comparison(model.name, block, length, variant.name)
 except LabInputError as exc:
@@ -238,15 +317,32 @@ else:
     cols[1].markdown(
         (
             "Distance **0**: block decoding with K = "
-            f"{block} reproduces the target's law of {length} tokens exactly, sequence by sequence in fractions."
+            f"{block} reproduces the target's law of "
+            + (f"{length} tokens" if stop is None else f"complete outputs of at most {length} tokens")
+            + " exactly, sequence by sequence in fractions."
         )
         if comparison.distance == 0
         else f"The {variant.name} mistake moves {both_text(comparison.distance)} of probability away from the target."
     )
     rows = comparison.rows()
+    if stop is not None and len(rows) <= LAW_CHART_ROWS:
+        outcomes = tuple(model.sequence_text(seq) for seq, _, _ in rows)
+        chart(
+            figure(
+                "law_vs_target",
+                outcomes,
+                tuple(t for _, t, _ in rows),
+                {"block decoding": tuple(s for _, _, s in rows)},
+                "Complete outputs: target against block decoding",
+                "target",
+            ),
+            "bk_law_chart",
+            "Bars of the target's and block decoding's exact probability of each complete output: "
+            + "; ".join(f"{o}: {exact_text(t)} and {exact_text(s)}" for o, (_, t, s) in zip(outcomes, rows)),
+        )
     st.dataframe(
         {
-            "sequence": [model.sequence_text(seq) for seq, _, _ in rows],
+            ("sequence" if stop is None else "output"): [model.sequence_text(seq) for seq, _, _ in rows],
             "target": [exact_text(t) for _, t, _ in rows],
             "speculative": [exact_text(s) for _, _, s in rows],
             "target (decimal)": [decimal_text(t) for _, t, _ in rows],

@@ -8,6 +8,7 @@ from lab.core.distributions import LabInputError
 from lab.core.formatting import fraction_text
 from lab.core.markov import all_model_names, load_model
 from lab.core.scenarios import scenario_names
+from lab.core.variants import VARIANTS
 from lab.models.pitfalls import PitfallsModel
 from lab.teaching.pitfalls import (
     CARDS,
@@ -119,6 +120,12 @@ def choice_section() -> None:
     st.caption(
         f"**{markdown_escape(model.title)}** — {report.kind} · K = {report.block}, L = {report.length} · "
         f"outcomes: {len(report.outcomes)} {'tokens' if report.length == 1 else 'sequences'}."
+        + (
+            ""
+            if report.stop is None
+            else f" Each output ends with {markdown_escape(report.stop)} or is cut at L = {report.length} tokens "
+            f"({markdown_escape(report.stop)} counted as one of them)."
+        )
     )
 
     st.selectbox(
@@ -132,6 +139,12 @@ def choice_section() -> None:
     result = report.laws[variant]
 
     card_code(card)
+    if VARIANTS[variant].stop_only and report.stop is None:
+        stopping = ", ".join(name for name in all_model_names() if load_model(name).stop is not None)
+        st.caption(
+            f"This {'scenario' if report.kind == 'step' else 'model'} has no stop token, so this mistake changes "
+            f"nothing here: choose a model that stops ({stopping})."
+        )
     if card.reports:
         st.markdown("**Reported publicly:** " + reports_text(card) + ".")
     else:

@@ -10,18 +10,32 @@ from __future__ import annotations
 
 import streamlit as st
 
-from lab.core.display import exact_text, markdown_table
+from lab.core.blocks import MAX_BLOCK, MAX_LENGTH
+from lab.core.compare import WHY_TEXTS_DIFFER, compare_ordinary
+from lab.core.display import exact_text, markdown_escape, markdown_table
 from lab.core.distributions import LabInputError
 from lab.core.formatting import both_text, decimal_text
+from lab.core.markov import load_model, model_names
 from lab.core.residual import residual_exact
 from lab.core.sampling import CONVERGENCE_NS, CONVERGENCE_SEEDS, convergence_series, empirical_distance, simulate_steps
 from lab.core.scenarios import load_scenario, scenario_names
-from lab.models.sampling import MAX_SEED, MAX_STEPS, MIN_STEPS, SamplingModel
+from lab.models.sampling import (
+    COMPARE_MAX_OUTPUTS,
+    COMPARE_MIN_OUTPUTS,
+    MAX_SEED,
+    MAX_STEPS,
+    MIN_STEPS,
+    CompareModel,
+    SamplingModel,
+)
+from lab.teaching.exercises import TEXTS_MATCH_CHOICES, TEXTS_MATCH_QUESTION, grade_texts_match
 from lab.views.accessibility import announce, section, title
 from lab.views.common import chart, controls_model, figure, refuse_link_values, show_link_warnings
 
 S = st.session_state
 DEFAULTS = SamplingModel()
+COMPARE = CompareModel()
+COMPARE_CHART_ROWS = 40  # the comparison is drawn as bars up to this many outputs (the table lists every one)
 
 
 @st.cache_resource(show_spinner=False, max_entries=64)
@@ -33,7 +47,9 @@ def scenario_convergence(name: str, p_text: str, q_text: str) -> tuple[list[int]
     return convergence_series(scenario.p, scenario.q)
 
 
-refuse_link_values(SamplingModel.from_url(st.query_params)[1], "sl_link_problems")
+refuse_link_values(
+    SamplingModel.from_url(st.query_params)[1] + CompareModel.from_url(st.query_params)[1], "sl_link_problems"
+)
 
 title("Sampling lab")
 st.markdown(
@@ -103,128 +119,295 @@ if st.button(f"Run {steps:,} steps", key="sl_run", type="primary"):
         "sim": simulate_steps(scenario.p, scenario.q, steps, seed),
     }
 
-result = S.get("sl_result")
-fresh = result is not None and result["params"] == params
-announce(  # before the results (the page stops early without them): drawn on every run
-    "sl",
-    f"Ran {result['sim'].steps:,} steps: corrected share {result['sim'].corrected_share:.4f}, "
-    f"exact Z {both_text(exact.z)}; your guess {result['guess']:.2f}. Results below."
-    if fresh
-    else "",
-)
-if not fresh:
-    if result is not None:
-        st.info("The scenario, N or seed changed: predict, then Run again.")
-    st.caption("The results appear after you run.")
-    st.stop()
 
-sim = result["sim"]
-law = sim.law
-n = sim.steps
-fit = sim.fit()
-
-metrics = st.columns(4)
-metrics[0].metric("your guess", f"{result['guess']:.2f}")
-metrics[1].metric("corrected share", f"{sim.corrected_share:.4f}", help=f"{int(sim.corrected.sum())} of {n} steps")
-metrics[2].metric("exact Z", both_text(exact.z), help="Z = sum of max(0, p - q) = 1 - alpha")
-metrics[3].metric(
-    "chi-square p-value",
-    "—" if fit.p_value is None else f"{fit.p_value:.3g}",
-    help="Counts against N p; a small p-value (say below 0.001) would mean the counts do not follow p.",
-)
-miss = abs(result["guess"] - float(exact.z))
-st.markdown(
-    f"Your guess was {result['guess']:.2f}; the exact share is Z = {both_text(exact.z)}, "
-    f"{'close' if miss <= 0.05 else 'off by ' + decimal_text(miss, 2)}. "
-    + (
-        "Z = 0: p and q are equal, so no step is ever rejected and the residual is never needed."
-        if exact.z == 0
-        else f"Observed: {sim.corrected_share:.4f} over {n:,} steps."
+def one_step_results() -> None:
+    """The run's results, once Run was pressed for the scenario, N and seed on screen (announced on every run)."""
+    result = S.get("sl_result")
+    fresh = result is not None and result["params"] == params
+    announce(  # before the results (the page stops early without them): drawn on every run
+        "sl",
+        f"Ran {result['sim'].steps:,} steps: corrected share {result['sim'].corrected_share:.4f}, "
+        f"exact Z {both_text(exact.z)}; your guess {result['guess']:.2f}. Results below."
+        if fresh
+        else "",
     )
-)
+    if not fresh:
+        if result is not None:
+            st.info("The scenario, N or seed changed: predict, then Run again.")
+        st.caption("The results appear after you run.")
+        return
 
-total = [int(c) / n for c in sim.counts]
-chart(
-    figure("empirical_vs_target", tokens, scenario.p.values, sim.accepted / n, sim.corrected / n),
-    "sl_empirical",
-    "Target p beside the empirical frequencies after "
-    f"{n} steps: "
-    + "; ".join(f"{t}: p {exact_text(p)}, empirical {f:.4f}" for t, p, f in zip(tokens, scenario.p.values, total)),
-)
+    sim = result["sim"]
+    law = sim.law
+    n = sim.steps
+    fit = sim.fit()
 
+    metrics = st.columns(4)
+    metrics[0].metric("your guess", f"{result['guess']:.2f}")
+    metrics[1].metric("corrected share", f"{sim.corrected_share:.4f}", help=f"{int(sim.corrected.sum())} of {n} steps")
+    metrics[2].metric("exact Z", both_text(exact.z), help="Z = sum of max(0, p - q) = 1 - alpha")
+    metrics[3].metric(
+        "chi-square p-value",
+        "—" if fit.p_value is None else f"{fit.p_value:.3g}",
+        help="Counts against N p; a small p-value (say below 0.001) would mean the counts do not follow p.",
+    )
+    miss = abs(result["guess"] - float(exact.z))
+    st.markdown(
+        f"Your guess was {result['guess']:.2f}; the exact share is Z = {both_text(exact.z)}, "
+        f"{'close' if miss <= 0.05 else 'off by ' + decimal_text(miss, 2)}. "
+        + (
+            "Z = 0: p and q are equal, so no step is ever rejected and the residual is never needed."
+            if exact.z == 0
+            else f"Observed: {sim.corrected_share:.4f} over {n:,} steps."
+        )
+    )
 
-def branch_chart(counts, branch_law, role: str, title: str, key: str, alt: str) -> list[float]:
-    """One branch's observed counts against the expected N times its exact law; returns the expected counts."""
-    expected = [n * float(v) for v in branch_law]
+    total = [int(c) / n for c in sim.counts]
     chart(
-        figure("branch_counts", tokens, counts, expected, role, title),
-        key,
-        f"{alt}: " + "; ".join(f"{t}: {int(o)} vs {e:.1f}" for t, o, e in zip(tokens, counts, expected)),
-    )
-    return expected
-
-
-left, right = st.columns(2)
-with left:
-    expected_acc = branch_chart(
-        sim.accepted,
-        law.accepted,
-        "accepted",
-        "Accepted steps ≈ N·min(p, q)",
-        "sl_accepted",
-        "Accepted-only counts with expected N min(p, q)",
-    )
-with right:
-    expected_cor = branch_chart(
-        sim.corrected,
-        law.corrected,
-        "correction",
-        "Corrected steps ≈ N·Z·r",
-        "sl_corrected",
-        "Corrected-only counts with expected N Z r",
+        figure("empirical_vs_target", tokens, scenario.p.values, sim.accepted / n, sim.corrected / n),
+        "sl_empirical",
+        "Target p beside the empirical frequencies after "
+        f"{n} steps: "
+        + "; ".join(f"{t}: p {exact_text(p)}, empirical {f:.4f}" for t, p, f in zip(tokens, scenario.p.values, total)),
     )
 
-st.dataframe(
-    {
-        "token": tokens,
-        "p": [exact_text(v) for v in scenario.p.values],
-        "min(p, q)": [exact_text(v) for v in law.accepted],
-        "Z·r": [exact_text(v) for v in law.corrected],
-        "accepted": [int(v) for v in sim.accepted],
-        "N·min(p, q)": [round(v, 1) for v in expected_acc],
-        "corrected": [int(v) for v in sim.corrected],
-        "N·Z·r": [round(v, 1) for v in expected_cor],
-        "total": [int(v) for v in sim.counts],
-        "N·p": [round(n * float(v), 1) for v in scenario.p.values],
-    },
-    hide_index=True,
-    key="sl_table",
-)
-if fit.p_value is None:
-    st.caption("Only one token can come out, so there is nothing for a chi-square test to compare.")
-else:
-    pooled = f" ({fit.pooled} rare tokens pooled)" if fit.pooled else ""
+
+    def branch_chart(counts, branch_law, role: str, title: str, key: str, alt: str) -> list[float]:
+        """One branch's observed counts against the expected N times its exact law; returns the expected counts."""
+        expected = [n * float(v) for v in branch_law]
+        chart(
+            figure("branch_counts", tokens, counts, expected, role, title),
+            key,
+            f"{alt}: " + "; ".join(f"{t}: {int(o)} vs {e:.1f}" for t, o, e in zip(tokens, counts, expected)),
+        )
+        return expected
+
+
+    left, right = st.columns(2)
+    with left:
+        expected_acc = branch_chart(
+            sim.accepted,
+            law.accepted,
+            "accepted",
+            "Accepted steps ≈ N·min(p, q)",
+            "sl_accepted",
+            "Accepted-only counts with expected N min(p, q)",
+        )
+    with right:
+        expected_cor = branch_chart(
+            sim.corrected,
+            law.corrected,
+            "correction",
+            "Corrected steps ≈ N·Z·r",
+            "sl_corrected",
+            "Corrected-only counts with expected N Z r",
+        )
+
+    st.dataframe(
+        {
+            "token": tokens,
+            "p": [exact_text(v) for v in scenario.p.values],
+            "min(p, q)": [exact_text(v) for v in law.accepted],
+            "Z·r": [exact_text(v) for v in law.corrected],
+            "accepted": [int(v) for v in sim.accepted],
+            "N·min(p, q)": [round(v, 1) for v in expected_acc],
+            "corrected": [int(v) for v in sim.corrected],
+            "N·Z·r": [round(v, 1) for v in expected_cor],
+            "total": [int(v) for v in sim.counts],
+            "N·p": [round(n * float(v), 1) for v in scenario.p.values],
+        },
+        hide_index=True,
+        key="sl_table",
+    )
+    if fit.p_value is None:
+        st.caption("Only one token can come out, so there is nothing for a chi-square test to compare.")
+    else:
+        pooled = f" ({fit.pooled} rare tokens pooled)" if fit.pooled else ""
+        st.caption(
+            f"Chi-square against N·p: statistic {fit.statistic:.3f} on {fit.df} degrees of freedom{pooled}, "
+            f"p-value {fit.p_value:.3g}. With a fixed seed the run is reproducible: share the link."
+        )
+
+    ns, medians = scenario_convergence(scenario.name, *(str(d.values) for d in (scenario.p, scenario.q)))
+    own = (n, empirical_distance(sim.counts, sim.target))
+    chart(
+        figure("convergence", tuple(ns), tuple(medians), own),
+        "sl_convergence",
+        f"Median total variation distance of the empirical frequencies from p over {len(CONVERGENCE_SEEDS)} seeded "
+        "runs at each N, with a c/√N guide line: "
+        + ", ".join(f"N = {m:,}: {d:.4f}" for m, d in zip(ns, medians))
+        + f"; your run (N = {own[0]:,}, seed {seed}): {own[1]:.4f}",
+        table=(
+            ("steps N", f"median TV distance from p ({len(CONVERGENCE_SEEDS)} runs)"),
+            [(f"{m:,}", f"{d:.4f}") for m, d in zip(ns, medians)],
+        ),
+    )
     st.caption(
-        f"Chi-square against N·p: statistic {fit.statistic:.3f} on {fit.df} degrees of freedom{pooled}, "
-        f"p-value {fit.p_value:.3g}. With a fixed seed the run is reproducible: share the link."
+        f"Each point is the median over {len(CONVERGENCE_SEEDS)} runs with seeds 1 to {len(CONVERGENCE_SEEDS)} at "
+        f"N = {', '.join(f'{m:,}' for m in CONVERGENCE_NS)}: a hundred times more steps, a tenth of the distance. "
+        "The diamond is your own run."
     )
 
-ns, medians = scenario_convergence(scenario.name, *(str(d.values) for d in (scenario.p, scenario.q)))
-own = (n, empirical_distance(sim.counts, sim.target))
-chart(
-    figure("convergence", tuple(ns), tuple(medians), own),
-    "sl_convergence",
-    f"Median total variation distance of the empirical frequencies from p over {len(CONVERGENCE_SEEDS)} seeded "
-    "runs at each N, with a c/√N guide line: "
-    + ", ".join(f"N = {m:,}: {d:.4f}" for m, d in zip(ns, medians))
-    + f"; your run (N = {own[0]:,}, seed {seed}): {own[1]:.4f}",
-    table=(
-        ("steps N", f"median TV distance from p ({len(CONVERGENCE_SEEDS)} runs)"),
-        [(f"{m:,}", f"{d:.4f}") for m, d in zip(ns, medians)],
-    ),
+
+one_step_results()
+
+
+# --- different text, same law -------------------------------------------------------------------
+section("Different text, same law")
+st.markdown(
+    "Ordinary sampling draws every token from **p**. Speculative sampling drafts blocks of K tokens from **q**, "
+    "tests them and corrects the first rejection. Both start here from the **same seed**: compare the texts they "
+    "write, and how often each output comes out against the exact law."
 )
-st.caption(
-    f"Each point is the median over {len(CONVERGENCE_SEEDS)} runs with seeds 1 to {len(CONVERGENCE_SEEDS)} at "
-    f"N = {', '.join(f'{m:,}' for m in CONVERGENCE_NS)}: a hundred times more steps, a tenth of the distance. "
-    "The diamond is your own run."
-)
+compare_names = model_names()
+
+
+@st.fragment
+def compare_section() -> None:
+    """The comparison's controls, prediction and results: a fragment, so its changes rerun this section only."""
+    cols = st.columns([3, 2, 2, 2], vertical_alignment="bottom")
+    cols[0].selectbox(
+        "Model",
+        compare_names,
+        index=compare_names.index(COMPARE.model),
+        key="sl_cmp_model",
+        bind="query-params",
+        help="A Markov model; those with a stop token end their outputs there",
+    )
+    cols[1].number_input(
+        "Drafts per block K", min_value=1, max_value=MAX_BLOCK, value=COMPARE.block, key="sl_cmp_k", bind="query-params"
+    )
+    cols[2].number_input(
+        "Maximum length L",
+        min_value=1,
+        max_value=MAX_LENGTH,
+        value=COMPARE.length,
+        key="sl_cmp_l",
+        bind="query-params",
+        help="An output ends with the model's stop token or is cut at L tokens, the stop token counted as one of them",
+    )
+    cols[3].number_input(
+        "Outputs per sampler",
+        min_value=COMPARE_MIN_OUTPUTS,
+        max_value=COMPARE_MAX_OUTPUTS,
+        value=COMPARE.outputs,
+        step=500,
+        key="sl_cmp_n",
+        bind="query-params",
+    )
+    cmp = controls_model(CompareModel, "sl_cmp_state")
+    seed = controls_model(SamplingModel, "sl_model", quiet=True).seed
+    try:
+        cmp_model = load_model(cmp.model)
+    except LabInputError as exc:
+        st.error(str(exc))
+        announce("sl_cmp", error=str(exc))  # this section's live regions are drawn on every run of the fragment
+        return
+    if cmp_model.stop is not None:
+        stop_md = markdown_escape(cmp_model.stop_name)
+        st.caption(
+            f"{markdown_escape(cmp_model.title)}. An output ends with {stop_md} or is cut at L = {cmp.length} tokens "
+            f"({stop_md} counted as one of them), for both samplers."
+        )
+    else:
+        st.caption(
+            f"{markdown_escape(cmp_model.title)}. This model never stops: each output has L = {cmp.length} tokens."
+        )
+    params = (cmp.model, cmp.block, cmp.length, cmp.outputs, seed)
+    choice = st.radio(
+        TEXTS_MATCH_QUESTION,
+        list(TEXTS_MATCH_CHOICES),
+        format_func=TEXTS_MATCH_CHOICES.get,
+        index=None,
+        key=f"sl_cmp_guess::{'::'.join(map(str, params))}",
+    )
+    if st.button(f"Run both samplers ({cmp.outputs:,} outputs each, seed {seed})", key="sl_cmp_run", type="primary"):
+        try:
+            S["sl_cmp_result"] = {
+                "params": params,
+                "guess": choice,
+                "result": compare_ordinary(cmp_model, cmp.block, cmp.length, cmp.outputs, seed),
+            }
+        except LabInputError as exc:
+            st.error(f"{markdown_escape(str(exc))}.")
+            announce("sl_cmp", error=f"{exc}.")
+            return
+    stored = S.get("sl_cmp_result")
+    if stored is None or stored["params"] != params:
+        st.caption("Predict, then run: the texts and the counts appear after the run.")
+        announce("sl_cmp")
+        return
+    result = stored["result"]
+    text = cmp_model.sequence_text
+    grade = grade_texts_match(stored["guess"], result.identical, result.sequences, result.distance)
+    announce(
+        "sl_cmp",
+        f"Ran both samplers: {result.identical_share:.1%} of the runs wrote identical texts. {grade.message} "
+        "Results below.",
+    )
+    (st.success if grade.correct else st.info if not grade.counted else st.warning)(markdown_escape(grade.message))
+    st.markdown(
+        markdown_table(
+            ("run", "ordinary sampling", "speculative sampling", "same text"),
+            (
+                (str(i + 1), text(o), text(s), "yes" if o == s else "no")  # markdown_table escapes every cell
+                for i, (o, s) in enumerate(zip(result.ordinary_first, result.speculative_first))
+            ),
+        )
+    )
+    m = st.columns(3)
+    m[0].metric(
+        "identical texts",
+        f"{result.identical_share:.1%}",
+        help=f"{result.identical:,} of {result.sequences:,} runs: the i-th outputs of both samplers are the same text",
+    )
+    for col, label, fit in ((m[1], "ordinary", result.fit_ordinary), (m[2], "speculative", result.fit_speculative)):
+        col.metric(
+            f"{label}: chi-square p-value",
+            "—" if fit.p_value is None else f"{fit.p_value:.3g}",
+            help="Counts against N times the exact law; a p-value below 0.001 would mean they do not fit it.",
+        )
+    st.markdown(f"**Why:** {WHY_TEXTS_DIFFER}")
+    outputs = sorted(result.law)
+    exact = tuple(result.law[k] for k in outputs)
+    freq_o = tuple(result.ordinary_counts.get(k, 0) / result.sequences for k in outputs)
+    freq_s = tuple(result.speculative_counts.get(k, 0) / result.sequences for k in outputs)
+    labels = tuple(text(k) for k in outputs)
+    if len(outputs) <= COMPARE_CHART_ROWS:
+        chart(
+            figure(
+                "law_vs_target",
+                labels,
+                exact,
+                {"ordinary (empirical)": freq_o, "speculative (empirical)": freq_s},
+                "Both samplers against the exact law",
+                "exact law",
+            ),
+            "sl_cmp_chart",
+            "Bars of the exact law and both samplers' empirical frequencies for each output: "
+            + "; ".join(f"{o}: exact {exact_text(e)}, ordinary {a:.4f}, speculative {b:.4f}"
+                        for o, e, a, b in zip(labels, exact, freq_o, freq_s)),
+        )
+    for label, fit in (("Ordinary", result.fit_ordinary), ("Speculative", result.fit_speculative)):
+        if fit.p_value is None:
+            st.caption(f"{label}: only one output is possible, nothing for a chi-square test to compare.")
+        else:
+            pooled = f" ({fit.pooled} rare outputs pooled)" if fit.pooled else ""
+            st.caption(
+                f"{label} sampling against the exact law: chi-square {fit.statistic:.3f} on {fit.df} degrees of "
+                f"freedom{pooled}, p-value {fit.p_value:.3g}."
+            )
+    with st.expander("Every output: exact law and both samplers' counts"):
+        st.markdown(
+            markdown_table(
+                ("output", "exact law", "ordinary", "speculative"),
+                (
+                    (lbl, exact_text(e), f"{result.ordinary_counts.get(k, 0):,}",
+                     f"{result.speculative_counts.get(k, 0):,}")
+                    for lbl, e, k in zip(labels, exact, outputs)
+                ),
+            )
+        )
+
+
+compare_section()
