@@ -224,15 +224,39 @@ def sampling_sessions(quick: bool) -> list[Session]:
         ]
         sessions.append(Session(PAGES["Sampling"], {"sl_scenario": name, "sl_steps": "10"}, tuple(steps)))
     sessions.append(Session(PAGES["Sampling"], {"sl_steps": "inf", "sl_seed": "-1"}, ()))
+    # different text, same law: both samplers at the section's largest count, every Markov model
+    from lab.core.markov import model_names
+    from lab.models.sampling import COMPARE_MAX_OUTPUTS
+
+    for name in ["markov-sentences-end", "markov-three"] if quick else model_names():
+        steps = []
+        for k, length in ((1, 8), (8, 8)) if quick else ((1, 8), (8, 8), (3, 6), (8, 4)):
+            steps += [
+                Step(f"compare {name} K = {k}, L = {length}", _compare_setting(k, length)),
+                Step(f"compare {name} K = {k}, L = {length}: run both", click("sl_cmp_run")),
+            ]
+        steps.append(Step(f"compare {name}: every output", open_expander("sl_cmp_every")))
+        params = {"sl_cmp_model": name, "sl_cmp_n": str(COMPARE_MAX_OUTPUTS), "sl_seed": str(2**32 - 1)}
+        sessions.append(Session(PAGES["Sampling"], params, tuple(steps)))
     return sessions
 
 
+def _compare_setting(k: int, length: int) -> Action:
+    def act(at: AppTest) -> None:
+        at.number_input(key="sl_cmp_k").set_value(k)
+        at.number_input(key="sl_cmp_l").set_value(length)
+
+    return act
+
+
 def blocks_sessions(quick: bool) -> list[Session]:
-    from lab.core.markov import all_model_names
+    from lab.core.markov import all_model_names, load_model
     from lab.core.variants import VARIANT_NAMES
 
-    names = ["eight-words", "bernoulli-residual", "markov-draft-misses"] if quick else all_model_names()
-    variants = ["correct", "keep-testing-after-rejection", "epsilon-floor"] if quick else VARIANT_NAMES
+    quick_names = ["eight-words", "bernoulli-residual", "markov-draft-misses", "markov-ab-end"]
+    names = quick_names if quick else all_model_names()
+    quick_variants = ["correct", "keep-testing-after-rejection", "epsilon-floor", "draft-past-stop"]
+    variants = quick_variants if quick else VARIANT_NAMES
     sessions = []
     for name in names:
         steps = []
@@ -241,6 +265,13 @@ def blocks_sessions(quick: bool) -> list[Session]:
                 steps.append(
                     Step(f"{name} {variant} K = {k}, L = {length}", _blocks_setting(variant, k, length))
                 )
+        if load_model(name).stop is not None:  # the search for a block that ends at the stop token
+            steps += [
+                Step(f"{name}: K = 8, L = 1 (no block can end at the stop token)", _blocks_setting("correct", 8, 1)),
+                Step(f"{name}: find a block that ends at the stop token, in vain", click("bk_find_stop")),
+                Step(f"{name}: K = 8, L = 8", _blocks_setting("correct", 8, 8)),
+                Step(f"{name}: find a block that ends at the stop token", click("bk_find_stop")),
+            ]
         steps += [
             Step(f"{name}: step", click("bk_step")),
             Step(f"{name}: show all", click("bk_all")),
@@ -265,7 +296,7 @@ def _blocks_setting(variant: str, k: int, length: int) -> Action:
 def pitfalls_sessions(quick: bool) -> list[Session]:
     from lab.core.markov import all_model_names
 
-    names = ["eight-words", "bernoulli-residual", "markov-draft-misses", "draft-misses-support"]
+    names = ["eight-words", "bernoulli-residual", "markov-draft-misses", "draft-misses-support", "markov-ab-end"]
     if not quick:
         names = all_model_names()
     lengths = (1, 4, 5, 8) if quick else range(1, 9)
@@ -279,6 +310,7 @@ def pitfalls_sessions(quick: bool) -> list[Session]:
         steps += [
             Step(f"{name}: reveal", click("pit_reveal")),
             Step(f"{name}: another mistake", setv("selectbox", "pit_variant", "keep-testing-after-rejection")),
+            Step(f"{name}: a stop-token mistake", setv("selectbox", "pit_variant", "draft-past-stop")),
             # the one-step table is drawn only while its expander is open: open it (a rerun), then choose
             Step(f"{name}: open every variant, one step", open_expander("pit_every_step")),
             Step(f"{name}: one step of eight-words", setv("selectbox", "pit_step_scenario", "eight-words")),

@@ -397,17 +397,14 @@ def compare_section() -> None:
                 f"{label} sampling against the exact law: chi-square {fit.statistic:.3f} on {fit.df} degrees of "
                 f"freedom{pooled}, p-value {fit.p_value:.3g}."
             )
-    with st.expander("Every output: exact law and both samplers' counts"):
-        st.markdown(
-            markdown_table(
-                ("output", "exact law", "ordinary", "speculative"),
-                (
-                    (lbl, exact_text(e), f"{result.ordinary_counts.get(k, 0):,}",
-                     f"{result.speculative_counts.get(k, 0):,}")
-                    for lbl, e, k in zip(labels, exact, outputs)
-                ),
-            )
+    # drawn only while open (opening it reruns): up to 4,096 rows that most students never open
+    every = st.expander("Every output: exact law and both samplers' counts", key="sl_cmp_every", on_change="rerun")
+    if every.open:
+        rows = (
+            (lbl, exact_text(e), f"{result.ordinary_counts.get(k, 0):,}", f"{result.speculative_counts.get(k, 0):,}")
+            for lbl, e, k in zip(labels, exact, outputs)
         )
+        every.markdown(markdown_table(("output", "exact law", "ordinary", "speculative"), rows))
 
 
 compare_section()
