@@ -26,7 +26,7 @@ def test_the_stop_mistakes_are_offered_and_revealed_on_a_stop_model():
     caption = " ".join(plain(c.value) for c in at.caption)
     assert "Each output ends with <end> or is cut at L = 4 tokens (<end> counted as one of them)" in caption
     assert any("Drafting past the stop token" in h.value for h in at.header)
-    assert "no public report is cited" in " ".join(m.value for m in at.markdown)
+    assert "no report is cited for this one" in " ".join(m.value for m in at.markdown)
     choice = "markov-ab-end::2::4::draft-past-stop"
     assert f"pit_guess_gain::{choice}" in [s.key for s in at.selectbox]
     at.button(key="pit_reveal").click().run()
