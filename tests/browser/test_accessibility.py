@@ -327,7 +327,7 @@ def test_reveals_and_refusals_are_announced(page, a11y_app):
     assert live(page, "bl-inspect")["status"] == "" and live(page, "bl-sum")["status"] == ""
     binomial_summed(page, a11y_app, False)
     inspected = live(page, "bl-inspect")
-    assert inspected["same"] and inspected["status"].startswith("Inspected: the exact bars are B 3/4, C 1/4")
+    assert inspected["same"] and inspected["status"].startswith("Inspected: the exact bars are r(B) 3/4, r(C) 1/4")
     summed = live(page, "bl-sum")
     assert summed["same"] and summed["status"] == "The sum recovers the unconditional target: A 1/10, B 3/5, C 3/10."
 
@@ -434,7 +434,7 @@ def test_keyboard_walkthrough_worked_example(page, a11y_app):
     tab_to(page, "Inspect")
     page.keyboard.press("Enter")
     assert_focus_kept(page, "Inspect")
-    assert live(page, "bl-inspect")["status"].startswith("Inspected: the exact bars are B 3/4, C 1/4")
+    assert live(page, "bl-inspect")["status"].startswith("Inspected: the exact bars are r(B) 3/4, r(C) 1/4")
     tab_to(page, "Multiply by Z = 2/5 and add")
     page.keyboard.press("Space")
     assert_focus_kept(page, "Multiply by Z = 2/5 and add")
