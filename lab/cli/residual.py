@@ -18,7 +18,7 @@ from lab.core.scenarios import load_scenario, scenario_names
 
 
 def residual_json(result: ResidualResult) -> dict:
-    """The documented JSON shape (README, CLI), keys in that order. The float64 path adds the two figures
+    """The documented JSON shape (docs/cli.md), keys in that order. The float64 path adds the two figures
     reported beside z: ``one_minus_alpha`` and ``inconsistency`` (null when consistent)."""
     exact = result.exact
     labels = result.labels
