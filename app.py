@@ -4,7 +4,7 @@ import pandas  # noqa: F401 - see below
 import streamlit as st
 
 from lab.views import shell, widget_guard
-from lab.views.presentation import apply_presentation_style, presentation_toggle
+from lab.views.presentation import apply_presentation_style, is_projector_link, presentation_toggle
 
 # The browser-tab icon is a file shipped with the app: a ":material/…" page icon makes every browser fetch it
 # from a public font server (a privacy leak, and a broken icon in an offline classroom), and an emoji shows as an
@@ -17,8 +17,9 @@ from lab.views.presentation import apply_presentation_style, presentation_toggle
 # thread and fail (AttributeError: partially initialized module 'pandas'; seen in the Class browser test).
 widget_guard.install()  # widget values a browser never sends: replaced before Streamlit deserializes them
 st.set_page_config(page_title=shell.APP_TITLE, page_icon=shell.FAVICON, layout="wide")
-presenting = presentation_toggle()  # every page: larger text and charts, no sidebar, reveals on button press
-page = st.navigation(shell.pages(), position="top" if presenting else "sidebar")
+projector = is_projector_link()  # the projector view: no toggle and no navigation on the big screen
+presenting = not projector and presentation_toggle()  # larger text and charts, no sidebar, reveals on press
+page = st.navigation(shell.pages(), position="hidden" if projector else "top" if presenting else "sidebar")
 st.set_page_config(page_title=shell.tab_title(page))  # "Binomial lab · Residual Lab": each page its own title
 apply_presentation_style()
 page.run()

@@ -15,7 +15,10 @@ Two parts, each printed side by side for SQLite and PostgreSQL:
    the page's follow component asks ``GET /_class_version`` every 2 s over a kept-alive connection and reruns
    the page when the version moved; with app.py alone, it reruns the page's timed follow fragment whenever the
    server asks (``@st.fragment(run_every=...)``). Reports the server process's CPU use (cores) while they wait,
-   against the same server with no sessions, and how long until every page shows the teacher's reveal.
+   against the same server with no sessions, and how long until every page shows the teacher's reveal. Then one
+   projector view (lab/views/projector.py: the follow route with the display key, and its counts fragment every
+   2 s) joins the 300 waiting pages: the server's CPU is measured again over the same time, and the projector's
+   own cost is the difference (target: the whole, 300 pages and the projector, at most 0.2 of a core).
 
 3. ``page submit``: the same client, 300 tabs loaded and following; each types its two predictions and
    presses Submit at a random moment within ``--window`` s (one rerun carrying the widget states, as the
@@ -299,6 +302,8 @@ async def student_session(
                 elif element.WhichOneof("type") in ("exception", "alert") and "error" in str(element).lower():
                     counters["errors"] += 1
                     counters.setdefault("first_error", str(element)[:300])
+                if etype == "markdown" and "Within 0.05 of the exact answer" in element.markdown.body:
+                    counters["projector_saw_reveal"] = counters.get("projector_saw_reveal", 0) + 1  # the projector
         if submit and not sent["done"]:
             key = "lost after a full run" if sent.get("full_after") else "lost, no full run after sending"
             counters[key] = counters.get(key, 0) + 1
@@ -413,6 +418,10 @@ def follow_bench(students: int, seconds: float, script: str = "server.py") -> di
         new = store.create_class(engine, "follow")
         store.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
         tokens = [store.join_class(engine, new.code, f"S{i}", client=f"c{i}").student_token for i in range(students)]
+        activity = store.student_state(engine, new.code, tokens[0]).activity.id
+        for i, token in enumerate(tokens):  # every student has voted: the projector's chart has a dot for each
+            b = (i % 21) / 20
+            store.submit_prediction(engine, new.code, token, activity, [f"{b:.2f}", f"{1 - b:.2f}"])
         base_ws = url.replace("http://", "ws://")
 
         def measure(n: int) -> dict:
@@ -436,19 +445,44 @@ def follow_bench(students: int, seconds: float, script: str = "server.py") -> di
                 runs0, cpu0, t0 = checks(), cpu_seconds(proc.pid), time.monotonic()
                 await asyncio.sleep(seconds)
                 cpu1, t1, runs1 = cpu_seconds(proc.pid), time.monotonic(), checks()
+                # the projector joins the waiting class, its results shown (a chart redrawn with the counts): the
+                # same measurement again (Show responses reruns every student page once: let them settle first)
+                store.show_responses(engine, new.code, new.teacher_token)
+                projector_counters = {"fragment_runs": 0, "finished": 0, "saw_reveal": 0, "errors": 0}
+                display = store.class_version(engine, new.code).display_key
+                tasks.append(
+                    asyncio.create_task(
+                        student_session(
+                            base_ws, f"code={new.code}&display={display}", stop, projector_counters, "projector"
+                        )
+                    )
+                )
+                while projector_counters["finished"] < 1 and time.monotonic() - t1 < 30:
+                    await asyncio.sleep(0.1)
+                await asyncio.sleep(5)
+                cpu2, t2 = cpu_seconds(proc.pid), time.monotonic()
+                p_runs0 = projector_counters["fragment_runs"] + projector_counters.get("http_checks", 0)
+                await asyncio.sleep(seconds)
+                cpu3, t3 = cpu_seconds(proc.pid), time.monotonic()
+                p_runs = projector_counters["fragment_runs"] + projector_counters.get("http_checks", 0) - p_runs0
+                projector = ((cpu3 - cpu2) / (t3 - t2), p_runs / (t3 - t2))
                 # the teacher reveals: how long until every page has drawn it?
                 reveal_at = time.monotonic()
                 store.reveal(engine, new.code, new.teacher_token)
-                while counters["saw_reveal"] < n and time.monotonic() - reveal_at < 60:
+                while (
+                    counters["saw_reveal"] < n or not projector_counters.get("projector_saw_reveal")
+                ) and time.monotonic() - reveal_at < 60:
                     await asyncio.sleep(0.1)
                 reveal_s = time.monotonic() - reveal_at
                 saw = counters["saw_reveal"]
+                projector += (projector_counters.get("projector_saw_reveal", 0) > 0, projector_counters["errors"])
                 store.unlock(engine, new.code, new.teacher_token)
                 stop.set()
                 await asyncio.gather(*tasks, return_exceptions=True)
-                return loaded, (cpu1 - cpu0) / (t1 - t0), (runs1 - runs0) / (t1 - t0), reveal_s, saw
+                return loaded, (cpu1 - cpu0) / (t1 - t0), (runs1 - runs0) / (t1 - t0), reveal_s, saw, projector
 
-            loaded, cores, rate, reveal_s, saw = asyncio.run(run())
+            loaded, cores, rate, reveal_s, saw, projector = asyncio.run(run())
+            with_projector, projector_checks, projector_revealed, projector_errors = projector
             return {
                 "served": script,
                 "sessions": n,
@@ -457,6 +491,11 @@ def follow_bench(students: int, seconds: float, script: str = "server.py") -> di
                 "checks/s": f"{rate:.0f}" + (" (HTTP)" if counters.get("http_checks") else " (fragment)"),
                 "ms CPU per check": f"{1000 * cores / rate:.2f}" if rate else "-",
                 "pages showing the reveal": f"{saw} after {reveal_s:.1f} s",
+                "server cores, + projector": f"{with_projector:.3f}",
+                "projector's own (cores)": f"{with_projector - cores:.3f}",
+                "projector checks+runs/s": f"{projector_checks:.1f}",
+                "projector shows reveal": "yes" if projector_revealed else "no",
+                "projector errors": projector_errors,
                 "errors drawn on pages": counters["errors"],
                 "first error": counters.get("first_error", "")[:120].replace("\n", " "),
             }

@@ -486,3 +486,184 @@ def test_follow_key_is_per_class_and_derived_from_the_teacher_token_only(engine)
     assert store.class_version(engine, two.code).follow_key != expected
     assert one.teacher_token not in expected and len(expected) == 32
     assert store.class_version(engine, "QQQQQQ") is None
+
+
+# --- schema 2: New teacher link, the projector's key, peer-instruction rounds, the address for students ------
+
+
+def test_a_schema_1_database_is_migrated_and_keeps_its_classes(db_url):
+    """A database made by the schema-1 app (no display_key, join_address, round, shown_at columns, no
+    earlier_answers / retired_teacher_links tables) is migrated in place: its class keeps working and gets a
+    projector key; a second prepare changes nothing."""
+    from sqlalchemy import create_engine
+
+    from lab.classroom import db as schema
+
+    engine = make_engine(db_url)
+    new = start(engine)
+    ann = store.join_class(engine, new.code, "Ann").student_token
+    store.submit_prediction(engine, new.code, ann, current_id(engine, new.code, ann), ["0.75", "0.25"])
+    with engine.begin() as conn:  # back to schema 2, as the app before the projector left it
+        conn.execute(text("DROP TABLE earlier_answers"))
+        conn.execute(text("DROP TABLE retired_teacher_links"))
+        for table, column in (
+            ("classes", "display_key"),
+            ("classes", "join_address"),
+            ("activities", "round"),
+            ("activities", "shown_at"),
+        ):
+            conn.execute(text(f"ALTER TABLE {table} DROP COLUMN {column}"))
+        conn.execute(text("UPDATE schema_version SET version = 2"))
+    engine.dispose()
+    old = create_engine(db_url)
+    schema.prepare(old)
+    with old.connect() as conn:
+        assert conn.execute(text("SELECT version FROM schema_version")).scalars().all() == [SCHEMA_VERSION]
+        key = conn.execute(text("SELECT display_key FROM classes")).scalar_one()
+    assert key and len(key) >= 22
+    assert store.dashboard(old, new.code, new.teacher_token).predict.submitted == 1
+    assert store.projection(old, new.code, key).submitted == 1
+    old.dispose()
+    again = make_engine(db_url)  # a new process: nothing to migrate
+    with again.connect() as conn:
+        assert conn.execute(text("SELECT display_key FROM classes")).scalar_one() == key
+    again.dispose()
+
+
+def test_new_teacher_link_refuses_the_old_one_at_once(engine):
+    new = start(engine)
+    ann = store.join_class(engine, new.code, "Ann").student_token
+    follow_before = store.class_version(engine, new.code).follow_key
+    display_before = store.class_version(engine, new.code).display_key
+    token = store.new_teacher_link(engine, new.code, new.teacher_token)
+    assert token != new.teacher_token and len(token) >= 32
+    for refused in (
+        lambda t: store.check_teacher(engine, new.code, t),
+        lambda t: store.dashboard(engine, new.code, t),
+        lambda t: store.reveal(engine, new.code, t),
+        lambda t: store.results_csv(engine, new.code, t),
+        lambda t: store.new_teacher_link(engine, new.code, t),
+    ):
+        with pytest.raises(ClassroomError, match=f"teacher link of class {new.code} was replaced by a new one at"):
+            refused(new.teacher_token)
+    with pytest.raises(ClassroomError, match="This teacher link does not open a class"):  # never the class's
+        store.dashboard(engine, new.code, "forged")
+    assert store.dashboard(engine, new.code, token).joined == 1  # the new link works; the class is unchanged
+    assert store.student_state(engine, new.code, ann).activity is not None
+    after = store.class_version(engine, new.code)
+    assert after.follow_key != follow_before  # the old hash's key no longer reads the version
+    assert after.display_key == display_before  # the projector keeps its link
+    with engine.connect() as conn:  # the plain token is stored nowhere
+        dump = " ".join(
+            str(v)
+            for t in ("classes", "retired_teacher_links")
+            for r in conn.execute(text(f"SELECT * FROM {t}"))
+            for v in r
+        )
+    assert token not in dump and new.teacher_token not in dump
+
+
+def test_the_projector_key_shows_the_class_but_no_name_and_changes_nothing(engine):
+    new = start(engine)
+    key = store.class_version(engine, new.code).display_key
+    assert key and key != new.teacher_token
+    tokens = {n: store.join_class(engine, new.code, n).student_token for n in ("Ann", "Bob", "Cat")}
+    activity = current_id(engine, new.code, tokens["Ann"])
+    store.submit_prediction(engine, new.code, tokens["Ann"], activity, ["0.75", "0.25"])
+    store.submit_prediction(engine, new.code, tokens["Bob"], activity, ["0.5", "0.5"])
+    shown = store.projection(engine, new.code, key)
+    assert (shown.joined, shown.submitted) == (3, 2)
+    assert shown.predict.values == ((0.75, 0.5), (0.25, 0.5))
+    assert not hasattr(shown, "students")
+    assert not any(name in repr(shown) for name in ("Ann", "Bob", "Cat"))
+    for wrong in ("", key[:-1] + ("A" if key[-1] != "A" else "B"), new.teacher_token):
+        with pytest.raises(ClassroomError, match="This projector link does not open a class"):
+            store.projection(engine, new.code, wrong)
+    with pytest.raises(ClassroomError, match="teacher link does not open a class"):  # the key is no teacher link
+        store.reveal(engine, new.code, key)
+    other = store.create_class(engine)
+    with pytest.raises(ClassroomError, match="projector link does not open a class"):
+        store.projection(engine, other.code, key)
+
+
+def test_two_rounds_of_peer_instruction(engine):
+    """Exact answer B = 3/4, C = 1/4; distance = |B − 3/4| + |C − 1/4|. Round 1: Ann 3/4, 1/4 (distance 0), Bob
+    1/2, 1/2 (1/2), Cat 1/10, 3/5 (13/20 + 7/20 = 1). Round 2: Ann keeps hers (same), Bob 7/10, 3/10 (1/10:
+    toward), Cat 0, 1 (3/4 + 3/4 = 3/2: away), Dan votes in round 2 only (not compared)."""
+    new = start(engine)
+    tokens = {n: store.join_class(engine, new.code, n).student_token for n in ("Ann", "Bob", "Cat", "Dan")}
+    activity = current_id(engine, new.code, tokens["Ann"])
+    with pytest.raises(ClassroomError, match="Nobody has voted in round 1 yet"):
+        store.vote_again(engine, new.code, new.teacher_token)
+    round1 = {"Ann": ["0.75", "0.25"], "Bob": ["0.5", "0.5"], "Cat": ["0.1", "0.6"]}
+    for name, values in round1.items():
+        store.submit_prediction(engine, new.code, tokens[name], activity, values, round_number=1)
+    store.show_responses(engine, new.code, new.teacher_token)
+    assert store.student_state(engine, new.code, tokens["Ann"]).activity.shown
+    assert store.vote_again(engine, new.code, new.teacher_token) == 2
+    state = store.student_state(engine, new.code, tokens["Bob"])
+    assert state.activity.round == 2 and not state.activity.shown and state.prediction is None
+    assert state.earlier == (F(1, 2), F(1, 2))
+    assert store.student_state(engine, new.code, tokens["Dan"]).earlier is None
+    with pytest.raises(ClassroomError, match="opened round 2 of this question"):  # a page still showing round 1
+        store.submit_prediction(engine, new.code, tokens["Bob"], activity, ["0.7", "0.3"], round_number=1)
+    round2 = {"Ann": ["0.75", "0.25"], "Bob": ["0.7", "0.3"], "Cat": ["0", "1"], "Dan": ["0.6", "0.4"]}
+    for name, values in round2.items():
+        store.submit_prediction(engine, new.code, tokens[name], activity, values, round_number=2)
+    board = store.dashboard(engine, new.code, new.teacher_token)
+    assert board.earlier.values == ((0.75, 0.5, 0.1), (0.25, 0.5, 0.6))
+    assert board.predict.values == ((0.75, 0.7, 0.0, 0.6), (0.25, 0.3, 1.0, 0.4))
+    assert board.change == store.RoundChange(both=3, toward=1, away=1, same=1)
+    assert board.earlier.all_close_share == F(1, 3) and board.predict.all_close_share == F(2, 4)
+    assert [s.voted_earlier for s in board.students] == [True, True, True, False]
+    assert store.projection(engine, new.code, board.klass.display_key).change == board.change
+    with pytest.raises(ClassroomError, match="has had its 2 rounds"):
+        store.vote_again(engine, new.code, new.teacher_token)
+    store.reveal(engine, new.code, new.teacher_token)
+    rows = list(csv.DictReader(io.StringIO(store.results_csv(engine, new.code, new.teacher_token))))
+    assert [(r["student"], r["round"], r["answer"]) for r in rows] == [
+        ("Ann", "1", "r(B) = 3/4; r(C) = 1/4"),
+        ("Bob", "1", "r(B) = 1/2; r(C) = 1/2"),
+        ("Cat", "1", "r(B) = 1/10; r(C) = 3/5"),
+        ("Ann", "2", "r(B) = 3/4; r(C) = 1/4"),
+        ("Bob", "2", "r(B) = 7/10; r(C) = 3/10"),
+        ("Cat", "2", "r(B) = 0; r(C) = 1"),
+        ("Dan", "2", "r(B) = 3/5; r(C) = 2/5"),
+    ]
+
+
+def test_vote_again_is_refused_after_the_reveal_and_on_assignments(engine):
+    new = start(engine)
+    ann = store.join_class(engine, new.code, "Ann").student_token
+    store.submit_prediction(engine, new.code, ann, current_id(engine, new.code, ann), ["0.75", "0.25"])
+    store.reveal(engine, new.code, new.teacher_token)
+    with pytest.raises(ClassroomError, match="already revealed"):
+        store.vote_again(engine, new.code, new.teacher_token)
+    store.open_activity(engine, new.code, new.teacher_token, "assignment", {"seed": 1, "level": "zeros", "count": 2})
+    for action in (store.vote_again, store.show_responses):
+        with pytest.raises(ClassroomError, match="works on a prediction activity"):
+            action(engine, new.code, new.teacher_token)
+    store.next_activity(engine, new.code, new.teacher_token)
+    with pytest.raises(ClassroomError, match="No activity is open"):
+        store.show_responses(engine, new.code, new.teacher_token)
+
+
+def test_the_address_for_students_is_checked_and_kept(engine):
+    new = start(engine)
+    assert store.set_join_address(engine, new.code, new.teacher_token, " http://192.168.1.20:8501 ") == (
+        "http://192.168.1.20:8501"
+    )
+    assert store.dashboard(engine, new.code, new.teacher_token).klass.join_address == "http://192.168.1.20:8501"
+    for bad, message in (
+        ("192.168.1.20:8501", "is not an http:// or https:// address"),
+        ("ftp://x", "is not an http:// or https:// address"),
+        ("http://", "is not an http:// or https:// address"),
+        ("http://a b", "is not an http:// or https:// address"),
+        ("http://host:port", "is not an http:// or https:// address"),
+        ("http://x/" + "a" * 1000, "longer than 1,000 characters"),
+    ):
+        with pytest.raises(ClassroomError, match=message):
+            store.set_join_address(engine, new.code, new.teacher_token, bad)
+    assert store.dashboard(engine, new.code, new.teacher_token).klass.join_address == "http://192.168.1.20:8501"
+    store.set_join_address(engine, new.code, new.teacher_token, "")
+    assert store.dashboard(engine, new.code, new.teacher_token).klass.join_address == ""

@@ -8,7 +8,7 @@ from fractions import Fraction
 
 import pytest
 from exercise_reference import expected_answer
-from pagetest import open_linked_page, open_tab
+from pagetest import charts, markdown_text, messages, metric, open_linked_page, open_tab, plain
 
 from lab.classroom import store
 from lab.classroom.db import make_engine
@@ -200,7 +200,8 @@ def test_the_join_link_fills_in_the_code_and_admits_when_typed_codes_are_paused(
     assert "typed codes are paused" in errors(at)[0].replace("\\", "")
 
 
-def test_the_teacher_panel_shows_the_join_link_with_its_key(data):
+def test_the_teacher_panel_shows_the_join_link_with_its_key(data, monkeypatch):
+    monkeypatch.setenv("RESIDUAL_LAB_PUBLIC_URL", "http://lab.example:8501")  # AppTest's page is on localhost
     new = store.create_class(data)
     at = open_linked_page(PAGE, {"code": new.code, "teacher": new.teacher_token})
     key = store.check_teacher(data, new.code, new.teacher_token).join_key
@@ -368,3 +369,153 @@ def test_exercise_attempts_made_during_an_outage_are_stored_once_the_database_is
     stored = study.load_attempts(check, token, "12-zeros")
     check.dispose()
     assert stored[numeric.number].correct and stored[numeric.number].tries == 1
+
+
+def codes(at) -> list[str]:
+    return [c.value for c in at.code]
+
+
+def test_presentation_mode_hides_the_teacher_link_and_names_toggle_or_link(data):
+    new = store.create_class(data, "Period 3")
+    store.open_activity(data, new.code, new.teacher_token, "predict", {"source": "worked-example"})
+    store.join_class(data, new.code, "Ann")
+    at = open_linked_page(PAGE, {"code": new.code, "teacher": new.teacher_token})
+    assert any(new.teacher_token in c for c in codes(at))  # the teacher's own screen shows it
+    at.toggle(key="cls_show_students").set_value(True).run()  # the list is drawn only while open
+    assert "Ann" in [t.value for t in at.text]
+    at.toggle(key="present").set_value(True).run()  # presentation mode turned on with its toggle
+    assert not at.exception
+    assert not any(new.teacher_token in c for c in codes(at))
+    assert "teacher" not in at.query_params  # nor in the projected address bar
+    assert "Ann" not in [t.value for t in at.text] and "Student 1" in [t.value for t in at.text]
+    assert not [b for b in at.button if b.key and b.key.startswith("cls_remove_")]
+    assert metric(at, "Joined") == "1"  # still the dashboard, from the token kept in this tab
+    at.toggle(key="present").set_value(False).run()
+    assert at.query_params["teacher"] == new.teacher_token  # back in the address bar
+    linked = open_linked_page(PAGE, {"code": new.code, "teacher": new.teacher_token, "present": "1"})
+    linked.toggle(key="cls_show_students").set_value(True).run()
+    assert not any(new.teacher_token in c for c in codes(linked)) and "Ann" not in [t.value for t in linked.text]
+
+
+def test_new_teacher_link_replaces_the_old_one(data):
+    new = store.create_class(data)
+    at = open_linked_page(PAGE, {"code": new.code, "teacher": new.teacher_token})
+    at.button(key="cls_new_link").click().run()
+    assert not at.exception
+    token = at.query_params["teacher"]
+    assert token != new.teacher_token and any(token in c for c in codes(at))
+    assert "New teacher link made" in messages(at, "success")[0]
+    old = open_linked_page(PAGE, {"code": new.code, "teacher": new.teacher_token})
+    assert "was replaced by a new one" in plain(errors(old)[0]) and not old.metric
+    assert metric(open_linked_page(PAGE, {"code": new.code, "teacher": token}), "Class code") == new.code
+
+
+def test_the_join_link_and_its_qr_code_use_the_public_address(data, monkeypatch):
+    from lab.views.classwide import qr_image
+
+    new = store.create_class(data)
+    join = "&join=" + store.check_teacher(data, new.code, new.teacher_token).join_key  # the join link's key
+    at = open_linked_page(PAGE, {"code": new.code, "teacher": new.teacher_token})
+    # AppTest has no browser address: as a page opened on localhost, no join link and no QR code, and why
+    assert "No join link yet: this page was opened as localhost" in plain(at.warning[0].value)
+    assert not any("/class?code=" in c and "teacher" not in c for c in codes(at))
+    at.text_input(key="cls_join_address").set_value("http://192.168.1.20:8501")
+    at.button(key="FormSubmitter:cls_address_form-Use this address").click().run()
+    assert f"http://192.168.1.20:8501/class?code={new.code}{join}" in codes(at)
+    at.text_input(key="cls_join_address").set_value("192.168.1.20")
+    at.button(key="FormSubmitter:cls_address_form-Use this address").click().run()
+    assert "is not an http:// or https:// address" in plain(errors(at)[0])
+    assert f"http://192.168.1.20:8501/class?code={new.code}{join}" in codes(at)  # the last valid address stays
+    monkeypatch.setenv("RESIDUAL_LAB_PUBLIC_URL", "http://lab.example:8501")
+    at = open_linked_page(PAGE, {"code": new.code, "teacher": new.teacher_token})
+    link = f"http://lab.example:8501/class?code={new.code}{join}"
+    assert link in codes(at)
+    images = [url for element in at.get("image") for url in element.value]
+    assert images == [qr_image(link)]
+    # the projector link carries the display-only key, never the teacher token
+    projector = [b.proto.url for b in at.get("link_button") if b.proto.label == "Projector view"]
+    key = store.class_version(data, new.code).display_key
+    assert len(projector) == 1 and f"display={key}" in projector[0] and new.teacher_token not in projector[0]
+
+
+PROJECTOR = "lab/views/projector.py"
+
+
+def projector_text(at) -> str:
+    """Everything the projector page writes as text (markdown, errors, captions), and its charts' alt text."""
+    parts = [m.value for m in at.markdown] + errors(at) + [c.value for c in at.caption]
+    parts += [chart.proto.alt for chart in at.get("plotly_chart")]
+    return "\n".join(parts)
+
+
+def test_the_projector_shows_the_class_without_names_secrets_or_controls(data, monkeypatch):
+    monkeypatch.setenv("RESIDUAL_LAB_PUBLIC_URL", "http://lab.example:8501")
+    new = store.create_class(data, "Period 3")
+    store.open_activity(data, new.code, new.teacher_token, "predict", {"source": "worked-example"})
+    tokens = {n: store.join_class(data, new.code, n).student_token for n in ("Ann", "Bob", "Cat")}
+    store.submit_prediction(data, new.code, tokens["Ann"], 1, ["0.75", "0.25"])
+    store.submit_prediction(data, new.code, tokens["Bob"], 1, ["0.5", "0.5"])
+    key = store.class_version(data, new.code).display_key
+    at = open_linked_page(PROJECTOR, {"code": new.code, "display": key})
+    text = projector_text(at)
+    assert new.code in text and "2 of 3 submitted" in text
+    # (an invisible word joiner follows the colon: markdown_escape keeps ":8501/…" from reading as a shortcode)
+    join = store.check_teacher(data, new.code, new.teacher_token).join_key
+    assert f"Join: **http://lab.example:8501/class?code={new.code}&join={join}**" in plain(text).replace("\u2060", "")
+    assert not at.get("plotly_chart")  # responses not shown yet
+    assert not any(name in text for name in ("Ann", "Bob", "Cat")) and new.teacher_token not in text
+    # no control of any kind: no button, toggle (presentation mode), input or navigation
+    for kind in ("button", "toggle", "text_input", "number_input", "selectbox", "radio", "link_button", "page_link"):
+        assert not at.get(kind), kind
+    store.show_responses(data, new.code, new.teacher_token)
+    at = open_linked_page(PROJECTOR, {"code": new.code, "display": key})
+    (chart,) = charts(at).values()
+    # (traces by name: the last "predictions" box is r(C)'s)
+    assert sorted(chart["predictions"]["y"]) == [0.25, 0.5] and "exact answer" not in chart
+    assert "3/4" not in projector_text(at) and "Within 0.05" not in projector_text(at)
+    store.reveal(data, new.code, new.teacher_token)
+    at = open_linked_page(PROJECTOR, {"code": new.code, "display": key})
+    (chart,) = charts(at).values()
+    assert chart["exact answer"]["y"] == [0.75, 0.25]  # the labelled diamonds
+    text = projector_text(at)
+    assert "r(B) = 3/4 (0.75); r(C) = 1/4 (0.25)" in plain(text)
+    assert "**Within 0.05 of the exact answer:** 50% of the class on every value" in text
+    assert "**Most common wrong pattern:**" in text
+    for wrong in (new.teacher_token, key[:-1] + ("A" if key[-1] != "A" else "B"), ""):
+        refused = open_linked_page(PROJECTOR, {"code": new.code, "display": wrong})
+        assert "projector link" in plain(errors(refused)[0]) and not refused.get("plotly_chart")
+
+
+def test_two_rounds_side_by_side_on_the_dashboard_and_the_projector(data):
+    new = store.create_class(data)
+    store.open_activity(data, new.code, new.teacher_token, "predict", {"source": "worked-example"})
+    tokens = {n: store.join_class(data, new.code, n).student_token for n in ("Ann", "Bob", "Cat")}
+    for name, values in {"Ann": ["0.75", "0.25"], "Bob": ["0.5", "0.5"], "Cat": ["0.1", "0.6"]}.items():
+        store.submit_prediction(data, new.code, tokens[name], 1, values)
+    at = open_linked_page(PAGE, {"code": new.code, "teacher": new.teacher_token})
+    at.button(key="cls_vote_again").click().run()
+    assert not at.exception and not errors(at)
+    student = open_linked_page(PAGE, {"code": new.code, "student": tokens["Bob"]})
+    assert "Round 2: vote again" in plain(markdown_text(student))
+    assert student.number_input(key="cls_pred_1r2_0").value == pytest.approx(0.5)  # starts from round 1's
+    student.number_input(key="cls_pred_1r2_0").set_value(0.7)
+    student.number_input(key="cls_pred_1r2_1").set_value(0.3)
+    student.button(key="FormSubmitter:cls_pred_form_1-Submit").click().run()
+    assert student.success[0].value.startswith("Saved at")
+    at = open_linked_page(PAGE, {"code": new.code, "teacher": new.teacher_token})
+    shown = {key: traces for key, traces in charts(at).items() if key.startswith("cls_dist_")}  # not the question
+    assert list(shown) == ["cls_dist_1_r1_0", "cls_dist_1_r2_0"]
+    first, second = shown.values()
+    assert sorted(first["predictions"]["y"]) == [0.25, 0.5, 0.6] and second["predictions"]["y"] == [0.3]  # r(C)
+    assert "1 of the 1 students who voted in both rounds moved toward the exact answer" in markdown_text(at)
+    key = store.class_version(data, new.code).display_key
+    projector = open_linked_page(PROJECTOR, {"code": new.code, "display": key})
+    assert not projector.get("plotly_chart")  # round 2's responses are not shown yet
+    store.show_responses(data, new.code, new.teacher_token)
+    projector = open_linked_page(PROJECTOR, {"code": new.code, "display": key})
+    assert len(charts(projector)) == 2 and "moved toward" not in projector_text(projector)  # before the reveal
+    store.reveal(data, new.code, new.teacher_token)
+    projector = open_linked_page(PROJECTOR, {"code": new.code, "display": key})
+    text = projector_text(projector)
+    assert "**Round 1** · **Within 0.05" in text and "**Round 2** · **Within 0.05" in text
+    assert "1 of the 1 students who voted in both rounds moved toward the exact answer" in text

@@ -18,11 +18,15 @@ def class_predictions_figure(
     values: Sequence[Sequence[float]],
     means: Sequence[float | None],
     exact: Sequence[Fraction] | None = None,
-    height: int = 420,
+    height: int | None = 420,
+    text_size: int | None = None,
 ) -> go.Figure:
     """One strip (every prediction as a dot, jittered) with a box per field; the class mean as a solid blue
     line across the box; ``exact`` (only after the reveal) as a dashed purple line across the box and a
-    diamond labelled with the fraction beside it. Category i sits at x = i (ticks carry the field names)."""
+    diamond labelled with the fraction beside it. Category i sits at x = i (ticks carry the field names).
+    ``text_size``: every text of the chart (ticks, legend, labels) in px, for a projector (default: the page's
+    sizes)."""
+    tick_size, mean_size, exact_size = (text_size,) * 3 if text_size else (15, 14, 15)
     traces = []
     half = 0.18  # half the width of a box, in category units (category i sits at x = i)
     for i, column in enumerate(values):
@@ -74,7 +78,7 @@ def class_predictions_figure(
                 "mode": "text",
                 "text": [f"mean {m:.2f}" for _, m in shown],
                 "textposition": "middle left",
-                "textfont": {"color": TARGET, "size": 14},
+                "textfont": {"color": TARGET, "size": mean_size},
                 "showlegend": False,
                 "hoverinfo": "skip",
             }
@@ -105,16 +109,21 @@ def class_predictions_figure(
                 "marker": {"symbol": "diamond", "size": 16, "color": CORRECTION, "line": {"color": PAPER, "width": 2}},
                 "text": [f"exact {fraction_text(v)}" for v in exact],
                 "textposition": "middle right",
-                "textfont": {"color": CORRECTION, "size": 15},
+                "textfont": {"color": CORRECTION, "size": exact_size},
                 "hoverinfo": "skip",
             }
         )
     n = len(fields)
     layout = {
-        "height": height,
-        "margin": {"l": 50, "r": 20, "t": 30, "b": 40},
+        "margin": {"l": 50 + 6 * (tick_size - 15), "r": 20, "t": 30 + 2 * (tick_size - 15), "b": 40 + tick_size - 15},
         # ticks in fifths: ticks at 0.25 and 0.75 would read as answers on a class screen before the reveal
-        "yaxis": {"range": [-0.03, 1.03], "title": {"text": "predicted value"}, "dtick": 0.2, "gridcolor": GRID},
+        "yaxis": {
+            "range": [-0.03, 1.03],
+            "title": {"text": "predicted value", "font": {"size": tick_size}, "standoff": 8},
+            "dtick": 0.2,
+            "gridcolor": GRID,
+            "tickfont": {"size": tick_size},
+        },
         "xaxis": {
             "tickmode": "array",
             "tickvals": list(range(n)),
@@ -122,11 +131,13 @@ def class_predictions_figure(
             "range": [-0.7, n - 0.3],
             "showgrid": False,
             "zeroline": False,
-            "tickfont": {"size": 15},
+            "tickfont": {"size": tick_size},
         },
-        "legend": {"orientation": "h", "y": 1.08, "x": 0},
+        "legend": {"orientation": "h", "y": 1.0, "yanchor": "bottom", "x": 0, "font": {"size": tick_size}},
         "plot_bgcolor": PAPER,
         "paper_bgcolor": PAPER,
         "boxmode": "overlay",
     }
+    if height:  # None: as tall as the chart's element (the projector sizes it to the window)
+        layout["height"] = height
     return base.figure(traces, layout)

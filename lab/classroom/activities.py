@@ -232,6 +232,31 @@ def summarize_predictions(spec: PredictSpec, predictions: list[tuple[Fraction, .
     )
 
 
+@dataclass(frozen=True)
+class RoundChange:
+    """Peer instruction: how the students who voted in two rounds of a question changed their predictions."""
+
+    both: int  # students with a prediction in both rounds
+    toward: int  # closer to the exact answer in the later round (sum over the fields of |prediction − exact|)
+    away: int  # farther from it
+    same: int  # as far as before (their prediction may still have changed)
+
+
+def distance_to_exact(spec: PredictSpec, prediction: tuple[Fraction, ...]) -> Fraction:
+    """How far a prediction is from the exact answer: the sum over its fields of |value − exact| (exact)."""
+    return sum((abs(v - e) for v, e in zip(prediction, spec.exact)), Fraction(0))
+
+
+def compare_rounds(spec: PredictSpec, pairs: list[tuple[tuple[Fraction, ...], tuple[Fraction, ...]]]) -> RoundChange:
+    """``pairs``: (earlier, later) prediction of each student who voted in both rounds."""
+    toward = away = 0
+    for earlier, later in pairs:
+        before, after = distance_to_exact(spec, earlier), distance_to_exact(spec, later)
+        toward += after < before
+        away += after > before
+    return RoundChange(len(pairs), toward, away, len(pairs) - toward - away)
+
+
 # --- assignments --------------------------------------------------------------------------------
 
 

@@ -14,7 +14,9 @@ engines on SQLite files and on PostgreSQL. Nothing here imports Streamlit.
 from __future__ import annotations
 
 import os
+import secrets
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from sqlalchemy import (
@@ -29,11 +31,12 @@ from sqlalchemy import (
     UniqueConstraint,
     create_engine,
     event,
+    inspect,
     text,
 )
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Connection, Engine
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 DATA_ENV = "RESIDUAL_LAB_DATA"
 URL_ENV = "RESIDUAL_LAB_DATABASE_URL"
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -70,6 +73,8 @@ classes = Table(
     Column("current_activity", Integer),
     Column("version", Integer, nullable=False, server_default="0"),
     Column("student_count", Integer, nullable=False, server_default="0"),
+    Column("display_key", Text),  # the projector's display-only key (schema 3)
+    Column("join_address", Text),  # the app address students use, typed on the dashboard (schema 3)
 )
 
 activities = Table(
@@ -83,6 +88,8 @@ activities = Table(
     Column("opened_at", Float, nullable=False),
     Column("revealed_at", Float),
     Column("locked_at", Float),
+    Column("round", Integer, nullable=False, server_default="1"),  # peer instruction: the vote's round (schema 3)
+    Column("shown_at", Float),  # "Show responses" pressed for the current round (schema 3)
     Index("ix_activities_class", "class_id"),
 )
 
@@ -115,6 +122,32 @@ submissions = Table(
     Column("created_at", Float, nullable=False),
     Column("updated_at", Float, nullable=False),
     UniqueConstraint("activity_id", "student_id", "problem", name="uq_submission"),
+)
+
+# Peer instruction: a prediction of an earlier round of an activity, kept when the teacher opens the next round
+# (submissions holds each activity's current round). Schema 3.
+earlier_answers = Table(
+    "earlier_answers",
+    metadata,
+    Column("activity_id", Integer, ForeignKey("activities.id", ondelete="CASCADE"), nullable=False),
+    Column("student_id", Integer, ForeignKey("students.id", ondelete="CASCADE"), nullable=False),
+    Column("round", Integer, nullable=False),
+    Column("answer", Text, nullable=False),
+    Column("tries", Integer, nullable=False),
+    Column("created_at", Float, nullable=False),
+    Column("updated_at", Float, nullable=False),
+    UniqueConstraint("activity_id", "student_id", "round", name="uq_earlier_answer"),
+)
+
+# A teacher link replaced by "New teacher link": its hash, so the old link is refused with a message that says
+# what happened. Schema 3.
+retired_teacher_links = Table(
+    "retired_teacher_links",
+    metadata,
+    Column("class_id", Integer, ForeignKey("classes.id", ondelete="CASCADE"), nullable=False),
+    Column("token_hash", Text, nullable=False),
+    Column("retired_at", Float, nullable=False),
+    Index("ix_retired_teacher_links_class", "class_id"),
 )
 
 join_failures = Table(  # wrong class codes per browser session (client_hash: a keyed HMAC, lab.classroom.keys)
@@ -194,27 +227,50 @@ def reading(engine: Engine):
     return engine.connect()
 
 
+def _schema_3(conn: Connection) -> None:
+    """Schema 3 (class projector, peer-instruction rounds, teacher-link rotation): the new columns, added where
+    missing (a table create_all just made has them already), then a projector key for every older class. The new
+    tables earlier_answers and retired_teacher_links come from create_all."""
+    for table, column, kind in (
+        ("classes", "display_key", "TEXT"),
+        ("classes", "join_address", "TEXT"),
+        ("activities", "round", "INTEGER NOT NULL DEFAULT 1"),
+        ("activities", "shown_at", "FLOAT"),
+    ):
+        if column not in {c["name"] for c in inspect(conn).get_columns(table)}:
+            conn.execute(text(f"ALTER TABLE {table} ADD COLUMN {column} {kind}"))
+    for (class_id,) in conn.execute(text("SELECT id FROM classes WHERE display_key IS NULL")).all():
+        conn.execute(
+            text("UPDATE classes SET display_key = :k WHERE id = :id"), {"k": secrets.token_urlsafe(16), "id": class_id}
+        )
+
+
 # Step by step from the stored version to SCHEMA_VERSION: MIGRATIONS[v] takes a database at v - 1 to v. New tables
 # come from create_all (prepare); a migration adds columns to existing tables and converts data. Add the next
 # version at the end (each one small), never edit a landed one.
-MIGRATIONS: dict[int, tuple[str, ...]] = {
+MIGRATIONS: dict[int, tuple[str | Callable[[Connection], None], ...]] = {
     2: (
         "ALTER TABLE students ADD COLUMN browser_hash TEXT",
         # counters were keyed by an unsalted SHA-256 of the address (reversible for IPv4): forget them
         "DELETE FROM join_failures",
     ),
+    3: (_schema_3,),
 }
 
 
 def _migrate(conn, found: int) -> None:
     for version in range(found + 1, SCHEMA_VERSION + 1):
-        for statement in MIGRATIONS.get(version, ()):
-            conn.execute(text(statement))
+        for step in MIGRATIONS.get(version, ()):
+            if callable(step):  # a Python step, run after the SQL statements listed before it
+                step(conn)
+            else:
+                conn.execute(text(step))
         conn.execute(text("UPDATE schema_version SET version = :v"), {"v": version})
 
 
 def prepare(engine: Engine) -> Engine:
-    """Tune SQLite, create the schema if needed and check its version. Idempotent; returns the engine."""
+    """Tune SQLite, create the schema if needed, migrate it to this app's version. Idempotent; returns the
+    engine."""
     _tune_sqlite(engine)
     if getattr(engine, "_residual_lab_schema", None) == SCHEMA_VERSION:
         return engine

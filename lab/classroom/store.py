@@ -8,6 +8,11 @@ action writes nothing. Every query is parameterised. Secrets:
   SHA-256 is stored. Every teacher action needs the class code *and* that token.
 - a student id (``secrets.token_urlsafe(16)``, 128 bits) is the private part of the student's link; only its
   SHA-256 is stored. A student reads only their own submissions, and exact answers only after the reveal.
+- **New teacher link** (:func:`new_teacher_link`) replaces the teacher token: the old one is refused at once,
+  with a message saying it was replaced (the hashes of replaced tokens are kept for that).
+- the display key (``secrets.token_urlsafe(16)``) is the projector's: it reads what the class may see on the big
+  screen (:func:`projection`: counts, the class's predictions, the answer after the reveal; never a name) and
+  can change nothing. It is stored as it is (the dashboard shows its link again), and survives New teacher link.
 """
 
 from __future__ import annotations
@@ -33,7 +38,9 @@ from lab.classroom.activities import (
     AssignmentSummary,
     PredictSpec,
     PredictSummary,
+    RoundChange,
     check_assignment_answer,
+    compare_rounds,
     decode_prediction,
     encode_params,
     encode_prediction,
@@ -46,7 +53,8 @@ from lab.classroom.db import now, prepare, reading, writing
 from lab.classroom.keys import keyed
 from lab.core.distributions import LabInputError
 from lab.core.formatting import fraction_text
-from lab.teaching.exercises import Attempt, Check, score_prediction
+from lab.teaching.exercises import Attempt, Check, ExerciseInputError, score_prediction
+from lab.teaching.exports import check_base_url
 
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I/L
 CODE_LENGTH = 6
@@ -70,6 +78,7 @@ JOINS_PER_BROWSER = 4  # joins from one browser session in JOIN_WINDOW_BROWSER_S
 JOIN_WINDOW_BROWSER_S = 600
 JOINS_PER_ADDRESS = 120  # joins from one address (a whole school behind one NAT) in JOIN_WINDOW_ADDRESS_S
 JOIN_WINDOW_ADDRESS_S = 60
+MAX_ROUNDS = 2  # peer instruction: vote, discuss, vote again
 
 
 class ClassroomError(LabInputError):
@@ -173,6 +182,8 @@ def purge_old(engine: Engine, at: float | None = None) -> None:
         old_class = "SELECT id FROM classes WHERE created_at < :cut"
         old_activity = f"SELECT id FROM activities WHERE class_id IN ({old_class})"
         conn.execute(text(f"DELETE FROM submissions WHERE activity_id IN ({old_activity})"), old)
+        conn.execute(text(f"DELETE FROM earlier_answers WHERE activity_id IN ({old_activity})"), old)
+        conn.execute(text(f"DELETE FROM retired_teacher_links WHERE class_id IN ({old_class})"), old)
         conn.execute(text(f"DELETE FROM students WHERE class_id IN ({old_class})"), old)
         conn.execute(text(f"DELETE FROM activities WHERE class_id IN ({old_class})"), old)
         conn.execute(text("DELETE FROM classes WHERE created_at < :cut"), old)
@@ -199,10 +210,16 @@ def create_class(engine: Engine, name: str = "") -> NewClass:
                 continue
             conn.execute(
                 text(
-                    "INSERT INTO classes (code, name, teacher_hash, created_at, version, student_count) "
-                    "VALUES (:code, :name, :hash, :at, 1, 0)"
+                    "INSERT INTO classes (code, name, teacher_hash, created_at, version, student_count, display_key) "
+                    "VALUES (:code, :name, :hash, :at, 1, 0, :display)"
                 ),
-                {"code": code, "name": cleaned, "hash": token_hash(token), "at": now()},
+                {
+                    "code": code,
+                    "name": cleaned,
+                    "hash": token_hash(token),
+                    "at": now(),
+                    "display": secrets.token_urlsafe(16),
+                },
             )
         return NewClass(code, token, cleaned)
     raise ClassroomError("Could not find a free class code; try again.")  # pragma: no cover (31^6 codes)
@@ -218,6 +235,8 @@ class ClassRow:
     current_activity: int | None
     version: int
     join_key: str = ""  # the key of the class's join link (join_key()); only where the teacher's row was read
+    display_key: str = ""  # the projector's key (only teacher and projector queries read it)
+    join_address: str = ""  # the app address for students typed on the dashboard ("" when none)
 
     @property
     def open(self) -> bool:
@@ -235,6 +254,8 @@ def _class_row(row) -> ClassRow:
         row.current_activity,
         row.version,
         join_key(teacher_hash) if teacher_hash else "",
+        row.display_key or "",
+        row.join_address or "",
     )
 
 
@@ -244,16 +265,42 @@ def _activity_row(row) -> ActivityView | None:
         return None
     spec = spec_of(row.kind, row.params)
     return ActivityView(
-        row.activity_id, row.position, row.kind, spec, row.revealed_at is not None, row.locked_at is not None
+        row.activity_id,
+        row.position,
+        row.kind,
+        spec,
+        row.revealed_at is not None,
+        row.locked_at is not None,
+        row.round,
+        row.shown_at is not None,
     )
 
 
-_CLASS_COLUMNS = "c.id, c.code, c.name, c.created_at, c.ended_at, c.current_activity, c.version"
+_CLASS_COLUMNS = (
+    "c.id, c.code, c.name, c.created_at, c.ended_at, c.current_activity, c.version, c.display_key, c.join_address"
+)
+_ACTIVITY_COLUMNS = "a.id AS activity_id, a.position, a.kind, a.params, a.revealed_at, a.locked_at, a.round, a.shown_at"
 
 
-def _check_teacher_row(row, teacher_token: str) -> None:
+def _replaced_teacher_link(conn, row, teacher_token: str) -> ClassroomError | None:
+    """The refusal of a teacher link that New teacher link replaced, saying so (only its holder can present a
+    retired token, so it tells a guesser nothing); None for any other link."""
+    retired = conn.execute(
+        text("SELECT retired_at FROM retired_teacher_links WHERE class_id = :id AND token_hash = :hash"),
+        {"id": row.id, "hash": token_hash(teacher_token)},
+    ).first()
+    if retired is None:
+        return None
+    return ClassroomError(
+        f"This teacher link of class {row.code} was replaced by a new one at {_iso(retired.retired_at)} (New "
+        "teacher link): it no longer opens the dashboard. Use the newest teacher link."
+    )
+
+
+def _check_teacher_row(row, teacher_token: str, conn=None) -> None:
     """Refuse a teacher link whose class does not exist (or is past the 30 days), or whose token is not the
-    class's: one message for all, so that teacher links tell nothing about which codes exist."""
+    class's: one message for all, so that teacher links tell nothing about which codes exist; except a link
+    replaced by New teacher link (looked up with ``conn``), which is told so."""
     hash_ = token_hash(teacher_token or "")
     stored = row.teacher_hash if row is not None else "0" * len(hash_)
     if (
@@ -262,6 +309,10 @@ def _check_teacher_row(row, teacher_token: str) -> None:
         or row is None
         or row.created_at < now() - KEEP_CLASS_S
     ):
+        if conn is not None and row is not None and teacher_token and row.created_at >= now() - KEEP_CLASS_S:
+            replaced = _replaced_teacher_link(conn, row, teacher_token)
+            if replaced is not None:
+                raise replaced
         raise ClassroomError(
             "This teacher link does not open a class: only the private link shown when the class was started "
             "opens its dashboard, and a class is deleted 30 days after it started."
@@ -273,7 +324,7 @@ def _teacher_class(conn, code: str, teacher_token: str, *, must_be_open: bool = 
     row = conn.execute(
         text(f"SELECT {_CLASS_COLUMNS}, c.teacher_hash FROM classes c WHERE c.code = :code"), {"code": code}
     ).first()
-    _check_teacher_row(row, teacher_token)
+    _check_teacher_row(row, teacher_token, conn)
     klass = _class_row(row)
     if must_be_open and not klass.open:
         raise ClassroomError(f"Class {code} has ended: its results can still be downloaded, nothing can change.")
@@ -286,10 +337,51 @@ def check_teacher(engine: Engine, code: str, teacher_token: str) -> ClassRow:
         return _teacher_class(conn, code, teacher_token, must_be_open=False)
 
 
+def new_teacher_link(engine: Engine, code: str, teacher_token: str) -> str:
+    """Replace the teacher token (a link that leaked): returns the new one. The old link is refused from now
+    on; the class, its students, its answers and its projector link stay as they are."""
+    token = secrets.token_urlsafe(24)
+    with writing(engine) as conn:
+        klass = _teacher_class(conn, code, teacher_token, must_be_open=False)
+        conn.execute(
+            text("INSERT INTO retired_teacher_links (class_id, token_hash, retired_at) VALUES (:id, :hash, :at)"),
+            {"id": klass.id, "hash": token_hash(teacher_token), "at": now()},
+        )
+        conn.execute(
+            text("UPDATE classes SET teacher_hash = :hash WHERE id = :id"), {"hash": token_hash(token), "id": klass.id}
+        )
+        _bump(conn, klass.id)  # student pages read their (new) follow key again
+    return token
+
+
+def check_join_address(address: str) -> str:
+    """An app address typed by the teacher for students: http(s) with a host, nothing else ("" clears it). The
+    same rule as the Exercises page's assignment links (one home: lab.teaching.exports.check_base_url)."""
+    if not str(address).strip():
+        return ""
+    try:
+        return check_base_url(address)
+    except ExerciseInputError as exc:
+        raise ClassroomError(f"Address for students: {exc} (e.g. http://192.168.1.20:8501).") from None
+
+
+def set_join_address(engine: Engine, code: str, teacher_token: str, address: str) -> str:
+    """Keep the app address students use (join link and QR code on the dashboard and the projector)."""
+    cleaned = check_join_address(address)
+    with writing(engine) as conn:
+        klass = _teacher_class(conn, code, teacher_token)
+        conn.execute(
+            text("UPDATE classes SET join_address = :a WHERE id = :id"), {"a": cleaned or None, "id": klass.id}
+        )
+        _bump(conn, klass.id)  # the projector redraws its QR code
+    return cleaned
+
+
 class ClassVersion(NamedTuple):
     version: int  # bumped by every teacher action
     open: bool
     follow_key: str  # what a student's page shows to read this (see follow_key)
+    display_key: str = ""  # the projector's key: it may read the version too
 
 
 def follow_key(teacher_hash: str) -> str:
@@ -304,13 +396,13 @@ def class_version(engine: Engine, code: str) -> ClassVersion | None:
     unknown code."""
     with reading(engine) as conn:
         row = conn.execute(
-            text("SELECT version, ended_at, created_at, teacher_hash FROM classes WHERE code = :code"),
+            text("SELECT version, ended_at, created_at, teacher_hash, display_key FROM classes WHERE code = :code"),
             {"code": code},
         ).first()
     if row is None:
         return None
     is_open = row.ended_at is None and now() - row.created_at < CODE_LIFETIME_S
-    return ClassVersion(row.version, is_open, follow_key(row.teacher_hash))
+    return ClassVersion(row.version, is_open, follow_key(row.teacher_hash), row.display_key or "")
 
 
 def _bump(conn, class_id: int) -> None:
@@ -372,6 +464,61 @@ def lock(engine: Engine, code: str, teacher_token: str) -> None:
 
 def unlock(engine: Engine, code: str, teacher_token: str) -> None:
     _set_current(engine, code, teacher_token, "locked_at", None)
+
+
+def _current_prediction(conn, klass: ClassRow, action: str):
+    """The current activity's row for a peer-instruction action (a prediction activity), or a clear refusal."""
+    if klass.current_activity is None:
+        raise ClassroomError("No activity is open: open one first.")
+    row = conn.execute(
+        text("SELECT id, kind, round, revealed_at FROM activities WHERE id = :id"), {"id": klass.current_activity}
+    ).one()
+    if row.kind != PREDICT:
+        raise ClassroomError(f"{action} works on a prediction activity; the open activity is an assignment.")
+    return row
+
+
+def show_responses(engine: Engine, code: str, teacher_token: str) -> None:
+    """Put the current round's distribution of predictions on the projector (without the exact answer)."""
+    with writing(engine) as conn:
+        klass = _teacher_class(conn, code, teacher_token)
+        row = _current_prediction(conn, klass, "Show responses")
+        conn.execute(text("UPDATE activities SET shown_at = :at WHERE id = :id"), {"at": now(), "id": row.id})
+        _bump(conn, klass.id)
+
+
+def vote_again(engine: Engine, code: str, teacher_token: str) -> int:
+    """Peer instruction: open the next round of the same question. The round's predictions are kept (as that
+    round's) and every student votes again; returns the new round's number."""
+    with writing(engine) as conn:
+        klass = _teacher_class(conn, code, teacher_token)
+        row = _current_prediction(conn, klass, "Vote again")
+        if row.revealed_at is not None:
+            raise ClassroomError(
+                "The exact answer is already revealed: a new vote would only copy it. Open another activity."
+            )
+        if row.round >= MAX_ROUNDS:
+            raise ClassroomError(f"This question has had its {MAX_ROUNDS} rounds: reveal the answer, or open another.")
+        voted = conn.execute(
+            text("SELECT COUNT(*) FROM submissions WHERE activity_id = :a"), {"a": row.id}
+        ).scalar_one()
+        if not voted:
+            raise ClassroomError(f"Nobody has voted in round {row.round} yet: vote again once students have submitted.")
+        conn.execute(
+            text(
+                "INSERT INTO earlier_answers (activity_id, student_id, round, answer, tries, created_at, updated_at) "
+                "SELECT activity_id, student_id, :round, answer, tries, created_at, updated_at FROM submissions "
+                "WHERE activity_id = :a"
+            ),
+            {"a": row.id, "round": row.round},
+        )
+        conn.execute(text("DELETE FROM submissions WHERE activity_id = :a"), {"a": row.id})
+        conn.execute(
+            text("UPDATE activities SET round = round + 1, shown_at = NULL, locked_at = NULL WHERE id = :a"),
+            {"a": row.id},
+        )
+        _bump(conn, klass.id)
+    return row.round + 1
 
 
 def next_activity(engine: Engine, code: str, teacher_token: str) -> None:
@@ -682,6 +829,8 @@ class ActivityView:
     spec: PredictSpec | AssignmentSpec
     revealed: bool
     locked: bool
+    round: int = 1  # peer instruction: the current vote (1, then 2 after Vote again)
+    shown: bool = False  # the teacher showed this round's responses on the projector
 
 
 @dataclass(frozen=True)
@@ -697,11 +846,12 @@ class StudentState:
     exact: tuple[Fraction, ...] | None = None  # only after the reveal
     follow_key: str = ""  # what the page presents to read the class's version (follow_key())
     open: bool = True  # False once the class ended (or its code expired): the page is read-only
+    earlier: tuple[Fraction, ...] | None = None  # the student's prediction in the round before this one
 
 
 _STUDENT_QUERY = f"""
 SELECT s.id AS student_id, s.name AS student_name, s.removed_at, {_CLASS_COLUMNS}, c.teacher_hash,
-       a.id AS activity_id, a.position, a.kind, a.params, a.revealed_at, a.locked_at
+       {_ACTIVITY_COLUMNS}
 FROM students s
 JOIN classes c ON c.id = s.class_id
 LEFT JOIN activities a ON a.id = c.current_activity
@@ -733,6 +883,7 @@ def student_state(engine: Engine, code: str, student_token: str) -> StudentState
     with reading(engine) as conn:
         row, klass, activity = _student(conn, code, student_token, for_write=False)
         subs = []
+        before = None
         if activity is not None:
             subs = conn.execute(
                 text(
@@ -741,7 +892,16 @@ def student_state(engine: Engine, code: str, student_token: str) -> StudentState
                 ),
                 {"a": activity.id, "s": row.student_id},
             ).all()
-    prediction = saved_at = exact = None
+            if activity.round > 1:
+                before = conn.execute(
+                    text(
+                        "SELECT answer FROM earlier_answers WHERE activity_id = :a AND student_id = :s AND round = :r"
+                    ),
+                    {"a": activity.id, "s": row.student_id, "r": activity.round - 1},
+                ).first()
+    prediction = saved_at = exact = earlier = None
+    if before is not None:
+        earlier = decode_prediction(before.answer)
     attempts: dict[int, Attempt] = {}
     if activity is not None and activity.kind == PREDICT:
         if subs:
@@ -763,6 +923,7 @@ def student_state(engine: Engine, code: str, student_token: str) -> StudentState
         exact,
         follow_key(row.teacher_hash),
         klass.open,
+        earlier,
     )
 
 
@@ -783,9 +944,15 @@ def _count_submission(conn, student_id: int, at: float) -> None:
         )
 
 
-def _open_activity_for(activity: ActivityView | None, activity_id: int, kind: str) -> ActivityView:
+def _open_activity_for(
+    activity: ActivityView | None, activity_id: int, kind: str, round_number: int | None = None
+) -> ActivityView:
     if activity is None or activity.id != activity_id:
         raise ClassroomError("Your teacher has moved on to another activity: this answer was not saved.")
+    if round_number is not None and activity.round != round_number:
+        raise ClassroomError(
+            f"Your teacher opened round {activity.round} of this question: this answer was not saved. Vote again."
+        )
     if activity.kind != kind:
         raise ClassroomError("This answer does not fit the current activity: it was not saved.")
     if activity.locked:
@@ -799,12 +966,15 @@ class Saved:
     revisions: int
 
 
-def submit_prediction(engine: Engine, code: str, student_token: str, activity_id: int, values) -> Saved:
-    """Save (or revise) the student's prediction for the open activity; returns once committed."""
+def submit_prediction(
+    engine: Engine, code: str, student_token: str, activity_id: int, values, round_number: int | None = None
+) -> Saved:
+    """Save (or revise) the student's prediction for the open activity (for its round ``round_number``, the one
+    the student's page showed, when given); returns once committed."""
     at = now()
     with writing(engine) as conn:
         row, _klass, activity = _student(conn, code, student_token)
-        activity = _open_activity_for(activity, activity_id, PREDICT)
+        activity = _open_activity_for(activity, activity_id, PREDICT, round_number)
         try:
             parsed = parse_prediction(activity.spec, values)
         except ActivityError as exc:
@@ -882,6 +1052,7 @@ class StudentRow:
     name: str
     submitted: bool
     label: str = ""  # the name, told apart from the same name earlier in the class: "Ann", "Ann (2)"
+    voted_earlier: bool = False  # peer instruction: voted in the round before the current one
 
     def __post_init__(self):
         if not self.label:
@@ -909,6 +1080,20 @@ def _labels(names: list[str]) -> list[str]:
 
 
 @dataclass(frozen=True)
+class Projection:
+    """What the projector shows: the class's figures, never a name or a secret of the teacher's."""
+
+    klass: ClassRow
+    joined: int
+    submitted: int  # in the current round
+    activity: ActivityView | None
+    predict: PredictSummary | None  # the current round
+    earlier: PredictSummary | None  # the round before it (round 1 while round 2 is open), else None
+    change: RoundChange | None  # how the students who voted in both rounds moved
+    solved: tuple[Fraction | None, ...] = ()  # assignments: share of the class that solved each problem
+
+
+@dataclass(frozen=True)
 class Dashboard:
     klass: ClassRow
     students: tuple[StudentRow, ...]
@@ -916,6 +1101,8 @@ class Dashboard:
     predict: PredictSummary | None
     assignment: AssignmentSummary | None
     removed: tuple[StudentRow, ...] = ()  # removed students (the teacher may let them back in)
+    earlier: PredictSummary | None = None  # peer instruction: the previous round's predictions
+    change: RoundChange | None = None
 
     @property
     def joined(self) -> int:
@@ -925,34 +1112,49 @@ class Dashboard:
     def submitted(self) -> int:
         return sum(s.submitted for s in self.students)
 
+    @property
+    def projection(self) -> Projection:
+        solved = self.assignment.success if self.assignment is not None else ()
+        return Projection(
+            self.klass, self.joined, self.submitted, self.activity, self.predict, self.earlier, self.change, solved
+        )
 
-# ONE query: the class (checked against the teacher's token hash), its current activity, every student (removed
-# ones too: listed apart) and their submissions to that activity.
+
+# ONE query: the class (checked against the teacher's token hash, or the projector's key), its current
+# activity, every student (removed ones too: listed apart), their submissions to that activity and (peer
+# instruction) their prediction of the round before the current one.
 _DASHBOARD_QUERY = f"""
 SELECT {_CLASS_COLUMNS}, c.teacher_hash,
-       a.id AS activity_id, a.position, a.kind, a.params, a.revealed_at, a.locked_at,
+       {_ACTIVITY_COLUMNS},
        s.id AS student_id, s.name AS student_name, s.removed_at,
-       sub.problem, sub.answer, sub.correct, sub.tries
+       sub.problem, sub.answer, sub.correct, sub.tries,
+       ea.answer AS earlier_answer
 FROM classes c
 LEFT JOIN activities a ON a.id = c.current_activity
 LEFT JOIN students s ON s.class_id = c.id
 LEFT JOIN submissions sub ON sub.student_id = s.id AND sub.activity_id = c.current_activity
+LEFT JOIN earlier_answers ea ON ea.student_id = s.id AND ea.activity_id = c.current_activity
+     AND ea.round = a.round - 1
 WHERE c.code = :code
 ORDER BY s.joined_at, s.id, sub.problem
 """
 
 
-def dashboard(engine: Engine, code: str, teacher_token: str) -> Dashboard:
+def _class_rows(engine: Engine, code: str) -> list:
     code = normalize_code(code)
     with reading(engine) as conn:
         rows = conn.execute(text(_DASHBOARD_QUERY), {"code": code}).all()
-    first = rows[0] if rows else None
-    _check_teacher_row(first, teacher_token)
+    return rows
+
+
+def _board(rows) -> Dashboard:
+    first = rows[0]
     klass = _class_row(first)
     activity = _activity_row(first)
     names: dict[int, str] = {}
     removed_ids: set[int] = set()
     subs: dict[int, list] = {}
+    earlier: dict[int, tuple[Fraction, ...]] = {}
     for row in rows:
         if row.student_id is None:
             continue
@@ -962,20 +1164,58 @@ def dashboard(engine: Engine, code: str, teacher_token: str) -> Dashboard:
         bucket = subs.setdefault(row.student_id, [])
         if row.problem is not None:
             bucket.append(row)
+        if row.earlier_answer is not None:
+            earlier[row.student_id] = decode_prediction(row.earlier_answer)
     labels = _labels(list(names.values()))
-    everyone = [StudentRow(sid, names[sid], bool(subs[sid]), label) for sid, label in zip(names, labels)]
+    everyone = [
+        StudentRow(sid, names[sid], bool(subs[sid]), label, sid in earlier) for sid, label in zip(names, labels)
+    ]
     students = tuple(s for s in everyone if s.id not in removed_ids)
     removed = tuple(s for s in everyone if s.id in removed_ids)
-    predict = assignment = None
+    earlier = {sid: values for sid, values in earlier.items() if sid not in removed_ids}
+    predict = assignment = earlier_summary = change = None
     if activity is not None and activity.kind == PREDICT:
-        predictions = [decode_prediction(subs[s.id][0].answer) for s in students if subs[s.id]]
-        predict = summarize_predictions(activity.spec, predictions)
+        current = {s.id: decode_prediction(subs[s.id][0].answer) for s in students if subs[s.id]}
+        predict = summarize_predictions(activity.spec, list(current.values()))
+        if activity.round > 1:
+            earlier_summary = summarize_predictions(activity.spec, list(earlier.values()))
+            pairs = [(earlier[sid], current[sid]) for sid in current if sid in earlier]
+            change = compare_rounds(activity.spec, pairs)
     elif activity is not None:
         per_student = [
             (s.label, {r.problem: Attempt(r.answer, bool(r.correct), r.tries) for r in subs[s.id]}) for s in students
         ]
         assignment = summarize_assignment(activity.spec, per_student)
-    return Dashboard(klass, students, activity, predict, assignment, removed)
+    return Dashboard(klass, students, activity, predict, assignment, removed, earlier_summary, change)
+
+
+def dashboard(engine: Engine, code: str, teacher_token: str) -> Dashboard:
+    rows = _class_rows(engine, code)
+    first = rows[0] if rows else None
+    try:
+        _check_teacher_row(first, teacher_token)
+    except ClassroomError:
+        with reading(engine) as conn:  # a refused link only: was it replaced by New teacher link?
+            _check_teacher_row(first, teacher_token, conn)
+    return _board(rows)
+
+
+def projection(engine: Engine, code: str, display_key: str) -> Projection:
+    """The projector's view of the class (ONE query, as the dashboard): only with the class's display key. One
+    message for every refusal (no class, past the 30 days, wrong key), as for teacher links."""
+    rows = _class_rows(engine, code)
+    first = rows[0] if rows else None
+    stored = (first.display_key or "") if first is not None else ""
+    if (
+        not display_key
+        or not stored
+        or not secrets.compare_digest(stored, str(display_key))
+        or first.created_at < now() - KEEP_CLASS_S
+    ):
+        raise ClassroomError(
+            "This projector link does not open a class: open Projector view from the teacher's dashboard."
+        )
+    return _board(rows).projection
 
 
 # --- results export -------------------------------------------------------------------------------
@@ -1004,6 +1244,7 @@ CSV_HEADER = (
     "first saved",
     "last saved",
     "removed",
+    "round",
 )
 
 
@@ -1016,12 +1257,20 @@ def results_csv(engine: Engine, code: str, teacher_token: str) -> str:
     column marks the answers of students the teacher removed (with when)."""
     with reading(engine) as conn:
         klass = _teacher_class(conn, code, teacher_token, must_be_open=False)
+        # each activity's current round (submissions) and its earlier rounds (earlier_answers), round by round
         rows = conn.execute(
             text(
-                "SELECT a.position, a.kind, a.params, s.name, s.removed_at, sub.problem, sub.answer, sub.correct, "
-                "sub.tries, sub.created_at, sub.updated_at FROM activities a "
+                "SELECT a.position, a.kind, a.params, s.name, s.removed_at, s.joined_at, s.id AS sid, sub.problem, "
+                "sub.answer, sub.correct, sub.tries, sub.created_at, sub.updated_at, a.round FROM activities a "
                 "JOIN submissions sub ON sub.activity_id = a.id JOIN students s ON s.id = sub.student_id "
-                "WHERE a.class_id = :cid ORDER BY a.position, s.joined_at, s.id, sub.problem"
+                "WHERE a.class_id = :cid "
+                "UNION ALL "
+                "SELECT a.position, a.kind, a.params, s.name, s.removed_at, s.joined_at, s.id AS sid, 0, ea.answer, 0, "
+                "ea.tries, "
+                "ea.created_at, ea.updated_at, ea.round FROM activities a "
+                "JOIN earlier_answers ea ON ea.activity_id = a.id JOIN students s ON s.id = ea.student_id "
+                "WHERE a.class_id = :cid "
+                "ORDER BY 1, 14, 6, 7, 8"
             ),
             {"cid": klass.id},
         ).all()
@@ -1047,5 +1296,6 @@ def results_csv(engine: Engine, code: str, teacher_token: str) -> str:
             klass.name, klass.code, r.position, spec.title, r.name, *cells,
             _iso(r.created_at), _iso(r.updated_at), removed,
         ]  # fmt: skip
+        row.append(r.round)
         writer.writerow([csv_cell(v) for v in row])
     return out.getvalue()

@@ -52,7 +52,12 @@ def check_base_url(text: str) -> str:
             "(a QR code could not hold the link)"
         )
     parts = urlsplit(cleaned)
-    if parts.scheme not in ("http", "https") or not parts.netloc or any(ch.isspace() for ch in cleaned):
+    try:
+        has_host = bool(parts.hostname) and (parts.port is None or parts.port > 0)
+    except ValueError:  # a port that is not a number from 0 to 65535
+        has_host = False
+    odd = any(not ch.isprintable() or ch.isspace() for ch in cleaned)
+    if parts.scheme not in ("http", "https") or not has_host or odd:
         raise ExerciseInputError(f"app address {shown(cleaned, 60)} is not an http:// or https:// address with a host")
     return cleaned
 

@@ -30,27 +30,31 @@ from lab.teaching.exercises import (
 )
 from lab.views.accessibility import announce, section, subsection, title
 from lab.views.class_question import draw_answer, draw_question
+from lab.views.class_results import change_text, pattern_text, results_chart
 from lab.views.classroom_db import DATABASE_DOWN, browser_key, class_version, client_address, database_down, engine
 from lab.views.classwide import pq_table, qr_image
 from lab.views.common import chart, figure
 from lab.views.follow import follow_teacher
-from lab.views.presentation import APP_PARAMS, is_presenting
+from lab.views.join_link import join_link, network_addresses
+from lab.views.presentation import APP_PARAMS, CLASS_PRESENTING_CSS, PRESENT_TEXT_PX, is_presenting
 
 URL_PATH = "class"
 LIVE = "cls"  # the page's live region (lab.views.accessibility.announce), the same in each of its views
 JOINED_KEY = "cls_joined"  # set by Join: the student's page then moves keyboard focus to its heading
+PROJECTOR_PATH = "projector"
 DASHBOARD_EVERY_S = 2.0
 RETRY_EVERY_S = 3.0  # how often a page that lost the class database tries again
 STUDENTS_PER_PAGE = 50  # rows of the dashboard's student list drawn at once
 MAX_QR_LINK = 2000  # characters of a join link a QR code is made for
 
 
-def class_url(**params) -> str:
-    """A link to this page with ``params`` (from the address this browser opened; a path prefix is kept)."""
+def page_url(page: str, **params) -> str:
+    """A link to a page of this app with ``params``, from the address this browser opened (a path prefix is
+    kept): for the teacher's own links (the teacher link, the projector), not for students (see join_link)."""
     parts = urlsplit(st.context.url or "http://localhost:8501/")
     path = parts.path.rstrip("/")
     prefix = path.rsplit("/", 1)[0] if path.count("/") > 1 else ""
-    return urlunsplit((parts.scheme, parts.netloc, f"{prefix}/{URL_PATH}", urlencode(params), ""))
+    return urlunsplit((parts.scheme, parts.netloc, f"{prefix}/{page}", urlencode(params), ""))
 
 
 def go_to(**params) -> None:
@@ -135,10 +139,30 @@ def landing(code: str) -> None:
 
 # --- teacher ----------------------------------------------------------------------------------------
 
+TEACHER_STATE = "cls_teacher"  # (code, token) of this tab's dashboard: the address bar may not hold the token
+
+
+def teacher_token(code: str) -> str:
+    """The teacher token of this tab: from the link, or kept in the session while the address bar does not show
+    it. In presentation mode the token leaves the address bar (a projected address bar would show it to the
+    room) and comes back when presentation mode is turned off; a reload while presenting needs the saved link."""
+    linked = str(st.query_params.get("teacher", ""))[:100]
+    kept = st.session_state.get(TEACHER_STATE)
+    token = linked or (kept[1] if kept and kept[0] == code else "")
+    if not token:
+        return ""
+    st.session_state[TEACHER_STATE] = (code, token)
+    if is_presenting():
+        if "teacher" in st.query_params:
+            del st.query_params["teacher"]
+    elif st.query_params.get("teacher") != token:
+        st.query_params["teacher"] = token
+    return token
+
 
 def _teacher_action(action, *args) -> None:
     """A button's callback: run a store action with the page's code and token; keep its refusal to show."""
-    code, token = st.query_params.get("code", ""), st.query_params.get("teacher", "")
+    code, token = st.session_state.get(TEACHER_STATE, ("", ""))
     try:
         action(engine(), code, token, *args)
     except store.ClassroomError as exc:
@@ -147,6 +171,28 @@ def _teacher_action(action, *args) -> None:
         if not database_down(exc):
             raise
         st.session_state["cls_teacher_error"] = _TEACHER_DOWN
+
+
+def _new_teacher_link() -> None:
+    code, token = st.session_state.get(TEACHER_STATE, ("", ""))
+    try:
+        new = store.new_teacher_link(engine(), code, token)
+    except store.ClassroomError as exc:
+        st.session_state["cls_teacher_error"] = str(exc)
+        return
+    st.session_state[TEACHER_STATE] = (code, new)
+    st.session_state["cls_link_replaced"] = True
+    if "teacher" in st.query_params:
+        st.query_params["teacher"] = new
+
+
+def _save_join_address(address: str | None = None) -> None:
+    typed = st.session_state.get("cls_join_address", "") if address is None else address
+    code, token = st.session_state.get(TEACHER_STATE, ("", ""))
+    try:
+        store.set_join_address(engine(), code, token, typed)
+    except store.ClassroomError as exc:
+        st.session_state["cls_address_error"] = str(exc)
 
 
 def _open_activity() -> None:
@@ -166,31 +212,86 @@ def _source_label(source: str) -> str:
     return "Worked example: bernoulli-residual, bars r(B) and r(C)" if source == WORKED_EXAMPLE else source
 
 
-def join_panel(code: str, token: str, presenting: bool, join_key: str) -> None:
-    join_link = class_url(code=code, join=join_key)
-    left, right = st.columns([3, 2], gap="large")
+def projector_url(klass: store.ClassRow) -> str:
+    """The projector's link: the class code and its display-only key, never the teacher token."""
+    return page_url(PROJECTOR_PATH, code=klass.code, display=klass.display_key)
+
+
+def join_panel(klass: store.ClassRow, presenting: bool) -> None:
+    """What the room may see: the class code, the join link and its QR code (the QR code encodes exactly the
+    link shown), and where the join link's address comes from."""
+    link = join_link(klass.code, klass.join_address, klass.join_key)
+    left, right = st.columns(2, gap="large")  # (3:2 weights would write 0.4, a value a question may ask, into the page)
     with left:
-        st.metric("Class code", code)
-        st.markdown("**Join link** (students open it, or go to the Class page and type the code):")
-        st.code(join_link, language=None, wrap_lines=True)
-        if len(join_link) <= MAX_QR_LINK:
-            st.image(
-                qr_image(join_link),
-                caption="QR code of the join link",
-                alt="QR code that opens the join link shown above",
-                width=320 if presenting else 220,
+        st.metric("Class code", klass.code)
+        if link.problem:
+            st.error(markdown_escape(link.problem))
+        if link.url is not None:
+            st.markdown("**Join link** (students open it, or go to the Class page and type the code):")
+            st.code(link.url, language=None, wrap_lines=True)
+        else:
+            st.warning(
+                "**No join link yet: this page was opened as localhost**, an address only this computer knows, so "
+                "a link or QR code made from it would not open on a phone. Give the address students can reach "
+                "(this machine's network address, below), or set RESIDUAL_LAB_PUBLIC_URL when starting the app. "
+                "Until then students can open the app themselves and type the class code on its Class page."
             )
-        else:  # a QR code (error correction M) holds at most 2,331 bytes
-            st.caption(
-                f"No QR code: the join link is longer than {MAX_QR_LINK:,} characters; share the link or the code."
-            )
+        st.link_button(
+            "Projector view",
+            projector_url(klass),
+            help="Opens the big-screen page for this class in a "
+            "new tab: code, QR code, question and results, without names, links or buttons.",
+        )
     with right:
-        st.markdown("**Your private teacher link**")
+        if link.url is not None:
+            if len(link.url) <= MAX_QR_LINK:
+                st.image(
+                    qr_image(link.url),
+                    caption="QR code of the join link",
+                    alt="QR code that opens the join link shown beside it",
+                    width=320 if presenting else 220,
+                )
+            else:  # a QR code (error correction M) holds at most 2,331 bytes
+                st.markdown(f"No QR code: the join link is longer than {MAX_QR_LINK:,} characters.")
+    if link.source != "environment":
+        with st.expander("Address for students", expanded=link.url is None):
+            if error := st.session_state.pop("cls_address_error", None):
+                st.error(markdown_escape(error))
+            with st.form("cls_address_form", border=False, enter_to_submit=True):
+                st.text_input(
+                    "App address students can reach",
+                    value=klass.join_address,
+                    key="cls_join_address",
+                    placeholder="e.g. http://192.168.1.20:8501",
+                    help="Kept with the class: the projector view uses it too. Leave empty to use this browser's "
+                    "address (when it is not localhost).",
+                )
+                st.form_submit_button("Use this address", on_click=_save_join_address)
+            addresses = network_addresses()
+            if addresses and link.source in ("loopback", "dashboard"):
+                st.markdown("This machine's network addresses (as the terminal's Network URL):")
+                for i, address in enumerate(addresses):
+                    st.button(
+                        f"Use {address}", key=f"cls_use_address_{i}", on_click=_save_join_address, args=(address,)
+                    )
+
+
+def private_panel(klass: store.ClassRow, token: str) -> None:
+    """The teacher link and New teacher link: never drawn in presentation mode."""
+    with st.expander("Your private teacher link", expanded=bool(st.session_state.get("cls_new_class"))):
+        if st.session_state.pop("cls_link_replaced", False):
+            st.success("New teacher link made: copy it now. The old link no longer opens this dashboard.")
         st.warning(
             "This link is the only way back to this dashboard. Copy it now and keep it private: anyone who has "
-            "it can run this class."
+            "it can run this class. It is hidden in presentation mode; project the Projector view instead."
         )
-        st.code(class_url(code=code, teacher=token), language=None, wrap_lines=True)
+        st.code(page_url(URL_PATH, code=klass.code, teacher=token), language=None, wrap_lines=True)
+        with st.popover("New teacher link"):
+            st.markdown(
+                "If this link was seen or shared, replace it: the old link stops working at once, the class, its "
+                "students, answers and projector link stay."
+            )
+            st.button("Replace my teacher link now", key="cls_new_link", type="primary", on_click=_new_teacher_link)
 
 
 def activity_controls(board: store.Dashboard) -> str:
@@ -198,11 +299,33 @@ def activity_controls(board: store.Dashboard) -> str:
     activity = board.activity
     if activity is not None:
         state = ("locked" if activity.locked else "open") + (", answer revealed" if activity.revealed else "")
+        if activity.kind == PREDICT:
+            state = f"round {activity.round}, " + state + (", responses shown" if activity.shown else "")
         st.markdown(f"**Activity {activity.position}: {markdown_escape(activity.spec.title)}** ({state})")
         if activity.kind == PREDICT:
             draw_question(activity.spec.question, f"cls_question_{activity.id}")
-        b1, b2, b3 = st.columns(3)
-        b1.button(
+            b0, b1, b2, b3, b4 = st.columns(5)
+            b0.button(
+                "Show responses",
+                key="cls_show",
+                disabled=activity.shown or activity.revealed,
+                on_click=_teacher_action,
+                args=(store.show_responses,),
+                help="Puts this round's predictions on the projector, without the exact answer.",
+                width="stretch",
+            )
+            b1.button(
+                "Vote again",
+                key="cls_vote_again",
+                disabled=activity.revealed or activity.round >= store.MAX_ROUNDS,
+                on_click=_teacher_action,
+                args=(store.vote_again,),
+                help="Round 2 of the same question: students discuss, then vote again (round 1 is kept).",
+                width="stretch",
+            )
+        else:
+            b2, b3, b4 = st.columns(3)
+        b2.button(
             "Reveal to class",
             key="cls_reveal",
             type="primary",
@@ -212,10 +335,10 @@ def activity_controls(board: store.Dashboard) -> str:
             width="stretch",
         )
         if activity.locked:
-            b2.button("Unlock", key="cls_unlock", on_click=_teacher_action, args=(store.unlock,), width="stretch")
+            b3.button("Unlock", key="cls_unlock", on_click=_teacher_action, args=(store.unlock,), width="stretch")
         else:
-            b2.button("Lock", key="cls_lock", on_click=_teacher_action, args=(store.lock,), width="stretch")
-        b3.button(
+            b3.button("Lock", key="cls_lock", on_click=_teacher_action, args=(store.lock,), width="stretch")
+        b4.button(
             "Next activity", key="cls_next", on_click=_teacher_action, args=(store.next_activity,), width="stretch"
         )
         return f"Activity {activity.position}: {activity.spec.title}, {state}."
@@ -286,6 +409,23 @@ def student_list(board: store.Dashboard, hide: bool, actions: bool) -> None:
                 c2.button("Let back in", key=f"cls_back_{student.id}", on_click=_allow_back, args=(student.id,))
 
 
+def round_results(summary, activity, label: str, key: str, height: int, private: bool) -> None:
+    """One round's chart, and after the reveal its facts (how close, the wrong pattern). ``private``: the
+    teacher's own screen (not presenting)."""
+    revealed = activity.revealed
+    if label:
+        st.markdown(f"**{label}**: {summary.submitted} predictions")
+    if summary.submitted == 0:
+        st.info("No predictions yet: they appear here as students submit.")
+        return
+    results_chart(summary, revealed, key, height, PRESENT_TEXT_PX if is_presenting() else None, label)
+    # after the reveal only, even on the teacher's own screen: the diagnosis names values near the answer, and
+    # that screen may be projected (predict, then reveal)
+    if revealed:
+        st.markdown(markdown_escape(summary.close_sentence()))  # in plain words; the projector: within_text
+        st.markdown(pattern_text(summary))
+
+
 def live_dashboard(code: str, token: str, actions: bool = True) -> None:
     """Redrawn every DASHBOARD_EVERY_S seconds: one aggregate query per refresh."""
     try:
@@ -298,7 +438,9 @@ def live_dashboard(code: str, token: str, actions: bool = True) -> None:
             raise
         st.warning(markdown_escape(_TEACHER_DOWN))
         return
-    hide = st.session_state.get("cls_hide_names", is_presenting())
+    presenting = is_presenting()
+    hide = presenting or st.session_state.get("cls_hide_names", False)
+    actions = actions and not presenting  # no Remove or Let back in on a projected screen
     m1, m2 = st.columns(2)
     m1.metric("Joined", board.joined)
     m2.metric("Submitted", f"{board.submitted} of {board.joined}")
@@ -307,44 +449,34 @@ def live_dashboard(code: str, token: str, actions: bool = True) -> None:
         st.info("No activity is open: students see a waiting screen. Open one above.")
     elif board.predict is not None:
         summary = board.predict
-        revealed = activity.revealed
-        if summary.submitted == 0:
-            st.info("No predictions yet: they appear here as students submit.")
+        height = 520 if presenting else 420
+        if board.earlier is not None:
+            left, right = st.columns(2, gap="large")
+            with left:
+                round_results(
+                    board.earlier,
+                    activity,
+                    "Round 1",
+                    f"cls_dist_{activity.id}_r1_{int(activity.revealed)}",
+                    height,
+                    not presenting,
+                )
+            with right:
+                round_results(
+                    summary,
+                    activity,
+                    f"Round {activity.round}",
+                    f"cls_dist_{activity.id}_r{activity.round}_{int(activity.revealed)}",
+                    height,
+                    not presenting,
+                )
+            if activity.revealed or not presenting:
+                st.markdown(change_text(board.change, activity.round))
         else:
-            described = "; ".join(
-                f"{f}: {len(v)} predictions, mean {m:.2f}"
-                for f, v, m in zip(summary.fields, summary.values, summary.means)
+            round_results(
+                summary, activity, "", f"cls_dist_{activity.id}_{int(activity.revealed)}", height, not presenting
             )
-            if revealed:
-                described += "; exact " + ", ".join(
-                    f"{f} = {fraction_text(e)}" for f, e in zip(summary.fields, summary.exact)
-                )
-            chart(
-                figure(
-                    "class_predictions_figure",
-                    summary.fields,
-                    summary.values,
-                    summary.means,
-                    summary.exact if revealed else None,
-                    520 if is_presenting() else 420,
-                ),
-                f"cls_dist_{activity.id}_{int(revealed)}",
-                "Strip chart of the class's predictions per bar with the class mean"
-                + ("" if not revealed else " and the exact answer")
-                + ": "
-                + described,
-            )
-        if revealed and summary.submitted:
-            st.markdown(markdown_escape(summary.close_sentence()))
-            if summary.pattern:
-                st.markdown(
-                    f"**Most common wrong pattern:** {markdown_escape(summary.pattern)} "
-                    f"({summary.pattern_count} of {summary.submitted})."
-                )
-            else:
-                looked_for = "; ".join(activity.spec.patterns())  # the one home's mistakes for this question
-                st.caption(markdown_escape(f"No common wrong pattern detected (looked for: {looked_for})."))
-        if revealed:
+        if activity.revealed:
             draw_answer(activity.spec.answer)
     else:
         summary = board.assignment
@@ -398,6 +530,7 @@ def teacher_page(code: str, token: str) -> None:
     try:
         klass = store.check_teacher(engine(), code, token)
     except store.ClassroomError as exc:
+        st.session_state.pop(TEACHER_STATE, None)
         st.error(markdown_escape(exc))
         st.page_link(URL_PATH_PAGE, label="Start or join a class")
         announce(LIVE, error=str(exc))
@@ -410,11 +543,16 @@ def teacher_page(code: str, token: str) -> None:
         wait_for_database()
         return
     presenting = is_presenting()
+    if presenting:
+        st.html(CLASS_PRESENTING_CSS)
     section(markdown_escape(klass.name) if klass.name else f"Class {klass.code}")
     error = st.session_state.pop("cls_teacher_error", None)
     if error:
         st.error(markdown_escape(error))
-    st.toggle("Hide names", value=presenting, key="cls_hide_names", help="On by default in presentation mode.")
+    if presenting:
+        st.markdown("Names are hidden in presentation mode.")
+    else:
+        st.toggle("Hide names", key="cls_hide_names", help="Always on in presentation mode.")
     if not klass.open:
         # results only: this link (perhaps in a shared computer's history) can no longer change anything
         st.info(
@@ -432,10 +570,9 @@ def teacher_page(code: str, token: str) -> None:
             key="cls_download",
         )
         return
-    with st.expander("Class code, join link and your private teacher link", expanded=not presenting):
-        join_panel(klass.code, token, presenting, klass.join_key)
-    if presenting:
-        st.metric("Class code", klass.code)
+    join_panel(klass, presenting)
+    if not presenting:
+        private_panel(klass, token)
     try:
         board = store.dashboard(engine(), code, token)
     except Exception as exc:
@@ -493,15 +630,24 @@ def submitted_without_callback(pressed: bool, submit, *args) -> None:
         st.rerun()
 
 
-def _submit_prediction(code: str, token: str, activity_id: int, fields: tuple[str, ...]) -> None:
+def prediction_key(activity: store.ActivityView) -> str:
+    """The widget keys' stem of a prediction form: a new round is a new form (its boxes start again)."""
+    return f"cls_pred_{activity.id}" + (f"r{activity.round}" if activity.round > 1 else "")
+
+
+def _submit_prediction(
+    code: str, token: str, activity_id: int, fields: tuple[str, ...], stem: str, round_number: int
+) -> None:
     st.session_state["cls_submit_ran"] = True
-    values = [st.session_state.get(f"cls_pred_{activity_id}_{i}") for i in range(len(fields))]
+    values = [st.session_state.get(f"{stem}_{i}") for i in range(len(fields))]
     missing = [f for f, v in zip(fields, values) if v is None]
     if missing:
         st.session_state["cls_feedback"] = ("warning", f"Type a value for {', '.join(missing)} first.")
         return
     try:
-        saved = store.submit_prediction(engine(), code, token, activity_id, [f"{v:.4f}" for v in values])
+        saved = store.submit_prediction(
+            engine(), code, token, activity_id, [f"{v:.4f}" for v in values], round_number=round_number
+        )
     except store.ClassroomError as exc:
         st.session_state["cls_feedback"] = ("error", str(exc))
     except Exception as exc:
@@ -539,6 +685,20 @@ def predict_student(state: store.StudentState, code: str, token: str) -> tuple[s
     draw_question(spec.question, f"cls_pq_{activity.id}")
     saved = state.prediction
     frozen = activity.locked or not state.open
+    stem = prediction_key(activity)
+    if activity.round > 1:
+        st.markdown(
+            f"**Round {activity.round}: vote again.** Talk it over with your neighbour, then submit your prediction "
+            "again (the same or a new one)."
+            + (
+                " Your round 1 prediction: "
+                + markdown_escape(", ".join(f"{f} = {float(v):.2f}" for f, v in zip(spec.fields, state.earlier)))
+                + "."
+                if state.earlier
+                else ""
+            )
+        )
+    start = saved or state.earlier
     with st.form(f"cls_pred_form_{activity.id}", border=True, enter_to_submit=False):
         cols = st.columns(len(spec.fields))
         for i, (col, field) in enumerate(zip(cols, spec.fields)):
@@ -546,10 +706,10 @@ def predict_student(state: store.StudentState, code: str, token: str) -> tuple[s
                 f"Predict {field}",
                 min_value=0.0,
                 max_value=1.0,
-                value=float(saved[i]) if saved else None,
+                value=float(start[i]) if start else None,
                 step=float(PREDICT_STEP),
                 format="%.2f",
-                key=f"cls_pred_{activity.id}_{i}",
+                key=f"{stem}_{i}",
                 disabled=frozen,
             )
         pressed = st.form_submit_button(
@@ -557,9 +717,9 @@ def predict_student(state: store.StudentState, code: str, token: str) -> tuple[s
             type="primary",
             disabled=frozen,
             on_click=_submit_prediction,
-            args=(code, token, activity.id, spec.fields),
+            args=(code, token, activity.id, spec.fields, stem, activity.round),
         )
-    submitted_without_callback(pressed, _submit_prediction, code, token, activity.id, spec.fields)
+    submitted_without_callback(pressed, _submit_prediction, code, token, activity.id, spec.fields, stem, activity.round)
     feedback = st.session_state.pop("cls_feedback", None)
     said = refused = ""
     if feedback:
@@ -718,8 +878,8 @@ URL_PATH_PAGE = "lab/views/classroom.py"
 
 title("Class")
 _code = str(st.query_params.get("code", ""))[:40]
-_teacher = str(st.query_params.get("teacher", ""))[:100]
 _student = str(st.query_params.get("student", ""))[:100]
+_teacher = "" if _student and "teacher" not in st.query_params else teacher_token(_code)
 if _teacher:
     teacher_page(_code, _teacher)
 elif _student:

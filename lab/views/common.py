@@ -134,11 +134,12 @@ def figure(builder: str, *args):
     return _figure(builder, call)
 
 
-def chart(fig, key: str, alt: str, table: tuple | None = None) -> None:
+def chart(fig, key: str, alt: str, table: tuple | None = None, height="content") -> None:
     """A figure with ``alt`` as its text alternative (its exact values). ``table``: (header, rows) of a chart that has
     no table of its values beside it on the page: they go in an expander under it, drawn only while open (opening
-    it reruns), so a run costs one element more, not a table."""
-    st.plotly_chart(fig, width="stretch", theme=None, key=key, config=CHART_CONFIG, alt=alt)
+    it reruns), so a run costs one element more, not a table. ``height="stretch"``: as tall as its container (whose
+    height CSS sets), for a figure without a height."""
+    st.plotly_chart(fig, width="stretch", height=height, theme=None, key=key, config=CHART_CONFIG, alt=alt)
     if table is not None:
         values = st.expander("The chart's values as a table", key=f"{key}_values", on_change="rerun")
         if values.open:

@@ -116,7 +116,10 @@ def routes() -> list:
                 if not classroom_db.database_down(exc):
                     raise
                 return unavailable  # the database is unreachable: no details; the page asks again
-        if state is None or not hmac.compare_digest(state.follow_key.encode(), key.encode()):
+        if state is None or not (
+            hmac.compare_digest(state.follow_key.encode(), key.encode())  # a student's page
+            or (state.display_key and hmac.compare_digest(state.display_key.encode(), key.encode()))  # the projector
+        ):
             return refused
         return JSONResponse({"version": state.version, "open": state.open}, headers=headers)
 

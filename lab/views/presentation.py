@@ -70,6 +70,69 @@ html { font-size: 21px; }
 """
 
 
+# --- projector type sizes (the Class page in presentation mode, and the projector view) --------------------------
+# A separate block from the app-wide presentation CSS above: the Class page adds it while presenting, the
+# projector view always (with its own layout rules, lab/views/projector.py). Charts get these sizes from their
+# figure (text_size), so plotly measures its legend at the size it draws it; the CSS covers the page's text: body
+# text at least 24 px at 1920x1080, dark text only (no pale grey caption holds a fact; contrast >= 4.5:1).
+PRESENT_TEXT_PX = 22  # chart ticks, legends and value labels in presentation mode
+PROJECTOR_TEXT_PX = 26  # the same on the projector view
+CLASS_PRESENTING_CSS = """
+<style>
+html { font-size: 24px; }
+[data-testid="stCaptionContainer"], [data-testid="stCaptionContainer"] p,
+[data-testid="stWidgetLabel"] p, [data-testid="stMetricLabel"] p { color: __INK__ !important; }
+/* after PRESENTATION_CSS's 16 px: the class's charts are drawn with PRESENT_TEXT_PX, and keep it */
+.js-plotly-plot .xtick text, .js-plotly-plot .ytick text, .js-plotly-plot .bartext,
+.js-plotly-plot .g-xtitle text, .js-plotly-plot .g-ytitle text { font-size: 22px !important; }
+@media (max-width: 640px) { html { font-size: 18px; } }
+</style>
+""".replace("__INK__", palette.TEXT)  # the palette's text colour: 15.9:1 on white
+
+DISPLAY_PARAM = "display"  # the projector view's display-only key (lab/views/projector.py)
+# The projector view: no header, sidebar or navigation (nothing to press), the code in very large type, and a
+# layout in window units, so 1920x1080 and 1280x720 both fit without scrolling. Body text is 26 px at 1080
+# lines and above; the results chart takes what the window has left.
+PROJECTOR_CSS = """
+<style>
+html { font-size: 26px; }
+@media (max-height: 900px) { html { font-size: 20px; } }
+[data-testid="stHeader"], [data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
+[data-testid="stExpandSidebarButton"], [data-testid="stToolbar"], [data-testid="stDecoration"],
+[data-testid="stElementToolbar"] {
+  display: none !important;
+}
+.stMainBlockContainer, [data-testid="stMainBlockContainer"] {
+  padding: 1.2vh 2.5vw 0 2.5vw !important; max-width: 100% !important;
+}
+[data-testid="stMain"] [data-testid="stVerticalBlock"] { gap: 0.6vh 1rem; }
+[data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] td,
+[data-testid="stMarkdownContainer"] th { color: __INK__; font-size: 1rem; line-height: 1.3; }
+.st-key-proj-code p { font-size: min(14vh, 6.2vw) !important; font-weight: 800; letter-spacing: 0.06em;
+  line-height: 1.05; margin: 0; white-space: nowrap; font-family: "Source Code Pro", monospace; }
+.st-key-proj-qr img { height: 25vh !important; width: auto !important; }
+.st-key-proj-status p { font-size: 1.3rem !important; }
+/* plotly sizes a figure without a height to its element: the element's height is set here, in window units */
+[class*="st-key-proj-chart-1-"] [data-testid="stPlotlyChart"],
+[class*="st-key-proj-chart-1-"] .js-plotly-plot { height: 42vh !important; }
+[class*="st-key-proj-chart-2-"] [data-testid="stPlotlyChart"],
+[class*="st-key-proj-chart-2-"] .js-plotly-plot { height: 36vh !important; }
+[data-testid="stMarkdownContainer"] td, [data-testid="stMarkdownContainer"] th { padding: 0.1rem 0.6rem; }
+@media (max-height: 900px) {
+  [class*="st-key-proj-chart-1-"] [data-testid="stPlotlyChart"],
+  [class*="st-key-proj-chart-1-"] .js-plotly-plot { height: 38vh !important; }
+  [class*="st-key-proj-chart-2-"] [data-testid="stPlotlyChart"],
+  [class*="st-key-proj-chart-2-"] .js-plotly-plot { height: 32vh !important; }
+}
+</style>
+""".replace("__INK__", palette.TEXT)
+
+
+def is_projector_link() -> bool:
+    """Is this run the projector view's link (no toggle, no navigation: nothing on it can be pressed)?"""
+    return DISPLAY_PARAM in st.query_params
+
+
 def is_presenting() -> bool:
     """True while presentation mode is on (for pages: reveal only on the presenter's button press)."""
     return bool(st.session_state.get(PRESENT_KEY, False))

@@ -32,13 +32,19 @@ PAGES = (
     ("lab/views/exercises.py", "Exercises", ":material/school:", "exercises"),
     ("lab/views/classroom.py", "Class", ":material/groups:", "class"),
 )
+# Pages reached only by a link, never listed in the navigation: (file, title, icon, url path).
+LINKED_PAGES = (("lab/views/projector.py", "Projector view", ":material/present_to_all:", "projector"),)
 
 
 @st.cache_resource(show_spinner=False)
 def _page_prototypes() -> tuple:
-    return tuple(
+    listed = tuple(
         st.Page(path, title=title, icon=icon, url_path=url_path, default=i == 0)
         for i, (path, title, icon, url_path) in enumerate(PAGES)
+    )
+    return listed + tuple(
+        st.Page(path, title=title, icon=icon, url_path=url_path, visibility="hidden")
+        for path, title, icon, url_path in LINKED_PAGES
     )
 
 

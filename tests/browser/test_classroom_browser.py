@@ -50,7 +50,7 @@ def test_teacher_and_three_students(browser, class_app, screenshot_dir):
     teacher.wait_for_url("**teacher=**")
     code = metric(teacher, "Class code")
     assert len(code) == 6
-    assert "only way back to this dashboard" in teacher.locator("[data-testid=stAlert]").first.inner_text()
+    assert teacher.locator("[data-testid=stAlert]", has_text="only way back to this dashboard").count() == 1
     teacher.get_by_role("button", name="Open for the class").click()
     wait_idle(teacher)
 
@@ -234,3 +234,333 @@ def test_the_class_version_route(browser, tmp_path):
     finally:
         engine.dispose()
         stop_process(proc)
+
+
+# --- the projector view, peer-instruction rounds, New teacher link, the join link -------------------------------
+
+PUBLIC_URL = "http://lab.example:8501"
+
+
+@pytest.fixture(scope="module")
+def public_app(tmp_path_factory):
+    """A server whose students' address is RESIDUAL_LAB_PUBLIC_URL, and an engine on its database."""
+    from lab.classroom.db import make_engine
+
+    data = tmp_path_factory.mktemp("publicdata")
+    saved = {k: os.environ.get(k) for k in ("RESIDUAL_LAB_DATA", "RESIDUAL_LAB_PUBLIC_URL")}
+    os.environ.update({"RESIDUAL_LAB_DATA": str(data), "RESIDUAL_LAB_PUBLIC_URL": PUBLIC_URL})
+    try:
+        proc, url = start_streamlit("server.py", cwd=ROOT)
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    engine = make_engine(f"sqlite:///{data / 'classroom.db'}")
+    yield url, engine
+    engine.dispose()
+    stop_process(proc)
+
+
+def relative_luminance(rgb: str) -> float:
+    channels = [int(c) / 255 for c in rgb[rgb.index("(") + 1 : rgb.index(")")].split(",")[:3]]
+    lin = [c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * lin[0] + 0.7152 * lin[1] + 0.0722 * lin[2]
+
+
+PROJECTOR_FACTS_JS = """() => {
+  const plot = document.querySelector('.js-plotly-plot');
+  const box = plot ? plot.getBoundingClientRect() : null;
+  const chartText = '.xtick text, .ytick text, .legendtext, .textpoint text, .g-ytitle text';
+  const svgText = plot ? [...plot.querySelectorAll(chartText)]
+      .map(t => [t.textContent, parseFloat(getComputedStyle(t).fontSize)]) : [];
+  const bodyText = '[data-testid=stMarkdown] p, [data-testid=stMarkdown] td';
+  const body = [...document.querySelectorAll(bodyText)].filter(p => p.innerText.trim())
+      .map(p => [p.innerText.slice(0, 40), parseFloat(getComputedStyle(p).fontSize), getComputedStyle(p).color]);
+  const main = document.querySelector('[data-testid=stMain]');
+  const controls = 'button, input, select, textarea, [role=switch], a[href*=teacher]';
+  return {box: box && [box.left, box.top, box.right, box.bottom], svgText, body,
+          scroll: [main.scrollHeight, main.clientHeight, document.documentElement.scrollHeight],
+          window: [window.innerWidth, window.innerHeight],
+          controls: [...document.querySelectorAll(controls)].filter(c => c.getClientRects().length)
+              .map(c => c.outerHTML.slice(0, 80))};
+}"""
+
+
+def check_projector_facts(page, width: int, height: int, token: str, names) -> dict:
+    """The projector at this window size: the results chart wholly inside the window, no scrolling, chart text
+    at least 22 px, body text at least 24 px (at 1920x1080), dark text (>= 4.5:1 on white), nothing to press, and
+    no student name or teacher token in its text or its address."""
+    facts = page.evaluate(PROJECTOR_FACTS_JS)
+    assert max(facts["scroll"]) <= height + 1, facts["scroll"]
+    if facts["box"] is not None:
+        left, top, right, bottom = facts["box"]
+        assert left >= 0 and top >= 0 and right <= width and bottom <= height, facts["box"]
+        sizes = [size for _text, size in facts["svgText"]]
+        assert sizes and min(sizes) >= 22, facts["svgText"]  # ticks, legend, value labels, axis title
+    if width >= 1920:
+        assert min(size for _t, size, _c in facts["body"]) >= 24, facts["body"]
+    for text, _size, color in facts["body"]:
+        assert 1.05 / (relative_luminance(color) + 0.05) >= 4.5, (text, color)
+    assert facts["controls"] == [], facts["controls"]  # nothing to press (hidden header buttons do not count)
+    shown = page.inner_text("body")
+    assert not any(name in shown for name in names) and token not in shown and token not in page.url
+    return facts
+
+
+def wait_for_trace(page, name: str, timeout: float) -> float:
+    """Seconds until the page's charts have a trace called ``name`` (polled from here every 0.5 s)."""
+    import time
+
+    names = "() => [...document.querySelectorAll('.js-plotly-plot')].flatMap(p => (p.data || []).map(t => t.name))"
+    began = time.monotonic()
+    while time.monotonic() - began < timeout / 1000:
+        page.wait_for_timeout(500)
+        if name in page.evaluate(names):
+            return time.monotonic() - began
+    raise AssertionError(f"no {name!r} trace after {timeout / 1000:g} s")
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("size", [(1920, 1080), (1280, 720)], ids=["1920x1080", "1280x720"])
+def test_projector_view_fits_follows_and_shows_no_secret(browser, public_app, screenshot_dir, size):
+    from lab.classroom import store
+
+    url, engine = public_app
+    width, height = size
+    new = store.create_class(engine, "Lecture hall")
+    store.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
+    names = ("Ann Lovelace", "Bob Noyce", "Cat Hopper")
+    for name, values in zip(names, (["0.75", "0.25"], ["0.5", "0.5"], ["0.1", "0.6"])):
+        student = store.join_class(engine, new.code, name).student_token
+        activity = store.student_state(engine, new.code, student).activity.id
+        store.submit_prediction(engine, new.code, student, activity, values)
+    teacher_ctx = browser.new_context(viewport=DESKTOP)
+    teacher = teacher_ctx.new_page()
+    goto(teacher, f"{url}/class?code={new.code}&teacher={new.teacher_token}")
+    href = teacher.get_by_role("link", name="Projector view").get_attribute("href")
+    assert new.teacher_token not in href and "display=" in href
+    ctx = browser.new_context(viewport={"width": width, "height": height})
+    projector = ctx.new_page()
+    goto(projector, href)
+    body = projector.inner_text("body")
+    assert new.code in body and "3 of 3 submitted" in body and f"{PUBLIC_URL}/class?code={new.code}" in body
+    assert not projector.locator(".js-plotly-plot").count()  # nothing shown before the teacher shows it
+    check_projector_facts(projector, width, height, new.teacher_token, names)
+    teacher.get_by_role("button", name="Show responses").click()
+    wait_idle(teacher)
+    projector.bring_to_front()  # the projector is a window in front (a page in the background gets fewer timers)
+    # follows the teacher within about 3 s (2 s polling, a reading shared for 1 s); 6 s leaves room for a busy CI
+    assert wait_for_trace(projector, "predictions", 15_000) <= 6
+    wait_idle(projector, started_timeout=50)
+    assert not [t for t in plotly_data(projector)[0] if t["name"] == "exact answer"]  # the answer stays hidden
+    check_projector_facts(projector, width, height, new.teacher_token, names)
+    teacher.get_by_role("button", name="Reveal to class").click()
+    wait_idle(teacher)
+    projector.bring_to_front()
+    assert wait_for_trace(projector, "exact answer", 15_000) <= 6
+    wait_idle(projector, started_timeout=50)
+    projector.wait_for_timeout(500)
+    exact = {y for t in plotly_data(projector)[0] if t["name"] == "exact answer" for y in t["y"] if y is not None}
+    assert exact == {0.75, 0.25}
+    body = projector.inner_text("body")
+    assert "Within 0.05 of the exact answer: 33% of the class" in body and "Most common wrong pattern" in body
+    check_projector_facts(projector, width, height, new.teacher_token, names)
+    projector.screenshot(path=str(screenshot_dir / f"class-projector-revealed-{width}x{height}.png"))
+    ctx.close()
+    teacher_ctx.close()
+
+
+@pytest.mark.browser
+def test_join_link_and_qr_code_use_the_public_address(browser, public_app, screenshot_dir):
+    """RESIDUAL_LAB_PUBLIC_URL=http://lab.example:8501: the dashboard's join link uses it (though the page was
+    opened as 127.0.0.1), and its QR code is segno's own encoding of exactly that link."""
+    import base64
+    import io
+
+    import segno
+
+    from lab.classroom import store
+
+    url, engine = public_app
+    new = store.create_class(engine, "QR")
+    page = browser.new_page(viewport=DESKTOP)
+    goto(page, f"{url}/class?code={new.code}&teacher={new.teacher_token}")
+    link = f"{PUBLIC_URL}/class?code={new.code}"
+    shown = [c.inner_text().strip() for c in page.locator("[data-testid=stCode]").all()]
+    assert link in shown
+    src = page.locator("[data-testid=stImage] img").first.get_attribute("src")
+    expected = io.BytesIO()
+    segno.make(link, error="m").save(expected, kind="png", scale=10, border=2)
+    assert base64.b64decode(src.split(",", 1)[1]) == expected.getvalue()
+    screenshot_full(page, screenshot_dir / "class-dashboard-1280.png")
+    page.close()
+
+
+@pytest.mark.browser
+def test_new_teacher_link_refuses_the_old_link_at_once(browser, class_app):
+    from urllib.parse import parse_qs, urlsplit
+
+    ctx = browser.new_context(viewport=DESKTOP)
+    teacher = ctx.new_page()
+    goto(teacher, f"{class_app}/class")
+    teacher.get_by_role("button", name="Start a class").click()
+    wait_idle(teacher)
+    teacher.wait_for_url("**teacher=**")
+    old_url = teacher.url
+    old = parse_qs(urlsplit(old_url).query)["teacher"][0]
+    other = ctx.new_page()  # a second tab still on the old link
+    goto(other, old_url)
+    teacher.get_by_role("button", name="New teacher link").click()
+    teacher.get_by_role("button", name="Replace my teacher link now").click()
+    wait_idle(teacher)
+    teacher.wait_for_function(f"() => !window.location.href.includes({old!r})")
+    new = parse_qs(urlsplit(teacher.url).query)["teacher"][0]
+    assert new != old and "New teacher link made" in teacher.inner_text("body")
+    assert new in teacher.inner_text("body")  # shown once, to copy
+    # the old tab's dashboard refreshes itself (every 2 s) and is refused
+    other.get_by_text("was replaced by a new one", exact=False).first.wait_for(timeout=10_000)
+    fresh = ctx.new_page()
+    goto(fresh, old_url)
+    assert "was replaced by a new one" in fresh.inner_text("body")
+    assert not fresh.get_by_role("button", name="Reveal to class").count()
+    goto(fresh, teacher.url)
+    assert metric(fresh, "Class code") and fresh.get_by_role("button", name="Open for the class").count()
+    ctx.close()
+
+
+@pytest.mark.browser
+def test_two_rounds_with_three_students(browser, class_app, screenshot_dir):
+    """Peer instruction: three students vote, the teacher shows the responses and opens round 2; the students'
+    pages follow, two revise; the dashboard shows round 1 and round 2 side by side with how many moved toward
+    the exact answer; the CSV gives every answer's round."""
+    import csv
+    import io
+
+    teacher_ctx = browser.new_context(viewport=DESKTOP)
+    teacher = teacher_ctx.new_page()
+    goto(teacher, f"{class_app}/class")
+    teacher.get_by_role("button", name="Start a class").click()
+    wait_idle(teacher)
+    teacher.wait_for_url("**teacher=**")
+    code = metric(teacher, "Class code")
+    teacher.get_by_role("button", name="Open for the class").click()
+    wait_idle(teacher)
+    rounds = {
+        "Ann": (("0.75", "0.25"), None),
+        "Bob": (("0.3", "0.1"), ("0.7", "0.3")),
+        "Cat": (("0.6", "0.4"), ("0", "1")),
+    }
+    students = {}
+    for name, (first, _second) in rounds.items():
+        ctx = browser.new_context(viewport={"width": 390, "height": 844})
+        page = ctx.new_page()
+        goto(page, f"{class_app}/class?code={code}")
+        page.get_by_role("textbox", name="Your name").fill(name)
+        page.get_by_role("button", name="Join").click()
+        page.wait_for_url("**student=**")
+        wait_idle(page)
+        page.get_by_role("spinbutton", name="Predict r(B)").fill(first[0])
+        page.get_by_role("spinbutton", name="Predict r(C)").fill(first[1])
+        page.get_by_role("button", name="Submit").click()
+        wait_idle(page)
+        assert "Saved at" in page.locator("[data-testid=stAlertContentSuccess]").inner_text()
+        students[name] = (ctx, page)
+    teacher.wait_for_function(
+        "() => [...document.querySelectorAll('[data-testid=stMetric]')].some(m => m.innerText.includes('3 of 3'))",
+        timeout=15_000,
+    )
+    teacher.get_by_role("button", name="Show responses").click()
+    wait_idle(teacher)
+    teacher.get_by_role("button", name="Vote again").click()
+    wait_idle(teacher)
+    for name, (first, second) in rounds.items():
+        page = students[name][1]
+        page.get_by_text("Round 2: vote again", exact=False).first.wait_for(timeout=15_000)
+        wait_idle(page, started_timeout=50)
+        assert page.get_by_role("spinbutton", name="Predict r(B)").input_value() == f"{float(first[0]):.2f}"
+        if name == "Bob":
+            screenshot_full(page, screenshot_dir / "class-student-round2-390.png")
+        if second is None:
+            continue
+        page.get_by_role("spinbutton", name="Predict r(B)").fill(second[0])
+        page.get_by_role("spinbutton", name="Predict r(C)").fill(second[1])
+        page.get_by_role("button", name="Submit").click()
+        wait_idle(page)
+        assert "Saved at" in page.locator("[data-testid=stAlertContentSuccess]").inner_text()
+    teacher.wait_for_function(
+        "() => document.querySelectorAll('.js-plotly-plot').length === 2"
+        " && [...document.querySelectorAll('[data-testid=stMetric]')].some(m => m.innerText.includes('2 of 3'))",
+        timeout=15_000,
+    )
+    wait_idle(teacher, started_timeout=50)
+    first_round, second_round = [
+        traces for traces in plotly_data(teacher) if any(t["name"] == "predictions" for t in traces)
+    ]
+    assert sorted(y for t in first_round if t["name"] == "predictions" for y in t["y"]) == sorted(
+        [0.75, 0.25, 0.3, 0.1, 0.6, 0.4]
+    )
+    assert sorted(y for t in second_round if t["name"] == "predictions" for y in t["y"]) == sorted([0.7, 0.3, 0.0, 1.0])
+    body = teacher.inner_text("body")
+    assert "Round 1" in body and "Round 2" in body
+    # Bob: |0.3 − 3/4| + |0.1 − 1/4| = 0.6 -> 0.1 (toward); Cat: 0.3 -> 1.5 (away); Ann did not vote again
+    assert "1 of the 2 students who voted in both rounds moved toward the exact answer (1 moved away" in body
+    teacher.get_by_role("button", name="Reveal to class").click()
+    wait_idle(teacher)
+    screenshot_full(teacher, screenshot_dir / "class-teacher-rounds-1280.png")
+    with teacher.expect_download() as download:
+        teacher.get_by_role("button", name="Download results (CSV)").click()
+    rows = list(csv.DictReader(io.StringIO(download.value.path().read_text())))
+    assert sorted((r["student"], r["round"], r["answer"]) for r in rows) == sorted(
+        [
+            ("Ann", "1", "r(B) = 3/4; r(C) = 1/4"),
+            ("Bob", "1", "r(B) = 3/10; r(C) = 1/10"),
+            ("Cat", "1", "r(B) = 3/5; r(C) = 2/5"),
+            ("Bob", "2", "r(B) = 7/10; r(C) = 3/10"),
+            ("Cat", "2", "r(B) = 0; r(C) = 1"),
+        ]
+    )
+    for ctx, _page in students.values():
+        ctx.close()
+    teacher_ctx.close()
+
+
+@pytest.mark.browser
+def test_presentation_mode_dashboard_is_readable_and_shows_no_secret(browser, public_app, screenshot_dir):
+    """The dashboard opened with present=1 at 1920x1080: no teacher token in its text or address bar, no name,
+    chart text at least 22 px, body text at least 24 px."""
+    from lab.classroom import store
+
+    url, engine = public_app
+    new = store.create_class(engine, "Presenting")
+    store.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
+    names = ("Dana Scully", "Fox Mulder")
+    for name, values in zip(names, (["0.75", "0.25"], ["0.5", "0.5"])):
+        student = store.join_class(engine, new.code, name).student_token
+        activity = store.student_state(engine, new.code, student).activity.id
+        store.submit_prediction(engine, new.code, student, activity, values)
+    ctx = browser.new_context(viewport={"width": 1920, "height": 1080})
+    page = ctx.new_page()
+    goto(page, f"{url}/class?code={new.code}&teacher={new.teacher_token}&present=1")
+    page.wait_for_function("() => !window.location.href.includes('teacher=')", timeout=10_000)
+    page.get_by_text("Students (2)").click()  # the student list is open: still no name
+    wait_idle(page, started_timeout=50)
+    body = page.inner_text("body")
+    assert new.teacher_token not in body and new.teacher_token not in page.url
+    assert not any(name in body for name in names) and "Student 1" in body
+    assert not page.get_by_role("button", name="Remove").count()
+    sizes = page.evaluate(  # the class's predictions chart (the question's p / q chart is issue 19's)
+        "() => [...document.querySelectorAll('.js-plotly-plot')]"
+        ".filter(p => p.data.some(t => t.name === 'predictions'))"
+        ".flatMap(p => [...p.querySelectorAll('.xtick text, .ytick text, .legendtext, .textpoint text')])"
+        ".map(t => parseFloat(getComputedStyle(t).fontSize))"
+    )
+    assert sizes and min(sizes) >= 22, sizes
+    body_sizes = page.evaluate(
+        "() => [...document.querySelectorAll('[data-testid=stMain] [data-testid=stMarkdown] p')]"  # not labels
+        ".filter(p => p.innerText.trim()).map(p => parseFloat(getComputedStyle(p).fontSize))"
+    )
+    assert min(body_sizes) >= 24, body_sizes
+    screenshot_full(page, screenshot_dir / "class-dashboard-presenting-1920.png")
+    ctx.close()

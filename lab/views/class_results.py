@@ -1,0 +1,74 @@
+"""A round's results as the teacher's dashboard and the projector draw them: the chart of the class's
+predictions (the exact answer over it only after the reveal), its text equivalent, the share within 0.05, the
+most common wrong pattern, and how the class moved between two rounds. Words and figures come from
+lab.classroom's summaries; the pages decide where and when (before the reveal nothing here names the answer)."""
+
+from __future__ import annotations
+
+from lab.classroom.activities import PredictSummary, RoundChange
+from lab.core.display import markdown_escape
+from lab.core.formatting import fraction_text
+from lab.views.common import chart, figure
+
+PATTERNS_LOOKED_FOR = "r proportional to p; p − q not normalised by Z; Z confused with α"
+
+
+def predictions_alt(summary: PredictSummary, revealed: bool, label: str = "") -> str:
+    """The chart's text equivalent: per value the count and mean, and the exact answer after the reveal."""
+    described = "; ".join(
+        f"{f}: {len(v)} predictions, mean {m:.2f}" for f, v, m in zip(summary.fields, summary.values, summary.means)
+    )
+    if revealed:
+        described += "; exact " + ", ".join(f"{f} = {fraction_text(e)}" for f, e in zip(summary.fields, summary.exact))
+    head = "Strip chart of the class's predictions per value with the class mean" + (
+        " and the exact answer" if revealed else ""
+    )
+    return (f"{label}: " if label else "") + head + ": " + described
+
+
+def results_chart(
+    summary: PredictSummary, revealed: bool, key: str, height: int, text_size: int | None = None, label: str = ""
+) -> None:
+    chart(
+        figure(
+            "class_predictions_figure",
+            summary.fields,
+            summary.values,
+            summary.means,
+            summary.exact if revealed else None,
+            height,
+            text_size,
+        ),
+        key,
+        predictions_alt(summary, revealed, label),
+    )
+
+
+def within_text(summary: PredictSummary) -> str:
+    """**Within 0.05 of the exact answer:** … (markdown; names the answer's closeness, so after the reveal only
+    on a projected screen)."""
+    within = ", ".join(f"{f}: {float(s):.0%}" for f, s in zip(summary.fields, summary.close_share) if s is not None)
+    return (
+        f"**Within 0.05 of the exact answer:** {float(summary.all_close_share):.0%} of the class on every value "
+        f"({within})."
+    )
+
+
+def pattern_text(summary: PredictSummary) -> str:
+    """The lab's diagnosis of the round: the most common wrong pattern among the predictions not within 0.05."""
+    if summary.pattern:
+        return (
+            f"**Most common wrong pattern:** {markdown_escape(summary.pattern)} "
+            f"({summary.pattern_count} of {summary.submitted})."
+        )
+    return f"**Most common wrong pattern:** none detected (looked for: {PATTERNS_LOOKED_FOR})."
+
+
+def change_text(change: RoundChange, later: int) -> str:
+    """How the students who voted in both rounds moved (markdown)."""
+    if not change.both:
+        return "**Round 1 → Round 2:** nobody has voted in both rounds yet."
+    return (
+        f"**Round 1 → Round {later}:** {change.toward} of the {change.both} students who voted in both rounds moved "
+        f"toward the exact answer ({change.away} moved away, {change.same} stayed as far)."
+    )
