@@ -29,6 +29,19 @@ def test_pq_bars_grouped_with_palette_patterns_and_fraction_labels():
     assert fig.layout.yaxis.range[1] > 0.6  # room above the tallest bar for its label
 
 
+def test_pq_bars_projected_same_bars_every_text_at_the_projector_size():
+    fig = charts.pq_bars_projected(TOKENS, P, Q, 24)
+    p_trace, q_trace = fig.data
+    assert list(p_trace.y) == [0.1, 0.6, 0.3] and list(q_trace.y) == [0.5, 0.3, 0.2]
+    assert list(p_trace.text) == ["1/10", "3/5", "3/10"] and list(q_trace.text) == ["1/2", "3/10", "1/5"]
+    assert p_trace.marker.color == COLORS["p"] and q_trace.marker.pattern.shape == PATTERNS["q"]
+    sizes = {p_trace.textfont.size, q_trace.textfont.size, fig.layout.legend.font.size, fig.layout.xaxis.tickfont.size}
+    assert sizes == {24}
+    # no title, no height (the projector sizes it), no value axis whose ticks could read as an answer
+    assert not fig.layout.title.text and fig.layout.height is None and fig.layout.yaxis.visible is False
+    assert fig.layout.yaxis.range[1] > 0.6 * 1.2  # room above the tallest bar for its label
+
+
 def test_prediction_vs_residual_puts_the_guess_beside_the_exact_residual():
     fig = charts.prediction_vs_residual(TOKENS, (F(0), F(1, 2), F(1, 2)), (F(0), F(3, 4), F(1, 4)))
     guess, exact = fig.data

@@ -443,12 +443,19 @@ PROJECTOR = "lab/views/projector.py"
 
 def projector_text(at) -> str:
     """Everything the projector page writes as text (markdown, errors, captions), and its charts' alt text."""
-    parts = [m.value for m in at.markdown] + errors(at) + [c.value for c in at.caption]
-    parts += [chart.proto.alt for chart in at.get("plotly_chart")]
+    parts = [m.value for m in at.markdown] + errors(at) + [c.value for c in at.caption] + [t.value for t in at.text]
+    parts += [h.value for h in [*at.title, *at.header]] + [chart.proto.alt for chart in at.get("plotly_chart")]
     return "\n".join(parts)
 
 
+def results_charts(at) -> dict:
+    """The projector's results charts (not the question's p / q chart), by key."""
+    return {key: traces for key, traces in charts(at).items() if not key.startswith("proj_pq_")}
+
+
 def test_the_projector_shows_the_class_without_names_secrets_or_controls(data, monkeypatch):
+    from lab.views.classwide import qr_image
+
     monkeypatch.setenv("RESIDUAL_LAB_PUBLIC_URL", "http://lab.example:8501")
     new = store.create_class(data, "Period 3")
     store.open_activity(data, new.code, new.teacher_token, "predict", {"source": "worked-example"})
@@ -458,24 +465,36 @@ def test_the_projector_shows_the_class_without_names_secrets_or_controls(data, m
     key = store.class_version(data, new.code).display_key
     at = open_linked_page(PROJECTOR, {"code": new.code, "display": key})
     text = projector_text(at)
-    assert new.code in text and "2 of 3 submitted" in text
-    # (an invisible word joiner follows the colon: markdown_escape keeps ":8501/…" from reading as a shortcode)
+    assert f"Class code **{new.code}**" in [t.value for t in at.title] and "2 of 3 submitted" in text
+    # the join link as plain text (no markdown, so no character of it changes): exactly what the QR code holds
     join = store.check_teacher(data, new.code, new.teacher_token).join_key
-    assert f"Join: **http://lab.example:8501/class?code={new.code}&join={join}**" in plain(text).replace("\u2060", "")
-    assert not at.get("plotly_chart")  # responses not shown yet
+    link = f"http://lab.example:8501/class?code={new.code}&join={join}"
+    assert [t.value for t in at.text] == [link]
+    (image,) = at.get("image")
+    assert list(image.value) == [qr_image(link)]
+    assert image.proto.imgs[0].alt == "QR code of the join link shown beside it"
+    # the question: p and q over the whole vocabulary, a chart with exact labels (alt: every value, exact)
+    (pq,) = [c for c in at.get("plotly_chart") if c.proto.alt.startswith("Bar chart of target p and draft q")]
+    assert pq.proto.alt == (
+        "Bar chart of target p and draft q per token: A: p 1/10, q 1/2; B: p 3/5, q 3/10; C: p 3/10, q 1/5"
+    )
+    (question,) = charts(at).values()
+    assert question["target p"]["text"] == ["1/10", "3/5", "3/10"]
+    assert question["draft q"]["text"] == ["1/2", "3/10", "1/5"]
+    assert not results_charts(at)  # responses not shown yet
     assert not any(name in text for name in ("Ann", "Bob", "Cat")) and new.teacher_token not in text
     # no control of any kind: no button, toggle (presentation mode), input or navigation
     for kind in ("button", "toggle", "text_input", "number_input", "selectbox", "radio", "link_button", "page_link"):
         assert not at.get(kind), kind
     store.show_responses(data, new.code, new.teacher_token)
     at = open_linked_page(PROJECTOR, {"code": new.code, "display": key})
-    (chart,) = charts(at).values()
+    (chart,) = results_charts(at).values()
     # (traces by name: the last "predictions" box is r(C)'s)
     assert sorted(chart["predictions"]["y"]) == [0.25, 0.5] and "exact answer" not in chart
     assert "3/4" not in projector_text(at) and "Within 0.05" not in projector_text(at)
     store.reveal(data, new.code, new.teacher_token)
     at = open_linked_page(PROJECTOR, {"code": new.code, "display": key})
-    (chart,) = charts(at).values()
+    (chart,) = results_charts(at).values()
     assert chart["exact answer"]["y"] == [0.75, 0.25]  # the labelled diamonds
     text = projector_text(at)
     assert "r(B) = 3/4 (0.75); r(C) = 1/4 (0.25)" in plain(text)
@@ -484,6 +503,7 @@ def test_the_projector_shows_the_class_without_names_secrets_or_controls(data, m
     for wrong in (new.teacher_token, key[:-1] + ("A" if key[-1] != "A" else "B"), ""):
         refused = open_linked_page(PROJECTOR, {"code": new.code, "display": wrong})
         assert "projector link" in plain(errors(refused)[0]) and not refused.get("plotly_chart")
+        assert [t.value for t in refused.title] == ["Projector view"]  # the page's h1, even when refused
 
 
 def test_two_rounds_side_by_side_on_the_dashboard_and_the_projector(data):
@@ -510,10 +530,10 @@ def test_two_rounds_side_by_side_on_the_dashboard_and_the_projector(data):
     assert "1 of the 1 students who voted in both rounds moved toward the exact answer" in markdown_text(at)
     key = store.class_version(data, new.code).display_key
     projector = open_linked_page(PROJECTOR, {"code": new.code, "display": key})
-    assert not projector.get("plotly_chart")  # round 2's responses are not shown yet
+    assert not results_charts(projector)  # round 2's responses are not shown yet
     store.show_responses(data, new.code, new.teacher_token)
     projector = open_linked_page(PROJECTOR, {"code": new.code, "display": key})
-    assert len(charts(projector)) == 2 and "moved toward" not in projector_text(projector)  # before the reveal
+    assert len(results_charts(projector)) == 2 and "moved toward" not in projector_text(projector)  # before the reveal
     store.reveal(data, new.code, new.teacher_token)
     projector = open_linked_page(PROJECTOR, {"code": new.code, "display": key})
     text = projector_text(projector)

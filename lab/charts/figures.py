@@ -9,6 +9,7 @@ FIGURES = {
     for builder in (
         # one step: p and q, the residual, the reconstruction, the binomial lab
         residual.pq_bars,
+        residual.pq_bars_projected,
         residual.prediction_vs_residual,
         residual.reconstruction_bars,
         residual.binomial_bars,

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 import plotly.graph_objects as go
 
 from lab.charts import base
-from lab.charts.palette import COLORS
+from lab.charts.palette import AXIS, COLORS, PAPER, TEXT
 from lab.core.display import exact_text, plotly_text, short_label
 
 HEIGHT = 420
@@ -54,6 +54,29 @@ def pq_bars(tokens: Sequence[str], p: Sequence, q: Sequence) -> go.Figure:
     """Target p and draft q side by side per token."""
     traces = [_bar("p", "target p", tokens, p), _bar("q", "draft q", tokens, q)]
     return base.figure(traces, _layout("Target p and draft q", "token", "probability", _top(p, q)))
+
+
+def pq_bars_projected(tokens: Sequence[str], p: Sequence, q: Sequence, text_size: int) -> go.Figure:
+    """Target p and draft q for the projector: the same bars, labels and patterns as :func:`pq_bars`, every text
+    (ticks, legend, exact bar labels) at ``text_size`` px, no title (the page says what is asked) and no height
+    (as tall as its element: the projector sizes it in window units)."""
+    traces = [
+        {**_bar("p", "target p", tokens, p), "textfont": {"size": text_size, "color": TEXT}},
+        {**_bar("q", "draft q", tokens, q), "textfont": {"size": text_size, "color": TEXT}},
+    ]
+    layout = {
+        "margin": {"l": 8, "r": 8, "t": 8 + 2 * text_size, "b": 8 + text_size},
+        "font": {"size": text_size, "color": TEXT},
+        "legend": {**base.LEGEND_ABOVE, "font": {"size": text_size}},
+        "plot_bgcolor": PAPER,
+        "paper_bgcolor": PAPER,
+        "barmode": "group",
+        "bargap": 0.2,
+        "xaxis": {"type": "category", "showline": True, "linecolor": AXIS, "tickfont": {"size": text_size}},
+        # no value axis: every bar carries its exact value, and a tick at 1/4 or 3/4 could read as an answer
+        "yaxis": {"range": [0, _top(p, q) * 1.3], "visible": False},
+    }
+    return base.figure(traces, layout)
 
 
 def _prediction_beside_exact(

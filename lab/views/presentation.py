@@ -77,6 +77,7 @@ html { font-size: 21px; }
 # text at least 24 px at 1920x1080, dark text only (no pale grey caption holds a fact; contrast >= 4.5:1).
 PRESENT_TEXT_PX = 22  # chart ticks, legends and value labels in presentation mode
 PROJECTOR_TEXT_PX = 26  # the same on the projector view
+PROJECTOR_PQ_TEXT_PX = 24  # the projector's p / q chart (a smaller chart beside the QR code)
 CLASS_PRESENTING_CSS = """
 <style>
 html { font-size: 24px; }
@@ -105,25 +106,32 @@ html { font-size: 26px; }
 .stMainBlockContainer, [data-testid="stMainBlockContainer"] {
   padding: 1.2vh 2.5vw 0 2.5vw !important; max-width: 100% !important;
 }
-[data-testid="stMain"] [data-testid="stVerticalBlock"] { gap: 0.6vh 1rem; }
+[data-testid="stMain"] [data-testid="stVerticalBlock"] { gap: 0.5vh 1rem; }
 [data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] td,
-[data-testid="stMarkdownContainer"] th { color: __INK__; font-size: 1rem; line-height: 1.3; }
-.st-key-proj-code p { font-size: min(14vh, 6.2vw) !important; font-weight: 800; letter-spacing: 0.06em;
-  line-height: 1.05; margin: 0; white-space: nowrap; font-family: "Source Code Pro", monospace; }
-.st-key-proj-qr img { height: 25vh !important; width: auto !important; }
-.st-key-proj-status p { font-size: 1.3rem !important; }
+[data-testid="stMarkdownContainer"] th, [data-testid="stText"] { color: __INK__; font-size: 1rem; line-height: 1.3; }
+/* Streamlit pulls each markdown element up by its last paragraph's margin: both go, the column gap spaces them */
+[data-testid="stMarkdownContainer"] p { margin-bottom: 0; }
+[data-testid="stMain"] [data-testid="stMarkdownContainer"] { margin-bottom: 0 !important; }
+.st-key-proj-code h1 { font-size: 1rem !important; font-weight: 600; padding: 0 !important; margin: 0;
+  line-height: 1.2; color: __INK__; }
+.st-key-proj-code h1 strong { display: block; font-size: min(13vh, 6vw); font-weight: 800; letter-spacing: 0.06em;
+  line-height: 1.05; white-space: nowrap; font-family: "Source Code Pro", monospace; }
+.st-key-proj-join [data-testid="stText"] { font-family: "Source Code Pro", monospace; overflow-wrap: anywhere;
+  word-break: break-all; white-space: normal; }
+.st-key-proj-qr img { height: 26vh !important; width: auto !important; }
+.st-key-proj-question h2 { font-size: 1.1rem !important; padding: 0.3vh 0 0 0 !important; margin: 0;
+  color: __INK__; }
+.st-key-proj-status p { font-size: 1.2rem !important; }
 /* plotly sizes a figure without a height to its element: the element's height is set here, in window units */
-[class*="st-key-proj-chart-1-"] [data-testid="stPlotlyChart"],
-[class*="st-key-proj-chart-1-"] .js-plotly-plot { height: 42vh !important; }
-[class*="st-key-proj-chart-2-"] [data-testid="stPlotlyChart"],
-[class*="st-key-proj-chart-2-"] .js-plotly-plot { height: 36vh !important; }
-[data-testid="stMarkdownContainer"] td, [data-testid="stMarkdownContainer"] th { padding: 0.1rem 0.6rem; }
-@media (max-height: 900px) {
-  [class*="st-key-proj-chart-1-"] [data-testid="stPlotlyChart"],
-  [class*="st-key-proj-chart-1-"] .js-plotly-plot { height: 38vh !important; }
-  [class*="st-key-proj-chart-2-"] [data-testid="stPlotlyChart"],
-  [class*="st-key-proj-chart-2-"] .js-plotly-plot { height: 32vh !important; }
-}
+.st-key-proj-pq [data-testid="stPlotlyChart"], .st-key-proj-pq .js-plotly-plot { height: 30vh !important; }
+[class*="st-key-proj-chart-1-shown"] [data-testid="stPlotlyChart"],
+[class*="st-key-proj-chart-1-shown"] .js-plotly-plot { height: 40vh !important; }
+[class*="st-key-proj-chart-1-revealed"] [data-testid="stPlotlyChart"],
+[class*="st-key-proj-chart-1-revealed"] .js-plotly-plot { height: 34vh !important; }
+[class*="st-key-proj-chart-2-shown"] [data-testid="stPlotlyChart"],
+[class*="st-key-proj-chart-2-shown"] .js-plotly-plot { height: 38vh !important; }
+[class*="st-key-proj-chart-2-revealed"] [data-testid="stPlotlyChart"],
+[class*="st-key-proj-chart-2-revealed"] .js-plotly-plot { height: 28vh !important; }
 </style>
 """.replace("__INK__", palette.TEXT)
 

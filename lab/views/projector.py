@@ -17,17 +17,19 @@ import streamlit as st
 
 from lab.classroom import store
 from lab.classroom.activities import PREDICT
-from lab.core.display import markdown_escape, markdown_table
+from lab.core.display import markdown_escape
+from lab.views.accessibility import announce, section, title
 from lab.views.class_results import change_text, pattern_text, predictions_alt, within_text
 from lab.views.classroom_db import class_version, engine
 from lab.views.classwide import qr_image
 from lab.views.common import chart, figure
 from lab.views.follow import follow_teacher
 from lab.views.join_link import join_link
-from lab.views.presentation import DISPLAY_PARAM, PROJECTOR_CSS, PROJECTOR_TEXT_PX
+from lab.views.presentation import DISPLAY_PARAM, PROJECTOR_CSS, PROJECTOR_PQ_TEXT_PX, PROJECTOR_TEXT_PX
 
 PROJECTOR_EVERY_S = 2.0
 MAX_QR_LINK = 2000
+LIVE = "proj"  # the page's live region (lab.views.accessibility.announce)
 
 
 def follow(code: str, drawn_version: int) -> None:
@@ -44,6 +46,7 @@ def results(shown: store.Projection, visible: bool, key: str) -> None:
     rounds = [(f"Round {activity.round - 1}", shown.earlier), (f"Round {activity.round}", shown.predict)]
     rounds = rounds if shown.earlier is not None else [("", shown.predict)]
     columns = st.columns(len(rounds), gap="large") if len(rounds) > 1 else [st.container()]
+    state = "revealed" if revealed else "shown"
     for i, (column, (label, summary)) in enumerate(zip(columns, rounds)):
         with column:
             if not visible:
@@ -51,7 +54,7 @@ def results(shown: store.Projection, visible: bool, key: str) -> None:
             if summary.submitted == 0:
                 st.markdown(f"**{label or 'Predictions'}:** none yet.")
                 continue
-            with st.container(key=f"proj-chart-{len(rounds)}-{i}"):  # its height: PROJECTOR_CSS
+            with st.container(key=f"proj-chart-{len(rounds)}-{state}-{i}"):  # its height: PROJECTOR_CSS
                 chart(
                     figure(
                         "class_predictions_figure",
@@ -107,50 +110,81 @@ def status(shown: store.Projection) -> str:
     return f"**{shown.submitted} of {shown.joined} submitted**{round_text}"
 
 
+def announcement(shown: store.Projection) -> str:
+    """What the page's polite live region says: the state the teacher's last action brought (the page redraws
+    on each one), so a screen reader on this page hears responses shown, a new round and the reveal."""
+    activity = shown.activity
+    if activity is None:
+        return "Waiting for the next activity."
+    if activity.kind != PREDICT:
+        return f"Activity {activity.position} is open: {activity.spec.title}."
+    if activity.revealed:
+        return "The exact answer is revealed: " + "; ".join(activity.spec.answer.exact_lines()) + "."
+    if activity.shown:
+        return f"Round {activity.round}: the class's responses are shown."
+    if activity.round > 1:
+        return f"Round {activity.round}: vote again."
+    return f"Activity {activity.position} is open: {activity.spec.title}."
+
+
+def join_column(klass: store.ClassRow, link) -> None:
+    """The class code in very large type (the page's h1), and the join link as plain text: exactly what the QR
+    code holds (no markdown, which could change characters of an address)."""
+    with st.container(key="proj-code"):
+        title(f"Class code **{klass.code}**")  # the code is from the code alphabet: no markdown character
+    if link.url is not None:
+        st.markdown("Join (scan the QR code, or open):")
+        with st.container(key="proj-join"):
+            st.text(link.url)
+    else:
+        st.markdown("Join: open the Class page of this app and type the code.")
+
+
 def projector_page(code: str, key: str) -> None:
     try:
         shown = store.projection(engine(), code, key)
     except store.ClassroomError as exc:
+        title("Projector view")
         st.error(markdown_escape(exc))
         return
     klass = shown.klass
     if not klass.open:
-        st.markdown(f"## Class {klass.code} has ended. Thank you for taking part.")
+        title(f"Class {klass.code} has ended")
+        st.markdown("Thank you for taking part.")
         return
     activity = shown.activity
     link = join_link(klass.code, klass.join_address, klass.join_key)
-    left, middle, right = st.columns([1.05, 0.75, 1.6], gap="medium")
+    predict = activity is not None and activity.kind == PREDICT
+    left, middle, right = st.columns([1.25, 0.8, 1.45], gap="medium")
     with left:
-        with st.container(key="proj-code"):
-            st.markdown(klass.code)
-        if link.url is not None:
-            st.markdown(f"Join: **{markdown_escape(link.url)}**")
-        else:
-            st.markdown("Join: open the Class page of this app and type the code.")
+        join_column(klass, link)
     with middle:
         if link.url is not None and len(link.url) <= MAX_QR_LINK:
             with st.container(key="proj-qr"):
-                st.image(qr_image(link.url))
+                st.image(qr_image(link.url), alt="QR code of the join link shown beside it")
     with right:
+        if predict:
+            question = activity.spec.question  # what every class screen shows (lab.teaching.class_question)
+            with st.container(key="proj-pq"):  # its height: PROJECTOR_CSS
+                chart(
+                    figure("pq_bars_projected", question.tokens, question.p, question.q, PROJECTOR_PQ_TEXT_PX),
+                    f"proj_pq_{activity.id}",
+                    question.pq_alt(),
+                    height="stretch",
+                )
+    with st.container(key="proj-question"):
         if activity is None:
-            st.markdown("### Waiting for the next activity")
+            section("Waiting for the next activity")
         else:
             spec = activity.spec
-            st.markdown(f"**Activity {activity.position}: {markdown_escape(spec.title)}**")
-            if activity.kind == PREDICT:
-                question = spec.question  # the same question every class screen shows (lab.teaching.class_question)
-                st.markdown(markdown_escape(question.prompt))
-                rows = question.pq_rows()  # (token, p, q) per token: shown one row per distribution, three rows
-                st.markdown(
-                    markdown_table(
-                        ("token", *(r[0] for r in rows)),
-                        [("target p", *(r[1] for r in rows)), ("draft q", *(r[2] for r in rows))],
-                    )
-                )
+            section(f"Activity {activity.position}: {markdown_escape(spec.title)}")
+            if predict:
+                st.markdown(markdown_escape(spec.question.prompt))
                 if activity.revealed:  # the answer's exact values; no link or button on the big screen
                     st.markdown("**Exact answer:** " + markdown_escape("; ".join(spec.answer.exact_lines())) + ".")
             else:
                 st.markdown(f"{len(spec.problems)} problems, on your phones.")
+    announce(LIVE, announcement(shown))
     st.fragment(run_every=PROJECTOR_EVERY_S)(live)(code, key)
     follow_teacher(klass.code, klass.version, key, follow)
 
@@ -159,6 +193,7 @@ st.html(PROJECTOR_CSS)
 _code = str(st.query_params.get("code", ""))[:40]
 _key = str(st.query_params.get(DISPLAY_PARAM, ""))[:64]
 if not _key:
+    title("Projector view")
     st.error("This projector link has no display key: open Projector view from the teacher's dashboard.")
 else:
     projector_page(_code, _key)

@@ -252,6 +252,27 @@ def student_revealed(page, base, presenting):
     teacher.context.close()
 
 
+def projector_of(page, teacher) -> None:
+    """``page`` opens the projector view of ``teacher``'s class (its Projector view link)."""
+    goto(page, teacher.get_by_role("link", name="Projector view").get_attribute("href"))
+
+
+def projector_before_reveal(page, base, presenting):
+    teacher, code = with_teacher(page, base, presenting)
+    projector_of(page, teacher)
+    teacher.context.close()
+
+
+def projector_revealed(page, base, presenting):
+    teacher, code = with_teacher(page, base, presenting)
+    projector_of(page, teacher)
+    press(teacher, "Show responses")
+    press(teacher, "Reveal to class")
+    page.get_by_text("Exact answer:", exact=False).first.wait_for(timeout=15_000)
+    wait_idle(page, started_timeout=50)
+    teacher.context.close()
+
+
 STATES = [
     *(State(path or "explorer", path) for path in PAGES),
     State("explorer revealed", "", explorer_revealed),
@@ -265,6 +286,8 @@ STATES = [
     State("class student joined", "class", student_joined),
     State("class student submitted", "class", student_submitted),
     State("class student revealed", "class", student_revealed),
+    State("projector before the reveal", "class", projector_before_reveal),
+    State("projector revealed", "class", projector_revealed),
 ]
 
 

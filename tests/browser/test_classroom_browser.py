@@ -5,6 +5,7 @@ reload. The server uses a fresh data folder (RESIDUAL_LAB_DATA), so the class da
 
 from __future__ import annotations
 
+import base64
 import os
 
 import pytest
@@ -270,17 +271,17 @@ def relative_luminance(rgb: str) -> float:
 
 
 PROJECTOR_FACTS_JS = """() => {
-  const plot = document.querySelector('.js-plotly-plot');
-  const box = plot ? plot.getBoundingClientRect() : null;
-  const chartText = '.xtick text, .ytick text, .legendtext, .textpoint text, .g-ytitle text';
-  const svgText = plot ? [...plot.querySelectorAll(chartText)]
-      .map(t => [t.textContent, parseFloat(getComputedStyle(t).fontSize)]) : [];
-  const bodyText = '[data-testid=stMarkdown] p, [data-testid=stMarkdown] td';
+  const plots = [...document.querySelectorAll('.js-plotly-plot')];
+  const boxes = plots.map(p => p.getBoundingClientRect()).map(b => [b.left, b.top, b.right, b.bottom]);
+  const chartText = '.xtick text, .ytick text, .legendtext, .textpoint text, .bartext, .g-ytitle text';
+  const svgText = plots.flatMap(p => [...p.querySelectorAll(chartText)])
+      .map(t => [t.textContent, parseFloat(getComputedStyle(t).fontSize)]);
+  const bodyText = '[data-testid=stMarkdown] p, [data-testid=stMarkdown] td, [data-testid=stText], h1, h2';
   const body = [...document.querySelectorAll(bodyText)].filter(p => p.innerText.trim())
       .map(p => [p.innerText.slice(0, 40), parseFloat(getComputedStyle(p).fontSize), getComputedStyle(p).color]);
   const main = document.querySelector('[data-testid=stMain]');
   const controls = 'button, input, select, textarea, [role=switch], a[href*=teacher]';
-  return {box: box && [box.left, box.top, box.right, box.bottom], svgText, body,
+  return {boxes, svgText, body,
           scroll: [main.scrollHeight, main.clientHeight, document.documentElement.scrollHeight],
           window: [window.innerWidth, window.innerHeight],
           controls: [...document.querySelectorAll(controls)].filter(c => c.getClientRects().length)
@@ -289,16 +290,16 @@ PROJECTOR_FACTS_JS = """() => {
 
 
 def check_projector_facts(page, width: int, height: int, token: str, names) -> dict:
-    """The projector at this window size: the results chart wholly inside the window, no scrolling, chart text
-    at least 22 px, body text at least 24 px (at 1920x1080), dark text (>= 4.5:1 on white), nothing to press, and
-    no student name or teacher token in its text or its address."""
+    """The projector at this window size: every chart (the question's p / q, the results) wholly inside the
+    window, no scrolling, chart text at least 22 px, body text at least 24 px (at 1920x1080), dark text (>= 4.5:1
+    on white), nothing to press, and no student name or teacher token in its text or its address."""
     facts = page.evaluate(PROJECTOR_FACTS_JS)
     assert max(facts["scroll"]) <= height + 1, facts["scroll"]
-    if facts["box"] is not None:
-        left, top, right, bottom = facts["box"]
-        assert left >= 0 and top >= 0 and right <= width and bottom <= height, facts["box"]
-        sizes = [size for _text, size in facts["svgText"]]
-        assert sizes and min(sizes) >= 22, facts["svgText"]  # ticks, legend, value labels, axis title
+    assert facts["boxes"], "no chart"  # the question's p / q chart at least
+    for left, top, right, bottom in facts["boxes"]:
+        assert left >= 0 and top >= 0 and right <= width and bottom <= height, facts["boxes"]
+    sizes = [size for _text, size in facts["svgText"]]
+    assert sizes and min(sizes) >= 22, facts["svgText"]  # ticks, legend, value labels, axis title
     if width >= 1920:
         assert min(size for _t, size, _c in facts["body"]) >= 24, facts["body"]
     for text, _size, color in facts["body"]:
@@ -345,8 +346,23 @@ def test_projector_view_fits_follows_and_shows_no_secret(browser, public_app, sc
     projector = ctx.new_page()
     goto(projector, href)
     body = projector.inner_text("body")
-    assert new.code in body and "3 of 3 submitted" in body and f"{PUBLIC_URL}/class?code={new.code}" in body
-    assert not projector.locator(".js-plotly-plot").count()  # nothing shown before the teacher shows it
+    assert new.code in body and "3 of 3 submitted" in body
+    assert projector.locator("h1").inner_text().split() == ["Class", "code", new.code]  # the page's one h1
+    # the join link as text is exactly what the QR code holds (segno's own encoding of that text)
+    join = store.check_teacher(engine, new.code, new.teacher_token).join_key
+    link = f"{PUBLIC_URL}/class?code={new.code}&join={join}"
+    assert projector.locator("[data-testid=stText]").inner_text() == link
+    qr = projector.locator("[data-testid=stImage] img")
+    assert qr.get_attribute("alt") == "QR code of the join link shown beside it"
+    assert base64.b64decode(qr.get_attribute("src").split(",", 1)[1]) == segno_png(link)
+    # the question's p / q chart with exact labels; no results before the teacher shows them
+    labels = projector.evaluate(
+        "() => [...document.querySelectorAll('.js-plotly-plot')]"
+        ".map(p => Object.fromEntries(p.data.map(t => [t.name, t.text])))"
+    )
+    assert len(labels) == 1
+    labels = labels[0]
+    assert labels == {"target p": ["1/10", "3/5", "3/10"], "draft q": ["1/2", "3/10", "1/5"]}
     check_projector_facts(projector, width, height, new.teacher_token, names)
     teacher.get_by_role("button", name="Show responses").click()
     wait_idle(teacher)
@@ -354,7 +370,8 @@ def test_projector_view_fits_follows_and_shows_no_secret(browser, public_app, sc
     # follows the teacher within about 3 s (2 s polling, a reading shared for 1 s); 6 s leaves room for a busy CI
     assert wait_for_trace(projector, "predictions", 15_000) <= 6
     wait_idle(projector, started_timeout=50)
-    assert not [t for t in plotly_data(projector)[0] if t["name"] == "exact answer"]  # the answer stays hidden
+    assert not [t for t in class_chart(projector) if t["name"] == "exact answer"]  # the answer stays hidden
+    assert live_status(projector) == "Round 1: the class's responses are shown."
     check_projector_facts(projector, width, height, new.teacher_token, names)
     teacher.get_by_role("button", name="Reveal to class").click()
     wait_idle(teacher)
@@ -362,38 +379,52 @@ def test_projector_view_fits_follows_and_shows_no_secret(browser, public_app, sc
     assert wait_for_trace(projector, "exact answer", 15_000) <= 6
     wait_idle(projector, started_timeout=50)
     projector.wait_for_timeout(500)
-    exact = {y for t in plotly_data(projector)[0] if t["name"] == "exact answer" for y in t["y"] if y is not None}
+    exact = {y for t in class_chart(projector) if t["name"] == "exact answer" for y in t["y"] if y is not None}
     assert exact == {0.75, 0.25}
     body = projector.inner_text("body")
     assert "Within 0.05 of the exact answer: 33% of the class" in body and "Most common wrong pattern" in body
+    # the reveal is announced by the page's polite live region (present from the first run, its text changed)
+    assert live_status(projector).startswith("The exact answer is revealed: r(B) = 3/4 (0.75); r(C) = 1/4 (0.25)")
     check_projector_facts(projector, width, height, new.teacher_token, names)
     projector.screenshot(path=str(screenshot_dir / f"class-projector-revealed-{width}x{height}.png"))
     ctx.close()
     teacher_ctx.close()
 
 
-@pytest.mark.browser
-def test_join_link_and_qr_code_use_the_public_address(browser, public_app, screenshot_dir):
-    """RESIDUAL_LAB_PUBLIC_URL=http://lab.example:8501: the dashboard's join link uses it (though the page was
-    opened as 127.0.0.1), and its QR code is segno's own encoding of exactly that link."""
-    import base64
+def segno_png(link: str) -> bytes:
+    """segno's own encoding of ``link``, as the app draws a QR code (error correction M, scale 10, border 2)."""
     import io
 
     import segno
 
+    expected = io.BytesIO()
+    segno.make(link, error="m").save(expected, kind="png", scale=10, border=2)
+    return expected.getvalue()
+
+
+def live_status(page) -> str:
+    """The text of the page's polite live region (role=status, inside the live-region component)."""
+    return page.evaluate(
+        "() => [...document.querySelectorAll('[data-live=status]')].map(r => r.textContent).join('|')"
+    )
+
+
+@pytest.mark.browser
+def test_join_link_and_qr_code_use_the_public_address(browser, public_app, screenshot_dir):
+    """RESIDUAL_LAB_PUBLIC_URL=http://lab.example:8501: the dashboard's join link uses it (though the page was
+    opened as 127.0.0.1), and its QR code is segno's own encoding of exactly that link."""
     from lab.classroom import store
 
     url, engine = public_app
     new = store.create_class(engine, "QR")
     page = browser.new_page(viewport=DESKTOP)
     goto(page, f"{url}/class?code={new.code}&teacher={new.teacher_token}")
-    link = f"{PUBLIC_URL}/class?code={new.code}"
+    join = store.check_teacher(engine, new.code, new.teacher_token).join_key
+    link = f"{PUBLIC_URL}/class?code={new.code}&join={join}"
     shown = [c.inner_text().strip() for c in page.locator("[data-testid=stCode]").all()]
     assert link in shown
     src = page.locator("[data-testid=stImage] img").first.get_attribute("src")
-    expected = io.BytesIO()
-    segno.make(link, error="m").save(expected, kind="png", scale=10, border=2)
-    assert base64.b64decode(src.split(",", 1)[1]) == expected.getvalue()
+    assert base64.b64decode(src.split(",", 1)[1]) == segno_png(link)
     screenshot_full(page, screenshot_dir / "class-dashboard-1280.png")
     page.close()
 
@@ -490,7 +521,8 @@ def test_two_rounds_with_three_students(browser, class_app, screenshot_dir):
         wait_idle(page)
         assert "Saved at" in page.locator("[data-testid=stAlertContentSuccess]").inner_text()
     teacher.wait_for_function(
-        "() => document.querySelectorAll('.js-plotly-plot').length === 2"
+        "() => [...document.querySelectorAll('.js-plotly-plot')]"
+        ".filter(p => (p.data || []).some(t => t.name === 'predictions')).length === 2"
         " && [...document.querySelectorAll('[data-testid=stMetric]')].some(m => m.innerText.includes('2 of 3'))",
         timeout=15_000,
     )
@@ -544,7 +576,7 @@ def test_presentation_mode_dashboard_is_readable_and_shows_no_secret(browser, pu
     page = ctx.new_page()
     goto(page, f"{url}/class?code={new.code}&teacher={new.teacher_token}&present=1")
     page.wait_for_function("() => !window.location.href.includes('teacher=')", timeout=10_000)
-    page.get_by_text("Students (2)").click()  # the student list is open: still no name
+    page.get_by_text("Show the student list (2)").click()  # the student list is open: still no name
     wait_idle(page, started_timeout=50)
     body = page.inner_text("body")
     assert new.teacher_token not in body and new.teacher_token not in page.url
