@@ -472,19 +472,20 @@ def test_saved_survives_kill_9(engine, db_url):
     reopened.dispose()
 
 
-def test_follow_key_is_per_class_and_derived_from_the_teacher_token_only(engine):
-    """A student's page reads its class's version with a key: SHA-256 of "follow:" and the SHA-256 of the
-    teacher token, its first 32 hex digits (computed here with hashlib); another class has another key."""
+def test_follow_key_is_per_class_and_derived_from_the_display_key_only(engine):
+    """A student's page reads its class's version with a key: SHA-256 of "follow:" and the class's display key
+    (not the teacher token, which New teacher link replaces), its first 32 hex digits (computed here with
+    hashlib); another class has another key."""
     import hashlib
 
     one, two = store.create_class(engine), store.create_class(engine)
-    teacher_hash = hashlib.sha256(one.teacher_token.encode()).hexdigest()
-    expected = hashlib.sha256(f"follow:{teacher_hash}".encode()).hexdigest()[:32]
+    display = store.class_version(engine, one.code).display_key
+    expected = hashlib.sha256(f"follow:{display}".encode()).hexdigest()[:32]
     assert store.class_version(engine, one.code).follow_key == expected
     student = store.join_class(engine, one.code, "Ann").student_token
     assert store.student_state(engine, one.code, student).follow_key == expected  # what the student's page gets
     assert store.class_version(engine, two.code).follow_key != expected
-    assert one.teacher_token not in expected and len(expected) == 32
+    assert one.teacher_token not in expected and display not in expected and len(expected) == 32
     assert store.class_version(engine, "QQQQQQ") is None
 
 
@@ -535,6 +536,7 @@ def test_new_teacher_link_refuses_the_old_one_at_once(engine):
     ann = store.join_class(engine, new.code, "Ann").student_token
     follow_before = store.class_version(engine, new.code).follow_key
     display_before = store.class_version(engine, new.code).display_key
+    join_before = store.check_teacher(engine, new.code, new.teacher_token).join_key
     token = store.new_teacher_link(engine, new.code, new.teacher_token)
     assert token != new.teacher_token and len(token) >= 32
     for refused in (
@@ -551,8 +553,13 @@ def test_new_teacher_link_refuses_the_old_one_at_once(engine):
     assert store.dashboard(engine, new.code, token).joined == 1  # the new link works; the class is unchanged
     assert store.student_state(engine, new.code, ann).activity is not None
     after = store.class_version(engine, new.code)
-    assert after.follow_key != follow_before  # the old hash's key no longer reads the version
-    assert after.display_key == display_before  # the projector keeps its link
+    # what students and the projector hold does not come from the teacher token: open student pages keep following,
+    # the projector keeps its link, and a join link or QR code already shown still admits
+    assert after.display_key == display_before and after.follow_key == follow_before
+    assert store.student_state(engine, new.code, ann).follow_key == follow_before
+    assert store.check_teacher(engine, new.code, token).join_key == join_before
+    assert store.join_class(engine, new.code, "Bob", link_key=join_before).name == "Bob"
+    assert store.projection(engine, new.code, display_before).joined == 2
     with engine.connect() as conn:  # the plain token is stored nowhere
         dump = " ".join(
             str(v)

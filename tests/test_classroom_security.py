@@ -77,7 +77,7 @@ def test_the_server_budget_pauses_typed_codes_and_the_join_link_still_admits(eng
         assert "join link" in str(info.value)
     # the join link (its key is in the link and the QR code) is no guess: it admits
     key = store.check_teacher(engine, new.code, new.teacher_token).join_key
-    assert key == store.join_key(hashlib.sha256(new.teacher_token.encode()).hexdigest())
+    assert key == store.join_key(store.class_version(engine, new.code).display_key)  # not from the teacher token
     assert store.join_class(engine, new.code, "Ann", client="xsrf:fresh", link_key=key).name == "Ann"
     with pytest.raises(RateLimited):  # another class's key is no key for this one
         store.join_class(engine, other.code, "Ann", client="xsrf:fresh", link_key=key)

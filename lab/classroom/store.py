@@ -243,6 +243,13 @@ class ClassRow:
         return self.ended_at is None and now() - self.created_at < CODE_LIFETIME_S
 
 
+def link_seed(row) -> str:
+    """What the students' keys (follow_key, join_key) are derived from: the class's display key, which New teacher
+    link leaves as it is, so replacing the teacher token changes nothing a student's page, a printed or projected
+    QR code or the projector holds. A row without one (made before schema 3 filled it in): the teacher-token hash."""
+    return row._mapping.get("display_key") or row._mapping.get("teacher_hash") or ""
+
+
 def _class_row(row) -> ClassRow:
     teacher_hash = row._mapping.get("teacher_hash")
     return ClassRow(
@@ -253,7 +260,7 @@ def _class_row(row) -> ClassRow:
         row.ended_at,
         row.current_activity,
         row.version,
-        join_key(teacher_hash) if teacher_hash else "",
+        join_key(link_seed(row)) if teacher_hash else "",
         row.display_key or "",
         row.join_address or "",
     )
@@ -384,11 +391,11 @@ class ClassVersion(NamedTuple):
     display_key: str = ""  # the projector's key: it may read the version too
 
 
-def follow_key(teacher_hash: str) -> str:
+def follow_key(seed: str) -> str:
     """The key a student's page presents to read its class's version over plain HTTP (lab.views.follow): 128
-    bits derived one-way from the stored hash of the teacher token, so only a page the class's students were
-    given can ask, and the version endpoint is no way to find out which class codes exist."""
-    return hashlib.sha256(f"follow:{teacher_hash}".encode()).hexdigest()[:32]
+    bits derived one-way from the class's link_seed, so only a page the class's students were given can ask, and
+    the version endpoint is no way to find out which class codes exist."""
+    return hashlib.sha256(f"follow:{seed}".encode()).hexdigest()[:32]
 
 
 def class_version(engine: Engine, code: str) -> ClassVersion | None:
@@ -402,7 +409,7 @@ def class_version(engine: Engine, code: str) -> ClassVersion | None:
     if row is None:
         return None
     is_open = row.ended_at is None and now() - row.created_at < CODE_LIFETIME_S
-    return ClassVersion(row.version, is_open, follow_key(row.teacher_hash), row.display_key or "")
+    return ClassVersion(row.version, is_open, follow_key(link_seed(row)), row.display_key or "")
 
 
 def _bump(conn, class_id: int) -> None:
@@ -703,10 +710,10 @@ def _spend_wrong_code(conn, at: float) -> None:
     _add_to_counter(conn, key, at, end - at, max(1, _live_classes(conn, at)))
 
 
-def join_key(teacher_hash: str) -> str:
+def join_key(seed: str) -> str:
     """The key in a class's join link and QR code (``join=``): a join through it is no guess (128 bits derived
-    one-way from the stored teacher-token hash), so it skips the wrong-code slowing and the server's budget."""
-    return hashlib.sha256(f"join:{teacher_hash}".encode()).hexdigest()[:32]
+    one-way from the class's link_seed), so it skips the wrong-code slowing and the server's budget."""
+    return hashlib.sha256(f"join:{seed}".encode()).hexdigest()[:32]
 
 
 def _no_open_class(code: str) -> ClassroomError:
@@ -749,7 +756,7 @@ def join_class(
             text(f"SELECT {_CLASS_COLUMNS}, c.teacher_hash FROM classes c WHERE c.code = :code"), {"code": code}
         ).first()
         by_link = bool(
-            row is not None and link_key and secrets.compare_digest(join_key(row.teacher_hash), str(link_key)[:64])
+            row is not None and link_key and secrets.compare_digest(join_key(link_seed(row)), str(link_key)[:64])
         )
         if not by_link:
             wait = _wrong_code_wait(conn, session_hash, at)
@@ -921,7 +928,7 @@ def student_state(engine: Engine, code: str, student_token: str) -> StudentState
         saved_at,
         attempts,
         exact,
-        follow_key(row.teacher_hash),
+        follow_key(link_seed(row)),
         klass.open,
         earlier,
     )

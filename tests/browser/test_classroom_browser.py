@@ -431,6 +431,9 @@ def test_join_link_and_qr_code_use_the_public_address(browser, public_app, scree
 
 @pytest.mark.browser
 def test_new_teacher_link_refuses_the_old_link_at_once(browser, class_app):
+    """New teacher link: the old link is refused at once (an open tab too, with a clear message), the new one works,
+    and a student's open page and the projector keep following the class (nothing they hold comes from the
+    teacher token)."""
     from urllib.parse import parse_qs, urlsplit
 
     ctx = browser.new_context(viewport=DESKTOP)
@@ -439,10 +442,28 @@ def test_new_teacher_link_refuses_the_old_link_at_once(browser, class_app):
     teacher.get_by_role("button", name="Start a class").click()
     wait_idle(teacher)
     teacher.wait_for_url("**teacher=**")
+    code = metric(teacher, "Class code")
+    teacher.get_by_role("button", name="Open for the class").click()
+    wait_idle(teacher)
     old_url = teacher.url
     old = parse_qs(urlsplit(old_url).query)["teacher"][0]
     other = ctx.new_page()  # a second tab still on the old link
     goto(other, old_url)
+    student_ctx = browser.new_context(viewport={"width": 390, "height": 844})
+    student = student_ctx.new_page()
+    goto(student, f"{class_app}/class?code={code}")
+    student.get_by_role("textbox", name="Your name").fill("Ann")
+    student.get_by_role("button", name="Join").click()
+    student.wait_for_url("**student=**")
+    wait_idle(student)
+    student.get_by_role("spinbutton", name="Predict r(B)").fill("0.7")
+    student.get_by_role("spinbutton", name="Predict r(C)").fill("0.3")
+    student.get_by_role("button", name="Submit").click()
+    wait_idle(student)
+    projector_ctx = browser.new_context(viewport={"width": 1280, "height": 720})
+    projector = projector_ctx.new_page()
+    goto(projector, teacher.get_by_role("link", name="Projector view").get_attribute("href"))
+
     teacher.get_by_role("button", name="New teacher link").click()
     teacher.get_by_role("button", name="Replace my teacher link now").click()
     wait_idle(teacher)
@@ -455,10 +476,22 @@ def test_new_teacher_link_refuses_the_old_link_at_once(browser, class_app):
     fresh = ctx.new_page()
     goto(fresh, old_url)
     assert "was replaced by a new one" in fresh.inner_text("body")
+    assert "Use the newest teacher link" in fresh.inner_text("body")
     assert not fresh.get_by_role("button", name="Reveal to class").count()
     goto(fresh, teacher.url)
-    assert metric(fresh, "Class code") and fresh.get_by_role("button", name="Open for the class").count()
-    ctx.close()
+    assert metric(fresh, "Class code") and fresh.get_by_role("button", name="Reveal to class").count()
+    # the student's open page and the projector still follow: the reveal from the new link reaches both
+    teacher.get_by_role("button", name="Show responses").click()
+    wait_idle(teacher)
+    teacher.get_by_role("button", name="Reveal to class").click()
+    wait_idle(teacher)
+    student.bring_to_front()
+    student.get_by_text("revealed by your teacher", exact=False).first.wait_for(timeout=15_000)
+    projector.bring_to_front()
+    assert wait_for_trace(projector, "exact answer", 15_000) <= 10
+    assert "1 of 1 submitted" in projector.inner_text("body")
+    for context in (ctx, student_ctx, projector_ctx):
+        context.close()
 
 
 @pytest.mark.browser
