@@ -51,8 +51,8 @@ MAX_LENGTH = 8
 MAX_OUTCOMES = 4_096
 LARGE_MAX_BLOCK = 32
 LARGE_MAX_LENGTH = 16
-LARGE_MAX_OUTCOMES = 200_000  # the old enumeration guard; 10 laws of this size already take ~0.5 GB
-MAX_SIM_SEQUENCES = 20_000  # simulated sequences: one Python loop per block (~35 us a sequence at worst)
+LARGE_MAX_OUTCOMES = 200_000  # memory: a page of ten laws this size would fill about half a gigabyte
+MAX_SIM_SEQUENCES = 20_000  # simulated sequences: one Python loop per block, kept within the 1 s budget
 LARGE_MAX_SIM_SEQUENCES = 1_000_000
 
 

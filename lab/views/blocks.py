@@ -36,7 +36,7 @@ MAX_K = MAX_BLOCK
 MAX_L = MAX_LENGTH
 MAX_SEED = 2**32 - 1
 GAMMAS = list(range(0, 16))
-SEARCH_SEEDS = 500  # "a block that ends at the stop token": seeds tried at most (one block each, ~30 us)
+SEARCH_SEEDS = 500  # "a block that ends at the stop token": seeds tried at most, one block each (bounded work)
 LAW_CHART_ROWS = 40  # the law is drawn as bars up to this many outputs (the table lists every one)
 
 refuse_link_values(BlocksModel.from_url(st.query_params, max_k=MAX_K, max_l=MAX_L)[1], "bk_link_problems")

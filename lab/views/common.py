@@ -102,9 +102,8 @@ class _Call:
 
 
 class _SharedFigure(go.Figure):
-    """A cached figure: shared by every session, never modified. st.plotly_chart asks every figure for its dict
-    on every call, and plotly deep-copies the whole figure for it (about 0.4 ms, per chart, per run, per student);
-    a shared figure makes that dict once. st.plotly_chart only reads it (it serialises it to JSON)."""
+    """A cached figure: shared by every session, never modified, so it makes its dict once (st.plotly_chart asks
+    for it on every call and only reads it; plotly would deep-copy the whole figure each time)."""
 
     def to_dict(self) -> dict:
         made = self.__dict__.get("_lab_dict")
@@ -122,10 +121,9 @@ def _figure(builder: str, call: _Call):
 
 def figure(builder: str, *args):
     """``lab.charts.figures.FIGURES[builder](*args)``, built once per distinct arguments: the pages' one path from a
-    result to a figure. A figure costs about 1 ms to build; most reruns leave most charts unchanged, and a class
-    on one scenario shares its figures. The figure is shared between sessions, so it must not be modified
-    (st.plotly_chart does not). The cache is keyed by Python's own hashing of the arguments and their types
-    (st.cache_resource hashed every Fraction through pickling: as slow as building the figure again)."""
+    result to a figure (most reruns leave most charts unchanged, and a class on one scenario shares them). The figure
+    is shared between sessions, so it must not be modified (st.plotly_chart does not). Keyed by Python's own hashing
+    of the arguments and their types, which is cheap for Fractions (docs/performance.md, "The figure cache")."""
     args = tuple(tuple(a) if isinstance(a, list) else a for a in args)
     try:
         call = _Call(_cache_key(args), args)

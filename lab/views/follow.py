@@ -3,9 +3,8 @@ moves past the version the page was drawn for.
 
 Served through server.py (``./run``, ``deploy/serve``), the page holds a small script (a Streamlit component)
 that asks the server for the version over plain HTTP every few seconds (``GET /_class_version``: a dict lookup,
-one small database query a second per class) and reruns the page only when it changed. A waiting class of 300
-then costs the server 150 tiny requests a second (about 0.3 ms each) instead of 60 script runs a second (about
-2 ms each; bench/bench_classroom.py measures both).
+one small database query a second per class) and reruns the page only when it changed: a waiting class costs
+tiny requests, not script runs (bench/bench_classroom.py measures both; docs/performance.md).
 
 Run as ``streamlit run app.py`` (no route: AppTest, or an app started by hand), the page falls back to a timed
 fragment that reads the same shared version (``FOLLOW_EVERY_S``).

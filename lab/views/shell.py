@@ -1,10 +1,7 @@
 """The app's frame, built once per server process: the navigation's pages and the browser-tab icon.
 
-app.py runs again for every full page run of every student, so work that is the same each time is done
-here once. Creating an ``st.Page`` from a file name resolves the path (a system call per path component,
-for each of the eight pages, on every run), and a page icon given as a file is read and registered with
-the media store on every run; under a class opening the link together, system calls are the slowest
-part of a run, because each one hands the interpreter to another session's thread.
+app.py runs on every full run of every student's page, so its file work (resolving page paths, reading the
+icon) is done here once (docs/performance.md, "Per-run file work").
 """
 
 from __future__ import annotations
@@ -17,8 +14,8 @@ import streamlit as st
 
 ROOT = Path(__file__).resolve().parents[2]
 
-# A file shipped with the app (not a ":material/…" or emoji icon, see app.py), as a data URL: Streamlit
-# passes data URLs through as they are.
+# A file shipped with the app, as a data URL (passed through as it is): a ":material/…" page icon is fetched from a
+# public font server, and an emoji is a box where no emoji font is installed.
 FAVICON = "data:image/png;base64," + base64.b64encode((ROOT / "assets" / "favicon.png").read_bytes()).decode()
 
 # (file, title, icon, url path); the first page is the default one, served at "/".
