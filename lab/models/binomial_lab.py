@@ -15,7 +15,20 @@ from lab.core.distributions import snap_to_step, to_fraction
 from lab.core.numbers import NumberInputError, OutOfRangeError, parse_probability, parse_whole_number, shown
 from lab.models.explorer import ExplorerInputError, decode_prediction, encode_prediction
 from lab.models.url import UrlReader, UrlWarning
-from lab.teaching.worked_example import DEFAULT_LAB_P, DEFAULT_N, outcome_labels
+from lab.teaching.worked_example import (
+    DEFAULT_LAB_P,
+    DEFAULT_N,
+    WORKED_EXAMPLE_SCENARIO,
+    GuideState,
+    check_products,
+    display_values,
+    guide_steps,
+    lab_result,
+    outcome_labels,
+    worked_sum,
+)
+
+BARS_HIDDEN_AGAIN = "lab success p or n changed, so the bars are hidden again: predict, then Inspect."
 
 
 @dataclass
@@ -36,6 +49,64 @@ class BinomialLabModel:
         """A new n: new outcomes, new empty predictions."""
         if n != self.n:
             self.n, self.preds = n, [0.0] * (n + 1)
+
+    def set_controls(self, lab_p: float, n: int) -> str | None:
+        """The controls' checked values. A new n means new, empty predictions; bars inspected for other values are
+        hidden again (with the guide's products and sum). Returns what to tell the user, or None."""
+        self.set_n(n)
+        self.lab_p = lab_p
+        if self.inspected is not None and not self.is_inspected:
+            self.inspected = None
+            self.products_typed = self.summed = False  # they were for the bars inspected
+            return BARS_HIDDEN_AGAIN
+        return None
+
+    def set_predictions(self, values: list) -> None:
+        """The predicted bars, one per outcome; a value that is not a probability counts as 0."""
+        self.preds = [read_probability(v) or 0.0 for v in values[: self.n + 1]]
+
+    def inspect(self) -> None:
+        """Show the exact bars for the lab as it is now."""
+        self.inspected = (self.lab_p, self.n)
+
+    @property
+    def is_inspected(self) -> bool:
+        return self.inspected == (self.lab_p, self.n)
+
+    def show_sum(self) -> None:
+        """The guide's sum, without typing the products (the student asked for it)."""
+        self.summed = True
+
+    def guide(self):
+        """The worked-example guide for the lab as it is: (the worked sum, the checklist's steps)."""
+        exact = display_values(lab_result(self.lab_p, self.n))
+        worked = worked_sum(dict(zip(outcome_labels(self.n), exact)) if self.n == 1 else {}, WORKED_EXAMPLE_SCENARIO)
+        state = GuideState(
+            self.clean_start,
+            self.lab_p,
+            self.n,
+            self.n == 1 and any(self.preds),
+            self.is_inspected,
+            self.products_typed,
+            self.summed,
+        )
+        return worked, guide_steps(state, worked.z)
+
+    def sum_ready(self, steps) -> bool:
+        """The lab shows the worked example's bars: lab success p = 0.75, n = 1, inspected (steps 2 and 4)."""
+        return steps[1].done and steps[3].done
+
+    def guide_shown(self) -> tuple:
+        """Everything the guide panel shows, to compare: its steps, and the worked sum once it is shown."""
+        worked, steps = self.guide()
+        return tuple(steps), self.summed, worked if steps[-1].done and self.sum_ready(steps) else None
+
+    def type_products(self, typed: Mapping[str, str]) -> list[str]:
+        """The guide's Z·r(B) and Z·r(C) as typed, checked exactly; right, the sum follows. Returns the messages."""
+        check = check_products(typed, self.guide()[0])
+        if check.right:
+            self.products_typed = self.summed = True
+        return list(check.messages)
 
     @classmethod
     def from_url(cls, params: Mapping, reveal_allowed: bool = True) -> tuple[BinomialLabModel, list[UrlWarning]]:
@@ -97,17 +168,19 @@ class BinomialLabModel:
         return desired
 
 
-def control_p(value, previous: float) -> float:
-    """The lab success p control's value, or ``previous`` when it is not a number from 0 to 1."""
+def read_probability(value) -> float | None:
+    """A lab success p or predicted bar from a widget: a number from 0 to 1, or None."""
     try:
         return float(parse_probability(value, "lab success p"))
     except NumberInputError:
-        return previous
+        return None
 
 
-def control_n(value, previous: int) -> int:
-    """The n control's value, or ``previous`` when it is not a whole number from 1 to 26."""
+def read_n(value) -> int | None:
+    """The n control's value: a whole number from 1 to 26 (not True or False), or None."""
+    if isinstance(value, bool):
+        return None
     try:
         return parse_whole_number(value, "n", N_MIN, N_MAX, any_spelling=True)
     except (NumberInputError, BinomialInputError):
-        return previous
+        return None
