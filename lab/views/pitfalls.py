@@ -68,18 +68,18 @@ def reset_block_length() -> None:
     st.session_state["pit_length"] = length
 
 
-title("Pitfalls")
-st.caption(
-    "Mistakes a speculative sampler can make, each run through the exact engine in exact fractions: a "
-    "distance of 0 means exactly the target's law. A card cites a public report where a mistake of its "
-    "kind was reported; the others are easy to make, with no report cited."
-)
-st.caption(CHECK_YOUR_OWN)
+def intro() -> None:
+    title("Pitfalls")
+    st.caption(
+        "Mistakes a speculative sampler can make, each run through the exact engine in exact fractions: a "
+        "distance of 0 means exactly the target's law. A card cites a public report where a mistake of its "
+        "kind was reported; the others are easy to make, with no report cited."
+    )
+    st.caption(CHECK_YOUR_OWN)
 
-@st.fragment
-def choice_section() -> None:
-    """The choice (scenario or model, K, L, mistake) and everything it changes: a fragment, so a change reruns this
-    section only (the single-step view and the numerics card below stay as they are)."""
+
+def choice_controls() -> None:
+    """Scenario or model, K and L (a new model puts back its default K and L)."""
     models = all_model_names()
     c1, c2, c3 = st.columns([2, 1, 1])
     c1.selectbox(
@@ -102,6 +102,10 @@ def choice_section() -> None:
         "L up to 4 with 8 tokens, 6 with 4 tokens, 7 with 3 tokens.",
     )
 
+
+def laws_for_choice():
+    """The exact laws of every variant for the checked controls: (report, refusal). A refused choice keeps the last
+    valid report (None before the first)."""
     state = controls_model(PitfallsModel, "pit_state")  # the controls' values, checked
     try:
         report = mistakes(state.model, state.block, state.length)
@@ -112,10 +116,10 @@ def choice_section() -> None:
         report = st.session_state.get("pit_last_report")
     else:
         refused = ""
-    if report is None:
-        announce("pit", error=refused)
-        return
+    return report, refused
 
+
+def choice_caption(report) -> None:
     model = load_model(report.model)
     st.caption(
         f"**{markdown_escape(model.title)}** — {report.kind} · K = {report.block}, L = {report.length} · "
@@ -128,6 +132,8 @@ def choice_section() -> None:
         )
     )
 
+
+def chosen_mistake() -> str:
     st.selectbox(
         "mistake",
         MISTAKE_CARDS,
@@ -135,9 +141,12 @@ def choice_section() -> None:
         key="pit_variant",
     )
     variant = controls_model(PitfallsModel, "pit_state", quiet=True).variant  # with the mistake just chosen
-    card = CARDS[variant]
-    result = report.laws[variant]
+    return variant
 
+
+def mistake_card(report, variant: str) -> None:
+    """The card: code, whether the model can show it, public reports, when it is harmless."""
+    card = CARDS[variant]
     card_code(card)
     if VARIANTS[variant].stop_only and report.stop is None:
         stopping = ", ".join(name for name in all_model_names() if load_model(name).stop is not None)
@@ -154,7 +163,9 @@ def choice_section() -> None:
         )
     st.markdown(f"**Harmless:** {card.harmless_when}")
 
-    # --- predict first -------------------------------------------------------------------------------------
+
+def predict_inputs(report, variant: str) -> tuple:
+    """The two guesses and the Reveal button: (biased guess, gain guess, whether this choice is revealed)."""
     subsection("Predict first")
     choice = f"{report.model}::{report.block}::{report.length}::{variant}"
     reveal_key = f"pit_revealed::{choice}"
@@ -175,58 +186,60 @@ def choice_section() -> None:
     )
     if st.button("Reveal the exact law", key="pit_reveal", type="primary"):
         st.session_state[reveal_key] = True
+    return guess_biased, guess_gain, bool(st.session_state.get(reveal_key))
 
-    said = ""
-    if not st.session_state.get(reveal_key):
-        st.info("Make your guesses, then reveal: the law, the distance and the grade appear together.")
+
+def revealed_law(report, variant: str, guess_biased, guess_gain) -> str:
+    """The exact law beside the target, the distance and the grade; returns the sentence announced."""
+    card, result = CARDS[variant], report.laws[variant]
+    said = f"Revealed: {variant} is at TV distance {exact_and_decimal(result.tv_distance)} from the target."
+    if guess_biased is not None and guess_gain is not None:
+        grade = grade_prediction(result, guess_biased.startswith("yes"), guess_gain)
+        (st.success if grade.score == 2 else st.warning)(markdown_escape(grade.message))
+        said += f" Your guess: {grade.message}"
     else:
-        said = f"Revealed: {variant} is at TV distance {exact_and_decimal(result.tv_distance)} from the target."
-        if guess_biased is not None and guess_gain is not None:
-            grade = grade_prediction(result, guess_biased.startswith("yes"), guess_gain)
-            (st.success if grade.score == 2 else st.warning)(markdown_escape(grade.message))
-            said += f" Your guess: {grade.message}"
-        else:
-            st.caption("Revealed without a complete guess: not graded.")
-        m1, m2 = st.columns(2)
-        tv_text = fraction_text(result.tv_distance)
-        if len(tv_text) <= 16:
-            m1.metric("TV distance (exact)", tv_text)
-        else:
-            m1.markdown(f"TV distance (exact)  \n`{tv_text}`")
-        m2.metric("TV distance (decimal)", f"{float(result.tv_distance):.6g}")
-        chart(
-            figure(
-                "law_vs_target",
-                report.outcomes,
-                report.target,
-                {f"{variant} law": result.law},
-                f"{card.title}: output law against target",
-            ),
-            key="pit_law_chart",
-            alt=f"Bars of the target law beside the exact output law of {variant}: "
-            + listed(
-                f"{o}: target {exact_and_decimal(t)}, {variant} {exact_and_decimal(v)}"
-                for o, t, v in zip(report.outcomes, report.target, result.law)
-            ),
-        )
-        st.dataframe(
-            {
-                "outcome": list(report.outcomes),
-                "target": [exact_and_decimal(v) for v in report.target],
-                f"{variant}": [exact_and_decimal(v) for v in result.law],
-                "difference": [exact_and_decimal(v - t) for t, v in zip(report.target, result.law)],
-            },
-            hide_index=True,
-            width="stretch",
-        )
-        exact_on = harmless_scenarios(variant)
-        shipped = ", ".join(exact_on) if exact_on else "(none)"
-        st.caption(f"{variant}: one step is exactly p on the shipped scenarios {shipped}.")
+        st.caption("Revealed without a complete guess: not graded.")
+    m1, m2 = st.columns(2)
+    tv_text = fraction_text(result.tv_distance)
+    if len(tv_text) <= 16:
+        m1.metric("TV distance (exact)", tv_text)
+    else:
+        m1.markdown(f"TV distance (exact)  \n`{tv_text}`")
+    m2.metric("TV distance (decimal)", f"{float(result.tv_distance):.6g}")
+    chart(
+        figure(
+            "law_vs_target",
+            report.outcomes,
+            report.target,
+            {f"{variant} law": result.law},
+            f"{card.title}: output law against target",
+        ),
+        key="pit_law_chart",
+        alt=f"Bars of the target law beside the exact output law of {variant}: "
+        + listed(
+            f"{o}: target {exact_and_decimal(t)}, {variant} {exact_and_decimal(v)}"
+            for o, t, v in zip(report.outcomes, report.target, result.law)
+        ),
+    )
+    st.dataframe(
+        {
+            "outcome": list(report.outcomes),
+            "target": [exact_and_decimal(v) for v in report.target],
+            f"{variant}": [exact_and_decimal(v) for v in result.law],
+            "difference": [exact_and_decimal(v - t) for t, v in zip(report.target, result.law)],
+        },
+        hide_index=True,
+        width="stretch",
+    )
+    exact_on = harmless_scenarios(variant)
+    shipped = ", ".join(exact_on) if exact_on else "(none)"
+    st.caption(f"{variant}: one step is exactly p on the shipped scenarios {shipped}.")
+    return said
 
-    announce("pit", said, error=refused)
 
-    # A spoiler is drawn only while its expander is open (opening it reruns): most students never open it, and it
-    # holds a chart and a table that every change of the choice would otherwise build again.
+def every_variant_spoiler(report) -> None:
+    """Every variant's distance on this choice, drawn only while its expander is open (opening it reruns): most
+    students never open it, and every change of the choice would otherwise build its chart and table again."""
     every_variant = st.expander(
         "Every variant on this choice (spoils the predictions)", key="pit_every", on_change="rerun"
     )
@@ -250,56 +263,87 @@ def choice_section() -> None:
             )
 
 
-choice_section()
+@st.fragment
+def choice_section() -> None:
+    """The choice (scenario or model, K, L, mistake) and everything it changes: a fragment, so a change reruns this
+    section only (the single-step view and the numerics card below stay as they are)."""
+    choice_controls()
+    report, refused = laws_for_choice()
+    if report is None:
+        announce("pit", error=refused)
+        return
+    choice_caption(report)
+    variant = chosen_mistake()
+    mistake_card(report, variant)
+    guess_biased, guess_gain, revealed = predict_inputs(report, variant)
+    said = ""
+    if revealed:
+        said = revealed_law(report, variant, guess_biased, guess_gain)
+    else:
+        st.info("Make your guesses, then reveal: the law, the distance and the grade appear together.")
+    announce("pit", said, error=refused)
+    every_variant_spoiler(report)
 
-# --- single step ---------------------------------------------------------------------------------------
-section("A single step through every mistake")
-st.caption(
-    "For the one-step scenarios: each variant's one-step output law against p, so the worked example "
-    "(bernoulli-residual) runs through every mistake. Open it after predicting."
-)
-every_step = st.expander(
-    "Every variant, one step (spoils the predictions)",
-    key="pit_every_step",
-    on_change="rerun",
-)
-if every_step.open:
-    with every_step:
-        steps = scenario_names()
-        chosen = st.session_state.get("pit_last_report")
-        step_name = st.selectbox(
-            "one-step scenario",
-            steps,
-            index=steps.index(chosen.model) if chosen is not None and chosen.model in steps else 0,
-            key="pit_step_scenario",
-        )
-        laws = single_step(step_name)
-        tokens = laws["correct"].tokens
-        st.caption(
-            "Each variant's one-step output law (accepted proposals plus corrections), exact, beside p. "
-            "The worked example is bernoulli-residual."
-        )
-        table = {"variant": ["target p", *laws]}
-        for i, token in enumerate(tokens):
-            table[token] = [exact_and_decimal(laws["correct"].target[i])] + [
-                exact_and_decimal(v.law[i]) for v in laws.values()
-            ]
-        table["TV distance"] = ["—"] + [exact_and_decimal(v.tv_distance) for v in laws.values()]
-        st.dataframe(table, hide_index=True, width="stretch")
-        chart(
-            figure(
-                "tv_by_variant",
-                list(laws),
-                [v.tv_distance for v in laws.values()],
-                "One step: distance from p, by variant",
-            ),
-            key="pit_step_tv_chart",
-            alt="Horizontal bars: the exact total variation distance of each variant's one-step law from p: "
-            + listed(f"{n} {exact_and_decimal(v.tv_distance)}" for n, v in laws.items()),
-        )
 
-# --- the numerics card ---------------------------------------------------------------------------------
-zero = CARDS["zero-over-zero"]
-card_code(zero)
-st.markdown("**Reported publicly:** " + reports_text(zero) + f".  \n**Harmless:** {zero.harmless_when}")
-st.page_link("lab/views/numerics.py", label="Numerics: tiny Z, the Z = 0 branch and float inconsistencies")
+def single_step_section() -> None:
+    section("A single step through every mistake")
+    st.caption(
+        "For the one-step scenarios: each variant's one-step output law against p, so the worked example "
+        "(bernoulli-residual) runs through every mistake. Open it after predicting."
+    )
+    every_step = st.expander(
+        "Every variant, one step (spoils the predictions)",
+        key="pit_every_step",
+        on_change="rerun",
+    )
+    if every_step.open:
+        with every_step:
+            steps = scenario_names()
+            chosen = st.session_state.get("pit_last_report")
+            step_name = st.selectbox(
+                "one-step scenario",
+                steps,
+                index=steps.index(chosen.model) if chosen is not None and chosen.model in steps else 0,
+                key="pit_step_scenario",
+            )
+            laws = single_step(step_name)
+            tokens = laws["correct"].tokens
+            st.caption(
+                "Each variant's one-step output law (accepted proposals plus corrections), exact, beside p. "
+                "The worked example is bernoulli-residual."
+            )
+            table = {"variant": ["target p", *laws]}
+            for i, token in enumerate(tokens):
+                table[token] = [exact_and_decimal(laws["correct"].target[i])] + [
+                    exact_and_decimal(v.law[i]) for v in laws.values()
+                ]
+            table["TV distance"] = ["—"] + [exact_and_decimal(v.tv_distance) for v in laws.values()]
+            st.dataframe(table, hide_index=True, width="stretch")
+            chart(
+                figure(
+                    "tv_by_variant",
+                    list(laws),
+                    [v.tv_distance for v in laws.values()],
+                    "One step: distance from p, by variant",
+                ),
+                key="pit_step_tv_chart",
+                alt="Horizontal bars: the exact total variation distance of each variant's one-step law from p: "
+                + listed(f"{n} {exact_and_decimal(v.tv_distance)}" for n, v in laws.items()),
+            )
+
+
+def zero_over_zero_card() -> None:
+    zero = CARDS["zero-over-zero"]
+    card_code(zero)
+    st.markdown("**Reported publicly:** " + reports_text(zero) + f".  \n**Harmless:** {zero.harmless_when}")
+    st.page_link("lab/views/numerics.py", label="Numerics: tiny Z, the Z = 0 branch and float inconsistencies")
+
+
+def main() -> None:
+    intro()
+    choice_section()
+    single_step_section()
+    zero_over_zero_card()
+
+
+main()
