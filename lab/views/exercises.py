@@ -5,11 +5,15 @@ The answer keys and the presenter's Reveal buttons are the teacher's: they open 
 assignment link plus a token derived from the server's secret, made for a seed drawn at random); a student's
 assignment link shows the problems, hints, the worked solution after two tries and their own results.
 Attempts live in this browser session, and on the server only after the student asks for a resume link
-(lab.views.study_resume: the id in the link brings them back after a reload or a restart)."""
+(lab.views.study_resume: the id in the link brings them back after a reload or a restart).
+
+Each tab is a function of the session's :class:`Sheet` (the assignment and what this student did with it), with a
+short main at the bottom."""
 
 from __future__ import annotations
 
 import secrets
+from dataclasses import dataclass, field
 
 import streamlit as st
 
@@ -56,41 +60,70 @@ BARS_TAB_KEY = "exq_bars_exercise"  # the open predict-the-bars exercise
 KEPT_WIDGET_PREFIXES = ("exq_bar_", "exq_base_url", BARS_TAB_KEY)  # values of widgets in tabs that may be closed
 
 
+ASSIGNMENT_KEYS = ("seed", "count", "level")  # the Teacher tab's widget keys, and the link's parameters
+SAID = "exq_said"  # what the last Check, Hint or Reveal showed: (said, refused), for the page's live region
+
+
 def _state(name: str, factory):
     if name not in st.session_state:
         st.session_state[name] = factory()
     return st.session_state[name]
 
 
-# --- the assignment (seed, count and level: in the link) and the tabs ----------------------------
+@dataclass
+class Sheet:
+    """One assignment as this session sees it: the link's seed, count and level, its problems, and this student's
+    attempts, feedback, revealed solutions and checked bars (kept in session state per seed and level)."""
 
-assignment, link_problems = ExercisesModel.from_url(st.query_params)  # the link's assignment, read once
-refuse_link_values(link_problems, "exq_link_problems")  # a refused value: taken out of the link, then a rerun
-title("Exercises")
-st.caption(
-    "Compute α, Z, r and the reconstruction for small distributions. Fractions must be exact; decimals count "
-    "within 0.005. A worked solution opens after two tries. Your answers stay in this browser tab, or get a "
-    "resume link (Your results tab) to keep them."
-)
+    seed: int
+    count: int
+    level: str
+    problems: list
+    predictions: list
+    presenting: bool
+    teacher: bool  # a teacher link of this assignment: its keys and the presenter's Reveal buttons
+    link_token: str
+    attempts: dict = field(default_factory=dict)
+    feedback: dict = field(default_factory=dict)
+    revealed: set = field(default_factory=set)
+    checked_bars: dict = field(default_factory=dict)
 
-show_link_warnings("exq_link_problems")  # the seed, count or level a link gave that was refused
-SAID = "exq_said"  # what the last Check, Hint or Reveal showed: (said, refused), for the page's live region
-_said, _refused = st.session_state.get(SAID, ("", ""))
-announce("exq", _said, error=_refused)
-
-# Only the open tab is drawn, the problems aside (a tab switch reruns the page): a class opening the link together
-# draws the problems alone, about half of the page's work. A widget that is not drawn in a run loses its value,
-# so the values kept in the other tabs are carried over here (Streamlit's way: a widget's value assigned to its key).
-for _key in [k for k in st.session_state if str(k).startswith(KEPT_WIDGET_PREFIXES)]:
-    st.session_state[_key] = st.session_state[_key]
-# The open tab is in the link (tab=Predict+the+bars): a teacher can send the class straight to a tab. A tab the
-# page does not have was refused with the link's other values, above.
-tab_problems, tab_bars, tab_results, tab_teacher = st.tabs(
-    TABS, key=ExercisesModel.PARAMS["tab"], on_change="rerun", bind="query-params"
-)
+    @property
+    def key(self) -> str:
+        """The assignment's part of every widget key: answers to one assignment never show in another."""
+        return f"{self.seed}-{self.level}"
 
 
-ASSIGNMENT_KEYS = ("seed", "count", "level")  # the Teacher tab's widget keys, and the link's parameters
+def open_sheet(assignment: ExercisesModel) -> Sheet:
+    seed, count, level = assignment.seed, assignment.count, assignment.level
+    problems, predictions = (list(part) for part in shared_assignment(seed, count, level))  # once for the class
+    link_token = str(st.query_params.get(TEACHER_PARAM, ""))[:100]
+    secret = _secret() if link_token else None
+    sheet = Sheet(
+        seed, count, level, problems, predictions, is_presenting(),
+        secret is not None and is_teacher_token(secret, seed, link_token), link_token,
+    )
+    sheet.attempts = _state("exq_attempts", dict).setdefault(sheet.key, {})
+    sheet.feedback = _state("exq_feedback", dict).setdefault(sheet.key, {})
+    sheet.revealed = _state("exq_revealed", dict).setdefault(sheet.key, set())
+    sheet.checked_bars = _state("exq_bars", dict).setdefault(sheet.key, {})
+    return sheet
+
+
+def intro() -> None:
+    title("Exercises")
+    st.caption(
+        "Compute α, Z, r and the reconstruction for small distributions. Fractions must be exact; decimals count "
+        "within 0.005. A worked solution opens after two tries. Your answers stay in this browser tab, or get a "
+        "resume link (Your results tab) to keep them."
+    )
+
+
+def keep_closed_tabs_values() -> None:
+    """A widget that is not drawn in a run loses its value, and only the open tab is drawn: the values kept in the
+    other tabs are carried over (Streamlit's way: a widget's value assigned to its key)."""
+    for key in [k for k in st.session_state if str(k).startswith(KEPT_WIDGET_PREFIXES)]:
+        st.session_state[key] = st.session_state[key]
 
 
 def _write_assignment() -> None:
@@ -127,100 +160,52 @@ def _new_seed():
         st.query_params[TEACHER_PARAM] = teacher_token(secret, st.session_state["seed"])
 
 
-# The assignment is the link's (refused values were taken out of it above). Its controls are drawn only while the
-# Teacher tab is open, and they write the link themselves (not bound to it: a bound widget that is not drawn takes
-# its value out of the link). A class opening an assignment link draws none of them.
-seed, count, level = assignment.seed, assignment.count, assignment.level
-with tab_teacher:
-    if tab_teacher.open:
-        for message in st.session_state.pop("exq_assignment_errors", []):
-            st.error(markdown_escape(f"{message}. The link keeps its last valid assignment."))
-        section("Build an assignment")
-        st.write("Seed, count and level are in the page's link: everyone who opens it gets the same problems.")
-        for key in ASSIGNMENT_KEYS:  # each control starts from the link (no default value: no conflict with it)
-            if key not in st.session_state:
-                st.session_state[key] = getattr(assignment, key)
-        c1, c2 = st.columns(2)
-        with c1:
-            st.number_input(
-                "Seed", MIN_SEED, MAX_SEED, step=1, key="seed", on_change=_write_assignment, help="Any whole number"
-            )
-            st.button("New random seed", on_click=_new_seed, key="exq_new_seed")
-        with c2:
-            st.number_input(
-                "Number of problems", MIN_COUNT, MAX_COUNT, step=1, key="count", on_change=_write_assignment
-            )
-            st.selectbox("Level", LEVELS, key="level", on_change=_write_assignment)
-            st.caption(LEVEL_TITLES.get(level, ""))
-
-problems, predictions = (list(part) for part in shared_assignment(seed, count, level))  # once for the class
-sig = f"{seed}-{level}"
-attempts: dict[int, Attempt] = _state("exq_attempts", dict).setdefault(sig, {})
-feedback: dict[int, tuple[str, str]] = _state("exq_feedback", dict).setdefault(sig, {})
-revealed: set[int] = _state("exq_revealed", dict).setdefault(sig, set())
-checked_bars: dict[int, tuple] = _state("exq_bars", dict).setdefault(sig, {})
-if resume_problem := study_resume.load_saved(sig, attempts) or st.session_state.pop("exq_resume_error", None):
-    st.warning(f"Resume link: {markdown_escape(resume_problem)}")
-    if study_resume.waiting():
-        study_resume.retry_while_down()
-presenting = is_presenting()
-_link_token = str(st.query_params.get(TEACHER_PARAM, ""))[:100]
-_server_secret = _secret() if _link_token else None
-# a teacher link of this assignment: its keys and Reveal buttons
-teacher = _server_secret is not None and is_teacher_token(_server_secret, seed, _link_token)
+def _answer_key(sheet: Sheet, problem: Problem) -> str:
+    return f"exq_answer_{sheet.key}_{problem.number}"
 
 
-# --- problems -----------------------------------------------------------------------------------
-
-
-def _answer_key(problem: Problem) -> str:
-    return f"exq_answer_{sig}_{problem.number}"
-
-
-def _submit(problem: Problem):
-    text = st.session_state.get(_answer_key(problem))
-    attempt = attempts.setdefault(problem.number, Attempt())
+def _submit(sheet: Sheet, problem: Problem):
+    text = st.session_state.get(_answer_key(sheet, problem))
+    attempt = sheet.attempts.setdefault(problem.number, Attempt())
     if text is None or not str(text).strip():
-        feedback[problem.number] = (
+        sheet.feedback[problem.number] = (
             "warning",
             "Type an answer first." if not problem.is_choice else "Choose a branch first.",
         )
-        st.session_state[SAID] = ("", f"{problem.title}: {feedback[problem.number][1]}")
+        st.session_state[SAID] = ("", f"{problem.title}: {sheet.feedback[problem.number][1]}")
         return
     if attempt.correct:
-        feedback[problem.number] = ("success", "Already solved: your correct answer is recorded.")
+        sheet.feedback[problem.number] = ("success", "Already solved: your correct answer is recorded.")
         return
     check = record_try(attempt, problem, str(text))
     if check.counted:
-        study_resume.save(sig, problem.number, attempt)
+        study_resume.save(sheet.key, problem.number, attempt)
     kind = "success" if check.correct else ("error" if check.counted else "warning")
-    feedback[problem.number] = (kind, check.message)
+    sheet.feedback[problem.number] = (kind, check.message)
     said = f"{problem.title}, try {attempt.tries}: {check.message}"
     st.session_state[SAID] = (said, "") if check.counted else ("", said)
 
 
-def _hint(problem: Problem):
-    attempt = attempts.setdefault(problem.number, Attempt())
+def _hint(sheet: Sheet, problem: Problem):
+    attempt = sheet.attempts.setdefault(problem.number, Attempt())
     attempt.hints_used = min(attempt.hints_used + 1, len(HINT_STEPS))
-    study_resume.save(sig, problem.number, attempt)
+    study_resume.save(sheet.key, problem.number, attempt)
     hint = hints(problem)[attempt.hints_used - 1]
     st.session_state[SAID] = (f"{problem.title}, hint {attempt.hints_used}: {hint}", "")
 
 
-def _reveal(problem: Problem):
-    revealed.add(problem.number)
+def _reveal(sheet: Sheet, problem: Problem):
+    sheet.revealed.add(problem.number)
     st.session_state[SAID] = (f"{problem.title}: the worked solution is open below the problem.", "")
 
 
-def draw_problem(problem: Problem) -> None:
-    attempt = attempts.get(problem.number, Attempt())
+def draw_problem(sheet: Sheet, problem: Problem) -> None:
+    attempt = sheet.attempts.get(problem.number, Attempt())
     status = "solved" if attempt.correct else f"{attempt.tries} {'try' if attempt.tries == 1 else 'tries'}"
-    # The problem's card is its form, and one markdown element in it holds the title, the p / q table, the question
-    # and the tries so far; nothing sits in columns. A problem is five elements instead of eleven, on every run of
-    # every student's page (a class opening the link together waits for all of them). Enter in the answer box
-    # presses the form's first button, Check; Hint (and the presenter's Reveal) are the form's other buttons, so
-    # pressing them keeps what is typed in the box without checking it.
-    with st.form(key=f"exq_form_{sig}_{problem.number}", border=True, enter_to_submit=True):
+    # The card is its form, with one markdown element for the title, the p / q table, the question and the tries:
+    # few elements per problem, since a class opening the link draws them all. Enter presses Check, the form's first
+    # button; Hint (and the presenter's Reveal) keep what is typed without checking it.
+    with st.form(key=f"exq_form_{sheet.key}_{problem.number}", border=True, enter_to_submit=True):
         st.markdown(
             f"## {problem.title}\n\n"
             f"{pq_table(problem.p.tokens, problem.p.values, problem.q.values)}\n\n"
@@ -229,90 +214,87 @@ def draw_problem(problem: Problem) -> None:
             anchors=False,
         )
         if problem.is_choice:
-            st.radio("Your answer", BRANCH_OPTIONS, index=None, key=_answer_key(problem), horizontal=True)
+            st.radio("Your answer", BRANCH_OPTIONS, index=None, key=_answer_key(sheet, problem), horizontal=True)
         else:
             st.text_input(
                 "Your answer",
-                key=_answer_key(problem),
+                key=_answer_key(sheet, problem),
                 placeholder="A fraction, a decimal or a word",
                 help="A fraction (exact), a decimal (within 0.005), or 'undefined' if it does not exist.",
             )
         # Check and Hint never disable themselves (focus would drop to the page's body): pressed again once solved or
         # with every hint shown, they say so or change nothing
-        st.form_submit_button("Check", on_click=_submit, args=(problem,))
-        if problem.number in feedback:
-            kind, message = feedback[problem.number]
+        st.form_submit_button("Check", on_click=_submit, args=(sheet, problem))
+        if problem.number in sheet.feedback:
+            kind, message = sheet.feedback[problem.number]
             getattr(st, kind)(markdown_escape(message))
         # the presenter's Reveal button sits beside Hint, in one row; without it, no row at all
-        reveal_button = presenting and teacher  # the presenter's button: a teacher link's only
+        reveal_button = sheet.presenting and sheet.teacher  # the presenter's button: a teacher link's only
         buttons = st.container(horizontal=True) if reveal_button else st
         buttons.form_submit_button(
             f"Hint {min(attempt.hints_used + 1, len(HINT_STEPS))} of {len(HINT_STEPS)}",
-            key=f"exq_hint_{sig}_{problem.number}",
+            key=f"exq_hint_{sheet.key}_{problem.number}",
             on_click=_hint,
-            args=(problem,),
+            args=(sheet, problem),
         )
         if reveal_button:
             buttons.form_submit_button(
                 "Reveal the solution",
-                key=f"exq_reveal_{sig}_{problem.number}",
+                key=f"exq_reveal_{sheet.key}_{problem.number}",
                 on_click=_reveal,
-                args=(problem,),
+                args=(sheet, problem),
                 type="primary",
             )
         for i, hint in enumerate(hints(problem)[: attempt.hints_used], start=1):
             st.info(f"Hint {i}: {markdown_escape(hint)}")
-        pressed = problem.number in revealed  # the presenter's "Reveal the solution" button
+        pressed = problem.number in sheet.revealed  # the presenter's "Reveal the solution" button
         if pressed or attempt.show_solution:
             # Open by itself after two wrong tries, except while presenting: then only on the presenter's press
             # (the collapsed expander can be opened by a click too).
-            opened = pressed or (attempt.show_solution and not attempt.correct and not presenting)
+            opened = pressed or (attempt.show_solution and not attempt.correct and not sheet.presenting)
             with st.expander("Worked solution", expanded=opened):
                 for line in worked_solution(problem):
                     st.markdown(f"- {markdown_escape(line)}")
 
 
-# Once drawn, the problems are drawn whatever tab is open: an answer typed but not yet checked lives only in the
-# browser's answer box, and it stays there only while the box is drawn on every run. Until the Problems tab has
-# been open in this session nothing can have been typed, so a link straight to another tab (a class sent to
-# predict the bars) does not draw them at all.
-if tab_problems.open:
-    st.session_state["exq_problems_shown"] = True
-with tab_problems:
-    if st.session_state.get("exq_problems_shown"):
-        score = running_score(attempts, len(problems))
-        scores = st.container(horizontal=True)  # one row block, not three columns
-        scores.metric("Score", f"{score.correct} / {score.total}")
-        scores.metric("Attempted", score.attempted)
-        scores.metric("Right first time", score.first_try)
-        st.caption(f"Assignment: seed {seed}, {count} problems, {LEVEL_TITLES[level]}.")
-        for problem in problems:
-            draw_problem(problem)
+def problems_tab(sheet: Sheet, tab) -> None:
+    """Once drawn, the problems are drawn whatever tab is open: an answer typed but not yet checked lives only in the
+    browser's answer box, which keeps it only while it is drawn on every run. Until the Problems tab has been open
+    in this session nothing can have been typed, so a link straight to another tab does not draw them at all."""
+    if tab.open:
+        st.session_state["exq_problems_shown"] = True
+    with tab:
+        if st.session_state.get("exq_problems_shown"):
+            score = running_score(sheet.attempts, len(sheet.problems))
+            scores = st.container(horizontal=True)  # one row block, not three columns
+            scores.metric("Score", f"{score.correct} / {score.total}")
+            scores.metric("Attempted", score.attempted)
+            scores.metric("Right first time", score.first_try)
+            st.caption(f"Assignment: seed {sheet.seed}, {sheet.count} problems, {LEVEL_TITLES[sheet.level]}.")
+            for problem in sheet.problems:
+                draw_problem(sheet, problem)
 
 
-# --- predict the bars ---------------------------------------------------------------------------
+def _bar_key(sheet: Sheet, number: int, token: str) -> str:
+    return f"exq_bar_{sheet.key}_{number}_{token}"
 
 
-def _bar_key(number: int, token: str) -> str:
-    return f"exq_bar_{sig}_{number}_{token}"
+def _current_bars(sheet: Sheet, pr) -> tuple[float, ...]:
+    return tuple(round(float(st.session_state.get(_bar_key(sheet, pr.number, t), 0.0)), 2) for t in pr.p.tokens)
 
 
-def _current_bars(pr) -> tuple[float, ...]:
-    return tuple(round(float(st.session_state.get(_bar_key(pr.number, t), 0.0)), 2) for t in pr.p.tokens)
-
-
-def _check_bars(pr):
-    checked_bars[pr.number] = _current_bars(pr)
+def _check_bars(sheet: Sheet, pr):
+    sheet.checked_bars[pr.number] = _current_bars(sheet, pr)
 
 
 @st.fragment
-def bars_exercise(pr) -> None:
+def bars_exercise(sheet: Sheet, pr) -> None:
     """One predict-the-bars exercise. A fragment: moving one of its sliders reruns this exercise only,
     not the whole page (the problems, the other exercises and the Teacher tab stay as they are)."""
     with st.container(border=True, key=f"exq_bars_{pr.number}"):
         chart(
             figure("pq_bars", pr.p.tokens, pr.p.values, pr.q.values),
-            f"exq_pq_chart_{sig}_{pr.number}",
+            f"exq_pq_chart_{sheet.key}_{pr.number}",
             "Bar chart of target p and draft q: "
             + "; ".join(
                 f"{t}: p {fraction_text(a)}, q {fraction_text(b)}"
@@ -328,14 +310,17 @@ def bars_exercise(pr) -> None:
             for token in pr.p.tokens:
                 # no value: it starts at 0 (min_value), and a value carried over from a closed tab is no conflict
                 st.slider(
-                    f"Predict r({token})", 0.0, 1.0, step=float(PREDICT_STEP), key=_bar_key(pr.number, token),
+                    f"Predict r({token})", 0.0, 1.0, step=float(PREDICT_STEP), key=_bar_key(sheet, pr.number, token),
                 )
-        current = _current_bars(pr)
+        current = _current_bars(sheet, pr)
         st.caption(f"Your bars add up to {sum(current):.2f} (a residual always sums to 1).")
-        st.button("Check", key=f"exq_check_bars_{sig}_{pr.number}", on_click=_check_bars, args=(pr,), type="primary")
+        st.button(
+            "Check", key=f"exq_check_bars_{sheet.key}_{pr.number}", on_click=_check_bars, args=(sheet, pr),
+            type="primary",
+        )
         said = ""
-        if pr.number in checked_bars:
-            if checked_bars[pr.number] != current:
+        if pr.number in sheet.checked_bars:
+            if sheet.checked_bars[pr.number] != current:
                 st.caption("You moved a bar since your last check: press Check again to score it.")
             else:
                 result = score_prediction(pr.truth, current)
@@ -350,7 +335,7 @@ def bars_exercise(pr) -> None:
                 )
                 chart(
                     figure("prediction_vs_residual", pr.p.tokens, current, pr.truth),
-                    f"exq_truth_chart_{sig}_{pr.number}",
+                    f"exq_truth_chart_{sheet.key}_{pr.number}",
                     "Bar chart of your predicted residual beside the exact residual r: "
                     + "; ".join(
                         f"{t}: yours {v:.2f}, r {fraction_text(r)}" for t, v, r in zip(pr.p.tokens, current, pr.truth)
@@ -370,38 +355,40 @@ def bars_exercise(pr) -> None:
         announce(f"exq-bars-{pr.number}", said)
 
 
-with tab_bars:
-    if tab_bars.open:
+def bars_tab(sheet: Sheet, tab) -> None:
+    with tab:
+        if not tab.open:
+            return
         st.write(
             "Set the height of every residual bar r(x) = max(0, p(x) − q(x)) / Z, then press **Check**. "
             "The score is the total variation distance ½·Σ|your bar − r(x)|: 0 is perfect."
         )
-        if level == "z0":
+        if sheet.level == "z0":
             st.caption("Z = 0 problems have no residual bars, so these exercises use the basic level.")
         # One exercise at a time, in its own tab (only the open one is drawn, like the page's tabs): its sliders are
         # most of this tab's work, and a class sent here by a link draws a third of them. The other exercises' bars
         # are carried over like every value in a closed tab (KEPT_WIDGET_PREFIXES), the open exercise too.
         exercise_tabs = st.tabs(
-            [f"Exercise {pr.number}" for pr in predictions], key=BARS_TAB_KEY, on_change="rerun"
+            [f"Exercise {pr.number}" for pr in sheet.predictions], key=BARS_TAB_KEY, on_change="rerun"
         )
-        for pr, exercise_tab in zip(predictions, exercise_tabs):
+        for pr, exercise_tab in zip(sheet.predictions, exercise_tabs):
             with exercise_tab:
                 if exercise_tab.open:
-                    bars_exercise(pr)
+                    bars_exercise(sheet, pr)
 
 
-# --- the student's results ------------------------------------------------------------------------
-
-with tab_results:
-    if tab_results.open:
-        score = running_score(attempts, len(problems))
+def results_tab(sheet: Sheet, tab) -> None:
+    with tab:
+        if not tab.open:
+            return
+        score = running_score(sheet.attempts, len(sheet.problems))
         st.write(
             f"{score.correct} of {score.total} correct ({score.first_try} right first time). Download your results "
             "to hand in: they are not saved anywhere else."
         )
         rows = []
-        for problem in problems:
-            attempt = attempts.get(problem.number, Attempt())
+        for problem in sheet.problems:
+            attempt = sheet.attempts.get(problem.number, Attempt())
             rows.append(
                 {
                     "problem": problem.number,
@@ -413,8 +400,8 @@ with tab_results:
         st.dataframe(rows, hide_index=True, width="stretch")
         st.download_button(
             "Download my results (CSV)",
-            lambda: results_csv(problems, attempts),  # built on the click, with the answers as they are then
-            file_name=f"residual-lab-results-seed{seed}-{level}.csv",
+            lambda: results_csv(sheet.problems, sheet.attempts),  # built on the click, with the answers then
+            file_name=f"residual-lab-results-seed{sheet.seed}-{sheet.level}.csv",
             mime="text/csv",
             on_click="ignore",
             key="exq_dl_results",
@@ -422,7 +409,7 @@ with tab_results:
         if study_resume.resume_token():
             st.markdown("**Your resume link** (open it later, even after a restart, to continue with your answers):")
             st.code(
-                assignment_url(st.context.url or "http://localhost:8501/", seed, count, level)
+                assignment_url(st.context.url or "http://localhost:8501/", sheet.seed, sheet.count, sheet.level)
                 + f"&{study_resume.RESUME_PARAM}={study_resume.resume_token()}",
                 language=None,
                 wrap_lines=True,
@@ -432,15 +419,41 @@ with tab_results:
                 "Keep my answers: get a resume link",
                 key="exq_resume_start",
                 on_click=study_resume.start,
-                args=(sig, attempts),
+                args=(sheet.key, sheet.attempts),
                 help="Stores your answers on this app's server under a private id in the page's link.",
             )
 
 
-# --- teacher: link, QR code, downloads -------------------------------------------------------------
+def assignment_controls(sheet: Sheet) -> None:
+    """Seed, count and level: drawn only while the Teacher tab is open, and they write the link themselves (not bound
+    to it: a bound widget that is not drawn takes its value out of the link)."""
+    for message in st.session_state.pop("exq_assignment_errors", []):
+        st.error(markdown_escape(f"{message}. The link keeps its last valid assignment."))
+    section("Build an assignment")
+    st.write("Seed, count and level are in the page's link: everyone who opens it gets the same problems.")
+    for key in ASSIGNMENT_KEYS:  # each control starts from the link (no default value: no conflict with it)
+        if key not in st.session_state:
+            st.session_state[key] = getattr(sheet, key)
+    c1, c2 = st.columns(2)
+    with c1:
+        st.number_input(
+            "Seed", MIN_SEED, MAX_SEED, step=1, key="seed", on_change=_write_assignment, help="Any whole number"
+        )
+        st.button("New random seed", on_click=_new_seed, key="exq_new_seed")
+    with c2:
+        st.number_input(
+            "Number of problems", MIN_COUNT, MAX_COUNT, step=1, key="count", on_change=_write_assignment
+        )
+        st.selectbox("Level", LEVELS, key="level", on_change=_write_assignment)
+        st.caption(LEVEL_TITLES.get(sheet.level, ""))
 
-with tab_teacher:
-    if tab_teacher.open:
+
+def teacher_tab(sheet: Sheet, tab) -> None:
+    """The assignment's controls, its link and QR code, the teacher link, and the downloads."""
+    with tab:
+        if not tab.open:
+            return
+        assignment_controls(sheet)
         base = st.context.url or "http://localhost:8501/"
         typed = st.text_input(
             "App address for students (optional)",
@@ -453,10 +466,10 @@ with tab_teacher:
                 base = check_base_url(typed)
             except ExerciseInputError as exc:
                 st.error(f"{markdown_escape(exc)}. The link below uses {markdown_escape(base)}.")
-        url = assignment_url(base, seed, count, level)
+        url = assignment_url(base, sheet.seed, sheet.count, sheet.level)
         # the browser's own address (st.context.url) is not typed: check it too
         if len(url) > MAX_BASE_URL_LENGTH + 100:
-            url = assignment_url("http://localhost:8501/", seed, count, level)
+            url = assignment_url("http://localhost:8501/", sheet.seed, sheet.count, sheet.level)
             st.error("This browser's address is too long for a QR code: type the app address students can reach.")
         st.markdown("**Assignment link** (copy it, or let the class scan the QR code):")
         st.code(url, language=None, wrap_lines=True)
@@ -464,17 +477,18 @@ with tab_teacher:
             qr_image(url),
             caption="QR code of the assignment link",
             alt="QR code that opens the assignment link shown above",
-            width=420 if presenting else 260,
+            width=420 if sheet.presenting else 260,
         )
         if error := st.session_state.pop("exq_secret_error", None):
             st.error(f"Teacher links do not work on this server: {markdown_escape(error)}.")
-        if teacher and not presenting:  # the projector is public: the teacher's link is not shown there
+        if sheet.teacher and not sheet.presenting:  # the projector is public: the teacher's link is not shown there
             st.markdown(
                 "**Your teacher link** (keep it private: it opens the answer keys and, in presentation mode, the "
                 "Reveal buttons; give the class the assignment link above):"
             )
-            st.code(teacher_url(base, seed, count, level, _link_token), language=None, wrap_lines=True)
-        elif not teacher:
+            link = teacher_url(base, sheet.seed, sheet.count, sheet.level, sheet.link_token)
+            st.code(link, language=None, wrap_lines=True)
+        elif not sheet.teacher:
             st.info(
                 "Answer keys open with a teacher link only. Press **New random seed** above: it makes a new "
                 "assignment and puts its teacher link in this page's address (keep that address private, and give "
@@ -482,7 +496,7 @@ with tab_teacher:
                 icon=":material/lock:",
             )
         st.markdown("**Downloads** (the same for everyone with this link; nothing is saved on the server):")
-        stem = f"residual-lab-seed{seed}-{level}-{count}"
+        stem = f"residual-lab-seed{sheet.seed}-{sheet.level}-{sheet.count}"
         d1, d2 = st.columns(2)
         # The files are the same for the whole class (built once) and handed over only on a click: passing the
         # text itself would hash and store every file again on every run of every student's page.
@@ -495,17 +509,45 @@ with tab_teacher:
             (d2, "Worksheet (Markdown)", "worksheet.md", "text/markdown", "exq_dl_ws_md"),
             (d2, "Worksheet (CSV)", "worksheet.csv", "text/csv", "exq_dl_ws_csv"),
         )
-        for column, label, suffix, mime, key in (keys if teacher else ()) + worksheets:
+        for column, label, suffix, mime, key in (keys if sheet.teacher else ()) + worksheets:
             column.download_button(
                 label,
-                lambda suffix=suffix: assignment_downloads(seed, count, level)[suffix],
+                lambda suffix=suffix: assignment_downloads(sheet.seed, sheet.count, sheet.level)[suffix],
                 file_name=f"{stem}-{suffix}",
                 mime=mime,
                 on_click="ignore",
                 key=key,
             )
-        if teacher:
+        if sheet.teacher:
             st.caption(
                 "The same key from a terminal: "
-                + f"`python -m lab exercises --seed {seed} --count {count} --level {level}`"
+                + f"`python -m lab exercises --seed {sheet.seed} --count {sheet.count} --level {sheet.level}`"
             )
+
+
+def main() -> None:
+    assignment, link_problems = ExercisesModel.from_url(st.query_params)  # the link's assignment, read once
+    refuse_link_values(link_problems, "exq_link_problems")  # a refused value: taken out of the link, then a rerun
+    intro()
+    show_link_warnings("exq_link_problems")  # the seed, count or level a link gave that was refused
+    said, refused = st.session_state.get(SAID, ("", ""))
+    announce("exq", said, error=refused)
+    keep_closed_tabs_values()
+    # The open tab is in the link (tab=Predict+the+bars), so a teacher can send the class straight to a tab.
+    tab_problems, tab_bars, tab_results, tab_teacher = st.tabs(
+        TABS, key=ExercisesModel.PARAMS["tab"], on_change="rerun", bind="query-params"
+    )
+    sheet = open_sheet(assignment)
+    if resume_problem := study_resume.load_saved(sheet.key, sheet.attempts) or st.session_state.pop(
+        "exq_resume_error", None
+    ):
+        st.warning(f"Resume link: {markdown_escape(resume_problem)}")
+        if study_resume.waiting():
+            study_resume.retry_while_down()
+    teacher_tab(sheet, tab_teacher)
+    problems_tab(sheet, tab_problems)
+    bars_tab(sheet, tab_bars)
+    results_tab(sheet, tab_results)
+
+
+main()
