@@ -16,15 +16,11 @@ import operator
 from lab.check.cases import BlockCase
 from lab.check.power import PowerTarget, required_draws
 from lab.check.report import CaseResult
-from lab.check.step import CLOCK_EVERY, Tally, case_rng, conclude
-from lab.check.watch import Clock, Findings, SamplerTimeout, Watched, exception_text
+from lab.check.step import Tally, case_rng, conclude
+from lab.check.watch import Clock, Findings, StopDrawing, exception_text, run_draws
 from lab.core.formatting import fraction_text
 
 MAX_BLOCKS_PER_SEQUENCE = 1_000  # a sampler that commits nothing would loop forever
-
-
-class _Stop(Exception):
-    pass
 
 
 def serve(case: BlockCase, dtype: str):
@@ -79,48 +75,36 @@ def run_block_case(block, case: BlockCase, target: PowerTarget, seed: int, dtype
     counts: dict[tuple[int, ...], int] = {}
     findings = Findings()
     blocks = tokens_committed = 0
-    done = reported = 0
-    cut = hung = False
-    with Watched(findings), clock.hard_stop():
-        try:
-            for i in range(draws):
-                if not i % CLOCK_EVERY and i:
-                    progress.advance(i - reported, case.name)
-                    reported = i
-                    if clock.expired():
-                        cut = True
-                        break
-                sequence: tuple[int, ...] = ()
-                calls = 0
-                committed: tuple[int, ...] = ()
-                while not case.finished(sequence, committed):
-                    invalid = findings.invalid
-                    try:
-                        out = block(target_fn, draft_fn, sequence, k, rng)
-                    except Exception as exc:  # the user's code: named, never a traceback
-                        findings.exception, findings.exception_at = exception_text(exc), i
-                        raise _Stop from None
-                    if findings.invalid != invalid and findings.invalid_at is None:
-                        findings.invalid_at = i
-                    committed, problem = committed_tokens(out, k, size)
-                    if problem:
-                        findings.bad_output = f"{problem} (sequence {i}, prefix {list(sequence)})"
-                        raise _Stop
-                    sequence += committed
-                    blocks += 1
-                    tokens_committed += len(committed)
-                    calls += 1
-                    if calls > MAX_BLOCKS_PER_SEQUENCE:
-                        findings.bad_output = f"needed more than {MAX_BLOCKS_PER_SEQUENCE} blocks for one sequence"
-                        raise _Stop
-                outcome = case.outcome(sequence)
-                counts[outcome] = counts.get(outcome, 0) + 1
-                done = i + 1
-        except _Stop:
-            pass
-        except SamplerTimeout:  # a call still running past the time limit
-            cut = hung = True
-    progress.advance(done - reported, case.name)
+
+    def draw(i: int) -> None:
+        nonlocal blocks, tokens_committed
+        sequence: tuple[int, ...] = ()
+        calls = 0
+        committed: tuple[int, ...] = ()
+        while not case.finished(sequence, committed):
+            invalid = findings.invalid
+            try:
+                out = block(target_fn, draft_fn, sequence, k, rng)
+            except Exception as exc:  # the user's code: named, never a traceback
+                findings.exception, findings.exception_at = exception_text(exc), i
+                raise StopDrawing from None
+            if findings.invalid != invalid and findings.invalid_at is None:
+                findings.invalid_at = i
+            committed, problem = committed_tokens(out, k, size)
+            if problem:
+                findings.bad_output = f"{problem} (sequence {i}, prefix {list(sequence)})"
+                raise StopDrawing
+            sequence += committed
+            blocks += 1
+            tokens_committed += len(committed)
+            calls += 1
+            if calls > MAX_BLOCKS_PER_SEQUENCE:
+                findings.bad_output = f"needed more than {MAX_BLOCKS_PER_SEQUENCE} blocks for one sequence"
+                raise StopDrawing
+        outcome = case.outcome(sequence)
+        counts[outcome] = counts.get(outcome, 0) + 1
+
+    done, cut, hung = run_draws(draws, case.name, clock, progress, findings, draw)
     tally = Tally(needed, draws, df, done, cut, hung, unit="sequences")
     data: dict = {
         "model": case.model.name,

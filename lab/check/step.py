@@ -14,12 +14,11 @@ from lab.check.identify import best_variant, residual_variants
 from lab.check.power import PowerTarget, power_of, required_draws
 from lab.check.report import CaseResult
 from lab.check.residuals import check_residual, listed
-from lab.check.watch import HANG_GRACE, Clock, Findings, SamplerTimeout, Watched, exception_text
+from lab.check.watch import HANG_GRACE, Clock, Findings, StopDrawing, exception_text, run_draws
 from lab.core.formatting import fraction_text
 from lab.core.sampling import chi_square_test
 
 MAX_DISTINCT_RESIDUALS = 64  # distinct returned residuals checked exactly per case (a correct one returns 1)
-CLOCK_EVERY = 1024  # draws between looks at the clock and the progress bar
 
 
 def case_rng(seed: int, name: str) -> np.random.Generator:
@@ -149,56 +148,44 @@ def run_step_case(step, case: StepCase, target: PowerTarget, seed: int, dtype: s
     findings = Findings()
     residuals: dict = {}  # (dtype, bytes) -> [array, calls]
     unchecked = 0
-    done = reported = 0
-    cut = hung = False
-    with Watched(findings), clock.hard_stop():
+
+    def draw(i: int) -> None:
+        nonlocal unchecked
+        invalid = findings.invalid
         try:
-            for i in range(draws):
-                if not i % CLOCK_EVERY and i:
-                    progress.advance(i - reported, case.name)
-                    reported = i
-                    if clock.expired():
-                        cut = True
-                        break
-                invalid = findings.invalid
-                try:
-                    out = step(p, q, rng)
-                except Exception as exc:  # the user's code: its failure is a finding, named
-                    findings.exception, findings.exception_at = exception_text(exc), i
-                    break
-                if findings.invalid != invalid and findings.invalid_at is None:
-                    findings.invalid_at = i
-                if type(out) is tuple:
-                    if len(out) != 2:
-                        findings.bad_output = (
-                            f"returned a tuple of {len(out)} values (expected token or (token, residual))"
-                        )
-                        break
-                    out, r = out
-                    if r is not None:
-                        arr = np.asarray(r)
-                        key = (arr.dtype.str, arr.shape, arr.tobytes())
-                        seen = residuals.get(key)
-                        if seen is not None:
-                            seen[1] += 1
-                        elif len(residuals) < MAX_DISTINCT_RESIDUALS:
-                            residuals[key] = [arr.copy(), 1]
-                        else:
-                            unchecked += 1
-                if type(out) is int and 0 <= out < size:
-                    counts[out] += 1
+            out = step(p, q, rng)
+        except Exception as exc:  # the user's code: its failure is a finding, named
+            findings.exception, findings.exception_at = exception_text(exc), i
+            raise StopDrawing from None
+        if findings.invalid != invalid and findings.invalid_at is None:
+            findings.invalid_at = i
+        if type(out) is tuple:
+            if len(out) != 2:
+                findings.bad_output = f"returned a tuple of {len(out)} values (expected token or (token, residual))"
+                raise StopDrawing
+            out, r = out
+            if r is not None:
+                arr = np.asarray(r)
+                key = (arr.dtype.str, arr.shape, arr.tobytes())
+                seen = residuals.get(key)
+                if seen is not None:
+                    seen[1] += 1
+                elif len(residuals) < MAX_DISTINCT_RESIDUALS:
+                    residuals[key] = [arr.copy(), 1]
                 else:
-                    index, problem = token_index(out, size)
-                    if problem:
-                        if "NaN" in problem:
-                            findings.nan_outputs += 1
-                        findings.bad_output = f"{problem} at draw {i}"
-                        break
-                    counts[index] += 1
-                done = i + 1
-        except SamplerTimeout:  # a call still running past the time limit
-            cut = hung = True
-    progress.advance(done - reported, case.name)
+                    unchecked += 1
+        if type(out) is int and 0 <= out < size:
+            counts[out] += 1
+        else:
+            index, problem = token_index(out, size)
+            if problem:
+                if "NaN" in problem:
+                    findings.nan_outputs += 1
+                findings.bad_output = f"{problem} at draw {i}"
+                raise StopDrawing
+            counts[index] += 1
+
+    done, cut, hung = run_draws(draws, case.name, clock, progress, findings, draw)
     tally = Tally(needed, draws, df, done, cut, hung)
 
     reasons: list[str] = []

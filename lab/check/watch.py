@@ -127,3 +127,34 @@ class Clock:
         finally:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, previous)
+
+
+CLOCK_EVERY = 1024  # draws between looks at the clock and the progress bar
+
+
+class StopDrawing(Exception):
+    """Raised by a draw to end a case's draws early (a finding that decides the case)."""
+
+
+def run_draws(draws: int, name: str, clock: Clock, progress, findings: Findings, draw) -> tuple[int, bool, bool]:
+    """``draw(i)`` for each draw of case ``name``, watched for numpy's invalid-value events and bounded by ``clock``.
+    A draw raises :class:`StopDrawing` to end early. Returns (draws done, cut short, cut by a call that hung)."""
+    done = reported = 0
+    cut = hung = False
+    with Watched(findings), clock.hard_stop():
+        try:
+            for i in range(draws):
+                if not i % CLOCK_EVERY and i:
+                    progress.advance(i - reported, name)
+                    reported = i
+                    if clock.expired():
+                        cut = True
+                        break
+                draw(i)
+                done = i + 1
+        except StopDrawing:
+            pass
+        except SamplerTimeout:  # a call still running past the time limit
+            cut = hung = True
+    progress.advance(done - reported, name)
+    return done, cut, hung
