@@ -1,4 +1,4 @@
-"""The probability lab's Binomial(n, success p): exact pmf by hand, float path within its tolerance."""
+"""the Binomial lab's Binomial(n, success p): exact pmf by hand, float path within its tolerance."""
 
 import math
 from fractions import Fraction as F

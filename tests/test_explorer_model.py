@@ -4,8 +4,8 @@ from fractions import Fraction as F
 
 import pytest
 
-from lab.core.display import exact_text, markdown_escape, markdown_table, short_label
 from lab.core.distributions import snap_to_step
+from lab.core.formatting import exact_text, markdown_escape, markdown_table, short_label
 from lab.core.residual import residual_exact
 from lab.models.explorer import (
     MAX_TOKENS,

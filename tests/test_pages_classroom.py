@@ -411,7 +411,7 @@ def test_new_teacher_link_replaces_the_old_one(data):
 
 
 def test_the_join_link_and_its_qr_code_use_the_public_address(data, monkeypatch):
-    from lab.views.classwide import qr_image
+    from lab.views.once_per_server import qr_image
 
     new = store.create_class(data)
     join = "&join=" + store.check_teacher(data, new.code, new.teacher_token).join_key  # the join link's key
@@ -454,7 +454,7 @@ def results_charts(at) -> dict:
 
 
 def test_the_projector_shows_the_class_without_names_secrets_or_controls(data, monkeypatch):
-    from lab.views.classwide import qr_image
+    from lab.views.once_per_server import qr_image
 
     monkeypatch.setenv("RESIDUAL_LAB_PUBLIC_URL", "http://lab.example:8501")
     new = store.create_class(data, "Period 3")

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 import plotly.graph_objects as go
 
 from lab.charts import palette
-from lab.core.display import exact_text, short_label
+from lab.core.formatting import exact_text, short_label
 
 # Plotly's validation of every property is off in production: the specs are this package's own constants and
 # plain lists and floats made from the arguments. tests/test_charts_assembly.py builds every builder's figure

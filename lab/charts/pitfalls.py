@@ -14,8 +14,7 @@ import plotly.graph_objects as go
 
 from lab.charts import base, palette
 from lab.charts.palette import COLORS, PATTERNS
-from lab.core.display import plotly_text, short_label
-from lab.core.formatting import fraction_text
+from lab.core.formatting import fraction_text, plotly_text, short_label
 from lab.teaching.numerics import FLOAT32_EPS, FLOAT64_EPS, TinyZCase
 
 HEIGHT = 400

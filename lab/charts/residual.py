@@ -13,7 +13,7 @@ import plotly.graph_objects as go
 
 from lab.charts import base
 from lab.charts.palette import AXIS, COLORS, PAPER, TEXT
-from lab.core.display import exact_text, plotly_text, short_label
+from lab.core.formatting import exact_text, plotly_text, short_label
 
 HEIGHT = 420
 

@@ -13,7 +13,7 @@ from fractions import Fraction
 
 from lab.charts import base, palette
 from lab.charts.palette import COLORS
-from lab.core.display import exact_text, plotly_text
+from lab.core.formatting import exact_text, plotly_text
 
 HEIGHT = 420
 

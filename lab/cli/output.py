@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 
-from lab.core.formatting import both_text, fraction_text
+from lab.core.formatting import fraction_text, with_decimal
 from lab.core.numbers import NumberInputError, parse_whole_number
 
 
@@ -36,7 +36,7 @@ def number_text(value, exact: bool) -> str:
 
 def cell_text(value, exact: bool) -> str:
     """A table cell: the exact fraction beside its decimal (``3/4 (0.75)``), or a float64 decimal."""
-    return both_text(value, digits=10) if exact else f"{float(value):.10g}"
+    return with_decimal(value, digits=10) if exact else f"{float(value):.10g}"
 
 
 def summary_text(value, exact: bool) -> str:

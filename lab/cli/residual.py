@@ -186,7 +186,7 @@ def register(sub) -> None:
     sce.add_argument("--json", action="store_true")
     sce.set_defaults(run=run_scenario)
 
-    bino = sub.add_parser("binomial", help="the probability lab's Binomial(n, success p)")
+    bino = sub.add_parser("binomial", help="the Binomial lab's Binomial(n, success p)")
     bino.add_argument("--p", required=True, metavar="P", help="success probability: 0.75 or 3/4")
     bino.add_argument("--n", required=True, metavar="N", help="trials, 1 to 26")
     bino.add_argument("--exact", action="store_true")

@@ -1,4 +1,4 @@
-"""The probability lab's Binomial(n, success p), exact for rational p and via scipy for floats.
+"""the Binomial lab's Binomial(n, success p), exact for rational p and via scipy for floats.
 
 With n = 1 it is the lab's two-outcome Bernoulli display: success is token B, failure token C
 (A has zero residual mass in the worked example and is outside this display).

@@ -235,7 +235,7 @@ class _Rules:
         return bisect.bisect_right(table, u)
 
 
-def _step_moves(model: MarkovModel, block: int, variant: Variant, look: _Rules, t: int, hidden: Hidden) -> dict:
+def _step_moves(model: MarkovModel, block: int, variant: Variant, rule_set: _Rules, t: int, hidden: Hidden) -> dict:
     """The exact moves (y, next hidden) -> probability from history ``t`` in state ``hidden``."""
     j, d, rejected, stopped = hidden
     stop = model.stop
@@ -250,10 +250,10 @@ def _step_moves(model: MarkovModel, block: int, variant: Variant, look: _Rules, 
             if mass:
                 out[(y, block_ends(y, stopped))] += mass
         return out
-    for x, drafted in enumerate(look.draft(t, t if d is None else d)):
+    for x, drafted in enumerate(rule_set.draft(t, t if d is None else d)):
         if not drafted:
             continue
-        keep, replacement = look.test(t, x)
+        keep, replacement = rule_set.test(t, x)
         if keep:  # x is committed and becomes both contexts
             if x != stop:
                 after = _settle((j + 1, None, rejected, stopped), block)
@@ -283,14 +283,14 @@ def _step_moves(model: MarkovModel, block: int, variant: Variant, look: _Rules, 
 def block_chain(model: MarkovModel, block: int, variant: Variant | str = CORRECT) -> BlockChain:
     """Explore every (history, hidden state) reachable from the first position, with exact moves."""
     variant = get_variant(variant)
-    look = _Rules(model, variant)
+    rule_set = _Rules(model, variant)
     exact: dict[tuple[int, Hidden], dict] = {}
     todo = [(START, FRESH)]
     while todo:
         state = todo.pop()
         if state in exact:
             continue
-        exact[state] = moves = _step_moves(model, block, variant, look, *state)
+        exact[state] = moves = _step_moves(model, block, variant, rule_set, *state)
         todo.extend((y, after) for y, after in moves if after != DONE and (y, after) not in exact)
     scale = math.lcm(*(w.denominator for moves in exact.values() for w in moves.values()), 1)
     return BlockChain(
@@ -464,26 +464,26 @@ def run_block(
     streams: Streams,
     variant: Variant | str = CORRECT,
     record: bool = True,
-    look: _Rules | None = None,
+    rule_set: _Rules | None = None,
     room: int | None = None,
 ) -> BlockTrace | tuple[int, ...]:
     """Sample one block from history ``prev``; a :class:`BlockTrace`, or the committed tokens only
-    (``record=False``, for fast simulation; ``look`` keeps the rules between blocks).
+    (``record=False``, for fast simulation; ``rule_set`` keeps the rules between blocks).
 
     ``room``: how many more tokens the output may hold (the maximum length cuts the block: at most
     ``room`` drafts, and no bonus once the output is full). The draft drafts nothing after a proposed stop
     token; a kept or corrected stop token ends the block with no bonus (the output is complete)."""
     variant = get_variant(variant)
-    if look is None or look.model is not model or look.variant is not variant:
-        look = _Rules(model, variant)
+    if rule_set is None or rule_set.model is not model or rule_set.variant is not variant:
+        rule_set = _Rules(model, variant)
     stop = model.stop
     limit = block if room is None else min(block, room)
     drafts: list[int] = []
     draft_probs: list[Fraction] = []
     ctx = prev
     for _ in range(limit):  # the draft runs ahead on its own tokens
-        proposal = look.draft(ctx, ctx)
-        x = look.draw(("draft", ctx), proposal, streams.proposal.random())
+        proposal = rule_set.draft(ctx, ctx)
+        x = rule_set.draw(("draft", ctx), proposal, streams.proposal.random())
         drafts.append(x)
         draft_probs.append(proposal[x])
         ctx = x
@@ -501,21 +501,21 @@ def run_block(
                 tests.append(DraftTest(i, x, draft_probs[i], ZERO, ZERO, ZERO, None, "discarded", test_ctx))
             continue
         u = streams.acceptance.random()
-        if look.passes(test_ctx, x, u):  # u in [0, 1): keep == 1 always passes, keep == 0 never does
+        if rule_set.passes(test_ctx, x, u):  # u in [0, 1): keep == 1 always passes, keep == 0 never does
             committed.append(x)
             if record:
-                p_row, q_row, keep = model.p(test_ctx), model.q(test_ctx), look.test(test_ctx, x)[0]
+                p_row, q_row, keep = model.p(test_ctx), model.q(test_ctx), rule_set.test(test_ctx, x)[0]
                 tests.append(DraftTest(i, x, draft_probs[i], p_row[x], q_row[x], keep, u, "accepted", test_ctx))
             test_ctx = x
             if x == stop and not (variant.drafts_past_stop or variant.bonus_after_stop):
                 ended = True
             continue
-        law = look.sampled_law(test_ctx, x)
+        law = rule_set.sampled_law(test_ctx, x)
         w = u if variant.reuses_acceptance_uniform else streams.correction.random()
-        y = look.draw(("correction", test_ctx, x), law, w)
+        y = rule_set.draw(("correction", test_ctx, x), law, w)
         committed.append(y)
         if record:
-            p_row, q_row, keep = model.p(test_ctx), model.q(test_ctx), look.test(test_ctx, x)[0]
+            p_row, q_row, keep = model.p(test_ctx), model.q(test_ctx), rule_set.test(test_ctx, x)[0]
             tests.append(DraftTest(i, x, draft_probs[i], p_row[x], q_row[x], keep, u, "rejected", test_ctx, law, y, w))
         test_ctx = y
         if rejection is None:
@@ -526,7 +526,7 @@ def run_block(
     full = room is not None and len(committed) >= room
     if rejection is None and not ended and not full:
         bonus_u = streams.correction.random()
-        bonus = look.draw(("bonus", test_ctx), model.p(test_ctx), bonus_u)
+        bonus = rule_set.draw(("bonus", test_ctx), model.p(test_ctx), bonus_u)
         committed.append(bonus)
     if not record:
         return tuple(committed)
@@ -557,13 +557,14 @@ def block_outputs(
     output has ``length`` tokens or a block committed the stop token; each output is cut to ``length``.
     (Callers check the sizes first: see :func:`simulate_blocks`.)"""
     variant = get_variant(variant)
-    look = _Rules(model, variant)
+    rule_set = _Rules(model, variant)
     work = BlockWork() if work is None else work
     stop = model.stop
     for _ in range(sequences):
         seq: tuple[int, ...] = ()
         while len(seq) < length:
-            chunk = run_block(model, block, seq[-1] if seq else START, streams, variant, record=False, look=look)
+            last = seq[-1] if seq else START
+            chunk = run_block(model, block, last, streams, variant, record=False, rule_set=rule_set)
             work.blocks += 1
             work.tokens += len(chunk)
             seq += chunk

@@ -6,10 +6,10 @@ before the reveal than the others.
 The question holds only what the class predicts from: the scenario's whole vocabulary with its target p and
 draft q (exact values, for a chart and a table), the bars to predict and, for the worked example, the tokens
 outside the prediction (A has zero residual mass, and the question says so). Nothing in it states r, Z, α,
-the reconstruction, the explanation or the probability lab's setting: those are in the answer.
+the reconstruction, the explanation or the Binomial lab's setting: those are in the answer.
 
 The worked example asks for the residual bars r(B), r(C) of ``bernoulli-residual``; after the reveal it names
-them as the probability lab's bars at lab success p = 0.75, n = 1 (with that lab's link parameters).
+them as the Binomial lab's bars at lab success p = 0.75, n = 1 (with that lab's link parameters).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from fractions import Fraction
 from functools import lru_cache
 
 from lab.core.distributions import LabInputError
-from lab.core.formatting import both_text, fraction_text
+from lab.core.formatting import fraction_text, with_decimal
 from lab.core.residual import residual_exact
 from lab.core.scenarios import ScenarioError, load_scenario
 from lab.teaching.worked_example import (
@@ -62,7 +62,7 @@ class ClassQuestion:
 
     def pq_rows(self) -> list[tuple[str, str, str]]:
         """(token, p, q) per token, exact: ``3/5 (0.6)``."""
-        return [(t, both_text(a, 3), both_text(b, 3)) for t, a, b in zip(self.tokens, self.p, self.q)]
+        return [(t, with_decimal(a, 3), with_decimal(b, 3)) for t, a, b in zip(self.tokens, self.p, self.q)]
 
     def pq_alt(self) -> str:
         """The p / q chart's alt text: every value, exact."""
@@ -83,7 +83,7 @@ class ReconstructionRow:
 
 @dataclass(frozen=True)
 class LabLink:
-    """The probability lab's setting that shows the same bars: its page and link parameters."""
+    """the Binomial lab's setting that shows the same bars: its page and link parameters."""
 
     page: str
     params: dict
@@ -94,7 +94,7 @@ class LabLink:
 class ClassAnswer:
     """After the reveal: the exact values of the fields (``exact``, in ``fields`` order), Z and α, r over the
     whole vocabulary, the reconstruction min(p, q) + Z·r = p per token, the scenario's explanation, and for the
-    worked example the probability lab's setting with the same bars."""
+    worked example the Binomial lab's setting with the same bars."""
 
     fields: tuple[str, ...]
     exact: tuple[Fraction, ...]
@@ -108,9 +108,9 @@ class ClassAnswer:
 
     def exact_lines(self) -> list[str]:
         """``r(B) = 3/4 (0.75)`` per field, then Z and α (plain text, no markdown)."""
-        lines = [f"{f} = {both_text(e, 3)}" for f, e in zip(self.fields, self.exact) if f != "Z"]
-        alpha = both_text(self.alpha, 3)
-        lines.append(f"Z = {both_text(self.z, 3)}, the rejection probability (1 − α, with α = {alpha})")
+        lines = [f"{f} = {with_decimal(e, 3)}" for f, e in zip(self.fields, self.exact) if f != "Z"]
+        alpha = with_decimal(self.alpha, 3)
+        lines.append(f"Z = {with_decimal(self.z, 3)}, the rejection probability (1 − α, with α = {alpha})")
         return lines
 
     def reconstruction_header(self) -> tuple[str, ...]:
@@ -209,7 +209,7 @@ def _answer(source: str, scenario) -> ClassAnswer:
             link = LabLink(
                 "lab/views/binomial_lab.py",
                 {"lab_p": f"{float(WORKED_EXAMPLE_LAB_P):.2f}", "n": str(WORKED_EXAMPLE_N)},
-                f"the same bars as the probability lab at lab success p = {float(WORKED_EXAMPLE_LAB_P):.2f}, "
+                f"the same bars as the Binomial lab at lab success p = {float(WORKED_EXAMPLE_LAB_P):.2f}, "
                 f"n = {WORKED_EXAMPLE_N} (its parameter, not the target p: B = success, C = failure)",
             )
     return ClassAnswer(

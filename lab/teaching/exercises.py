@@ -17,7 +17,7 @@ from functools import cached_property
 
 from lab.core.distance import total_variation
 from lab.core.distributions import Distribution, LabInputError
-from lab.core.formatting import both_text, fraction_text
+from lab.core.formatting import fraction_text, with_decimal
 from lab.core.numbers import MAX_TEXT_LENGTH, NumberInputError, NumberLimitError, parse_whole_number, read_number
 from lab.core.numbers import shown as shown_text
 from lab.core.residual import NO_REJECTION, REJECTION, ResidualResult, residual_exact
@@ -353,7 +353,7 @@ def check_answer(problem: Problem, text: str) -> Check:
     if problem.kind == "branch":
         if parsed.form == "word" and parsed.value in BRANCH_WORDS:
             if BRANCH_WORDS[parsed.value] == answer:
-                return Check(True, True, f"Correct: the {answer} branch (Z = {both_text(problem.result.z)}).")
+                return Check(True, True, f"Correct: the {answer} branch (Z = {with_decimal(problem.result.z)}).")
             return Check(False, True, "Not this branch: look at whether any token has p(x) > q(x).")
         return Check(False, False, "Answer with a branch: 'rejection' or 'no-rejection'.")
     if answer == UNDEFINED:
@@ -363,20 +363,20 @@ def check_answer(problem: Problem, text: str) -> Check:
             return Check(False, True, "Not this word: check Z first. What is r when no rejection can happen?")
         return Check(False, True, "Not yet. " + feedback(NUMBER_WITHOUT_REJECTION, problem.token))
     if parsed.form == "word":
-        return Check(False, True, f"Z = {both_text(problem.result.z)} > 0 here, so this quantity has a value.")
+        return Check(False, True, f"Z = {with_decimal(problem.result.z)} > 0 here, so this quantity has a value.")
     value = parsed.value
     if value < 0:
         return Check(False, True, f"{shown} is negative, but every quantity here is a probability (0 to 1).")
     if parsed.form == "fraction":
         if value == answer:
-            return Check(True, True, f"Correct: {both_text(answer)}.")
+            return Check(True, True, f"Correct: {with_decimal(answer)}.")
         if abs(value - answer) <= DECIMAL_TOLERANCE:
             return Check(
                 False, True, f"Close, but {shown} is not exact: a fraction answer must be exact (or type a decimal)."
             )
         return _not_yet(problem, value, Fraction(0), f"Not yet: {shown} is not right. Try a hint.")
     if abs(value - answer) <= DECIMAL_TOLERANCE:
-        return Check(True, True, f"Correct: {both_text(answer)} (decimals count within 0.005).")
+        return Check(True, True, f"Correct: {with_decimal(answer)} (decimals count within 0.005).")
     return _not_yet(problem, value, DECIMAL_TOLERANCE, f"Not yet: {shown} is more than 0.005 away. Try a hint.")
 
 
@@ -438,8 +438,8 @@ def worked_solution(problem: Problem) -> list[str]:
             for t, a, b, m in zip(tokens, problem.p.values, problem.q.values, result.accepted)
         )
         + ".",
-        f"alpha = {' + '.join(fraction_text(m) for m in result.accepted)} = {both_text(result.alpha)}.",
-        f"max(0, p - q) per token: {_per_token(tokens, excess)}; Z = {both_text(result.z)} (= 1 - alpha).",
+        f"alpha = {' + '.join(fraction_text(m) for m in result.accepted)} = {with_decimal(result.alpha)}.",
+        f"max(0, p - q) per token: {_per_token(tokens, excess)}; Z = {with_decimal(result.z)} (= 1 - alpha).",
     ]
     if result.residual is None:
         lines.append("Z = 0: every proposal is accepted (no-rejection branch); r = 0/0 is never evaluated.")
@@ -453,7 +453,7 @@ def worked_solution(problem: Problem) -> list[str]:
                 f"= {fraction_text(problem.p.values[i])} = p({problem.token})."
             )
     answer = problem.answer
-    lines.append("Answer: " + (both_text(answer) if isinstance(answer, Fraction) else f"{answer}") + ".")
+    lines.append("Answer: " + (with_decimal(answer) if isinstance(answer, Fraction) else f"{answer}") + ".")
     return lines
 
 

@@ -146,15 +146,15 @@ KEY_HEADER = ("problem", "level", "question", "p", "q", "answer", "answer_decima
 def answer_key_rows(problems: Sequence[Problem]) -> list[list[str]]:
     return [
         [
-            str(pr.number),
-            pr.level,
-            pr.prompt,
-            _dist_text(pr, "p"),
-            _dist_text(pr, "q"),
-            pr.answer_text,
-            pr.answer_decimal,
+            str(exercise.number),
+            exercise.level,
+            exercise.prompt,
+            _dist_text(exercise, "p"),
+            _dist_text(exercise, "q"),
+            exercise.answer_text,
+            exercise.answer_decimal,
         ]
-        for pr in problems
+        for exercise in problems
     ]
 
 
@@ -164,14 +164,14 @@ def answer_key_csv(problems: Sequence[Problem]) -> str:
 
 def _prediction_rows(predictions: Sequence[PredictProblem]) -> list[list[str]]:
     rows = []
-    for pr in predictions:
-        r = pr.truth
+    for exercise in predictions:
+        r = exercise.truth
         rows.append(
             [
-                f"Bars {pr.number}",
-                _dist_text(pr, "p"),
-                _dist_text(pr, "q"),
-                ", ".join(f"{t}={fraction_text(v)}" for t, v in zip(pr.p.tokens, r)),
+                f"Bars {exercise.number}",
+                _dist_text(exercise, "p"),
+                _dist_text(exercise, "q"),
+                ", ".join(f"{t}={fraction_text(v)}" for t, v in zip(exercise.p.tokens, r)),
             ]
         )
     return rows
@@ -202,12 +202,13 @@ def answer_key_markdown(problems: Sequence[Problem], predictions: Sequence[Predi
 def answer_key_text(problems: Sequence[Problem], predictions: Sequence[PredictProblem], seed, level) -> str:
     """Plain text for the terminal."""
     lines = [f"Residual Lab assignment: {_heading(seed, level, len(problems))}", ""]
-    for pr in problems:
+    for exercise in problems:
         lines += [
-            f"{pr.number}. {pr.prompt}",
-            f"   p: {_dist_text(pr, 'p')}",
-            f"   q: {_dist_text(pr, 'q')}",
-            f"   answer: {pr.answer_text}" + (f" ({pr.answer_decimal})" if "/" in pr.answer_text else ""),
+            f"{exercise.number}. {exercise.prompt}",
+            f"   p: {_dist_text(exercise, 'p')}",
+            f"   q: {_dist_text(exercise, 'q')}",
+            f"   answer: {exercise.answer_text}"
+            + (f" ({exercise.answer_decimal})" if "/" in exercise.answer_text else ""),
             "",
         ]
     if predictions:
@@ -225,26 +226,26 @@ def assignment_json(problems: Sequence[Problem], predictions: Sequence[PredictPr
         "level": level,
         "problems": [
             {
-                "problem": pr.number,
-                "kind": pr.kind,
-                "token": pr.token,
-                "question": pr.prompt,
-                "tokens": list(pr.p.tokens),
-                "p": {t: fraction_text(v) for t, v in zip(pr.p.tokens, pr.p.values)},
-                "q": {t: fraction_text(v) for t, v in zip(pr.q.tokens, pr.q.values)},
-                "answer": pr.answer_text,
+                "problem": exercise.number,
+                "kind": exercise.kind,
+                "token": exercise.token,
+                "question": exercise.prompt,
+                "tokens": list(exercise.p.tokens),
+                "p": {t: fraction_text(v) for t, v in zip(exercise.p.tokens, exercise.p.values)},
+                "q": {t: fraction_text(v) for t, v in zip(exercise.q.tokens, exercise.q.values)},
+                "answer": exercise.answer_text,
             }
-            for pr in problems
+            for exercise in problems
         ],
         "predict_the_bars": [
             {
-                "exercise": pr.number,
-                "tokens": list(pr.p.tokens),
-                "p": {t: fraction_text(v) for t, v in zip(pr.p.tokens, pr.p.values)},
-                "q": {t: fraction_text(v) for t, v in zip(pr.q.tokens, pr.q.values)},
-                "r": {t: fraction_text(v) for t, v in zip(pr.p.tokens, pr.truth)},
+                "exercise": exercise.number,
+                "tokens": list(exercise.p.tokens),
+                "p": {t: fraction_text(v) for t, v in zip(exercise.p.tokens, exercise.p.values)},
+                "q": {t: fraction_text(v) for t, v in zip(exercise.q.tokens, exercise.q.values)},
+                "r": {t: fraction_text(v) for t, v in zip(exercise.p.tokens, exercise.truth)},
             }
-            for pr in predictions
+            for exercise in predictions
         ],
     }
 
@@ -257,7 +258,11 @@ ANSWER_HELP = "Answer as a fraction (3/4) or a decimal (0.75); write 'undefined'
 
 def worksheet_csv(problems: Sequence[Problem]) -> str:
     return _csv_text(
-        WORKSHEET_HEADER, [[str(pr.number), pr.prompt, _dist_text(pr, "p"), _dist_text(pr, "q"), ""] for pr in problems]
+        WORKSHEET_HEADER,
+        [
+            [str(exercise.number), exercise.prompt, _dist_text(exercise, "p"), _dist_text(exercise, "q"), ""]
+            for exercise in problems
+        ],
     )
 
 
@@ -267,28 +272,28 @@ def worksheet_markdown(problems: Sequence[Problem], predictions: Sequence[Predic
         ANSWER_HELP,
         "",
     ]
-    for pr in problems:
+    for exercise in problems:
         lines += [
-            f"## Problem {pr.number}",
+            f"## Problem {exercise.number}",
             "",
-            "| token | " + " | ".join(_md_cell(t) for t in pr.p.tokens) + " |",
-            "| --- |" + " --- |" * len(pr.p.tokens),
-            "| p | " + " | ".join(fraction_text(v) for v in pr.p.values) + " |",
-            "| q | " + " | ".join(fraction_text(v) for v in pr.q.values) + " |",
+            "| token | " + " | ".join(_md_cell(t) for t in exercise.p.tokens) + " |",
+            "| --- |" + " --- |" * len(exercise.p.tokens),
+            "| p | " + " | ".join(fraction_text(v) for v in exercise.p.values) + " |",
+            "| q | " + " | ".join(fraction_text(v) for v in exercise.q.values) + " |",
             "",
-            _md_cell(pr.prompt),
+            _md_cell(exercise.prompt),
             "",
             "Answer: ______________________",
             "",
         ]
-    for pr in predictions:
+    for exercise in predictions:
         lines += [
-            f"## Predict the bars {pr.number}",
+            f"## Predict the bars {exercise.number}",
             "",
-            f"p: {_dist_text(pr, 'p')}  ",
-            f"q: {_dist_text(pr, 'q')}",
+            f"p: {_dist_text(exercise, 'p')}  ",
+            f"q: {_dist_text(exercise, 'q')}",
             "",
-            "Sketch the residual r(x) for every token: " + ", ".join(f"r({t}) = ____" for t in pr.p.tokens),
+            "Sketch the residual r(x) for every token: " + ", ".join(f"r({t}) = ____" for t in exercise.p.tokens),
             "",
         ]
     return "\n".join(lines)
@@ -306,11 +311,11 @@ th, td { border: 1px solid currentColor; padding: 0.2rem 0.6rem; text-align: cen
 """
 
 
-def _html_table(pr: Problem | PredictProblem) -> str:
+def _html_table(exercise: Problem | PredictProblem) -> str:
     esc = html.escape
-    head = "".join(f"<th scope='col'>{esc(t)}</th>" for t in pr.p.tokens)
-    p_row = "".join(f"<td>{esc(fraction_text(v))}</td>" for v in pr.p.values)
-    q_row = "".join(f"<td>{esc(fraction_text(v))}</td>" for v in pr.q.values)
+    head = "".join(f"<th scope='col'>{esc(t)}</th>" for t in exercise.p.tokens)
+    p_row = "".join(f"<td>{esc(fraction_text(v))}</td>" for v in exercise.p.values)
+    q_row = "".join(f"<td>{esc(fraction_text(v))}</td>" for v in exercise.q.values)
     return (
         f"<table><tr><th scope='col'>token</th>{head}</tr>"
         f"<tr><th scope='row'>p</th>{p_row}</tr><tr><th scope='row'>q</th>{q_row}</tr></table>"
@@ -328,21 +333,21 @@ def worksheet_html(problems: Sequence[Problem], predictions: Sequence[PredictPro
         f"<p>Assignment: {esc(_heading(seed, level, len(problems)))}. Name: ____________________</p>",
         f"<p>{esc(ANSWER_HELP)}</p>",
     ]
-    for pr in problems:
+    for exercise in problems:
         parts += [
             "<section class='problem'>",
-            f"<h2>Problem {pr.number}</h2>",
-            _html_table(pr),
-            f"<p>{esc(pr.prompt)}</p>",
+            f"<h2>Problem {exercise.number}</h2>",
+            _html_table(exercise),
+            f"<p>{esc(exercise.prompt)}</p>",
             "<div class='answer' aria-label='answer line'></div>",
             "</section>",
         ]
-    for pr in predictions:
-        blanks = ", ".join(f"r({esc(t)}) = ____" for t in pr.p.tokens)
+    for exercise in predictions:
+        blanks = ", ".join(f"r({esc(t)}) = ____" for t in exercise.p.tokens)
         parts += [
             "<section class='problem'>",
-            f"<h2>Predict the bars {pr.number}</h2>",
-            _html_table(pr),
+            f"<h2>Predict the bars {exercise.number}</h2>",
+            _html_table(exercise),
             f"<p>Sketch the residual r(x) for every token: {blanks}</p>",
             "</section>",
         ]
@@ -358,17 +363,17 @@ RESULTS_HEADER = ("problem", "answer", "correct", "tries", "question", "seed", "
 def results_csv(problems: Sequence[Problem], attempts: Mapping[int, Attempt]) -> str:
     """One row per problem: the student's last counted answer, whether it was right, and the tries used."""
     rows = []
-    for pr in problems:
-        attempt = attempts.get(pr.number) or Attempt()
+    for exercise in problems:
+        attempt = attempts.get(exercise.number) or Attempt()
         rows.append(
             [
-                str(pr.number),
+                str(exercise.number),
                 attempt.answer,
                 "yes" if attempt.correct else "no",
                 str(attempt.tries),
-                pr.prompt,
-                str(pr.seed),
-                pr.level,
+                exercise.prompt,
+                str(exercise.seed),
+                exercise.level,
             ]
         )
     return _csv_text(RESULTS_HEADER, rows)

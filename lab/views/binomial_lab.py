@@ -10,9 +10,8 @@ from __future__ import annotations
 import streamlit as st
 
 from lab.core.binomial import N_MAX, N_MIN
-from lab.core.display import exact_text, markdown_escape
 from lab.core.distributions import to_fraction
-from lab.core.formatting import both_text, decimal_text, fraction_text
+from lab.core.formatting import decimal_text, exact_text, fraction_text, markdown_escape, with_decimal
 from lab.models.binomial_lab import BinomialLabModel, read_n, read_probability
 from lab.teaching.worked_example import (
     WORKED_EXAMPLE_SCENARIO,
@@ -124,7 +123,7 @@ def prediction_inputs(model: BinomialLabModel, count: int) -> None:
                 width=PREDICTION_WIDTH,
             )
     model.set_predictions([st.session_state[f"bl_pred_{k}"] for k in range(count)])
-    st.caption(f"Your bars add up to {both_text(sum(to_fraction(v) for v in model.preds))}.")
+    st.caption(f"Your bars add up to {with_decimal(sum(to_fraction(v) for v in model.preds))}.")
 
 
 def bars_chart(model: BinomialLabModel, labels, exact) -> None:
@@ -148,12 +147,12 @@ def inspected_values(model: BinomialLabModel, result, labels, exact) -> str:
     distance = prediction_distance(model.preds, exact)
     worked_example = at_worked_example(model.lab_p, model.n)
     if worked_example:  # B and C are r(B), r(C) here: a mean and an sd say nothing about r
-        st.metric("distance from your bars (TV)", both_text(distance, 3))
+        st.metric("distance from your bars (TV)", with_decimal(distance, 3))
     else:
         stats = st.columns(3)
-        stats[0].metric("mean n·p", both_text(result.mean))
+        stats[0].metric("mean n·p", with_decimal(result.mean))
         stats[1].metric("sd √(n·p·(1−p))", decimal_text(result.sd, 4))
-        stats[2].metric("distance from your bars (TV)", both_text(distance, 3))
+        stats[2].metric("distance from your bars (TV)", with_decimal(distance, 3))
     st.dataframe(
         {
             "outcome": list(labels),
@@ -167,8 +166,8 @@ def inspected_values(model: BinomialLabModel, result, labels, exact) -> str:
     exact_list = ", ".join(f"{lab} {exact_text(v)}" for lab, v in zip(labels, exact))
     return (
         f"Inspected: the exact bars are {exact_list}; "
-        + ("" if worked_example else f"mean {both_text(result.mean)}, ")
-        + f"distance from your bars {both_text(distance, 3)}."
+        + ("" if worked_example else f"mean {with_decimal(result.mean)}, ")
+        + f"distance from your bars {with_decimal(distance, 3)}."
     )
 
 
@@ -259,7 +258,7 @@ def guide_panel() -> None:
     with st.container(border=True):
         section("Reproduce the worked example")
         st.caption(
-            f"Scenario {WORKED_EXAMPLE_SCENARIO}: the rejection probability is Z = {both_text(worked.z)} "
+            f"Scenario {WORKED_EXAMPLE_SCENARIO}: the rejection probability is Z = {with_decimal(worked.z)} "
             f"and the accepted masses min(p, q) are "
             + ", ".join(f"{row.token} {fraction_text(row.accepted)}" for row in worked.rows)
             + "."

@@ -15,19 +15,18 @@ import streamlit as st
 
 from lab.charts.palette import MUTED_ROW_CSS
 from lab.core.blocks import MAX_BLOCK, MAX_LENGTH, MAX_OUTCOMES, run_block
-from lab.core.display import exact_text, markdown_escape
 from lab.core.distributions import LabInputError
-from lab.core.formatting import both_text, decimal_text
+from lab.core.formatting import decimal_text, exact_text, markdown_escape, with_decimal
 from lab.core.markov import START, all_model_names, load_model
 from lab.core.sampling import make_streams
 from lab.core.speedup import NO_BEST_GAMMA, acceptance_rate, best_gamma, speedup_curve
 from lab.core.variants import VARIANT_NAMES, VARIANTS
 from lab.models.blocks import BlocksModel
 from lab.views.accessibility import section, subsection, title
-from lab.views.classwide import exact_comparison
 from lab.views.common import chart, controls_model, figure, refuse_link_values, show_link_warnings
+from lab.views.once_per_server import exact_comparison
 
-S = st.session_state
+session = st.session_state  # this browser session's state
 DEFAULTS = BlocksModel()
 
 
@@ -117,38 +116,38 @@ section("Step through one block")
 room = None if stop is None else length  # a model that stops: the output holds at most L tokens
 trace = run_block(model, block, START, make_streams(seed), variant, room=room)
 trace_key = (model.name, block, seed, variant.name, room)
-if S.get("bk_trace_key") != trace_key:
-    S["bk_trace_key"] = trace_key
-    S["bk_revealed"] = 0
+if session.get("bk_trace_key") != trace_key:
+    session["bk_trace_key"] = trace_key
+    session["bk_revealed"] = 0
 
 
 def on_step() -> None:
-    S["bk_revealed"] = trace.next_reveal(S["bk_revealed"])
+    session["bk_revealed"] = trace.next_reveal(session["bk_revealed"])
 
 
 def on_show_all() -> None:
-    S["bk_revealed"] = len(trace.tests) + 1
+    session["bk_revealed"] = len(trace.tests) + 1
 
 
 def on_restart() -> None:
-    S["bk_revealed"] = 0
+    session["bk_revealed"] = 0
 
 
 def on_next_seed() -> None:
-    S["bk_seed"] = min(seed + 1, MAX_SEED)
+    session["bk_seed"] = min(seed + 1, MAX_SEED)
 
 
 def on_find_stop() -> None:
     """The next seed whose block ends at the stop token (at most SEARCH_SEEDS blocks are tried)."""
     for candidate in range(seed + 1, min(seed + SEARCH_SEEDS, MAX_SEED) + 1):
         if run_block(model, block, START, make_streams(candidate), variant, room=room).ends_output:
-            S["bk_seed"] = candidate
-            S["bk_search_note"] = None
+            session["bk_seed"] = candidate
+            session["bk_search_note"] = None
             return
-    S["bk_search_note"] = f"No block of the next {SEARCH_SEEDS} seeds ends at the stop token with these settings."
+    session["bk_search_note"] = f"No block of the next {SEARCH_SEEDS} seeds ends at the stop token with these settings."
 
 
-revealed = S["bk_revealed"]
+revealed = session["bk_revealed"]
 finished = revealed > len(trace.tests)
 buttons = st.columns(4)
 buttons[0].button("Step", key="bk_step", type="primary", on_click=on_step, disabled=finished, width="stretch")
@@ -162,8 +161,8 @@ if stop is not None:
         on_click=on_find_stop,
         help=f"Tries the next seeds (at most {SEARCH_SEEDS}) until the block commits {stop_md}",
     )
-    if S.get("bk_search_note"):
-        st.caption(S["bk_search_note"])
+    if session.get("bk_search_note"):
+        st.caption(session["bk_search_note"])
 
 
 def token(i: int) -> str:
@@ -322,7 +321,8 @@ else:
             + " exactly, sequence by sequence in fractions."
         )
         if comparison.distance == 0
-        else f"The {variant.name} mistake moves {both_text(comparison.distance)} of probability away from the target."
+        else f"The {variant.name} mistake moves {with_decimal(comparison.distance)} of probability away from the "
+        "target."
     )
     rows = comparison.rows()
     if stop is not None and len(rows) <= LAW_CHART_ROWS:
@@ -361,7 +361,7 @@ st.markdown(
     "commits (1 − α^(K+1))/(1 − α) tokens on average; if a draft run costs **c** target runs, the walltime "
     "improvement is (1 − α^(K+1))/((1 − α)(Kc + 1)) (Leviathan et al. 2023, eq. 1 and Theorem 3.8, where K "
     "is written γ). "
-    f"This model's acceptance rate at the first position is α = {both_text(start_alpha)}."
+    f"This model's acceptance rate at the first position is α = {with_decimal(start_alpha)}."
 )
 @st.fragment
 def speedup_section() -> None:

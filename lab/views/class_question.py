@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from lab.core.display import markdown_escape, markdown_table
+from lab.core.formatting import markdown_escape, markdown_table
 from lab.teaching.class_question import ClassAnswer, ClassQuestion
 from lab.views.common import chart, figure
 
@@ -20,7 +20,7 @@ def draw_question(question: ClassQuestion, key: str) -> None:
 
 
 def draw_answer(answer: ClassAnswer) -> None:
-    """The exact answer (only after the teacher's reveal): the fields' exact values, Z, the probability lab's
+    """The exact answer (only after the teacher's reveal): the fields' exact values, Z, the Binomial lab's
     setting with the same bars (a link that opens it), the reconstruction min(p, q) + Z·r = p per token, and
     the scenario's explanation."""
     st.markdown("**Exact answer:** " + markdown_escape("; ".join(answer.exact_lines())) + ".")

@@ -6,8 +6,7 @@ lab.classroom's summaries; the pages decide where and when (before the reveal no
 from __future__ import annotations
 
 from lab.classroom.activities import PredictSummary, RoundChange
-from lab.core.display import markdown_escape
-from lab.core.formatting import fraction_text
+from lab.core.formatting import fraction_text, markdown_escape
 from lab.views.common import chart, figure
 
 PATTERNS_LOOKED_FOR = "r proportional to p; p − q not normalised by Z; Z confused with α"

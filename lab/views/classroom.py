@@ -14,8 +14,7 @@ import streamlit as st
 
 from lab.classroom import store
 from lab.classroom.activities import ASSIGNMENT, PREDICT, WORKED_EXAMPLE, scenario_choices
-from lab.core.display import markdown_escape, markdown_table
-from lab.core.formatting import both_text, fraction_text
+from lab.core.formatting import fraction_text, markdown_escape, markdown_table, with_decimal
 from lab.teaching.exercises import (
     DEFAULT_COUNT,
     DEFAULT_LEVEL,
@@ -32,10 +31,10 @@ from lab.views.accessibility import announce, section, subsection, title
 from lab.views.class_question import draw_answer, draw_question
 from lab.views.class_results import change_text, pattern_text, results_chart
 from lab.views.classroom_db import DATABASE_DOWN, browser_key, class_version, client_address, database_down, engine
-from lab.views.classwide import pq_table, qr_image
 from lab.views.common import chart, figure
 from lab.views.follow import follow_teacher
 from lab.views.join_link import join_link, network_addresses
+from lab.views.once_per_server import pq_table, qr_image
 from lab.views.presentation import APP_PARAMS, CLASS_PRESENTING_CSS, PRESENT_TEXT_PX, is_presenting
 
 URL_PATH = "class"
@@ -752,11 +751,13 @@ def predict_student(state: store.StudentState, code: str, token: str) -> tuple[s
         yours = [f"{float(v):.2f}" for v in saved] if saved else ["–"] * len(spec.fields)
         # a markdown table, not st.table: every student's page draws it at the same moment (the reveal)
         st.markdown(
-            markdown_table(("value", "yours", "exact"), zip(spec.fields, yours, (both_text(e, 3) for e in state.exact)))
+            markdown_table(
+                ("value", "yours", "exact"), zip(spec.fields, yours, (with_decimal(e, 3) for e in state.exact))
+            )
         )
         draw_answer(spec.answer)
         said = said or "Your teacher revealed the exact answer: " + "; ".join(
-            f"{f} is {both_text(e, 3)}, yours {v}" for f, e, v in zip(spec.fields, state.exact, yours)
+            f"{f} is {with_decimal(e, 3)}, yours {v}" for f, e, v in zip(spec.fields, state.exact, yours)
         )
     elif saved:
         st.caption("The exact answer appears here when your teacher reveals it.")

@@ -9,7 +9,7 @@ import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
 from lab.charts.figures import FIGURES
-from lab.core.display import markdown_escape, markdown_table
+from lab.core.formatting import markdown_escape, markdown_table
 from lab.core.variants import Variant
 from lab.views.presentation import APP_PARAMS
 

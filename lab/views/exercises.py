@@ -18,8 +18,7 @@ from dataclasses import dataclass, field
 import streamlit as st
 
 from lab.classroom.secret import SecretError, server_secret
-from lab.core.display import markdown_escape, markdown_table
-from lab.core.formatting import both_text, fraction_text
+from lab.core.formatting import fraction_text, markdown_escape, markdown_table, with_decimal
 from lab.models.exercises import TABS, ExercisesModel
 from lab.teaching.exercises import (
     HINT_STEPS,
@@ -51,8 +50,8 @@ from lab.teaching.exports import (
 )
 from lab.views import study_resume
 from lab.views.accessibility import announce, section, title
-from lab.views.classwide import assignment_downloads, pq_table, qr_image, shared_assignment
 from lab.views.common import chart, figure, refuse_link_values, show_link_warnings
+from lab.views.once_per_server import assignment_downloads, pq_table, qr_image, shared_assignment
 from lab.views.presentation import is_presenting
 
 BRANCH_OPTIONS = ("rejection", "no-rejection")
@@ -279,80 +278,87 @@ def _bar_key(sheet: Sheet, number: int, token: str) -> str:
     return f"exq_bar_{sheet.key}_{number}_{token}"
 
 
-def _current_bars(sheet: Sheet, pr) -> tuple[float, ...]:
-    return tuple(round(float(st.session_state.get(_bar_key(sheet, pr.number, t), 0.0)), 2) for t in pr.p.tokens)
+def _current_bars(sheet: Sheet, exercise) -> tuple[float, ...]:
+    keys = (_bar_key(sheet, exercise.number, t) for t in exercise.p.tokens)
+    return tuple(round(float(st.session_state.get(key, 0.0)), 2) for key in keys)
 
 
-def _check_bars(sheet: Sheet, pr):
-    sheet.checked_bars[pr.number] = _current_bars(sheet, pr)
+def _check_bars(sheet: Sheet, exercise):
+    sheet.checked_bars[exercise.number] = _current_bars(sheet, exercise)
 
 
 @st.fragment
-def bars_exercise(sheet: Sheet, pr) -> None:
+def bars_exercise(sheet: Sheet, exercise) -> None:
     """One predict-the-bars exercise. A fragment: moving one of its sliders reruns this exercise only,
     not the whole page (the problems, the other exercises and the Teacher tab stay as they are)."""
-    with st.container(border=True, key=f"exq_bars_{pr.number}"):
+    with st.container(border=True, key=f"exq_bars_{exercise.number}"):
         chart(
-            figure("pq_bars", pr.p.tokens, pr.p.values, pr.q.values),
-            f"exq_pq_chart_{sheet.key}_{pr.number}",
+            figure("pq_bars", exercise.p.tokens, exercise.p.values, exercise.q.values),
+            f"exq_pq_chart_{sheet.key}_{exercise.number}",
             "Bar chart of target p and draft q: "
             + "; ".join(
                 f"{t}: p {fraction_text(a)}, q {fraction_text(b)}"
-                for t, a, b in zip(pr.p.tokens, pr.p.values, pr.q.values)
+                for t, a, b in zip(exercise.p.tokens, exercise.p.values, exercise.q.values)
             ),
             table=(
                 ("token", "p", "q"),
-                [(t, both_text(a, 3), both_text(b, 3)) for t, a, b in zip(pr.p.tokens, pr.p.values, pr.q.values)],
+                [
+                    (t, with_decimal(a, 3), with_decimal(b, 3))
+                    for t, a, b in zip(exercise.p.tokens, exercise.p.values, exercise.q.values)
+                ],
             ),
         )
         # one row of sliders sharing its width, wrapping on a phone (one layout block, not one per token)
         with st.container(horizontal=True):
-            for token in pr.p.tokens:
+            for token in exercise.p.tokens:
                 # no value: it starts at 0 (min_value), and a value carried over from a closed tab is no conflict
                 st.slider(
-                    f"Predict r({token})", 0.0, 1.0, step=float(PREDICT_STEP), key=_bar_key(sheet, pr.number, token),
+                    f"Predict r({token})", 0.0, 1.0, step=float(PREDICT_STEP),
+                    key=_bar_key(sheet, exercise.number, token),
                 )
-        current = _current_bars(sheet, pr)
+        current = _current_bars(sheet, exercise)
         st.caption(f"Your bars add up to {sum(current):.2f} (a residual always sums to 1).")
         st.button(
-            "Check", key=f"exq_check_bars_{sheet.key}_{pr.number}", on_click=_check_bars, args=(sheet, pr),
+            "Check", key=f"exq_check_bars_{sheet.key}_{exercise.number}", on_click=_check_bars, args=(sheet, exercise),
             type="primary",
         )
         said = ""
-        if pr.number in sheet.checked_bars:
-            if sheet.checked_bars[pr.number] != current:
+        if exercise.number in sheet.checked_bars:
+            if sheet.checked_bars[exercise.number] != current:
                 st.caption("You moved a bar since your last check: press Check again to score it.")
             else:
-                result = score_prediction(pr.truth, current)
+                result = score_prediction(exercise.truth, current)
                 verdict = "Close" if result.close else "Not yet close"
                 said = (
-                    f"Exercise {pr.number}, checked: {verdict}, total variation distance {float(result.tv):.3f}. "
-                    "The exact r: " + ", ".join(f"{t} {fraction_text(r)}" for t, r in zip(pr.p.tokens, pr.truth))
+                    f"Exercise {exercise.number}, checked: {verdict}, total variation distance {float(result.tv):.3f}. "
+                    "The exact r: "
+                    + ", ".join(f"{t} {fraction_text(r)}" for t, r in zip(exercise.p.tokens, exercise.truth))
                 )
                 st.markdown(
                     f"**{verdict}**: total variation distance {float(result.tv):.3f} "
                     f"(score {float(result.score):.0%}; close means at most 0.1)."
                 )
                 chart(
-                    figure("prediction_vs_residual", pr.p.tokens, current, pr.truth),
-                    f"exq_truth_chart_{sheet.key}_{pr.number}",
+                    figure("prediction_vs_residual", exercise.p.tokens, current, exercise.truth),
+                    f"exq_truth_chart_{sheet.key}_{exercise.number}",
                     "Bar chart of your predicted residual beside the exact residual r: "
                     + "; ".join(
-                        f"{t}: yours {v:.2f}, r {fraction_text(r)}" for t, v, r in zip(pr.p.tokens, current, pr.truth)
+                        f"{t}: yours {v:.2f}, r {fraction_text(r)}"
+                        for t, v, r in zip(exercise.p.tokens, current, exercise.truth)
                     ),
                 )
                 st.markdown(
                     markdown_table(
                         ("token", "your bar", "r (exact)", "error"),
                         zip(
-                            pr.p.tokens,
+                            exercise.p.tokens,
                             (f"{v:.2f}" for v in current),
-                            (both_text(r, 3) for r in pr.truth),
+                            (with_decimal(r, 3) for r in exercise.truth),
                             (f"{float(e):+.3f}" for e in result.errors),
                         ),
                     )
                 )
-        announce(f"exq-bars-{pr.number}", said)
+        announce(f"exq-bars-{exercise.number}", said)
 
 
 def bars_tab(sheet: Sheet, tab) -> None:
@@ -369,12 +375,12 @@ def bars_tab(sheet: Sheet, tab) -> None:
         # most of this tab's work, and a class sent here by a link draws a third of them. The other exercises' bars
         # are carried over like every value in a closed tab (KEPT_WIDGET_PREFIXES), the open exercise too.
         exercise_tabs = st.tabs(
-            [f"Exercise {pr.number}" for pr in sheet.predictions], key=BARS_TAB_KEY, on_change="rerun"
+            [f"Exercise {exercise.number}" for exercise in sheet.predictions], key=BARS_TAB_KEY, on_change="rerun"
         )
-        for pr, exercise_tab in zip(sheet.predictions, exercise_tabs):
+        for exercise, exercise_tab in zip(sheet.predictions, exercise_tabs):
             with exercise_tab:
                 if exercise_tab.open:
-                    bars_exercise(sheet, pr)
+                    bars_exercise(sheet, exercise)
 
 
 def results_tab(sheet: Sheet, tab) -> None:

@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from lab.core.display import exact_text, markdown_escape
 from lab.core.distributions import to_fraction
-from lab.core.formatting import both_text, decimal_text, fraction_text
+from lab.core.formatting import decimal_text, exact_text, fraction_text, markdown_escape, with_decimal
 from lab.core.residual import residual_exact
 from lab.core.scenarios import ScenarioError, load_scenario, scenario_names
 from lab.models.explorer import (
@@ -31,60 +30,64 @@ from lab.views.accessibility import announce, section, title
 from lab.views.common import chart, figure, sync_query_params
 from lab.views.presentation import url_reveal_allowed
 
-S = st.session_state
+session = st.session_state  # this browser session's state
 
 
 # --- state ------------------------------------------------------------------------------------
-# S["ex_model"]: the page's ExplorerModel (lab/models/explorer.py), kept across page switches (widget
+# session["ex_model"]: the page's ExplorerModel (lab/models/explorer.py), kept across page switches (widget
 # keys are dropped when their page is not shown). Widgets ex_name_i / ex_p_i / ex_q_i / ex_r_i / ex_z
 # mirror it; the link is written from it (ExplorerModel.to_url).
 
 
 def push_widgets(model: ExplorerModel) -> None:
     """Write the model into the widget keys (allowed before the widgets exist or in a callback)."""
-    S["ex_scenario"] = model.scenario
+    session["ex_scenario"] = model.scenario
     for i, row in enumerate(model.rows):
-        S[f"ex_name_{i}"], S[f"ex_p_{i}"], S[f"ex_q_{i}"] = row.name, row.p, row.q
+        session[f"ex_name_{i}"], session[f"ex_p_{i}"], session[f"ex_q_{i}"] = row.name, row.p, row.q
     for i, value in enumerate(model.preds):
-        S[f"ex_r_{i}"] = value
-    S["ex_z"] = model.z_pred
-    S["ex_edit"] = model.edit
+        session[f"ex_r_{i}"] = value
+    session["ex_z"] = model.z_pred
+    session["ex_edit"] = model.edit
 
 
 def restore_missing_widgets(model: ExplorerModel) -> None:
-    if "ex_scenario" not in S:
-        S["ex_scenario"] = model.scenario
+    if "ex_scenario" not in session:
+        session["ex_scenario"] = model.scenario
     for i, row in enumerate(model.rows):
         for field, value in (("name", row.name), ("p", row.p), ("q", row.q)):
-            S.setdefault(f"ex_{field}_{i}", value)
+            session.setdefault(f"ex_{field}_{i}", value)
     sliders = [(f"ex_r_{i}", value) for i, value in enumerate(model.preds)] + [("ex_z", model.z_pred)]
     for key, value in sliders:
-        S.setdefault(key, value)
-        if slider_value(S[key], -1.0) != S[key]:  # a value a browser never sends does not reach the slider
-            S[key] = value
-    S.setdefault("ex_edit", model.edit)
+        session.setdefault(key, value)
+        if slider_value(session[key], -1.0) != session[key]:  # a value a browser never sends does not reach the slider
+            session[key] = value
+    session.setdefault("ex_edit", model.edit)
 
 
 def on_scenario_change() -> None:
     """A new scenario from the list. The name is checked: a crafted message can send any text."""
-    model = S["ex_model"]
+    model = session["ex_model"]
     try:
-        model.load_scenario(S["ex_scenario"])
+        model.load_scenario(session["ex_scenario"])
     except (ExplorerInputError, ScenarioError) as exc:
-        S["ex_message"] = f"Not applied: {exc}. The scenario {model.scenario} stays on screen."
+        session["ex_message"] = f"Not applied: {exc}. The scenario {model.scenario} stays on screen."
     push_widgets(model)
 
 
 def on_reset() -> None:
-    S["ex_model"].reset()
-    push_widgets(S["ex_model"])
-    S["ex_message"] = "Reset: the scenario's p and q are back and the predictions are cleared."
+    session["ex_model"].reset()
+    push_widgets(session["ex_model"])
+    session["ex_message"] = "Reset: the scenario's p and q are back and the predictions are cleared."
 
 
 def typed_rows(model: ExplorerModel) -> list[TokenRow]:
     """The table as typed in the editor's boxes (widget states are text: a crafted message may send other types)."""
     return [
-        TokenRow(str(S.get(f"ex_name_{i}", row.name)), str(S.get(f"ex_p_{i}", row.p)), str(S.get(f"ex_q_{i}", row.q)))
+        TokenRow(
+            str(session.get(f"ex_name_{i}", row.name)),
+            str(session.get(f"ex_p_{i}", row.p)),
+            str(session.get(f"ex_q_{i}", row.q)),
+        )
         for i, row in enumerate(model.rows)
     ]
 
@@ -93,28 +96,28 @@ def on_table_submit(action: str) -> None:
     """One press of the editor's form applies the whole table as typed: rows ticked "Remove" go (one row
     always stays), then ``action``: ``apply``, ``normalise-p`` / ``normalise-q`` (exact, through the core's
     normalisation) or ``add`` (a new token at p = q = 0)."""
-    model = S["ex_model"]
+    model = session["ex_model"]
     rows = typed_rows(model)
-    kept = [row for i, row in enumerate(rows) if S.get(f"ex_remove_{i}") is not True]
+    kept = [row for i, row in enumerate(rows) if session.get(f"ex_remove_{i}") is not True]
     rows = kept or rows[:1]
     if action in ("normalise-p", "normalise-q"):
         column = action[-1]
         try:
             rows = normalise_column(rows, column)
         except ExplorerInputError as exc:
-            S["ex_table_problem"] = f"Normalise {column} not applied: {exc}."
+            session["ex_table_problem"] = f"Normalise {column} not applied: {exc}."
     elif action == "add" and len(rows) < MAX_TOKENS:
         rows = [*rows, TokenRow(next_token_name([r.name for r in rows]), "0", "0")]
     model.rows = rows
     for i in range(MAX_TOKENS):
-        S.pop(f"ex_remove_{i}", None)
+        session.pop(f"ex_remove_{i}", None)
     push_widgets(model)
 
 
-if "ex_model" not in S:
-    S["ex_model"], S["ex_link_problems"] = ExplorerModel.from_url(st.query_params, url_reveal_allowed())
-    push_widgets(S["ex_model"])
-model = S["ex_model"]
+if "ex_model" not in session:
+    session["ex_model"], session["ex_link_problems"] = ExplorerModel.from_url(st.query_params, url_reveal_allowed())
+    push_widgets(session["ex_model"])
+model = session["ex_model"]
 restore_missing_widgets(model)
 
 # --- controls ---------------------------------------------------------------------------------
@@ -123,14 +126,14 @@ st.markdown(
     "Pick a scenario or type your own p (target) and q (draft). **Predict** the residual "
     "r = max(0, p − q) / Z and the rejection probability Z, then **Reveal** the exact answer."
 )
-for problem in S.pop("ex_link_problems", []):
+for problem in session.pop("ex_link_problems", []):
     st.warning(markdown_escape(str(problem)), icon=":material/link_off:")  # holds URL text: shown as typed
 
 names = scenario_names()
-if S.get("ex_scenario") not in names:  # a value a browser never sends (a crafted message): not for the widget
-    S["ex_scenario"] = model.scenario
-if not isinstance(S.get("ex_edit"), bool):
-    S["ex_edit"] = model.edit
+if session.get("ex_scenario") not in names:  # a value a browser never sends (a crafted message): not for the widget
+    session["ex_scenario"] = model.scenario
+if not isinstance(session.get("ex_edit"), bool):
+    session["ex_edit"] = model.edit
 top = st.container(horizontal=True, vertical_alignment="bottom")  # one layout block, not one per column
 top.selectbox(
     "Scenario",
@@ -140,7 +143,7 @@ top.selectbox(
     format_func=lambda n: f"{n} — {load_scenario(n).title}",
 )
 top.button("Reset", key="ex_reset", on_click=on_reset, help="Back to the scenario's p and q")
-if message := S.pop("ex_message", None):
+if message := session.pop("ex_message", None):
     st.info(markdown_escape(message))  # may hold the text of a refused value
 # the scenario's question (its explanation waits for the reveal), or a word that p and q were edited (filled once
 # they are parsed)
@@ -187,7 +190,7 @@ if model.edit:
                 disabled=len(model.rows) >= MAX_TOKENS,
                 help=f"Up to {MAX_TOKENS} tokens; a new token starts at p = q = 0",
             )
-    if problem := S.pop("ex_table_problem", None):
+    if problem := session.pop("ex_table_problem", None):
         refusal = problem
         st.error(markdown_escape(problem), icon=":material/error:")  # holds typed text
 
@@ -203,7 +206,7 @@ else:
         if len(model.preds) != len(new_valid[0]):
             model.preds = (model.preds + [0.0] * len(new_valid[0]))[: len(new_valid[0])]
             for i, value in enumerate(model.preds):
-                S.setdefault(f"ex_r_{i}", value)
+                session.setdefault(f"ex_r_{i}", value)
 
 explanation = ""  # the scenario's teaching note: it states the answer, so it is shown only after the reveal
 try:
@@ -224,8 +227,8 @@ if model.revealed is not None and model.revealed != model.valid:
 
 def revealed_text(result, model: ExplorerModel) -> str:
     """What the reveal shows, in one sentence for a screen reader."""
-    your_z = both_text(to_fraction(model.z_pred))
-    text = f"Revealed: α = {both_text(result.alpha)}, Z = {both_text(result.z)} (your Z {your_z})"
+    your_z = with_decimal(to_fraction(model.z_pred))
+    text = f"Revealed: α = {with_decimal(result.alpha)}, Z = {with_decimal(result.z)} (your Z {your_z})"
     if result.residual is None:
         return text + ". Z = 0: no rejection, so no residual."
     exact = ", ".join(f"{t} {fraction_text(v)}" for t, v in zip(result.tokens, result.residual))
@@ -241,7 +244,7 @@ def prediction_panel(tokens: tuple[str, ...]) -> None:
     """The prediction sliders and Reveal. A fragment: before the reveal, moving a slider reruns only
     this panel (the table, the p/q chart stay as they are), so the page answers as fast as a tiny app.
     After the reveal the score below depends on the sliders, so a change reruns the whole page."""
-    model = S["ex_model"]
+    model = session["ex_model"]
     revealed = model.revealed == model.valid
     section("Your prediction")
     # even rows: the sliders in a grid of equal columns (three a row for three tokens, two for four; a phone
@@ -253,8 +256,8 @@ def prediction_panel(tokens: tuple[str, ...]) -> None:
             label = f"Predict r({markdown_escape(tokens[i])})"
             cell.slider(label, 0.0, 1.0, step=0.01, key=f"ex_r_{i}", format="%.2f")
     # a slider's value is checked like a link's (a crafted message could send text): a refused one keeps the last
-    preds = [slider_value(S[f"ex_r_{i}"], old) for i, old in enumerate(model.preds[: len(tokens)])]
-    total = both_text(sum(to_fraction(v) for v in preds))
+    preds = [slider_value(session[f"ex_r_{i}"], old) for i, old in enumerate(model.preds[: len(tokens)])]
+    total = with_decimal(sum(to_fraction(v) for v in preds))
     st.caption(f"Your r adds up to {total} (it should add up to 1). Arrow keys move a slider.")
     # Z and Reveal in one row: the answer below stays on a laptop's screen
     with st.container(horizontal=True, vertical_alignment="bottom"):
@@ -262,7 +265,7 @@ def prediction_panel(tokens: tuple[str, ...]) -> None:
         # Never disabled by its own press: a button that disables itself drops keyboard focus to the page's
         # body. Pressed again after the reveal, it changes nothing.
         pressed = st.button("Reveal", key="ex_reveal", type="primary")
-    z_pred = slider_value(S["ex_z"], model.z_pred)
+    z_pred = slider_value(session["ex_z"], model.z_pred)
     changed = (preds, z_pred) != (model.preds, model.z_pred)
     model.preds, model.z_pred = preds, z_pred
     if pressed and not revealed:
@@ -277,12 +280,12 @@ def exact_answer(result, model: ExplorerModel, score) -> None:
     """The answer's summary, drawn just under Reveal (where the eye is): α, Z, the scored Z and r."""
     section("The exact answer")
     metrics = st.columns(2)  # two: the column beside the chart is half the page (your Z is in the line below)
-    metrics[0].metric("α (acceptance probability)", both_text(result.alpha))
-    metrics[1].metric("Z = 1 − α (rejection probability)", both_text(result.z))
+    metrics[0].metric("α (acceptance probability)", with_decimal(result.alpha))
+    metrics[1].metric("Z = 1 − α (rejection probability)", with_decimal(result.z))
     z_error = score_z_only(result, model.z_pred)
     st.markdown(
-        f"α = {both_text(result.alpha)}, Z = {both_text(result.z)} "
-        f"(your Z: {both_text(to_fraction(model.z_pred))}, error {both_text(z_error)})."
+        f"α = {with_decimal(result.alpha)}, Z = {with_decimal(result.z)} "
+        f"(your Z: {with_decimal(to_fraction(model.z_pred))}, error {with_decimal(z_error)})."
     )
     if explanation:
         st.markdown(markdown_escape(explanation))
@@ -306,7 +309,7 @@ def exact_answer(result, model: ExplorerModel, score) -> None:
         else f"Largest error at token {markdown_escape(score.worst_token)}."
     )
     st.markdown(
-        f"**Score**: total variation distance between your r and the exact r = {both_text(score.tv)} "
+        f"**Score**: total variation distance between your r and the exact r = {with_decimal(score.tv)} "
         f"(0 is perfect, 1 is as far as possible). {verdict}"
     )
 

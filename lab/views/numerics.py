@@ -2,9 +2,8 @@
 
 import streamlit as st
 
-from lab.core.display import markdown_escape, markdown_table
 from lab.core.distributions import LabInputError
-from lab.core.formatting import fraction_text, sci_text, vector_text
+from lab.core.formatting import fraction_text, markdown_escape, markdown_table, sci_text, vector_text
 from lab.models.numerics import GAP_MAX, GAP_MIN, TEMPERATURE_MAX, TOP_K_MAX, NumericsModel
 from lab.teaching.numerics import (
     FAMILY_Q,
@@ -16,8 +15,8 @@ from lab.teaching.numerics import (
 )
 from lab.teaching.processing import Processing, processed_step_from_text
 from lab.views.accessibility import announce, section, title
-from lab.views.classwide import tiny_z_cases
 from lab.views.common import chart, controls_model, figure
+from lab.views.once_per_server import tiny_z_cases
 
 DEFAULTS = NumericsModel()
 

@@ -3,9 +3,8 @@
 import streamlit as st
 
 from lab.core.blocks import MAX_BLOCK, MAX_LENGTH, MAX_OUTCOMES
-from lab.core.display import markdown_escape
 from lab.core.distributions import LabInputError
-from lab.core.formatting import fraction_text
+from lab.core.formatting import fraction_text, markdown_escape
 from lab.core.markov import all_model_names, load_model
 from lab.core.scenarios import scenario_names
 from lab.core.variants import VARIANTS

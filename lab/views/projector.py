@@ -17,14 +17,14 @@ import streamlit as st
 
 from lab.classroom import store
 from lab.classroom.activities import PREDICT
-from lab.core.display import markdown_escape
+from lab.core.formatting import markdown_escape
 from lab.views.accessibility import announce, section, title
 from lab.views.class_results import change_text, pattern_text, predictions_alt, within_text
 from lab.views.classroom_db import class_version, engine
-from lab.views.classwide import qr_image
 from lab.views.common import chart, figure
 from lab.views.follow import follow_teacher
 from lab.views.join_link import join_link
+from lab.views.once_per_server import qr_image
 from lab.views.presentation import DISPLAY_PARAM, PROJECTOR_CSS, PROJECTOR_PQ_TEXT_PX, PROJECTOR_TEXT_PX
 
 PROJECTOR_EVERY_S = 2.0

@@ -12,9 +12,8 @@ import streamlit as st
 
 from lab.core.blocks import MAX_BLOCK, MAX_LENGTH
 from lab.core.compare import WHY_TEXTS_DIFFER, compare_ordinary
-from lab.core.display import exact_text, markdown_escape, markdown_table
 from lab.core.distributions import LabInputError
-from lab.core.formatting import both_text, decimal_text
+from lab.core.formatting import decimal_text, exact_text, markdown_escape, markdown_table, with_decimal
 from lab.core.markov import load_model, model_names
 from lab.core.residual import residual_exact
 from lab.core.sampling import CONVERGENCE_NS, CONVERGENCE_SEEDS, convergence_series, empirical_distance, simulate_steps
@@ -32,7 +31,7 @@ from lab.teaching.exercises import TEXTS_MATCH_CHOICES, TEXTS_MATCH_QUESTION, gr
 from lab.views.accessibility import announce, section, title
 from lab.views.common import chart, controls_model, figure, refuse_link_values, show_link_warnings
 
-S = st.session_state
+session = st.session_state  # this browser session's state
 DEFAULTS = SamplingModel()
 COMPARE = CompareModel()
 COMPARE_CHART_ROWS = 40  # the comparison is drawn as bars up to this many outputs (the table lists every one)
@@ -113,7 +112,7 @@ st.slider(
 )
 params = (scenario.name, steps, seed)
 if st.button(f"Run {steps:,} steps", key="sl_run", type="primary"):
-    S["sl_result"] = {
+    session["sl_result"] = {
         "params": params,
         "guess": float(model.guess),  # the slider existed before this run, so the model holds its value
         "sim": simulate_steps(scenario.p, scenario.q, steps, seed),
@@ -122,12 +121,12 @@ if st.button(f"Run {steps:,} steps", key="sl_run", type="primary"):
 
 def one_step_results() -> None:
     """The run's results, once Run was pressed for the scenario, N and seed on screen (announced on every run)."""
-    result = S.get("sl_result")
+    result = session.get("sl_result")
     fresh = result is not None and result["params"] == params
     announce(  # before the results (the page stops early without them): drawn on every run
         "sl",
         f"Ran {result['sim'].steps:,} steps: corrected share {result['sim'].corrected_share:.4f}, "
-        f"exact Z {both_text(exact.z)}; your guess {result['guess']:.2f}. Results below."
+        f"exact Z {with_decimal(exact.z)}; your guess {result['guess']:.2f}. Results below."
         if fresh
         else "",
     )
@@ -145,7 +144,7 @@ def one_step_results() -> None:
     metrics = st.columns(4)
     metrics[0].metric("your guess", f"{result['guess']:.2f}")
     metrics[1].metric("corrected share", f"{sim.corrected_share:.4f}", help=f"{int(sim.corrected.sum())} of {n} steps")
-    metrics[2].metric("exact Z", both_text(exact.z), help="Z = sum of max(0, p - q) = 1 - alpha")
+    metrics[2].metric("exact Z", with_decimal(exact.z), help="Z = sum of max(0, p - q) = 1 - alpha")
     metrics[3].metric(
         "chi-square p-value",
         "—" if fit.p_value is None else f"{fit.p_value:.3g}",
@@ -153,7 +152,7 @@ def one_step_results() -> None:
     )
     miss = abs(result["guess"] - float(exact.z))
     st.markdown(
-        f"Your guess was {result['guess']:.2f}; the exact share is Z = {both_text(exact.z)}, "
+        f"Your guess was {result['guess']:.2f}; the exact share is Z = {with_decimal(exact.z)}, "
         f"{'close' if miss <= 0.05 else 'off by ' + decimal_text(miss, 2)}. "
         + (
             "Z = 0: p and q are equal, so no step is ever rejected and the residual is never needed."
@@ -323,7 +322,7 @@ def compare_section() -> None:
     )
     if st.button(f"Run both samplers ({cmp.outputs:,} outputs each, seed {seed})", key="sl_cmp_run", type="primary"):
         try:
-            S["sl_cmp_result"] = {
+            session["sl_cmp_result"] = {
                 "params": params,
                 "guess": choice,
                 "result": compare_ordinary(cmp_model, cmp.block, cmp.length, cmp.outputs, seed),
@@ -332,7 +331,7 @@ def compare_section() -> None:
             st.error(f"{markdown_escape(str(exc))}.")
             announce("sl_cmp", error=f"{exc}.")
             return
-    stored = S.get("sl_cmp_result")
+    stored = session.get("sl_cmp_result")
     if stored is None or stored["params"] != params:
         st.caption("Predict, then run: the texts and the counts appear after the run.")
         announce("sl_cmp")

@@ -26,7 +26,7 @@ def resume_token() -> str | None:
     return str(token) if token else None
 
 
-def load_saved(sig: str, attempts: dict[int, Attempt]) -> str | None:
+def load_saved(assignment_key: str, attempts: dict[int, Attempt]) -> str | None:
     """Once per session and assignment: put the attempts saved under the link's resume id into ``attempts``.
     Returns a message to show when the id cannot be used."""
     token = resume_token()
@@ -35,22 +35,22 @@ def load_saved(sig: str, attempts: dict[int, Attempt]) -> str | None:
     if not flush():  # attempts made while the database was down are stored first
         return DATABASE_DOWN
     done = st.session_state.setdefault("exq_resumed", set())
-    if (token, sig) in done:
+    if (token, assignment_key) in done:
         return None
     try:
-        saved = study.load_attempts(engine(), token, sig)
+        saved = study.load_attempts(engine(), token, assignment_key)
     except ClassroomError as exc:
         st.session_state.pop(UNLOADED, None)
         return str(exc)
     except Exception as exc:
         if not database_down(exc):
             raise
-        st.session_state[UNLOADED] = sig  # not marked done: the next run (or the retry) tries again
+        st.session_state[UNLOADED] = assignment_key  # not marked done: the next run (or the retry) tries again
         return DATABASE_DOWN
     st.session_state.pop(UNLOADED, None)
     for number, attempt in saved.items():
         attempts.setdefault(number, attempt)  # an attempt made on this page is newer than the stored one
-    done.add((token, sig))
+    done.add((token, assignment_key))
     return None
 
 
@@ -65,9 +65,9 @@ def retry_while_down() -> None:
     the page once everything waiting is stored (the warning then goes)."""
     if not flush():
         return
-    if (sig := st.session_state.get(UNLOADED)) is not None:
+    if (assignment_key := st.session_state.get(UNLOADED)) is not None:
         try:
-            study.load_attempts(engine(), resume_token() or "", sig)
+            study.load_attempts(engine(), resume_token() or "", assignment_key)
         except ClassroomError:
             pass  # the full run says what is wrong with the link
         except Exception as exc:
@@ -81,9 +81,9 @@ def flush() -> bool:
     """Store every attempt that waits (they wait here while the database is down). True when none waits."""
     pending = st.session_state.setdefault(PENDING, {})
     for key, attempt in list(pending.items()):
-        token, sig, number = key
+        token, assignment_key, number = key
         try:
-            study.save_attempt(engine(), token, sig, number, attempt)
+            study.save_attempt(engine(), token, assignment_key, number, attempt)
         except ClassroomError as exc:
             st.session_state["exq_resume_error"] = str(exc)
         except Exception as exc:
@@ -94,25 +94,25 @@ def flush() -> bool:
     return True
 
 
-def save(sig: str, number: int, attempt: Attempt) -> None:
+def save(assignment_key: str, number: int, attempt: Attempt) -> None:
     """Store one attempt under the link's resume id (nothing to do without one)."""
     token = resume_token()
     if token:
-        st.session_state.setdefault(PENDING, {})[(token, sig, number)] = attempt
+        st.session_state.setdefault(PENDING, {})[(token, assignment_key, number)] = attempt
         if not flush():
             st.session_state["exq_resume_error"] = DATABASE_DOWN
 
 
-def start(sig: str, attempts: dict[int, Attempt]) -> None:
+def start(assignment_key: str, attempts: dict[int, Attempt]) -> None:
     """A button's callback: a new resume id in the link, with every attempt so far stored under it."""
     try:
         token = study.new_study(engine())
         for number, attempt in attempts.items():
-            study.save_attempt(engine(), token, sig, number, attempt)
+            study.save_attempt(engine(), token, assignment_key, number, attempt)
     except Exception as exc:
         if not database_down(exc):
             raise
         st.session_state["exq_resume_error"] = DATABASE_DOWN.replace("under this link", "yet")
         return
     st.query_params[RESUME_PARAM] = token
-    st.session_state.setdefault("exq_resumed", set()).add((token, sig))
+    st.session_state.setdefault("exq_resumed", set()).add((token, assignment_key))

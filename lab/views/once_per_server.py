@@ -20,8 +20,7 @@ import segno
 import streamlit as st
 
 from lab.core.blocks import compare_laws
-from lab.core.display import markdown_table
-from lab.core.formatting import both_text
+from lab.core.formatting import markdown_table, with_decimal
 from lab.core.markov import load_model
 from lab.teaching.exercises import generate_predictions, generate_problems
 from lab.teaching.exports import (
@@ -66,7 +65,8 @@ def qr_image(url: str, scale: int = 10) -> str:
 def pq_table(tokens: tuple, p: tuple, q: tuple) -> str:
     """A problem's token / p / q table as markdown, built once per problem for the whole class. p and q are a
     Distribution's exact values: the cache tells arguments apart by equality, and 0.5 == 1/2 would share a table."""
-    return markdown_table(("token", "p", "q"), zip(tokens, (both_text(v, 3) for v in p), (both_text(v, 3) for v in q)))
+    rows = zip(tokens, (with_decimal(v, 3) for v in p), (with_decimal(v, 3) for v in q))
+    return markdown_table(("token", "p", "q"), rows)
 
 
 @st.cache_data(max_entries=128, show_spinner="Computing the exact law…")
