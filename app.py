@@ -3,7 +3,7 @@
 import pandas  # noqa: F401 - before any page: threads importing it lazily at once can see it half-initialised
 import streamlit as st
 
-from lab.views import shell, widget_guard
+from lab.views import accessibility, shell, widget_guard
 from lab.views.presentation import apply_presentation_style, is_projector_link, presentation_toggle
 
 widget_guard.install()  # widget values a browser never sends: replaced before Streamlit deserializes them
@@ -13,4 +13,5 @@ presenting = not projector and presentation_toggle()  # larger text and charts, 
 page = st.navigation(shell.pages(), position="hidden" if projector else "top" if presenting else "sidebar")
 st.set_page_config(page_title=shell.tab_title(page))  # "Binomial lab · Residual Lab": each page its own title
 apply_presentation_style()
+accessibility.scroll_boxes()  # a table wider than the screen scrolls in its own box: a tab stop
 page.run()

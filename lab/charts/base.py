@@ -22,13 +22,12 @@ from lab.core.formatting import exact_text, short_label
 VALIDATE = False
 
 FONT_SIZE = 15  # axis titles and ticks
-TITLE_SIZE = FONT_SIZE + 2
-SMALL_TITLE_SIZE = FONT_SIZE + 1
+SMALL_TITLE_SIZE = FONT_SIZE + 1  # the larger text of a chart: a marker's name
 LEGEND_SIZE = FONT_SIZE - 1
 LABEL_SIZE = FONT_SIZE - 2  # the text on a bar
 SMALL_LABEL_SIZE = FONT_SIZE - 3  # bar text and legends of the denser Numerics and Pitfalls charts
 
-# Where a legend goes: above the plot (under a title pinned to the top) or under the plot.
+# Where a legend goes: above the plot or under the plot.
 LEGEND_ABOVE = {"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0, "traceorder": "normal"}
 
 
@@ -128,17 +127,15 @@ def layout(
     margin: dict,
     legend: dict | None = None,
     legend_size: int = LEGEND_SIZE,
-    title_size: int = TITLE_SIZE,
-    pin_title: bool = False,
+    subtitle: str = "",
     **more,
 ) -> dict:
-    """Title, size, fonts, legend and the white paper of a figure. ``pin_title`` pins the title to the
-    top of the figure (the legend then sits between it and the plot). ``more`` is added as given."""
-    title_layout = {"text": title, "font": {"size": title_size}}
-    if pin_title:
-        title_layout.update({"x": 0, "xanchor": "left", "y": 0.98, "yref": "container", "yanchor": "top"})
+    """Size, fonts, legend and the white paper of a figure. ``title`` (and a ``subtitle`` line) is not drawn by
+    plotly: it is kept in the layout's ``meta`` and the page draws it as text above the chart
+    (lab.views.common.chart), where it wraps at any width (plotly never wraps a title, so a long one was cut off
+    on a 320 px screen; WCAG 1.4.10). ``more`` is added as given."""
     settings = {
-        "title": title_layout,
+        "meta": {"title": title, "subtitle": subtitle},
         "height": height,
         "margin": margin,
         "font": {"size": FONT_SIZE, "color": palette.TEXT},
@@ -149,6 +146,26 @@ def layout(
     if legend is not None:
         settings["legend"] = {**legend, "font": {"size": legend_size}}
     return settings
+
+
+def title_of(layout: dict) -> tuple[str, str]:
+    """The (title, subtitle) a figure's layout dict asks the page to draw above it ("" when it has none)."""
+    meta = layout.get("meta")
+    if not isinstance(meta, dict):
+        return "", ""
+    return str(meta.get("title") or ""), str(meta.get("subtitle") or "")
+
+
+AXIS_TITLE_CHARS = 22  # longer axis titles take two lines: plotly never wraps one, and a 320 px screen fits ~28
+
+
+def axis_title(text: str, chars: int = AXIS_TITLE_CHARS) -> dict:
+    """An axis title, on two lines (broken at the space nearest its middle) when it is longer than ``chars``."""
+    if len(text) > chars and "<br>" not in text and " " in text:
+        middle = len(text) / 2
+        cut = min((i for i, ch in enumerate(text) if ch == " "), key=lambda i: abs(i - middle))
+        text = f"{text[:cut]}<br>{text[cut + 1:]}"
+    return {"text": text}
 
 
 def value_axes(
@@ -163,10 +180,16 @@ def value_axes(
     """The layout's ``xaxis`` and ``yaxis``. x: a titled axis with a line (a category axis when ``category``);
     y: a gridded value axis from 0, up to ``y_max`` with ``headroom`` above for the bar labels (``y_floor``
     when y_max is 0)."""
-    xaxis = {"title": {"text": x_title}, "showline": True, "linecolor": palette.AXIS}
+    xaxis = {"title": axis_title(x_title), "showline": True, "linecolor": palette.AXIS, "automargin": True}
     if category:
         xaxis["type"] = "category"
-    yaxis = {"title": {"text": y_title}, "gridcolor": palette.GRID, "zeroline": True, "zerolinecolor": palette.AXIS}
+    yaxis = {
+        "title": axis_title(y_title, 30),
+        "automargin": True,
+        "gridcolor": palette.GRID,
+        "zeroline": True,
+        "zerolinecolor": palette.AXIS,
+    }
     if y_max is not None:
         yaxis["range"] = [0, (y_max if y_max > 0 else y_floor) * headroom]
     return {"xaxis": xaxis, "yaxis": yaxis}

@@ -39,10 +39,9 @@ def _layout(title: str, y_max: float, x_title: str = "") -> dict:
         **base.layout(
             title,
             height=HEIGHT,
-            margin={"l": 55, "r": 10, "t": 50, "b": 50},
+            margin={"l": 55, "r": 10, "t": 20, "b": 50},
             legend=LEGEND,
             legend_size=base.SMALL_LABEL_SIZE,
-            title_size=base.SMALL_TITLE_SIZE,
             barmode="group",
             bargap=0.2,
         ),
@@ -128,12 +127,11 @@ def error_vs_z(cases: Sequence[TinyZCase]) -> go.Figure:
     layout = base.layout(
         "Error of r against the exact residual, by Z (log-log)",
         height=HEIGHT + 120,
-        margin={"l": 70, "r": 10, "t": 50, "b": 55},
+        margin={"l": 70, "r": 10, "t": 20, "b": 55},
         legend=LEGEND,
         legend_size=base.SMALL_LABEL_SIZE,
-        title_size=base.SMALL_TITLE_SIZE,
         xaxis={
-            "title": {"text": "exact Z (rejection probability)", "standoff": 8},
+            "title": {**base.axis_title("exact Z (rejection probability)"), "standoff": 8},
             "type": "log",
             "automargin": True,
             "exponentformat": "power",
@@ -142,7 +140,8 @@ def error_vs_z(cases: Sequence[TinyZCase]) -> go.Figure:
             "linecolor": palette.AXIS,
         },
         yaxis={
-            "title": {"text": "max |r_float - r_exact|"},
+            "title": base.axis_title("max |r_float - r_exact|", 30),
+            "automargin": True,
             "type": "log",
             "exponentformat": "power",
             "gridcolor": palette.GRID,
@@ -194,16 +193,34 @@ def tv_by_variant(names: Sequence[str], distances: Sequence, title: str = "Dista
     layout = base.layout(
         title,
         height=max(300, 42 * len(values) + 110),
-        margin={"l": 10, "r": 60, "t": 60, "b": 50},
-        title_size=base.SMALL_TITLE_SIZE,
+        margin={"l": 10, "r": 60, "t": 20, "b": 50},
         showlegend=False,
         xaxis={
-            "title": {"text": "total variation distance (exact)"},
+            "title": base.axis_title("total variation distance (exact)"),
+            "automargin": True,
             "range": [0, max(values + [1e-9]) * 1.3],
+            "nticks": 4,  # a narrow plot (a phone) keeps its tick labels apart
             "gridcolor": palette.GRID,
             "zeroline": True,
             "zerolinecolor": palette.AXIS,
         },
-        yaxis={"autorange": "reversed", "automargin": True},
+        yaxis={
+            "autorange": "reversed",
+            "automargin": True,
+            "tickmode": "array",
+            "tickvals": list(names),
+            "ticktext": [_name_lines(n) for n in names],  # long names on two or three lines: they fit at 320 px
+        },
     )
     return base.figure([trace], layout)
+
+
+def _name_lines(name: str, chars: int = 16) -> str:
+    """A variant's name (``keep-testing-after-rejection``) broken after its hyphens into lines of about
+    ``chars`` characters, for a tick label."""
+    lines = [""]
+    for part in name.replace("-", "-\n").split("\n"):
+        if lines[-1] and len(lines[-1]) + len(part) > chars:
+            lines.append("")
+        lines[-1] += part
+    return "<br>".join(lines)

@@ -31,15 +31,13 @@ def _bar(role: str, name: str, x: Sequence[str], values: Sequence, text: bool = 
 
 
 def _layout(title: str, x_title: str, y_title: str, y_max: float, barmode: str = "group") -> dict:
-    # title pinned to the top of the figure; the legend sits between it and the plot (two legend lines fit at
-    # phone width without touching the title)
+    # the legend above the plot (two legend lines fit at phone width); the title is drawn by the page
     return {
         **base.layout(
             title,
             height=HEIGHT,
-            margin={"l": 60, "r": 10, "t": 115, "b": 55},
+            margin={"l": 60, "r": 10, "t": 30, "b": 55},
             legend=base.LEGEND_ABOVE,
-            pin_title=True,
             barmode=barmode,
             bargap=0.25,
         ),
@@ -139,6 +137,6 @@ def binomial_bars(labels: Sequence[str], prediction: Sequence, exact: Sequence |
 def worked_example_stack(tokens: Sequence[str], accepted: Sequence, correction: Sequence, target: Sequence):
     """The worked example's recovery: accepted min(p, q) plus Z times the lab's displayed bar, reaching p."""
     traces, layout = _reconstruction(tokens, accepted, correction, target)
-    layout["title"]["text"] = "min(p, q) + Z × (displayed B/C) recovers p"
+    layout["meta"]["title"] = "min(p, q) + Z × (displayed B/C) recovers p"
     traces[1]["name"] = "Z × displayed bar"  # the hover text keeps naming the correction Z·r
     return base.figure(traces, layout)

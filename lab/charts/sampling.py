@@ -43,7 +43,7 @@ def _layout(title: str, x_title: str, y_title: str, y_max: float | None = None) 
         **base.layout(
             title,
             height=HEIGHT,
-            margin={"l": 60, "r": 10, "t": 50, "b": 110},
+            margin={"l": 60, "r": 10, "t": 20, "b": 110},
             legend=base.legend_below(-0.28),
             barmode="group",
             bargap=0.25,
@@ -229,9 +229,8 @@ def block_trace(vocab: Sequence[str], trace, revealed: int | None = None):
     layout = base.layout(
         "One block",
         height=330,
-        margin={"l": 80, "r": 20, "t": 40, "b": 100},
+        margin={"l": 80, "r": 20, "t": 15, "b": 100},
         legend=base.legend_below(-0.2),
-        title_size=base.SMALL_TITLE_SIZE,
         showlegend=True,
         xaxis={
             "tickmode": "array",
@@ -246,6 +245,7 @@ def block_trace(vocab: Sequence[str], trace, revealed: int | None = None):
             "ticktext": ["committed", "drafted"],
             "range": [-0.5, 1.8],
             "showgrid": False,
+            "automargin": True,
         },
     )
     return base.figure(traces, layout)
@@ -289,11 +289,11 @@ def speedup_chart(curve: Sequence[tuple[int, float, float]], best_gamma: int | N
                 "hoverinfo": "skip",
             }
         )
-    title = "Speed-up against the drafts per block K"
-    if alpha is not None and c is not None:
-        title += f"<br><sup>α = {float(alpha):.2f}, c = {float(c):.2f}</sup>"
     top = max([row[1] for row in curve] + [row[2] for row in curve] + [1.0])
-    layout = _layout(title, "drafts per block K", "tokens per block / improvement factor", top)
+    y_title = "tokens per block / improvement factor"
+    layout = _layout("Speed-up against the drafts per block K", "drafts per block K", y_title, top)
+    if alpha is not None and c is not None:
+        layout["meta"]["subtitle"] = f"α = {float(alpha):.2f}, c = {float(c):.2f}"
     layout["xaxis"]["dtick"] = 3
     if gammas:
         layout["xaxis"]["range"] = [min(gammas) - 0.5, max(gammas) + 0.5]

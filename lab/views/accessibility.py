@@ -74,3 +74,46 @@ def announce(key: str, message: str = "", *, error: str = "", focus: str = "") -
     empty). Call it on every run of the page (or of its fragment), with the same ``key``, so the region exists
     before its text changes; a screen reader announces a change of the text. ``focus``: see above."""
     _live_region(key=f"{LIVE_KEY_PREFIX}{key}", data={"status": message, "alert": error, "focus": focus})
+
+
+# --- wide tables: a box that scrolls sideways is a tab stop ----------------------------------------------
+# A markdown table wider than the screen (Numerics' p′/q′ table on a phone) scrolls sideways in its own box
+# (presentation.py's CSS), never the whole page (WCAG 1.4.10). A keyboard user scrolls such a box with the arrow
+# keys once it has focus, so a box that does overflow gets tabindex=0 and a name (role=region, "Table, scrolls
+# sideways"), and loses them again when it fits: no extra tab stop where nothing scrolls (WCAG 2.1.1). Markdown
+# cannot carry the attribute, so one observer per browser tab sets it whenever the page changes or is resized.
+SCROLL_BOX_KEY = "a11y-scroll-boxes"
+SCROLL_BOX_LABEL = "Table, scrolls sideways"
+_SCROLL_BOX_JS = """
+export default function ({ data }) {
+  if (window.__residualLabScrollBoxes) return;  // one observer for the tab, whatever page is shown
+  window.__residualLabScrollBoxes = true;
+  const label = data.label;
+  let queued = false;
+  const mark = () => {
+    queued = false;
+    for (const box of document.querySelectorAll("[data-testid=stMarkdownContainer]:has(> table)")) {
+      const wide = box.scrollWidth > box.clientWidth + 1;
+      if (wide && box.getAttribute("tabindex") !== "0") {
+        box.setAttribute("tabindex", "0");
+        box.setAttribute("role", "region");
+        box.setAttribute("aria-label", label);
+      } else if (!wide && box.getAttribute("aria-label") === label) {
+        box.removeAttribute("tabindex");
+        box.removeAttribute("role");
+        box.removeAttribute("aria-label");
+      }
+    }
+  };
+  const later = () => { if (!queued) { queued = true; requestAnimationFrame(mark); } };
+  new MutationObserver(later).observe(document.body, { childList: true, subtree: true });
+  window.addEventListener("resize", later);
+  later();
+}
+"""
+_scroll_boxes = st.components.v2.component("residual_lab_scroll_boxes", js=_SCROLL_BOX_JS, isolate_styles=False)
+
+
+def scroll_boxes() -> None:
+    """The observer above; app.py draws it on every page (invisible, out of the layout)."""
+    _scroll_boxes(key=SCROLL_BOX_KEY, data={"label": SCROLL_BOX_LABEL})

@@ -25,7 +25,8 @@ URL_ON_WORDS = ("1", "true", "yes", "on")
 #   a slider's (also invisible) gives it to the slider's thumb.
 # - Code: Streamlit's highlight colours (keywords 3.6:1, comments 3.5:1, numbers and operators below 3:1 on the
 #   code block's background) become palette.CODE_COLORS, each at least 5.9:1 there.
-# - Reflow (320 px): long words and numbers in headings and tables wrap instead of widening the page.
+# - Reflow (320 px): long words in headings wrap; a table wider than the screen scrolls sideways in its own box
+#   (its cells wrap at spaces only, so a number is never split), never the whole page.
 _CODE_CSS = "\n".join(
     f'[data-testid="stCode"] .token{"." + kind if kind else ""} {{ color: {colour}; }}'
     for kind, colour in palette.CODE_COLORS.items()
@@ -39,14 +40,13 @@ label:has(input[type="checkbox"]:focus-visible), label:has(input[type="radio"]:f
   outline-offset: 2px !important;
 }}
 {_CODE_CSS}
-/* live regions (lab/views/accessibility.py): read by screen readers, out of the layout and invisible */
-[class*="st-key-live-"] {{
+/* live regions and the scroll-box observer (lab/views/accessibility.py): out of the layout and invisible */
+[class*="st-key-live-"], .st-key-a11y-scroll-boxes {{
   position: absolute !important; width: 1px !important; height: 1px !important; overflow: hidden !important;
   clip-path: inset(50%) !important; white-space: nowrap !important; margin: -1px !important; padding: 0 !important;
 }}
-h1, h2, h3, h4, [data-testid="stMarkdownContainer"] td, [data-testid="stMarkdownContainer"] th {{
-  overflow-wrap: anywhere;
-}}
+h1, h2, h3, h4 {{ overflow-wrap: anywhere; }}
+[data-testid="stMarkdownContainer"]:has(> table) {{ overflow-x: auto; }}
 </style>
 """
 

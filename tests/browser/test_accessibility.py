@@ -193,6 +193,16 @@ def pitfalls_spoiler(page, base, presenting):
     wait_idle(page)
 
 
+def sampling_ran(page, base, presenting):
+    page.get_by_role("button", name="Run 10,000 steps", exact=True).click()
+    wait_idle(page)
+
+
+def blocks_shown(page, base, presenting):
+    press(page, "Step")
+    press(page, "Show all")
+
+
 def start_class(page, base: str, presenting: bool) -> str:
     """Start a class on ``page`` (the Class page, loaded) and open its first activity; returns the class code."""
     page.get_by_role("textbox", name="Class name (optional)").fill("Period 3")
@@ -282,6 +292,8 @@ STATES = [
     State("exercises predict the bars", "exercises?tab=Predict+the+bars"),
     State("exercises teacher tab", "exercises?tab=Teacher"),
     State("pitfalls spoiler open", "pitfalls", pitfalls_spoiler),
+    State("sampling ran", "sampling", sampling_ran),
+    State("blocks shown", "blocks", blocks_shown),
     State("class teacher revealed", "class", teacher_revealed),
     State("class student joined", "class", student_joined),
     State("class student submitted", "class", student_submitted),
@@ -306,6 +318,52 @@ def test_axe_finds_nothing(mode_page, state, a11y_app):
     state.open(page, a11y_app, presenting)
     problems = axe_violations(page) + structure_problems(page)
     assert not problems, f"{state.name}:\n" + "\n".join(problems)
+
+
+# --- reflow at 320 px (WCAG 1.4.10) -------------------------------------------------------------------------
+
+NARROW = {"width": 320, "height": 640}
+REFLOW_JS = """() => {
+    const main = document.querySelector('[data-testid=stMain]');
+    const cut = [];
+    for (const plot of document.querySelectorAll('.js-plotly-plot')) {
+        const box = plot.getBoundingClientRect();
+        const texts = plot.querySelectorAll(
+            '.gtitle, .g-xtitle text, .g-ytitle text, .legendtext, .xtick text, .ytick text');
+        for (const text of texts) {
+            const r = text.getBoundingClientRect();
+            if (!text.textContent.trim() || !r.width) continue;
+            if (text.matches('.gtitle') || r.left < box.left - 1 || r.right > box.right + 1
+                || r.top < box.top - 1 || r.bottom > box.bottom + 1) {
+                cut.push(text.textContent);
+            }
+        }
+    }
+    const boxes = [...document.querySelectorAll('[data-testid=stMarkdownContainer]:has(> table)')];
+    return {page: document.documentElement.scrollWidth, main: main.scrollWidth, width: innerWidth, cut,
+            scrolling: boxes.filter(b => b.scrollWidth > b.clientWidth + 1)
+                .map(b => [b.getAttribute('tabindex'), b.getAttribute('role'), b.getAttribute('aria-label')]),
+            stops: boxes.filter(b => b.scrollWidth <= b.clientWidth + 1 && b.hasAttribute('tabindex')).length};
+}"""
+REFLOW_STATES = [s for s in STATES if not s.name.startswith("class ")]
+
+
+@pytest.mark.parametrize("state", REFLOW_STATES, ids=[s.name.replace(" ", "-") for s in REFLOW_STATES])
+def test_reflow_at_320_px(browser, state, a11y_app):
+    """At 320 px nothing scrolls the page sideways (a wide table scrolls in its own box, which is then a named tab
+    stop), and no chart text is cut off: chart titles are page text, axis titles and legends fit in the chart."""
+    context = browser.new_context(viewport=NARROW)
+    page = context.new_page()
+    state.open(page, a11y_app, False)
+    page.wait_for_timeout(300)  # the scroll-box observer marks boxes on the next animation frame
+    found = page.evaluate(REFLOW_JS)
+    context.close()
+    assert found["page"] <= found["width"] and found["main"] <= found["width"], found
+    assert found["cut"] == [], f"chart text cut off at 320 px: {found['cut']}"
+    assert all(box == ["0", "region", "Table, scrolls sideways"] for box in found["scrolling"]), found["scrolling"]
+    assert found["stops"] == 0, "a table that fits is a tab stop"
+    if state.name == "numerics":  # the p′/q′ table is wider than a 320 px screen: it scrolls in its box
+        assert found["scrolling"], "the p′/q′ table no longer scrolls in its own box"
 
 
 def test_every_page_has_its_own_title(page, a11y_app):
