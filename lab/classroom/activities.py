@@ -217,7 +217,11 @@ def summarize_predictions(spec: PredictSpec, predictions: list[tuple[Fraction, .
         Fraction(sum(abs(p[i] - exact[i]) <= CLOSE for p in predictions), n) if n else None for i in range(len(exact))
     )
     all_close = [p for p in predictions if _close(p, exact)]
-    counts: Counter[str] = Counter(mistake.name for p in predictions for mistake in spec.diagnose(p))
+    # each distinct prediction diagnosed once (predictions come in steps of 0.05: a class repeats many of them)
+    counts: Counter[str] = Counter()
+    for prediction, times in Counter(predictions).items():
+        for mistake in spec.diagnose(prediction):
+            counts[mistake.name] += times
     top = counts.most_common(1)
     return PredictSummary(
         spec.fields,
