@@ -164,7 +164,10 @@ def test_blocks_step_through_and_restart():
     assert "Draft 1:" in markdown_text(at)
     at.button(key="bk_all").click().run()
     assert "The block commits" in markdown_text(at)
-    assert at.button(key="bk_step").disabled
+    complete = at.session_state["bk_revealed"]
+    assert not at.button(key="bk_step").disabled  # no button disables itself (focus would fall to the page)
+    at.button(key="bk_step").click().run()
+    assert at.session_state["bk_revealed"] == complete  # a complete block: Step changes nothing
     at.button(key="bk_restart").click().run()
     assert at.session_state["bk_revealed"] == 0
     at.button(key="bk_next_seed").click().run()

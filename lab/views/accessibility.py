@@ -8,6 +8,8 @@ are in lab/views/presentation.py.
 
 from __future__ import annotations
 
+import re
+
 import streamlit as st
 
 
@@ -67,6 +69,12 @@ LIVE_KEY_PREFIX = "live-"  # the regions' element keys: presentation.py's CSS ta
 _live_region = st.components.v2.component(
     "residual_lab_live_region", html=_LIVE_HTML, js=_LIVE_JS, isolate_styles=False
 )
+
+
+def spoken(markdown_line: str) -> str:
+    """A page's markdown line (bold marks, backslash escapes from lab.core.formatting.markdown_escape) as the plain
+    text a live region says."""
+    return re.sub(r"\\(.)", r"\1", markdown_line.replace("**", "")).replace("\u2060", "")
 
 
 def announce(key: str, message: str = "", *, error: str = "", focus: str = "") -> None:

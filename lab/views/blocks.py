@@ -22,7 +22,7 @@ from lab.core.sampling import make_streams
 from lab.core.speedup import NO_BEST_GAMMA, acceptance_rate, best_gamma, speedup_curve
 from lab.core.variants import VARIANT_NAMES, VARIANTS
 from lab.models.blocks import BlocksModel
-from lab.views.accessibility import section, subsection, title
+from lab.views.accessibility import announce, section, spoken, subsection, title
 from lab.views.common import chart, controls_model, figure, refuse_link_values, show_link_warnings
 from lab.views.once_per_server import exact_comparison
 
@@ -150,9 +150,11 @@ def on_find_stop() -> None:
 revealed = session["bk_revealed"]
 finished = revealed > len(trace.tests)
 buttons = st.columns(4)
-buttons[0].button("Step", key="bk_step", type="primary", on_click=on_step, disabled=finished, width="stretch")
-buttons[1].button("Show all", key="bk_all", on_click=on_show_all, disabled=finished, width="stretch")
-buttons[2].button("Restart", key="bk_restart", on_click=on_restart, disabled=revealed == 0, width="stretch")
+# The buttons never disable themselves (focus would fall to the page's body, WCAG 2.4.3): on a complete block
+# Step and Show all change nothing, and the live region below says the block is complete.
+buttons[0].button("Step", key="bk_step", type="primary", on_click=on_step, width="stretch")
+buttons[1].button("Show all", key="bk_all", on_click=on_show_all, width="stretch")
+buttons[2].button("Restart", key="bk_restart", on_click=on_restart, width="stretch")
 buttons[3].button("New block (seed + 1)", key="bk_next_seed", on_click=on_next_seed, width="stretch")
 if stop is not None:
     st.button(
@@ -202,16 +204,28 @@ def describe(test) -> str:
     return line
 
 
+def outcome(test, shown: bool) -> str:
+    """What the chart shows at a draft's position: its test's outcome once stepped to, else "not tested yet"."""
+    if not shown:
+        return "not tested yet"
+    if test.status == "rejected":
+        return f"rejected, replaced by {token(test.replacement)} from the residual"
+    return "kept" if test.status == "accepted" else "discarded"
+
+
+steps_shown = len(trace.tests) if finished else min(revealed, len(trace.tests))
+trace_rows = [
+    (str(t.position + 1), token(t.token), outcome(t, i < steps_shown)) for i, t in enumerate(trace.tests)
+]
+if finished and trace.bonus is not None:
+    trace_rows.append(("bonus", token(trace.bonus), "drawn from p"))
 chart(
     figure("block_trace", vocab, trace, revealed),
     "bk_trace",
-    "One block: drafted tokens "
-    + ", ".join(token(t) for t in trace.drafts)
-    + (
-        f"; committed so far shown up to step {revealed}"
-        if not finished
-        else "; committed " + " ".join(map(token, trace.committed))
-    ),
+    "One block, drafted tokens by position: "
+    + "; ".join(f"{position} {drafted}: {result}" for position, drafted, result in trace_rows)
+    + ("; committed " + " ".join(map(token, trace.committed)) if finished else ""),
+    table=(("position", "drafted", "outcome"), trace_rows),
 )
 drafted = len(trace.drafts)
 lines = [
@@ -250,6 +264,13 @@ if finished:
     )
 for line in lines:
     st.markdown("- " + line)
+# what the last Step or Show all showed, said by a screen reader (the newest line: a test, or the block's end)
+announce(
+    "bk",
+    spoken(lines[-1]) + (" The block is complete." if finished and "complete" not in lines[-1] else "")
+    if revealed
+    else "",
+)
 
 rejected = next((t for t in shown if t.status == "rejected"), None)
 if rejected is not None:
@@ -387,8 +408,14 @@ def speedup_section() -> None:
     chart(
         figure("speedup_chart", curve, best.gamma if best else None, alpha, c),
         "bk_speedup",
-        f"Expected tokens per block and walltime improvement against K for alpha {alpha:.2f} and c {c:.2f}; "
-        + best_text,
+        f"Expected tokens per block and walltime improvement against K for α {alpha:.2f} and c {c:.2f}; "
+        + best_text
+        + ". Values: "
+        + "; ".join(f"K = {k}: {tokens:.4f} tokens, {gain:.4f}×" for k, tokens, gain in curve),
+        table=(
+            ("drafts per block K", "expected tokens per block", "walltime improvement"),
+            [(str(k), f"{tokens:.4f}", f"{gain:.4f}×") for k, tokens, gain in curve],
+        ),
     )
 
 

@@ -167,7 +167,10 @@ def one_step_results() -> None:
         "sl_empirical",
         "Target p beside the empirical frequencies after "
         f"{n} steps: "
-        + "; ".join(f"{t}: p {exact_text(p)}, empirical {f:.4f}" for t, p, f in zip(tokens, scenario.p.values, total)),
+        + "; ".join(
+            f"{t}: p {exact_text(p)}, empirical {f:.4f} (accepted {a / n:.4f}, corrected {c / n:.4f})"
+            for t, p, f, a, c in zip(tokens, scenario.p.values, total, sim.accepted, sim.corrected)
+        ),
     )
 
 

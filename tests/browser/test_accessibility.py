@@ -567,6 +567,37 @@ def test_keyboard_walkthrough_joining_a_class(browser, a11y_app):
     context.close()
 
 
+LAST_BULLET_JS = """() => [...document.querySelectorAll('[data-testid=stMain] li')].pop().innerText.trim()"""
+
+
+def test_keyboard_walkthrough_blocks_steps_are_announced(page, a11y_app):
+    """Step, Show all and Restart by keyboard: focus stays on the button (none disables itself), and the live region
+    says the line the step added (the same words as the page's newest bullet)."""
+    goto(page, f"{a11y_app}/blocks")
+    assert live(page, "bk")["status"] == ""
+    tab_to(page, "Step")
+    page.keyboard.press("Enter")
+    assert_focus_kept(page, "Step")  # the first draft y: p = 1/3, q = 1/2 at the start, so min(1, p/q) = 2/3
+    region = live(page, "bk")
+    assert region["same"] and region["status"].startswith("Draft 1: y after start: p = 1/3, q = 1/2, kept with ")
+    assert "min(1, p/q) = 2/3" in region["status"] and region["status"] == page.evaluate(LAST_BULLET_JS)
+    page.keyboard.press("Enter")
+    assert_focus_kept(page, "Step")  # the second y after y: p = 2/5, q = 4/5, min(1, p/q) = 1/2
+    assert live(page, "bk")["status"].startswith("Draft 2: y after y: p = 2/5, q = 4/5, kept with probability")
+    tab_to(page, "Show all")
+    page.keyboard.press("Enter")
+    assert_focus_kept(page, "Show all")
+    region = live(page, "bk")
+    assert region["status"] == page.evaluate(LAST_BULLET_JS) + " The block is complete."
+    assert region["status"].startswith("The block commits ")
+    page.keyboard.press("Enter")  # a complete block: nothing changes, focus stays
+    assert_focus_kept(page, "Show all")
+    tab_to(page, "Restart")
+    page.keyboard.press("Enter")
+    assert_focus_kept(page, "Restart")
+    assert live(page, "bk")["status"] == ""
+
+
 # --- the focus outline's contrast, from the rendered styles -------------------------------------------------
 
 RING_JS = """() => {
