@@ -163,6 +163,7 @@ def _class_cases(cases):
     many = tuple(f"r({t})" for t in "ABCDEFGH")
     column = tuple(round(0.05 * i, 2) for i in range(21))
     cases.append(("class_predictions_figure", (many, (column,) * 8, (0.5,) * 8, tuple(F(1, 8) for _ in many), 420)))
+    cases.append(("class_predictions_figure", (fields, values, means, (F(3, 4), F(1, 4)), None, 22, False)))  # a pair
 
 
 def chart_cases() -> list[tuple[str, tuple]]:

@@ -472,7 +472,7 @@ def test_the_projector_shows_the_class_without_names_secrets_or_controls(data, m
     assert [t.value for t in at.text] == [link]
     (image,) = at.get("image")
     assert list(image.value) == [qr_image(link)]
-    assert image.proto.imgs[0].alt == "QR code of the join link shown beside it"
+    assert image.proto.imgs[0].alt == "QR code of the join link shown below it"
     # the question: p and q over the whole vocabulary, a chart with exact labels (alt: every value, exact)
     (pq,) = [c for c in at.get("plotly_chart") if c.proto.alt.startswith("Bar chart of target p and draft q")]
     assert pq.proto.alt == (

@@ -20,12 +20,14 @@ def class_predictions_figure(
     exact: Sequence[Fraction] | None = None,
     height: int | None = 420,
     text_size: int | None = None,
+    legend: bool = True,
 ) -> go.Figure:
     """One strip (every prediction as a dot, jittered) with a box per field; the class mean as a solid blue
     line across the box; ``exact`` (only after the reveal) as a dashed purple line across the box and a
     diamond labelled with the fraction beside it. Category i sits at x = i (ticks carry the field names).
     ``text_size``: every text of the chart (ticks, legend, labels) in px, for a projector (default: the page's
-    sizes)."""
+    sizes). ``legend=False``: no legend, and room each side of the boxes for their labels (two charts side by side
+    on the projector, whose page says once what the marks mean)."""
     tick_size, mean_size, exact_size = (text_size,) * 3 if text_size else (15, 14, 15)
     traces = []
     half = 0.18  # half the width of a box, in category units (category i sits at x = i)
@@ -115,7 +117,12 @@ def class_predictions_figure(
         )
     n = len(fields)
     layout = {
-        "margin": {"l": 50 + 6 * (tick_size - 15), "r": 20, "t": 30 + 2 * (tick_size - 15), "b": 40 + tick_size - 15},
+        "margin": {
+            "l": 50 + 6 * (tick_size - 15),
+            "r": 20,
+            "t": (30 + 2 * (tick_size - 15)) if legend else 12,
+            "b": 40 + tick_size - 15,
+        },
         # ticks in fifths: ticks at 0.25 and 0.75 would read as answers on a class screen before the reveal
         "yaxis": {
             "range": [-0.03, 1.03],
@@ -128,12 +135,13 @@ def class_predictions_figure(
             "tickmode": "array",
             "tickvals": list(range(n)),
             "ticktext": list(fields),
-            "range": [-0.7, n - 0.3],
+            "range": [-0.7, n - 0.3] if legend else [-1.1, n - 0.05],
             "showgrid": False,
             "zeroline": False,
             "tickfont": {"size": tick_size},
         },
         "legend": {"orientation": "h", "y": 1.0, "yanchor": "bottom", "x": 0, "font": {"size": tick_size}},
+        "showlegend": legend,
         "plot_bgcolor": PAPER,
         "paper_bgcolor": PAPER,
         "boxmode": "overlay",

@@ -59,13 +59,15 @@ def pq_bars_projected(tokens: Sequence[str], p: Sequence, q: Sequence, text_size
     (ticks, legend, exact bar labels) at ``text_size`` px, no title (the page says what is asked) and no height
     (as tall as its element: the projector sizes it in window units)."""
     traces = [
-        {**_bar("p", "target p", tokens, p), "textfont": {"size": text_size, "color": TEXT}},
-        {**_bar("q", "draft q", tokens, q), "textfont": {"size": text_size, "color": TEXT}},
+        # constraintext none: plotly would otherwise shrink a label wider than its bar below text_size
+        {**_bar(role, name, tokens, values), "textfont": {"size": text_size, "color": TEXT}, "constraintext": "none"}
+        for role, name, values in (("p", "target p", p), ("q", "draft q", q))
     ]
     layout = {
-        "margin": {"l": 8, "r": 8, "t": 8 + 2 * text_size, "b": 8 + text_size},
+        # the legend beside the bars, not above them: a short chart keeps its height for the bars and their labels
+        "margin": {"l": 8, "r": 8, "t": 8 + text_size, "b": 8 + text_size},
         "font": {"size": text_size, "color": TEXT},
-        "legend": {**base.LEGEND_ABOVE, "font": {"size": text_size}},
+        "legend": {"orientation": "v", "x": 1.0, "xanchor": "left", "y": 1.0, "font": {"size": text_size}},
         "plot_bgcolor": PAPER,
         "paper_bgcolor": PAPER,
         "barmode": "group",

@@ -53,14 +53,17 @@ def within_text(summary: PredictSummary) -> str:
     )
 
 
-def pattern_text(summary: PredictSummary) -> str:
-    """The lab's diagnosis of the round: the most common wrong pattern among the predictions not within 0.05."""
+def pattern_text(summary: PredictSummary, looked_for: bool = True) -> str:
+    """The lab's diagnosis of the round: the most common wrong pattern among the predictions not within 0.05.
+    ``looked_for``: when none is found, name the patterns looked for (the projector, short of room, does not)."""
     if summary.pattern:
         return (
             f"**Most common wrong pattern:** {markdown_escape(summary.pattern)} "
             f"({summary.pattern_count} of {summary.submitted})."
         )
-    return f"**Most common wrong pattern:** none detected (looked for: {PATTERNS_LOOKED_FOR})."
+    return "**Most common wrong pattern:** none detected" + (
+        f" (looked for: {PATTERNS_LOOKED_FOR})." if looked_for else "."
+    )
 
 
 def change_text(change: RoundChange, later: int) -> str:

@@ -78,6 +78,7 @@ html { font-size: 21px; }
 PRESENT_TEXT_PX = 22  # chart ticks, legends and value labels in presentation mode
 PROJECTOR_TEXT_PX = 26  # the same on the projector view
 PROJECTOR_PQ_TEXT_PX = 24  # the projector's p / q chart (a smaller chart beside the QR code)
+PROJECTOR_PAIR_TEXT_PX = 22  # the projector's two rounds side by side (half the width each)
 CLASS_PRESENTING_CSS = """
 <style>
 html { font-size: 24px; }
@@ -114,24 +115,30 @@ html { font-size: 26px; }
 [data-testid="stMain"] [data-testid="stMarkdownContainer"] { margin-bottom: 0 !important; }
 .st-key-proj-code h1 { font-size: 1rem !important; font-weight: 600; padding: 0 !important; margin: 0;
   line-height: 1.2; color: __INK__; }
-.st-key-proj-code h1 strong { display: block; font-size: min(13vh, 6vw); font-weight: 800; letter-spacing: 0.06em;
+.st-key-proj-code h1 strong { display: block; font-size: min(15vh, 7vw); font-weight: 800; letter-spacing: 0.06em;
   line-height: 1.05; white-space: nowrap; font-family: "Source Code Pro", monospace; }
 .st-key-proj-join [data-testid="stText"] { font-family: "Source Code Pro", monospace; overflow-wrap: anywhere;
-  word-break: break-all; white-space: normal; }
-.st-key-proj-qr img { height: 26vh !important; width: auto !important; }
+  white-space: normal; }
+.st-key-proj-join [data-testid="stMarkdownContainer"] p { white-space: nowrap; }
+.st-key-proj-qr img { height: 28vh !important; width: auto !important; }
+/* once the results are up, the top band (code, QR code, p / q chart) gives them room */
+.st-key-proj-top-results .st-key-proj-code h1 strong { font-size: min(11vh, 6vw); }
+.st-key-proj-top-results .st-key-proj-qr img { height: 19vh !important; }
+.st-key-proj-top-results .st-key-proj-pq [data-testid="stPlotlyChart"],
+.st-key-proj-top-results .st-key-proj-pq .js-plotly-plot { height: 21vh !important; }
 .st-key-proj-question h2 { font-size: 1.1rem !important; padding: 0.3vh 0 0 0 !important; margin: 0;
   color: __INK__; }
 .st-key-proj-status p { font-size: 1.2rem !important; }
 /* plotly sizes a figure without a height to its element: the element's height is set here, in window units */
 .st-key-proj-pq [data-testid="stPlotlyChart"], .st-key-proj-pq .js-plotly-plot { height: 30vh !important; }
 [class*="st-key-proj-chart-1-shown"] [data-testid="stPlotlyChart"],
-[class*="st-key-proj-chart-1-shown"] .js-plotly-plot { height: 40vh !important; }
+[class*="st-key-proj-chart-1-shown"] .js-plotly-plot { height: 44vh !important; }
 [class*="st-key-proj-chart-1-revealed"] [data-testid="stPlotlyChart"],
-[class*="st-key-proj-chart-1-revealed"] .js-plotly-plot { height: 34vh !important; }
+[class*="st-key-proj-chart-1-revealed"] .js-plotly-plot { height: 38vh !important; }
 [class*="st-key-proj-chart-2-shown"] [data-testid="stPlotlyChart"],
-[class*="st-key-proj-chart-2-shown"] .js-plotly-plot { height: 38vh !important; }
+[class*="st-key-proj-chart-2-shown"] .js-plotly-plot { height: 42vh !important; }
 [class*="st-key-proj-chart-2-revealed"] [data-testid="stPlotlyChart"],
-[class*="st-key-proj-chart-2-revealed"] .js-plotly-plot { height: 28vh !important; }
+[class*="st-key-proj-chart-2-revealed"] .js-plotly-plot { height: 31vh !important; }
 </style>
 """.replace("__INK__", palette.TEXT)
 

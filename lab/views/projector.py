@@ -25,11 +25,19 @@ from lab.views.common import chart, figure
 from lab.views.follow import follow_teacher
 from lab.views.join_link import join_link
 from lab.views.once_per_server import qr_image
-from lab.views.presentation import DISPLAY_PARAM, PROJECTOR_CSS, PROJECTOR_PQ_TEXT_PX, PROJECTOR_TEXT_PX
+from lab.views.presentation import (
+    DISPLAY_PARAM,
+    PROJECTOR_CSS,
+    PROJECTOR_PAIR_TEXT_PX,
+    PROJECTOR_PQ_TEXT_PX,
+    PROJECTOR_TEXT_PX,
+)
 
 PROJECTOR_EVERY_S = 2.0
 MAX_QR_LINK = 2000
 LIVE = "proj"  # the page's live region (lab.views.accessibility.announce)
+# the legend of the two rounds' charts, said once above them (each chart drawn without one)
+KEY_TEXT = "Dots: predictions, in a box · solid line: class mean · dashed line and diamond: the exact answer"
 
 
 def follow(code: str, drawn_version: int) -> None:
@@ -45,8 +53,11 @@ def results(shown: store.Projection, visible: bool, key: str) -> None:
     revealed = activity.revealed
     rounds = [(f"Round {activity.round - 1}", shown.earlier), (f"Round {activity.round}", shown.predict)]
     rounds = rounds if shown.earlier is not None else [("", shown.predict)]
+    if visible and len(rounds) > 1:
+        st.markdown(KEY_TEXT)
     columns = st.columns(len(rounds), gap="large") if len(rounds) > 1 else [st.container()]
     state = "revealed" if revealed else "shown"
+    text_px = PROJECTOR_TEXT_PX if len(rounds) == 1 else PROJECTOR_PAIR_TEXT_PX  # two charts side by side: 22 px
     for i, (column, (label, summary)) in enumerate(zip(columns, rounds)):
         with column:
             if not visible:
@@ -63,7 +74,8 @@ def results(shown: store.Projection, visible: bool, key: str) -> None:
                         summary.means,
                         summary.exact if revealed else None,
                         None,
-                        PROJECTOR_TEXT_PX,
+                        text_px,
+                        len(rounds) == 1,  # side by side: no legend (KEY_TEXT says it once), room for the labels
                     ),
                     f"{key}_{label}",
                     predictions_alt(summary, revealed, label),
@@ -71,7 +83,10 @@ def results(shown: store.Projection, visible: bool, key: str) -> None:
                 )
             if revealed:
                 st.markdown(
-                    (f"**{label}** · " if label else "") + within_text(summary) + "  \n" + pattern_text(summary)
+                    (f"**{label}** · " if label else "")
+                    + within_text(summary)
+                    + "  \n"
+                    + pattern_text(summary, looked_for=len(rounds) == 1)
                 )
     if visible and revealed and shown.change is not None:
         st.markdown(change_text(shown.change, activity.round))
@@ -127,17 +142,15 @@ def announcement(shown: store.Projection) -> str:
     return f"Activity {activity.position} is open: {activity.spec.title}."
 
 
-def join_column(klass: store.ClassRow, link) -> None:
-    """The class code in very large type (the page's h1), and the join link as plain text: exactly what the QR
-    code holds (no markdown, which could change characters of an address)."""
-    with st.container(key="proj-code"):
-        title(f"Class code **{klass.code}**")  # the code is from the code alphabet: no markdown character
-    if link.url is not None:
-        st.markdown("Join (scan the QR code, or open):")
-        with st.container(key="proj-join"):
-            st.text(link.url)
-    else:
-        st.markdown("Join: open the Class page of this app and type the code.")
+def join_line(link) -> None:
+    """The join link on one line across the page, as plain text: exactly what the QR code holds (no markdown,
+    which could change characters of an address)."""
+    if link.url is None:
+        st.markdown("**Join:** open the Class page of this app and type the code.")
+        return
+    with st.container(key="proj-join", horizontal=True, gap="small"):
+        st.markdown("**Join:**", width="content")
+        st.text(link.url)
 
 
 def projector_page(code: str, key: str) -> None:
@@ -155,13 +168,16 @@ def projector_page(code: str, key: str) -> None:
     activity = shown.activity
     link = join_link(klass.code, klass.join_address, klass.join_key)
     predict = activity is not None and activity.kind == PREDICT
-    left, middle, right = st.columns([1.25, 0.8, 1.45], gap="medium")
-    with left:
-        join_column(klass, link)
+    results_up = predict and (activity.shown or activity.revealed)
+    # the code, the QR code and the question's chart; smaller once results take the lower part (PROJECTOR_CSS)
+    top = st.container(key="proj-top-results" if results_up else "proj-top")
+    left, middle, right = top.columns([1.25, 0.8, 1.45], gap="medium", vertical_alignment="center")
+    with left, st.container(key="proj-code"):
+        title(f"Class code **{klass.code}**")  # the code is from the code alphabet: no markdown character
     with middle:
         if link.url is not None and len(link.url) <= MAX_QR_LINK:
             with st.container(key="proj-qr"):
-                st.image(qr_image(link.url), alt="QR code of the join link shown beside it")
+                st.image(qr_image(link.url), alt="QR code of the join link shown below it")
     with right:
         if predict:
             question = activity.spec.question  # what every class screen shows (lab.teaching.class_question)
@@ -172,6 +188,7 @@ def projector_page(code: str, key: str) -> None:
                     question.pq_alt(),
                     height="stretch",
                 )
+    join_line(link)
     with st.container(key="proj-question"):
         if activity is None:
             section("Waiting for the next activity")

@@ -353,7 +353,7 @@ def test_projector_view_fits_follows_and_shows_no_secret(browser, public_app, sc
     link = f"{PUBLIC_URL}/class?code={new.code}&join={join}"
     assert projector.locator("[data-testid=stText]").inner_text() == link
     qr = projector.locator("[data-testid=stImage] img")
-    assert qr.get_attribute("alt") == "QR code of the join link shown beside it"
+    assert qr.get_attribute("alt") == "QR code of the join link shown below it"
     assert base64.b64decode(qr.get_attribute("src").split(",", 1)[1]) == segno_png(link)
     # the question's p / q chart with exact labels; no results before the teacher shows them
     labels = projector.evaluate(
@@ -371,7 +371,8 @@ def test_projector_view_fits_follows_and_shows_no_secret(browser, public_app, sc
     assert wait_for_trace(projector, "predictions", 15_000) <= 6
     wait_idle(projector, started_timeout=50)
     assert not [t for t in class_chart(projector) if t["name"] == "exact answer"]  # the answer stays hidden
-    assert live_status(projector) == "Round 1: the class's responses are shown."
+    # the page's polite live region says so (the chart may come first, from the counts fragment's own redraw)
+    wait_for_live_status(projector, "Round 1: the class's responses are shown.")
     check_projector_facts(projector, width, height, new.teacher_token, names)
     teacher.get_by_role("button", name="Reveal to class").click()
     wait_idle(teacher)
@@ -384,7 +385,7 @@ def test_projector_view_fits_follows_and_shows_no_secret(browser, public_app, sc
     body = projector.inner_text("body")
     assert "Within 0.05 of the exact answer: 33% of the class" in body and "Most common wrong pattern" in body
     # the reveal is announced by the page's polite live region (present from the first run, its text changed)
-    assert live_status(projector).startswith("The exact answer is revealed: r(B) = 3/4 (0.75); r(C) = 1/4 (0.25)")
+    wait_for_live_status(projector, "The exact answer is revealed: r(B) = 3/4 (0.75); r(C) = 1/4 (0.25)")
     check_projector_facts(projector, width, height, new.teacher_token, names)
     projector.screenshot(path=str(screenshot_dir / f"class-projector-revealed-{width}x{height}.png"))
     ctx.close()
@@ -402,10 +403,12 @@ def segno_png(link: str) -> bytes:
     return expected.getvalue()
 
 
-def live_status(page) -> str:
-    """The text of the page's polite live region (role=status, inside the live-region component)."""
-    return page.evaluate(
-        "() => [...document.querySelectorAll('[data-live=status]')].map(r => r.textContent).join('|')"
+def wait_for_live_status(page, start: str, timeout: float = 10_000) -> None:
+    """Wait until the page's polite live region (role=status, in the live-region component) says ``start``..."""
+    page.wait_for_function(
+        "start => [...document.querySelectorAll('[data-live=status]')].some(r => r.textContent.startsWith(start))",
+        arg=start,
+        timeout=timeout,
     )
 
 
@@ -574,6 +577,17 @@ def test_two_rounds_with_three_students(browser, class_app, screenshot_dir):
     teacher.get_by_role("button", name="Reveal to class").click()
     wait_idle(teacher)
     screenshot_full(teacher, screenshot_dir / "class-teacher-rounds-1280.png")
+    # the projector at 1280x720 with both rounds revealed (the fullest it gets): still no scrolling, every chart
+    # inside the window, text at least 22 px, no name
+    projector_ctx = browser.new_context(viewport={"width": 1280, "height": 720})
+    projector = projector_ctx.new_page()
+    goto(projector, teacher.get_by_role("link", name="Projector view").get_attribute("href"))
+    projector.wait_for_timeout(500)
+    facts = check_projector_facts(projector, 1280, 720, "teacher=", tuple(rounds))
+    assert len(facts["boxes"]) == 3  # the question's p / q chart, round 1, round 2
+    assert "Round 1 → Round 2: 1 of the 2 students" in projector.inner_text("body")
+    projector.screenshot(path=str(screenshot_dir / "class-projector-rounds-1280x720.png"))
+    projector_ctx.close()
     with teacher.expect_download() as download:
         teacher.get_by_role("button", name="Download results (CSV)").click()
     rows = list(csv.DictReader(io.StringIO(download.value.path().read_text())))
