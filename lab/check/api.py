@@ -91,6 +91,14 @@ def planned_draws(cases, target: PowerTarget, max_draws: int | None) -> int:
     return total
 
 
+def _run(runner, sampler, chosen, target: PowerTarget, seed: int, dtype: str, max_draws, time_limit, progress, jobs):
+    """Every chosen case through ``runner`` under one clock and one progress bar."""
+    bar = Progress(planned_draws(chosen, target, max_draws), progress)
+    results = run_cases(runner, sampler, chosen, (target, seed, dtype, max_draws, Clock(time_limit)), bar, _jobs(jobs))
+    bar.close()
+    return results
+
+
 def check_step(
     step,
     *,
@@ -118,10 +126,7 @@ def check_step(
         )
     law_names = None if cases is None else [c for c in cases if c not in sweep_names]
     chosen: list[StepCase] = _select(step_cases(), law_names, extra=sweep_names)
-    bar = Progress(planned_draws(chosen, target, max_draws), progress)
-    clock = Clock(time_limit)
-    results = run_cases(run_step_case, step, chosen, (target, seed, dtype, max_draws, clock), bar, _jobs(jobs))
-    bar.close()
+    results = _run(run_step_case, step, chosen, target, seed, dtype, max_draws, time_limit, progress, jobs)
     if callable(residual_fn):
         results.extend(r for r in residual_sweeps(residual_fn) if r.name in wanted_sweeps)
     env = environment(step, dtype)
@@ -194,10 +199,7 @@ def check_block(
     except BlockInputError as exc:
         raise CheckInputError(str(exc)) from None
     chosen: list[BlockCase] = _select(every, cases)
-    bar = Progress(planned_draws(chosen, target, max_draws), progress)
-    clock = Clock(time_limit)
-    results = run_cases(run_block_case, block, chosen, (target, seed, dtype, max_draws, clock), bar, _jobs(jobs))
-    bar.close()
+    results = _run(run_block_case, block, chosen, target, seed, dtype, max_draws, time_limit, progress, jobs)
     settings = _settings(target, seed, max_draws, time_limit, dtype)
     settings.update(block=block_size or DEFAULT_BLOCK, length=length)
     return CheckReport(name or sampler_name(block), "block", settings, environment(block, dtype), results)

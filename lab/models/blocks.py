@@ -7,13 +7,12 @@ quickly), so they are passed in.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 
 from lab.core.markov import all_model_names
 from lab.core.variants import VARIANT_NAMES
-from lab.models.url import PageModel, UrlReader, UrlWarning
+from lab.models.url import PageModel, UrlReader
 
 DEFAULT_MODEL = "markov-three"
 MAX_SEED = 2**32 - 1
@@ -53,11 +52,8 @@ class BlocksModel(PageModel):
     }
 
     @classmethod
-    def from_url(
-        cls, params: Mapping, source: str = "link", *, max_k: int, max_l: int
-    ) -> tuple[BlocksModel, list[UrlWarning]]:
-        read, d = UrlReader(params, source, cls.LABELS), cls()
-        model = cls(
+    def read_fields(cls, read: UrlReader, d, *, max_k: int, max_l: int) -> dict:
+        return dict(
             model=read.choice("bk_model", all_model_names(), d.model),
             variant=read.choice("bk_variant", VARIANT_NAMES, d.variant),
             block=read.whole("bk_k", 1, max_k, min(d.block, max_k)),
@@ -66,4 +62,3 @@ class BlocksModel(PageModel):
             alpha=read.probability("bk_alpha", d.alpha),
             cost=read.probability("bk_c", d.cost),
         )
-        return model, read.warnings

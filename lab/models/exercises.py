@@ -8,10 +8,9 @@ values first (``count=inf`` would otherwise reach Streamlit's number_input as an
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 
-from lab.models.url import PageModel, UrlReader, UrlWarning
+from lab.models.url import PageModel, UrlReader
 from lab.teaching.exercises import (
     DEFAULT_COUNT,
     DEFAULT_LEVEL,
@@ -37,12 +36,10 @@ class ExercisesModel(PageModel):
     LABELS = {"seed": "Seed", "count": "Number of problems", "level": "Level", "tab": "Tab"}
 
     @classmethod
-    def from_url(cls, params: Mapping, source: str = "link") -> tuple[ExercisesModel, list[UrlWarning]]:
-        read, d = UrlReader(params, source, cls.LABELS), cls()
-        model = cls(
+    def read_fields(cls, read: UrlReader, d) -> dict:
+        return dict(
             seed=read.whole("seed", MIN_SEED, MAX_SEED, d.seed),
             count=read.whole("count", MIN_COUNT, MAX_COUNT, d.count),
             level=read.choice("level", LEVELS, d.level),
             tab=read.choice("tab", TABS, d.tab),
         )
-        return model, read.warnings

@@ -8,11 +8,10 @@ controls -> model -> core -> chart. The logits' text is read by lab.teaching.pro
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 
-from lab.models.url import PageModel, UrlReader, UrlWarning
+from lab.models.url import PageModel, UrlReader
 
 GAP_MIN, GAP_MAX = 1, 20
 TEMPERATURE_MAX = 10
@@ -46,9 +45,8 @@ class NumericsModel(PageModel):
     }
 
     @classmethod
-    def from_url(cls, params: Mapping, source: str = "link") -> tuple[NumericsModel, list[UrlWarning]]:
-        read, d = UrlReader(params, source, cls.LABELS), cls()
-        model = cls(
+    def read_fields(cls, read: UrlReader, d) -> dict:
+        return dict(
             gaps=read.whole_range("numerics_gaps", GAP_MIN, GAP_MAX, d.gaps),
             target_logits=read.text("numerics_target_logits", d.target_logits),
             draft_logits=read.text("numerics_draft_logits", d.draft_logits),
@@ -56,4 +54,3 @@ class NumericsModel(PageModel):
             top_k=read.whole("numerics_top_k", 0, TOP_K_MAX, d.top_k),
             top_p=read.number("numerics_top_p", Fraction(1, 20), 1, d.top_p),
         )
-        return model, read.warnings

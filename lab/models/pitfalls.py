@@ -7,12 +7,11 @@ the linked pages use, so the page reads controls -> model -> core -> chart.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 from lab.core.blocks import MAX_BLOCK, MAX_LENGTH
 from lab.core.markov import all_model_names
-from lab.models.url import PageModel, UrlReader, UrlWarning
+from lab.models.url import PageModel, UrlReader
 from lab.teaching.pitfalls import MISTAKE_CARDS
 
 DEFAULT_MODEL = "bernoulli-residual"
@@ -34,12 +33,10 @@ class PitfallsModel(PageModel):
     }
 
     @classmethod
-    def from_url(cls, params: Mapping, source: str = "link") -> tuple[PitfallsModel, list[UrlWarning]]:
-        read, d = UrlReader(params, source, cls.LABELS), cls()
-        model = cls(
+    def read_fields(cls, read: UrlReader, d) -> dict:
+        return dict(
             model=read.choice("pit_model", all_model_names(), d.model),
             block=read.whole("pit_block", 1, MAX_BLOCK, d.block),
             length=read.whole("pit_length", 1, MAX_LENGTH, d.length),
             variant=read.choice("pit_variant", MISTAKE_CARDS, d.variant),
         )
-        return model, read.warnings

@@ -7,7 +7,6 @@ and the widget values on every run.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -15,7 +14,7 @@ from lab.core.blocks import MAX_BLOCK, MAX_LENGTH
 from lab.core.markov import model_names
 from lab.core.sampling import BOUNDED_STEPS
 from lab.core.scenarios import scenario_names
-from lab.models.url import PageModel, UrlReader, UrlWarning
+from lab.models.url import PageModel, UrlReader
 
 DEFAULT_SCENARIO = "bernoulli-residual"
 DEFAULT_STEPS = 10_000
@@ -36,16 +35,13 @@ class SamplingModel(PageModel):
     LABELS = {"sl_scenario": "Scenario", "sl_steps": "Steps N", "sl_seed": "Seed", "sl_guess": "Your guess"}
 
     @classmethod
-    def from_url(cls, params: Mapping, source: str = "link") -> tuple[SamplingModel, list[UrlWarning]]:
-        """The state a link (or the widgets' values) describes; refused values keep their default."""
-        read, d = UrlReader(params, source, cls.LABELS), cls()
-        model = cls(
+    def read_fields(cls, read: UrlReader, d) -> dict:
+        return dict(
             scenario=read.choice("sl_scenario", scenario_names(), d.scenario),
             steps=read.whole("sl_steps", MIN_STEPS, MAX_STEPS, d.steps),
             seed=read.whole("sl_seed", 0, MAX_SEED, d.seed),
             guess=read.probability("sl_guess", d.guess),
         )
-        return model, read.warnings
 
 
 COMPARE_DEFAULT_MODEL = "markov-sentences-end"
@@ -71,12 +67,10 @@ class CompareModel(PageModel):
     }
 
     @classmethod
-    def from_url(cls, params: Mapping, source: str = "link") -> tuple[CompareModel, list[UrlWarning]]:
-        read, d = UrlReader(params, source, cls.LABELS), cls()
-        model = cls(
+    def read_fields(cls, read: UrlReader, d) -> dict:
+        return dict(
             model=read.choice("sl_cmp_model", model_names(), d.model),
             block=read.whole("sl_cmp_k", 1, MAX_BLOCK, d.block),
             length=read.whole("sl_cmp_l", 1, MAX_LENGTH, d.length),
             outputs=read.whole("sl_cmp_n", COMPARE_MIN_OUTPUTS, COMPARE_MAX_OUTPUTS, d.outputs),
         )
-        return model, read.warnings

@@ -162,13 +162,20 @@ class PageModel:
     """Base of the page models whose widgets carry their own link state (``bind="query-params"``).
 
     A subclass is a dataclass whose fields all have defaults, with ``PARAMS`` mapping each field to its
-    URL parameter (which is also the widget's key) and a ``from_url`` that validates every parameter."""
+    URL parameter (which is also the widget's key) and a ``read_fields`` that validates every parameter."""
 
     PARAMS: dict[str, str] = {}
     LABELS: dict[str, str] = {}  # URL parameter -> the control's label (for messages)
 
     @classmethod
     def from_url(cls, params: Mapping, source: str = "link", **limits) -> tuple[PageModel, list[UrlWarning]]:
+        """The state a link (or the widgets' values) describes; a refused value keeps its default and is named."""
+        read = UrlReader(params, source, cls.LABELS)
+        return cls(**cls.read_fields(read, cls(), **limits)), read.warnings
+
+    @classmethod
+    def read_fields(cls, read: UrlReader, defaults: PageModel, **limits) -> dict:
+        """Field name -> its value read from ``read`` (``defaults``: the value of an absent or refused one)."""
         raise NotImplementedError
 
     def to_url(self) -> dict[str, str]:
