@@ -28,6 +28,7 @@ from lab.models.explorer import (
 )
 from lab.views.accessibility import announce, section, title
 from lab.views.common import chart, figure, sync_query_params
+from lab.views.page_state import keep_valid, load_once, push_to_widgets
 from lab.views.presentation import url_reveal_allowed
 
 session = st.session_state  # this browser session's state
@@ -39,15 +40,19 @@ session = st.session_state  # this browser session's state
 # mirror it; the link is written from it (ExplorerModel.to_url).
 
 
+def model_widgets(model: ExplorerModel) -> dict:
+    """The model as widget values: the scenario, the table's boxes, the prediction sliders, the editor toggle."""
+    widgets = {"ex_scenario": model.scenario}
+    for i, row in enumerate(model.rows):
+        widgets.update({f"ex_name_{i}": row.name, f"ex_p_{i}": row.p, f"ex_q_{i}": row.q})
+    widgets.update({f"ex_r_{i}": value for i, value in enumerate(model.preds)})
+    widgets.update({"ex_z": model.z_pred, "ex_edit": model.edit})
+    return widgets
+
+
 def push_widgets(model: ExplorerModel) -> None:
     """Write the model into the widget keys (allowed before the widgets exist or in a callback)."""
-    session["ex_scenario"] = model.scenario
-    for i, row in enumerate(model.rows):
-        session[f"ex_name_{i}"], session[f"ex_p_{i}"], session[f"ex_q_{i}"] = row.name, row.p, row.q
-    for i, value in enumerate(model.preds):
-        session[f"ex_r_{i}"] = value
-    session["ex_z"] = model.z_pred
-    session["ex_edit"] = model.edit
+    push_to_widgets(model_widgets(model))
 
 
 def restore_missing_widgets(model: ExplorerModel) -> None:
@@ -59,8 +64,7 @@ def restore_missing_widgets(model: ExplorerModel) -> None:
     sliders = [(f"ex_r_{i}", value) for i, value in enumerate(model.preds)] + [("ex_z", model.z_pred)]
     for key, value in sliders:
         session.setdefault(key, value)
-        if slider_value(session[key], -1.0) != session[key]:  # a value a browser never sends does not reach the slider
-            session[key] = value
+        keep_valid(key, lambda v: slider_value(v, None), value)  # a value a browser never sends: not for the slider
     session.setdefault("ex_edit", model.edit)
 
 
@@ -114,10 +118,9 @@ def on_table_submit(action: str) -> None:
     push_widgets(model)
 
 
-if "ex_model" not in session:
-    session["ex_model"], session["ex_link_problems"] = ExplorerModel.from_url(st.query_params, url_reveal_allowed())
-    push_widgets(session["ex_model"])
-model = session["ex_model"]
+model, link_problems = load_once(
+    "ex_model", lambda: ExplorerModel.from_url(st.query_params, url_reveal_allowed()), model_widgets
+)
 restore_missing_widgets(model)
 
 # --- controls ---------------------------------------------------------------------------------
@@ -126,7 +129,7 @@ st.markdown(
     "Pick a scenario or type your own p (target) and q (draft). **Predict** the residual "
     "r = max(0, p − q) / Z and the rejection probability Z, then **Reveal** the exact answer."
 )
-for problem in session.pop("ex_link_problems", []):
+for problem in link_problems:
     st.warning(markdown_escape(str(problem)), icon=":material/link_off:")  # holds URL text: shown as typed
 
 names = scenario_names()
