@@ -36,6 +36,7 @@ def _residual_cases(cases):
     cases.append(("pq_bars", (MANY, [F(1, 15)] * 15, [F(i, 105) for i in range(15)])))
     worked = (("A", "B", "C"), (F(1, 10), F(3, 5), F(3, 10)), (F(1, 2), F(3, 10), F(1, 5)))
     cases.append(("pq_bars_projected", (*worked, 24)))
+    cases.append(("pq_bars_projected", (*worked, 22, 360)))
     for n in (1, 2, 5, 12, 13, N_MAX):
         labels = outcome_labels(n)
         exact = display_values(lab_result(F(3, 4), n))

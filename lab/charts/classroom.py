@@ -26,8 +26,8 @@ def class_predictions_figure(
     line across the box; ``exact`` (only after the reveal) as a dashed purple line across the box and a
     diamond labelled with the fraction beside it. Category i sits at x = i (ticks carry the field names).
     ``text_size``: every text of the chart (ticks, legend, labels) in px, for a projector (default: the page's
-    sizes). ``legend=False``: no legend, and room each side of the boxes for their labels (two charts side by side
-    on the projector, whose page says once what the marks mean)."""
+    sizes). ``legend=False``: no legend (two charts side by side on the projector, whose page says once what the
+    marks mean)."""
     tick_size, mean_size, exact_size = (text_size,) * 3 if text_size else (15, 14, 15)
     traces = []
     half = 0.18  # half the width of a box, in category units (category i sits at x = i)
@@ -135,7 +135,7 @@ def class_predictions_figure(
             "tickmode": "array",
             "tickvals": list(range(n)),
             "ticktext": list(fields),
-            "range": [-0.7, n - 0.3] if legend else [-1.1, n - 0.05],
+            "range": [-1.1, n - 0.05],  # room left of the first box for its "mean" label, right of the last for "exact"
             "showgrid": False,
             "zeroline": False,
             "tickfont": {"size": tick_size},

@@ -54,10 +54,12 @@ def pq_bars(tokens: Sequence[str], p: Sequence, q: Sequence) -> go.Figure:
     return base.figure(traces, _layout("Target p and draft q", "token", "probability", _top(p, q)))
 
 
-def pq_bars_projected(tokens: Sequence[str], p: Sequence, q: Sequence, text_size: int) -> go.Figure:
-    """Target p and draft q for the projector: the same bars, labels and patterns as :func:`pq_bars`, every text
-    (ticks, legend, exact bar labels) at ``text_size`` px, no title (the page says what is asked) and no height
-    (as tall as its element: the projector sizes it in window units)."""
+def pq_bars_projected(
+    tokens: Sequence[str], p: Sequence, q: Sequence, text_size: int, height: int | None = None
+) -> go.Figure:
+    """Target p and draft q for a projected screen: the same bars, labels and patterns as :func:`pq_bars`, every
+    text (ticks, legend, exact bar labels) at ``text_size`` px, no title (the page says what is asked); ``height``
+    None: as tall as its element (the projector view sizes it in window units)."""
     traces = [
         # constraintext none: plotly would otherwise shrink a label wider than its bar below text_size
         {**_bar(role, name, tokens, values), "textfont": {"size": text_size, "color": TEXT}, "constraintext": "none"}
@@ -76,6 +78,8 @@ def pq_bars_projected(tokens: Sequence[str], p: Sequence, q: Sequence, text_size
         # no value axis: every bar carries its exact value, and a tick at 1/4 or 3/4 could read as an answer
         "yaxis": {"range": [0, _top(p, q) * 1.3], "visible": False},
     }
+    if height:
+        layout["height"] = height
     return base.figure(traces, layout)
 
 

@@ -10,12 +10,19 @@ from lab.core.formatting import markdown_escape, markdown_table
 from lab.teaching.class_question import ClassAnswer, ClassQuestion
 from lab.views.common import chart, figure
 
+PROJECTED_HEIGHT = 360  # the p / q chart's height on a projected dashboard
 
-def draw_question(question: ClassQuestion, key: str) -> None:
+
+def draw_question(question: ClassQuestion, key: str, text_size: int | None = None) -> None:
     """The prompt, then target p and draft q over the whole vocabulary: a chart with exact bar labels and the
-    same values, exact, in a table (the chart's alt text holds them too)."""
+    same values, exact, in a table (the chart's alt text holds them too). ``text_size``: a projected screen's
+    chart text in px (presentation mode), every text of the chart at that size."""
     st.markdown(f"**{markdown_escape(question.prompt)}**")
-    chart(figure("pq_bars", question.tokens, question.p, question.q), key, question.pq_alt())
+    if text_size:
+        fig = figure("pq_bars_projected", question.tokens, question.p, question.q, text_size, PROJECTED_HEIGHT)
+    else:
+        fig = figure("pq_bars", question.tokens, question.p, question.q)
+    chart(fig, key, question.pq_alt())
     st.markdown(markdown_table(("token", "target p", "draft q"), question.pq_rows()))
 
 

@@ -302,7 +302,9 @@ def activity_controls(board: store.Dashboard) -> str:
             state = f"round {activity.round}, " + state + (", responses shown" if activity.shown else "")
         st.markdown(f"**Activity {activity.position}: {markdown_escape(activity.spec.title)}** ({state})")
         if activity.kind == PREDICT:
-            draw_question(activity.spec.question, f"cls_question_{activity.id}")
+            draw_question(
+                activity.spec.question, f"cls_question_{activity.id}", PRESENT_TEXT_PX if is_presenting() else None
+            )
             b0, b1, b2, b3, b4 = st.columns(5)
             b0.button(
                 "Show responses",

@@ -629,13 +629,12 @@ def test_presentation_mode_dashboard_is_readable_and_shows_no_secret(browser, pu
     assert new.teacher_token not in body and new.teacher_token not in page.url
     assert not any(name in body for name in names) and "Student 1" in body
     assert not page.get_by_role("button", name="Remove").count()
-    sizes = page.evaluate(  # the class's predictions chart (the question's p / q chart is issue 19's)
+    sizes = page.evaluate(  # every chart: the class's predictions and the question's p / q
         "() => [...document.querySelectorAll('.js-plotly-plot')]"
-        ".filter(p => p.data.some(t => t.name === 'predictions'))"
-        ".flatMap(p => [...p.querySelectorAll('.xtick text, .ytick text, .legendtext, .textpoint text')])"
-        ".map(t => parseFloat(getComputedStyle(t).fontSize))"
+        ".map(p => [...p.querySelectorAll('.xtick text, .ytick text, .legendtext, .textpoint text, .bartext')]"
+        ".map(t => parseFloat(getComputedStyle(t).fontSize)))"
     )
-    assert sizes and min(sizes) >= 22, sizes
+    assert len(sizes) == 2 and all(s and min(s) >= 22 for s in sizes), sizes
     body_sizes = page.evaluate(
         "() => [...document.querySelectorAll('[data-testid=stMain] [data-testid=stMarkdown] p')]"  # not labels
         ".filter(p => p.innerText.trim()).map(p => parseFloat(getComputedStyle(p).fontSize))"
