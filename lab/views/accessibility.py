@@ -34,8 +34,9 @@ def subsection(text: str) -> None:
 # say), and a Streamlit component keeps the same element across runs and sets only its text (textContent: the
 # text is never HTML). The polite region (role=status) says what an action showed (a reveal, Inspect, Saved); the
 # assertive one (role=alert) says why an input was refused. The regions are invisible: what they say is on screen.
-# ``focus``: the text of a heading to move keyboard focus to once (when the value changes), for an action whose
-# button leaves the page (Join): focus would otherwise fall back to the page's body.
+# ``focus``: the text of a heading, or the label of a button, to move keyboard focus to once, for an action whose
+# button leaves the page (Join, Open for the class) or is replaced (Lock by Unlock): focus would otherwise fall back
+# to the page's body. Each request carries a number of its own, so asking for the same target again moves it again.
 _LIVE_HTML = (
     '<div role="status" aria-live="polite" aria-atomic="true" data-live="status"></div>'
     '<div role="alert" aria-live="assertive" aria-atomic="true" data-live="alert"></div>'
@@ -48,14 +49,15 @@ export default function ({ data, parentElement }) {
     if (region && region.textContent !== text) region.textContent = text;
   }
   const heading = (data && data.focus) || "";
-  if (heading && parentElement.dataset.focused !== heading) {
-    parentElement.dataset.focused = heading;
+  const request = `${(data && data.focus_seq) || 0}:${heading}`;
+  if (heading && parentElement.dataset.focused !== request) {
+    parentElement.dataset.focused = request;
     let tries = 0;
-    const move = () => {  // the heading may be drawn a moment after this element
-      const target = [...document.querySelectorAll("[data-testid=stMain] :is(h1, h2, h3)")]
+    const move = () => {  // the heading or button may be drawn a moment after this element
+      const target = [...document.querySelectorAll("[data-testid=stMain] :is(h1, h2, h3, button)")]
         .find(h => h.textContent.trim() === heading);
       if (target) {
-        target.setAttribute("tabindex", "-1");
+        if (target.tagName !== "BUTTON") target.setAttribute("tabindex", "-1");
         target.focus();
       } else if (++tries < 20) {
         setTimeout(move, 50);
@@ -80,8 +82,13 @@ def spoken(markdown_line: str) -> str:
 def announce(key: str, message: str = "", *, error: str = "", focus: str = "") -> None:
     """This spot's live regions, with what to announce now: ``message`` politely, ``error`` assertively (both may be
     empty). Call it on every run of the page (or of its fragment), with the same ``key``, so the region exists
-    before its text changes; a screen reader announces a change of the text. ``focus``: see above."""
-    _live_region(key=f"{LIVE_KEY_PREFIX}{key}", data={"status": message, "alert": error, "focus": focus})
+    before its text changes; a screen reader announces a change of the text. ``focus``: see above (pass it only in
+    the run right after the action)."""
+    seq_key = f"{LIVE_KEY_PREFIX}{key}-focus-seq"
+    if focus:
+        st.session_state[seq_key] = st.session_state.get(seq_key, 0) + 1
+    data = {"status": message, "alert": error, "focus": focus, "focus_seq": st.session_state.get(seq_key, 0)}
+    _live_region(key=f"{LIVE_KEY_PREFIX}{key}", data=data)
 
 
 # --- wide tables: a box that scrolls sideways is a tab stop ----------------------------------------------

@@ -132,6 +132,7 @@ def landing(code: str) -> None:
                 st.error(markdown_escape(refusal))
             else:
                 st.session_state["cls_new_class"] = new.code
+                st.session_state[TEACHER_FOCUS] = "class"  # the dashboard moves keyboard focus to its heading
                 go_to(code=new.code, teacher=new.teacher_token)
     announce(LIVE, error=refusal)
 
@@ -159,8 +160,15 @@ def teacher_token(code: str) -> str:
     return token
 
 
-def _teacher_action(action, *args) -> None:
-    """A button's callback: run a store action with the page's code and token; keep its refusal to show."""
+TEACHER_FOCUS = "cls_teacher_focus"  # after a button that leaves the page: what gets keyboard focus ("activity")
+
+
+def _teacher_action(action, *args, focus: str = "") -> None:
+    """A button's callback: run a store action with the page's code and token; keep its refusal to show.
+    ``focus``: what gets keyboard focus in the next run when the pressed button is gone or replaced
+    ("activity": the current activity's heading; "lock": the Lock or Unlock button now in its place)."""
+    if focus:
+        st.session_state[TEACHER_FOCUS] = focus
     code, token = st.session_state.get(TEACHER_STATE, ("", ""))
     try:
         action(engine(), code, token, *args)
@@ -204,7 +212,7 @@ def _open_activity() -> None:
             "level": st.session_state.get("cls_level"),
             "count": st.session_state.get("cls_count"),
         }
-    _teacher_action(store.open_activity, kind, params)
+    _teacher_action(store.open_activity, kind, params, focus="activity")
 
 
 def _source_label(source: str) -> str:
@@ -293,14 +301,19 @@ def private_panel(klass: store.ClassRow, token: str) -> None:
             st.button("Replace my teacher link now", key="cls_new_link", type="primary", on_click=_new_teacher_link)
 
 
-def activity_controls(board: store.Dashboard) -> str:
-    """The current activity's buttons, or the form that opens one; returns the activity's state in words."""
+OPEN_HEADING = "Open an activity for the class"
+
+
+def activity_controls(board: store.Dashboard) -> tuple[str, str]:
+    """The current activity's buttons, or the form that opens one; returns the activity's state in words and its
+    heading's text (for keyboard focus after Open or Next activity)."""
     activity = board.activity
     if activity is not None:
         state = ("locked" if activity.locked else "open") + (", answer revealed" if activity.revealed else "")
         if activity.kind == PREDICT:
             state = f"round {activity.round}, " + state + (", responses shown" if activity.shown else "")
-        st.markdown(f"**Activity {activity.position}: {markdown_escape(activity.spec.title)}** ({state})")
+        heading = f"Activity {activity.position}: {activity.spec.title} ({state})"
+        subsection(f"Activity {activity.position}: {markdown_escape(activity.spec.title)} ({state})")
         if activity.kind == PREDICT:
             draw_question(
                 activity.spec.question, f"cls_question_{activity.id}", PRESENT_TEXT_PX if is_presenting() else None
@@ -309,16 +322,15 @@ def activity_controls(board: store.Dashboard) -> str:
             b0.button(
                 "Show responses",
                 key="cls_show",
-                disabled=activity.shown or activity.revealed,
-                on_click=_teacher_action,
-                args=(store.show_responses,),
+                # never disabled (focus would drop to the page's body): once shown or revealed it does nothing
+                on_click=None if activity.shown or activity.revealed else _teacher_action,
+                args=() if activity.shown or activity.revealed else (store.show_responses,),
                 help="Puts this round's predictions on the projector, without the exact answer.",
                 width="stretch",
             )
             b1.button(
                 "Vote again",
-                key="cls_vote_again",
-                disabled=activity.revealed or activity.round >= store.MAX_ROUNDS,
+                key="cls_vote_again",  # never disabled: after the reveal or the last round the refusal is said
                 on_click=_teacher_action,
                 args=(store.vote_again,),
                 help="Round 2 of the same question: students discuss, then vote again (round 1 is kept).",
@@ -336,15 +348,26 @@ def activity_controls(board: store.Dashboard) -> str:
             width="stretch",
         )
         if activity.locked:
-            b3.button("Unlock", key="cls_unlock", on_click=_teacher_action, args=(store.unlock,), width="stretch")
+            b3.button(
+                "Unlock", key="cls_unlock", on_click=_teacher_action, args=(store.unlock,), kwargs={"focus": "lock"},
+                width="stretch",
+            )
         else:
-            b3.button("Lock", key="cls_lock", on_click=_teacher_action, args=(store.lock,), width="stretch")
+            b3.button(
+                "Lock", key="cls_lock", on_click=_teacher_action, args=(store.lock,), kwargs={"focus": "lock"},
+                width="stretch",
+            )
         b4.button(
-            "Next activity", key="cls_next", on_click=_teacher_action, args=(store.next_activity,), width="stretch"
+            "Next activity",
+            key="cls_next",
+            on_click=_teacher_action,
+            args=(store.next_activity,),
+            kwargs={"focus": "activity"},
+            width="stretch",
         )
-        return f"Activity {activity.position}: {activity.spec.title}, {state}."
+        return f"Activity {activity.position}: {activity.spec.title}, {state}.", heading
     with st.container(border=True):
-        st.markdown("**Open an activity for the class**")
+        subsection(OPEN_HEADING)
         kind = st.radio("Activity", ("Predict the bars", "Exercises assignment"), key="cls_kind", horizontal=True)
         if kind == "Predict the bars":
             st.selectbox(
@@ -361,7 +384,7 @@ def activity_controls(board: store.Dashboard) -> str:
             )
             c3.number_input("Number of problems", MIN_COUNT, MAX_COUNT, DEFAULT_COUNT, step=1, key="cls_count")
         st.button("Open for the class", key="cls_open", type="primary", on_click=_open_activity)
-    return "No activity is open."
+    return "No activity is open.", OPEN_HEADING
 
 
 def _remove(student_id: int) -> None:
@@ -546,10 +569,12 @@ def teacher_page(code: str, token: str) -> None:
     presenting = is_presenting()
     if presenting:
         st.html(CLASS_PRESENTING_CSS)
-    section(markdown_escape(klass.name) if klass.name else f"Class {klass.code}")
+    class_heading = klass.name or f"Class {klass.code}"
+    section(markdown_escape(class_heading))
     error = st.session_state.pop("cls_teacher_error", None)
+    refusal = st.container()  # drawn on every run: a refusal shown in it moves no button below (focus stays put)
     if error:
-        st.error(markdown_escape(error))
+        refusal.error(markdown_escape(error))
     if presenting:
         st.markdown("Names are hidden in presentation mode.")
     else:
@@ -560,7 +585,8 @@ def teacher_page(code: str, token: str) -> None:
             "This class has ended: its code no longer admits students, and nothing in it can change. "
             "Its results can be downloaded until the class is deleted, 30 days after it started."
         )
-        announce(LIVE, "This class has ended.", error=error or "")
+        ended_focus = class_heading if st.session_state.pop(TEACHER_FOCUS, "") else ""  # after End the class now
+        announce(LIVE, "This class has ended.", error=error or "", focus=ended_focus)
         live_dashboard(code, token, actions=False)
         st.download_button(
             "Download results (CSV)",
@@ -583,8 +609,15 @@ def teacher_page(code: str, token: str) -> None:
         announce(LIVE, error=_TEACHER_DOWN)
         wait_for_database()
         return
-    said = activity_controls(board)
-    announce(LIVE, said, error=error or "")
+    said, activity_heading = activity_controls(board)
+    # keyboard focus, once, where the pressed button's result is: the activity's heading after Open or Next
+    # activity, the Lock or Unlock button that replaced the one pressed, the class's heading after Start a class
+    focus = {
+        "activity": activity_heading,
+        "lock": "Unlock" if board.activity is not None and board.activity.locked else "Lock",
+        "class": class_heading,
+    }.get(st.session_state.pop(TEACHER_FOCUS, ""), "")
+    announce(LIVE, said, error=error or "", focus=focus)
     st.fragment(run_every=DASHBOARD_EVERY_S)(live_dashboard)(code, token)
     st.divider()
     d1, d2 = st.columns(2)
@@ -599,7 +632,13 @@ def teacher_page(code: str, token: str) -> None:
     if klass.open:
         with d2.popover("End class"):
             st.write("Ending the class expires its code: students can no longer join or answer. Results stay.")
-            st.button("End the class now", key="cls_end", on_click=_teacher_action, args=(store.end_class,))
+            st.button(
+                "End the class now",
+                key="cls_end",
+                on_click=_teacher_action,
+                args=(store.end_class,),
+                kwargs={"focus": "class"},
+            )
 
 
 # --- student ----------------------------------------------------------------------------------------

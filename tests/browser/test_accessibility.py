@@ -567,6 +567,41 @@ def test_keyboard_walkthrough_joining_a_class(browser, a11y_app):
     context.close()
 
 
+def test_keyboard_walkthrough_teacher_dashboard(page, a11y_app):
+    """The teacher's buttons by keyboard: focus stays on the button pressed, or moves to the result's heading when
+    the button is gone (Start a class, Open for the class, Next activity) or to the button that replaced it (Lock,
+    Unlock); never to the page's body."""
+    goto(page, f"{a11y_app}/class")
+    tab_to(page, "Class name (optional)")
+    page.keyboard.type("Period 5")
+    tab_to(page, "Start a class")
+    page.keyboard.press("Enter")
+    page.wait_for_url("**teacher=**")
+    page.wait_for_function("() => document.activeElement.tagName === 'H2'", timeout=10_000)
+    assert_focus_kept(page, "Start a class", heading="Period 5")
+    tab_to(page, "Open for the class")
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => document.activeElement.tagName === 'H3'", timeout=10_000)
+    heading = focused(page)["name"]
+    assert heading.startswith("Activity 1: ") and heading.endswith("(round 1, open)")
+    for name, after in (("Show responses", "Show responses"), ("Lock", "Unlock"), ("Unlock", "Lock")):
+        tab_to(page, name)
+        page.keyboard.press("Enter")
+        assert_focus_kept(page, after)
+    tab_to(page, "Vote again")
+    page.keyboard.press("Enter")  # nobody has voted yet: refused, and the refusal is said at once
+    assert_focus_kept(page, "Vote again")
+    assert live(page, "cls")["alert"].startswith("Nobody has voted in round 1 yet")
+    tab_to(page, "Reveal to class")
+    page.keyboard.press("Enter")
+    assert_focus_kept(page, "Reveal to class")
+    assert "answer revealed" in live(page, "cls")["status"]
+    tab_to(page, "Next activity")
+    page.keyboard.press("Enter")
+    page.wait_for_function("() => document.activeElement.tagName === 'H3'", timeout=10_000)
+    assert_focus_kept(page, "Next activity", heading="Open an activity for the class")
+
+
 LAST_BULLET_JS = """() => [...document.querySelectorAll('[data-testid=stMain] li')].pop().innerText.trim()"""
 
 
