@@ -312,3 +312,13 @@ def test_explorer_edits_survive_closing_the_editor_and_go_into_the_link():
     assert at.query_params["p"] == "1/5,1/2,3/10" and at.query_params["tokens"] == "A,B,C"
     at.toggle(key="ex_edit").set_value(True).run()
     assert at.text_input(key="ex_p_0").value == "0.2" and at.text_input(key="ex_p_1").value == "1/2"
+
+
+def test_explorer_add_token_at_the_limit_says_why_instead_of_disabling_itself():
+    names = [chr(ord("A") + i) for i in range(26)]  # MAX_TOKENS = 26 tokens, p = q = 1/26 each
+    even = ",".join(["1/26"] * 26)
+    at = open_page(EXPLORER, {"edit": "1", "tokens": ",".join(names), "p": even, "q": even})
+    assert not at.button(key="ex_add").disabled  # a button that disabled itself would drop focus to the body
+    edit_table(at, "ex_add")
+    assert "Add token not applied: the table already has the most tokens, 26." in plain(at.error[0].value)
+    assert at.text_input(key="ex_name_25").value == "Z" and "ex_name_26" not in at.session_state

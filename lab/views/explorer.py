@@ -112,6 +112,8 @@ def on_table_submit(action: str) -> None:
             session["ex_table_problem"] = f"Normalise {column} not applied: {exc}."
     elif action == "add" and len(rows) < MAX_TOKENS:
         rows = [*rows, TokenRow(next_token_name([r.name for r in rows]), "0", "0")]
+    elif action == "add":
+        session["ex_table_problem"] = f"Add token not applied: the table already has the most tokens, {MAX_TOKENS}."
     model.rows = rows
     for i in range(MAX_TOKENS):
         session.pop(f"ex_remove_{i}", None)
@@ -190,7 +192,7 @@ if model.edit:
                 key="ex_add",
                 on_click=on_table_submit,
                 args=("add",),
-                disabled=len(model.rows) >= MAX_TOKENS,
+                # never disabled by its own press (focus would drop to the page's body): at the limit it says why
                 help=f"Up to {MAX_TOKENS} tokens; a new token starts at p = q = 0",
             )
     if problem := session.pop("ex_table_problem", None):
