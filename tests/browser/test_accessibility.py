@@ -207,7 +207,8 @@ def start_class(page, base: str, presenting: bool) -> str:
     """Start a class on ``page`` (the Class page, loaded) and open its first activity; returns the class code."""
     page.get_by_role("textbox", name="Class name (optional)").fill("Period 3")
     press(page, "Start a class")
-    page.wait_for_url("**teacher=**")
+    # the dashboard (in presentation mode the teacher link leaves the address bar, so wait for the page itself)
+    page.locator("[data-testid=stMetric]", has_text="Class code").first.wait_for(timeout=30_000)
     wait_idle(page)
     code = page.locator("[data-testid=stMetric]", has_text="Class code").first
     code = code.locator("[data-testid=stMetricValue]").inner_text().strip()
