@@ -346,8 +346,8 @@ REFLOW_JS = """() => {
                 .map(b => [b.getAttribute('tabindex'), b.getAttribute('role'), b.getAttribute('aria-label')]),
             stops: boxes.filter(b => b.scrollWidth <= b.clientWidth + 1 && b.hasAttribute('tabindex')).length};
 }"""
-# the class states need a second browser; the projector is a 1920x1080 screen whose charts are sized in window units
-REFLOW_STATES = [s for s in STATES if not s.name.startswith(("class ", "projector "))]
+# the projector is a 1920x1080 screen whose charts are sized in window units
+REFLOW_STATES = [s for s in STATES if not s.name.startswith("projector ")]
 
 
 @pytest.mark.parametrize("state", REFLOW_STATES, ids=[s.name.replace(" ", "-") for s in REFLOW_STATES])
