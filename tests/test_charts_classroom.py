@@ -32,3 +32,15 @@ def test_predictions_means_and_exact_answer():
 def test_no_predictions_yet():
     fig = class_predictions_figure(("r(A)", "Z"), ((), ()), (None, None))
     assert not traces(fig, "class mean") and [len(b.y) for b in traces(fig, "predictions")] == [0, 0]
+
+
+def test_side_by_side_labels_are_bare_values():
+    """Two rounds side by side (no legend): the page's key names the marks once, so each label is its value
+    alone; words beside every box would run into the neighbouring box's labels at half a projector's width."""
+    fields, values = ("r(B)", "r(C)"), ((0.75, 0.5, 0.1), (0.25, 0.5, 0.6))
+    means = (0.45, 0.45)  # (0.75 + 0.5 + 0.1) / 3, (0.25 + 0.5 + 0.6) / 3
+    pair = class_predictions_figure(fields, values, means, (Fraction(3, 4), Fraction(1, 4)), None, 22, False)
+    mean_labels = [t for t in pair.data if t.type == "scatter" and t.mode == "text"][0]
+    assert list(mean_labels.text) == ["0.45", "0.45"]
+    assert list(traces(pair, "exact answer")[1].text) == ["3/4", "1/4"]
+    assert not pair.layout.showlegend

@@ -27,7 +27,9 @@ def class_predictions_figure(
     diamond labelled with the fraction beside it. Category i sits at x = i (ticks carry the field names).
     ``text_size``: every text of the chart (ticks, legend, labels) in px, for a projector (default: the page's
     sizes). ``legend=False``: no legend (two charts side by side on the projector, whose page says once what the
-    marks mean)."""
+    marks mean) and labels without their words ("0.45", "3/4"), so that labels of neighbouring boxes do not
+    collide at half a projector's width."""
+    mean_word, exact_word = ("mean ", "exact ") if legend else ("", "")
     tick_size, mean_size, exact_size = (text_size,) * 3 if text_size else (15, 14, 15)
     traces = []
     half = 0.18  # half the width of a box, in category units (category i sits at x = i)
@@ -78,7 +80,7 @@ def class_predictions_figure(
                 "x": [i - half - 0.06 for i, _ in shown],
                 "y": [m for _, m in shown],
                 "mode": "text",
-                "text": [f"mean {m:.2f}" for _, m in shown],
+                "text": [f"{mean_word}{m:.2f}" for _, m in shown],
                 "textposition": "middle left",
                 "textfont": {"color": TARGET, "size": mean_size},
                 "showlegend": False,
@@ -109,7 +111,7 @@ def class_predictions_figure(
                 "legendgroup": "exact",
                 "showlegend": False,
                 "marker": {"symbol": "diamond", "size": 16, "color": CORRECTION, "line": {"color": PAPER, "width": 2}},
-                "text": [f"exact {fraction_text(v)}" for v in exact],
+                "text": [f"{exact_word}{fraction_text(v)}" for v in exact],
                 "textposition": "middle right",
                 "textfont": {"color": CORRECTION, "size": exact_size},
                 "hoverinfo": "skip",
@@ -135,7 +137,8 @@ def class_predictions_figure(
             "tickmode": "array",
             "tickvals": list(range(n)),
             "ticktext": list(fields),
-            "range": [-1.1, n - 0.05],  # room left of the first box for its "mean" label, right of the last for "exact"
+            # room left of the first box for its mean's label, right of the last for the exact answer's
+            "range": [-1.1, n - 0.05] if legend else [-0.75, n - 0.3],
             "showgrid": False,
             "zeroline": False,
             "tickfont": {"size": tick_size},

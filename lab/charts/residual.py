@@ -73,7 +73,7 @@ def pq_bars_projected(
         "plot_bgcolor": PAPER,
         "paper_bgcolor": PAPER,
         "barmode": "group",
-        "bargap": 0.2,
+        "bargap": 0.08,  # wide bars: an exact label at projector size fits above its own bar
         "xaxis": {"type": "category", "showline": True, "linecolor": AXIS, "tickfont": {"size": text_size}},
         # no value axis: every bar carries its exact value, and a tick at 1/4 or 3/4 could read as an answer
         "yaxis": {"range": [0, _top(p, q) * 1.3], "visible": False},

@@ -171,7 +171,7 @@ def projector_page(code: str, key: str) -> None:
     results_up = predict and (activity.shown or activity.revealed)
     # the code, the QR code and the question's chart; smaller once results take the lower part (PROJECTOR_CSS)
     top = st.container(key="proj-top-results" if results_up else "proj-top")
-    left, middle, right = top.columns([1.25, 0.8, 1.45], gap="medium", vertical_alignment="center")
+    left, middle, right = top.columns([1.1, 0.65, 1.75], gap="medium", vertical_alignment="center")
     with left, st.container(key="proj-code"):
         title(f"Class code **{klass.code}**")  # the code is from the code alphabet: no markdown character
     with middle:
