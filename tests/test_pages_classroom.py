@@ -539,3 +539,28 @@ def test_two_rounds_side_by_side_on_the_dashboard_and_the_projector(data):
     text = projector_text(projector)
     assert "**Round 1** · **Within 0.05" in text and "**Round 2** · **Within 0.05" in text
     assert "1 of the 1 students who voted in both rounds moved toward the exact answer" in text
+
+
+def test_joining_or_starting_while_the_database_is_down_says_what_was_not_done(data, monkeypatch):
+    """An outage at Join or Start a class is a plain message saying what did not happen, never an exception
+    box, and the page stays where it was (no student or teacher link)."""
+    from sqlalchemy.exc import OperationalError
+
+    def down(*args, **kwargs):
+        raise OperationalError("SELECT 1", {}, ConnectionRefusedError("connection refused"))
+
+    new = store.create_class(data)
+    monkeypatch.setattr(store, "join_class", down)
+    monkeypatch.setattr(store, "create_class", down)
+    at = open_linked_page(PAGE)
+    join(at, new.code, "Ann")
+    said = [e.replace("\\", "") for e in errors(at)]
+    assert len(said) == 1
+    assert said[0].startswith("The class database cannot be reached right now, so you have not joined yet.")
+    assert "student" not in at.query_params
+    at.button(key="FormSubmitter:cls_start_form-Start a class").click().run()
+    assert not at.exception
+    said = [e.replace("\\", "") for e in errors(at)]
+    assert len(said) == 1
+    assert said[0].startswith("The class database cannot be reached right now, so no class was started.")
+    assert "teacher" not in at.query_params

@@ -603,19 +603,25 @@ def remove_not_submitted(engine: Engine, code: str, teacher_token: str) -> int:
     return remove_students(engine, code, teacher_token, ids)
 
 
+def _take_seat(conn, class_id: int, full: str) -> None:
+    """Count one more student in the class, in the same statement that checks the limit (two joins at once
+    cannot both take the last seat); ``full`` is the refusal when there is no seat."""
+    seat = conn.execute(
+        text(
+            "UPDATE classes SET student_count = student_count + 1 "
+            "WHERE id = :id AND student_count < :max RETURNING student_count"
+        ),
+        {"id": class_id, "max": MAX_STUDENTS},
+    ).first()
+    if seat is None:
+        raise ClassroomError(full)
+
+
 def allow_back(engine: Engine, code: str, teacher_token: str, student_id: int) -> None:
     """Let a removed student back in: their link works again (with their answers) and their browser may join."""
     with writing(engine) as conn:
         klass = _teacher_class(conn, code, teacher_token)
-        seat = conn.execute(
-            text(
-                "UPDATE classes SET student_count = student_count + 1 "
-                "WHERE id = :id AND student_count < :max RETURNING student_count"
-            ),
-            {"id": klass.id, "max": MAX_STUDENTS},
-        ).first()
-        if seat is None:
-            raise ClassroomError(f"The class is full ({MAX_STUDENTS} students): remove someone first.")
+        _take_seat(conn, klass.id, f"The class is full ({MAX_STUDENTS} students): remove someone first.")
         back = conn.execute(
             text(
                 "UPDATE students SET removed_at = NULL "
@@ -800,15 +806,7 @@ def join_class(
                 raise ClassroomError(
                     "Your teacher removed you from this class: ask your teacher to let you back in, then join again."
                 )
-            seat = conn.execute(
-                text(
-                    "UPDATE classes SET student_count = student_count + 1 "
-                    "WHERE id = :id AND student_count < :max RETURNING student_count"
-                ),
-                {"id": klass.id, "max": MAX_STUDENTS},
-            ).first()
-            if seat is None:
-                raise ClassroomError(f"Class {code} is full ({MAX_STUDENTS} students): ask your teacher.")
+            _take_seat(conn, klass.id, f"Class {code} is full ({MAX_STUDENTS} students): ask your teacher.")
             for what, key, _most, window in limits:
                 _add_to_counter(conn, f"joins-{what}:{key}", at, window)
             conn.execute(

@@ -80,6 +80,21 @@ def _link_key(typed_code: str, link_code: str) -> str:
     return key if same else ""
 
 
+def _try_store(call, not_done: str):
+    """Run one store call for the landing page: (its result, ""), or (None, the refusal shown), where a
+    database outage says ``not_done`` ("you have not joined yet") instead of "nothing was saved"."""
+    try:
+        return call(), ""
+    except store.ClassroomError as exc:
+        refusal = str(exc)
+    except Exception as exc:
+        if not database_down(exc):
+            raise
+        refusal = DATABASE_DOWN.replace("nothing was saved", not_done)
+    st.error(markdown_escape(refusal))
+    return None, refusal
+
+
 def landing(code: str) -> None:
     refusal = ""  # announced by the page's live region
     st.caption(
@@ -94,24 +109,18 @@ def landing(code: str) -> None:
             name = st.text_input("Your name", key="cls_join_name", help="1 to 40 characters; your teacher sees it.")
             pressed = st.form_submit_button("Join", type="primary")
         if pressed:
-            try:
-                joined = store.join_class(
+            joined, refusal = _try_store(
+                lambda: store.join_class(
                     engine(),
                     typed_code,
                     name,
                     client=browser_key(),
                     address=client_address(),
                     link_key=_link_key(typed_code, code),
-                )
-            except store.ClassroomError as exc:
-                refusal = str(exc)
-                st.error(markdown_escape(exc))
-            except Exception as exc:
-                if not database_down(exc):
-                    raise
-                refusal = DATABASE_DOWN.replace("nothing was saved", "you have not joined yet")
-                st.error(markdown_escape(refusal))
-            else:
+                ),
+                "you have not joined yet",
+            )
+            if joined is not None:
                 st.session_state[JOINED_KEY] = True  # the student's page moves keyboard focus to its heading
                 go_to(code=joined.code, student=joined.student_token)
     with start:
@@ -120,17 +129,8 @@ def landing(code: str) -> None:
             class_name = st.text_input("Class name (optional)", key="cls_start_name", placeholder="e.g. Period 3")
             started = st.form_submit_button("Start a class")
         if started:
-            try:
-                new = store.create_class(engine(), class_name)
-            except store.ClassroomError as exc:
-                refusal = str(exc)
-                st.error(markdown_escape(exc))
-            except Exception as exc:
-                if not database_down(exc):
-                    raise
-                refusal = DATABASE_DOWN.replace("nothing was saved", "no class was started")
-                st.error(markdown_escape(refusal))
-            else:
+            new, refusal = _try_store(lambda: store.create_class(engine(), class_name), "no class was started")
+            if new is not None:
                 st.session_state["cls_new_class"] = new.code
                 st.session_state[TEACHER_FOCUS] = "class"  # the dashboard moves keyboard focus to its heading
                 go_to(code=new.code, teacher=new.teacher_token)
