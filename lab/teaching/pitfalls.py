@@ -109,7 +109,7 @@ CARDS: dict[str, PitfallCard] = {
             ),
             (Report("SafeAILab/EAGLE", "#20", "a residual that only removes the rejected token"),),
             "when q is one-hot (the draft always proposes the same token x): then max(0, p - q) is p without x, "
-            "so removing the rejected token is the residual (scenario one-hot-draft).",
+            "so removing the rejected token is the residual (the scenario “A one-hot draft”).",
         ),
         PitfallCard(
             "candidates-only",

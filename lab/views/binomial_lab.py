@@ -73,7 +73,7 @@ def intro() -> None:
         "**Inspect** the exact Binomial(n, lab success p) probabilities. *lab success p* is this lab's own "
         "parameter, the probability that one trial succeeds: it is not the target p of a scenario.\n\n"
         "With n = 1 the two bars are **B** (success) and **C** (failure). In the worked example "
-        "(scenario bernoulli-residual) A has zero "
+        "(the scenario “The worked example: three tokens”) A has zero "
         "residual mass, so A is outside this two-outcome display. This is an exact Bernoulli picture of a "
         "stipulated conditional residual: it is not a rejection sampler and not a three-token model."
     )
