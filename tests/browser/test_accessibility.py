@@ -141,7 +141,7 @@ class State:
     act: Callable | None = None  # act(page, base_url, presenting): from the loaded page to the state to scan
 
     def open(self, page, base: str, presenting: bool) -> None:
-        goto(page, url_of(base, self.path, presenting))
+        goto(page, url_of(base, self.path, presenting), timeout=60_000)  # a shared CI machine can be slow to connect
         no_dialog(page)
         if self.act is not None:
             self.act(page, base, presenting)
