@@ -41,6 +41,24 @@ def metric(page, label: str) -> str:
 
 
 @pytest.mark.browser
+def join_and_submit(browser, base: str, code: str, name: str, values, viewport) -> tuple:
+    """A student in a browser context of their own: join class ``code`` as ``name``, submit ``values``
+    (r(B), r(C)) and see it saved; returns (context, page)."""
+    ctx = browser.new_context(viewport=viewport)
+    page = ctx.new_page()
+    goto(page, f"{base}/class?code={code}")
+    page.get_by_role("textbox", name="Your name").fill(name)
+    page.get_by_role("button", name="Join").click()
+    page.wait_for_url("**student=**")
+    wait_idle(page)
+    page.get_by_role("spinbutton", name="Predict r(B)").fill(values[0])
+    page.get_by_role("spinbutton", name="Predict r(C)").fill(values[1])
+    page.get_by_role("button", name="Submit").click()
+    wait_idle(page)
+    assert "Saved at" in page.locator("[data-testid=stAlertContentSuccess]").inner_text()
+    return ctx, page
+
+
 def test_teacher_and_three_students(browser, class_app, screenshot_dir):
     teacher_ctx = browser.new_context(viewport=DESKTOP)
     teacher = teacher_ctx.new_page()
@@ -57,19 +75,7 @@ def test_teacher_and_three_students(browser, class_app, screenshot_dir):
 
     students = {}
     for name, (b, c) in GUESSES.items():
-        ctx = browser.new_context(viewport={"width": 900, "height": 900})
-        page = ctx.new_page()
-        goto(page, f"{class_app}/class?code={code}")
-        page.get_by_role("textbox", name="Your name").fill(name)
-        page.get_by_role("button", name="Join").click()
-        page.wait_for_url("**student=**")
-        wait_idle(page)
-        page.get_by_role("spinbutton", name="Predict r(B)").fill(b)
-        page.get_by_role("spinbutton", name="Predict r(C)").fill(c)
-        page.get_by_role("button", name="Submit").click()
-        wait_idle(page)
-        assert "Saved at" in page.locator("[data-testid=stAlertContentSuccess]").inner_text()
-        students[name] = (ctx, page)
+        students[name] = join_and_submit(browser, class_app, code, name, (b, c), {"width": 900, "height": 900})
 
     # the dashboard refreshes itself (every 2 s): 3 of 3 without a reload
     teacher.wait_for_function(
@@ -138,18 +144,7 @@ def test_kill_9_keeps_every_saved_answer_and_students_resume(browser, tmp_path):
         engine = make_engine(f"sqlite:///{tmp_path / 'classroom.db'}")
         new = store.create_class(engine, "restart")
         store.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
-        ctx = browser.new_context(viewport=DESKTOP)
-        page = ctx.new_page()
-        goto(page, f"{url}/class?code={new.code}")
-        page.get_by_role("textbox", name="Your name").fill("Ann")
-        page.get_by_role("button", name="Join").click()
-        page.wait_for_url("**student=**")
-        wait_idle(page)
-        page.get_by_role("spinbutton", name="Predict r(B)").fill("0.65")
-        page.get_by_role("spinbutton", name="Predict r(C)").fill("0.35")
-        page.get_by_role("button", name="Submit").click()
-        wait_idle(page)
-        assert "Saved at" in page.locator("[data-testid=stAlertContentSuccess]").inner_text()
+        ctx, page = join_and_submit(browser, url, new.code, "Ann", ("0.65", "0.35"), DESKTOP)
         student_url = page.url
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=10)
@@ -452,17 +447,8 @@ def test_new_teacher_link_refuses_the_old_link_at_once(browser, class_app):
     old = parse_qs(urlsplit(old_url).query)["teacher"][0]
     other = ctx.new_page()  # a second tab still on the old link
     goto(other, old_url)
-    student_ctx = browser.new_context(viewport={"width": 390, "height": 844})
-    student = student_ctx.new_page()
-    goto(student, f"{class_app}/class?code={code}")
-    student.get_by_role("textbox", name="Your name").fill("Ann")
-    student.get_by_role("button", name="Join").click()
-    student.wait_for_url("**student=**")
-    wait_idle(student)
-    student.get_by_role("spinbutton", name="Predict r(B)").fill("0.7")
-    student.get_by_role("spinbutton", name="Predict r(C)").fill("0.3")
-    student.get_by_role("button", name="Submit").click()
-    wait_idle(student)
+    phone = {"width": 390, "height": 844}
+    student_ctx, student = join_and_submit(browser, class_app, code, "Ann", ("0.7", "0.3"), phone)
     projector_ctx = browser.new_context(viewport={"width": 1280, "height": 720})
     projector = projector_ctx.new_page()
     goto(projector, teacher.get_by_role("link", name="Projector view").get_attribute("href"))
@@ -521,19 +507,7 @@ def test_two_rounds_with_three_students(browser, class_app, screenshot_dir):
     }
     students = {}
     for name, (first, _second) in rounds.items():
-        ctx = browser.new_context(viewport={"width": 390, "height": 844})
-        page = ctx.new_page()
-        goto(page, f"{class_app}/class?code={code}")
-        page.get_by_role("textbox", name="Your name").fill(name)
-        page.get_by_role("button", name="Join").click()
-        page.wait_for_url("**student=**")
-        wait_idle(page)
-        page.get_by_role("spinbutton", name="Predict r(B)").fill(first[0])
-        page.get_by_role("spinbutton", name="Predict r(C)").fill(first[1])
-        page.get_by_role("button", name="Submit").click()
-        wait_idle(page)
-        assert "Saved at" in page.locator("[data-testid=stAlertContentSuccess]").inner_text()
-        students[name] = (ctx, page)
+        students[name] = join_and_submit(browser, class_app, code, name, first, {"width": 390, "height": 844})
     teacher.wait_for_function(
         "() => [...document.querySelectorAll('[data-testid=stMetric]')].some(m => m.innerText.includes('3 of 3'))",
         timeout=15_000,
