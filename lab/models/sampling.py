@@ -1,7 +1,7 @@
 """The Sampling lab's state: scenario, steps N, seed and the guessed share of corrected steps.
 
 The page's widgets carry this state in the link themselves (``bind="query-params"``); this model
-validates the link first (see :func:`lab.views.common.refuse_link_values` for why that is needed)
+validates the link first (see :func:`lab.views.page_state.refuse_link_values` for why that is needed)
 and the widget values on every run.
 """
 

@@ -24,13 +24,14 @@ from lab.teaching.worked_example import (
     prediction_labels,
 )
 from lab.views.accessibility import announce, section, title
-from lab.views.common import chart, figure, sync_query_params
+from lab.views.common import chart, figure
 from lab.views.page_state import (
     drawn_outside,
     keep_valid,
     load_once,
     push_to_widgets,
     redraw_page_if_changed,
+    sync_query_params,
     whole_page,
 )
 from lab.views.presentation import url_reveal_allowed

@@ -23,8 +23,9 @@ from lab.core.speedup import NO_BEST_GAMMA, acceptance_rate, best_gamma, speedup
 from lab.core.variants import VARIANT_NAMES, VARIANTS
 from lab.models.blocks import BlocksModel
 from lab.views.accessibility import announce, section, spoken, subsection, title
-from lab.views.common import chart, controls_model, figure, refuse_link_values, show_link_warnings
+from lab.views.common import chart, figure
 from lab.views.once_per_server import exact_comparison
+from lab.views.page_state import controls_model, refuse_link_values, show_link_warnings
 
 session = st.session_state  # this browser session's state
 DEFAULTS = BlocksModel()

@@ -50,8 +50,9 @@ from lab.teaching.exports import (
 )
 from lab.views import study_resume
 from lab.views.accessibility import announce, section, title
-from lab.views.common import chart, figure, refuse_link_values, show_link_warnings
+from lab.views.common import chart, figure
 from lab.views.once_per_server import assignment_downloads, pq_table, qr_image, shared_assignment
+from lab.views.page_state import refuse_link_values, show_link_warnings
 from lab.views.presentation import is_presenting
 
 BRANCH_OPTIONS = ("rejection", "no-rejection")

@@ -27,8 +27,8 @@ from lab.models.explorer import (
     slider_value,
 )
 from lab.views.accessibility import announce, section, title
-from lab.views.common import chart, figure, sync_query_params
-from lab.views.page_state import keep_valid, load_once, push_to_widgets
+from lab.views.common import chart, figure
+from lab.views.page_state import keep_valid, load_once, push_to_widgets, sync_query_params
 from lab.views.presentation import url_reveal_allowed
 
 session = st.session_state  # this browser session's state

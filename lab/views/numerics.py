@@ -15,8 +15,9 @@ from lab.teaching.numerics import (
 )
 from lab.teaching.processing import Processing, processed_step_from_text
 from lab.views.accessibility import announce, section, title
-from lab.views.common import chart, controls_model, figure
+from lab.views.common import chart, figure
 from lab.views.once_per_server import tiny_z_cases
+from lab.views.page_state import controls_model
 
 DEFAULTS = NumericsModel()
 

@@ -20,7 +20,8 @@ from lab.teaching.pitfalls import (
     single_step,
 )
 from lab.views.accessibility import announce, section, subsection, title
-from lab.views.common import chart, controls_model, figure
+from lab.views.common import chart, figure
+from lab.views.page_state import controls_model
 
 DEFAULTS = PitfallsModel()
 CHECK_YOUR_OWN = (

@@ -29,7 +29,8 @@ from lab.models.sampling import (
 )
 from lab.teaching.exercises import TEXTS_MATCH_CHOICES, TEXTS_MATCH_QUESTION, grade_texts_match
 from lab.views.accessibility import announce, section, title
-from lab.views.common import chart, controls_model, figure, refuse_link_values, show_link_warnings
+from lab.views.common import chart, figure
+from lab.views.page_state import controls_model, refuse_link_values, show_link_warnings
 
 session = st.session_state  # this browser session's state
 DEFAULTS = SamplingModel()
