@@ -156,3 +156,21 @@ def test_numerics_model_checks_the_controls():
     assert names(warnings) == {"numerics_gaps", "numerics_temperature", "numerics_top_k", "numerics_top_p"}
     model, warnings = NumericsModel.from_url({"numerics_target_logits": ""}, "control")
     assert not warnings and model.target_logits == ""  # empty text is kept: the processing step names it
+
+
+def test_numerics_model_processes_its_logits():
+    import math
+
+    import pytest
+
+    from lab.core.distributions import LabInputError
+    from lab.models.numerics import NumericsModel
+
+    # logits ln 3 and 0 at temperature 1, no top-k or top-p: softmax p' = (3/4, 1/4); the draft's 0 and 0: (1/2, 1/2)
+    model = NumericsModel(target_logits=f"A={math.log(3)!r}, B=0", draft_logits="A=0, B=0", top_k=0)
+    step = model.processed_step()
+    assert step.tokens == ("A", "B")
+    assert step.p == pytest.approx([0.75, 0.25], abs=1e-15) and step.q == pytest.approx([0.5, 0.5], abs=1e-15)
+    assert step.residual.z == pytest.approx(0.25, abs=1e-15)  # max(0, 3/4 - 1/2) + max(0, 1/4 - 1/2)
+    with pytest.raises(LabInputError, match="B"):
+        NumericsModel(target_logits="A=1, B=x", draft_logits="A=0, B=0").processed_step()

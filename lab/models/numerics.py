@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from lab.models.url import PageModel, UrlReader
+from lab.teaching.processing import ProcessedStep, Processing, processed_step_from_text
 
 GAP_MIN, GAP_MAX = 1, 20
 TEMPERATURE_MAX = 10
@@ -54,3 +55,9 @@ class NumericsModel(PageModel):
             top_k=read.whole("numerics_top_k", 0, TOP_K_MAX, d.top_k),
             top_p=read.number("numerics_top_p", Fraction(1, 20), 1, d.top_p),
         )
+
+    def processed_step(self) -> ProcessedStep:
+        """The logits processed by the temperature, top-k and top-p controls, with both checks' output laws (raises
+        LabInputError naming the logit text or setting it refuses)."""
+        processing = Processing(float(self.temperature), self.top_k, float(self.top_p))
+        return processed_step_from_text(self.target_logits, self.draft_logits, processing)

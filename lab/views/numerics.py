@@ -2,7 +2,6 @@
 
 import streamlit as st
 
-from lab.core.distributions import LabInputError
 from lab.core.formatting import fraction_text, markdown_escape, markdown_table, sci_text, vector_text
 from lab.models.numerics import GAP_MAX, GAP_MIN, TEMPERATURE_MAX, TOP_K_MAX, NumericsModel
 from lab.teaching.numerics import (
@@ -13,11 +12,10 @@ from lab.teaching.numerics import (
     branch_cases,
     stated_tolerances,
 )
-from lab.teaching.processing import Processing, processed_step_from_text
 from lab.views.accessibility import announce, section, title
 from lab.views.common import chart, figure
 from lab.views.once_per_server import tiny_z_cases
-from lab.views.page_state import controls_model
+from lab.views.page_state import controls_model, keep_last_valid
 
 DEFAULTS = NumericsModel()
 
@@ -30,25 +28,24 @@ def vector(values, digits: int = 10) -> str:
     return vector_text(values, digits, missing="—")
 
 
-title("Numerics")
-st.caption(
-    "Normalising by Z divides by a small number, so rounding in p − q is magnified by 1/Z. "
-    "Exact results (fractions.Fraction) are labelled exact; float results say which dtype."
-)
-
-# --- processed distributions ------------------------------------------------------------------------------
-section("Processed distributions: check with what you proposed from")
-st.markdown(
-    "Logits → temperature → top-k → top-p give the processed target p′ and draft q′. The draft proposes "
-    "from q′; the check must use p′ and q′. The `unprocessed-draft` mistake checks with the draft's "
-    "unprocessed softmax q instead. float64 throughout (softmax is not rational)."
-)
+def intro() -> None:
+    title("Numerics")
+    st.caption(
+        "Normalising by Z divides by a small number, so rounding in p − q is magnified by 1/Z. "
+        "Exact results (fractions.Fraction) are labelled exact; float results say which dtype."
+    )
 
 
-@st.fragment
-def processed_section() -> None:
-    """The logits and the processing controls, and what they change: a fragment, so a change reruns this
-    section only (the tables above and below stay as they are)."""
+def processed_intro() -> None:
+    section("Processed distributions: check with what you proposed from")
+    st.markdown(
+        "Logits → temperature → top-k → top-p give the processed target p′ and draft q′. The draft proposes "
+        "from q′; the check must use p′ and q′. The `unprocessed-draft` mistake checks with the draft's "
+        "unprocessed softmax q instead. float64 throughout (softmax is not rational)."
+    )
+
+
+def processing_controls() -> None:
     with st.container(horizontal=True):  # one wrapping row per group of controls, not a block per column
         st.text_input("target logits", value=DEFAULTS.target_logits, key="numerics_target_logits")
         st.text_input("draft logits", value=DEFAULTS.draft_logits, key="numerics_draft_logits")
@@ -65,22 +62,21 @@ def processed_section() -> None:
             "top-k (0 = off)", min_value=0, max_value=TOP_K_MAX, value=DEFAULTS.top_k, step=1, key="numerics_top_k"
         )
         st.slider("top-p (1 = off)", min_value=0.05, max_value=1.0, value=1.0, step=0.05, key="numerics_top_p")
-    state = controls_model(NumericsModel, "numerics_state", quiet=True)  # now with the processing controls
 
-    try:
-        processing = Processing(float(state.temperature), state.top_k, float(state.top_p))
-        step = processed_step_from_text(state.target_logits, state.draft_logits, processing)
-        st.session_state["numerics_last_step"] = step
-    except LabInputError as exc:
-        refused = f"{exc}. Showing the last valid logits."
+
+def processed_step():
+    """The processed step for the checked controls; a refused logit text or setting is named, and the last valid
+    step (None before the first) stays on screen."""
+    state = controls_model(NumericsModel, "numerics_state", quiet=True)
+    step, refusal = keep_last_valid("numerics_last_step", state.processed_step)
+    refused = "" if refusal is None else f"{refusal}. Showing the last valid logits."
+    if refused:
         st.error(markdown_escape(refused))  # holds typed text: shown as typed
-        step = st.session_state.get("numerics_last_step")
-    else:
-        refused = ""
     announce("num", error=refused)
+    return step
 
-    if step is None:
-        return
+
+def processed_chart(step) -> None:
     st.caption(f"Processing: {step.processing.describe()}.")
     chart(
         figure("processed_bars", step.tokens, tuple(step.p), tuple(step.q), tuple(step.q_raw)),
@@ -90,6 +86,9 @@ def processed_section() -> None:
             f"{t}: p′ {a:.6g}, q′ {b:.6g}, q {c:.6g}" for t, a, b, c in zip(step.tokens, step.p, step.q, step.q_raw)
         ),
     )
+
+
+def processed_table(step) -> None:
     res = step.residual
     r_cells = [f"{v:.6g}" for v in res.residual] if res.residual is not None else ["—"] * len(step.tokens)
     st.markdown(  # a markdown table: built as text, not converted to a data frame on every change
@@ -108,6 +107,10 @@ def processed_section() -> None:
         st.info("Z = 0 for the processed p′ and q′: the no-rejection branch, r is not defined.")
     else:
         st.markdown(f"float64: α = {res.alpha:.6g}, Z = {res.z:.6g} (from the processed p′ and q′).")
+
+
+def check_laws(step) -> None:
+    """Each check's output law against the processed target, and its distance from it."""
     laws = {}  # plain tuples, so that the figure is cached like the others (a class tries the same settings)
     if step.correct_law is not None:
         laws["propose q′, check q′ (correct)"] = tuple(step.correct_law)
@@ -137,32 +140,32 @@ def processed_section() -> None:
             st.warning(f"unprocessed-draft: {step.mismatch_problem}")
 
 
-processed_section()
-
-# --- tiny Z -----------------------------------------------------------------------------------------------
-section("Tiny Z: the residual exactly, in float64 and in float32")
-q_text = ", ".join(f"{t} = {fraction_text(v)}" for t, v in zip(FAMILY_TOKENS, FAMILY_Q))
-r_text = ", ".join(f"{t} = {fraction_text(v)}" for t, v in zip(FAMILY_TOKENS, FAMILY_RESIDUAL))
-st.markdown(
-    f"Draft q = ({q_text}); target p = q + gap · (3/4, 1/4, −1). **Exact:** Z = gap and r = ({r_text}) for every gap."
-)
-
-
 @st.fragment
-def tiny_z_section() -> None:
-    """The gap slider and what it changes: a fragment, so moving it reruns this section only."""
-    st.slider(
-        "gap exponents k (gap = 10^−k)",
-        min_value=GAP_MIN,
-        max_value=GAP_MAX,
-        value=DEFAULTS.gaps,
-        key="numerics_gaps",
-        step=1,
+def processed_section() -> None:
+    """The logits and the processing controls, and what they change: a fragment, so a change reruns this
+    section only (the tables above and below stay as they are)."""
+    processing_controls()
+    step = processed_step()
+    if step is None:
+        return
+    processed_chart(step)
+    processed_table(step)
+    check_laws(step)
+
+
+def tiny_z_intro() -> None:
+    section("Tiny Z: the residual exactly, in float64 and in float32")
+    q_text = ", ".join(f"{t} = {fraction_text(v)}" for t, v in zip(FAMILY_TOKENS, FAMILY_Q))
+    r_text = ", ".join(f"{t} = {fraction_text(v)}" for t, v in zip(FAMILY_TOKENS, FAMILY_RESIDUAL))
+    st.markdown(
+        f"Draft q = ({q_text}); target p = q + gap · (3/4, 1/4, −1). **Exact:** Z = gap and r = ({r_text}) "
+        "for every gap."
     )
-    low, high = controls_model(NumericsModel, "numerics_state").gaps
-    cases = tiny_z_cases(low, high)
-    # markdown tables: their cells wrap, so no column is cut off at 1280 px or on a phone (a ten-column data
-    # frame was); the residuals value by value are in an expander below
+
+
+def error_tables(cases) -> None:
+    """The error of r per gap for each dtype, side by side (a phone stacks them), and the residuals value by value.
+    Markdown tables: their cells wrap, so no column is cut off at 1280 px or on a phone."""
     for column, dtype in zip(st.columns(2), ("float64", "float32")):  # side by side; a phone stacks them
         column.markdown(
             f"**{dtype}**\n\n"
@@ -194,6 +197,9 @@ def tiny_z_section() -> None:
                 ),
             )
         )
+
+
+def error_chart(cases) -> None:
     chart(
         figure("error_vs_z", cases),
         key="numerics_error_chart",
@@ -214,10 +220,14 @@ def tiny_z_section() -> None:
             + ", ".join(zero_error)
             + "."
         )
+
+
+def flagged_findings(cases) -> None:
+    """Every numerical inconsistency the cases show, in one table, each finding explained once below it."""
     flagged = [(c, dtype, c.findings(dtype)) for c in cases for dtype in ("float64", "float32") if c.findings(dtype)]
-    if flagged:  # one table, not one near-identical bullet per gap: each finding is explained once below it
-        title = f"Numerical inconsistencies flagged ({len(flagged)}): investigate, never floor"
-        with st.expander(title, expanded=True):
+    if flagged:
+        heading = f"Numerical inconsistencies flagged ({len(flagged)}): investigate, never floor"
+        with st.expander(heading, expanded=True):
             st.markdown(
                 markdown_table(
                     ("gap = exact Z", "dtype", "float Z", "exact Z of the rounded inputs", "finding"),
@@ -239,6 +249,9 @@ def tiny_z_section() -> None:
                     explained.setdefault(name, f"first at gap {c.gap_text} in {dtype}: {message}")
             for name, text in explained.items():
                 st.markdown(markdown_escape(f"{name} — {text}."))
+
+
+def tolerance_note(cases) -> None:
     within = [c.float64_within_tolerance for c in cases if c.float64_within_tolerance is not None]
     if within:
         st.caption(
@@ -248,35 +261,69 @@ def tiny_z_section() -> None:
         )
 
 
-tiny_z_section()
-
-# --- branch -----------------------------------------------------------------------------------------------
-section("The branch: Z = 0 means no rejection")
-st.markdown(
-    "Exact p = q = (1/10, 1/5, 7/10), so the exact Z is 0: every proposal is kept and r is never "
-    "computed (no 0/0, no floor). The same law held as different float64 values:"
-)
-branches = branch_cases()
-st.markdown(  # a markdown table: its cells wrap (17-digit floats would cut a data frame's columns off)
-    markdown_table(
-        ("case", "float p", "float q", "float Z", "float branch"),
-        ((b.name, vector(b.float_p, 17), vector(b.float_q, 17), f"{b.result.z:.3g}", b.float_branch) for b in branches),
+@st.fragment
+def tiny_z_section() -> None:
+    """The gap slider and what it changes: a fragment, so moving it reruns this section only."""
+    st.slider(
+        "gap exponents k (gap = 10^−k)",
+        min_value=GAP_MIN,
+        max_value=GAP_MAX,
+        value=DEFAULTS.gaps,
+        key="numerics_gaps",
+        step=1,
     )
-)
-for b in branches:
-    if b.inconsistency:
-        st.warning(f"**{b.name}** — numerical inconsistency: {b.inconsistency}. {b.description}")
-    else:
-        st.success(f"**{b.name}** — consistent: {b.description}")
+    low, high = controls_model(NumericsModel, "numerics_state").gaps
+    cases = tiny_z_cases(low, high)
+    error_tables(cases)
+    error_chart(cases)
+    flagged_findings(cases)
+    tolerance_note(cases)
 
-# --- backend ----------------------------------------------------------------------------------------------
-section("dtype, backend and the stated tolerance")
-with st.expander("Build details: numpy, Python, machine and byte order"):
-    backend = backend_report()
-    st.markdown(markdown_table(("item", "value"), backend.items()))
-tol = stated_tolerances()
-st.markdown(
-    f"**Identity (exact, no tolerance):** `{tol['identity']}`.  \n"
-    f"**Stated float64 tolerance (implementation testing only):** residual_rtol = {tol['residual_rtol']}: "
-    f"`{tol['residual']}`; reconstruction_rtol = {tol['reconstruction_rtol']}: `{tol['reconstruction']}`."
-)
+
+def branch_section() -> None:
+    section("The branch: Z = 0 means no rejection")
+    st.markdown(
+        "Exact p = q = (1/10, 1/5, 7/10), so the exact Z is 0: every proposal is kept and r is never "
+        "computed (no 0/0, no floor). The same law held as different float64 values:"
+    )
+    branches = branch_cases()
+    st.markdown(  # a markdown table: its cells wrap (17-digit floats would cut a data frame's columns off)
+        markdown_table(
+            ("case", "float p", "float q", "float Z", "float branch"),
+            (
+                (b.name, vector(b.float_p, 17), vector(b.float_q, 17), f"{b.result.z:.3g}", b.float_branch)
+                for b in branches
+            ),
+        )
+    )
+    for b in branches:
+        if b.inconsistency:
+            st.warning(f"**{b.name}** — numerical inconsistency: {b.inconsistency}. {b.description}")
+        else:
+            st.success(f"**{b.name}** — consistent: {b.description}")
+
+
+def backend_section() -> None:
+    section("dtype, backend and the stated tolerance")
+    with st.expander("Build details: numpy, Python, machine and byte order"):
+        backend = backend_report()
+        st.markdown(markdown_table(("item", "value"), backend.items()))
+    tol = stated_tolerances()
+    st.markdown(
+        f"**Identity (exact, no tolerance):** `{tol['identity']}`.  \n"
+        f"**Stated float64 tolerance (implementation testing only):** residual_rtol = {tol['residual_rtol']}: "
+        f"`{tol['residual']}`; reconstruction_rtol = {tol['reconstruction_rtol']}: `{tol['reconstruction']}`."
+    )
+
+
+def main() -> None:
+    intro()
+    processed_intro()
+    processed_section()
+    tiny_z_intro()
+    tiny_z_section()
+    branch_section()
+    backend_section()
+
+
+main()

@@ -10,6 +10,7 @@ from contextlib import contextmanager
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
 
+from lab.core.distributions import LabInputError
 from lab.core.formatting import markdown_escape
 from lab.views.presentation import APP_PARAMS
 
@@ -119,3 +120,14 @@ def controls_model(model_cls, store: str, quiet: bool = False, **limits):
         return st.session_state.get(store, model_cls())
     st.session_state[store] = model
     return model
+
+
+def keep_last_valid(store: str, compute: Callable[[], object]) -> tuple[object, LabInputError | None]:
+    """``compute()`` and no refusal; when the input is refused (LabInputError), the last value that computed under
+    ``store`` (None before the first) and the refusal, so the last valid state stays on screen."""
+    try:
+        value = compute()
+    except LabInputError as exc:
+        return st.session_state.get(store), exc
+    st.session_state[store] = value
+    return value, None

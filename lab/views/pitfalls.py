@@ -21,7 +21,7 @@ from lab.teaching.pitfalls import (
 )
 from lab.views.accessibility import announce, section, subsection, title
 from lab.views.common import chart, figure
-from lab.views.page_state import controls_model
+from lab.views.page_state import controls_model, keep_last_valid
 
 DEFAULTS = PitfallsModel()
 CHECK_YOUR_OWN = (
@@ -107,15 +107,11 @@ def laws_for_choice():
     """The exact laws of every variant for the checked controls: (report, refusal). A refused choice keeps the last
     valid report (None before the first)."""
     state = controls_model(PitfallsModel, "pit_state")  # the controls' values, checked
-    try:
-        report = mistakes(state.model, state.block, state.length)
-        st.session_state["pit_last_report"] = report
-    except LabInputError as exc:
-        refused = f"{exc}. Showing the last valid choice."
-        st.error(refused)
-        report = st.session_state.get("pit_last_report")
-    else:
-        refused = ""
+    report, refusal = keep_last_valid("pit_last_report", lambda: mistakes(state.model, state.block, state.length))
+    if refusal is None:
+        return report, ""
+    refused = f"{refusal}. Showing the last valid choice."
+    st.error(refused)
     return report, refused
 
 
