@@ -176,7 +176,7 @@ def explorer_sessions(quick: bool) -> list[Session]:
 def binomial_sessions(quick: bool) -> list[Session]:
     steps = [
         Step("n = 26", setv("number_input", "bl_n", 26)),
-        Step("inspect n = 26", click("bl_inspect")),
+        Step("reveal n = 26", click("bl_reveal")),
         Step("p = 1", setv("number_input", "bl_p", 1.0)),
         Step("p = 0", setv("number_input", "bl_p", 0.0)),
         Step("n = 1", setv("number_input", "bl_n", 1)),

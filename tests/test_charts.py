@@ -75,7 +75,7 @@ def test_disjoint_support_reconstruction_is_all_correction():
     assert list(fig.data[1].y) == [0.5, 0.5, 0.0, 0.0]
 
 
-def test_binomial_bars_hide_the_exact_bars_until_inspect():
+def test_binomial_bars_hide_the_exact_bars_until_reveal():
     # Binomial(3, 1/2): C(3,k)/8 = 1/8, 3/8, 3/8, 1/8.
     labels = ("0", "1", "2", "3")
     hidden = charts.binomial_bars(labels, (F(0),) * 4, None, "k")

@@ -158,8 +158,8 @@ def test_seed_worked_sum_recovers_the_target():
 def test_guide_steps_follow_the_state_in_any_order():
     z = F(2, 5)
 
-    def done(clean, lab_p, n, predicted, inspected, typed, summed):
-        return [s.done for s in guide_steps(GuideState(clean, lab_p, n, predicted, inspected, typed, summed), z)]
+    def done(clean, lab_p, n, predicted, revealed, typed, summed):
+        return [s.done for s in guide_steps(GuideState(clean, lab_p, n, predicted, revealed, typed, summed), z)]
 
     assert done(False, 0.75, 1, True, True, True, True) == [False, True, True, True, True, True]
     assert done(True, 0.5, 10, False, False, False, False) == [True, False, False, False, False, False]
@@ -171,7 +171,7 @@ def test_guide_steps_follow_the_state_in_any_order():
     assert [s.missing for s in steps[1:4]] == [
         "set lab success p to 0.75 and set n to 1",
         "set n to 1 first",
-        "set lab success p to 0.75 and set n to 1, then press Inspect",
+        "set lab success p to 0.75 and set n to 1, then press Reveal",
     ]
     assert "Z = 2/5" in steps[4].text and "Z·r(B) and Z·r(C)" in steps[4].text
 

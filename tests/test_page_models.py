@@ -98,7 +98,7 @@ def test_binomial_model_from_url_to_url_reset():
     model, warnings = BinomialLabModel.from_url({"lab_p": "3/4", "n": "1", "pred": "0.75,0.25", "inspect": "1"})
     assert not warnings and (model.lab_p, model.n, model.preds) == (0.75, 1, [0.75, 0.25])
     assert model.to_url() == {"lab_p": "0.75", "n": "1", "pred": "0.75,0.25", "inspect": "1"}
-    assert not model.clean_start  # a link with predictions and an inspected state
+    assert not model.clean_start  # a link with predictions and a revealed state
     model.reset()
     assert (model.lab_p, model.n, model.clean_start) == (0.5, 5, True)
     fresh, _ = BinomialLabModel.from_url({"lab_p": "0.75", "n": "1"})

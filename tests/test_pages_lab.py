@@ -1,5 +1,5 @@
 """AppTest for the residual explorer and the binomial lab: set controls, press Reset / Reveal /
-Inspect, and check the displayed values and chart data against hand-derived numbers."""
+Reveal, and check the displayed values and chart data against hand-derived numbers."""
 
 from __future__ import annotations
 
@@ -232,7 +232,7 @@ def test_binomial_worked_example_through_the_guide():
     at.number_input(key="bl_pred_0").set_value(0.7)
     at.number_input(key="bl_pred_1").set_value(0.3).run()
     assert at.button(key="bl_sum").disabled
-    at.button(key="bl_inspect").click().run()
+    at.button(key="bl_reveal").click().run()
     t = traces(at)  # at the worked example the bars are named as the residual's
     assert t["exact probability"]["x"] == ["r(B)", "r(C)"] and t["exact probability"]["y"] == [0.75, 0.25]
     assert t["exact probability"]["text"] == ["3/4", "1/4"]
@@ -241,7 +241,7 @@ def test_binomial_worked_example_through_the_guide():
     assert metric(at, "distance") == "1/20 (0.05)"  # (|0.7 - 0.75| + |0.3 - 0.25|) / 2
     text = markdown_text(at)
     assert "A has zero residual mass" in text and "not a rejection sampler and not a three-token model" in text
-    assert "4. Inspect — done" in text and "5. Multiply" in text and "target — done" not in text
+    assert "4. Reveal — done" in text and "5. Multiply" in text and "target — done" not in text
     at.text_input(key="bl_zr_B").set_value("3/10")  # Z·r(B) = 2/5 × 3/4
     at.text_input(key="bl_zr_C").set_value("0.1")  # Z·r(C) = 2/5 × 1/4
     at.button(key="FormSubmitter:bl_products_form-Check").click().run()
@@ -256,10 +256,10 @@ def test_binomial_worked_example_through_the_guide():
     assert at.query_params["lab_p"] == "0.75" and at.query_params["inspect"] == "1"
 
 
-def test_binomial_inspect_n3_and_change_hides():
+def test_binomial_reveal_n3_and_change_hides():
     at = open_page(BINOMIAL)
     at.number_input(key="bl_n").set_value(3).run()
-    at.button(key="bl_inspect").click().run()
+    at.button(key="bl_reveal").click().run()
     # Binomial(3, 1/2): 1/8, 3/8, 3/8, 1/8; mean 3/2, sd sqrt(3/4) = 0.866
     assert traces(at)["exact probability"]["y"] == [0.125, 0.375, 0.375, 0.125]
     assert metric(at, "mean") == "3/2 (1.5)" and metric(at, "sd") == "0.866"

@@ -81,8 +81,8 @@ def predict(at):
     at.number_input(key="bl_pred_0").set_value(0.7).run()
 
 
-def inspect(at):
-    at.button(key="bl_inspect").click().run()
+def reveal(at):
+    at.button(key="bl_reveal").click().run()
 
 
 def reset(at):
@@ -96,15 +96,15 @@ def type_products(at, b="3/10", c="0.1"):
 
 
 # every order a student can take to the worked example: n before the prediction (a new n clears the bars),
-# Inspect after lab success p and n (a change hides the bars again), with or without Reset first
+# Reveal after lab success p and n (a change hides the bars again), with or without Reset first
 ORDERS = [
-    (set_p, set_n, predict, inspect),
-    (set_n, set_p, predict, inspect),
-    (set_n, predict, set_p, inspect),
-    (reset, set_p, set_n, predict, inspect),
-    (reset, set_n, predict, set_p, inspect),
-    (set_n, reset, set_n, set_p, predict, inspect),
-    (set_p, set_n, inspect, predict),  # predicted after Inspect: still a state the guide accepts
+    (set_p, set_n, predict, reveal),
+    (set_n, set_p, predict, reveal),
+    (set_n, predict, set_p, reveal),
+    (reset, set_p, set_n, predict, reveal),
+    (reset, set_n, predict, set_p, reveal),
+    (set_n, reset, set_n, set_p, predict, reveal),
+    (set_p, set_n, reveal, predict),  # predicted after Reveal: still a state the guide accepts
 ]
 
 
@@ -132,11 +132,11 @@ def test_an_unticked_step_says_what_is_missing_and_wrong_products_give_no_answer
     lines = guide_lines(at)
     assert "to do: set lab success p to 0.75" in lines[1] and "set n" not in lines[1]
     assert "to do: type a value in Predict B or C" in lines[2]
-    assert "to do: set lab success p to 0.75, then press Inspect" in lines[3]
+    assert "to do: set lab success p to 0.75, then press Reveal" in lines[3]
     assert at.button(key="bl_sum").disabled and not at.text_input
     set_p(at)
     predict(at)
-    inspect(at)
+    reveal(at)
     type_products(at, "3/4", "0.25")  # r(B), r(C) themselves, not multiplied by Z
     errors = [e.value.replace("\\", "") for e in at.error]
     assert len(errors) == 2 and all("is not Z × r(" in e for e in errors)
@@ -163,7 +163,7 @@ def test_the_worked_example_names_its_bars_r_b_and_r_c_and_explains_lab_success_
     assert "not a scenario's target p" in at.number_input(key="bl_p").help
     set_p(at)
     set_n(at)
-    inspect(at)
+    reveal(at)
     chart = json.loads(at.get("plotly_chart")[0].proto.spec)
     assert {tuple(trace["x"]) for trace in chart["data"]} == {("r(B)", "r(C)")}
     at.number_input(key="bl_p").set_value(0.7).run()

@@ -135,7 +135,7 @@ def reconstruction_bars(tokens: Sequence[str], accepted: Sequence, correction: S
 
 
 def binomial_bars(labels: Sequence[str], prediction: Sequence, exact: Sequence | None, x_title: str) -> go.Figure:
-    """The student's predicted bars, and after Inspect the exact Binomial bars beside them."""
+    """The student's predicted bars, and after Reveal the exact Binomial bars beside them."""
     titles = ("Exact bars beside your prediction", "Your prediction (exact bars hidden)")
     return _prediction_beside_exact(labels, prediction, exact, "exact probability", titles, x_title, "probability")
 

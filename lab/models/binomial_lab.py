@@ -28,7 +28,7 @@ from lab.teaching.worked_example import (
     worked_sum,
 )
 
-BARS_HIDDEN_AGAIN = "lab success p or n changed, so the bars are hidden again: predict, then Inspect."
+BARS_HIDDEN_AGAIN = "lab success p or n changed, so the bars are hidden again: predict, then Reveal."
 
 
 @dataclass
@@ -36,8 +36,8 @@ class BinomialLabModel:
     lab_p: float = float(DEFAULT_LAB_P)
     n: int = DEFAULT_N
     preds: list[float] = field(default_factory=lambda: [0.0] * (DEFAULT_N + 1))
-    inspected: tuple | None = None  # the (lab p, n) that was inspected
-    clean_start: bool = True  # opened with no prediction and nothing inspected, or reset since (the guide's step 1)
+    revealed: tuple | None = None  # the (lab p, n) that was revealed
+    clean_start: bool = True  # opened with no prediction and nothing revealed, or reset since (the guide's step 1)
     products_typed: bool = False  # the guide's Z·r(B) and Z·r(C), typed and exactly right
     summed: bool = False  # the guide's final sum is shown
 
@@ -51,13 +51,13 @@ class BinomialLabModel:
             self.n, self.preds = n, [0.0] * (n + 1)
 
     def set_controls(self, lab_p: float, n: int) -> str | None:
-        """The controls' checked values. A new n means new, empty predictions; bars inspected for other values are
+        """The controls' checked values. A new n means new, empty predictions; bars revealed for other values are
         hidden again (with the guide's products and sum). Returns what to tell the user, or None."""
         self.set_n(n)
         self.lab_p = lab_p
-        if self.inspected is not None and not self.is_inspected:
-            self.inspected = None
-            self.products_typed = self.summed = False  # they were for the bars inspected
+        if self.revealed is not None and not self.is_revealed:
+            self.revealed = None
+            self.products_typed = self.summed = False  # they were for the bars revealed
             return BARS_HIDDEN_AGAIN
         return None
 
@@ -65,13 +65,13 @@ class BinomialLabModel:
         """The predicted bars, one per outcome; a value that is not a probability counts as 0."""
         self.preds = [read_probability(v) or 0.0 for v in values[: self.n + 1]]
 
-    def inspect(self) -> None:
+    def reveal(self) -> None:
         """Show the exact bars for the lab as it is now."""
-        self.inspected = (self.lab_p, self.n)
+        self.revealed = (self.lab_p, self.n)
 
     @property
-    def is_inspected(self) -> bool:
-        return self.inspected == (self.lab_p, self.n)
+    def is_revealed(self) -> bool:
+        return self.revealed == (self.lab_p, self.n)
 
     def show_sum(self) -> None:
         """The guide's sum, without typing the products (the student asked for it)."""
@@ -86,14 +86,14 @@ class BinomialLabModel:
             self.lab_p,
             self.n,
             self.n == 1 and any(self.preds),
-            self.is_inspected,
+            self.is_revealed,
             self.products_typed,
             self.summed,
         )
         return worked, guide_steps(state, worked.z)
 
     def sum_ready(self, steps) -> bool:
-        """The lab shows the worked example's bars: lab success p = 0.75, n = 1, inspected (steps 2 and 4)."""
+        """The lab shows the worked example's bars: lab success p = 0.75, n = 1, revealed (steps 2 and 4)."""
         return steps[1].done and steps[3].done
 
     def guide_shown(self) -> tuple:
@@ -142,8 +142,8 @@ class BinomialLabModel:
             except ExplorerInputError as exc:
                 read.refuse("pred", str(exc).removeprefix("link: "))
         if read.flag("inspect") and reveal_allowed:  # presenting: reveal only on the button
-            model.inspected = (model.lab_p, model.n)
-        # a link with predictions or an inspected state did not start clean, unless it says it was reset
+            model.revealed = (model.lab_p, model.n)
+        # a link with predictions or a revealed state did not start clean, unless it says it was reset
         model.clean_start = read.flag("reset") or not any(k in params for k in ("pred", "inspect", "sum", "typed"))
         model.products_typed = read.flag("typed") and reveal_allowed
         model.summed = (read.flag("sum") or model.products_typed) and reveal_allowed
@@ -157,9 +157,9 @@ class BinomialLabModel:
             desired["n"] = str(self.n)
         if any(self.preds):
             desired["pred"] = encode_prediction(self.preds)
-        if self.inspected == (self.lab_p, self.n):
+        if self.revealed == (self.lab_p, self.n):
             desired["inspect"] = "1"
-        if self.clean_start and (any(self.preds) or self.inspected or self.summed):
+        if self.clean_start and (any(self.preds) or self.revealed or self.summed):
             desired["reset"] = "1"  # without it, a link with predictions reads as not started clean
         if self.products_typed:
             desired["typed"] = "1"

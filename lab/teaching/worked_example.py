@@ -1,7 +1,7 @@
 """The binomial lab's display and the guided worked example (no Streamlit here).
 
 The worked example: start clean (Reset); set lab success p = 0.75 and n = 1; predict the bars, which are the
-residual's r(B) and r(C); Inspect; type Z·r(B) and Z·r(C), the bars times the separately calculated rejection
+residual's r(B) and r(C); Reveal; type Z·r(B) and Z·r(C), the bars times the separately calculated rejection
 probability Z (2/5, from the ``bernoulli-residual`` scenario); then add the accepted masses min(p, q):
 A 1/10, B 3/5, C 3/10. "lab success p" is the lab's own parameter (each trial's success probability), not the
 scenario's target p.
@@ -125,11 +125,11 @@ class GuideStep:
 class GuideState:
     """What the guide reads from the lab: each step is done when the lab is in that state, in any order."""
 
-    clean_start: bool  # the page opened with no prediction and nothing inspected, or Reset was pressed since
+    clean_start: bool  # the page opened with no prediction and nothing revealed, or Reset was pressed since
     lab_p: object
     n: int
     predicted: bool  # a bar predicted (at n = 1)
-    inspected: bool  # the exact bars shown for the current lab success p and n
+    revealed: bool  # the exact bars shown for the current lab success p and n
     products_typed: bool  # Z·r(B) and Z·r(C) typed and exactly right
     summed: bool  # the final sum shown (after the products, or asked for)
 
@@ -157,12 +157,12 @@ def guide_steps(state: GuideState, z: Fraction) -> list[GuideStep]:
     bars = " and ".join(f"r({t})" for t in outcome_labels(WORKED_EXAMPLE_N))
     products = " and ".join(f"Z·r({t})" for t in outcome_labels(WORKED_EXAMPLE_N))
     predicted = state.predicted and state.n == WORKED_EXAMPLE_N
-    inspected = state.inspected and at_example
+    revealed = state.revealed and at_example
     return [
         GuideStep(
             "Start from a clean lab (Reset)",
             state.clean_start,
-            "press Reset: this page opened with predictions or inspected bars",
+            "press Reset: this page opened with predictions or revealed bars",
         ),
         GuideStep(
             f"Set lab success p = {float(WORKED_EXAMPLE_LAB_P):.2f} and n = {WORKED_EXAMPLE_N}",
@@ -175,14 +175,14 @@ def guide_steps(state: GuideState, z: Fraction) -> list[GuideStep]:
             f"set n to {WORKED_EXAMPLE_N} first" if state.n != WORKED_EXAMPLE_N else "type a value in Predict B or C",
         ),
         GuideStep(
-            "Inspect",
-            inspected,
-            " and ".join(setting) + ", then press Inspect" if setting else "press Inspect",
+            "Reveal",
+            revealed,
+            " and ".join(setting) + ", then press Reveal" if setting else "press Reveal",
         ),
         GuideStep(
             f"Multiply each bar by Z = {fraction_text(z)}: type {products}",
             state.products_typed,
-            "inspect the bars first" if not inspected else f"type {products} below and press Check",
+            "reveal the bars first" if not revealed else f"type {products} below and press Check",
         ),
         GuideStep(
             "Add the accepted masses min(p, q): the unconditional target",
@@ -219,7 +219,7 @@ def check_products(typed: Mapping[str, str], worked: WorkedSum) -> ProductCheck:
             continue
         if value != row.correction:
             messages.append(
-                f"{label}: {shown(text)} is not Z × r({row.token}); multiply the bar r({row.token}) you inspected "
+                f"{label}: {shown(text)} is not Z × r({row.token}); multiply the bar r({row.token}) you revealed "
                 f"by Z = {fraction_text(worked.z)} exactly"
             )
     return ProductCheck(tuple(messages), not messages)

@@ -32,7 +32,7 @@ def subsection(text: str) -> None:
 # A region inserted together with its text may not be announced; a region that is on the page from the first run
 # and whose text then changes is. So each page draws its regions on every run (empty until there is something to
 # say), and a Streamlit component keeps the same element across runs and sets only its text (textContent: the
-# text is never HTML). The polite region (role=status) says what an action showed (a reveal, Inspect, Saved); the
+# text is never HTML). The polite region (role=status) says what an action showed (a reveal, Saved); the
 # assertive one (role=alert) says why an input was refused. The regions are invisible: what they say is on screen.
 # ``focus``: the text of a heading, or the label of a button, to move keyboard focus to once, for an action whose
 # button leaves the page (Join, Open for the class) or is replaced (Lock by Unlock): focus would otherwise fall back

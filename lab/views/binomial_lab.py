@@ -1,4 +1,4 @@
-"""Binomial lab: predict the bars, Inspect the exact Binomial(n, p), and the guided panel reproducing the worked
+"""Binomial lab: predict the bars, Reveal the exact Binomial(n, p), and the guided panel reproducing the worked
 example (recovering A 1/10, B 3/5, C 3/10).
 
 A thin view: controls -> BinomialLabModel -> lab/core/binomial.py and lab/teaching/worked_example.py -> the charts
@@ -36,7 +36,7 @@ from lab.views.page_state import (
 )
 from lab.views.presentation import url_reveal_allowed
 
-CONTROL_WIDTH = 150  # px: lab success p and n side by side, also on a phone; Reset and Inspect follow
+CONTROL_WIDTH = 150  # px: lab success p and n side by side, also on a phone; Reset and Reveal follow
 PREDICTION_WIDTH = 140  # px: two boxes a row beside the chart and on a phone, with room for the -/+ steppers
 GUIDE_SHOWN = "bl_guide_shown"  # what the worked-example guide panel shows (drawn outside the fragments)
 
@@ -71,7 +71,7 @@ def intro() -> None:
     title("Binomial lab")
     st.markdown(  # outside the lab's fragment: text that never changes is not sent again on every change
         "Set **lab success p** and the number of trials **n**, enter your predicted bar heights, then "
-        "**Inspect** the exact Binomial(n, lab success p) probabilities. *lab success p* is this lab's own "
+        "**Reveal** the exact Binomial(n, lab success p) probabilities. *lab success p* is this lab's own "
         "parameter, the probability that one trial succeeds: it is not the target p of a scenario.\n\n"
         "With n = 1 the two bars are **B** (success) and **C** (failure). In the worked example "
         "(the scenario “The worked example: three tokens”) A has zero "
@@ -89,7 +89,7 @@ def follow_the_guide(model: BinomialLabModel) -> None:
 
 @st.fragment
 def lab_controls() -> None:
-    """lab success p, n, Reset and Inspect, then the bars: changing a control reruns this part only."""
+    """lab success p, n, Reset and Reveal, then the bars: changing a control reruns this part only."""
     model = the_model()
     keep_valid("bl_p", read_probability, model.lab_p)
     keep_valid("bl_n", read_n, model.n)
@@ -110,7 +110,7 @@ def lab_controls() -> None:
         push_to_widgets(prediction_widgets(model))
     if message:
         st.info(message)
-    controls.button("Inspect", key="bl_inspect", type="primary", on_click=model.inspect)
+    controls.button("Reveal", key="bl_reveal", type="primary", on_click=model.reveal)
     bars()
 
 
@@ -136,15 +136,15 @@ def bars_chart(model: BinomialLabModel, labels, exact) -> None:
     alt = f"Bars of your predicted probabilities ({yours})" + (
         " beside the exact Binomial probabilities: "
         + "; ".join(f"{lab}: exact {exact_text(v)}" for lab, v in zip(labels, exact))
-        if model.is_inspected
-        else " (the exact bars are hidden until Inspect)"
+        if model.is_revealed
+        else " (the exact bars are hidden until Reveal)"
     )
-    shown = exact if model.is_inspected else None
+    shown = exact if model.is_revealed else None
     chart(figure("binomial_bars", labels, [to_fraction(v) for v in model.preds], shown, x_title), "bl_chart", alt)
 
 
-def inspected_values(model: BinomialLabModel, result, labels, exact) -> str:
-    """What Inspect shows under the chart; returns the sentence announced."""
+def revealed_values(model: BinomialLabModel, result, labels, exact) -> str:
+    """What Reveal shows under the chart; returns the sentence announced."""
     distance = prediction_distance(model.preds, exact)
     worked_example = at_worked_example(model.lab_p, model.n)
     if worked_example:  # B and C are r(B), r(C) here: a mean and an sd say nothing about r
@@ -166,7 +166,7 @@ def inspected_values(model: BinomialLabModel, result, labels, exact) -> str:
     )
     exact_list = ", ".join(f"{lab} {exact_text(v)}" for lab, v in zip(labels, exact))
     return (
-        f"Inspected: the exact bars are {exact_list}; "
+        f"Revealed: the exact bars are {exact_list}; "
         + ("" if worked_example else f"mean {with_decimal(result.mean)}, ")
         + f"distance from your bars {with_decimal(distance, 3)}."
     )
@@ -174,7 +174,7 @@ def inspected_values(model: BinomialLabModel, result, labels, exact) -> str:
 
 @st.fragment
 def bars() -> None:
-    """Your prediction beside the bars, and what Inspect shows: a fragment inside the controls' fragment, since the
+    """Your prediction beside the bars, and what Reveal shows: a fragment inside the controls' fragment, since the
     predicted bars are what a student moves most."""
     model = the_model()
     for key, value in prediction_widgets(model).items():
@@ -187,7 +187,7 @@ def bars() -> None:
         prediction_inputs(model, len(labels))
     with left:
         bars_chart(model, labels, exact)
-    announce("bl-inspect", inspected_values(model, result, labels, exact) if model.is_inspected else "")
+    announce("bl-reveal", revealed_values(model, result, labels, exact) if model.is_revealed else "")
     follow_the_guide(model)
 
 

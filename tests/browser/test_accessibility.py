@@ -164,8 +164,8 @@ def explorer_revealed(page, base, presenting):
     press(page, "Reveal")
 
 
-def binomial_inspected(page, base, presenting):
-    press(page, "Inspect")
+def binomial_revealed(page, base, presenting):
+    press(page, "Reveal")
 
 
 def binomial_summed(page, base, presenting):
@@ -174,7 +174,7 @@ def binomial_summed(page, base, presenting):
     set_number(page, "n", "1")
     set_number(page, "Predict B", "0.7")
     set_number(page, "Predict C", "0.3")
-    press(page, "Inspect")
+    press(page, "Reveal")
     press(page, "Multiply by Z = 2/5 and add")
 
 
@@ -287,7 +287,7 @@ def projector_revealed(page, base, presenting):
 STATES = [
     *(State(path or "explorer", path) for path in PAGES),
     State("explorer revealed", "", explorer_revealed),
-    State("binomial inspected", "binomial-lab", binomial_inspected),
+    State("binomial revealed", "binomial-lab", binomial_revealed),
     State("binomial worked sum", "binomial-lab", binomial_summed),
     State("exercises wrong answer and hint", "exercises", exercises_wrong_and_hint),
     State("exercises predict the bars", "exercises?tab=Predict+the+bars"),
@@ -407,10 +407,10 @@ def test_reveals_and_refusals_are_announced(page, a11y_app):
     assert "the exact residual r: A 0, B 3/4, C 1/4" in region["status"]
 
     goto(page, f"{a11y_app}/binomial-lab")
-    assert live(page, "bl-inspect")["status"] == "" and live(page, "bl-sum")["status"] == ""
+    assert live(page, "bl-reveal")["status"] == "" and live(page, "bl-sum")["status"] == ""
     binomial_summed(page, a11y_app, False)
-    inspected = live(page, "bl-inspect")
-    assert inspected["same"] and inspected["status"].startswith("Inspected: the exact bars are r(B) 3/4, r(C) 1/4")
+    revealed = live(page, "bl-reveal")
+    assert revealed["same"] and revealed["status"].startswith("Revealed: the exact bars are r(B) 3/4, r(C) 1/4")
     summed = live(page, "bl-sum")
     assert summed["same"] and summed["status"] == "The sum recovers the unconditional target: A 1/10, B 3/5, C 3/10."
 
@@ -514,10 +514,10 @@ def test_keyboard_walkthrough_worked_example(page, a11y_app):
         tab_to(page, label)
         type_number(page, value)
         assert_focus_kept(page, label)
-    tab_to(page, "Inspect")
+    tab_to(page, "Reveal")
     page.keyboard.press("Enter")
-    assert_focus_kept(page, "Inspect")
-    assert live(page, "bl-inspect")["status"].startswith("Inspected: the exact bars are r(B) 3/4, r(C) 1/4")
+    assert_focus_kept(page, "Reveal")
+    assert live(page, "bl-reveal")["status"].startswith("Revealed: the exact bars are r(B) 3/4, r(C) 1/4")
     tab_to(page, "Multiply by Z = 2/5 and add")
     page.keyboard.press("Space")
     assert_focus_kept(page, "Multiply by Z = 2/5 and add")

@@ -211,7 +211,7 @@ def test_a_class_sees_no_answer_before_the_reveal(browser, class_app, source, sc
         student.wait_for_url("**binomial-lab**")
         wait_idle(student)
         assert "lab_p=0.75" in student.url and "n=1" in student.url
-        student.get_by_role("button", name="Inspect", exact=True).click()
+        student.get_by_role("button", name="Reveal", exact=True).click()
         wait_idle(student)
         exact = [t for plot in plotly_data(student) for t in plot if t["name"] == "exact probability"]
         assert exact[0]["x"] == ["r(B)", "r(C)"] and exact[0]["y"] == pytest.approx([0.75, 0.25])

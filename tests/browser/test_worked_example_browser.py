@@ -1,5 +1,5 @@
 """The worked example performed by its labels in headless Chromium: Reset, lab success p = 0.75,
-n = 1, Predict B/C, Inspect; the chart's bars r(B), r(C) must be 0.75 and 0.25 (3/4 and 1/4 by hand); then the
+n = 1, Predict B/C, Reveal; the chart's bars r(B), r(C) must be 0.75 and 0.25 (3/4 and 1/4 by hand); then the
 products Z·r(B) = 2/5 · 3/4 = 3/10 and Z·r(C) = 1/10 typed, and the sum."""
 
 from __future__ import annotations
@@ -37,7 +37,7 @@ def test_worked_example_by_labels(page, app_url, screenshot_dir):
     set_number(page, "Predict B", "0.7")
     assert steps_done(page) == 3  # a bar predicted (a rerun of the bars' fragment alone)
     set_number(page, "Predict C", "0.3")
-    page.get_by_role("button", name="Inspect", exact=True).click()
+    page.get_by_role("button", name="Reveal", exact=True).click()
     wait_idle(page)
     assert steps_done(page) == 4
 
@@ -65,7 +65,7 @@ def test_worked_example_by_labels(page, app_url, screenshot_dir):
     assert [a + c for a, c in zip(accepted["y"], correction["y"])] == pytest.approx([0.1, 0.6, 0.3], abs=1e-12)
     screenshot_full(page, screenshot_dir / "worked-example-done-1280x800.png")
 
-    # A reload loses nothing: the link reopens the inspected state.
+    # A reload loses nothing: the link reopens the revealed state.
     page.reload()
     goto(page, page.url)
     traces = [trace for plot in plotly_data(page) for trace in plot]
