@@ -5,6 +5,8 @@ lab.classroom's summaries; the pages decide where and when (before the reveal no
 
 from __future__ import annotations
 
+from typing import Literal
+
 from lab.classroom.activities import PredictSummary, RoundChange
 from lab.core.formatting import fraction_text, markdown_escape
 from lab.views.common import chart, figure
@@ -26,8 +28,18 @@ def predictions_alt(summary: PredictSummary, revealed: bool, label: str = "") ->
 
 
 def results_chart(
-    summary: PredictSummary, revealed: bool, key: str, height: int, text_size: int | None = None, label: str = ""
+    summary: PredictSummary,
+    revealed: bool,
+    key: str,
+    height: int | Literal["stretch"],
+    text_size: int | None = None,
+    label: str = "",
+    legend: bool = True,
 ) -> None:
+    """The chart of a round's predictions. ``height="stretch"``: as tall as its container (the projector sets that
+    height in CSS, a share of the window's). ``legend=False``: no legend and labels without their words (two
+    charts side by side on the projector, whose page says once what the marks mean)."""
+    stretch = height == "stretch"
     chart(
         figure(
             "class_predictions_figure",
@@ -35,11 +47,13 @@ def results_chart(
             summary.values,
             summary.means,
             summary.exact if revealed else None,
-            height,
+            None if stretch else height,
             text_size,
+            legend,
         ),
         key,
         predictions_alt(summary, revealed, label),
+        height="stretch" if stretch else "content",
     )
 
 

@@ -19,7 +19,7 @@ from lab.classroom import store
 from lab.classroom.activities import PREDICT
 from lab.core.formatting import markdown_escape
 from lab.views.accessibility import announce, section, title
-from lab.views.class_results import change_text, pattern_text, predictions_alt, within_text
+from lab.views.class_results import change_text, pattern_text, results_chart, within_text
 from lab.views.classroom_db import class_version, engine
 from lab.views.common import chart, figure
 from lab.views.follow import follow_teacher
@@ -66,20 +66,14 @@ def results(shown: store.Projection, visible: bool, key: str) -> None:
                 st.markdown(f"**{label or 'Predictions'}:** none yet.")
                 continue
             with st.container(key=f"proj-chart-{len(rounds)}-{state}-{i}"):  # its height: PROJECTOR_CSS
-                chart(
-                    figure(
-                        "class_predictions_figure",
-                        summary.fields,
-                        summary.values,
-                        summary.means,
-                        summary.exact if revealed else None,
-                        None,
-                        text_px,
-                        len(rounds) == 1,  # side by side: no legend (KEY_TEXT says it once), room for the labels
-                    ),
+                results_chart(
+                    summary,
+                    revealed,
                     f"{key}_{label}",
-                    predictions_alt(summary, revealed, label),
-                    height="stretch",
+                    "stretch",
+                    text_px,
+                    label,
+                    legend=len(rounds) == 1,  # side by side: no legend (KEY_TEXT says it once), room for the labels
                 )
             if revealed:
                 st.markdown(
