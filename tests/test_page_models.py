@@ -8,11 +8,13 @@ from fractions import Fraction as F
 import pytest
 
 from lab.core.distributions import Distribution
+from lab.core.markov import load_model
+from lab.core.scenarios import load_scenario
 from lab.models.binomial_lab import BinomialLabModel
 from lab.models.blocks import BlocksModel
 from lab.models.exercises import ExercisesModel
 from lab.models.explorer import ExplorerModel
-from lab.models.sampling import SamplingModel
+from lab.models.sampling import CONTROLS_CHANGED, CompareModel, SamplingModel, StepsRun
 from lab.teaching.exercises import Attempt, ExerciseInputError, Problem, record_try
 from lab.teaching.exports import check_base_url, results_csv
 
@@ -36,6 +38,41 @@ def test_sampling_model_round_trip_and_refusals():
     assert names(warnings) == {"sl_scenario", "sl_steps", "sl_seed", "sl_guess"}
     assert all(str(w).startswith("Ignored in the link: ") for w in warnings)
     assert any("Steps N" in str(w) for w in warnings)  # the control's label beside the parameter
+
+
+def test_sampling_run_is_shown_only_for_the_controls_it_ran_for():
+    # disjoint-support: q proposes only C and D, where p is 0, so every one of the N steps is corrected
+    disjoint = load_scenario("disjoint-support")
+    model = SamplingModel(scenario="disjoint-support", steps=200, seed=5, guess=F(3, 4))
+    run = model.run(disjoint)
+    assert run.ran_for == ("disjoint-support", 200, 5) and run.guess == 0.75
+    assert run.simulation.steps == 200 and int(run.simulation.corrected.sum()) == 200
+    assert int(run.simulation.accepted.sum()) == 0
+    assert model.results(disjoint, None) == (None, None)  # not run yet: nothing to say
+    assert model.results(disjoint, run) == (run, None)
+    for changed in (SamplingModel(scenario="disjoint-support", steps=300, seed=5), SamplingModel(seed=5)):
+        assert changed.results(load_scenario(changed.scenario), run) == (None, CONTROLS_CHANGED)
+    assert SamplingModel(scenario="disjoint-support", steps=200, seed=6).results(disjoint, run)[0] is None
+
+
+def test_sampling_guess_verdict():
+    run = StepsRun(("bernoulli-residual", 10, 1), 0.3, None)
+    assert run.guess_verdict(F(1, 2)) == "off by 0.2"  # |0.3 - 0.5| = 0.2
+    assert run.guess_verdict(F(1, 3)) == "close"  # |0.3 - 1/3| = 0.033 <= 0.05
+    assert run.guess_verdict(F(0)) == "off by 0.3"
+    assert StepsRun(("x", 10, 1), 0.25, None).guess_verdict(F(1, 3)) == "off by 0.083"  # 1/12 = 0.0833
+
+
+def test_compare_run_and_its_prediction_key_follow_the_controls():
+    model = CompareModel(model="markov-ab-end", block=1, length=1, outputs=100)
+    assert model.guess_key(7) == "sl_cmp_guess::markov-ab-end::1::1::100::7"
+    run = model.run(load_model("markov-ab-end"), 7, "same")
+    assert run.ran_for == ("markov-ab-end", 1, 1, 100, 7) and run.guess == "same"
+    # one token of markov-ab-end: the target's first row, a 2/3, b 1/3 (<end> never comes first)
+    assert run.comparison.law == {(0,): F(2, 3), (1,): F(1, 3)} and run.comparison.sequences == 100
+    assert model.results(7, run) is run
+    assert model.results(8, run) is None and model.results(7, None) is None
+    assert CompareModel(model="markov-ab-end", block=2, length=1, outputs=100).results(7, run) is None
 
 
 def test_blocks_model_takes_the_pages_limits():

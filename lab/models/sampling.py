@@ -1,8 +1,9 @@
-"""The Sampling lab's state: scenario, steps N, seed and the guessed share of corrected steps.
+"""The Sampling lab's state: scenario, steps N, seed and the guessed share of corrected steps, and the runs the
+page's two Run buttons made.
 
-The page's widgets carry this state in the link themselves (``bind="query-params"``); this model
-validates the link first (see :func:`lab.views.page_state.refuse_link_values` for why that is needed)
-and the widget values on every run.
+The page's widgets carry the controls in the link themselves (``bind="query-params"``); these models
+validate the link first (see :func:`lab.views.page_state.refuse_link_values` for why that is needed)
+and the widget values on every run. A run is shown only while the controls it ran for are on screen.
 """
 
 from __future__ import annotations
@@ -11,9 +12,11 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from lab.core.blocks import MAX_BLOCK, MAX_LENGTH
-from lab.core.markov import model_names
-from lab.core.sampling import BOUNDED_STEPS
-from lab.core.scenarios import scenario_names
+from lab.core.compare import OrdinaryComparison, compare_ordinary
+from lab.core.formatting import decimal_text
+from lab.core.markov import MarkovModel, model_names
+from lab.core.sampling import BOUNDED_STEPS, StepSimulation, simulate_steps
+from lab.core.scenarios import Scenario, scenario_names
 from lab.models.url import PageModel, UrlReader
 
 DEFAULT_SCENARIO = "bernoulli-residual"
@@ -21,6 +24,22 @@ DEFAULT_STEPS = 10_000
 MIN_STEPS = 10
 MAX_STEPS = BOUNDED_STEPS  # the same bound as the command line without --allow-large
 MAX_SEED = 2**32 - 1
+CLOSE_GUESS = 0.05  # a guess this near the exact share Z is called close
+CONTROLS_CHANGED = "The scenario, N or seed changed: predict, then Run again."
+
+
+@dataclass(frozen=True)
+class StepsRun:
+    """One press of Run: the scenario, N and seed it ran for, the guess made before it, and its counts."""
+
+    ran_for: tuple[str, int, int]
+    guess: float
+    simulation: StepSimulation
+
+    def guess_verdict(self, z: Fraction) -> str:
+        """How the guess compares with the exact share Z: ``close``, or ``off by`` the distance."""
+        miss = abs(self.guess - float(z))
+        return "close" if miss <= CLOSE_GUESS else "off by " + decimal_text(miss, 2)
 
 
 @dataclass
@@ -42,6 +61,24 @@ class SamplingModel(PageModel):
             seed=read.whole("sl_seed", 0, MAX_SEED, d.seed),
             guess=read.probability("sl_guess", d.guess),
         )
+
+    def run_for(self, scenario: Scenario) -> tuple[str, int, int]:
+        return (scenario.name, self.steps, self.seed)
+
+    def run(self, scenario: Scenario) -> StepsRun:
+        """Run pressed: N steps of ``scenario`` from the seed, with the guess on screen."""
+        return StepsRun(
+            self.run_for(scenario), float(self.guess), simulate_steps(scenario.p, scenario.q, self.steps, self.seed)
+        )
+
+    def results(self, scenario: Scenario, last_run: StepsRun | None) -> tuple[StepsRun | None, str | None]:
+        """The run to show (None until Run is pressed for the controls on screen) and what to tell the user (the
+        controls changed since the last run), or None."""
+        if last_run is None:
+            return None, None
+        if last_run.ran_for != self.run_for(scenario):
+            return None, CONTROLS_CHANGED
+        return last_run, None
 
 
 COMPARE_DEFAULT_MODEL = "markov-sentences-end"
@@ -74,3 +111,28 @@ class CompareModel(PageModel):
             length=read.whole("sl_cmp_l", 1, MAX_LENGTH, d.length),
             outputs=read.whole("sl_cmp_n", COMPARE_MIN_OUTPUTS, COMPARE_MAX_OUTPUTS, d.outputs),
         )
+
+    def run_for(self, seed: int) -> tuple[str, int, int, int, int]:
+        return (self.model, self.block, self.length, self.outputs, seed)
+
+    def guess_key(self, seed: int) -> str:
+        """The prediction's widget key: one per setting, so a prediction never carries over to another."""
+        return "sl_cmp_guess::" + "::".join(map(str, self.run_for(seed)))
+
+    def run(self, markov: MarkovModel, seed: int, guess: str | None) -> CompareRun:
+        """Both samplers run from ``seed`` (raises LabInputError when the sizes are refused)."""
+        comparison = compare_ordinary(markov, self.block, self.length, self.outputs, seed)
+        return CompareRun(self.run_for(seed), guess, comparison)
+
+    def results(self, seed: int, last_run: CompareRun | None) -> CompareRun | None:
+        """The run to show: the last one, while it was made for the controls and seed on screen."""
+        return last_run if last_run is not None and last_run.ran_for == self.run_for(seed) else None
+
+
+@dataclass(frozen=True)
+class CompareRun:
+    """One press of "Run both samplers": the controls and seed it ran for, the prediction made, the comparison."""
+
+    ran_for: tuple[str, int, int, int, int]
+    guess: str | None
+    comparison: OrdinaryComparison
