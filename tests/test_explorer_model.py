@@ -211,3 +211,31 @@ def test_normalise_column_divides_by_the_sum_exactly_and_keeps_the_rest_as_typed
 )
 def test_prediction_sliders_fill_even_rows(count, per_row):
     assert slider_columns(count) == per_row
+
+
+def test_typed_rows_become_p_and_q_and_an_old_answer_is_hidden_again():
+    from lab.models.explorer import ANSWER_HIDDEN_AGAIN, ExplorerModel, TokenRow
+
+    model = ExplorerModel()
+    model.preds = [0.25] * len(model.rows)
+    model.reveal()
+    assert model.is_revealed and model.hide_answer_if_changed() == ""  # the same p and q: nothing to hide
+    # two tokens typed by hand: p = (1/2, 1/2), q = (1/4, 3/4); the predictions keep their first two values
+    refused = model.use_typed_rows([TokenRow("x", "1/2", "1/4"), TokenRow("y", "0.5", "3/4")])
+    assert refused == ""
+    assert model.valid[0].values == (F(1, 2), F(1, 2)) and model.valid[1].values == (F(1, 4), F(3, 4))
+    assert model.preds == [0.25, 0.25]
+    assert model.hide_answer_if_changed() == ANSWER_HIDDEN_AGAIN and model.revealed is None and not model.is_revealed
+    assert model.hide_answer_if_changed() == ""  # said once
+    # a table that does not parse names its token; the last valid p and q stay, the typed text is kept
+    refused = model.use_typed_rows([TokenRow("x", "1/2", "1/4"), TokenRow("y", "abc", "3/4")])
+    assert refused.startswith("Not applied: ") and "y" in refused and "abc" in refused
+    assert refused.endswith("The last valid p and q stay on screen.")
+    assert model.valid[0].values == (F(1, 2), F(1, 2)) and model.rows[1].p == "abc"
+    # three tokens: one more prediction, at 0
+    assert (
+        model.use_typed_rows([TokenRow("x", "1/2", "1/4"), TokenRow("y", "1/4", "1/2"), TokenRow("z", "1/4", "1/4")])
+        == ""
+    )
+    assert model.preds == [0.25, 0.25, 0.0]
+    assert model.set_predictions([0.25, 0.25, 0.0], 0.0) is False and model.set_predictions([0.5, 0.25, 0.0], 0.0)

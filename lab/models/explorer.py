@@ -290,6 +290,9 @@ def scenario_rows(name: str) -> list[TokenRow]:
     return rows_from_distributions(scenario.p, scenario.q)
 
 
+ANSWER_HIDDEN_AGAIN = "p or q changed, so the answer is hidden again: predict, then reveal."
+
+
 @dataclass
 class ExplorerModel:
     """Everything the explorer page shows: the scenario, the table as typed, the last valid (p, q), the
@@ -322,6 +325,41 @@ class ExplorerModel:
 
     def reset(self) -> None:
         self.load_scenario(self.scenario)
+
+    def use_typed_rows(self, rows: list[TokenRow]) -> str:
+        """The table as typed; when it parses, its p and q become the page's (one prediction per token, kept where
+        the token count stays). Returns the refusal, naming the token and the problem ("" when used)."""
+        self.rows = rows
+        try:
+            new_valid = parse_rows(rows)
+        except ExplorerInputError as exc:
+            return f"Not applied: {exc}. The last valid p and q stay on screen."
+        if new_valid != self.valid:
+            self.valid = new_valid
+            count = len(new_valid[0])
+            self.preds = (self.preds + [0.0] * count)[:count]
+        return ""
+
+    def hide_answer_if_changed(self) -> str:
+        """An answer revealed for other p and q is hidden again; returns what to tell the user ("" when nothing
+        changed)."""
+        if self.revealed is None or self.revealed == self.valid:
+            return ""
+        self.revealed = None
+        return ANSWER_HIDDEN_AGAIN
+
+    @property
+    def is_revealed(self) -> bool:
+        return self.revealed == self.valid
+
+    def reveal(self) -> None:
+        self.revealed = self.valid
+
+    def set_predictions(self, preds: list[float], z_pred: float) -> bool:
+        """The checked slider values; True when they changed."""
+        changed = (preds, z_pred) != (self.preds, self.z_pred)
+        self.preds, self.z_pred = preds, z_pred
+        return changed
 
     @classmethod
     def from_url(cls, params: Mapping, reveal_allowed: bool = True) -> tuple[ExplorerModel, list[UrlWarning]]:

@@ -19,7 +19,6 @@ from lab.models.explorer import (
     TokenRow,
     next_token_name,
     normalise_column,
-    parse_rows,
     reconstruction_rows,
     score_prediction,
     score_z_only,
@@ -120,49 +119,48 @@ def on_table_submit(action: str) -> None:
     push_widgets(model)
 
 
-model, link_problems = load_once(
-    "ex_model", lambda: ExplorerModel.from_url(st.query_params, url_reveal_allowed()), model_widgets
-)
-restore_missing_widgets(model)
+def intro(link_problems) -> None:
+    title("Residual explorer")
+    st.markdown(
+        "Pick a scenario or type your own p (target) and q (draft). **Predict** the residual "
+        "r = max(0, p − q) / Z and the rejection probability Z, then **Reveal** the exact answer."
+    )
+    for problem in link_problems:
+        st.warning(markdown_escape(str(problem)), icon=":material/link_off:")  # holds URL text: shown as typed
 
-# --- controls ---------------------------------------------------------------------------------
-title("Residual explorer")
-st.markdown(
-    "Pick a scenario or type your own p (target) and q (draft). **Predict** the residual "
-    "r = max(0, p − q) / Z and the rejection probability Z, then **Reveal** the exact answer."
-)
-for problem in link_problems:
-    st.warning(markdown_escape(str(problem)), icon=":material/link_off:")  # holds URL text: shown as typed
 
-names = scenario_names()
-if session.get("ex_scenario") not in names:  # a value a browser never sends (a crafted message): not for the widget
-    session["ex_scenario"] = model.scenario
-if not isinstance(session.get("ex_edit"), bool):
-    session["ex_edit"] = model.edit
-top = st.container(horizontal=True, vertical_alignment="bottom")  # one layout block, not one per column
-top.selectbox(
-    "Scenario",
-    names,
-    key="ex_scenario",
-    on_change=on_scenario_change,
-    format_func=lambda n: f"{n} — {load_scenario(n).title}",
-)
-top.button("Reset", key="ex_reset", on_click=on_reset, help="Back to the scenario's p and q")
-if message := session.pop("ex_message", None):
-    st.info(markdown_escape(message))  # may hold the text of a refused value
-# the scenario's question (its explanation waits for the reveal), or a word that p and q were edited (filled once
-# they are parsed)
-note_slot = st.empty()
+def scenario_row(model: ExplorerModel):
+    """The scenario, Reset and the editor's toggle in one row; returns the place for the note under it (the
+    scenario's question, or a word that p and q were edited), filled once the table is read."""
+    names = scenario_names()
+    if session.get("ex_scenario") not in names:  # a value a browser never sends (a crafted message)
+        session["ex_scenario"] = model.scenario
+    if not isinstance(session.get("ex_edit"), bool):
+        session["ex_edit"] = model.edit
+    top = st.container(horizontal=True, vertical_alignment="bottom")  # one layout block, not one per column
+    top.selectbox(
+        "Scenario",
+        names,
+        key="ex_scenario",
+        on_change=on_scenario_change,
+        format_func=lambda n: f"{n} — {load_scenario(n).title}",
+    )
+    top.button("Reset", key="ex_reset", on_click=on_reset, help="Back to the scenario's p and q")
+    if message := session.pop("ex_message", None):
+        st.info(markdown_escape(message))  # may hold the text of a refused value
+    note_slot = st.empty()
+    model.edit = top.toggle(  # in the scenario's row: the answer after Reveal stays on a laptop's screen
+        f"Edit p and q ({len(model.rows)} tokens)",
+        key="ex_edit",
+        help="Type each token's name, p and q as fractions like 3/10 or decimals like 0.3; add or remove tokens",
+    )
+    return note_slot
 
-model.edit = top.toggle(  # in the scenario's row: the answer after Reveal stays on a laptop's screen
-    f"Edit p and q ({len(model.rows)} tokens)",
-    key="ex_edit",
-    help="Type each token's name, p and q as fractions like 3/10 or decimals like 0.3; add or remove tokens",
-)
-refusal = ""  # a refused table, announced by the page's live region (at its end)
-if model.edit:
-    # a form: the table is applied as a whole when a button is pressed (Enter presses Apply, its first button),
-    # so a half-typed table never shows an error; no character counters (a "3/40" reads like a probability)
+
+def table_editor(model: ExplorerModel) -> str:
+    """The token table as a form: applied as a whole when a button is pressed (Enter presses Apply, its first
+    button), so a half-typed table never shows an error; no character counters (a "3/40" reads like a
+    probability). Returns a refused press, named ("" when none)."""
     with st.form("ex_table", border=False):
         for i in range(len(model.rows)):
             cols = st.columns([3, 3, 3, 2.6], vertical_alignment="bottom")
@@ -195,39 +193,35 @@ if model.edit:
                 # never disabled by its own press (focus would drop to the page's body): at the limit it says why
                 help=f"Up to {MAX_TOKENS} tokens; a new token starts at p = q = 0",
             )
-    if problem := session.pop("ex_table_problem", None):
-        refusal = problem
+    problem = session.pop("ex_table_problem", None)
+    if problem:
         st.error(markdown_escape(problem), icon=":material/error:")  # holds typed text
+    return problem or ""
 
-model.rows = typed_rows(model)
-try:
-    new_valid = parse_rows(model.rows)
-except ExplorerInputError as exc:
-    refusal = f"Not applied: {exc}. The last valid p and q stay on screen."
-    st.error(markdown_escape(refusal), icon=":material/error:")  # typed text: shown as typed
-else:
-    if new_valid != model.valid:
-        model.valid = new_valid
-        if len(model.preds) != len(new_valid[0]):
-            model.preds = (model.preds + [0.0] * len(new_valid[0]))[: len(new_valid[0])]
-            for i, value in enumerate(model.preds):
-                session.setdefault(f"ex_r_{i}", value)
 
-explanation = ""  # the scenario's teaching note: it states the answer, so it is shown only after the reveal
-try:
-    scenario_now = load_scenario(model.scenario)
-except ScenarioError as exc:  # a scenario file broken while the app runs
-    note_slot.error(markdown_escape(str(exc)))
-else:
+def use_typed_table(model: ExplorerModel) -> str:
+    """The table as typed becomes p and q when it parses; a refusal is named and returned."""
+    refusal = model.use_typed_rows(typed_rows(model))
+    if refusal:
+        st.error(markdown_escape(refusal), icon=":material/error:")  # typed text: shown as typed
+    for i, value in enumerate(model.preds):  # a token added: its slider starts at the model's value
+        session.setdefault(f"ex_r_{i}", value)
+    return refusal
+
+
+def scenario_note(model: ExplorerModel, note_slot) -> str:
+    """The scenario's question under its row, or a word that p and q were edited; returns the scenario's teaching
+    note, which states the answer, for after the reveal ("" for edited p and q)."""
+    try:
+        scenario_now = load_scenario(model.scenario)
+    except ScenarioError as exc:  # a scenario file broken while the app runs
+        note_slot.error(markdown_escape(str(exc)))
+        return ""
     if (scenario_now.p, scenario_now.q) == model.valid:
         note_slot.caption(markdown_escape(scenario_now.question))  # shown as written (Z * r is no emphasis)
-        explanation = scenario_now.explanation
-    else:
-        note_slot.caption(f"Your own p and q, edited from {model.scenario}: Reset brings the scenario back.")
-
-if model.revealed is not None and model.revealed != model.valid:
-    model.revealed = None
-    st.info("p or q changed, so the answer is hidden again: predict, then reveal.")
+        return scenario_now.explanation
+    note_slot.caption(f"Your own p and q, edited from {model.scenario}: Reset brings the scenario back.")
+    return ""
 
 
 def revealed_text(result, model: ExplorerModel) -> str:
@@ -250,7 +244,7 @@ def prediction_panel(tokens: tuple[str, ...]) -> None:
     this panel (the table, the p/q chart stay as they are), so the page answers as fast as a tiny app.
     After the reveal the score below depends on the sliders, so a change reruns the whole page."""
     model = session["ex_model"]
-    revealed = model.revealed == model.valid
+    revealed = model.is_revealed
     section("Your prediction")
     # even rows: the sliders in a grid of equal columns (three a row for three tokens, two for four; a phone
     # stacks them one a row), never a wrapped row of two over one
@@ -270,19 +264,18 @@ def prediction_panel(tokens: tuple[str, ...]) -> None:
         # Never disabled by its own press: a button that disables itself drops keyboard focus to the page's
         # body. Pressed again after the reveal, it changes nothing.
         pressed = st.button("Reveal", key="ex_reveal", type="primary")
-    z_pred = slider_value(session["ex_z"], model.z_pred)
-    changed = (preds, z_pred) != (model.preds, model.z_pred)
-    model.preds, model.z_pred = preds, z_pred
+    changed = model.set_predictions(preds, slider_value(session["ex_z"], model.z_pred))
     if pressed and not revealed:
-        model.revealed = model.valid
+        model.reveal()
         st.rerun()  # the whole page: the answer is drawn below this panel
     if revealed and changed:  # only on a rerun of this panel alone: a full run never changes them here
         st.rerun()
     write_url(model)
 
 
-def exact_answer(result, model: ExplorerModel, score) -> None:
-    """The answer's summary, drawn just under Reveal (where the eye is): α, Z, the scored Z and r."""
+def exact_answer(result, model: ExplorerModel, score, explanation: str) -> None:
+    """The answer's summary, drawn just under Reveal (where the eye is): α, Z, the scored Z and r, and the
+    scenario's teaching note (it states the answer)."""
     section("The exact answer")
     metrics = st.columns(2)  # two: the column beside the chart is half the page (your Z is in the line below)
     metrics[0].metric("α (acceptance probability)", with_decimal(result.alpha))
@@ -319,60 +312,49 @@ def exact_answer(result, model: ExplorerModel, score) -> None:
     )
 
 
-p, q = model.valid
-result = residual_exact(p, q)
-tokens = result.tokens
-revealed = model.revealed == model.valid
-score = score_prediction(result, model.preds, model.z_pred) if revealed and result.residual is not None else None
-left, right = st.columns(2, gap="large")
-with left:
+def pq_chart(result) -> None:
+    tokens, p, q = result.tokens, result.p, result.q
     chart(
-        figure("pq_bars", tokens, p.values, q.values),
+        figure("pq_bars", tokens, p, q),
         key="ex_pq_chart",
         alt="Grouped bars of target p and draft q per token: "
-        + "; ".join(f"{t}: p {fraction_text(a)}, q {fraction_text(b)}" for t, a, b in zip(tokens, p.values, q.values)),
-        table=(
-            ("token", "target p", "draft q"),
-            [(t, exact_text(a), exact_text(b)) for t, a, b in zip(tokens, p.values, q.values)],
-        ),
+        + "; ".join(f"{t}: p {fraction_text(a)}, q {fraction_text(b)}" for t, a, b in zip(tokens, p, q)),
+        table=(("token", "target p", "draft q"), [(t, exact_text(a), exact_text(b)) for t, a, b in zip(tokens, p, q)]),
     )
 
-with right:
-    prediction_panel(tokens)
-    if revealed:
-        exact_answer(result, model, score)
 
-# --- reveal: token by token ---------------------------------------------------------------------
+def score_details(tokens, score) -> None:
+    """Your r beside the exact r, as a chart and a table with each token's error."""
+    res_left, res_right = st.columns(2, gap="large")
+    with res_left:
+        chart(
+            figure("prediction_vs_residual", tokens, score.prediction, score.truth),
+            key="ex_residual_chart",
+            alt="Grouped bars of your predicted r and the exact residual r per token: "
+            + "; ".join(
+                f"{t}: predicted {fraction_text(a)}, exact {fraction_text(b)}"
+                for t, a, b in zip(tokens, score.prediction, score.truth)
+            ),
+        )
+    with res_right:
+        st.dataframe(
+            {
+                "token": list(tokens),
+                "your r": [fraction_text(v) for v in score.prediction],
+                "exact r": [fraction_text(v) for v in score.truth],
+                "exact r (decimal)": [decimal_text(v) for v in score.truth],
+                "error": [fraction_text(v) for v in score.errors],
+            },
+            hide_index=True,
+            key="ex_score_table",
+        )
 
-if revealed:
-    st.divider()
-    if score is not None:
-        res_left, res_right = st.columns(2, gap="large")
-        with res_left:
-            chart(
-                figure("prediction_vs_residual", tokens, score.prediction, score.truth),
-                key="ex_residual_chart",
-                alt="Grouped bars of your predicted r and the exact residual r per token: "
-                + "; ".join(
-                    f"{t}: predicted {fraction_text(a)}, exact {fraction_text(b)}"
-                    for t, a, b in zip(tokens, score.prediction, score.truth)
-                ),
-            )
-        with res_right:
-            st.dataframe(
-                {
-                    "token": list(tokens),
-                    "your r": [fraction_text(v) for v in score.prediction],
-                    "exact r": [fraction_text(v) for v in score.truth],
-                    "exact r (decimal)": [decimal_text(v) for v in score.truth],
-                    "error": [fraction_text(v) for v in score.errors],
-                },
-                hide_index=True,
-                key="ex_score_table",
-            )
+
+def reconstruction(result) -> None:
+    """The unconditional reconstruction token by token: accepted min(p, q) plus Z·r reaches p."""
     rows = reconstruction_rows(result)
     chart(
-        figure("reconstruction_bars", tokens, result.accepted, result.correction, result.p),
+        figure("reconstruction_bars", result.tokens, result.accepted, result.correction, result.p),
         key="ex_reconstruction_chart",
         alt="Stacked bars per token: accepted min(p, q) plus correction Z times r, reaching the target p: "
         + "; ".join(
@@ -395,5 +377,37 @@ if revealed:
         key="ex_reconstruction_table",
     )
 
-announce("ex", revealed_text(result, model) if revealed else "", error=refusal)
-write_url(model)
+
+def main() -> None:
+    model, link_problems = load_once(
+        "ex_model", lambda: ExplorerModel.from_url(st.query_params, url_reveal_allowed()), model_widgets
+    )
+    restore_missing_widgets(model)
+    intro(link_problems)
+    note_slot = scenario_row(model)
+    refusal = table_editor(model) if model.edit else ""  # announced by the page's live region, at its end
+    refusal = use_typed_table(model) or refusal
+    explanation = scenario_note(model, note_slot)
+    if hidden := model.hide_answer_if_changed():
+        st.info(hidden)
+
+    result = residual_exact(*model.valid)
+    revealed = model.is_revealed
+    score = score_prediction(result, model.preds, model.z_pred) if revealed and result.residual is not None else None
+    left, right = st.columns(2, gap="large")
+    with left:
+        pq_chart(result)
+    with right:
+        prediction_panel(result.tokens)
+        if revealed:
+            exact_answer(result, model, score, explanation)
+    if revealed:  # the reveal, token by token
+        st.divider()
+        if score is not None:
+            score_details(result.tokens, score)
+        reconstruction(result)
+    announce("ex", revealed_text(result, model) if revealed else "", error=refusal)
+    write_url(model)
+
+
+main()
