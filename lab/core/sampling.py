@@ -34,7 +34,7 @@ STREAM_NAMES = ("proposal", "acceptance", "correction")
 CHUNK = 1 << 16  # steps per vectorised chunk (keeps the working arrays in cache)
 FAST_VOCABULARY = 16  # threshold counting up to this many tokens
 MAX_STEPS = 100_000_000
-BOUNDED_STEPS = 1_000_000  # well within one interaction's 1 s budget: the Sampling page and the CLI by default
+BOUNDED_STEPS = 1_000_000  # well within one interaction's 1 s budget: the Sampling lab and the CLI by default
 MIN_EXPECTED = 5.0  # chi-square: categories expecting fewer counts are pooled
 
 
