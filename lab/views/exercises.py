@@ -52,7 +52,7 @@ from lab.views import study_resume
 from lab.views.accessibility import announce, section, title
 from lab.views.common import chart, figure
 from lab.views.once_per_server import assignment_downloads, pq_table, qr_image, shared_assignment
-from lab.views.page_state import refuse_link_values, show_link_warnings
+from lab.views.page_state import kept_in_session, refuse_link_values, show_link_warnings
 from lab.views.presentation import is_presenting
 
 BRANCH_OPTIONS = ("rejection", "no-rejection")
@@ -62,12 +62,6 @@ KEPT_WIDGET_PREFIXES = ("exq_bar_", "exq_base_url", BARS_TAB_KEY)  # values of w
 
 ASSIGNMENT_KEYS = ("seed", "count", "level")  # the Teacher tab's widget keys, and the link's parameters
 SAID = "exq_said"  # what the last Check, Hint or Reveal showed: (said, refused), for the page's live region
-
-
-def _state(name: str, factory):
-    if name not in st.session_state:
-        st.session_state[name] = factory()
-    return st.session_state[name]
 
 
 @dataclass
@@ -103,10 +97,10 @@ def open_sheet(assignment: ExercisesModel) -> Sheet:
         seed, count, level, problems, predictions, is_presenting(),
         secret is not None and is_teacher_token(secret, seed, link_token), link_token,
     )
-    sheet.attempts = _state("exq_attempts", dict).setdefault(sheet.key, {})
-    sheet.feedback = _state("exq_feedback", dict).setdefault(sheet.key, {})
-    sheet.revealed = _state("exq_revealed", dict).setdefault(sheet.key, set())
-    sheet.checked_bars = _state("exq_bars", dict).setdefault(sheet.key, {})
+    sheet.attempts = kept_in_session("exq_attempts", dict).setdefault(sheet.key, {})
+    sheet.feedback = kept_in_session("exq_feedback", dict).setdefault(sheet.key, {})
+    sheet.revealed = kept_in_session("exq_revealed", dict).setdefault(sheet.key, set())
+    sheet.checked_bars = kept_in_session("exq_bars", dict).setdefault(sheet.key, {})
     return sheet
 
 

@@ -1,6 +1,7 @@
 """What every page does with its state, in one place: load the page model from the link once (refusing bad link
-values by name), push the model into widget keys, read and check the controls' values before drawing them, keep
-the link in step with the model, and redraw the whole page when a fragment changed something drawn outside it."""
+values by name), keep a page's own state across runs, push the model into widget keys, read and check the controls'
+values before drawing them, keep the link in step with the model, and redraw the whole page when a fragment changed
+something drawn outside it."""
 
 from __future__ import annotations
 
@@ -28,6 +29,13 @@ def load_once(store: str, from_link: Callable[[], tuple], widgets: Callable | No
     if widgets is not None:
         push_to_widgets(widgets(model))
     return model, list(warnings)
+
+
+def kept_in_session(name: str, factory: Callable[[], object]):
+    """The object this session keeps under ``name`` (a page's own state across runs), made by ``factory()`` once."""
+    if name not in st.session_state:
+        st.session_state[name] = factory()
+    return st.session_state[name]
 
 
 def push_to_widgets(values: Mapping[str, object]) -> None:
