@@ -11,7 +11,7 @@ from lab.core.distributions import Distribution
 from lab.core.markov import load_model
 from lab.core.scenarios import load_scenario
 from lab.models.binomial_lab import BinomialLabModel
-from lab.models.blocks import BlocksModel
+from lab.models.blocks import MAX_SEED, NO_BLOCK_ENDS, SEARCH_SEEDS, BlocksModel, BlockSteps
 from lab.models.exercises import ExercisesModel
 from lab.models.explorer import ExplorerModel
 from lab.models.sampling import CONTROLS_CHANGED, CompareModel, SamplingModel, StepsRun
@@ -83,6 +83,55 @@ def test_blocks_model_takes_the_pages_limits():
         {"bk_model": "markov-nine", "bk_variant": "x", "bk_c": "nan", "bk_seed": "1" * 300}, max_k=6, max_l=4
     )
     assert names(warnings) == {"bk_model", "bk_variant", "bk_c", "bk_seed"}
+
+
+def test_blocks_new_block_and_room():
+    assert BlocksModel(seed=7).next_seed() == 8
+    assert BlocksModel(seed=MAX_SEED).next_seed() == MAX_SEED  # the last seed stays
+    three, ab_end = load_model("markov-three"), load_model("markov-ab-end")
+    assert BlocksModel(length=2).room(three) is None  # markov-three never stops: L does not cut its blocks
+    assert BlocksModel(length=2).room(ab_end) == 2
+    key = BlocksModel(model="markov-ab-end", length=2, seed=9).block_key(ab_end)
+    assert key == ("markov-ab-end", 3, 9, "correct", 2)
+
+
+def test_block_steps_follow_the_step_button():
+    three = load_model("markov-three")
+    state = BlocksModel()  # markov-three, K = 3, seed 3: a kept draft, a rejected one, a discarded one
+    trace = state.trace(three)
+    assert [t.status for t in trace.tests] == ["accepted", "rejected", "discarded"]
+    steps = BlockSteps()
+    steps.follow(state.block_key(three))
+    assert steps.revealed == 0 and steps.tests_shown(trace) == () and not steps.finished(trace)
+    steps.step(trace)
+    assert steps.revealed == 1 and [t.status for t in steps.tests_shown(trace)] == ["accepted"]
+    steps.step(trace)
+    assert steps.revealed == 2 and not steps.finished(trace)
+    steps.step(trace)  # after the rejection the discarded draft needs no step: straight to the end, 3 + 1
+    assert steps.revealed == 4 and steps.finished(trace) and len(steps.tests_shown(trace)) == 3
+    steps.step(trace)
+    assert steps.revealed == 4  # a complete block stays as it is
+    steps.restart()
+    assert steps.revealed == 0
+    steps.show_all(trace)
+    assert steps.revealed == 4
+    steps.follow(state.block_key(three))  # the same block: where the reader was
+    assert steps.revealed == 4
+    steps.follow(BlocksModel(seed=4).block_key(three))  # another block: from its drafts again
+    assert steps.revealed == 0
+
+
+def test_blocks_find_a_block_that_ends_at_the_stop_token():
+    ab_end = load_model("markov-ab-end")
+    # K = 1, L = 1: a drafted a or b is always kept (p/q = 4/3 at the start) and fills the output; a drafted <end>
+    # is always rejected (the target never ends first) and the residual (1/6, 1/12, 0) never draws <end>
+    assert BlocksModel(model="markov-ab-end", block=1, length=1).seed_ending_at_stop(ab_end) == (None, NO_BLOCK_ENDS)
+    assert BlocksModel(model="markov-ab-end", seed=MAX_SEED).seed_ending_at_stop(ab_end) == (None, NO_BLOCK_ENDS)
+    state = BlocksModel(model="markov-ab-end", block=3, length=3, seed=3)
+    found, note = state.seed_ending_at_stop(ab_end)
+    assert note is None and 3 < found <= 3 + SEARCH_SEEDS
+    assert state.trace(ab_end, found).ends_output
+    assert not any(state.trace(ab_end, seed).ends_output for seed in range(4, found))  # the next such seed
 
 
 def test_exercises_model_refuses_what_overflowed_the_number_input():

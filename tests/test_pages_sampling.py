@@ -157,19 +157,19 @@ def test_blocks_mistake_from_the_url():
 
 def test_blocks_step_through_and_restart():
     at = open_page(BLOCKS, {"bk_seed": "3", "bk_k": "4"})
-    assert at.session_state["bk_revealed"] == 0
+    assert at.session_state["bk_steps"].revealed == 0
     assert "The draft proposed 4 tokens" in markdown_text(at)
     at.button(key="bk_step").click().run()
-    assert at.session_state["bk_revealed"] == 1
+    assert at.session_state["bk_steps"].revealed == 1
     assert "Draft 1:" in markdown_text(at)
     at.button(key="bk_all").click().run()
     assert "The block commits" in markdown_text(at)
-    complete = at.session_state["bk_revealed"]
+    complete = at.session_state["bk_steps"].revealed
     assert not at.button(key="bk_step").disabled  # no button disables itself (focus would fall to the page)
     at.button(key="bk_step").click().run()
-    assert at.session_state["bk_revealed"] == complete  # a complete block: Step changes nothing
+    assert at.session_state["bk_steps"].revealed == complete  # a complete block: Step changes nothing
     at.button(key="bk_restart").click().run()
-    assert at.session_state["bk_revealed"] == 0
+    assert at.session_state["bk_steps"].revealed == 0
     at.button(key="bk_next_seed").click().run()
     assert at.number_input(key="bk_seed").value == 4
     assert not at.exception

@@ -1,6 +1,7 @@
-"""The Blocks page's state: model, algorithm, K, L, seed, and the speed-up sliders α and c.
+"""The Blocks page's state: model, algorithm, K, L, seed, and the speed-up sliders α and c; and how far the reader
+has stepped through the block they draw.
 
-The widgets carry it in the link (``bind="query-params"``); this model validates the link and the
+The widgets carry the controls in the link (``bind="query-params"``); this model validates the link and the
 widget values first. The limits on K and L belong to the page (they depend on what it can compute
 quickly), so they are passed in.
 """
@@ -10,8 +11,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from lab.core.markov import all_model_names
-from lab.core.variants import VARIANT_NAMES
+from lab.core.blocks import BlockTrace, DraftTest, run_block
+from lab.core.markov import START, MarkovModel, all_model_names
+from lab.core.sampling import make_streams
+from lab.core.variants import VARIANT_NAMES, VARIANTS, Variant
 from lab.models.url import PageModel, UrlReader
 
 DEFAULT_MODEL = "markov-three"
@@ -20,6 +23,8 @@ MAX_SEED = 2**32 - 1
 # comes from the residual) and discards the last: every part of a block on first sight, without New block.
 # tests/test_pages_sampling.py finds it by running the blocks, not by hand.
 DEFAULT_SEED = 3
+SEARCH_SEEDS = 500  # "a block that ends at the stop token": seeds tried at most, one block each (bounded work)
+NO_BLOCK_ENDS = f"No block of the next {SEARCH_SEEDS} seeds ends at the stop token with these settings."
 
 
 @dataclass
@@ -62,3 +67,61 @@ class BlocksModel(PageModel):
             alpha=read.probability("bk_alpha", d.alpha),
             cost=read.probability("bk_c", d.cost),
         )
+
+    @property
+    def algorithm(self) -> Variant:
+        return VARIANTS[self.variant]
+
+    def room(self, markov: MarkovModel) -> int | None:
+        """How many tokens the output may still hold: L for a model that stops, no limit otherwise."""
+        return None if markov.stop is None else self.length
+
+    def trace(self, markov: MarkovModel, seed: int | None = None) -> BlockTrace:
+        """One block of ``markov`` drafted, tested and corrected from ``seed`` (the model's own by default)."""
+        seed = self.seed if seed is None else seed
+        return run_block(markov, self.block, START, make_streams(seed), self.algorithm, room=self.room(markov))
+
+    def block_key(self, markov: MarkovModel) -> tuple:
+        """What the block on screen depends on: when it changes, the reader starts stepping again."""
+        return (markov.name, self.block, self.seed, self.variant, self.room(markov))
+
+    def next_seed(self) -> int:
+        """New block: the next seed (the last seed stays)."""
+        return min(self.seed + 1, MAX_SEED)
+
+    def seed_ending_at_stop(self, markov: MarkovModel) -> tuple[int | None, str | None]:
+        """The next seed whose block commits the stop token, trying at most SEARCH_SEEDS: (that seed, None), or
+        (None, what to tell the user) when none does."""
+        for candidate in range(self.seed + 1, min(self.seed + SEARCH_SEEDS, MAX_SEED) + 1):
+            if self.trace(markov, candidate).ends_output:
+                return candidate, None
+        return None, NO_BLOCK_ENDS
+
+
+@dataclass
+class BlockSteps:
+    """How far the reader has stepped through the block on screen: 0 shows the drafts, i the first i tests, and
+    len(tests) + 1 the block's end. Another block (see :meth:`BlocksModel.block_key`) starts again at 0."""
+
+    block_key: tuple | None = None
+    revealed: int = 0
+
+    def follow(self, block_key: tuple) -> None:
+        if block_key != self.block_key:
+            self.block_key, self.revealed = block_key, 0
+
+    def step(self, trace: BlockTrace) -> None:
+        """Step: the next test, or the block's end (a complete block stays as it is)."""
+        self.revealed = trace.next_reveal(self.revealed)
+
+    def show_all(self, trace: BlockTrace) -> None:
+        self.revealed = len(trace.tests) + 1
+
+    def restart(self) -> None:
+        self.revealed = 0
+
+    def finished(self, trace: BlockTrace) -> bool:
+        return self.revealed > len(trace.tests)
+
+    def tests_shown(self, trace: BlockTrace) -> tuple[DraftTest, ...]:
+        return tuple(trace.tests[: self.revealed])

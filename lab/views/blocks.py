@@ -5,8 +5,8 @@ residual at that position, discarded drafts greyed out, the bonus token), then t
 first L tokens against the target's (distance 0 for the correct algorithm), and the speed-up
 formulas. A model that stops (a stop token such as <end>): the law is over complete outputs (ending with
 the stop token, or cut at L tokens), the block stops at the stop token and L cuts it short.
-A thin view: numbers from lab/core/blocks.py and lab/core/speedup.py, charts from
-lab/charts/sampling.py. Controls live in the URL (bind="query-params").
+A thin view: controls -> BlocksModel and BlockSteps -> lab/core/blocks.py and lab/core/speedup.py -> the charts
+of lab/charts/sampling.py. Controls live in the URL (bind="query-params").
 """
 
 from __future__ import annotations
@@ -14,172 +14,163 @@ from __future__ import annotations
 import streamlit as st
 
 from lab.charts.palette import MUTED_ROW_CSS
-from lab.core.blocks import MAX_BLOCK, MAX_LENGTH, MAX_OUTCOMES, run_block
+from lab.core.blocks import MAX_BLOCK, MAX_LENGTH, MAX_OUTCOMES, BlockTrace
 from lab.core.distributions import LabInputError
 from lab.core.formatting import decimal_text, exact_text, markdown_escape, with_decimal
-from lab.core.markov import START, all_model_names, load_model
-from lab.core.sampling import make_streams
+from lab.core.markov import START, MarkovModel, all_model_names, load_model
 from lab.core.speedup import NO_BEST_GAMMA, acceptance_rate, best_gamma, speedup_curve
-from lab.core.variants import VARIANT_NAMES, VARIANTS
-from lab.models.blocks import BlocksModel
+from lab.core.variants import VARIANT_NAMES
+from lab.models.blocks import MAX_SEED, SEARCH_SEEDS, BlocksModel, BlockSteps
 from lab.views.accessibility import announce, section, spoken, subsection, title
 from lab.views.common import chart, figure
 from lab.views.once_per_server import exact_comparison
-from lab.views.page_state import controls_model, refuse_link_values, show_link_warnings
+from lab.views.page_state import (
+    controls_model,
+    kept_in_session,
+    push_to_widgets,
+    refuse_link_values,
+    show_link_warnings,
+)
 
-session = st.session_state  # this browser session's state
 DEFAULTS = BlocksModel()
-
-
-DEFAULT_MODEL = "markov-three"
 MAX_K = MAX_BLOCK
 MAX_L = MAX_LENGTH
-MAX_SEED = 2**32 - 1
 GAMMAS = list(range(0, 16))
-SEARCH_SEEDS = 500  # "a block that ends at the stop token": seeds tried at most, one block each (bounded work)
 LAW_CHART_ROWS = 40  # the law is drawn as bars up to this many outputs (the table lists every one)
+SEARCH_NOTE = "bk_search_note"  # what the last "Find a block that ends at …" has to say (None: it found one)
 
-refuse_link_values(BlocksModel.from_url(st.query_params, max_k=MAX_K, max_l=MAX_L)[1], "bk_link_problems")
-title("Blocks of drafts")
-st.markdown(
-    "The draft proposes **K** tokens ahead. The target checks them left to right; the **first rejection** "
-    "ends the block: a replacement is drawn from the residual at that position and every later draft is "
-    "discarded. If all K pass, one **bonus** token comes from p."
-)
-show_link_warnings("bk_link_problems")
 
-names = all_model_names()
-row1 = st.columns([3, 3], vertical_alignment="bottom")
-row1[0].selectbox(
-    "Model",
-    names,
-    index=names.index(DEFAULT_MODEL),
-    key="bk_model",
-    bind="query-params",
-    help="Markov models (kind markov) first, then one-step scenarios repeated at every position",
-)
-row1[1].selectbox(
-    "Algorithm",
-    VARIANT_NAMES,
-    index=0,
-    key="bk_variant",
-    bind="query-params",
-    help="correct speculative sampling, or one of the named mistakes (see the Pitfalls page)",
-)
-row2 = st.columns(3, vertical_alignment="bottom")
-row2[0].number_input(
-    "Drafts per block K", min_value=1, max_value=MAX_K, value=DEFAULTS.block, step=1, key="bk_k", bind="query-params"
-)
-row2[1].number_input(
-    "Tokens in the law L",
-    min_value=1,
-    max_value=MAX_L,
-    value=3,
-    step=1,
-    key="bk_l",
-    bind="query-params",
-    help=f"The exact law lists every sequence of L tokens the algorithm can produce, at most {MAX_OUTCOMES:,}. "
-    "With a model that stops, L is the maximum length: an output ends with the stop token or is cut at L "
-    "tokens, the stop token counted as one of them.",
-)
-row2[2].number_input(
-    "Seed", min_value=0, max_value=MAX_SEED, value=DEFAULTS.seed, step=1, key="bk_seed", bind="query-params"
-)
+def stop_markdown(markov: MarkovModel) -> str | None:
+    """The stop token's name for a markdown line (None for a model that never stops)."""
+    return None if markov.stop is None else markdown_escape(markov.stop_name)
 
-state = controls_model(BlocksModel, "bk_state", max_k=MAX_K, max_l=MAX_L)
-try:
-    model = load_model(state.model)
-except LabInputError as exc:
-    st.error(str(exc))
-    st.stop()
-variant = VARIANTS[state.variant]
-block, length, seed = state.block, state.length, state.seed
-vocab = model.vocab
-if model.note:
-    st.caption(f"{model.title}. {model.note}")
-if variant.name != "correct":
-    st.warning(f"Mistake shown: {variant.description}", icon=":material/bug_report:")
-stop = model.stop
-stop_md = None if stop is None else markdown_escape(model.stop_name)
-if stop is not None:
-    st.info(
-        f"This model stops. An output ends with **{stop_md}**, or is cut at L = {length} tokens "
-        f"({stop_md} counted as one of them); the target and block decoding follow the same rules. "
-        f"The draft drafts nothing after a proposed {stop_md}; a kept or corrected {stop_md} ends the output: "
-        "no bonus token, later drafts discarded; L cuts a block short.",
-        icon=":material/stop_circle:",
+
+def intro() -> None:
+    title("Blocks of drafts")
+    st.markdown(
+        "The draft proposes **K** tokens ahead. The target checks them left to right; the **first rejection** "
+        "ends the block: a replacement is drawn from the residual at that position and every later draft is "
+        "discarded. If all K pass, one **bonus** token comes from p."
     )
-elif variant.stop_only:
-    st.caption("This model has no stop token, so this mistake changes nothing here: choose a model that stops.")
-
-# --- one block, step by step --------------------------------------------------------------------
-section("Step through one block")
-room = None if stop is None else length  # a model that stops: the output holds at most L tokens
-trace = run_block(model, block, START, make_streams(seed), variant, room=room)
-trace_key = (model.name, block, seed, variant.name, room)
-if session.get("bk_trace_key") != trace_key:
-    session["bk_trace_key"] = trace_key
-    session["bk_revealed"] = 0
+    show_link_warnings("bk_link_problems")
 
 
-def on_step() -> None:
-    session["bk_revealed"] = trace.next_reveal(session["bk_revealed"])
-
-
-def on_show_all() -> None:
-    session["bk_revealed"] = len(trace.tests) + 1
-
-
-def on_restart() -> None:
-    session["bk_revealed"] = 0
-
-
-def on_next_seed() -> None:
-    session["bk_seed"] = min(seed + 1, MAX_SEED)
-
-
-def on_find_stop() -> None:
-    """The next seed whose block ends at the stop token (at most SEARCH_SEEDS blocks are tried)."""
-    for candidate in range(seed + 1, min(seed + SEARCH_SEEDS, MAX_SEED) + 1):
-        if run_block(model, block, START, make_streams(candidate), variant, room=room).ends_output:
-            session["bk_seed"] = candidate
-            session["bk_search_note"] = None
-            return
-    session["bk_search_note"] = f"No block of the next {SEARCH_SEEDS} seeds ends at the stop token with these settings."
-
-
-revealed = session["bk_revealed"]
-finished = revealed > len(trace.tests)
-buttons = st.columns(4)
-# The buttons never disable themselves (focus would fall to the page's body, WCAG 2.4.3): on a complete block
-# Step and Show all change nothing, and the live region below says the block is complete.
-buttons[0].button("Step", key="bk_step", type="primary", on_click=on_step, width="stretch")
-buttons[1].button("Show all", key="bk_all", on_click=on_show_all, width="stretch")
-buttons[2].button("Restart", key="bk_restart", on_click=on_restart, width="stretch")
-buttons[3].button("New block (seed + 1)", key="bk_next_seed", on_click=on_next_seed, width="stretch")
-if stop is not None:
-    st.button(
-        f"Find a block that ends at {stop_md}",
-        key="bk_find_stop",
-        on_click=on_find_stop,
-        help=f"Tries the next seeds (at most {SEARCH_SEEDS}) until the block commits {stop_md}",
+def block_controls() -> BlocksModel:
+    """Model, algorithm, K, L and seed, read into the page model (a refused value keeps the last valid one)."""
+    names = all_model_names()
+    first_row = st.columns([3, 3], vertical_alignment="bottom")
+    first_row[0].selectbox(
+        "Model",
+        names,
+        index=names.index(DEFAULTS.model),
+        key="bk_model",
+        bind="query-params",
+        help="Markov models (kind markov) first, then one-step scenarios repeated at every position",
     )
-    if session.get("bk_search_note"):
-        st.caption(session["bk_search_note"])
+    first_row[1].selectbox(
+        "Algorithm",
+        VARIANT_NAMES,
+        index=VARIANT_NAMES.index(DEFAULTS.variant),
+        key="bk_variant",
+        bind="query-params",
+        help="correct speculative sampling, or one of the named mistakes (see the Pitfalls page)",
+    )
+    second_row = st.columns(3, vertical_alignment="bottom")
+    second_row[0].number_input(
+        "Drafts per block K",
+        min_value=1,
+        max_value=MAX_K,
+        value=DEFAULTS.block,
+        step=1,
+        key="bk_k",
+        bind="query-params",
+    )
+    second_row[1].number_input(
+        "Tokens in the law L",
+        min_value=1,
+        max_value=MAX_L,
+        value=DEFAULTS.length,
+        step=1,
+        key="bk_l",
+        bind="query-params",
+        help=f"The exact law lists every sequence of L tokens the algorithm can produce, at most {MAX_OUTCOMES:,}. "
+        "With a model that stops, L is the maximum length: an output ends with the stop token or is cut at L "
+        "tokens, the stop token counted as one of them.",
+    )
+    second_row[2].number_input(
+        "Seed", min_value=0, max_value=MAX_SEED, value=DEFAULTS.seed, step=1, key="bk_seed", bind="query-params"
+    )
+    return controls_model(BlocksModel, "bk_state", max_k=MAX_K, max_l=MAX_L)
 
 
-def token(i: int) -> str:
-    return vocab[i]
+def chosen_model(state: BlocksModel) -> MarkovModel | None:
+    """The model's file, or None after saying it is broken on disk (the rest of the page is not drawn)."""
+    try:
+        return load_model(state.model)
+    except LabInputError as exc:
+        st.error(str(exc))
+        return None
 
 
-def md(i: int) -> str:
-    """A token name for a markdown line (escaped: a name like '.' or '*' shows as typed)."""
-    return markdown_escape(vocab[i])
+def model_notes(state: BlocksModel, markov: MarkovModel) -> None:
+    """The model's note, the mistake on show, and the rules of a model that stops."""
+    variant = state.algorithm
+    if markov.note:
+        st.caption(f"{markov.title}. {markov.note}")
+    if variant.name != "correct":
+        st.warning(f"Mistake shown: {variant.description}", icon=":material/bug_report:")
+    stop_md = stop_markdown(markov)
+    if stop_md is not None:
+        st.info(
+            f"This model stops. An output ends with **{stop_md}**, or is cut at L = {state.length} tokens "
+            f"({stop_md} counted as one of them); the target and block decoding follow the same rules. "
+            f"The draft drafts nothing after a proposed {stop_md}; a kept or corrected {stop_md} ends the output: "
+            "no bonus token, later drafts discarded; L cuts a block short.",
+            icon=":material/stop_circle:",
+        )
+    elif variant.stop_only:
+        st.caption("This model has no stop token, so this mistake changes nothing here: choose a model that stops.")
 
 
-def describe(test) -> str:
-    history = markdown_escape(model.context_label(test.test_context))
-    head = f"Draft {test.position + 1}: **{md(test.token)}**"
+def on_next_seed(state: BlocksModel) -> None:
+    push_to_widgets({"bk_seed": state.next_seed()})
+
+
+def on_find_stop(state: BlocksModel, markov: MarkovModel) -> None:
+    seed, note = state.seed_ending_at_stop(markov)
+    if seed is not None:
+        push_to_widgets({"bk_seed": seed})
+    st.session_state[SEARCH_NOTE] = note
+
+
+def block_buttons(state: BlocksModel, markov: MarkovModel, steps: BlockSteps, trace: BlockTrace) -> None:
+    # The buttons never disable themselves (focus would fall to the page's body, WCAG 2.4.3): on a complete block
+    # Step and Show all change nothing, and the live region below says the block is complete.
+    buttons = st.columns(4)
+    buttons[0].button("Step", key="bk_step", type="primary", on_click=steps.step, args=(trace,), width="stretch")
+    buttons[1].button("Show all", key="bk_all", on_click=steps.show_all, args=(trace,), width="stretch")
+    buttons[2].button("Restart", key="bk_restart", on_click=steps.restart, width="stretch")
+    buttons[3].button(
+        "New block (seed + 1)", key="bk_next_seed", on_click=on_next_seed, args=(state,), width="stretch"
+    )
+    stop_md = stop_markdown(markov)
+    if stop_md is not None:
+        st.button(
+            f"Find a block that ends at {stop_md}",
+            key="bk_find_stop",
+            on_click=on_find_stop,
+            args=(state, markov),
+            help=f"Tries the next seeds (at most {SEARCH_SEEDS}) until the block commits {stop_md}",
+        )
+        if st.session_state.get(SEARCH_NOTE):
+            st.caption(st.session_state[SEARCH_NOTE])
+
+
+def describe(test, state: BlocksModel, markov: MarkovModel) -> str:
+    """One test as a markdown line: the draft, p, q, the uniform and what happened (token names escaped)."""
+    vocab, stop_md, variant = markov.vocab, stop_markdown(markov), state.algorithm
+    history = markdown_escape(markov.context_label(test.test_context))
+    head = f"Draft {test.position + 1}: **{markdown_escape(vocab[test.token])}**"
     if test.status == "discarded":
         return f"{head} is discarded: it was drafted after a token the target rejected."
     keep = (
@@ -188,7 +179,7 @@ def describe(test) -> str:
     )
     if test.status == "accepted":
         line = f"{head} {keep}. Uniform u = {test.u:.4f} < {decimal_text(test.accept_probability, 4)}: **kept**."
-        if test.token == stop:
+        if test.token == markov.stop:
             line += (
                 f" The mistake goes on after {stop_md}."
                 if variant.drafts_past_stop or variant.bonus_after_stop
@@ -197,90 +188,93 @@ def describe(test) -> str:
         return line
     line = (
         f"{head} {keep}. Uniform u = {test.u:.4f} ≥ {decimal_text(test.accept_probability, 4)}: **rejected**; "
-        f"the replacement **{md(test.replacement)}** is drawn from the residual at this position "
-        f"(u = {test.correction_u:.4f})."
+        f"the replacement **{markdown_escape(vocab[test.replacement])}** is drawn from the residual at this "
+        f"position (u = {test.correction_u:.4f})."
     )
-    if test.replacement == stop:
+    if test.replacement == markov.stop:
         line += f" The replacement is {stop_md}: the output ends here."
     return line
 
 
-def outcome(test, shown: bool) -> str:
+def outcome(test, vocab, shown: bool) -> str:
     """What the chart shows at a draft's position: its test's outcome once stepped to, else "not tested yet"."""
     if not shown:
         return "not tested yet"
     if test.status == "rejected":
-        return f"rejected, replaced by {token(test.replacement)} from the residual"
+        return f"rejected, replaced by {vocab[test.replacement]} from the residual"
     return "kept" if test.status == "accepted" else "discarded"
 
 
-steps_shown = len(trace.tests) if finished else min(revealed, len(trace.tests))
-trace_rows = [
-    (str(t.position + 1), token(t.token), outcome(t, i < steps_shown)) for i, t in enumerate(trace.tests)
-]
-if finished and trace.bonus is not None:
-    trace_rows.append(("bonus", token(trace.bonus), "drawn from p"))
-chart(
-    figure("block_trace", vocab, trace, revealed),
-    "bk_trace",
-    "One block, drafted tokens by position: "
-    + "; ".join(f"{position} {drafted}: {result}" for position, drafted, result in trace_rows)
-    + ("; committed " + " ".join(map(token, trace.committed)) if finished else ""),
-    table=(("position", "drafted", "outcome"), trace_rows),
-)
-drafted = len(trace.drafts)
-lines = [
-    f"The draft proposed {drafted} token{'s' if drafted != 1 else ''} from q: "
-    + ", ".join(f"**{md(t)}**" for t in trace.drafts)
-    + "."
-    + (
-        f" It drafts nothing after {stop_md}."
-        if stop is not None and drafted < block and trace.drafts[-1] == stop
-        else ""
+def trace_chart(markov: MarkovModel, steps: BlockSteps, trace: BlockTrace) -> None:
+    """The block's drafts by position, each with its outcome once stepped to (and the committed tokens at the end)."""
+    vocab, finished = markov.vocab, steps.finished(trace)
+    tests_shown = len(steps.tests_shown(trace))
+    trace_rows = [
+        (str(t.position + 1), vocab[t.token], outcome(t, vocab, i < tests_shown)) for i, t in enumerate(trace.tests)
+    ]
+    if finished and trace.bonus is not None:
+        trace_rows.append(("bonus", vocab[trace.bonus], "drawn from p"))
+    chart(
+        figure("block_trace", vocab, trace, steps.revealed),
+        "bk_trace",
+        "One block, drafted tokens by position: "
+        + "; ".join(f"{position} {drafted}: {result}" for position, drafted, result in trace_rows)
+        + ("; committed " + " ".join(vocab[t] for t in trace.committed) if finished else ""),
+        table=(("position", "drafted", "outcome"), trace_rows),
     )
-    + (
-        f" L = {length} leaves room for {length} tokens only, so the block is cut to {drafted} drafts."
-        if room is not None and drafted < block and room < block and trace.drafts[-1] != stop
-        else ""
-    )
-]
-shown = trace.tests[: min(revealed, len(trace.tests))] if not finished else trace.tests
-lines += [describe(t) for t in shown]
-if finished:
-    if trace.bonus is not None:
-        lines.append(
-            f"All {drafted} drafts passed: one bonus token **{md(trace.bonus)}** is drawn from p "
-            f"(u = {trace.bonus_u:.4f})."
-        )
-    elif trace.rejection is None and trace.reached_length and not trace.ends_output:
-        lines.append(f"All {drafted} drafts passed and the output has its L = {length} tokens: no bonus token.")
-    if trace.ends_output:
-        ending = f"The output is complete: it ended at {stop_md}."
-    elif trace.reached_length:
-        ending = f"The output is complete: it is cut at L = {length} tokens."
-    else:
-        ending = "The next block starts from this corrected prefix."
-    lines.append(
-        f"The block commits {len(trace.committed)} token(s): **{' '.join(map(md, trace.committed))}**. " + ending
-    )
-for line in lines:
-    st.markdown("- " + line)
-# what the last Step or Show all showed, said by a screen reader (the newest line: a test, or the block's end)
-announce(
-    "bk",
-    spoken(lines[-1]) + (" The block is complete." if finished and "complete" not in lines[-1] else "")
-    if revealed
-    else "",
-)
 
-rejected = next((t for t in shown if t.status == "rejected"), None)
-if rejected is not None:
-    history = model.context_label(rejected.test_context)
-    p_row, q_row = model.p(rejected.test_context), model.q(rejected.test_context)
+
+def block_lines(state: BlocksModel, markov: MarkovModel, steps: BlockSteps, trace: BlockTrace) -> list[str]:
+    """The block as markdown lines: the drafts, each test stepped to, and at the end what the block commits."""
+    stop_md, room, length = stop_markdown(markov), state.room(markov), state.length
+    token_md = [markdown_escape(name) for name in markov.vocab]
+    drafted = len(trace.drafts)
+    lines = [
+        f"The draft proposed {drafted} token{'s' if drafted != 1 else ''} from q: "
+        + ", ".join(f"**{token_md[t]}**" for t in trace.drafts)
+        + "."
+        + (
+            f" It drafts nothing after {stop_md}."
+            if stop_md is not None and drafted < state.block and trace.drafts[-1] == markov.stop
+            else ""
+        )
+        + (
+            f" L = {length} leaves room for {length} tokens only, so the block is cut to {drafted} drafts."
+            if room is not None and drafted < state.block and room < state.block and trace.drafts[-1] != markov.stop
+            else ""
+        )
+    ]
+    lines += [describe(t, state, markov) for t in steps.tests_shown(trace)]
+    if steps.finished(trace):
+        if trace.bonus is not None:
+            lines.append(
+                f"All {drafted} drafts passed: one bonus token **{token_md[trace.bonus]}** is drawn from p "
+                f"(u = {trace.bonus_u:.4f})."
+            )
+        elif trace.rejection is None and trace.reached_length and not trace.ends_output:
+            lines.append(f"All {drafted} drafts passed and the output has its L = {length} tokens: no bonus token.")
+        if trace.ends_output:
+            ending = f"The output is complete: it ended at {stop_md}."
+        elif trace.reached_length:
+            ending = f"The output is complete: it is cut at L = {length} tokens."
+        else:
+            ending = "The next block starts from this corrected prefix."
+        committed = " ".join(token_md[t] for t in trace.committed)
+        lines.append(f"The block commits {len(trace.committed)} token(s): **{committed}**. " + ending)
+    return lines
+
+
+def residual_table(state: BlocksModel, markov: MarkovModel, steps: BlockSteps, trace: BlockTrace) -> None:
+    """Once the first rejection is stepped to: p, q and the residual its replacement was drawn from."""
+    rejected = next((t for t in steps.tests_shown(trace) if t.status == "rejected"), None)
+    if rejected is None:
+        return
+    history = markov.context_label(rejected.test_context)
+    p_row, q_row = markov.p(rejected.test_context), markov.q(rejected.test_context)
     subsection(f"The residual at position {rejected.position + 1} (after {markdown_escape(history)})")
     st.dataframe(
         {
-            "token": list(vocab),
+            "token": list(markov.vocab),
             "p": [exact_text(v) for v in p_row],
             "q": [exact_text(v) for v in q_row],
             "max(0, p − q)": [exact_text(max(a - b, 0)) for a, b in zip(p_row, q_row)],
@@ -291,44 +285,75 @@ if rejected is not None:
     )
     st.caption(
         "The 'drawn from' column is r = max(0, p − q)/Z over the whole vocabulary"
-        + ("" if variant.name == "correct" else f", as the {variant.name} mistake computes it")
+        + ("" if state.variant == "correct" else f", as the {state.variant} mistake computes it")
         + "."
     )
 
-table = {
-    "position": [t.position + 1 for t in trace.tests],
-    "drafted": [token(t.token) for t in trace.tests],
-    "q_draft(x)": [exact_text(t.draft_probability) for t in trace.tests],
-    "min(1, p/q)": ["" if t.status == "discarded" else exact_text(t.accept_probability) for t in trace.tests],
-    "uniform u": ["" if t.u is None else f"{t.u:.4f}" for t in trace.tests],
-    "outcome": [t.status for t in trace.tests],
-}
-if finished:
+
+def tests_table(markov: MarkovModel, steps: BlockSteps, trace: BlockTrace) -> None:
+    """Every test of a complete block, the discarded drafts greyed out."""
+    if not steps.finished(trace):
+        return
     import pandas as pd  # streamlit's own dependency; the Styler greys out discarded drafts
 
-    frame = pd.DataFrame(table)
+    frame = pd.DataFrame(
+        {
+            "position": [t.position + 1 for t in trace.tests],
+            "drafted": [markov.vocab[t.token] for t in trace.tests],
+            "q_draft(x)": [exact_text(t.draft_probability) for t in trace.tests],
+            "min(1, p/q)": ["" if t.status == "discarded" else exact_text(t.accept_probability) for t in trace.tests],
+            "uniform u": ["" if t.u is None else f"{t.u:.4f}" for t in trace.tests],
+            "outcome": [t.status for t in trace.tests],
+        }
+    )
     styled = frame.style.apply(
         lambda row: [MUTED_ROW_CSS if row["outcome"] == "discarded" else "" for _ in row],
         axis=1,
     )
     st.dataframe(styled, hide_index=True, key="bk_tests")
 
-# --- exact law ------------------------------------------------------------------------------------
-section(
-    f"Exact law of the first {length} tokens"
-    if stop is None
-    else f"Exact law of complete outputs (at most {length} tokens)"
-)
-if stop is not None:
-    st.caption(
-        f"Every output ends with {stop_md} or has L = {length} tokens (then it is cut there; {stop_md} counts as one "
-        "of the L tokens). The same rules for the target and for block decoding."
+
+def one_block(state: BlocksModel, markov: MarkovModel) -> None:
+    """One sampled block, stepped through test by test; each step is announced."""
+    section("Step through one block")
+    trace = state.trace(markov)
+    steps = kept_in_session("bk_steps", BlockSteps)
+    steps.follow(state.block_key(markov))
+    block_buttons(state, markov, steps, trace)
+    trace_chart(markov, steps, trace)
+    lines = block_lines(state, markov, steps, trace)
+    for line in lines:
+        st.markdown("- " + line)
+    # what the last Step or Show all showed, said by a screen reader (the newest line: a test, or the block's end)
+    finished = steps.finished(trace)
+    announce(
+        "bk",
+        spoken(lines[-1]) + (" The block is complete." if finished and "complete" not in lines[-1] else "")
+        if steps.revealed
+        else "",
     )
-try:
-    comparison = exact_comparison(model.name, block, length, variant.name)
-except LabInputError as exc:
-    st.error(str(exc))
-else:
+    residual_table(state, markov, steps, trace)
+    tests_table(markov, steps, trace)
+
+
+def exact_law(state: BlocksModel, markov: MarkovModel) -> None:
+    """The exact law of the first L tokens (or of complete outputs) under block decoding against the target's."""
+    length, stop_md = state.length, stop_markdown(markov)
+    section(
+        f"Exact law of the first {length} tokens"
+        if stop_md is None
+        else f"Exact law of complete outputs (at most {length} tokens)"
+    )
+    if stop_md is not None:
+        st.caption(
+            f"Every output ends with {stop_md} or has L = {length} tokens (then it is cut there; {stop_md} counts as "
+            "one of the L tokens). The same rules for the target and for block decoding."
+        )
+    try:
+        comparison = exact_comparison(markov.name, state.block, length, state.variant)
+    except LabInputError as exc:
+        st.error(str(exc))
+        return
     cols = st.columns([1, 3])
     cols[0].metric(
         "total variation distance",
@@ -338,17 +363,17 @@ else:
     cols[1].markdown(
         (
             "Distance **0**: block decoding with K = "
-            f"{block} reproduces the target's law of "
-            + (f"{length} tokens" if stop is None else f"complete outputs of at most {length} tokens")
+            f"{state.block} reproduces the target's law of "
+            + (f"{length} tokens" if stop_md is None else f"complete outputs of at most {length} tokens")
             + " exactly, sequence by sequence in fractions."
         )
         if comparison.distance == 0
-        else f"The {variant.name} mistake moves {with_decimal(comparison.distance)} of probability away from the "
+        else f"The {state.variant} mistake moves {with_decimal(comparison.distance)} of probability away from the "
         "target."
     )
     rows = comparison.rows()
-    if stop is not None and len(rows) <= LAW_CHART_ROWS:
-        outcomes = tuple(model.sequence_text(seq) for seq, _, _ in rows)
+    if stop_md is not None and len(rows) <= LAW_CHART_ROWS:
+        outcomes = tuple(markov.sequence_text(seq) for seq, _, _ in rows)
         chart(
             figure(
                 "law_vs_target",
@@ -364,7 +389,7 @@ else:
         )
     st.dataframe(
         {
-            ("sequence" if stop is None else "output"): [model.sequence_text(seq) for seq, _, _ in rows],
+            ("sequence" if stop_md is None else "output"): [markov.sequence_text(seq) for seq, _, _ in rows],
             "target": [exact_text(t) for _, t, _ in rows],
             "speculative": [exact_text(s) for _, _, s in rows],
             "target (decimal)": [decimal_text(t) for _, t, _ in rows],
@@ -375,41 +400,44 @@ else:
         height=min(38 + 35 * len(rows), 420),
     )
 
-# --- speed-up -------------------------------------------------------------------------------------
-section("What speculation buys")
-start_alpha = acceptance_rate(model.p(START), model.q(START))
-st.markdown(
-    "With acceptance rate **α** (each draft kept with probability α) and **K** drafts per block, a block "
-    "commits (1 − α^(K+1))/(1 − α) tokens on average; if a draft run costs **c** target runs, the walltime "
-    "improvement is (1 − α^(K+1))/((1 − α)(Kc + 1)) (Leviathan et al. 2023, eq. 1 and Theorem 3.8, where K "
-    "is written γ). "
-    f"This model's acceptance rate at the first position is α = {with_decimal(start_alpha)}."
-)
+
+def speedup_intro(markov: MarkovModel) -> None:
+    section("What speculation buys")
+    start_alpha = acceptance_rate(markov.p(START), markov.q(START))
+    st.markdown(
+        "With acceptance rate **α** (each draft kept with probability α) and **K** drafts per block, a block "
+        "commits (1 − α^(K+1))/(1 − α) tokens on average; if a draft run costs **c** target runs, the walltime "
+        "improvement is (1 − α^(K+1))/((1 − α)(Kc + 1)) (Leviathan et al. 2023, eq. 1 and Theorem 3.8, where K "
+        "is written γ). "
+        f"This model's acceptance rate at the first position is α = {with_decimal(start_alpha)}."
+    )
+
+
 @st.fragment
 def speedup_section() -> None:
     """α and c, and what they change: a fragment, so moving them reruns this section only (the block and its
     exact law above stay as they are)."""
-    sp = st.columns(2)
-    sp[0].slider("acceptance rate α", 0.0, 1.0, 0.8, 0.01, key="bk_alpha", bind="query-params")
-    sp[1].slider("cost ratio c (draft / target)", 0.0, 1.0, 0.1, 0.01, key="bk_c", bind="query-params")
+    sliders = st.columns(2)
+    sliders[0].slider("acceptance rate α", 0.0, 1.0, 0.8, 0.01, key="bk_alpha", bind="query-params")
+    sliders[1].slider("cost ratio c (draft / target)", 0.0, 1.0, 0.1, 0.01, key="bk_c", bind="query-params")
     state = controls_model(BlocksModel, "bk_state", quiet=True, max_k=MAX_K, max_l=MAX_L)  # with the sliders' values
-    alpha, c = float(state.alpha), float(state.cost)
-    curve = speedup_curve(alpha, c, GAMMAS)
-    best = best_gamma(alpha, c, max_gamma=GAMMAS[-1])
-    m = st.columns(3)
+    alpha, cost = float(state.alpha), float(state.cost)
+    curve = speedup_curve(alpha, cost, GAMMAS)
+    best = best_gamma(alpha, cost, max_gamma=GAMMAS[-1])
+    metrics = st.columns(3)
     if best is None:
-        m[0].metric("best K (0 to 15)", "none")
+        metrics[0].metric("best K (0 to 15)", "none")
         st.caption(NO_BEST_GAMMA[0].upper() + NO_BEST_GAMMA[1:] + ".")
         best_text = "no best K: the improvement grows with K"
     else:
-        m[0].metric("best K (0 to 15)", str(best.gamma))
-        m[1].metric("walltime improvement", f"{float(best.improvement):.3f}×")
-        m[2].metric("tokens per block at best K", f"{float(best.tokens_per_block):.3f}")
+        metrics[0].metric("best K (0 to 15)", str(best.gamma))
+        metrics[1].metric("walltime improvement", f"{float(best.improvement):.3f}×")
+        metrics[2].metric("tokens per block at best K", f"{float(best.tokens_per_block):.3f}")
         best_text = f"best K {best.gamma} with improvement {float(best.improvement):.3f}"
     chart(
-        figure("speedup_chart", curve, best.gamma if best else None, alpha, c),
+        figure("speedup_chart", curve, best.gamma if best else None, alpha, cost),
         "bk_speedup",
-        f"Expected tokens per block and walltime improvement against K for α {alpha:.2f} and c {c:.2f}; "
+        f"Expected tokens per block and walltime improvement against K for α {alpha:.2f} and c {cost:.2f}; "
         + best_text
         + ". Values: "
         + "; ".join(f"K = {k}: {tokens:.4f} tokens, {gain:.4f}×" for k, tokens, gain in curve),
@@ -420,4 +448,18 @@ def speedup_section() -> None:
     )
 
 
-speedup_section()
+def main() -> None:
+    refuse_link_values(BlocksModel.from_url(st.query_params, max_k=MAX_K, max_l=MAX_L)[1], "bk_link_problems")
+    intro()
+    state = block_controls()
+    markov = chosen_model(state)
+    if markov is None:
+        return
+    model_notes(state, markov)
+    one_block(state, markov)
+    exact_law(state, markov)
+    speedup_intro(markov)
+    speedup_section()
+
+
+main()
