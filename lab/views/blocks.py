@@ -354,13 +354,13 @@ def exact_law(state: BlocksModel, markov: MarkovModel) -> None:
     except LabInputError as exc:
         st.error(str(exc))
         return
-    cols = st.columns([1, 3])
-    cols[0].metric(
+    distance_columns = st.columns([1, 3])
+    distance_columns[0].metric(
         "total variation distance",
         exact_text(comparison.distance),
         help="Half the sum of |target − speculative| over all sequences, exact.",
     )
-    cols[1].markdown(
+    distance_columns[1].markdown(
         (
             "Distance **0**: block decoding with K = "
             f"{state.block} reproduces the target's law of "

@@ -288,8 +288,8 @@ def compare_intro() -> None:
 def compare_controls() -> CompareModel:
     """Model, K, L and outputs per sampler, read into the section's model."""
     names = model_names()
-    cols = st.columns([3, 2, 2, 2], vertical_alignment="bottom")
-    cols[0].selectbox(
+    controls = st.columns([3, 2, 2, 2], vertical_alignment="bottom")
+    controls[0].selectbox(
         "Model",
         names,
         index=names.index(COMPARE.model),
@@ -297,10 +297,10 @@ def compare_controls() -> CompareModel:
         bind="query-params",
         help="A Markov model; those with a stop token end their outputs there",
     )
-    cols[1].number_input(
+    controls[1].number_input(
         "Drafts per block K", min_value=1, max_value=MAX_BLOCK, value=COMPARE.block, key="sl_cmp_k", bind="query-params"
     )
-    cols[2].number_input(
+    controls[2].number_input(
         "Maximum length L",
         min_value=1,
         max_value=MAX_LENGTH,
@@ -309,7 +309,7 @@ def compare_controls() -> CompareModel:
         bind="query-params",
         help="An output ends with the model's stop token or is cut at L tokens, the stop token counted as one of them",
     )
-    cols[3].number_input(
+    controls[3].number_input(
         "Outputs per sampler",
         min_value=COMPARE_MIN_OUTPUTS,
         max_value=COMPARE_MAX_OUTPUTS,
@@ -423,8 +423,8 @@ def compare_laws(result, markov: MarkovModel) -> None:
     every = st.expander("Every output: exact law and both samplers' counts", key="sl_cmp_every", on_change="rerun")
     if every.open:
         rows = (
-            (lbl, exact_text(e), f"{result.ordinary_counts.get(k, 0):,}", f"{result.speculative_counts.get(k, 0):,}")
-            for lbl, e, k in zip(labels, exact, outputs)
+            (label, exact_text(e), f"{result.ordinary_counts.get(k, 0):,}", f"{result.speculative_counts.get(k, 0):,}")
+            for label, e, k in zip(labels, exact, outputs)
         )
         every.markdown(markdown_table(("output", "exact law", "ordinary", "speculative"), rows))
 
