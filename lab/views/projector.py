@@ -200,11 +200,15 @@ def projector_page(code: str, key: str) -> None:
     follow_teacher(klass.code, klass.version, key, follow)
 
 
-st.html(PROJECTOR_CSS)
-_code = str(st.query_params.get("code", ""))[:40]
-_key = str(st.query_params.get(DISPLAY_PARAM, ""))[:64]
-if not _key:
-    title("Projector view")
-    st.error("This projector link has no display key: open Projector view from the teacher's dashboard.")
-else:
-    projector_page(_code, _key)
+def main() -> None:
+    st.html(PROJECTOR_CSS)
+    code = str(st.query_params.get("code", ""))[:40]  # longer text is no code or key: cut before any lookup
+    key = str(st.query_params.get(DISPLAY_PARAM, ""))[:64]
+    if not key:
+        title("Projector view")
+        st.error("This projector link has no display key: open Projector view from the teacher's dashboard.")
+    else:
+        projector_page(code, key)
+
+
+main()
