@@ -321,6 +321,22 @@ def test_axe_finds_nothing(mode_page, state, a11y_app):
     assert not problems, f"{state.name}:\n" + "\n".join(problems)
 
 
+PROJECTOR_SCREEN = {"width": 1920, "height": 1080}  # the size the projector view is made for
+PROJECTOR_STATES = [s for s in STATES if s.name.startswith("projector")]
+
+
+@pytest.mark.parametrize("state", PROJECTOR_STATES, ids=[s.name.replace(" ", "-") for s in PROJECTOR_STATES])
+def test_axe_finds_nothing_on_the_projector_screen(browser, state, a11y_app):
+    context = browser.new_context(viewport=PROJECTOR_SCREEN)
+    try:
+        page = context.new_page()
+        state.open(page, a11y_app, False)
+        problems = axe_violations(page) + structure_problems(page)
+        assert not problems, f"{state.name} at 1920x1080:\n" + "\n".join(problems)
+    finally:
+        context.close()
+
+
 # --- reflow at 320 px (WCAG 1.4.10) -------------------------------------------------------------------------
 
 NARROW = {"width": 320, "height": 640}
