@@ -15,6 +15,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from lab.classroom import keys, store
+from lab.classroom.actions import DATABASE_DOWN, database_down  # noqa: F401 (the pages import them from here)
 from lab.classroom.db import URL_ENV, database_url, prepare
 
 
@@ -58,17 +59,6 @@ def client_address() -> str:
 
 def client_id() -> str:  # kept for callers of the earlier name: the browser session
     return browser_key()
-
-
-def database_down(exc: BaseException) -> bool:
-    """Whether ``exc`` means the class database cannot be reached (or failed mid-way): not a refusal."""
-    return isinstance(exc, (SQLAlchemyError, OSError))
-
-
-DATABASE_DOWN = (
-    "The class database cannot be reached right now, so nothing was saved. What you typed stays on this page; "
-    "it tries again by itself every few seconds and carries on when the database is back."
-)
 
 
 PURGE_EVERY_S = 3600.0
