@@ -23,6 +23,9 @@ FLOAT64_COLOR = COLORS["correction"]  # the error plotted is the error of r
 LEGEND = base.LEGEND_AT_BOTTOM
 
 
+MIN_LABEL_SIZE = 10  # px
+
+
 def _hover(value) -> str:
     if isinstance(value, Fraction | int):
         text = fraction_text(value)
@@ -44,6 +47,9 @@ def _layout(title: str, y_max: float, x_title: str = "") -> dict:
             legend_size=base.SMALL_LABEL_SIZE,
             barmode="group",
             bargap=0.2,
+            # on a phone a bar label plotly would shrink below readable size is hidden instead: every value is
+            # also in the table under the chart
+            uniformtext={"minsize": MIN_LABEL_SIZE, "mode": "hide"},
         ),
         **base.value_axes(x_title, "probability", max(y_max, 1e-9), category=True),
     }
