@@ -239,3 +239,24 @@ def test_typed_rows_become_p_and_q_and_an_old_answer_is_hidden_again():
     )
     assert model.preds == [0.25, 0.25, 0.0]
     assert model.set_predictions([0.25, 0.25, 0.0], 0.0) is False and model.set_predictions([0.5, 0.25, 0.0], 0.0)
+
+
+def test_a_press_of_the_table_form_removes_normalises_and_adds():
+    from lab.models.explorer import MAX_TOKENS, ExplorerModel, TokenRow
+
+    model = ExplorerModel()
+    rows = [TokenRow("A", "1", "2"), TokenRow("B", "2", "1"), TokenRow("C", "1", "1")]
+    # remove B, then normalise p exactly: (1, 1) / 2 = (1/2, 1/2); q stays as typed
+    assert model.submit_table(rows, {1}, "normalise-p") == ""
+    assert [(r.name, r.p, r.q) for r in model.rows] == [("A", "1/2", "2"), ("C", "1/2", "1")]
+    # every row ticked: one row always stays; add puts a new token at p = q = 0
+    assert model.submit_table(rows, {0, 1, 2}, "add") == ""
+    assert [(r.name, r.p, r.q) for r in model.rows][0] == ("A", "1", "2") and len(model.rows) == 2
+    assert (model.rows[1].p, model.rows[1].q) == ("0", "0") and model.rows[1].name not in ("A",)
+    # at the limit, add says why and keeps the table
+    full = [TokenRow(f"t{i}", "0", "0") for i in range(MAX_TOKENS)]
+    assert model.submit_table(full, set(), "add").startswith("Add token not applied")
+    assert len(model.rows) == MAX_TOKENS
+    # a column that cannot be normalised (it sums to 0) is named, and the typed table stays
+    problem = model.submit_table([TokenRow("A", "0", "1"), TokenRow("B", "0", "1")], set(), "normalise-p")
+    assert problem.startswith("Normalise p not applied: ") and [r.p for r in model.rows] == ["0", "0"]

@@ -326,6 +326,25 @@ class ExplorerModel:
     def reset(self) -> None:
         self.load_scenario(self.scenario)
 
+    def submit_table(self, rows: list[TokenRow], removed: set[int], action: str) -> str:
+        """One press of the editor's form: the table as typed without the rows in ``removed`` (one row always
+        stays), then ``action``: ``apply``, ``normalise-p`` / ``normalise-q`` (exact) or ``add`` (a new token at
+        p = q = 0). Returns why the action was not applied ("" when it was); the table is kept either way."""
+        rows = [row for i, row in enumerate(rows) if i not in removed] or rows[:1]
+        problem = ""
+        if action in ("normalise-p", "normalise-q"):
+            column = action[-1]
+            try:
+                rows = normalise_column(rows, column)
+            except ExplorerInputError as exc:
+                problem = f"Normalise {column} not applied: {exc}."
+        elif action == "add" and len(rows) < MAX_TOKENS:
+            rows = [*rows, TokenRow(next_token_name([r.name for r in rows]), "0", "0")]
+        elif action == "add":
+            problem = f"Add token not applied: the table already has the most tokens, {MAX_TOKENS}."
+        self.rows = rows
+        return problem
+
     def use_typed_rows(self, rows: list[TokenRow]) -> str:
         """The table as typed; when it parses, its p and q become the page's (one prediction per token, kept where
         the token count stays). Returns the refusal, naming the token and the problem ("" when used)."""

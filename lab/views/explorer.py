@@ -17,8 +17,6 @@ from lab.models.explorer import (
     ExplorerInputError,
     ExplorerModel,
     TokenRow,
-    next_token_name,
-    normalise_column,
     reconstruction_rows,
     score_prediction,
     score_z_only,
@@ -96,24 +94,12 @@ def typed_rows(model: ExplorerModel) -> list[TokenRow]:
 
 
 def on_table_submit(action: str) -> None:
-    """One press of the editor's form applies the whole table as typed: rows ticked "Remove" go (one row
-    always stays), then ``action``: ``apply``, ``normalise-p`` / ``normalise-q`` (exact, through the core's
-    normalisation) or ``add`` (a new token at p = q = 0)."""
+    """One press of the editor's form: the whole table as typed, without the rows ticked "Remove", then
+    ``action`` (:meth:`ExplorerModel.submit_table`); the boxes then show the model's table."""
     model = session["ex_model"]
-    rows = typed_rows(model)
-    kept = [row for i, row in enumerate(rows) if session.get(f"ex_remove_{i}") is not True]
-    rows = kept or rows[:1]
-    if action in ("normalise-p", "normalise-q"):
-        column = action[-1]
-        try:
-            rows = normalise_column(rows, column)
-        except ExplorerInputError as exc:
-            session["ex_table_problem"] = f"Normalise {column} not applied: {exc}."
-    elif action == "add" and len(rows) < MAX_TOKENS:
-        rows = [*rows, TokenRow(next_token_name([r.name for r in rows]), "0", "0")]
-    elif action == "add":
-        session["ex_table_problem"] = f"Add token not applied: the table already has the most tokens, {MAX_TOKENS}."
-    model.rows = rows
+    removed = {i for i in range(len(model.rows)) if session.get(f"ex_remove_{i}") is True}
+    if problem := model.submit_table(typed_rows(model), removed, action):
+        session["ex_table_problem"] = problem
     for i in range(MAX_TOKENS):
         session.pop(f"ex_remove_{i}", None)
     push_widgets(model)
