@@ -278,3 +278,29 @@ def test_texts_match_prediction_is_graded_from_what_was_computed():
     wrong = grade_texts_match("other-law", 88, 1000, Fraction(0))
     assert not wrong.correct and "distance 0" in wrong.message
     assert not grade_texts_match(None, 88, 1000, Fraction(0)).counted
+
+
+def test_the_sheet_records_tries_hints_and_reveals():
+    from lab.models.exercises import Sheet
+
+    problem = worked_example("r", "B")  # r(B) = (3/5 - 3/10) / (2/5) = 3/4
+    sheet = Sheet(0, 1, "basic", [problem], [], presenting=False, teacher=False, link_token="")
+    # nothing typed: a warning, announced as a refusal, and no try counted
+    attempt, said = sheet.submit(problem, "  ")
+    assert attempt is None and sheet.feedback[1] == ("warning", "Type an answer first.")
+    assert said[0] == "" and said[1].endswith("Type an answer first.")
+    # a wrong answer counts as try 1 and is returned to be saved
+    attempt, said = sheet.submit(problem, "1/2")
+    assert attempt is sheet.attempts[1] and attempt.tries == 1 and not attempt.correct
+    assert sheet.feedback[1][0] == "error" and said[0].startswith(f"{problem.title}, try 1: ")
+    # 3/4 is right on try 2; a later Check says so without counting a try or announcing again
+    attempt, said = sheet.submit(problem, "3/4")
+    assert attempt.correct and attempt.tries == 2 and sheet.feedback[1][0] == "success"
+    assert sheet.submit(problem, "0.1") == (None, None) and sheet.attempts[1].tries == 2
+    # four hints (min, α, Z, r) count up to the last one and stay there
+    for _ in range(6):
+        attempt, said = sheet.hint(problem)
+    assert attempt.hints_used == 4 and said[0].startswith(f"{problem.title}, hint 4: ")
+    assert sheet.reveal(problem)[0].endswith("the worked solution is open below the problem.") and 1 in sheet.revealed
+    sheet.check_bars(1, (0.0, 0.75, 0.25))
+    assert sheet.checked_bars == {1: (0.0, 0.75, 0.25)}

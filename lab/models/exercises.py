@@ -8,18 +8,23 @@ values first (``count=inf`` would otherwise reach Streamlit's number_input as an
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from lab.models.url import PageModel, UrlReader
 from lab.teaching.exercises import (
     DEFAULT_COUNT,
     DEFAULT_LEVEL,
     DEFAULT_SEED,
+    HINT_STEPS,
     LEVELS,
     MAX_COUNT,
     MAX_SEED,
     MIN_COUNT,
     MIN_SEED,
+    Attempt,
+    Problem,
+    hints,
+    record_try,
 )
 
 TABS = ("Problems", "Predict the bars", "Your results", "Teacher")
@@ -43,3 +48,60 @@ class ExercisesModel(PageModel):
             level=read.choice("level", LEVELS, d.level),
             tab=read.choice("tab", TABS, d.tab),
         )
+
+
+@dataclass
+class Sheet:
+    """One assignment as this session sees it: the link's seed, count and level, its problems, and this student's
+    attempts, feedback, revealed solutions and checked bars (kept in session state per seed and level)."""
+
+    seed: int
+    count: int
+    level: str
+    problems: list
+    predictions: list
+    presenting: bool
+    teacher: bool  # a teacher link of this assignment: its keys and the presenter's Reveal buttons
+    link_token: str
+    attempts: dict = field(default_factory=dict)
+    feedback: dict = field(default_factory=dict)
+    revealed: set = field(default_factory=set)
+    checked_bars: dict = field(default_factory=dict)
+
+    @property
+    def key(self) -> str:
+        """The assignment's part of every widget key: answers to one assignment never show in another."""
+        return f"{self.seed}-{self.level}"
+
+    def submit(self, problem: Problem, text) -> tuple[Attempt | None, tuple[str, str] | None]:
+        """A press of Check with ``text`` typed: the problem's feedback is set. Returns the attempt when the try
+        counted (to be saved), and what to announce as (said, refused), or None to leave the last announcement."""
+        attempt = self.attempts.setdefault(problem.number, Attempt())
+        if text is None or not str(text).strip():
+            message = "Type an answer first." if not problem.is_choice else "Choose a branch first."
+            self.feedback[problem.number] = ("warning", message)
+            return None, ("", f"{problem.title}: {message}")
+        if attempt.correct:
+            self.feedback[problem.number] = ("success", "Already solved: your correct answer is recorded.")
+            return None, None
+        check = record_try(attempt, problem, str(text))
+        kind = "success" if check.correct else ("error" if check.counted else "warning")
+        self.feedback[problem.number] = (kind, check.message)
+        said = f"{problem.title}, try {attempt.tries}: {check.message}"
+        return (attempt, (said, "")) if check.counted else (None, ("", said))
+
+    def hint(self, problem: Problem) -> tuple[Attempt, tuple[str, str]]:
+        """One more hint (up to the last): the attempt to save, and what to announce."""
+        attempt = self.attempts.setdefault(problem.number, Attempt())
+        attempt.hints_used = min(attempt.hints_used + 1, len(HINT_STEPS))
+        hint = hints(problem)[attempt.hints_used - 1]
+        return attempt, (f"{problem.title}, hint {attempt.hints_used}: {hint}", "")
+
+    def reveal(self, problem: Problem) -> tuple[str, str]:
+        """The presenter opens the worked solution; returns what to announce."""
+        self.revealed.add(problem.number)
+        return f"{problem.title}: the worked solution is open below the problem.", ""
+
+    def check_bars(self, number: int, bars: tuple[float, ...]) -> None:
+        """The predicted bars of exercise ``number`` as checked (the score is shown for them)."""
+        self.checked_bars[number] = bars

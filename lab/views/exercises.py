@@ -7,19 +7,18 @@ assignment link shows the problems, hints, the worked solution after two tries a
 Attempts live in this browser session, and on the server only after the student asks for a resume link
 (lab.views.study_resume: the id in the link brings them back after a reload or a restart).
 
-Each tab is a function of the session's :class:`Sheet` (the assignment and what this student did with it), with a
-short main at the bottom."""
+Each tab is a function of the session's :class:`lab.models.exercises.Sheet` (the assignment and what this student
+did with it, and the methods that change it), with a short main at the bottom."""
 
 from __future__ import annotations
 
 import secrets
-from dataclasses import dataclass, field
 
 import streamlit as st
 
 from lab.classroom.secret import SecretError, server_secret
 from lab.core.formatting import fraction_text, markdown_escape, markdown_table, with_decimal
-from lab.models.exercises import TABS, ExercisesModel
+from lab.models.exercises import TABS, ExercisesModel, Sheet
 from lab.teaching.exercises import (
     HINT_STEPS,
     LEVEL_TITLES,
@@ -33,7 +32,6 @@ from lab.teaching.exercises import (
     ExerciseInputError,
     Problem,
     hints,
-    record_try,
     running_score,
     score_prediction,
     worked_solution,
@@ -64,38 +62,20 @@ ASSIGNMENT_KEYS = ("seed", "count", "level")  # the Teacher tab's widget keys, a
 SAID = "exq_said"  # what the last Check, Hint or Reveal showed: (said, refused), for the page's live region
 
 
-@dataclass
-class Sheet:
-    """One assignment as this session sees it: the link's seed, count and level, its problems, and this student's
-    attempts, feedback, revealed solutions and checked bars (kept in session state per seed and level)."""
-
-    seed: int
-    count: int
-    level: str
-    problems: list
-    predictions: list
-    presenting: bool
-    teacher: bool  # a teacher link of this assignment: its keys and the presenter's Reveal buttons
-    link_token: str
-    attempts: dict = field(default_factory=dict)
-    feedback: dict = field(default_factory=dict)
-    revealed: set = field(default_factory=set)
-    checked_bars: dict = field(default_factory=dict)
-
-    @property
-    def key(self) -> str:
-        """The assignment's part of every widget key: answers to one assignment never show in another."""
-        return f"{self.seed}-{self.level}"
-
-
 def open_sheet(assignment: ExercisesModel) -> Sheet:
     seed, count, level = assignment.seed, assignment.count, assignment.level
     problems, predictions = (list(part) for part in shared_assignment(seed, count, level))  # once for the class
     link_token = str(st.query_params.get(TEACHER_PARAM, ""))[:100]
     secret = _secret() if link_token else None
     sheet = Sheet(
-        seed, count, level, problems, predictions, is_presenting(),
-        secret is not None and is_teacher_token(secret, seed, link_token), link_token,
+        seed,
+        count,
+        level,
+        problems,
+        predictions,
+        is_presenting(),
+        secret is not None and is_teacher_token(secret, seed, link_token),
+        link_token,
     )
     sheet.attempts = kept_in_session("exq_attempts", dict).setdefault(sheet.key, {})
     sheet.feedback = kept_in_session("exq_feedback", dict).setdefault(sheet.key, {})
@@ -159,38 +139,21 @@ def _answer_key(sheet: Sheet, problem: Problem) -> str:
 
 
 def _submit(sheet: Sheet, problem: Problem):
-    text = st.session_state.get(_answer_key(sheet, problem))
-    attempt = sheet.attempts.setdefault(problem.number, Attempt())
-    if text is None or not str(text).strip():
-        sheet.feedback[problem.number] = (
-            "warning",
-            "Type an answer first." if not problem.is_choice else "Choose a branch first.",
-        )
-        st.session_state[SAID] = ("", f"{problem.title}: {sheet.feedback[problem.number][1]}")
-        return
-    if attempt.correct:
-        sheet.feedback[problem.number] = ("success", "Already solved: your correct answer is recorded.")
-        return
-    check = record_try(attempt, problem, str(text))
-    if check.counted:
+    attempt, said = sheet.submit(problem, st.session_state.get(_answer_key(sheet, problem)))
+    if attempt is not None:  # a counted try: kept for the resume link
         study_resume.save(sheet.key, problem.number, attempt)
-    kind = "success" if check.correct else ("error" if check.counted else "warning")
-    sheet.feedback[problem.number] = (kind, check.message)
-    said = f"{problem.title}, try {attempt.tries}: {check.message}"
-    st.session_state[SAID] = (said, "") if check.counted else ("", said)
+    if said is not None:
+        st.session_state[SAID] = said
 
 
 def _hint(sheet: Sheet, problem: Problem):
-    attempt = sheet.attempts.setdefault(problem.number, Attempt())
-    attempt.hints_used = min(attempt.hints_used + 1, len(HINT_STEPS))
+    attempt, said = sheet.hint(problem)
     study_resume.save(sheet.key, problem.number, attempt)
-    hint = hints(problem)[attempt.hints_used - 1]
-    st.session_state[SAID] = (f"{problem.title}, hint {attempt.hints_used}: {hint}", "")
+    st.session_state[SAID] = said
 
 
 def _reveal(sheet: Sheet, problem: Problem):
-    sheet.revealed.add(problem.number)
-    st.session_state[SAID] = (f"{problem.title}: the worked solution is open below the problem.", "")
+    st.session_state[SAID] = sheet.reveal(problem)
 
 
 def draw_problem(sheet: Sheet, problem: Problem) -> None:
@@ -279,7 +242,7 @@ def _current_bars(sheet: Sheet, exercise) -> tuple[float, ...]:
 
 
 def _check_bars(sheet: Sheet, exercise):
-    sheet.checked_bars[exercise.number] = _current_bars(sheet, exercise)
+    sheet.check_bars(exercise.number, _current_bars(sheet, exercise))
 
 
 @st.fragment
@@ -308,13 +271,19 @@ def bars_exercise(sheet: Sheet, exercise) -> None:
             for token in exercise.p.tokens:
                 # no value: it starts at 0 (min_value), and a value carried over from a closed tab is no conflict
                 st.slider(
-                    f"Predict r({token})", 0.0, 1.0, step=float(PREDICT_STEP),
+                    f"Predict r({token})",
+                    0.0,
+                    1.0,
+                    step=float(PREDICT_STEP),
                     key=_bar_key(sheet, exercise.number, token),
                 )
         current = _current_bars(sheet, exercise)
         st.caption(f"Your bars add up to {sum(current):.2f} (a residual always sums to 1).")
         st.button(
-            "Check", key=f"exq_check_bars_{sheet.key}_{exercise.number}", on_click=_check_bars, args=(sheet, exercise),
+            "Check",
+            key=f"exq_check_bars_{sheet.key}_{exercise.number}",
+            on_click=_check_bars,
+            args=(sheet, exercise),
             type="primary",
         )
         said = ""
@@ -442,9 +411,7 @@ def assignment_controls(sheet: Sheet) -> None:
         )
         st.button("New random seed", on_click=_new_seed, key="exq_new_seed")
     with c2:
-        st.number_input(
-            "Number of problems", MIN_COUNT, MAX_COUNT, step=1, key="count", on_change=_write_assignment
-        )
+        st.number_input("Number of problems", MIN_COUNT, MAX_COUNT, step=1, key="count", on_change=_write_assignment)
         st.selectbox("Level", LEVELS, key="level", on_change=_write_assignment)
         st.caption(LEVEL_TITLES.get(sheet.level, ""))
 
