@@ -245,6 +245,46 @@ def _check_bars(sheet: Sheet, exercise):
     sheet.check_bars(exercise.number, _current_bars(sheet, exercise))
 
 
+def checked_bars(sheet: Sheet, exercise, current: tuple[float, ...]) -> str:
+    """The score of the bars last checked, with the exact r beside them (or a word that a bar moved since);
+    returns what to announce."""
+    if exercise.number not in sheet.checked_bars:
+        return ""
+    if sheet.checked_bars[exercise.number] != current:
+        st.caption("You moved a bar since your last check: press Check again to score it.")
+        return ""
+    result = score_prediction(exercise.truth, current)
+    verdict = "Close" if result.close else "Not yet close"
+    said = (
+        f"Exercise {exercise.number}, checked: {verdict}, total variation distance {float(result.tv):.3f}. "
+        "The exact r: " + ", ".join(f"{t} {fraction_text(r)}" for t, r in zip(exercise.p.tokens, exercise.truth))
+    )
+    st.markdown(
+        f"**{verdict}**: total variation distance {float(result.tv):.3f} "
+        f"(score {float(result.score):.0%}; close means at most 0.1)."
+    )
+    chart(
+        figure("prediction_vs_residual", exercise.p.tokens, current, exercise.truth),
+        f"exq_truth_chart_{sheet.key}_{exercise.number}",
+        "Bar chart of your predicted residual beside the exact residual r: "
+        + "; ".join(
+            f"{t}: yours {v:.2f}, r {fraction_text(r)}" for t, v, r in zip(exercise.p.tokens, current, exercise.truth)
+        ),
+    )
+    st.markdown(
+        markdown_table(
+            ("token", "your bar", "r (exact)", "error"),
+            zip(
+                exercise.p.tokens,
+                (f"{v:.2f}" for v in current),
+                (with_decimal(r, 3) for r in exercise.truth),
+                (f"{float(e):+.3f}" for e in result.errors),
+            ),
+        )
+    )
+    return said
+
+
 @st.fragment
 def bars_exercise(sheet: Sheet, exercise) -> None:
     """One predict-the-bars exercise. A fragment: moving one of its sliders reruns this exercise only,
@@ -286,42 +326,7 @@ def bars_exercise(sheet: Sheet, exercise) -> None:
             args=(sheet, exercise),
             type="primary",
         )
-        said = ""
-        if exercise.number in sheet.checked_bars:
-            if sheet.checked_bars[exercise.number] != current:
-                st.caption("You moved a bar since your last check: press Check again to score it.")
-            else:
-                result = score_prediction(exercise.truth, current)
-                verdict = "Close" if result.close else "Not yet close"
-                said = (
-                    f"Exercise {exercise.number}, checked: {verdict}, total variation distance {float(result.tv):.3f}. "
-                    "The exact r: "
-                    + ", ".join(f"{t} {fraction_text(r)}" for t, r in zip(exercise.p.tokens, exercise.truth))
-                )
-                st.markdown(
-                    f"**{verdict}**: total variation distance {float(result.tv):.3f} "
-                    f"(score {float(result.score):.0%}; close means at most 0.1)."
-                )
-                chart(
-                    figure("prediction_vs_residual", exercise.p.tokens, current, exercise.truth),
-                    f"exq_truth_chart_{sheet.key}_{exercise.number}",
-                    "Bar chart of your predicted residual beside the exact residual r: "
-                    + "; ".join(
-                        f"{t}: yours {v:.2f}, r {fraction_text(r)}"
-                        for t, v, r in zip(exercise.p.tokens, current, exercise.truth)
-                    ),
-                )
-                st.markdown(
-                    markdown_table(
-                        ("token", "your bar", "r (exact)", "error"),
-                        zip(
-                            exercise.p.tokens,
-                            (f"{v:.2f}" for v in current),
-                            (with_decimal(r, 3) for r in exercise.truth),
-                            (f"{float(e):+.3f}" for e in result.errors),
-                        ),
-                    )
-                )
+        said = checked_bars(sheet, exercise, current)
         announce(f"exq-bars-{exercise.number}", said)
 
 
@@ -416,81 +421,97 @@ def assignment_controls(sheet: Sheet) -> None:
         st.caption(LEVEL_TITLES.get(sheet.level, ""))
 
 
+def assignment_link(sheet: Sheet) -> str:
+    """The assignment link for the address students reach, as text and QR code; returns that address."""
+    base = st.context.url or "http://localhost:8501/"
+    typed = st.text_input(
+        "App address for students (optional)",
+        key="exq_base_url",
+        placeholder="e.g. http://192.168.1.20:8501",
+        help="The link uses the address this browser opened; if that is localhost, type one students can reach.",
+    )
+    if typed.strip():
+        try:
+            base = check_base_url(typed)
+        except ExerciseInputError as exc:
+            st.error(f"{markdown_escape(exc)}. The link below uses {markdown_escape(base)}.")
+    url = assignment_url(base, sheet.seed, sheet.count, sheet.level)
+    # the browser's own address (st.context.url) is not typed: check it too
+    if len(url) > MAX_BASE_URL_LENGTH + 100:
+        url = assignment_url("http://localhost:8501/", sheet.seed, sheet.count, sheet.level)
+        st.error("This browser's address is too long for a QR code: type the app address students can reach.")
+    st.markdown("**Assignment link** (copy it, or let the class scan the QR code):")
+    st.code(url, language=None, wrap_lines=True)
+    st.image(
+        qr_image(url),
+        caption="QR code of the assignment link",
+        alt="QR code that opens the assignment link shown above",
+        width=420 if sheet.presenting else 260,
+    )
+    return base
+
+
+def teacher_link(sheet: Sheet, base: str) -> None:
+    """The teacher's own link (never on the projector), or how to get one."""
+    if error := st.session_state.pop("exq_secret_error", None):
+        st.error(f"Teacher links do not work on this server: {markdown_escape(error)}.")
+    if sheet.teacher and not sheet.presenting:  # the projector is public: the teacher's link is not shown there
+        st.markdown(
+            "**Your teacher link** (keep it private: it opens the answer keys and, in presentation mode, the "
+            "Reveal buttons; give the class the assignment link above):"
+        )
+        link = teacher_url(base, sheet.seed, sheet.count, sheet.level, sheet.link_token)
+        st.code(link, language=None, wrap_lines=True)
+    elif not sheet.teacher:
+        st.info(
+            "Answer keys open with a teacher link only. Press **New random seed** above: it makes a new "
+            "assignment and puts its teacher link in this page's address (keep that address private, and give "
+            "the class the assignment link). A seed typed by hand makes a student link without keys.",
+            icon=":material/lock:",
+        )
+
+
+def downloads(sheet: Sheet) -> None:
+    """The answer keys (a teacher link's only) and the worksheets."""
+    st.markdown("**Downloads** (the same for everyone with this link; nothing is saved on the server):")
+    stem = f"residual-lab-seed{sheet.seed}-{sheet.level}-{sheet.count}"
+    keys_column, worksheets_column = st.columns(2)
+    # The files are the same for the whole class (built once) and handed over only on a click: passing the
+    # text itself would hash and store every file again on every run of every student's page.
+    keys = (  # (column, label, file name suffix, MIME type, widget key): a teacher link's only
+        (keys_column, "Answer key (Markdown)", "key.md", "text/markdown", "exq_dl_key_md"),
+        (keys_column, "Answer key (CSV)", "key.csv", "text/csv", "exq_dl_key_csv"),
+    )
+    worksheets = (  # questions and p / q only, blanks for the answers
+        (worksheets_column, "Worksheet (HTML, prints cleanly)", "worksheet.html", "text/html", "exq_dl_ws_html"),
+        (worksheets_column, "Worksheet (Markdown)", "worksheet.md", "text/markdown", "exq_dl_ws_md"),
+        (worksheets_column, "Worksheet (CSV)", "worksheet.csv", "text/csv", "exq_dl_ws_csv"),
+    )
+    for column, label, suffix, mime, key in (keys if sheet.teacher else ()) + worksheets:
+        column.download_button(
+            label,
+            lambda suffix=suffix: assignment_downloads(sheet.seed, sheet.count, sheet.level)[suffix],
+            file_name=f"{stem}-{suffix}",
+            mime=mime,
+            on_click="ignore",
+            key=key,
+        )
+    if sheet.teacher:
+        st.caption(
+            "The same key from a terminal: "
+            + f"`python -m lab exercises --seed {sheet.seed} --count {sheet.count} --level {sheet.level}`"
+        )
+
+
 def teacher_tab(sheet: Sheet, tab) -> None:
     """The assignment's controls, its link and QR code, the teacher link, and the downloads."""
     with tab:
         if not tab.open:
             return
         assignment_controls(sheet)
-        base = st.context.url or "http://localhost:8501/"
-        typed = st.text_input(
-            "App address for students (optional)",
-            key="exq_base_url",
-            placeholder="e.g. http://192.168.1.20:8501",
-            help="The link uses the address this browser opened; if that is localhost, type one students can reach.",
-        )
-        if typed.strip():
-            try:
-                base = check_base_url(typed)
-            except ExerciseInputError as exc:
-                st.error(f"{markdown_escape(exc)}. The link below uses {markdown_escape(base)}.")
-        url = assignment_url(base, sheet.seed, sheet.count, sheet.level)
-        # the browser's own address (st.context.url) is not typed: check it too
-        if len(url) > MAX_BASE_URL_LENGTH + 100:
-            url = assignment_url("http://localhost:8501/", sheet.seed, sheet.count, sheet.level)
-            st.error("This browser's address is too long for a QR code: type the app address students can reach.")
-        st.markdown("**Assignment link** (copy it, or let the class scan the QR code):")
-        st.code(url, language=None, wrap_lines=True)
-        st.image(
-            qr_image(url),
-            caption="QR code of the assignment link",
-            alt="QR code that opens the assignment link shown above",
-            width=420 if sheet.presenting else 260,
-        )
-        if error := st.session_state.pop("exq_secret_error", None):
-            st.error(f"Teacher links do not work on this server: {markdown_escape(error)}.")
-        if sheet.teacher and not sheet.presenting:  # the projector is public: the teacher's link is not shown there
-            st.markdown(
-                "**Your teacher link** (keep it private: it opens the answer keys and, in presentation mode, the "
-                "Reveal buttons; give the class the assignment link above):"
-            )
-            link = teacher_url(base, sheet.seed, sheet.count, sheet.level, sheet.link_token)
-            st.code(link, language=None, wrap_lines=True)
-        elif not sheet.teacher:
-            st.info(
-                "Answer keys open with a teacher link only. Press **New random seed** above: it makes a new "
-                "assignment and puts its teacher link in this page's address (keep that address private, and give "
-                "the class the assignment link). A seed typed by hand makes a student link without keys.",
-                icon=":material/lock:",
-            )
-        st.markdown("**Downloads** (the same for everyone with this link; nothing is saved on the server):")
-        stem = f"residual-lab-seed{sheet.seed}-{sheet.level}-{sheet.count}"
-        d1, d2 = st.columns(2)
-        # The files are the same for the whole class (built once) and handed over only on a click: passing the
-        # text itself would hash and store every file again on every run of every student's page.
-        keys = (  # (column, label, file name suffix, MIME type, widget key): a teacher link's only
-            (d1, "Answer key (Markdown)", "key.md", "text/markdown", "exq_dl_key_md"),
-            (d1, "Answer key (CSV)", "key.csv", "text/csv", "exq_dl_key_csv"),
-        )
-        worksheets = (  # questions and p / q only, blanks for the answers
-            (d2, "Worksheet (HTML, prints cleanly)", "worksheet.html", "text/html", "exq_dl_ws_html"),
-            (d2, "Worksheet (Markdown)", "worksheet.md", "text/markdown", "exq_dl_ws_md"),
-            (d2, "Worksheet (CSV)", "worksheet.csv", "text/csv", "exq_dl_ws_csv"),
-        )
-        for column, label, suffix, mime, key in (keys if sheet.teacher else ()) + worksheets:
-            column.download_button(
-                label,
-                lambda suffix=suffix: assignment_downloads(sheet.seed, sheet.count, sheet.level)[suffix],
-                file_name=f"{stem}-{suffix}",
-                mime=mime,
-                on_click="ignore",
-                key=key,
-            )
-        if sheet.teacher:
-            st.caption(
-                "The same key from a terminal: "
-                + f"`python -m lab exercises --seed {sheet.seed} --count {sheet.count} --level {sheet.level}`"
-            )
+        base = assignment_link(sheet)
+        teacher_link(sheet, base)
+        downloads(sheet)
 
 
 def main() -> None:
