@@ -332,7 +332,8 @@ def zero_over_zero_card() -> None:
     zero = CARDS["zero-over-zero"]
     card_code(zero)
     st.markdown("**Reported publicly:** " + reports_text(zero) + f".  \n**Harmless:** {zero.harmless_when}")
-    st.page_link("lab/views/numerics.py", label="Numerics: tiny Z, the Z = 0 branch and float inconsistencies")
+    # a short label: a page link is cut, not wrapped, on a phone
+    st.page_link("lab/views/numerics.py", label="Numerics: tiny Z and the Z = 0 branch")
 
 
 def main() -> None:
