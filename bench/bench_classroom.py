@@ -147,8 +147,9 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / ticks  # utime + stime
 
 
-async def http_checks(base_http: str, path: str, every_ms: int, drawn: int, counters: dict, stop: asyncio.Event,
-                      on_change) -> None:
+async def http_checks(
+    base_http: str, path: str, every_ms: int, drawn: int, counters: dict, stop: asyncio.Event, on_change
+) -> None:
     """The page's follow component (lab.views.follow), as a browser runs it: GET the class version over one
     kept-alive HTTP/1.1 connection every ``every_ms``; when it moved past ``drawn`` (or the class closed), call
     ``on_change`` (the browser's trigger: one full rerun of the page) and stop."""
@@ -163,8 +164,9 @@ async def http_checks(base_http: str, path: str, every_ms: int, drawn: int, coun
                 reader, writer = await asyncio.open_connection(url.hostname, url.port)
             writer.write(f"GET {url.path}?{url.query} HTTP/1.1\r\nHost: {url.netloc}\r\n\r\n".encode())
             head = await reader.readuntil(b"\r\n\r\n")
-            length = next(int(line.split(b":")[1]) for line in head.split(b"\r\n")
-                          if line.lower().startswith(b"content-length:"))
+            length = next(
+                int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length:")
+            )
             body = json.loads(await reader.readexactly(length))
             counters["http_checks"] = counters.get("http_checks", 0) + 1
             status = int(head.split(b" ")[1])
@@ -286,8 +288,15 @@ async def student_session(
                     if checker["task"] is not None:
                         checker["task"].cancel()
                     checker["task"] = asyncio.create_task(
-                        http_checks(base_http, follow_data["path"], follow_data["every_ms"], follow_data["version"],
-                                    counters, stop, full_rerun)
+                        http_checks(
+                            base_http,
+                            follow_data["path"],
+                            follow_data["every_ms"],
+                            follow_data["version"],
+                            counters,
+                            stop,
+                            full_rerun,
+                        )
                     )
                 if etype in ("number_input", "button"):
                     ids[getattr(element, etype).label] = getattr(element, etype).id
@@ -448,6 +457,7 @@ def follow_bench(students: int, seconds: float, script: str = "server.py") -> di
                 while counters["finished"] < loaded + n and time.monotonic() < deadline:
                     await asyncio.sleep(0.2)
                 await asyncio.sleep(3)
+
                 def checks():  # a timed fragment rerun, or one HTTP request for the version
                     return counters["fragment_runs"] + counters.get("http_checks", 0)
 
@@ -475,21 +485,31 @@ def follow_bench(students: int, seconds: float, script: str = "server.py") -> di
                 p_runs = projector_counters["fragment_runs"] + projector_counters.get("http_checks", 0) - p_runs0
                 projector = ((cpu3 - cpu2) / (t3 - t2), p_runs / (t3 - t2))
                 # the teacher reveals: how long until every page has drawn it?
-                reveal_at = time.monotonic()
+                reveal_at, reveal_cpu0 = time.monotonic(), cpu_seconds(proc.pid)
+                own_cpu0 = time.process_time()
                 store.reveal(engine, new.code, new.teacher_token)
                 while (
                     counters["saw_reveal"] < n or not projector_counters.get("projector_saw_reveal")
                 ) and time.monotonic() - reveal_at < 60:
                     await asyncio.sleep(0.1)
                 reveal_s = time.monotonic() - reveal_at
+                # whose CPU the reveal took: the server's reruns of every page, or this one-process client's parsing
+                reveal_cpu = (cpu_seconds(proc.pid) - reveal_cpu0, time.process_time() - own_cpu0)
                 saw = counters["saw_reveal"]
                 projector += (projector_counters.get("projector_saw_reveal", 0) > 0, projector_counters["errors"])
                 store.unlock(engine, new.code, new.teacher_token)
                 stop.set()
                 await asyncio.gather(*tasks, return_exceptions=True)
-                return loaded, (cpu1 - cpu0) / (t1 - t0), (runs1 - runs0) / (t1 - t0), reveal_s, saw, projector
+                return (
+                    loaded,
+                    (cpu1 - cpu0) / (t1 - t0),
+                    (runs1 - runs0) / (t1 - t0),
+                    (reveal_s, *reveal_cpu),
+                    saw,
+                    projector,
+                )
 
-            loaded, cores, rate, reveal_s, saw, projector = asyncio.run(run())
+            loaded, cores, rate, (reveal_s, reveal_server_cpu, reveal_client_cpu), saw, projector = asyncio.run(run())
             with_projector, projector_checks, projector_revealed, projector_errors = projector
             return {
                 "served": script,
@@ -499,6 +519,8 @@ def follow_bench(students: int, seconds: float, script: str = "server.py") -> di
                 "checks/s": f"{rate:.0f}" + (" (HTTP)" if counters.get("http_checks") else " (fragment)"),
                 "ms CPU per check": f"{1000 * cores / rate:.2f}" if rate else "-",
                 "pages showing the reveal": f"{saw} after {reveal_s:.1f} s",
+                "reveal: server CPU, client CPU (s)": f"{reveal_server_cpu:.1f}, {reveal_client_cpu:.1f}",
+                "reveal: server ms per page": f"{1000 * reveal_server_cpu / max(saw, 1):.0f}",
                 "server cores, + projector": f"{with_projector:.3f}",
                 "projector's own (cores)": f"{with_projector - cores:.3f}",
                 # the target: the whole (n pages and the projector) within 0.2 of a core, measured in this run
