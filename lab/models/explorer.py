@@ -362,7 +362,7 @@ class ExplorerModel:
     def hide_answer_if_changed(self) -> str:
         """An answer revealed for other p and q is hidden again; returns what to tell the user ("" when nothing
         changed)."""
-        if self.revealed is None or self.revealed == self.valid:
+        if self.revealed is None or self.is_revealed:
             return ""
         self.revealed = None
         return ANSWER_HIDDEN_AGAIN
@@ -432,7 +432,7 @@ class ExplorerModel:
             desired["r"] = encode_prediction(self.preds)
         if self.z_pred:
             desired["z"] = encode_prediction([self.z_pred])
-        if self.revealed == self.valid:
+        if self.is_revealed:
             desired["reveal"] = "1"
         if self.edit:
             desired["edit"] = "1"
