@@ -15,12 +15,14 @@ import streamlit as st
 
 from lab.classroom import store
 from lab.classroom.actions import (
+    DATABASE_DOWN,
     PREDICT_LABEL,
     TEACHER_DOWN,
     Feedback,
     StudentSeat,
     TeacherDesk,
     clock,
+    database_down,
     join_class,
     start_class,
 )
@@ -41,7 +43,7 @@ from lab.teaching.exercises import (
 from lab.views.accessibility import announce, section, subsection, title
 from lab.views.class_question import draw_answer, draw_question
 from lab.views.class_results import change_text, pattern_text, results_chart
-from lab.views.classroom_db import DATABASE_DOWN, browser_key, class_version, client_address, database_down, engine
+from lab.views.classroom_db import browser_key, class_version, client_address, engine
 from lab.views.common import chart, figure
 from lab.views.follow import follow_teacher
 from lab.views.join_link import join_link, network_addresses

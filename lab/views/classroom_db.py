@@ -15,7 +15,6 @@ from sqlalchemy.exc import SQLAlchemyError
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from lab.classroom import keys, store
-from lab.classroom.actions import DATABASE_DOWN, database_down  # noqa: F401 (the pages import them from here)
 from lab.classroom.db import URL_ENV, database_url, prepare
 
 

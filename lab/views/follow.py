@@ -18,6 +18,7 @@ from urllib.parse import urlencode
 import streamlit as st
 
 from lab.classroom import store
+from lab.classroom.actions import database_down
 from lab.views import classroom_db
 
 ROUTE_PATH = "/_class_version"
@@ -112,7 +113,7 @@ def routes() -> list:
             try:
                 state = await run_in_threadpool(classroom_db.class_version, code, db)
             except Exception as exc:
-                if not classroom_db.database_down(exc):
+                if not database_down(exc):
                     raise
                 return unavailable  # the database is unreachable: no details; the page asks again
         if state is None or not (

@@ -6,9 +6,10 @@ from __future__ import annotations
 import streamlit as st
 
 from lab.classroom import study
+from lab.classroom.actions import database_down
 from lab.classroom.store import ClassroomError
 from lab.teaching.exercises import Attempt
-from lab.views.classroom_db import database_down, engine
+from lab.views.classroom_db import engine
 
 DATABASE_DOWN = (
     "the class database cannot be reached right now, so your attempts are not being saved under this link; "
