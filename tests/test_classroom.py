@@ -415,6 +415,31 @@ def test_results_csv_escapes_formulas(engine):
     assert store.csv_cell("\rx") == "'\rx" and store.csv_cell("a=b") == "a=b"
 
 
+def test_a_csv_column_is_added_in_one_place(engine, monkeypatch):
+    # one entry in the column spec gives the header, the value in both halves of the query and the cell
+    name_length = store.CsvColumn(
+        "name length", lambda row: row.sql.name_length, (store.Selected("name_length", "LENGTH(s.name)"),)
+    )
+    monkeypatch.setattr(store, "CSV_COLUMNS", (*store.CSV_COLUMNS, name_length))
+    new = start(engine)
+    tokens = [store.join_class(engine, new.code, n).student_token for n in ("Ada", "Grace")]
+    activity = current_id(engine, new.code, tokens[0])
+    for token in tokens:
+        store.submit_prediction(engine, new.code, token, activity, ["0.5", "0.5"])
+    store.vote_again(engine, new.code, new.teacher_token)  # round 1 moves to the earlier answers
+    store.submit_prediction(engine, new.code, tokens[1], activity, ["0.75", "0.25"])
+    rows = list(csv.DictReader(io.StringIO(store.results_csv(engine, new.code, new.teacher_token))))
+    assert list(rows[0]) == [*store.CSV_HEADER, "name length"]
+    assert [(r["student"], r["round"], r["answer"], r["name length"]) for r in rows] == [
+        ("Ada", "1", "r(B) = 1/2; r(C) = 1/2", "3"),
+        ("Grace", "1", "r(B) = 1/2; r(C) = 1/2", "5"),
+        ("Grace", "2", "r(B) = 3/4; r(C) = 1/4", "5"),
+    ]
+    clash = store.CsvColumn("again", lambda row: row.sql.name, (store.Selected("name", "s.id"),))
+    with pytest.raises(ValueError, match="'name' is selected twice"):
+        store.export_query((*store.CSV_COLUMNS, clash))
+
+
 def test_the_dashboard_is_one_query(engine):
     new = start(engine)
     tokens = [store.join_class(engine, new.code, f"S{i}").student_token for i in range(12)]

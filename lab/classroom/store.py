@@ -22,13 +22,14 @@ import hashlib
 import io
 import secrets
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from fractions import Fraction
 from typing import NamedTuple
 
 from sqlalchemy import text
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Engine, Row
 
 from lab.classroom.activities import (
     ASSIGNMENT,
@@ -1224,6 +1225,9 @@ def projection(engine: Engine, code: str, display_key: str) -> Projection:
 
 
 # --- results export -------------------------------------------------------------------------------
+# The CSV is made from one column spec (CSV_COLUMNS): each column names its header, the SQL values it reads
+# (by name, from both halves of the query) and how it makes its cell; the header, the query and each row all
+# come from that list, so a column is added in one place.
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
@@ -1234,73 +1238,147 @@ def csv_cell(value) -> str:
     return "'" + text_ if text_.startswith(_FORMULA_START) else text_
 
 
-CSV_HEADER = (
-    "class",
-    "class code",
-    "activity",
-    "activity title",
-    "student",
-    "question",
-    "answer",
-    "exact",
-    "score",
-    "correct",
-    "tries",
-    "first saved",
-    "last saved",
-    "removed",
-    "round",
+class Selected(NamedTuple):
+    """One value the export query selects, under ``name``, from the current round's submissions (``sub``) and
+    from the earlier rounds' answers (``ea``); both halves join the activity ``a`` and the student ``s``."""
+
+    name: str
+    current: str
+    earlier: str | None = None  # None: the same expression in both halves
+
+    def expression(self, half: str) -> str:
+        return self.current if half == "current" or self.earlier is None else self.earlier
+
+
+class AnswerCells(NamedTuple):
+    """The cells that depend on the activity's kind: a prediction's bars or an assignment's answer."""
+
+    question: str
+    answer: str
+    exact: str
+    score: str
+    correct: str
+
+
+class ExportRow(NamedTuple):
+    """What a column's cell is made from: the class, the activity's spec, the query's values by name, and the
+    answer's cells."""
+
+    klass: ClassRow
+    spec: PredictSpec | AssignmentSpec
+    sql: Row  # the query's row: every Selected value by its name
+    answer: AnswerCells
+
+
+@dataclass(frozen=True)
+class CsvColumn:
+    name: str  # the header
+    cell: Callable[[ExportRow], object]
+    reads: tuple[Selected, ...] = ()  # the values it needs from the query
+
+
+def _answers(column: str) -> Selected:
+    """A column both answer tables have."""
+    return Selected(column, f"sub.{column}", f"ea.{column}")
+
+
+# Values every row needs, whatever its columns: which activity (its spec decodes the answer) and the order.
+_EXPORT_BASE = (
+    Selected("position", "a.position"),
+    Selected("kind", "a.kind"),
+    Selected("params", "a.params"),
+    Selected("joined_at", "s.joined_at"),
+    Selected("sid", "s.id"),
+    Selected("problem", "sub.problem", "0"),
+    _answers("answer"),
+    Selected("correct", "sub.correct", "0"),
+    Selected("round", "a.round", "ea.round"),
 )
+# each activity's rounds in turn, then the students in the order they joined, then the questions
+_EXPORT_ORDER = ("position", "round", "joined_at", "sid", "problem")
+_EXPORT_FROM = {
+    "current": "JOIN submissions sub ON sub.activity_id = a.id JOIN students s ON s.id = sub.student_id",
+    "earlier": "JOIN earlier_answers ea ON ea.activity_id = a.id JOIN students s ON s.id = ea.student_id",
+}
+
+
+def _removed(row: ExportRow) -> str:
+    return "" if row.sql.removed_at is None else f"removed {_iso(row.sql.removed_at)}"
+
+
+CSV_COLUMNS = (
+    CsvColumn("class", lambda row: row.klass.name),
+    CsvColumn("class code", lambda row: row.klass.code),
+    CsvColumn("activity", lambda row: row.sql.position),
+    CsvColumn("activity title", lambda row: row.spec.title),
+    CsvColumn("student", lambda row: row.sql.name, (Selected("name", "s.name"),)),
+    CsvColumn("question", lambda row: row.answer.question),
+    CsvColumn("answer", lambda row: row.answer.answer),
+    CsvColumn("exact", lambda row: row.answer.exact),
+    CsvColumn("score", lambda row: row.answer.score),
+    CsvColumn("correct", lambda row: row.answer.correct),
+    CsvColumn("tries", lambda row: row.sql.tries, (_answers("tries"),)),
+    CsvColumn("first saved", lambda row: _iso(row.sql.created_at), (_answers("created_at"),)),
+    CsvColumn("last saved", lambda row: _iso(row.sql.updated_at), (_answers("updated_at"),)),
+    CsvColumn("removed", _removed, (Selected("removed_at", "s.removed_at"),)),  # when the teacher removed them
+    CsvColumn("round", lambda row: row.sql.round),  # the peer-instruction round (1, then 2 after Vote again)
+)  # fmt: skip
+CSV_HEADER = tuple(column.name for column in CSV_COLUMNS)
+
+
+def _export_selected(columns) -> tuple[Selected, ...]:
+    """The base values and every column's, each name once (a name read twice must mean the same thing)."""
+    chosen: dict[str, Selected] = {}
+    for value in (*_EXPORT_BASE, *(v for column in columns for v in column.reads)):
+        if chosen.setdefault(value.name, value) != value:
+            raise ValueError(f"export value {value.name!r} is selected twice with different expressions")
+    return tuple(chosen.values())
+
+
+def export_query(columns) -> str:
+    """The export's SQL: the current round's submissions UNION ALL the earlier rounds' answers, ordered by name."""
+    selected = _export_selected(columns)
+    halves = [
+        "SELECT " + ", ".join(f"{v.expression(half)} AS {v.name}" for v in selected)
+        + f" FROM activities a {joins} WHERE a.class_id = :cid"
+        for half, joins in _EXPORT_FROM.items()
+    ]  # fmt: skip
+    return " UNION ALL ".join(halves) + " ORDER BY " + ", ".join(_EXPORT_ORDER)
 
 
 def _fractions(fields, values) -> str:
     return "; ".join(f"{f} = {fraction_text(v)}" for f, v in zip(fields, values))
 
 
+def _answer_cells(r, spec: PredictSpec | AssignmentSpec) -> AnswerCells:
+    if r.kind == PREDICT:
+        values = decode_prediction(r.answer)
+        bars = values[: len(spec.tokens)]
+        score = score_prediction(spec.truth, bars).score
+        all_close = all(abs(v - e) <= Fraction(1, 20) for v, e in zip(values, spec.exact))
+        return AnswerCells(
+            "prediction", _fractions(spec.fields, values), _fractions(spec.fields, spec.exact),
+            f"{float(score):.3f}", "yes" if all_close else "no",
+        )  # fmt: skip
+    problem = spec.problems[r.problem - 1]
+    return AnswerCells(f"problem {r.problem}", r.answer, problem.answer_text, "1" if r.correct else "0",
+                       "yes" if r.correct else "no")  # fmt: skip
+
+
 def results_csv(engine: Engine, code: str, teacher_token: str) -> str:
-    """Every activity's submissions, one row per student and question, every field formula-escaped; the last
-    column marks the answers of students the teacher removed (with when)."""
+    """Every activity's submissions, one row per student, question and round, every field formula-escaped;
+    the columns are ``CSV_COLUMNS``: "removed" marks the answers of students the teacher removed (with when),
+    the last, "round", says which vote an answer belongs to."""
+    columns = CSV_COLUMNS
     with reading(engine) as conn:
         klass = _teacher_class(conn, code, teacher_token, must_be_open=False)
-        # each activity's current round (submissions) and its earlier rounds (earlier_answers), round by round
-        rows = conn.execute(
-            text(
-                "SELECT a.position, a.kind, a.params, s.name, s.removed_at, s.joined_at, s.id AS sid, sub.problem, "
-                "sub.answer, sub.correct, sub.tries, sub.created_at, sub.updated_at, a.round FROM activities a "
-                "JOIN submissions sub ON sub.activity_id = a.id JOIN students s ON s.id = sub.student_id "
-                "WHERE a.class_id = :cid "
-                "UNION ALL "
-                "SELECT a.position, a.kind, a.params, s.name, s.removed_at, s.joined_at, s.id AS sid, 0, ea.answer, 0, "
-                "ea.tries, "
-                "ea.created_at, ea.updated_at, ea.round FROM activities a "
-                "JOIN earlier_answers ea ON ea.activity_id = a.id JOIN students s ON s.id = ea.student_id "
-                "WHERE a.class_id = :cid "
-                "ORDER BY 1, 14, 6, 7, 8"
-            ),
-            {"cid": klass.id},
-        ).all()
+        rows = conn.execute(text(export_query(columns)), {"cid": klass.id}).all()
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
-    writer.writerow(CSV_HEADER)
+    writer.writerow([column.name for column in columns])
     specs: dict[tuple[str, str], PredictSpec | AssignmentSpec] = {}
     for r in rows:
         spec = specs.setdefault((r.kind, r.params), spec_of(r.kind, r.params))
-        if r.kind == PREDICT:
-            values = decode_prediction(r.answer)
-            bars = values[: len(spec.tokens)]
-            score = score_prediction(spec.truth, bars).score
-            all_close = all(abs(v - e) <= Fraction(1, 20) for v, e in zip(values, spec.exact))
-            cells = ["prediction", _fractions(spec.fields, values), _fractions(spec.fields, spec.exact)]
-            cells += [f"{float(score):.3f}", "yes" if all_close else "no", r.tries]
-        else:
-            problem = spec.problems[r.problem - 1]
-            cells = [f"problem {r.problem}", r.answer, problem.answer_text, "1" if r.correct else "0"]
-            cells += ["yes" if r.correct else "no", r.tries]
-        removed = "" if r.removed_at is None else f"removed {_iso(r.removed_at)}"
-        row = [
-            klass.name, klass.code, r.position, spec.title, r.name, *cells,
-            _iso(r.created_at), _iso(r.updated_at), removed,
-        ]  # fmt: skip
-        row.append(r.round)
-        writer.writerow([csv_cell(v) for v in row])
+        row = ExportRow(klass, spec, r, _answer_cells(r, spec))
+        writer.writerow([csv_cell(column.cell(row)) for column in columns])
     return out.getvalue()
