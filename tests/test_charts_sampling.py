@@ -72,7 +72,14 @@ def test_block_points_bonus_only_when_all_pass():
     model = load_model("equal-distributions")  # Z = 0: every draft passes
     trace = run_block(model, 2, START, make_streams(1))
     points = charts_sampling.block_points(model.vocab, trace)
-    assert [p[0] for p in points] == ["accepted", "accepted", "bonus"]
+    assert [(p[0], p[2]) for p in points] == [
+        ("accepted", 1),
+        ("accepted", 0),
+        ("accepted", 1),
+        ("accepted", 0),
+        ("bonus", 0),
+    ]
+    assert [p[3] for p in points if p[2] == 0] == [model.vocab[t] for t in trace.committed]  # kept drafts committed too
     assert points[-1][1] == 3  # the bonus sits after the K drafts
     assert "bonus" not in [p[0] for p in charts_sampling.block_points(model.vocab, trace, revealed=2)]
 

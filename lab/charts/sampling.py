@@ -181,7 +181,8 @@ BLOCK_STATUSES = {
 
 
 def block_points(vocab: Sequence[str], trace, revealed: int | None = None) -> list[tuple[str, int, int, str]]:
-    """(status, position, row, token) for every box of the block drawing; row 1 drafts, row 0 commits.
+    """(status, position, row, token) for every box of the block drawing; row 1 drafts, row 0 commits (every
+    committed token in order, as the trace's ``committed``: kept drafts, replacements, the bonus).
 
     ``revealed`` limits what is drawn to the first events (0: drafts only; i: i tests shown;
     len(tests) + 1 or None: everything, with the bonus)."""
@@ -194,6 +195,8 @@ def block_points(vocab: Sequence[str], trace, revealed: int | None = None) -> li
             points.append(("drafted", i + 1, 1, token))
             continue
         points.append((test.status, i + 1, 1, token))
+        if test.status == "accepted":  # a kept draft is committed too: the bottom row is the whole block's output
+            points.append(("accepted", i + 1, 0, token))
         if test.status == "rejected" and test.replacement is not None:
             points.append(("replacement", i + 1, 0, vocab[test.replacement]))
     if (revealed is None or revealed > len(tests)) and trace.bonus is not None:
@@ -202,8 +205,9 @@ def block_points(vocab: Sequence[str], trace, revealed: int | None = None) -> li
 
 
 def block_trace(vocab: Sequence[str], trace, revealed: int | None = None):
-    """One block as boxes: drafts on the top row (kept, rejected, discarded or not yet tested), the
-    replacement or the bonus token on the bottom row. Status by colour, symbol and legend name."""
+    """One block as boxes: drafts on the top row (kept, rejected, discarded or not yet tested), what the block
+    commits on the bottom row (the kept drafts again, the replacement or the bonus token). Status by colour,
+    symbol and legend name."""
     points = block_points(vocab, trace, revealed)
     traces = []
     for status, (name, color, symbol) in BLOCK_STATUSES.items():
