@@ -100,7 +100,10 @@ def test_at_most_500_students(engine):
     with engine.begin() as conn:  # 499 seats taken (joining them one by one is the same UPDATE 499 times)
         conn.execute(text("UPDATE classes SET student_count = 499"))
     store.join_class(engine, new.code, "Number 500")
-    with pytest.raises(ClassroomError, match="full \\(500 students\\)"):
+    key = store.check_teacher(engine, new.code, new.teacher_token).join_key
+    with pytest.raises(ClassroomError, match="full \\(500 students\\)"):  # said through the join link
+        store.join_class(engine, new.code, "Number 501", link_key=key)
+    with pytest.raises(ClassroomError, match="No open class has the code"):  # a typed code: the one refusal
         store.join_class(engine, new.code, "Number 501")
     with engine.connect() as conn:
         assert conn.execute(text("SELECT COUNT(*) FROM students")).scalar_one() == 1  # nothing half-written

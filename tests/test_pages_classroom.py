@@ -56,7 +56,8 @@ def test_bad_code_and_long_name_are_refused(data):
     # the message is escaped as markdown whole (":" too, so no ":icon:" shortcode in it can become an icon)
     assert errors(at) == [
         "No open class has the code QQQQQQ\\: check the code with your teacher \\(a code stops working when its "
-        "class ends\\)\\."
+        "class ends\\)\\. If the code is right, the class takes no typed codes now \\(locked, full, or after many "
+        "wrong guesses\\)\\: open the join link or scan the QR code your teacher shows\\."
     ]
     join(at, new.code, "x" * 41)
     assert errors(at) == ["Your name\\: 41 characters; at most 40\\."]
@@ -186,10 +187,10 @@ def warnings(at) -> list[str]:
 
 def test_the_join_link_fills_in_the_code_and_admits_when_typed_codes_are_paused(data, monkeypatch):
     new = store.create_class(data)
-    monkeypatch.setattr(store, "WRONG_CODE_RISK_BUDGET", 0)  # the server's budget is spent
+    monkeypatch.setattr(store, "WRONG_CODE_RISK_BUDGET", 0)  # the class's guessing budget is spent
     at = open_linked_page(PAGE, {"code": new.code})
     join(at, new.code, "Ann")
-    assert "typed codes are paused" in errors(at)[0].replace("\\", "") and "student" not in at.query_params
+    assert "takes no typed codes now" in errors(at)[0].replace("\\", "") and "student" not in at.query_params
     key = store.check_teacher(data, new.code, new.teacher_token).join_key
     at = open_linked_page(PAGE, {"code": new.code, "join": key})
     join(at, new.code, "Ann")
@@ -197,7 +198,7 @@ def test_the_join_link_fills_in_the_code_and_admits_when_typed_codes_are_paused(
     # the link's key counts for the code it carries only: another typed code is a typed code
     at = open_linked_page(PAGE, {"code": new.code, "join": key})
     join(at, "QQQQQQ", "Ann")
-    assert "typed codes are paused" in errors(at)[0].replace("\\", "")
+    assert "No open class has the code QQQQQQ" in errors(at)[0].replace("\\", "")
 
 
 def test_the_teacher_panel_shows_the_join_link_with_its_key(data, monkeypatch):

@@ -74,10 +74,14 @@ def join_class(
     )
 
 
-def start_class(db: Engine, class_name: str) -> tuple[store.NewClass | None, str]:
-    """Start a class from the landing page: (the new class, "") or (None, why not)."""
+def start_class(
+    db: Engine, class_name: str, *, client: str = "", address: str = ""
+) -> tuple[store.NewClass | None, str]:
+    """Start a class from the landing page: (the new class, "") or (None, why not: also when this browser or
+    address started too many classes)."""
     return attempt(
-        lambda: store.create_class(db, class_name), DATABASE_DOWN.replace("nothing was saved", "no class was started")
+        lambda: store.create_class(db, class_name, client=client, address=address),
+        DATABASE_DOWN.replace("nothing was saved", "no class was started"),
     )
 
 

@@ -36,7 +36,7 @@ from sqlalchemy import (
 )
 from sqlalchemy.engine import Connection, Engine
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 DATA_ENV = "RESIDUAL_LAB_DATA"
 URL_ENV = "RESIDUAL_LAB_DATABASE_URL"
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -75,6 +75,12 @@ classes = Table(
     Column("student_count", Integer, nullable=False, server_default="0"),
     Column("display_key", Text),  # the projector's display-only key (schema 3)
     Column("join_address", Text),  # the app address students use, typed on the dashboard (schema 3)
+    # who gets in (schema 4): joins locked since, the expected size beyond which joins wait for the teacher, the
+    # seed of the join link's key (New join link replaces it), the server's count of wrong codes when it opened
+    Column("joins_locked_at", Float),
+    Column("expected_size", Integer),
+    Column("join_seed", Text),
+    Column("guess_base", Integer, nullable=False, server_default="0"),
 )
 
 activities = Table(
@@ -105,6 +111,7 @@ students = Table(
     Column("rate_start", Float, nullable=False, server_default="0"),
     Column("rate_count", Integer, nullable=False, server_default="0"),
     Column("browser_hash", Text),  # keyed HMAC of the browser session that joined (lab.classroom.keys): bans
+    Column("approved", Integer, nullable=False, server_default="1"),  # 0: waits for the teacher (schema 4)
     Index("ix_students_class", "class_id"),
 )
 
@@ -245,6 +252,19 @@ def _schema_3(conn: Connection) -> None:
         )
 
 
+def _schema_4(conn: Connection) -> None:
+    """Schema 4 (who gets in: lock, expected size, replaceable join link, per-class guessing budget, approval)."""
+    for table, column, kind in (
+        ("classes", "joins_locked_at", "FLOAT"),
+        ("classes", "expected_size", "INTEGER"),
+        ("classes", "join_seed", "TEXT"),
+        ("classes", "guess_base", "INTEGER NOT NULL DEFAULT 0"),
+        ("students", "approved", "INTEGER NOT NULL DEFAULT 1"),
+    ):
+        if column not in {c["name"] for c in inspect(conn).get_columns(table)}:
+            conn.execute(text(f"ALTER TABLE {table} ADD COLUMN {column} {kind}"))
+
+
 # Step by step from the stored version to SCHEMA_VERSION: MIGRATIONS[v] takes a database at v - 1 to v. New tables
 # come from create_all (prepare); a migration adds columns to existing tables and converts data. Add the next
 # version at the end (each one small), never edit a landed one.
@@ -255,6 +275,7 @@ MIGRATIONS: dict[int, tuple[str | Callable[[Connection], None], ...]] = {
         "DELETE FROM join_failures",
     ),
     3: (_schema_3,),
+    4: (_schema_4,),
 }
 
 

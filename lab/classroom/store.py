@@ -20,6 +20,7 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
+import math
 import secrets
 import unicodedata
 from collections.abc import Callable
@@ -69,16 +70,23 @@ KEEP_STUDY_S = 180 * 24 * 3600  # self-study attempts: 180 days after their last
 FREE_WRONG_CODES = 5  # wrong codes a browser session may try before each further try must wait
 MAX_WRONG_CODE_WAIT_S = 60
 FORGET_WRONG_CODES_S = 600  # a browser session's wrong codes are forgotten 10 minutes after its last one
-# The server's guessing budget (docs/security.md): each wrong code costs as many units as classes are open at
-# that moment; at most this many units in the current hour and the 24 before it. A guess hits one of L open
-# classes with chance L / 31^6, so the chance that any guess of any day hits a class is at most
-# budget / 31^6 = 1 / 10,000 (at 1,000 open classes: 88 wrong codes a day; at 30: 2,958; at 1: 88,750).
+# Each class's guessing budget (docs/security.md): a typed code opens a class only while fewer than this many
+# wrong codes were tried on the server since the hour the class started (a class lives a day). A wrong code
+# names one code of 31^6, so the chance that guessing ever opens a given class is at most
+# budget / (31^6 - budget), about 1 in 10,000; a class's budget is spent only by wrong codes (one each), never by
+# starting classes, and its join link always admits.
 CODE_SPACE = len(CODE_ALPHABET) ** CODE_LENGTH
 WRONG_CODE_RISK_BUDGET = CODE_SPACE // 10_000
+WRONG_CODES_PER_ADDRESS = 300  # wrong codes from one address in WRONG_CODE_WINDOW_ADDRESS_S (then: the join link)
+WRONG_CODE_WINDOW_ADDRESS_S = 3600
 JOINS_PER_BROWSER = 4  # joins from one browser session in JOIN_WINDOW_BROWSER_S (a shared computer, a retry)
 JOIN_WINDOW_BROWSER_S = 600
-JOINS_PER_ADDRESS = 120  # joins from one address (a whole school behind one NAT) in JOIN_WINDOW_ADDRESS_S
+JOINS_PER_ADDRESS = 120  # typed-code joins from one address (a school behind one NAT) in JOIN_WINDOW_ADDRESS_S
 JOIN_WINDOW_ADDRESS_S = 60
+CLASSES_PER_BROWSER = 10  # classes started from one browser session in CLASS_WINDOW_S
+CLASSES_PER_ADDRESS = 60  # ... and from one address (every teacher of a school behind one NAT)
+CLASS_WINDOW_S = 3600
+MAX_WAITING = MAX_STUDENTS  # joins waiting for the teacher's approval (beyond the class's expected size)
 MAX_ROUNDS = 2  # peer instruction: vote, discuss, vote again
 
 
@@ -92,6 +100,29 @@ class RateLimited(ClassroomError):
     def __init__(self, message: str, wait: float):
         super().__init__(message)
         self.wait = wait
+
+
+class Waiting(ClassroomError):
+    """A student who joined beyond the class's expected size: waiting for the teacher to let them in."""
+
+
+def wait_words(seconds: float) -> str:
+    """A wait in whole seconds, rounded up and at least 1 (never "wait 0 s")."""
+    return f"{max(1, math.ceil(seconds - 1e-9))} s"
+
+
+def window_words(seconds: float) -> str:
+    """A limit's window in words: "a minute", "in 10 minutes", "an hour"."""
+    seconds = int(seconds)
+    if seconds == 60:
+        return "a minute"
+    if seconds == 3600:
+        return "an hour"
+    if seconds % 3600 == 0:
+        return f"in {seconds // 3600} hours"
+    if seconds % 60 == 0:
+        return f"in {seconds // 60} minutes"
+    return f"in {seconds} s"
 
 
 def token_hash(token: str) -> str:
@@ -120,7 +151,12 @@ HEAVY_CHARACTER_WIDTH = 8  # ligatures drawn as one very wide glyph (U+FDFD is a
 _HEAVY_RANGES = ((0xFDF0, 0xFDFF), (0x2E3A, 0x2E3B), (0xA9C1, 0xA9CD), (0x12000, 0x1254F), (0x13000, 0x1345F))
 
 
+JOINERS = frozenset("\u200c\u200d")  # ZERO WIDTH NON-JOINER, ZERO WIDTH JOINER
+
+
 def _width(ch: str) -> int:
+    if ch in JOINERS:
+        return 0
     code = ord(ch)
     if any(low <= code <= high for low, high in _HEAVY_RANGES):
         return HEAVY_CHARACTER_WIDTH
@@ -133,7 +169,13 @@ def check_text(label: str, value: str, most: int) -> str:
     wide, where a combining mark counts one, a wide character two and a very wide ligature eight: so no name is
     taller or much wider than a row of ``most`` letters."""
     cleaned = unicodedata.normalize("NFC", " ".join(str(value).split()))
-    if any(not ch.isprintable() for ch in cleaned):  # control and format characters (Cc, Cf, ...) included
+    # control and format characters (Cc, Cf: bidi overrides, zero-width spaces, ...) are refused, except the
+    # joiners that Persian, Hindi and emoji sequences need between two visible characters
+    if (
+        any(not ch.isprintable() and ch not in JOINERS for ch in cleaned)
+        or cleaned[:1] in JOINERS
+        or (cleaned[-1:] in JOINERS)
+    ):
         raise ClassroomError(f"{label}: contains a control character; use letters, digits and punctuation.")
     marks = 0
     for ch in cleaned:
@@ -198,17 +240,41 @@ def purge_old(engine: Engine, at: float | None = None) -> None:
         conn.execute(text("DELETE FROM rate_counters WHERE window_end <= :at"), {"at": at})
 
 
-def create_class(engine: Engine, name: str = "") -> NewClass:
+def _class_limits(client: str, address: str) -> list[tuple[str, str, int]]:
+    """The counters that bound starting classes: (what, key, most) per browser session and per address."""
+    limits = []
+    if client:
+        limits.append(("this browser", f"classes-browser:{keyed('browser', client)}", CLASSES_PER_BROWSER))
+    if address:
+        limits.append(("this network address", f"classes-address:{keyed('address', address)}", CLASSES_PER_ADDRESS))
+    return limits
+
+
+def create_class(engine: Engine, name: str = "", *, client: str = "", address: str = "") -> NewClass:
+    """Start a class. ``client`` (the browser session) and ``address`` bound how many classes one browser and one
+    address start (CLASSES_PER_BROWSER, CLASSES_PER_ADDRESS in CLASS_WINDOW_S); only keyed HMACs are stored."""
     prepare(engine)
     cleaned = check_text("Class name", name, MAX_CLASS_NAME)
     purge_old(engine)
     token = secrets.token_urlsafe(24)
+    limits = _class_limits(client, address)
     for _ in range(20):
         code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
         with writing(engine) as conn:
+            at = now()
+            for where, key, most in limits:
+                count, ends = _counter(conn, key, at)
+                if count >= most:
+                    raise RateLimited(
+                        f"Too many classes started from {where} (at most {most} {window_words(CLASS_WINDOW_S)}): "
+                        f"wait {wait_words(ends - at)}. A class runs for a day: its teacher link opens it again.",
+                        max(1.0, ends - at),
+                    )
             taken = conn.execute(text("SELECT 1 FROM classes WHERE code = :code"), {"code": code}).first()
             if taken:
                 continue
+            for _where, key, _most in limits:
+                _add_to_counter(conn, key, at, CLASS_WINDOW_S)
             conn.execute(
                 text(
                     "INSERT INTO classes (code, name, teacher_hash, created_at, version, student_count, display_key) "
@@ -238,6 +304,8 @@ class ClassRow:
     join_key: str = ""  # the key of the class's join link (join_key()); only where the teacher's row was read
     display_key: str = ""  # the projector's key (only teacher and projector queries read it)
     join_address: str = ""  # the app address for students typed on the dashboard ("" when none)
+    joins_locked: bool = False  # the teacher locked the class to new joins
+    expected_size: int | None = None  # beyond it, joins wait for the teacher's approval (None: no approval)
 
     @property
     def open(self) -> bool:
@@ -251,6 +319,12 @@ def link_seed(row) -> str:
     return row._mapping.get("display_key") or row._mapping.get("teacher_hash") or ""
 
 
+def _join_seed(row) -> str:
+    """What the join link's key is derived from: the class's own join seed once New join link made one, else its
+    link_seed (so links printed before schema 4 keep working until the teacher replaces them)."""
+    return row._mapping.get("join_seed") or link_seed(row)
+
+
 def _class_row(row) -> ClassRow:
     teacher_hash = row._mapping.get("teacher_hash")
     return ClassRow(
@@ -261,9 +335,11 @@ def _class_row(row) -> ClassRow:
         row.ended_at,
         row.current_activity,
         row.version,
-        join_key(link_seed(row)) if teacher_hash else "",
+        join_key(_join_seed(row)) if teacher_hash else "",
         row.display_key or "",
         row.join_address or "",
+        row.joins_locked_at is not None,
+        row.expected_size,
     )
 
 
@@ -285,7 +361,8 @@ def _activity_row(row) -> ActivityView | None:
 
 
 _CLASS_COLUMNS = (
-    "c.id, c.code, c.name, c.created_at, c.ended_at, c.current_activity, c.version, c.display_key, c.join_address"
+    "c.id, c.code, c.name, c.created_at, c.ended_at, c.current_activity, c.version, c.display_key, c.join_address, "
+    "c.joins_locked_at, c.expected_size, c.join_seed"
 )
 _ACTIVITY_COLUMNS = "a.id AS activity_id, a.position, a.kind, a.params, a.revealed_at, a.locked_at, a.round, a.shown_at"
 
@@ -553,28 +630,30 @@ def end_class(engine: Engine, code: str, teacher_token: str) -> None:
 
 def remove_students(engine: Engine, code: str, teacher_token: str, student_ids) -> int:
     """Remove students from the class (their answers stay in the CSV, marked removed); returns how many. A
-    removed student's link stops working and their browser session cannot join the class again until
-    allow_back. Ids that are not (or no longer) in the class are skipped."""
-    ids = sorted({int(i) for i in student_ids})[: MAX_STUDENTS + 1]
+    removed student's link stops working, and neither their browser session nor their name can join the class
+    again until allow_back. Students waiting for approval can be removed too (a refused join). Ids that are not
+    (or no longer) in the class are skipped."""
+    ids = sorted({int(i) for i in student_ids})[: MAX_STUDENTS + MAX_WAITING + 1]
     with writing(engine) as conn:
         klass = _teacher_class(conn, code, teacher_token)
-        removed = 0
+        removed = seated = 0
         for sid in ids:
-            removed += (
-                conn.execute(
-                    text(
-                        "UPDATE students SET removed_at = :at "
-                        "WHERE id = :sid AND class_id = :cid AND removed_at IS NULL RETURNING id"
-                    ),
-                    {"at": now(), "sid": sid, "cid": klass.id},
-                ).first()
-                is not None
-            )
-        if removed:
+            row = conn.execute(
+                text(
+                    "UPDATE students SET removed_at = :at "
+                    "WHERE id = :sid AND class_id = :cid AND removed_at IS NULL RETURNING approved"
+                ),
+                {"at": now(), "sid": sid, "cid": klass.id},
+            ).first()
+            if row is not None:
+                removed += 1
+                seated += int(row.approved != 0)
+        if seated:
             conn.execute(
                 text("UPDATE classes SET student_count = student_count - :n WHERE id = :id"),
-                {"n": removed, "id": klass.id},
+                {"n": seated, "id": klass.id},
             )
+        if removed:
             _bump(conn, klass.id)
     return removed
 
@@ -593,7 +672,8 @@ def remove_not_submitted(engine: Engine, code: str, teacher_token: str) -> int:
         ids = (
             conn.execute(
                 text(
-                    "SELECT s.id FROM students s WHERE s.class_id = :cid AND s.removed_at IS NULL AND NOT EXISTS "
+                    "SELECT s.id FROM students s WHERE s.class_id = :cid AND s.removed_at IS NULL AND s.approved = 1 "
+                    "AND NOT EXISTS "
                     "(SELECT 1 FROM submissions sub WHERE sub.student_id = s.id AND sub.activity_id = :a)"
                 ),
                 {"cid": klass.id, "a": klass.current_activity},
@@ -619,13 +699,14 @@ def _take_seat(conn, class_id: int, full: str) -> None:
 
 
 def allow_back(engine: Engine, code: str, teacher_token: str, student_id: int) -> None:
-    """Let a removed student back in: their link works again (with their answers) and their browser may join."""
+    """Let a removed student back in: their link works again (with their answers) and their browser and name may
+    join again."""
     with writing(engine) as conn:
         klass = _teacher_class(conn, code, teacher_token)
         _take_seat(conn, klass.id, f"The class is full ({MAX_STUDENTS} students): remove someone first.")
         back = conn.execute(
             text(
-                "UPDATE students SET removed_at = NULL "
+                "UPDATE students SET removed_at = NULL, approved = 1 "
                 "WHERE id = :sid AND class_id = :cid AND removed_at IS NOT NULL RETURNING id"
             ),
             {"sid": int(student_id), "cid": klass.id},
@@ -633,6 +714,146 @@ def allow_back(engine: Engine, code: str, teacher_token: str, student_id: int) -
         if back is None:
             raise ClassroomError("That student was not removed from this class.")
         _bump(conn, klass.id)
+
+
+def admit_waiting(engine: Engine, code: str, teacher_token: str, student_ids) -> int:
+    """Let in students who wait for approval (they joined beyond the expected size); returns how many. Each takes
+    a seat; at MAX_STUDENTS the rest keep waiting and the refusal says so."""
+    ids = sorted({int(i) for i in student_ids})[: MAX_WAITING + 1]
+    admitted = 0
+    with writing(engine) as conn:
+        klass = _teacher_class(conn, code, teacher_token)
+        for sid in ids:
+            waiting = conn.execute(
+                text(
+                    "SELECT 1 FROM students WHERE id = :sid AND class_id = :cid AND approved = 0 AND removed_at IS NULL"
+                ),
+                {"sid": sid, "cid": klass.id},
+            ).first()
+            if waiting is None:
+                continue
+            seat = conn.execute(
+                text(
+                    "UPDATE classes SET student_count = student_count + 1 "
+                    "WHERE id = :id AND student_count < :max RETURNING student_count"
+                ),
+                {"id": klass.id, "max": MAX_STUDENTS},
+            ).first()
+            if seat is None:
+                break
+            conn.execute(text("UPDATE students SET approved = 1 WHERE id = :sid"), {"sid": sid})
+            admitted += 1
+        if admitted:
+            _bump(conn, klass.id)
+    return admitted
+
+
+def lock_joins(engine: Engine, code: str, teacher_token: str, locked: bool = True) -> None:
+    """Lock the class to new joins (students already in come back through their private links), or open it."""
+    with writing(engine) as conn:
+        klass = _teacher_class(conn, code, teacher_token)
+        conn.execute(
+            text("UPDATE classes SET joins_locked_at = :at WHERE id = :id"),
+            {"at": now() if locked else None, "id": klass.id},
+        )
+        _bump(conn, klass.id)
+
+
+def set_expected_size(engine: Engine, code: str, teacher_token: str, size) -> int | None:
+    """The class's expected size (1 to MAX_STUDENTS; None or 0: no approval): once that many students are in,
+    further joins wait for the teacher's approval on the dashboard instead of taking a seat."""
+    try:
+        cleaned = int(size) if size not in (None, "") else 0
+    except (TypeError, ValueError):
+        raise ClassroomError(f"Expected size: {size!r} is not a whole number of students.") from None
+    if not 0 <= cleaned <= MAX_STUDENTS:
+        raise ClassroomError(f"Expected size: {cleaned} students; type 1 to {MAX_STUDENTS}, or 0 for no approval.")
+    with writing(engine) as conn:
+        klass = _teacher_class(conn, code, teacher_token)
+        conn.execute(
+            text("UPDATE classes SET expected_size = :n WHERE id = :id"), {"n": cleaned or None, "id": klass.id}
+        )
+        _bump(conn, klass.id)
+    return cleaned or None
+
+
+def new_join_link(engine: Engine, code: str, teacher_token: str) -> str:
+    """Replace the class's join link key (a QR code that went round): the old link and QR code stop admitting at
+    once; returns the new key. Students already in keep their private links."""
+    with writing(engine) as conn:
+        klass = _teacher_class(conn, code, teacher_token)
+        seed = secrets.token_urlsafe(16)
+        conn.execute(text("UPDATE classes SET join_seed = :s WHERE id = :id"), {"s": seed, "id": klass.id})
+        _bump(conn, klass.id)
+    return join_key(seed)
+
+
+# bulk removal: the rules a teacher can pick, in the words the dashboard shows
+BULK_RULES = {
+    "no-submission": "has submitted nothing in this class",
+    "joined-recently": "joined within the last N seconds",
+    "duplicate-name": "repeats the name of someone who joined earlier",
+}
+
+
+@dataclass(frozen=True)
+class BulkMatch:
+    """The students a bulk-removal rule takes out (``ids``, ``labels``) and the ones it matched but keeps because
+    they submitted something (``kept``: removed only when the teacher includes them)."""
+
+    ids: tuple[int, ...]
+    labels: tuple[str, ...]
+    kept: tuple[str, ...]
+
+
+def name_key(name: str) -> str:
+    """What makes two names the same for a ban and for duplicates: NFKC, case and spaces folded ("Ann" = "ann")."""
+    return " ".join(unicodedata.normalize("NFKC", str(name)).casefold().split())
+
+
+def bulk_match(
+    engine: Engine, code: str, teacher_token: str, rule: str, seconds: int = 60, include_submitted: bool = False
+) -> BulkMatch:
+    """Who the rule ``rule`` (a key of BULK_RULES) would remove now, among the students in the class: a student who
+    submitted anything (any activity, any round) only when ``include_submitted``."""
+    if rule not in BULK_RULES:
+        raise ClassroomError(f"Bulk removal: {rule!r} is not a rule ({', '.join(BULK_RULES)}).")
+    board = dashboard(engine, code, teacher_token)
+    if not board.klass.open:
+        raise ClassroomError(f"Class {board.klass.code} has ended: nothing in it can change.")
+    with reading(engine) as conn:
+        rows = conn.execute(
+            text(
+                "SELECT s.id, s.joined_at, s.name, "
+                "(EXISTS (SELECT 1 FROM submissions sub WHERE sub.student_id = s.id) OR "
+                "EXISTS (SELECT 1 FROM earlier_answers ea WHERE ea.student_id = s.id)) AS submitted "
+                "FROM students s WHERE s.class_id = :cid AND s.removed_at IS NULL AND s.approved = 1 "
+                "ORDER BY s.joined_at, s.id"
+            ),
+            {"cid": board.klass.id},
+        ).all()
+    labels = {s.id: s.label for s in board.students}
+    at = now()
+    seen: set[str] = set()
+    matched = []
+    for row in rows:
+        key = name_key(row.name)
+        if rule == "no-submission":
+            hit = not row.submitted
+        elif rule == "joined-recently":
+            hit = row.joined_at >= at - max(0, int(seconds))
+        else:
+            hit = key in seen
+        seen.add(key)
+        if hit:
+            matched.append(row)
+    taken = [r for r in matched if include_submitted or not r.submitted]
+    kept = [r for r in matched if r.submitted and not include_submitted]
+    return BulkMatch(
+        tuple(r.id for r in taken),
+        tuple(labels.get(r.id, r.name) for r in taken),
+        tuple(labels.get(r.id, r.name) for r in kept),
+    )
 
 
 # --- joining ------------------------------------------------------------------------------------
@@ -643,6 +864,7 @@ class Joined:
     code: str
     student_token: str
     name: str
+    waiting: bool = False  # joined beyond the expected size: waits for the teacher's approval
 
 
 def _wrong_code_wait(conn, client_hash: str, at: float) -> float:
@@ -691,44 +913,63 @@ def _counter(conn, key: str, at: float) -> tuple[int, float]:
     return (row.count, row.window_end) if row else (0, at)
 
 
-def _live_classes(conn, at: float) -> int:
-    return conn.execute(
-        text("SELECT COUNT(*) FROM classes WHERE ended_at IS NULL AND created_at > :cut"),
-        {"cut": at - CODE_LIFETIME_S},
-    ).scalar_one()
-
-
 _RISK_KEY = "server-wrong-code-risk:"
+_RISK_KEEP_HOURS = 25  # an hour's count is kept for that hour and the 24 after it (a class's code lives a day)
 
 
 def wrong_code_risk(conn, at: float) -> int:
-    """The server's spent guessing budget: the sum, over the wrong codes of the current hour and the 24 before
-    it, of the number of classes that were open when each was tried (see WRONG_CODE_RISK_BUDGET)."""
+    """Wrong codes tried on the server in the current hour and the 24 before it (one unit each)."""
     return conn.execute(
         text("SELECT COALESCE(SUM(count), 0) FROM rate_counters WHERE key LIKE :k AND window_end > :at"),
         {"k": _RISK_KEY + "%", "at": at},
     ).scalar_one()
 
 
+def guesses_against(conn, created_at: float, at: float) -> int:
+    """The wrong codes that could have been guesses at a class started at ``created_at``: those tried since the
+    start of that hour (a class's budget, WRONG_CODE_RISK_BUDGET)."""
+    since = (int(created_at // 3600) + _RISK_KEEP_HOURS) * 3600.0  # window_end of the class's first hour
+    return conn.execute(
+        text(
+            "SELECT COALESCE(SUM(count), 0) FROM rate_counters WHERE key LIKE :k AND window_end >= :since "
+            "AND window_end > :at"
+        ),
+        {"k": _RISK_KEY + "%", "since": since, "at": at},
+    ).scalar_one()
+
+
 def _spend_wrong_code(conn, at: float) -> None:
     hour = int(at // 3600)
-    key = f"{_RISK_KEY}{hour}"
-    end = (hour + 1 + 24) * 3600.0  # counted while the current hour or one of the next 24 is running
-    _add_to_counter(conn, key, at, end - at, max(1, _live_classes(conn, at)))
+    end = (hour + _RISK_KEEP_HOURS) * 3600.0
+    _add_to_counter(conn, f"{_RISK_KEY}{hour}", at, end - at)
 
 
 def join_key(seed: str) -> str:
     """The key in a class's join link and QR code (``join=``): a join through it is no guess (128 bits derived
-    one-way from the class's link_seed), so it skips the wrong-code slowing and the server's budget."""
+    one-way from the class's join seed), so it skips the wrong-code slowing, the class's guessing budget and the
+    per-address limits."""
     return hashlib.sha256(f"join:{seed}".encode()).hexdigest()[:32]
 
 
 def _no_open_class(code: str) -> ClassroomError:
-    # one message for a code no class has and a class that ended: a refusal tells nothing about which codes exist
+    # one message for every refusal of a typed code once it was looked up (no class has it, the class ended, is
+    # locked, full, its guessing budget spent, a replaced join link, a removed name): nothing tells them apart
     return ClassroomError(
         f"No open class has the code {code}: check the code with your teacher (a code stops working when its "
-        "class ends)."
+        "class ends). If the code is right, the class takes no typed codes now (locked, full, or after many wrong "
+        "guesses): open the join link or scan the QR code your teacher shows."
     )
+
+
+def _limits_hit(conn, limits, at: float) -> None:
+    for where, key, most, window in limits:
+        count, ends = _counter(conn, key, at)
+        if count >= most:
+            raise RateLimited(
+                f"Too many {where[0]} from {where[1]} (at most {most} {window_words(window)}): "
+                f"wait {wait_words(ends - at)}" + where[2],
+                max(1.0, ends - at),
+            )
 
 
 def join_class(
@@ -736,16 +977,17 @@ def join_class(
 ) -> Joined:
     """Join the class with ``code`` as ``name``.
 
-    ``client`` identifies the browser session (the page passes its Streamlit XSRF cookie's token): after
-    FREE_WRONG_CODES wrong codes from one browser session in FORGET_WRONG_CODES_S, each further try must wait
-    (2, 4, ... up to 60 s). Every browser has its own count, so one student's typos never delay another's join.
-    Across the server, wrong codes spend a budget (WRONG_CODE_RISK_BUDGET) that keeps the chance of hitting any
-    open class by guessing below 1 in 10,000 a day; when it is spent, typed codes wait, and the join link
-    (``link_key``, see join_key) still admits. ``client`` and ``address`` (the client's address, see
-    lab.classroom.keys) also bound joins: JOINS_PER_BROWSER per browser session in JOIN_WINDOW_BROWSER_S,
-    JOINS_PER_ADDRESS per address in JOIN_WINDOW_ADDRESS_S. A browser session whose student the teacher removed
-    cannot join that class again until the teacher lets the student back in. Only keyed HMACs of ``client``
-    and ``address`` are stored."""
+    ``client`` identifies the browser session (the page passes its Streamlit XSRF cookie's token), ``address``
+    the client's address (lab.classroom.keys); only keyed HMACs of them are stored. Through the join link
+    (``link_key``, see join_key) a join is no guess: it skips every wrong-code limit and the per-address join
+    limit, so no one at the same address can keep a classmate out; a key that is not the class's current one
+    (New join link) admits nothing. A typed code: after FREE_WRONG_CODES wrong codes from one browser session
+    each further try waits (2, 4, ... up to 60 s); an address gets WRONG_CODES_PER_ADDRESS wrong codes an hour;
+    a class takes typed codes only while its guessing budget lasts (WRONG_CODE_RISK_BUDGET); typed joins are
+    bounded per address (JOINS_PER_ADDRESS a minute). Joins are bounded per browser session either way
+    (JOINS_PER_BROWSER in 10 minutes). A locked class admits no one new; beyond its expected size a join waits
+    for the teacher's approval; a removed student's browser session and name stay out until the teacher lets
+    them back in. Every refusal of a typed code after the lookup says the same (_no_open_class)."""
     prepare(engine)
     at = now()
     session_hash = keyed("wrong-codes", client)
@@ -758,70 +1000,140 @@ def join_class(
             _record_wrong_code(conn, session_hash, at)
         raise
     token = secrets.token_urlsafe(16)
+    address_key = keyed("address", address) if address else ""
+    refusal: ClassroomError | None = None
     with writing(engine) as conn:
         row = conn.execute(
             text(f"SELECT {_CLASS_COLUMNS}, c.teacher_hash FROM classes c WHERE c.code = :code"), {"code": code}
         ).first()
         by_link = bool(
-            row is not None and link_key and secrets.compare_digest(join_key(link_seed(row)), str(link_key)[:64])
+            row is not None and link_key and secrets.compare_digest(join_key(_join_seed(row)), str(link_key)[:64])
         )
+        joins = []  # (words, counter, most, window): what bounds this join, checked whatever the code names
+        if browser_hash:
+            joins.append((("joins", "this browser", "."), f"joins-browser:{browser_hash}", JOINS_PER_BROWSER,
+                          JOIN_WINDOW_BROWSER_S))  # fmt: skip
         if not by_link:
             wait = _wrong_code_wait(conn, session_hash, at)
             if wait > 0:
                 raise RateLimited(
-                    f"Too many wrong class codes from this browser: wait {wait:.0f} s, then check the code with "
-                    "your teacher.",
+                    f"Too many wrong class codes from this browser: wait {wait_words(wait)}, then check the code "
+                    "with your teacher.",
                     wait,
                 )
-            if wrong_code_risk(conn, at) >= WRONG_CODE_RISK_BUDGET:
-                raise RateLimited(
-                    "This server has refused many wrong class codes today, so typed codes are paused for a while: "
-                    "open the join link or scan the QR code your teacher shows (they still work).",
-                    60.0,
+            if address_key:
+                link = ", or open the join link or scan the QR code your teacher shows."
+                _limits_hit(
+                    conn,
+                    [
+                        (
+                            ("wrong class codes", "this network address", link),
+                            f"wrong-codes-address:{address_key}",
+                            WRONG_CODES_PER_ADDRESS,
+                            WRONG_CODE_WINDOW_ADDRESS_S,
+                        )
+                    ],  # fmt: skip
+                    at,
                 )
+                joins.append((("joins", "this network address", link), f"joins-address:{address_key}",
+                              JOINS_PER_ADDRESS, JOIN_WINDOW_ADDRESS_S))  # fmt: skip
+        _limits_hit(conn, joins, at)
         klass = _class_row(row) if row is not None else None
-        if klass is not None and klass.open:
-            limits = []
-            if browser_hash:
-                limits.append(("browser", browser_hash, JOINS_PER_BROWSER, JOIN_WINDOW_BROWSER_S))
-            if address:
-                limits.append(("address", keyed("address", address), JOINS_PER_ADDRESS, JOIN_WINDOW_ADDRESS_S))
-            for what, key, most, window in limits:
-                count, ends = _counter(conn, f"joins-{what}:{key}", at)
-                if count >= most:
-                    wait = max(1.0, ends - at)
-                    where = "this browser" if what == "browser" else "this network address"
-                    raise RateLimited(
-                        f"Too many joins from {where} (at most {most} in {window / 60:g} minutes): wait {wait:.0f} s.",
-                        wait,
-                    )
-            if (
-                browser_hash
-                and conn.execute(
-                    text(
-                        "SELECT 1 FROM students WHERE class_id = :cid AND browser_hash = :b AND removed_at IS NOT NULL"
-                    ),
-                    {"cid": klass.id, "b": browser_hash},
-                ).first()
-            ):
-                raise ClassroomError(
-                    "Your teacher removed you from this class: ask your teacher to let you back in, then join again."
-                )
-            _take_seat(conn, klass.id, f"Class {code} is full ({MAX_STUDENTS} students): ask your teacher.")
-            for what, key, _most, window in limits:
-                _add_to_counter(conn, f"joins-{what}:{key}", at, window)
+        if klass is None or not klass.open:
+            refusal = _no_open_class(code)  # a wrong code: counted below, after this transaction
+        else:
+            refusal = _admission(conn, klass, name, browser_hash, by_link, bool(link_key), at)
+        if refusal is None:
+            waiting, refusal = _seat_or_wait(conn, klass, by_link)
+        if refusal is None:
+            for _words, key, _most, window in joins:
+                _add_to_counter(conn, key, at, window)
             conn.execute(
                 text(
                     "INSERT INTO students (class_id, token_hash, name, joined_at, rate_start, rate_count, "
-                    "browser_hash) VALUES (:cid, :hash, :name, :at, 0, 0, :browser)"
+                    "browser_hash, approved) VALUES (:cid, :hash, :name, :at, 0, 0, :browser, :approved)"
                 ),
-                {"cid": klass.id, "hash": token_hash(token), "name": name, "at": at, "browser": browser_hash},
+                {
+                    "cid": klass.id,
+                    "hash": token_hash(token),
+                    "name": name,
+                    "at": at,
+                    "browser": browser_hash,
+                    "approved": 0 if waiting else 1,
+                },  # fmt: skip
             )
-            return Joined(code, token, name)
+            if waiting:
+                _bump(conn, klass.id)  # the dashboard lists who waits
+            return Joined(code, token, name, waiting)
     with writing(engine) as conn:
-        _record_wrong_code(conn, session_hash, at)
-        _spend_wrong_code(conn, at)
-    raise _no_open_class(code)
+        if not by_link:
+            _record_wrong_code(conn, session_hash, at)  # every refused typed code is slowed the same
+        if klass is None or not klass.open:
+            _spend_wrong_code(conn, at)
+            if address_key:
+                _add_to_counter(conn, f"wrong-codes-address:{address_key}", at, WRONG_CODE_WINDOW_ADDRESS_S)
+    raise refusal
+
+
+def _seat_or_wait(conn, klass: ClassRow, by_link: bool) -> tuple[bool, ClassroomError | None]:
+    """A seat for a join (False, None); beyond the expected size a place in the queue for the teacher's approval
+    (True, None); or the refusal (the class or the queue is full: said through the join link only)."""
+    seated = conn.execute(text("SELECT student_count FROM classes WHERE id = :id"), {"id": klass.id}).scalar_one()
+    if klass.expected_size is not None and seated >= klass.expected_size:
+        queued = conn.execute(
+            text("SELECT COUNT(*) FROM students WHERE class_id = :cid AND approved = 0 AND removed_at IS NULL"),
+            {"cid": klass.id},
+        ).scalar_one()
+        if queued < MAX_WAITING:
+            return True, None
+        full = f"Class {klass.code} has {MAX_WAITING} students waiting for the teacher already: ask your teacher."
+        return True, ClassroomError(full) if by_link else _no_open_class(klass.code)
+    try:
+        _take_seat(conn, klass.id, f"Class {klass.code} is full ({MAX_STUDENTS} students): ask your teacher.")
+    except ClassroomError as exc:
+        return False, exc if by_link else _no_open_class(klass.code)
+    return False, None
+
+
+def _admission(conn, klass: ClassRow, name: str, browser_hash, by_link: bool, had_key: bool, at: float):
+    """Why an open class refuses this join (None: it may take it). Through the join link the reason is said; for a
+    typed code it is the one refusal of every typed code (_no_open_class), except to a removed student's own
+    browser session, which knows the class already."""
+    if (
+        browser_hash
+        and conn.execute(
+            text("SELECT 1 FROM students WHERE class_id = :cid AND browser_hash = :b AND removed_at IS NOT NULL"),
+            {"cid": klass.id, "b": browser_hash},
+        ).first()
+    ):
+        return ClassroomError(
+            "Your teacher removed you from this class: ask your teacher to let you back in, then join again."
+        )
+    if had_key and not by_link:
+        return _no_open_class(klass.code)  # a replaced join link (or a key of another class) admits nothing
+    if not by_link and guesses_against(conn, klass.created_at, at) >= WRONG_CODE_RISK_BUDGET:
+        return _no_open_class(klass.code)
+    removed_names = conn.execute(
+        text("SELECT name FROM students WHERE class_id = :cid AND removed_at IS NOT NULL"), {"cid": klass.id}
+    ).scalars()
+    if name_key(name) in {name_key(n) for n in removed_names}:
+        return (
+            ClassroomError(
+                f"Your teacher removed a student named {name} from this class: ask your teacher to let you back in."
+            )
+            if by_link
+            else _no_open_class(klass.code)
+        )
+    if klass.joins_locked:
+        return (
+            ClassroomError(
+                f"Class {klass.code} is locked by your teacher: no one new can join. Students already in come back "
+                "through their own private links."
+            )
+            if by_link
+            else _no_open_class(klass.code)
+        )
+    return None
 
 
 # --- the student's side ---------------------------------------------------------------------------
@@ -856,7 +1168,7 @@ class StudentState:
 
 
 _STUDENT_QUERY = f"""
-SELECT s.id AS student_id, s.name AS student_name, s.removed_at, {_CLASS_COLUMNS}, c.teacher_hash,
+SELECT s.id AS student_id, s.name AS student_name, s.removed_at, s.approved, {_CLASS_COLUMNS}, c.teacher_hash,
        {_ACTIVITY_COLUMNS}
 FROM students s
 JOIN classes c ON c.id = s.class_id
@@ -874,6 +1186,11 @@ def _student(conn, code: str, student_token: str, *, for_write: bool = True):
         raise ClassroomError(f"This student link belongs to another class, not {code}: use the link you joined with.")
     if row.removed_at is not None:
         raise ClassroomError("Your teacher removed you from this class.")
+    if not row.approved:
+        raise Waiting(
+            f"You are waiting to be let in: class {row.code} has as many students as your teacher expected, so "
+            "your teacher lets each new student in from the dashboard. This page opens by itself when you are in."
+        )
     klass = _class_row(row)
     if klass.created_at < now() - KEEP_CLASS_S:
         raise ClassroomError("This student link is not valid: join the class again with its code and your name.")
@@ -1059,6 +1376,7 @@ class StudentRow:
     submitted: bool
     label: str = ""  # the name, told apart from the same name earlier in the class: "Ann", "Ann (2)"
     voted_earlier: bool = False  # peer instruction: voted in the round before the current one
+    joined_at: float = 0.0
 
     def __post_init__(self):
         if not self.label:
@@ -1107,6 +1425,7 @@ class Dashboard:
     predict: PredictSummary | None
     assignment: AssignmentSummary | None
     removed: tuple[StudentRow, ...] = ()  # removed students (the teacher may let them back in)
+    waiting: tuple[StudentRow, ...] = ()  # joined beyond the expected size: waiting for the teacher's approval
     earlier: PredictSummary | None = None  # peer instruction: the previous round's predictions
     change: RoundChange | None = None
 
@@ -1132,7 +1451,7 @@ class Dashboard:
 _DASHBOARD_QUERY = f"""
 SELECT {_CLASS_COLUMNS}, c.teacher_hash,
        {_ACTIVITY_COLUMNS},
-       s.id AS student_id, s.name AS student_name, s.removed_at,
+       s.id AS student_id, s.name AS student_name, s.removed_at, s.approved, s.joined_at AS student_joined_at,
        sub.problem, sub.answer, sub.correct, sub.tries,
        ea.answer AS earlier_answer
 FROM classes c
@@ -1158,15 +1477,20 @@ def _board(rows) -> Dashboard:
     klass = _class_row(first)
     activity = _activity_row(first)
     names: dict[int, str] = {}
+    joined_at: dict[int, float] = {}
     removed_ids: set[int] = set()
+    waiting_ids: set[int] = set()
     subs: dict[int, list] = {}
     earlier: dict[int, tuple[Fraction, ...]] = {}
     for row in rows:
         if row.student_id is None:
             continue
         names[row.student_id] = row.student_name
+        joined_at[row.student_id] = row.student_joined_at
         if row.removed_at is not None:
             removed_ids.add(row.student_id)
+        elif not row.approved:
+            waiting_ids.add(row.student_id)
         bucket = subs.setdefault(row.student_id, [])
         if row.problem is not None:
             bucket.append(row)
@@ -1174,10 +1498,12 @@ def _board(rows) -> Dashboard:
             earlier[row.student_id] = decode_prediction(row.earlier_answer)
     labels = _labels(list(names.values()))
     everyone = [
-        StudentRow(sid, names[sid], bool(subs[sid]), label, sid in earlier) for sid, label in zip(names, labels)
+        StudentRow(sid, names[sid], bool(subs[sid]), label, sid in earlier, joined_at[sid])
+        for sid, label in zip(names, labels)
     ]
-    students = tuple(s for s in everyone if s.id not in removed_ids)
+    students = tuple(s for s in everyone if s.id not in removed_ids and s.id not in waiting_ids)
     removed = tuple(s for s in everyone if s.id in removed_ids)
+    waiting = tuple(s for s in everyone if s.id in waiting_ids)
     earlier = {sid: values for sid, values in earlier.items() if sid not in removed_ids}
     predict = assignment = earlier_summary = change = None
     if activity is not None and activity.kind == PREDICT:
@@ -1192,7 +1518,7 @@ def _board(rows) -> Dashboard:
             (s.label, {r.problem: Attempt(r.answer, bool(r.correct), r.tries) for r in subs[s.id]}) for s in students
         ]
         assignment = summarize_assignment(activity.spec, per_student)
-    return Dashboard(klass, students, activity, predict, assignment, removed, earlier_summary, change)
+    return Dashboard(klass, students, activity, predict, assignment, removed, waiting, earlier_summary, change)
 
 
 def dashboard(engine: Engine, code: str, teacher_token: str) -> Dashboard:

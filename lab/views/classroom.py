@@ -122,7 +122,7 @@ def start_form() -> str:
         started = st.form_submit_button("Start a class")
     if not started:
         return ""
-    new, refusal = start_class(engine(), class_name)
+    new, refusal = start_class(engine(), class_name, client=browser_key(), address=client_address())
     if new is None:
         st.error(markdown_escape(refusal))
         return refusal
