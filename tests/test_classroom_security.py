@@ -1,8 +1,8 @@
 """A class behind one address, guessers, floods, removals, bearer links and names: the store on SQLite and on
 PostgreSQL (the ``engine`` fixture), and the address/browser helpers of lab.classroom.keys.
 
-Figures are derived by hand: the code space is 31^6 = 887,503,681 codes; the server's budget is
-887,503,681 // 10,000 = 88,750 units, a wrong code costing as many units as classes are open."""
+Figures are derived by hand: the code space is 31^6 = 887,503,681 codes; a class's budget is
+887,503,681 // 10,000 = 88,750 units, each wrong code costing one unit."""
 
 from __future__ import annotations
 
@@ -42,9 +42,10 @@ def wrong(code: str) -> str:
 def test_the_numbers_in_the_docs():
     assert store.CODE_SPACE == 31**6 == 887_503_681
     assert store.WRONG_CODE_RISK_BUDGET == 88_750
-    # at 1,000 open classes: 88 wrong codes, and their chance to hit any class is below 1 in 10,000
-    assert store.WRONG_CODE_RISK_BUDGET // 1000 == 88 and 88 * 1000 / 31**6 < 1e-4
-    assert store.WRONG_CODE_RISK_BUDGET // 30 == 2958
+    # a class's chance to be opened by guessing its typed code, over its day: below 1 in 10,000 (plus a hair)
+    assert 88_750 / (31**6 - 88_750) < 1.0001e-4
+    # one address spends at most 300 an hour: a class's budget needs 13 addresses working all day
+    assert store.WRONG_CODES_PER_ADDRESS * 24 == 7_200 and -(-88_750 // 7_200) == 13
 
 
 # --- wrong codes: per browser session, and a server-wide budget -----------------------------------------------
