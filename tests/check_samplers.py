@@ -119,3 +119,35 @@ def nan_block(target, draft, prefix, k, rng):
 
 def commits_nothing(target, draft, prefix, k, rng):
     return []
+
+
+def floored(floor: float, dtype=np.float32):
+    """vLLM's residual: clamp(p - q, min=floor) / sum on every token, always formed (also at Z = 0, where
+    it is never used), computed in ``dtype``; returns the residual it used on a rejection."""
+
+    def residual(p, q):
+        excess = np.maximum(np.asarray(p, dtype) - np.asarray(q, dtype), dtype(floor))
+        return excess / excess.sum()
+
+    def step(p, q, rng):
+        r = residual(p, q)  # formed on every call, as vLLM does, and masked when the draft is kept
+        x = draw(q, rng.random())
+        if rng.random() * q[x] < p[x]:
+            return x, None
+        return draw(r, rng.random()), r
+
+    step.residual = residual
+    return step
+
+
+tiny_floor = floored(float(np.finfo(np.float32).tiny))
+milli_floor = floored(1e-3, np.float64)
+
+
+def keeps_on_less_or_equal(p, q, rng):
+    """Keeps the draft on u <= p/q: right for every u > 0, but at u = 0 it keeps a token with p = 0."""
+    x = draw(q, rng.random())
+    if rng.random() <= p[x] / q[x]:
+        return x
+    excess = np.maximum(p - q, 0)
+    return draw(excess / excess.sum(), rng.random())

@@ -17,7 +17,6 @@ from lab.check.progress import Progress
 from lab.check.report import CheckReport
 from lab.check.step import run_step_case
 from lab.check.sweep import residual_sweeps
-from lab.check.watch import Clock
 from lab.core.blocks import BlockInputError
 from lab.core.distributions import LabInputError
 from lab.teaching.numerics import backend_report
@@ -94,7 +93,7 @@ def planned_draws(cases, target: PowerTarget, max_draws: int | None) -> int:
 def _run(runner, sampler, chosen, target: PowerTarget, seed: int, dtype: str, max_draws, time_limit, progress, jobs):
     """Every chosen case through ``runner`` under one clock and one progress bar."""
     bar = Progress(planned_draws(chosen, target, max_draws), progress)
-    results = run_cases(runner, sampler, chosen, (target, seed, dtype, max_draws, Clock(time_limit)), bar, _jobs(jobs))
+    results = run_cases(runner, sampler, chosen, (target, seed, dtype, max_draws, time_limit), bar, _jobs(jobs))
     bar.close()
     return results
 

@@ -17,7 +17,7 @@ from lab.check.cases import BlockCase
 from lab.check.power import PowerTarget, required_draws
 from lab.check.report import CaseResult
 from lab.check.step import Tally, case_rng, conclude
-from lab.check.watch import Clock, Findings, StopDrawing, exception_text, run_draws
+from lab.check.watch import Clock, Findings, StopDrawing, run_draws
 from lab.core.formatting import fraction_text
 
 MAX_BLOCKS_PER_SEQUENCE = 1_000  # a sampler that commits nothing would loop forever
@@ -64,7 +64,7 @@ def committed_tokens(out, k: int, size: int) -> tuple[tuple[int, ...] | None, st
 
 
 def run_block_case(block, case: BlockCase, target: PowerTarget, seed: int, dtype: str, max_draws: int | None,
-                   clock: Clock, *, progress) -> CaseResult:
+                   time_limit: float | None, *, progress) -> CaseResult:
     law = case.law()
     needed, df = required_draws(law, target)
     draws = needed if max_draws is None else min(needed, max_draws)
@@ -86,7 +86,7 @@ def run_block_case(block, case: BlockCase, target: PowerTarget, seed: int, dtype
             try:
                 out = block(target_fn, draft_fn, sequence, k, rng)
             except Exception as exc:  # the user's code: named, never a traceback
-                findings.exception, findings.exception_at = exception_text(exc), i
+                findings.record_exception(exc, i)
                 raise StopDrawing from None
             if findings.invalid != invalid and findings.invalid_at is None:
                 findings.invalid_at = i
@@ -104,8 +104,8 @@ def run_block_case(block, case: BlockCase, target: PowerTarget, seed: int, dtype
         outcome = case.outcome(sequence)
         counts[outcome] = counts.get(outcome, 0) + 1
 
-    done, cut, hung = run_draws(draws, case.name, clock, progress, findings, draw)
-    tally = Tally(needed, draws, df, done, cut, hung, unit="sequences")
+    done, cut, hung, seconds = run_draws(draws, case.name, Clock(time_limit), progress, findings, draw)
+    tally = Tally(needed, draws, df, done, cut, hung, unit="sequences", seconds=seconds)
     data: dict = {
         "model": case.model.name,
         "block": k,

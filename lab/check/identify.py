@@ -28,12 +28,15 @@ def residual_variants(r, p_row, q_row, tolerance: float = 1e-9) -> list[str]:
     """The named mistakes whose exact replacement law, after some rejectable token, equals the residual
     a sampler returned (within ``tolerance`` per token): which rule it computed, read off one residual."""
     names = []
+    correct = VARIANTS["correct"].inverse_cdf_law(p_row, q_row, 0)
     for name, variant in VARIANTS.items():
         if name == "correct" or not variant.one_step_differs:
             continue
         for x in range(len(p_row)):
             if variant.draft(q_row)[x] and variant.accept_probability(p_row, q_row, x) < 1:
                 law = variant.inverse_cdf_law(p_row, q_row, x)
+                if law == correct:  # this mistake computes the right residual here: nothing to name
+                    continue
                 if all(abs(float(a) - float(b)) <= tolerance for a, b in zip(r, law)):
                     names.append(name)
                     break

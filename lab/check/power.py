@@ -68,7 +68,8 @@ def power_of(df: int, draws: int, target: PowerTarget) -> float:
     return float(stats.ncx2.sf(critical, df, 4.0 * draws * target.tv**2))
 
 
-def _noncentrality(df: int, target: PowerTarget) -> float:
+def noncentrality(df: int, target: PowerTarget) -> float:
+    """The noncentrality at which the test with ``df`` degrees of freedom reaches the stated power."""
     critical = stats.chi2.isf(target.false_alarm, df)
     return optimize.brentq(lambda lam: stats.ncx2.sf(critical, df, lam) - target.power, 1e-9, 1e7, xtol=1e-6)
 
@@ -84,7 +85,7 @@ def required_draws(law: dict, target: PowerTarget) -> tuple[int, int]:
     df = support - 1
     draws = 0
     for _ in range(8):
-        draws = math.ceil(_noncentrality(df, target) / (4.0 * target.tv**2))
+        draws = math.ceil(noncentrality(df, target) / (4.0 * target.tv**2))
         new_df = max(test_bins(law, draws) - 1, 1)
         if new_df == df:
             break

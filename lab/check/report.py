@@ -1,4 +1,9 @@
-"""What a check reports: one result per case and the whole run, as text and as strict JSON."""
+"""What a check reports: one result per case and the whole run, as text and as strict JSON.
+
+Three verdicts, per case and for the run: ``pass``; ``fail`` (something is wrong, with the evidence);
+``inconclusive`` (nothing wrong found, but the time or draw limit stopped a case before the stated
+power). Exit statuses: 0 pass, 1 fail, 3 inconclusive (2 is bad usage, from the command line).
+"""
 
 from __future__ import annotations
 
@@ -16,30 +21,40 @@ class CaseResult:
     reasons: list[str]  # why the case fails (empty when it passes)
     notes: list[str] = field(default_factory=list)  # findings that do not fail the case
     data: dict = field(default_factory=dict)  # everything else, for JSON
+    inconclusive: bool = False  # stopped by a limit before the stated power, nothing wrong found
+
+    @property
+    def verdict(self) -> str:
+        return "pass" if self.passed else "inconclusive" if self.inconclusive else "fail"
 
     def as_json(self) -> dict:
         return {
             "name": self.name,
             "kind": self.kind,
             "description": self.description,
-            "verdict": "pass" if self.passed else "fail",
+            "verdict": self.verdict,
             "reasons": list(self.reasons),
             "notes": list(self.notes),
             **self.data,
         }
 
     def summary_line(self) -> str:
-        verdict = "pass" if self.passed else "FAIL"
+        verdict = {"pass": "pass", "fail": "FAIL", "inconclusive": "INCONCLUSIVE"}[self.verdict]
         draws = self.data.get("draws")
         bits = []
         if draws is not None:
             bits.append(f"{draws:,} draws")
-        if self.data.get("power") is not None:
+        # a certain fail (a token of probability 0, an exception, a wrong residual) has no power figure:
+        # no number of draws would change it
+        if self.data.get("power") is not None and not self.data.get("certain"):
             bits.append(f"power {self.data['power']:.4f}")
         test = self.data.get("test") or {}
         if test.get("p_value") is not None:
             bits.append(f"chi-square p = {test['p_value']:.3g}")
         return f"{verdict:4}  {self.name:<36} " + ", ".join(bits)
+
+
+EXIT_STATUS = {"pass": 0, "fail": 1, "inconclusive": 3}
 
 
 def largest_gaps(data: dict, count: int = 3) -> list[str]:
@@ -71,13 +86,27 @@ class CheckReport:
 
     @property
     def failed(self) -> list[CaseResult]:
+        """The cases that did not pass (failed or inconclusive)."""
         return [c for c in self.cases if not c.passed]
+
+    @property
+    def verdict(self) -> str:
+        verdicts = {c.verdict for c in self.cases}
+        if "fail" in verdicts or not self.cases:
+            return "fail"
+        return "inconclusive" if "inconclusive" in verdicts else "pass"
+
+    @property
+    def exit_status(self) -> int:
+        """0 every case passes, 1 a case fails, 3 none fails but one is inconclusive."""
+        return EXIT_STATUS[self.verdict]
 
     def as_json(self) -> dict:
         return {
             "sampler": self.sampler,
             "kind": self.kind,
-            "verdict": "pass" if self.passed else "fail",
+            "verdict": self.verdict,
+            "exit_status": self.exit_status,
             "settings": self.settings,
             "environment": self.environment,
             "cases": [c.as_json() for c in self.cases],
@@ -86,7 +115,8 @@ class CheckReport:
     def json_text(self) -> str:
         return json.dumps(self.as_json(), indent=2, ensure_ascii=False, allow_nan=False)
 
-    def text(self) -> str:
+    def text(self, traceback: bool = False) -> str:
+        """The report a person reads; ``traceback`` adds the whole traceback of each exception."""
         lines = [f"{self.kind} sampler {self.sampler}"]
         env = self.environment
         lines.append(
@@ -104,6 +134,11 @@ class CheckReport:
             lines.append(case.summary_line())
             for reason in case.reasons:
                 lines.append(f"      - {reason}")
+            numerics = case.data.get("numerics") or {}
+            if numerics.get("exception_place"):
+                lines.append(f"        {numerics['exception_place']}")
+            if traceback and numerics.get("exception_traceback"):
+                lines.extend("        " + line for line in numerics["exception_traceback"].splitlines())
             for note in case.notes:
                 lines.append(f"      note: {note}")
             gaps = largest_gaps(case.data) if not case.passed else []
@@ -119,9 +154,16 @@ class CheckReport:
                     f"TV = {fit['bias_tv']} ({fit['bias_tv_decimal']:.4g}); {verdict}"
                 )
         lines.append("")
-        failed = self.failed
+        failed = [c for c in self.cases if c.verdict == "fail"]
+        unsure = [c for c in self.cases if c.verdict == "inconclusive"]
         if failed:
             lines.append(f"FAIL: {len(failed)} of {len(self.cases)} cases failed: {', '.join(c.name for c in failed)}")
-        else:
+        if unsure:
+            lines.append(
+                f"INCONCLUSIVE: {len(unsure)} of {len(self.cases)} cases stopped by a limit before the stated power "
+                f"(nothing wrong found in them): {', '.join(c.name for c in unsure)}"
+            )
+        if not failed and not unsure:
             lines.append(f"pass: all {len(self.cases)} cases")
+        lines.append(f"exit status {self.exit_status} ({self.verdict})")
         return "\n".join(lines)

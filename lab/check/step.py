@@ -9,12 +9,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from lab.check.boundary import boundary_relevant, run_boundary
 from lab.check.cases import StepCase, rounded
+from lab.check.floor import floor_bias, floor_text
 from lab.check.identify import best_variant, residual_variants
 from lab.check.power import PowerTarget, power_of, required_draws
+from lab.check.progress import duration_text
 from lab.check.report import CaseResult
 from lab.check.residuals import check_residual, listed
-from lab.check.watch import HANG_GRACE, Clock, Findings, StopDrawing, exception_text, run_draws
+from lab.check.watch import HANG_GRACE, Clock, Findings, StopDrawing, run_draws
 from lab.core.formatting import fraction_text
 from lab.core.sampling import chi_square_test
 
@@ -89,55 +92,96 @@ class Tally:
     cut: bool = False  # the time limit ended the run
     hung: bool = False  # ... while a call was still running (interrupted)
     unit: str = "draws"
+    seconds: float = 0.0  # time spent drawing
+
+    @property
+    def rate(self) -> float | None:
+        """Draws (or sequences) a second, measured over this case; None before the first one."""
+        return self.done / self.seconds if self.done and self.seconds > 0 else None
 
     def header(self, target: PowerTarget) -> dict:
+        rate = self.rate
         return {
             "draws_required": self.needed,
             "draws_planned": self.planned,
             "draws": self.done,
             "power": power_of(self.df, self.done, target) if self.done else 0.0,
             "degrees_of_freedom": self.df,
+            "seconds": round(self.seconds, 3),
+            "rate_per_second": None if rate is None else round(rate, 1),
+            "seconds_for_full_power": None if rate is None else round(self.needed / rate, 1),
         }
+
+    def full_power_text(self) -> str:
+        """How long the stated power would take at the rate this case measured (for a case cut short)."""
+        rate = self.rate
+        if rate is None:
+            return "no call returned, so no rate was measured"
+        return (
+            f"at the measured {rate:,.0f} {self.unit}/s the stated power's {self.needed:,} {self.unit} take about "
+            f"{duration_text(self.needed / rate)} (--time-limit per case, or --tv larger for fewer {self.unit})"
+        )
 
 
 def conclude(case, kind: str, tally: Tally, counts: dict, law: dict, labels, variant_laws, findings,
              target: PowerTarget, data: dict, reasons: list[str], notes: list[str], where: str = "") -> CaseResult:
     """The verdict of a case from its run: limits, numerics, the law test and, when the law is off, the
-    named mistake that fits best. ``variant_laws`` is called only then (exact laws cost time)."""
+    named mistake that fits best. ``variant_laws`` is called only then (exact laws cost time).
+
+    Three verdicts: **fail** when something is wrong (the law, a residual, a run-time check), with the
+    evidence; **inconclusive** when nothing wrong was found but the time or draw limit stopped the case
+    before the stated power; **pass** otherwise. Counts cut short are still tested: a chi-square
+    rejection there is a fail at the same false-alarm rate (when the clock stops a run does not depend
+    on the draws)."""
     data.update(tally.header(target))
+    limits: list[str] = []  # why the case is inconclusive, if nothing fails it
     if tally.planned < tally.needed:
         notes.append(
             f"{tally.unit} capped at {tally.planned:,} (the stated power needs {tally.needed:,}): "
-            f"power {data['power']:.4f}"
+            f"power {power_of(tally.df, tally.planned, target):.4f}"
         )
+        if not tally.cut:
+            limits.append(
+                f"--max-draws stopped the case at {tally.planned:,} of the {tally.needed:,} {tally.unit} the "
+                f"stated power needs: power {data['power']:.4f}; {tally.full_power_text()}"
+            )
     if tally.hung:
-        reasons.append(
+        limits.append(
             f"the sampler was still running {HANG_GRACE:g} s past the time limit: interrupted after "
-            f"{tally.done:,} of {tally.planned:,} {tally.unit}"
+            f"{tally.done:,} of {tally.planned:,} {tally.unit} (power {data['power']:.4f}); {tally.full_power_text()}"
         )
     elif tally.cut:
-        reasons.append(f"the time limit ended the case after {tally.done:,} of {tally.planned:,} {tally.unit}")
+        limits.append(
+            f"the time limit ended the case after {tally.done:,} of {tally.planned:,} {tally.unit} "
+            f"(power {data['power']:.4f}); {tally.full_power_text()}"
+        )
     data["numerics"] = findings.as_json()
     numeric_reasons, numeric_notes = numerics_verdict(findings, where)
     reasons.extend(numeric_reasons)
     notes.extend(numeric_notes)
-    complete = tally.done == tally.planned and not tally.cut
+    stopped_by_finding = tally.done < tally.planned and not tally.cut
     impossible = any(c and not law.get(o) for o, c in counts.items())
-    if tally.done and (complete or impossible):
+    statistical = False  # the only evidence is the chi-square's (a power figure means something)
+    if tally.done and (not stopped_by_finding or impossible):
         test, law_reasons = law_verdict(counts, law, labels, target)
         data["test"] = test
+        statistical = bool(law_reasons) and not impossible and not reasons
         reasons.extend(law_reasons)
         if law_reasons:
             data["best_variant"] = best_variant(counts, law, variant_laws(), target.false_alarm)
     else:
         data["test"] = None
-        if not reasons:
+        if not reasons and not limits:
             reasons.append(f"the law was not tested (no complete run of {tally.unit})")
-    return CaseResult(case.name, kind, case.description, not reasons, reasons, notes, data)
+    failed = bool(reasons)
+    inconclusive = not failed and bool(limits)
+    data["certain"] = failed and not statistical  # no draw count changes this verdict: no power is shown
+    return CaseResult(case.name, kind, case.description, not failed and not inconclusive,
+                      reasons + ([] if failed else limits), notes, data, inconclusive=inconclusive)
 
 
 def run_step_case(step, case: StepCase, target: PowerTarget, seed: int, dtype: str, max_draws: int | None,
-                  clock: Clock, *, progress) -> CaseResult:
+                  time_limit: float | None, *, progress) -> CaseResult:
     law = case.law()
     needed, df = required_draws(law, target)
     draws = needed if max_draws is None else min(needed, max_draws)
@@ -155,7 +199,7 @@ def run_step_case(step, case: StepCase, target: PowerTarget, seed: int, dtype: s
         try:
             out = step(p, q, rng)
         except Exception as exc:  # the user's code: its failure is a finding, named
-            findings.exception, findings.exception_at = exception_text(exc), i
+            findings.record_exception(exc, i)
             raise StopDrawing from None
         if findings.invalid != invalid and findings.invalid_at is None:
             findings.invalid_at = i
@@ -185,11 +229,18 @@ def run_step_case(step, case: StepCase, target: PowerTarget, seed: int, dtype: s
                 raise StopDrawing
             counts[index] += 1
 
-    done, cut, hung = run_draws(draws, case.name, clock, progress, findings, draw)
-    tally = Tally(needed, draws, df, done, cut, hung)
+    done, cut, hung, seconds = run_draws(draws, case.name, Clock(time_limit), progress, findings, draw)
+    tally = Tally(needed, draws, df, done, cut, hung, seconds=seconds)
 
     reasons: list[str] = []
     notes: list[str] = []
+    boundary = None
+    if not findings.exception and not hung and boundary_relevant(case.p, case.q) and isinstance(
+        rng, np.random.Generator
+    ):
+        boundary, boundary_reasons, boundary_notes = run_boundary(step, p, q, case.p, case.tokens, rng)
+        reasons.extend(boundary_reasons)
+        notes.extend(boundary_notes)
     data: dict = {
         "tokens": list(case.tokens),
         "p": [fraction_text(v) for v in case.p],
@@ -199,6 +250,8 @@ def run_step_case(step, case: StepCase, target: PowerTarget, seed: int, dtype: s
         "input_dtype": dtype,
         "counts": {t: c for t, c in zip(case.tokens, counts)},
     }
+    if boundary is not None:
+        data["boundary_uniforms"] = boundary
 
     # residuals the sampler returned
     checks = []
@@ -206,7 +259,10 @@ def run_step_case(step, case: StepCase, target: PowerTarget, seed: int, dtype: s
     for arr, calls in residuals.values():
         result = check_residual(arr, p, q, case.tokens, case.residual)
         result["calls"] = calls
-        if result["problems"] and arr.shape == (size,) and arr.dtype.kind == "f" and np.isfinite(arr).all():
+        if result.get("floor"):
+            result["floor"].update(floor_bias(case.p, case.q, result["floor"]["floor"], target))
+            result["matches_named_mistakes"] = ["epsilon-floor"]
+        elif result["problems"] and arr.shape == (size,) and arr.dtype.kind == "f" and np.isfinite(arr).all():
             result["matches_named_mistakes"] = residual_variants(arr, case.p, case.q)
         checks.append(result)
         if arr.dtype.kind == "f" and np.isnan(arr).any():
@@ -221,6 +277,11 @@ def run_step_case(step, case: StepCase, target: PowerTarget, seed: int, dtype: s
         "checks": checks,
     }
     reasons.extend(f"residual: {problem}" for problem in problems)
+    notes.extend(sorted({f"residual: {note}" for c in checks for note in c.get("notes", [])}))
+    floors = {c["floor"]["floor"]: c for c in checks if c.get("floor")}
+    for floor, check in sorted(floors.items()):
+        data["epsilon_floor"] = check["floor"]
+        reasons.append(f"residual: {floor_text((floor, check['floor']['known_as']), check['floor'])}")
     matched = sorted({name for c in checks for name in c.get("matches_named_mistakes", [])})
     if matched:
         data["residual_matches"] = matched

@@ -14,9 +14,11 @@ from __future__ import annotations
 from fractions import Fraction
 
 from lab.check.cases import DTYPES, near_equality_case, rounded
+from lab.check.floor import floor_bias, floor_text
+from lab.check.power import PowerTarget
 from lab.check.report import CaseResult
 from lab.check.residuals import check_residual, residual_tolerance
-from lab.check.watch import Findings, Watched, exception_text
+from lab.check.watch import Findings, Watched
 from lab.core.formatting import fraction_text
 from lab.core.residual import exact_z_and_residual
 
@@ -26,6 +28,8 @@ SWEEP_GAPS = tuple(range(2, 15, 2))  # exponents: gaps 1e-2, 1e-4, ..., 1e-14
 def run_residual_sweep(residual_fn, dtype: str) -> CaseResult:
     rows = []
     reasons = []
+    notes: dict[str, list[str]] = {}  # note -> the gaps it holds at
+    floors: dict[tuple, list] = {}  # (floor, name) -> [(gap, its bias), ...]
     for exponent in SWEEP_GAPS:
         case = near_equality_case(exponent)
         p, q = rounded(case.p, dtype), rounded(case.q, dtype)
@@ -36,7 +40,7 @@ def run_residual_sweep(residual_fn, dtype: str) -> CaseResult:
             try:
                 returned = residual_fn(p, q)
             except Exception as exc:
-                findings.exception = exception_text(exc)
+                findings.record_exception(exc)
         row = {
             "gap": f"1e-{exponent}",
             "exact_z_of_intended_values": fraction_text(case.z),
@@ -56,6 +60,12 @@ def run_residual_sweep(residual_fn, dtype: str) -> CaseResult:
             check = check_residual(returned, p, q, case.tokens, case.residual)
             row["check"] = check
             problems.extend(check["problems"])
+            for note in check.get("notes", []):
+                notes.setdefault(note, []).append(f"1e-{exponent}")
+            if check.get("floor"):
+                found = (check["floor"]["floor"], check["floor"]["known_as"])
+                check["floor"].update(floor_bias(case.p, case.q, found[0], PowerTarget()))
+                floors.setdefault(found, []).append((f"1e-{exponent}", check["floor"]))
         row["problems"] = problems
         reasons.extend(f"gap 1e-{exponent} ({dtype}): {problem}" for problem in problems)
         rows.append(row)
@@ -64,7 +74,11 @@ def run_residual_sweep(residual_fn, dtype: str) -> CaseResult:
         f"against the exact residual of the rounded inputs, per-token tolerance (n + 3) eps = "
         f"{residual_tolerance(dtype, 3):.3g} (stated for the float path, apart from the exact identity)"
     )
-    return CaseResult(f"residual-{dtype}", "residual", description, not reasons, reasons, [], {
+    for found, seen in floors.items():
+        gaps, bias = ", ".join(g for g, _ in seen), seen[0][1]
+        reasons.append(f"gaps {gaps} ({dtype}): {floor_text(found, bias)} (sized here at gap {seen[0][0]})")
+    notes_text = [f"gaps {', '.join(gaps)} ({dtype}): {note}" for note, gaps in notes.items()]
+    return CaseResult(f"residual-{dtype}", "residual", description, not reasons, reasons, notes_text, {
         "input_dtype": dtype, "rtol": residual_tolerance(dtype, 3), "rows": rows,
     })
 

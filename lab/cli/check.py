@@ -2,7 +2,8 @@
 
     python -m lab check examples/correct_numpy.py:step [--json] [--max-draws N] [--time-limit S]
 
-Exit status: 0 when every case passes, 1 when one fails, 2 (one line on stderr) for bad usage (a
+Exit status: 0 when every case passes, 1 when one fails, 3 when none fails but one is inconclusive (a
+time or draw limit stopped it before the stated power), 2 (one line on stderr) for bad usage (a
 reference that cannot be loaded, a bad option). It runs the named code on this machine: it is a
 command-line tool, never reached from the web app.
 """
@@ -20,7 +21,7 @@ from lab.check.loader import load_sampler
 from lab.cli.output import UsageError, whole_number
 from lab.core.numbers import NumberInputError, parse_number
 
-DEFAULT_TIME_LIMIT = 300.0  # seconds for the whole run: a hung or very slow sampler is cut off
+DEFAULT_TIME_LIMIT = 300.0  # seconds per case: a hung or very slow sampler is cut off (inconclusive, not failed)
 
 
 def probability_option(name: str):
@@ -55,7 +56,8 @@ def run_check(args) -> int:
     sampler = load_sampler(args.sampler)
     kind = args.kind or sampler_kind(sampler)
     target = PowerTarget(args.tv, args.power, args.false_alarm)
-    progress = sys.stderr.isatty() if args.progress is None else args.progress
+    # a bar in a terminal; elsewhere (CI, a pipe, a log file) a line every few seconds
+    progress = ("bar" if sys.stderr.isatty() else "lines") if args.progress is None else args.progress
     options = dict(
         cases=args.cases.split(",") if args.cases else None,
         target=target,
@@ -73,8 +75,8 @@ def run_check(args) -> int:
         if args.block is not None or args.length is not None:
             raise UsageError("lab check: --block and --length are for block samplers")
         report = check_step(sampler, **options)
-    print(report.json_text() if args.json else report.text())
-    return 0 if report.passed else 1
+    print(report.json_text() if args.json else report.text(traceback=args.traceback))
+    return report.exit_status
 
 
 def register(subparsers) -> None:
@@ -99,7 +101,8 @@ def register(subparsers) -> None:
     chk.add_argument("--max-draws", type=whole_number, metavar="N",
                      help="at most N draws per case (the report states the power that leaves)")
     chk.add_argument("--time-limit", type=seconds, default=DEFAULT_TIME_LIMIT, metavar="SECONDS",
-                     help=f"stop drawing after this long; cut cases fail (default {DEFAULT_TIME_LIMIT:g})")
+                     help="stop a case's draws after this long; a case cut before the stated power is "
+                     f"inconclusive (exit 3) unless something fails it (default {DEFAULT_TIME_LIMIT:g} per case)")
     chk.add_argument("--dtype", choices=DTYPES, default="float64", help="dtype of the p and q arrays (default float64)")
     chk.add_argument("--jobs", type=whole_number, default=min(2, os.cpu_count() or 1),
                      help="cases run side by side in this many processes (default: 2, or 1 on one core)")
@@ -107,7 +110,10 @@ def register(subparsers) -> None:
     chk.add_argument("--length", type=whole_number, metavar="L", help="block samplers: tokens in the law (default 2)")
     chk.add_argument("--json", action="store_true", help="print the whole report as JSON")
     chk.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                     help="a progress bar on stderr (default: when stderr is a terminal)")
+                     help="progress on stderr (default on: a bar in a terminal, else a line every few seconds)")
+    chk.add_argument("--traceback", action="store_true",
+                     help="print the whole traceback of an exception the sampler raised (default: its message and "
+                     "the sampler's own line)")
     chk.set_defaults(run=run_check)
 
 

@@ -120,9 +120,10 @@ class EpsilonFloor(Variant):
         "with p <= q, even to tokens the target never produces."
     )
     one_step_differs = True
+    floor = EPSILON  # an instance may set another (the sampler check sizes the floor it finds)
 
     def inverse_cdf_law(self, p, q, x):
-        return normalized([max(a - b, EPSILON) for a, b in zip(p, q)])
+        return normalized([max(a - b, self.floor) for a, b in zip(p, q)])
 
 
 class ZeroOutRejected(Variant):

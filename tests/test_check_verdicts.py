@@ -1,0 +1,147 @@
+"""``lab check``: three verdicts, the floor named and sized, boundary uniforms, errors that help.
+
+Expectations are derived here by hand: the floored law of bernoulli-residual in closed form, the
+draws a bias needs from scipy's noncentral chi-square directly.
+"""
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from scipy import optimize, stats
+
+import tests.check_samplers as samplers
+from lab.check import PowerTarget, check_step
+from lab.cli import main
+
+COARSE = PowerTarget(tv=0.05)
+
+
+# --- three verdicts ------------------------------------------------------------------------------
+
+
+def test_a_correct_but_slow_sampler_under_a_short_limit_is_inconclusive_with_its_exit_status(capsys):
+    report = check_step(samplers.slow, cases=["bernoulli-residual", "equal-distributions"], time_limit=0.3)
+    assert [c.verdict for c in report.cases] == ["inconclusive", "inconclusive"]  # the limit is per case
+    assert report.verdict == "inconclusive" and report.exit_status == 3 and not report.passed
+    case = report.cases[0]
+    assert 0 < case.data["draws"] < case.data["draws_required"]
+    # how long full power takes at the rate this case measured: draws required / (draws / seconds)
+    rate = case.data["draws"] / case.data["seconds"]
+    assert math.isclose(case.data["seconds_for_full_power"], case.data["draws_required"] / rate, rel_tol=1e-2)
+    assert any("time limit" in r and "take about" in r for r in case.reasons), case.reasons
+    code = main(["check", "tests/check_samplers.py:slow", "--cases", "bernoulli-residual", "--time-limit", "0.3",
+                 "--jobs", "1", "--no-progress"])
+    out, _ = capsys.readouterr()
+    assert code == 3
+    assert "INCONCLUSIVE  bernoulli-residual" in out and "FAIL" not in out and "exit status 3" in out
+
+
+def test_a_fail_found_in_counts_cut_short_is_still_a_fail():
+    # a token of probability 0 drawn before the limit: the verdict is certain, whatever the clock
+    report = check_step(samplers.floored(1e-3, np.float64), cases=["disjoint-support"], max_draws=3000)
+    (case,) = report.cases
+    assert case.verdict == "fail" and case.data["certain"]
+    assert "power" not in case.summary_line()  # no draw count changes a certain fail
+
+
+def test_progress_lines_go_to_stderr_when_it_is_not_a_terminal(monkeypatch, capsys):
+    monkeypatch.setattr("lab.check.progress.LINE_EVERY", 0.05)
+    code = main(["check", "tests/check_samplers.py:slow", "--cases", "bernoulli-residual", "--time-limit", "0.4",
+                 "--jobs", "1"])
+    _, err = capsys.readouterr()
+    lines = err.splitlines()
+    assert code == 3 and len(lines) >= 3, err
+    assert all(line.startswith("lab check: ") for line in lines) and "case bernoulli-residual" in lines[0]
+
+
+# --- the floor, named and sized --------------------------------------------------------------------
+
+
+def draws_to_show(chi2: float, df: int, target: PowerTarget) -> float:
+    critical = stats.chi2.isf(target.false_alarm, df)
+    lam = optimize.brentq(lambda x: stats.ncx2.sf(critical, df, x) - target.power, 1e-6, 1e7)
+    return lam / chi2
+
+
+@pytest.mark.parametrize("floor", [float(np.finfo(np.float32).tiny), 1e-3])
+def test_a_floor_is_named_as_a_floor_with_its_exact_bias(floor):
+    # bernoulli-residual: p = (1/10, 3/5, 3/10), q = (1/2, 3/10, 1/5): excess (0, 3/10, 1/10), Z = 2/5.
+    # Floored, r_f = (f, 3/10, 1/10) / (Z + f): the output law gains Z f / (Z + f) on A and loses
+    # (3/10) f / (Z + f) on B and (1/10) f / (Z + f) on C; TV = Z f / (Z + f).
+    sampler = samplers.floored(floor, np.float64)
+    (case,) = check_step(sampler, cases=["bernoulli-residual"], target=COARSE).cases
+    assert case.verdict == "fail"
+    found = case.data["epsilon_floor"]
+    f = Fraction(floor)
+    assert math.isclose(found["floor"], floor, rel_tol=1e-12)
+    z = Fraction(2, 5)
+    assert math.isclose(found["bias_tv"], float(z * f / (z + f)), rel_tol=1e-9)
+    gain = [z * f / (z + f), -Fraction(3, 10) * f / (z + f), -Fraction(1, 10) * f / (z + f)]
+    chi2 = float(sum(d * d / p for d, p in zip(gain, (Fraction(1, 10), Fraction(3, 5), Fraction(3, 10)))))
+    assert math.isclose(found["draws_to_show_it"], draws_to_show(chi2, 2, COARSE), rel_tol=1e-4)
+    assert case.data["residual_matches"] == ["epsilon-floor"]
+    assert any("an epsilon floor of" in r and "exact, from the lab's core" in r for r in case.reasons)
+    if floor < 1e-30:
+        assert any("finfo(float32).tiny" in r for r in case.reasons)
+
+
+def test_a_float32_floor_on_every_token_is_named_in_the_sweep_and_forming_r_at_z_0_is_a_note():
+    report = check_step(samplers.tiny_floor, cases=["residual-float64"])
+    (sweep,) = report.cases
+    assert not sweep.passed
+    assert any("epsilon floor of 1.18e-38" in r for r in sweep.reasons), sweep.reasons
+    assert not any("Z = 0" in r for r in sweep.reasons)  # formed but never used at Z = 0: not a failure
+    assert any("formed although Z = 0" in n for n in sweep.notes), sweep.notes
+
+
+def test_a_floor_reaching_tokens_of_probability_0_is_sized_by_one_draw_there():
+    # partial-zeros: p = (1/2, 0, 1/4, 1/4), q = (1/4, 1/4, 1/2, 0): excess (1/4, 0, 0, 1/4), Z = 1/2.
+    # Floored at f, B gets Z f / (Z + 2f) (C the same); one draw on B fails: N = log(0.01) / log(1 - mass).
+    (case,) = check_step(samplers.floored(1e-3, np.float64), cases=["partial-zeros"], target=COARSE).cases
+    f, z = Fraction(1, 1000), Fraction(1, 2)
+    mass = float(z * f / (z + 2 * f))
+    found = case.data["epsilon_floor"]
+    assert math.isclose(found["mass_on_tokens_of_probability_0"], mass, rel_tol=1e-9)
+    assert math.isclose(found["draws_to_show_it"], math.log(0.01) / math.log1p(-mass), rel_tol=1e-9)
+
+
+# --- boundary uniforms -----------------------------------------------------------------------------
+
+
+def test_boundary_uniforms_catch_keeping_a_token_of_probability_0_on_u_le_p_over_q():
+    report = check_step(samplers.keeps_on_less_or_equal, target=COARSE,
+                        cases=["disjoint-support", "processed-target", "bernoulli-residual"])
+    disjoint, processed, other = report.cases
+    # disjoint-support: q's first token C has p = 0; at u = 0 the draft is C and 0 <= 0/q keeps it
+    assert disjoint.verdict == "fail" and disjoint.data["certain"]
+    (reason,) = [r for r in disjoint.reasons if r.startswith("boundary uniforms")]
+    assert "C (q = 0.25)" in reason and "u <= p/q" in reason and "u < p/q" in reason
+    assert processed.verdict == "fail"  # at u just below 1 the draft is t31 (p = 0), then u = 0 keeps it
+    assert other.passed  # no token of probability 0 there: the same sampler is right
+    assert disjoint.data["test"]["p_value"] > 1e-6  # no draw count shows it: the counts pass
+
+
+def test_the_correct_sampler_passes_the_boundary_uniforms():
+    from tests.test_check import load_example
+
+    correct = load_example("correct_numpy")
+    (case,) = check_step(correct.step, cases=["disjoint-support"], target=COARSE).cases
+    assert case.passed and case.data["boundary_uniforms"]["applied"]
+    assert {row["token"] for row in case.data["boundary_uniforms"]["calls"]} <= {"A", "B"}
+
+
+# --- errors that help --------------------------------------------------------------------------------
+
+
+def test_an_exception_names_the_samplers_own_line_and_traceback_prints_the_whole(capsys):
+    (case, _) = check_step(samplers.raises_at_zero, cases=["equal-distributions", "bernoulli-residual"],
+                           target=COARSE).cases
+    place = case.data["numerics"]["exception_place"]
+    assert place.startswith("at tests/check_samplers.py:") and "in raises_at_zero: scale = 1.0 / z" in place
+    assert "power" not in case.summary_line()
+    code = main(["check", "tests/check_samplers.py:raises_at_zero", "--cases", "equal-distributions", "--jobs", "1",
+                 "--traceback"])
+    out, _ = capsys.readouterr()
+    assert code == 1 and "Traceback (most recent call last)" in out and "ZeroDivisionError" in out
