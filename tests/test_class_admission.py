@@ -248,3 +248,43 @@ def test_names_with_joiners_are_accepted_and_overrides_refused():
     for bad in ("Ann\u202e", "\u2066Ann", "Ann\u0007", "Ann\u200b", "\u200dAnn", "Ann\u200c"):
         with pytest.raises(ClassroomError, match="control character"):
             store.check_name(bad)
+
+
+# --- the dashboard and the student's page (AppTest) ---------------------------------------------------------------
+
+
+@pytest.fixture
+def data(tmp_path, monkeypatch):
+    from lab.classroom.db import make_engine
+
+    monkeypatch.setenv("RESIDUAL_LAB_DATA", str(tmp_path))
+    monkeypatch.delenv("RESIDUAL_LAB_DATABASE_URL", raising=False)
+    engine = make_engine(f"sqlite:///{tmp_path / 'classroom.db'}")
+    yield engine
+    engine.dispose()
+
+
+def test_the_dashboard_locks_sets_the_size_and_lets_the_waiting_in(data):
+    from pagetest import open_linked_page
+
+    page = "lab/views/classroom.py"
+    new = start(data)
+    at = open_linked_page(page, {"code": new.code, "teacher": new.teacher_token})
+    at.button(key="cls_lock_joins").click().run()
+    assert not at.exception and store.check_teacher(data, new.code, new.teacher_token).joins_locked
+    at.button(key="cls_open_joins").click().run()
+    at.number_input(key="cls_expected_size").set_value(1)
+    at.button(key="FormSubmitter:cls_size_form-Set the expected size").click().run()
+    assert store.check_teacher(data, new.code, new.teacher_token).expected_size == 1
+    store.join_class(data, new.code, "Ann")
+    bob = store.join_class(data, new.code, "Bob")
+    assert bob.waiting
+    student = open_linked_page(page, {"code": new.code, "student": bob.student_token})
+    assert any("waiting to be let in" in i.value for i in student.info) and not student.exception
+    at.run()
+    assert any("Asking to join (1)" in m.value for m in at.markdown)
+    at.button(key=f"cls_admit_{board(data, new).waiting[0].id}").click().run()
+    assert [s.name for s in board(data, new).students] == ["Ann", "Bob"]
+    student.run()
+    assert not any("waiting to be let in" in i.value for i in student.info)
+    assert student.number_input(key="cls_pred_1_0") is not None

@@ -41,6 +41,7 @@ from lab.teaching.exercises import (
     worked_solution,
 )
 from lab.views.accessibility import announce, section, subsection, title
+from lab.views.class_admission import admission_panel, remove_by_rule
 from lab.views.class_question import draw_answer, draw_question
 from lab.views.class_results import change_text, pattern_text, results_chart
 from lab.views.classroom_db import browser_key, class_version, client_address, engine
@@ -411,14 +412,8 @@ def student_list(board: store.Dashboard, hide: bool, actions: bool) -> None:
         answered.text("submitted" if student.submitted else "waiting")
         if actions:
             teacher_button(remove, "Remove", f"cls_remove_{student.id}", store.remove_student, student.id)
-    waiting = board.joined - board.submitted
-    if actions and board.activity is not None and waiting:
-        with st.popover(f"Remove everyone who has not submitted ({waiting})"):
-            st.write(
-                f"Removes the {waiting} students who have not answered this activity: their links stop working "
-                "and their browsers cannot join again until you let them back in below."
-            )
-            teacher_button(st, "Remove them now", "cls_remove_waiting", store.remove_not_submitted)
+    if actions and board.joined:
+        remove_by_rule(board, board.klass.code, the_desk().token, engine(), hide, teacher_button)
     if board.removed:
         st.markdown(f"**Removed ({len(board.removed)})**: their answers stay in the CSV, marked removed.")
         for i, student in enumerate(board.removed, start=1):
@@ -508,6 +503,8 @@ def live_dashboard(code: str, token: str, actions: bool = True) -> None:
         predict_results(board, presenting)
     else:
         assignment_results(board.assignment, hide)
+    if actions:
+        admission_panel(board, hide, teacher_button, _teacher_action)
     student_list(board, hide, actions)
 
 
@@ -853,6 +850,11 @@ def read_student_state(code: str, token: str) -> tuple[store.StudentState | None
     session has none for this student), and whether the database is down. A refused link is drawn here."""
     try:
         state = store.student_state(engine(), code, token)
+    except store.Waiting as exc:
+        st.info(markdown_escape(exc))
+        announce(LIVE, str(exc))
+        st.fragment(run_every=RETRY_EVERY_S)(wait_to_be_let_in)(code, token)
+        return None, False
     except store.ClassroomError as exc:
         st.error(markdown_escape(exc))
         st.page_link(URL_PATH_PAGE, label="Join a class")
@@ -871,6 +873,20 @@ def read_student_state(code: str, token: str) -> tuple[store.StudentState | None
         return state, True
     st.session_state["cls_last_state"], st.session_state["cls_last_token"] = state, token
     return state, False
+
+
+def wait_to_be_let_in(code: str, token: str) -> None:
+    """A student waiting for the teacher's approval: redraw the whole page once they are in (or refused)."""
+    try:
+        store.student_state(engine(), code, token)
+    except store.Waiting:
+        return
+    except Exception as exc:
+        if not (isinstance(exc, store.ClassroomError) or database_down(exc)):
+            raise
+        if not isinstance(exc, store.ClassroomError):
+            return
+    st.rerun()
 
 
 def student_page(code: str, token: str) -> None:
