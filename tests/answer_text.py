@@ -168,6 +168,8 @@ def apptest_text(at) -> str:
             if getattr(node, "type", "") == "plotly_chart" or proto.DESCRIPTOR.name == "PlotlyChart":
                 out.append(proto.alt)
                 out.append(json.dumps(_drawn(json.loads(proto.spec)), ensure_ascii=False))
+            elif proto.DESCRIPTOR.name == "BidiComponent":  # a component: its data, not its code (the same everywhere)
+                out.append(proto.component_name + "\n" + proto.json)
             else:
                 out.append(MessageToString(proto, as_utf8=True))
 

@@ -112,6 +112,17 @@ def chart_traces(at: AppTest) -> dict[str, dict]:
     return merged
 
 
+def predictors(at: AppTest) -> dict[str, dict]:
+    """Every bar predictor (lab/views/bar_predictor.py) on the page: {key: the data it was drawn with (labels,
+    values, ...)}."""
+    found = {}
+    for element in at.get("bidi_component"):
+        if element.proto.component_name == "residual_lab.bar_predictor":
+            data = json.loads(element.proto.json)
+            found[data["key"]] = data
+    return found
+
+
 def open_expander(at: AppTest, key: str) -> AppTest:
     """Open the expander with ``key`` (one that draws its contents only while open), as a click does: a rerun."""
     at.session_state[key] = True

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from answer_text import ANSWERS, NO_REJECTION, apptest_text, leaks, states
-from pagetest import open_default_page, open_linked_page
+from pagetest import open_default_page, open_linked_page, predictors
 
 
 def explanation_of(name: str) -> str:
@@ -166,6 +166,7 @@ def test_the_worked_example_names_its_bars_r_b_and_r_c_and_explains_lab_success_
     reveal(at)
     chart = json.loads(at.get("plotly_chart")[0].proto.spec)
     assert {tuple(trace["x"]) for trace in chart["data"]} == {("r(B)", "r(C)")}
+    assert predictors(at)["bl_bars"]["labels"] == ["r(B)", "r(C)"]  # the bars the student draws, too
     at.number_input(key="bl_p").set_value(0.7).run()
-    chart = json.loads(at.get("plotly_chart")[0].proto.spec)
-    assert {tuple(trace["x"]) for trace in chart["data"]} == {("B", "C")}
+    assert not at.get("plotly_chart")  # hidden again; the drawn bars are the outcomes B and C
+    assert predictors(at)["bl_bars"]["labels"] == ["B", "C"]

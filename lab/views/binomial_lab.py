@@ -24,6 +24,7 @@ from lab.teaching.worked_example import (
     prediction_labels,
 )
 from lab.views.accessibility import announce, section, title
+from lab.views.bar_predictor import bar_predictor
 from lab.views.common import chart, figure
 from lab.views.page_state import (
     drawn_outside,
@@ -34,7 +35,7 @@ from lab.views.page_state import (
     sync_query_params,
     whole_page,
 )
-from lab.views.presentation import url_reveal_allowed
+from lab.views.presentation import is_presenting, url_reveal_allowed
 
 CONTROL_WIDTH = 150  # px: lab success p and n side by side, also on a phone; Reset and Reveal follow
 PREDICTION_WIDTH = 140  # px: two boxes a row beside the chart and on a phone, with room for the -/+ steppers
@@ -114,17 +115,15 @@ def lab_controls() -> None:
     bars()
 
 
-def prediction_inputs(model: BinomialLabModel, count: int) -> None:
-    section("Your prediction")
+def prediction_inputs(model: BinomialLabModel) -> None:
+    """The typed boxes, for exact values; bound to the same state as the bars (the predictor writes into them)."""
+    st.markdown("**Exact values**")
     with st.container(horizontal=True, gap="small"):  # one wrapping row of fixed-width boxes
         for k, name in enumerate(prediction_labels(model.n)):
-            st.session_state.setdefault(f"bl_pred_{k}", 0.0)
             st.number_input(
                 name, min_value=0.0, max_value=1.0, step=0.01, format="%.2f", key=f"bl_pred_{k}",
                 width=PREDICTION_WIDTH,
             )
-    model.set_predictions([st.session_state[f"bl_pred_{k}"] for k in range(count)])
-    st.caption(f"Your bars add up to {with_decimal(sum(to_fraction(v) for v in model.preds))}.")
 
 
 def bars_chart(model: BinomialLabModel, labels, exact) -> None:
@@ -174,18 +173,27 @@ def revealed_values(model: BinomialLabModel, result, labels, exact) -> str:
 
 @st.fragment
 def bars() -> None:
-    """Your prediction beside the bars, and what Reveal shows: a fragment inside the controls' fragment, since the
-    predicted bars are what a student moves most."""
+    """Your prediction: the bars you draw and the boxes for exact values, then what Reveal shows. A fragment inside
+    the controls' fragment, since the predicted bars are what a student moves most."""
     model = the_model()
     for key, value in prediction_widgets(model).items():
+        st.session_state.setdefault(key, value)
         keep_valid(key, read_probability, value)
     result = lab_result(model.lab_p, model.n)
     labels = bar_names(model.lab_p, model.n)  # r(B), r(C) at the worked example
     exact = display_values(result)
+    boxes = list(prediction_widgets(model))
+    model.set_predictions([st.session_state[key] for key in boxes])
+    section("Your prediction")
     left, right = st.columns([3, 2], gap="large")
-    with right:
-        prediction_inputs(model, len(labels))
     with left:
+        # the bars' names as the boxes say them (P(3), not 3); r(B), r(C) at the worked example
+        names = [name.removeprefix("Predict ") for name in prediction_labels(model.n)]
+        bar_predictor("bl_bars", names if labels == outcome_labels(model.n) else labels, model.preds, boxes,
+                      large=is_presenting())
+    with right:
+        prediction_inputs(model)
+    if model.is_revealed:  # the exact bars beside yours, only after Reveal
         bars_chart(model, labels, exact)
     announce("bl-reveal", revealed_values(model, result, labels, exact) if model.is_revealed else "")
     follow_the_guide(model)

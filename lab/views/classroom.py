@@ -41,6 +41,7 @@ from lab.teaching.exercises import (
     worked_solution,
 )
 from lab.views.accessibility import announce, section, subsection, title
+from lab.views.bar_predictor import bar_predictor
 from lab.views.class_admission import admission_panel, remove_by_rule
 from lab.views.class_question import draw_answer, draw_question
 from lab.views.class_results import change_text, pattern_text, results_chart
@@ -721,6 +722,24 @@ def prediction_form(state: store.StudentState, code: str, token: str) -> None:
             "Submit", type="primary", disabled=frozen, on_click=_submit_prediction, args=submit_args
         )
     submitted_without_callback(pressed, _submit_prediction, *submit_args)
+    if pressed:
+        st.rerun()  # saved in this fragment's run: the page shows what the database now holds
+
+
+@st.fragment
+def prediction_panel(state: store.StudentState, code: str, token: str) -> None:
+    """The bars the student draws above the boxes they are bound to: a release reruns this part only (no database
+    read); Submit saves the boxes and redraws the page."""
+    activity = state.activity
+    bars = [field for field in activity.spec.fields if field != "Z"]
+    boxes = [f"{prediction_key(activity)}_{i}" for i in range(len(bars))]
+    start = state.prediction or state.earlier or ()
+    values = [st.session_state.get(box, start[i] if i < len(start) else None) for i, box in enumerate(boxes)]
+    bar_predictor(
+        f"cls_bars_{activity.id}", bars, [float(v) if v is not None else 0.0 for v in values], boxes,
+        large=is_presenting(), disabled=activity.locked or not state.open,
+    )
+    prediction_form(state, code, token)
 
 
 def revealed_prediction(state: store.StudentState) -> str:
@@ -761,7 +780,7 @@ def predict_student(state: store.StudentState, code: str, token: str) -> tuple[s
     saved = state.prediction
     if activity.round > 1:
         vote_again_note(activity, state)
-    prediction_form(state, code, token)
+    prediction_panel(state, code, token)
     feedback = st.session_state.pop("cls_feedback", None)
     said = refused = ""
     if feedback:

@@ -18,6 +18,7 @@ import streamlit as st
 
 from lab.classroom.secret import SecretError, server_secret
 from lab.core.formatting import fraction_text, markdown_escape, markdown_table, with_decimal
+from lab.models.bars import BAR_STEP
 from lab.models.exercises import TABS, ExercisesModel, Sheet
 from lab.teaching.exercises import (
     HINT_STEPS,
@@ -27,7 +28,6 @@ from lab.teaching.exercises import (
     MAX_SEED,
     MIN_COUNT,
     MIN_SEED,
-    PREDICT_STEP,
     Attempt,
     ExerciseInputError,
     Problem,
@@ -48,6 +48,7 @@ from lab.teaching.exports import (
 )
 from lab.views import study_resume
 from lab.views.accessibility import announce, section, title
+from lab.views.bar_predictor import bar_predictor
 from lab.views.common import chart, figure
 from lab.views.once_per_server import assignment_downloads, pq_table, qr_image, shared_assignment
 from lab.views.page_state import kept_in_session, refuse_link_values, show_link_warnings
@@ -306,19 +307,18 @@ def bars_exercise(sheet: Sheet, exercise) -> None:
                 ],
             ),
         )
+        # the bars you draw, bound to the sliders below (a release moves the sliders; a slider moves its bar)
+        keys = [_bar_key(sheet, exercise.number, token) for token in exercise.p.tokens]
+        bar_predictor(
+            f"exq_bars_{sheet.key}_{exercise.number}", [f"r({t})" for t in exercise.p.tokens],
+            _current_bars(sheet, exercise), keys, large=sheet.presenting, sum_note=" (a residual always sums to 1).",
+        )
         # one row of sliders sharing its width, wrapping on a phone (one layout block, not one per token)
         with st.container(horizontal=True):
-            for token in exercise.p.tokens:
+            for token, key in zip(exercise.p.tokens, keys):
                 # no value: it starts at 0 (min_value), and a value carried over from a closed tab is no conflict
-                st.slider(
-                    f"Predict r({token})",
-                    0.0,
-                    1.0,
-                    step=float(PREDICT_STEP),
-                    key=_bar_key(sheet, exercise.number, token),
-                )
+                st.slider(f"Predict r({token})", 0.0, 1.0, step=float(BAR_STEP), key=key)
         current = _current_bars(sheet, exercise)
-        st.caption(f"Your bars add up to {sum(current):.2f} (a residual always sums to 1).")
         st.button(
             "Check",
             key=f"exq_check_bars_{sheet.key}_{exercise.number}",

@@ -24,9 +24,10 @@ from lab.models.explorer import (
     slider_value,
 )
 from lab.views.accessibility import announce, section, title
+from lab.views.bar_predictor import bar_predictor
 from lab.views.common import chart, figure
 from lab.views.page_state import keep_valid, load_once, push_to_widgets, sync_query_params
-from lab.views.presentation import url_reveal_allowed
+from lab.views.presentation import is_presenting, url_reveal_allowed
 
 session = st.session_state  # this browser session's state
 
@@ -232,6 +233,13 @@ def prediction_panel(tokens: tuple[str, ...]) -> None:
     model = session["ex_model"]
     revealed = model.is_revealed
     section("Your prediction")
+    # a slider's value is checked like a link's (a crafted message could send text): a refused one keeps the last
+    preds = [slider_value(session[f"ex_r_{i}"], old) for i, old in enumerate(model.preds[: len(tokens)])]
+    # the bars you draw, bound to the sliders below (a release moves the sliders; a slider moves its bar)
+    bar_predictor(
+        "ex_bars", [f"r({t})" for t in tokens], preds, [f"ex_r_{i}" for i in range(len(tokens))],
+        large=is_presenting(), sum_note=" (it should add up to 1).",
+    )
     # even rows: the sliders in a grid of equal columns (three a row for three tokens, two for four; a phone
     # stacks them one a row), never a wrapped row of two over one
     per_row = slider_columns(len(tokens))
@@ -240,10 +248,7 @@ def prediction_panel(tokens: tuple[str, ...]) -> None:
         for cell, i in zip(cells, range(start, min(start + per_row, len(tokens)))):
             label = f"Predict r({markdown_escape(tokens[i])})"
             cell.slider(label, 0.0, 1.0, step=0.01, key=f"ex_r_{i}", format="%.2f")
-    # a slider's value is checked like a link's (a crafted message could send text): a refused one keeps the last
     preds = [slider_value(session[f"ex_r_{i}"], old) for i, old in enumerate(model.preds[: len(tokens)])]
-    total = with_decimal(sum(to_fraction(v) for v in preds))
-    st.caption(f"Your r adds up to {total} (it should add up to 1). Arrow keys move a slider.")
     # Z and Reveal in one row: the answer below stays on a laptop's screen
     with st.container(horizontal=True, vertical_alignment="bottom"):
         st.slider("Predict Z", 0.0, 1.0, step=0.01, key="ex_z", format="%.2f", help="The rejection probability")
