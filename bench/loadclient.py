@@ -37,6 +37,8 @@ from streamlit.proto.Slider_pb2 import Slider
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
 FINISHED = ForwardMsg.ScriptFinishedStatus
+# a custom component's triggers travel as one widget of their own, named after the component (Streamlit 1.67)
+TRIGGER_ID = "$$STREAMLIT_INTERNAL_KEY_{}__events"
 DONE_STATUSES = {FINISHED.FINISHED_SUCCESSFULLY, FINISHED.FINISHED_FRAGMENT_RUN_SUCCESSFULLY}
 
 # The pages a student opens in class: url path (the default page is served at "/") and the numeric
@@ -106,6 +108,8 @@ class Student:
     values: dict[str, float] = field(default_factory=dict)  # each widget's value as the browser shows it, by id
     cached: dict[str, ForwardMsg] = field(default_factory=dict)
     exceptions: list[str] = field(default_factory=list)
+    components: dict[str, tuple[str, str, str]] = field(default_factory=dict)  # key -> (id, fragment id, data JSON)
+    alerts: list[str] = field(default_factory=list)  # the texts of the last run's error, warning and info boxes
     reconnects: int = 0
     reconnected_at: float = 0.0  # time.monotonic() of the last reconnection's first finished run
     page_not_found: bool = False
@@ -239,6 +243,26 @@ class Student:
         self.sent_states[widget.id] = state
         return await self._run(fragment_id=widget.fragment_id)
 
+    async def send_component(self, key: str, event: str, value=None, *, raw: str | None = None, state: bool = False):
+        """What a custom component (``st.components.v2``) with ``key`` sends: a trigger ``event`` with ``value``
+        (JSON), as its JavaScript's ``setTriggerValue`` does; ``raw``: the JSON text as sent, whatever it holds;
+        ``state``: a forged state of the component itself instead of a trigger. Times the rerun."""
+        import json
+
+        component_id, fragment_id, _data = self.components[key]
+        text = raw if raw is not None else json.dumps({event: value} if state else [{"event": event, "value": value}])
+        message = WidgetState(id=component_id if state else TRIGGER_ID.format(component_id))
+        if state:
+            message.json_value = text
+        else:
+            message.json_trigger_value = text
+        self.sent_states[message.id] = message
+        try:
+            return await self._run(fragment_id=fragment_id)
+        finally:
+            if not state:  # a trigger is sent once: the browser does not send it again with the next run
+                self.sent_states.pop(message.id, None)
+
     async def _run(self, fragment_id: str) -> RunResult:
         start = time.perf_counter()
         try:
@@ -298,6 +322,7 @@ class Student:
                 self.page_script_hash = msg.navigation.page_script_hash
             elif kind == "new_session":  # a full run starts: the page's widgets are drawn again
                 self.widgets.clear()
+                self.alerts.clear()
                 if msg.new_session.page_script_hash:
                     self.page_script_hash = msg.new_session.page_script_hash
             elif kind == "page_info_changed":
@@ -321,6 +346,13 @@ class Student:
         kind = element.WhichOneof("type")
         if kind == "exception":
             exceptions.append(f"{element.exception.type}: {element.exception.message}")
+        elif kind == "alert":
+            self.alerts.append(element.alert.body)
+        elif kind == "bidi_component":
+            w = element.bidi_component
+            key = user_key(w.id)
+            if key:
+                self.components[key] = (w.id, delta.fragment_id, w.json)
         elif kind == "number_input":
             w = element.number_input
             value = w.value if w.set_value else w.default
