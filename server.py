@@ -1,11 +1,13 @@
-"""What ./run and deploy/serve start: the app (app.py, the pages) plus one small HTTP route through which a
-student's page in a live class asks whether the teacher moved on (lab.views.follow), so that a waiting class
-costs the server a dictionary lookup per page every few seconds instead of a script run. ``streamlit run
-server.py`` takes the same options as ``streamlit run app.py``; app.py alone still runs every page (the class
-page then follows the teacher with a timed fragment)."""
+"""What ./run and deploy/serve start: the app (app.py, the pages) plus two small HTTP routes. Through
+``GET /_class_version`` a student's page in a live class asks whether the teacher moved on (lab.views.follow),
+so that a waiting class costs the server a dictionary lookup per page every few seconds instead of a script run;
+``GET /_ready`` is the readiness check, whether the class database answers (lab.views.readiness;
+``/_stcore/health`` stays the liveness check). ``streamlit run server.py`` takes the same options as
+``streamlit run app.py``; app.py alone still runs every page (the class page then follows the teacher with a
+timed fragment)."""
 
 import streamlit as st
 
-from lab.views.follow import routes
+from lab.views import follow, readiness
 
-app = st.App("app.py", routes=routes())
+app = st.App("app.py", routes=follow.routes() + readiness.routes())

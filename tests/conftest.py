@@ -75,6 +75,12 @@ class OwnPostgres:
     def resume(self) -> None:
         self._run("resume")
 
+    def freeze(self) -> None:  # SIGSTOP: connections stay open and nothing answers
+        self._run("freeze")
+
+    def thaw(self) -> None:
+        self._run("thaw")
+
     def stop(self) -> None:
         self._run("stop")
 

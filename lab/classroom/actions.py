@@ -15,6 +15,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from lab.classroom import store
 from lab.classroom.activities import ASSIGNMENT, PREDICT
+from lab.classroom.gate import NotAnswering, bounded
 
 Result = TypeVar("Result")
 
@@ -25,6 +26,18 @@ DATABASE_DOWN = (
 TEACHER_DOWN = (
     "The class database cannot be reached right now: nothing you press is saved until it is back. This page "
     "tries again by itself every few seconds and carries on when the database answers."
+)
+NOT_ANSWERING = (
+    "The class database is not answering, so nothing was saved. What you typed stays on this page; it tries "
+    "again by itself every few seconds and carries on when the database answers."
+)
+PENDING = (
+    "The class database is not answering: what you just sent waits for it (it is not saved yet). This page says "
+    "whether it was saved as soon as the database answers; send nothing again meanwhile."
+)
+MAYBE_SAVED = (
+    "The class database is not answering: what you just sent may still be saved when it answers. Look at the "
+    "page once it is back before sending it again."
 )
 PREDICT_LABEL = "Predict the bars"  # the dashboard's choice of activity that opens a prediction
 
@@ -39,13 +52,32 @@ def clock(ts: float | None) -> str:
     return "" if ts is None else datetime.fromtimestamp(ts).strftime("%H:%M:%S")
 
 
-def attempt(call: Callable[[], Result], down: str) -> tuple[Result | None, str]:
-    """Run one store call: (its result, ""), or (None, the refusal to show), where a database outage says
-    ``down``. Any other exception is a bug and propagates."""
+def down_words(exc: BaseException, down: str) -> str:
+    """What an outage ``exc`` means for the user: ``down`` (cannot be reached), or, when the database did not
+    answer in time (lab.classroom.gate), the same sentence saying so."""
+    if isinstance(exc, NotAnswering):
+        return NOT_ANSWERING if down == DATABASE_DOWN else down.replace("cannot be reached", "is not answering")
+    return down
+
+
+def attempt(
+    call: Callable[[], Result], down: str, on_pending: Callable | None = None
+) -> tuple[Result | None, str]:
+    """Run one store call with a bounded wait (lab.classroom.gate): (its result, ""), or (None, the refusal to
+    show), where a database outage says ``down``. A call the database did not answer in time but that had
+    started is handed to ``on_pending`` (a future: it completes or fails once, when the database answers) and
+    the page says PENDING. Any other exception is a bug and propagates."""
     try:
-        return call(), ""
+        return bounded(call), ""
     except store.ClassroomError as exc:
         return None, str(exc)
+    except NotAnswering as exc:
+        if exc.pending is not None:
+            if on_pending is None:
+                return None, MAYBE_SAVED
+            on_pending(exc.pending)
+            return None, PENDING
+        return None, down_words(exc, down)
     except Exception as exc:
         if not database_down(exc):
             raise
@@ -92,10 +124,10 @@ class TeacherDesk:
     code: str
     token: str
 
-    def act(self, db: Engine, action: Callable, *args) -> str:
+    def act(self, db: Engine, action: Callable, *args, on_pending: Callable | None = None) -> str:
         """Run a teacher action of lab.classroom.store (``action(db, code, token, *args)``); returns the refusal
-        to show, or ""."""
-        return attempt(lambda: action(db, self.code, self.token, *args), TEACHER_DOWN)[1]
+        to show, or "" (``on_pending``: see attempt)."""
+        return attempt(lambda: action(db, self.code, self.token, *args), TEACHER_DOWN, on_pending)[1]
 
     def open_activity(self, db: Engine, kind_label: str, source: str, seed, level, count) -> str:
         """Open the activity the dashboard's form describes: a prediction of ``source`` for PREDICT_LABEL, else an
@@ -106,19 +138,14 @@ class TeacherDesk:
 
     def new_teacher_link(self, db: Engine) -> str:
         """Replace the teacher token (this desk then holds the new one); returns the refusal to show, or ""."""
-        try:
-            self.token = store.new_teacher_link(db, self.code, self.token)
-        except store.ClassroomError as exc:
-            return str(exc)
-        return ""
+        token, refusal = attempt(lambda: store.new_teacher_link(db, self.code, self.token), TEACHER_DOWN)
+        if token is not None:
+            self.token = token
+        return refusal
 
     def set_join_address(self, db: Engine, address: str) -> str:
         """Keep the address students can reach with the class; returns the refusal to show, or ""."""
-        try:
-            store.set_join_address(db, self.code, self.token, address)
-        except store.ClassroomError as exc:
-            return str(exc)
-        return ""
+        return attempt(lambda: store.set_join_address(db, self.code, self.token, address), TEACHER_DOWN)[1]
 
 
 @dataclass(frozen=True)
@@ -136,8 +163,11 @@ class StudentSeat:
     code: str
     token: str
 
-    def submit_prediction(self, db: Engine, activity_id: int, fields, values, round_number: int) -> Feedback:
-        """Save the prediction boxes' ``values`` (None: left empty) for the round the page showed."""
+    def submit_prediction(
+        self, db: Engine, activity_id: int, fields, values, round_number: int, on_pending: Callable | None = None
+    ) -> Feedback:
+        """Save the prediction boxes' ``values`` (None: left empty) for the round the page showed (``on_pending``:
+        see attempt)."""
         missing = [field for field, value in zip(fields, values) if value is None]
         if missing:
             return Feedback("warning", f"Type a value for {', '.join(missing)} first.")
@@ -146,21 +176,26 @@ class StudentSeat:
                 db, self.code, self.token, activity_id, [f"{v:.4f}" for v in values], round_number=round_number
             ),
             DATABASE_DOWN,
+            on_pending,
         )
         if saved is None:
-            return Feedback("error", refusal)
+            return Feedback("warning" if refusal == PENDING else "error", refusal)
         return Feedback(
             "success", f"Saved at {clock(saved.updated_at)}. You can change it until your teacher locks the activity."
         )
 
-    def submit_answer(self, db: Engine, activity_id: int, number: int, answer: str) -> Feedback:
+    def submit_answer(
+        self, db: Engine, activity_id: int, number: int, answer: str, on_pending: Callable | None = None
+    ) -> Feedback:
         """Check and save the answer to problem ``number``: right (success), counted but wrong (error), or not read
-        as an answer and not saved (warning)."""
+        as an answer and not saved (warning); ``on_pending``: see attempt."""
         checked, refusal = attempt(
-            lambda: store.submit_answer(db, self.code, self.token, activity_id, number, answer), DATABASE_DOWN
+            lambda: store.submit_answer(db, self.code, self.token, activity_id, number, answer),
+            DATABASE_DOWN,
+            on_pending,
         )
         if checked is None:
-            return Feedback("error", refusal)
+            return Feedback("warning" if refusal == PENDING else "error", refusal)
         check, _attempt = checked
         kind = "success" if check.correct else ("error" if check.counted else "warning")
         return Feedback(kind, check.message + (" Saved." if check.counted else " Not saved."))

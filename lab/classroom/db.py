@@ -9,6 +9,10 @@ engines on SQLite files and on PostgreSQL. Nothing here imports Streamlit.
   Streamlit) switches to another database, e.g. ``postgresql+psycopg://user@host/db``.
 - SQLite runs in WAL mode with a busy timeout; writes take the write lock at BEGIN (``BEGIN IMMEDIATE``), so
   two writers queue instead of failing halfway.
+- Every wait has a bound (engine_options): connecting (PostgreSQL ``connect_timeout``), a statement and a lock
+  wait on the server (``statement_timeout``, ``lock_timeout``), a connection from the pool (``pool_timeout``), all
+  ``RESIDUAL_LAB_DB_TIMEOUT_S`` (default 3 s); a server that stops answering altogether is bounded by the
+  pages' gate (lab.classroom.gate).
 """
 
 from __future__ import annotations
@@ -35,6 +39,8 @@ from sqlalchemy import (
     text,
 )
 from sqlalchemy.engine import Connection, Engine
+
+from lab.classroom.gate import timeout_s
 
 SCHEMA_VERSION = 4
 DATA_ENV = "RESIDUAL_LAB_DATA"
@@ -312,9 +318,23 @@ def prepare(engine: Engine) -> Engine:
     return engine
 
 
+def engine_options(url: str) -> dict:
+    """create_engine's keyword arguments that bound every wait on the database at timeout_s() seconds."""
+    limit = timeout_s()
+    options: dict = {"pool_timeout": limit}
+    if str(url).startswith("postgresql"):
+        ms = int(limit * 1000)
+        options["connect_args"] = {
+            "connect_timeout": max(1, round(limit)),  # libpq: whole seconds, at least 1
+            "options": f"-c statement_timeout={ms} -c lock_timeout={ms}",
+        }
+    return options
+
+
 def make_engine(url: str | None = None) -> Engine:
-    """An engine for ``url`` (default: :func:`database_url`), prepared."""
-    return prepare(create_engine(url or database_url()))
+    """An engine for ``url`` (default: :func:`database_url`) with bounded waits (engine_options), prepared."""
+    url = url or database_url()
+    return prepare(create_engine(url, **engine_options(url)))
 
 
 def now() -> float:

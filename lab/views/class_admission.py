@@ -15,8 +15,9 @@ WAITING_SHOWN = 50  # rows of the waiting list drawn at once
 PREVIEW_NAMES = 12  # names a bulk rule's preview lists before "and N more"
 
 
-def _set_expected_size(db, code: str, token: str) -> None:
-    store.set_expected_size(db, code, token, st.session_state.get("cls_expected_size") or 0)
+def _set_expected_size(act) -> None:
+    # the box is read here, in the page's callback: the action itself runs on the database's own thread
+    act(store.set_expected_size, st.session_state.get("cls_expected_size") or 0)
 
 
 def _names(labels, hide: bool, word: str) -> str:
@@ -63,7 +64,7 @@ def admission_panel(board: store.Dashboard, hide: bool, button, act) -> None:
                     key="cls_expected_size",
                     help="Once this many are in, each new join waits for you to let it in here.",
                 )
-                st.form_submit_button("Set the expected size", on_click=act, args=(_set_expected_size,))
+                st.form_submit_button("Set the expected size", on_click=_set_expected_size, args=(act,))
         with new_link.popover("New join link", width="stretch"):
             st.markdown(
                 "Replaces the join link and its QR code: the old ones stop admitting at once (a QR code that went "

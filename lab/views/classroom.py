@@ -16,6 +16,7 @@ import streamlit as st
 from lab.classroom import store
 from lab.classroom.actions import (
     DATABASE_DOWN,
+    PENDING,
     PREDICT_LABEL,
     TEACHER_DOWN,
     Feedback,
@@ -23,10 +24,12 @@ from lab.classroom.actions import (
     TeacherDesk,
     clock,
     database_down,
+    down_words,
     join_class,
     start_class,
 )
 from lab.classroom.activities import PREDICT, WORKED_EXAMPLE, scenario_choices
+from lab.classroom.gate import bounded
 from lab.core.formatting import fraction_text, markdown_escape, markdown_table, with_decimal
 from lab.teaching.exercises import (
     DEFAULT_COUNT,
@@ -64,6 +67,7 @@ TEACHER_ERROR = "cls_teacher_error"  # a teacher action's refusal, shown in the 
 OPEN_HEADING = "Open an activity for the class"
 DASHBOARD_EVERY_S = 2.0
 RETRY_EVERY_S = 3.0  # how often a page that lost the class database tries again
+OUTAGE_SHOWN = "cls_outage_shown"  # the page shows an outage banner: redraw it whole once the database is back
 STUDENTS_PER_PAGE = 50  # rows of the dashboard's student list drawn at once
 MAX_QR_LINK = 2000  # characters of a join link a QR code is made for
 
@@ -85,6 +89,51 @@ def go_to(**params) -> None:
 
 def show_feedback(feedback: Feedback) -> None:
     getattr(st, feedback.kind)(markdown_escape(feedback.text))
+
+
+PENDING_KEY = "cls_pending"  # (what was sent, when, its future): a call the database did not answer in time
+
+
+def keep_pending(what: str):
+    """An ``on_pending`` for lab.classroom.actions: keep the call in this session, so the page says once what
+    became of it (pending_outcome)."""
+
+    def keep(future) -> None:
+        st.session_state[PENDING_KEY] = (what, clock(store.now()), future)
+
+    return keep
+
+
+def still_pending() -> bool:
+    kept = st.session_state.get(PENDING_KEY)
+    return kept is not None and not kept[2].done()
+
+
+def pending_outcome() -> None:
+    """Say, once, what became of a call the database had not answered in time: saved or refused when it
+    answered (by name), or still waiting."""
+    kept = st.session_state.get(PENDING_KEY)
+    if kept is None:
+        return
+    what, sent_at, future = kept
+    if not future.done():
+        st.info(markdown_escape(f"{what} (sent at {sent_at}) is waiting for the class database: not saved yet."))
+        return
+    del st.session_state[PENDING_KEY]
+    try:
+        result = future.result()
+    except store.ClassroomError as exc:
+        st.error(markdown_escape(f"{what} (sent at {sent_at}) was refused when the database answered: {exc}"))
+    except Exception as exc:
+        if not database_down(exc):
+            raise
+        st.error(markdown_escape(f"{what} (sent at {sent_at}) was not saved: the database failed. Send it again."))
+    else:
+        extra = f" {result[0].message}" if isinstance(result, tuple) and hasattr(result[0], "message") else ""
+        st.success(markdown_escape(f"{what} (sent at {sent_at}) was saved when the database answered.{extra}"))
+
+
+WAIT_FOR_PENDING = "What you sent before is still waiting for the class database: nothing new was sent."
 
 
 # --- no class yet: join or start -------------------------------------------------------------------
@@ -178,7 +227,11 @@ def _teacher_action(action, *args, focus: str = "") -> None:
     ("activity": the current activity's heading; "lock": the Lock or Unlock button now in its place)."""
     if focus:
         st.session_state[TEACHER_FOCUS] = focus
-    if refusal := the_desk().act(engine(), action, *args):
+    if still_pending():
+        st.session_state[TEACHER_ERROR] = WAIT_FOR_PENDING
+        return
+    label = getattr(action, "__name__", "action").strip("_").replace("_", " ").capitalize()
+    if refusal := the_desk().act(engine(), action, *args, on_pending=keep_pending(f"{label}")):
         st.session_state[TEACHER_ERROR] = refusal
 
 
@@ -483,15 +536,20 @@ def assignment_results(summary, hide: bool) -> None:
 def live_dashboard(code: str, token: str, actions: bool = True) -> None:
     """Redrawn every DASHBOARD_EVERY_S seconds: one aggregate query per refresh."""
     try:
-        board = store.dashboard(engine(), code, token)
+        db = engine()
+        board = bounded(lambda: store.dashboard(db, code, token))
     except store.ClassroomError as exc:
         st.error(markdown_escape(exc))
         return
     except Exception as exc:
         if not database_down(exc):
             raise
-        st.warning(markdown_escape(TEACHER_DOWN))
+        st.warning(markdown_escape(down_words(exc, TEACHER_DOWN)))
         return
+    if st.session_state.pop(OUTAGE_SHOWN, False) or (
+        PENDING_KEY in st.session_state and st.session_state[PENDING_KEY][2].done()
+    ):
+        st.rerun()  # the database is back: the whole page again, without the outage banner, with the outcome
     presenting = is_presenting()
     hide = presenting or st.session_state.get("cls_hide_names", False)
     actions = actions and not presenting  # no Remove or Let back in on a projected screen
@@ -513,10 +571,14 @@ def wait_for_database() -> None:
     """On a page that could not read the class database: try again every RETRY_EVERY_S and redraw the whole
     page once it answers (what the student typed stays: the page is drawn again with the same widgets)."""
 
+    def probe(db) -> None:
+        with db.connect() as conn:
+            conn.exec_driver_sql("SELECT 1")
+
     def retry() -> None:
         try:
-            with engine().connect() as conn:
-                conn.exec_driver_sql("SELECT 1")
+            db = engine()
+            bounded(lambda: probe(db))
         except Exception as exc:
             if not database_down(exc):
                 raise
@@ -535,7 +597,8 @@ def database_lost(message: str) -> None:
 
 def _results_csv(code: str, token: str) -> str:
     try:
-        return store.results_csv(engine(), code, token)
+        db = engine()
+        return bounded(lambda: store.results_csv(db, code, token))
     except Exception as exc:
         if not database_down(exc):
             raise
@@ -575,11 +638,12 @@ def running_dashboard(code: str, token: str, klass: store.ClassRow, class_headin
     if not presenting:
         private_panel(klass, token)
     try:
-        board = store.dashboard(engine(), code, token)
+        db = engine()
+        board = bounded(lambda: store.dashboard(db, code, token))
     except Exception as exc:
         if not database_down(exc):
             raise
-        database_lost(TEACHER_DOWN)
+        database_lost(down_words(exc, TEACHER_DOWN))
         return
     said, activity_heading = activity_controls(board)
     # keyboard focus, once, where the pressed button's result is: the activity's heading after Open or Next
@@ -601,7 +665,8 @@ def running_dashboard(code: str, token: str, klass: store.ClassRow, class_headin
 
 def teacher_page(code: str, token: str) -> None:
     try:
-        klass = store.check_teacher(engine(), code, token)
+        db = engine()
+        klass = bounded(lambda: store.check_teacher(db, code, token))
     except store.ClassroomError as exc:
         st.session_state.pop(TEACHER_STATE, None)
         st.error(markdown_escape(exc))
@@ -611,7 +676,8 @@ def teacher_page(code: str, token: str) -> None:
     except Exception as exc:
         if not database_down(exc):
             raise
-        database_lost(TEACHER_DOWN)
+        pending_outcome()
+        database_lost(down_words(exc, TEACHER_DOWN))
         return
     presenting = is_presenting()
     if presenting:
@@ -622,6 +688,10 @@ def teacher_page(code: str, token: str) -> None:
     refusal = st.container()  # drawn on every run: a refusal shown in it moves no button below (focus stays put)
     if error:
         refusal.error(markdown_escape(error))
+        if error in (TEACHER_DOWN, PENDING) or "not answering" in error:
+            st.session_state[OUTAGE_SHOWN] = True  # live_dashboard redraws the page once the database is back
+    with refusal:
+        pending_outcome()
     if presenting:
         st.markdown("Names are hidden in presentation mode.")
     else:
@@ -670,16 +740,24 @@ def _submit_prediction(
     code: str, token: str, activity_id: int, fields: tuple[str, ...], stem: str, round_number: int
 ) -> None:
     st.session_state["cls_submit_ran"] = True
+    if still_pending():
+        st.session_state["cls_feedback"] = Feedback("warning", WAIT_FOR_PENDING)
+        return
     values = [st.session_state.get(f"{stem}_{i}") for i in range(len(fields))]
     st.session_state["cls_feedback"] = StudentSeat(code, token).submit_prediction(
-        engine(), activity_id, fields, values, round_number
+        engine(), activity_id, fields, values, round_number, keep_pending("Your prediction")
     )
 
 
 def _submit_answer(code: str, token: str, activity_id: int, number: int) -> None:
     st.session_state["cls_submit_ran"] = True
+    if still_pending():
+        st.session_state[f"cls_fb_{number}"] = Feedback("warning", WAIT_FOR_PENDING)
+        return
     typed = st.session_state.get(f"cls_ans_{activity_id}_{number}") or ""
-    st.session_state[f"cls_fb_{number}"] = StudentSeat(code, token).submit_answer(engine(), activity_id, number, typed)
+    st.session_state[f"cls_fb_{number}"] = StudentSeat(code, token).submit_answer(
+        engine(), activity_id, number, typed, keep_pending(f"Your answer to problem {number}")
+    )
 
 
 def vote_again_note(activity: store.ActivityView, state: store.StudentState) -> None:
@@ -868,7 +946,8 @@ def read_student_state(code: str, token: str) -> tuple[store.StudentState | None
     """The student's state from the database, or, while it cannot be reached, the state last read (None when this
     session has none for this student), and whether the database is down. A refused link is drawn here."""
     try:
-        state = store.student_state(engine(), code, token)
+        db = engine()
+        state = bounded(lambda: store.student_state(db, code, token))
     except store.Waiting as exc:
         st.info(markdown_escape(exc))
         announce(LIVE, str(exc))
@@ -884,9 +963,13 @@ def read_student_state(code: str, token: str) -> tuple[store.StudentState | None
             raise
         # the page as last read, so the boxes (and what the student typed in them) stay on screen
         state = st.session_state.get("cls_last_state")
-        st.warning(markdown_escape(DATABASE_DOWN))
+        said = down_words(exc, DATABASE_DOWN)
+        if still_pending():  # what was sent may yet be saved: the page says so below, this does not deny it
+            said = said.replace(", so nothing was saved", "")
+        st.session_state["cls_down_words"] = said
+        st.warning(markdown_escape(said))
         if state is None or (state.code, st.session_state.get("cls_last_token")) != (code, token):
-            announce(LIVE, error=DATABASE_DOWN)
+            announce(LIVE, error=said)
             wait_for_database()
             return None, True
         return state, True
@@ -897,7 +980,8 @@ def read_student_state(code: str, token: str) -> tuple[store.StudentState | None
 def wait_to_be_let_in(code: str, token: str) -> None:
     """A student waiting for the teacher's approval: redraw the whole page once they are in (or refused)."""
     try:
-        store.student_state(engine(), code, token)
+        db = engine()
+        bounded(lambda: store.student_state(db, code, token))
     except store.Waiting:
         return
     except Exception as exc:
@@ -914,6 +998,7 @@ def student_page(code: str, token: str) -> None:
         return
     heading = f"Class {state.code}" + (f" · {state.class_name}" if state.class_name else "")
     section(markdown_escape(heading))
+    pending_outcome()
     st.caption(
         f"You joined as {markdown_escape(state.name)}. "
         "Keep this page's link: it brings you back here with your answers."
@@ -935,7 +1020,7 @@ def student_page(code: str, token: str) -> None:
         done, refused = draw_activity(state, code, token)
         said = done or said
     if down:
-        refused = DATABASE_DOWN
+        refused = st.session_state.get("cls_down_words", DATABASE_DOWN)
     # focus to the page's heading once, right after Join (the Join button is gone: focus would fall to the body)
     announce(LIVE, said, error=refused, focus=heading if st.session_state.pop(JOINED_KEY, False) else "")
     if down:

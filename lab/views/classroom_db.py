@@ -15,7 +15,8 @@ from sqlalchemy.exc import SQLAlchemyError
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from lab.classroom import keys, store
-from lab.classroom.db import URL_ENV, database_url, prepare
+from lab.classroom.db import URL_ENV, database_url, engine_options, prepare
+from lab.classroom.gate import bounded
 
 
 def _secrets_url() -> bool:
@@ -28,11 +29,13 @@ def _secrets_url() -> bool:
 def engine():
     url = os.environ.get(URL_ENV, "").strip()
     if url:
-        conn = st.connection("classroom", type="sql", url=url)
+        conn = st.connection("classroom", type="sql", url=url, **engine_options(url))
     elif _secrets_url():
-        conn = st.connection("classroom", type="sql")
+        url = str(st.secrets["connections"]["classroom"]["url"])
+        conn = st.connection("classroom", type="sql", **engine_options(url))
     else:
-        conn = st.connection("classroom", type="sql", url=database_url())
+        url = database_url()
+        conn = st.connection("classroom", type="sql", url=url, **engine_options(url))
     global _last_engine
     _last_engine = prepare(conn.engine)
     purge_if_due(_last_engine)
@@ -73,9 +76,9 @@ def purge_if_due(db) -> None:
     if not _purge_lock.acquire(blocking=False):
         return  # another session is purging
     try:
-        store.purge_old(db)
+        bounded(lambda: store.purge_old(db))
         _purged_at[:] = [time.monotonic()]
-    except SQLAlchemyError:
+    except (SQLAlchemyError, OSError):  # OSError: the gate's NotAnswering
         pass
     finally:
         _purge_lock.release()
@@ -100,18 +103,24 @@ def cached_class_version(code: str) -> store.ClassVersion | None | bool:
     return False
 
 
-def class_version(code: str, db=None) -> store.ClassVersion | None:
-    """The class-state version, shared by every student's page of the class for a second."""
-    kept = cached_class_version(code)
-    if kept is not False:
-        return kept
+def read_class_version(code: str, db) -> store.ClassVersion | None:
+    """Read the class-state version from the database and keep it for VERSION_TTL_S (run it through the gate)."""
     read_at = time.monotonic()
-    value = store.class_version(db if db is not None else engine(), code)
+    value = store.class_version(db, code)
     with _versions_lock:
         if len(_versions) >= _MAX_CLASSES_KEPT:
             _versions.clear()  # bounded: unknown codes asked for once each do not pile up
         _versions[code] = (read_at, value)
     return value
+
+
+def class_version(code: str, db=None) -> store.ClassVersion | None:
+    """The class-state version, shared by every student's page of the class for a second (a bounded wait)."""
+    kept = cached_class_version(code)
+    if kept is not False:
+        return kept
+    db = db if db is not None else engine()
+    return bounded(lambda: read_class_version(code, db))
 
 
 def engine_for_routes():

@@ -12,6 +12,7 @@ fragment that reads the same shared version (``FOLLOW_EVERY_S``).
 
 from __future__ import annotations
 
+import asyncio
 import hmac
 from urllib.parse import urlencode
 
@@ -19,11 +20,13 @@ import streamlit as st
 
 from lab.classroom import store
 from lab.classroom.actions import database_down
+from lab.classroom.gate import gate
 from lab.views import classroom_db
 
 ROUTE_PATH = "/_class_version"
 CHECK_EVERY_MS = 2000  # how often a page asks for the version over HTTP
 FOLLOW_EVERY_S = 5.0  # the fallback fragment's interval (a script run each time)
+ROUTE_WAIT_S = 1.0  # the version is one tiny query: a database that takes longer is not answering
 _MAX_PARAM = 64
 _CODE_CHARACTERS = frozenset(store.CODE_ALPHABET)
 
@@ -90,7 +93,6 @@ def follow_teacher(code: str, drawn_version: int, key: str, fragment) -> None:
 
 def routes() -> list:
     """The HTTP route server.py mounts beside the app; marks the pages of this process as able to use it."""
-    from starlette.concurrency import run_in_threadpool
     from starlette.responses import JSONResponse
     from starlette.routing import Route
 
@@ -110,8 +112,12 @@ def routes() -> list:
             db = classroom_db.engine_for_routes()
             if db is None:  # no page ran in this process yet (a restart): the page asks again
                 return unavailable
-            try:
-                state = await run_in_threadpool(classroom_db.class_version, code, db)
+            try:  # on the class database's own bounded pool, never on the threads that serve pages and files
+                future = gate().submit(lambda: classroom_db.read_class_version(code, db))
+                state = await asyncio.wait_for(asyncio.wrap_future(future), ROUTE_WAIT_S)
+            except TimeoutError:
+                gate().abandon(future)  # later callers wait briefly: the database is known not to answer
+                return unavailable  # the database is not answering: the page says so, and asks again
             except Exception as exc:
                 if not database_down(exc):
                     raise

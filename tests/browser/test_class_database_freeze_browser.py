@@ -1,0 +1,134 @@
+"""A hung class database stalls only what needs it (docs/security.md, "Faults"), in headless Chromium on
+server.py (as ./run) with a PostgreSQL of the test's own, frozen with SIGSTOP mid-class (as a network cut looks:
+connections stay open, nothing answers):
+
+- within 5 s the student's page says "the class database is not answering", keeping the typed values;
+- 60 version checks pending at once take none of the threads that serve the lab pages and the static files: the
+  app's index.html, a static script and a lab page keep loading, measured here; liveness stays "ok", readiness
+  says "not answering";
+- a Submit during the freeze is either refused by name or saved once the database is back (SIGCONT): the page
+  says which, and the database holds exactly one submission with one revision.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import json
+import re
+import time
+import urllib.error
+import urllib.request
+from fractions import Fraction
+
+from sqlalchemy import text
+from test_classroom_faults_browser import _env, alert_text, join
+
+from browserlib import DESKTOP, ROOT, goto, screenshot_full, start_streamlit, stop_process, wait_idle
+from lab.classroom import store
+from lab.classroom.db import make_engine
+
+
+def fetch(url: str, timeout: float = 10) -> tuple[int, bytes, float]:
+    """(status, body, seconds taken)."""
+    started = time.monotonic()
+    try:
+        with urllib.request.urlopen(url, timeout=timeout) as response:
+            return response.status, response.read(), time.monotonic() - started
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read(), time.monotonic() - started
+
+
+def test_a_frozen_postgresql_stalls_only_the_class(browser, own_postgres, tmp_path, screenshot_dir):
+    with _env(RESIDUAL_LAB_DATABASE_URL=own_postgres.url, RESIDUAL_LAB_DATA=str(tmp_path)):
+        proc, url = start_streamlit("server.py", cwd=ROOT)
+    engine = make_engine(own_postgres.url)
+    frozen = False
+    try:
+        new = store.create_class(engine, "freeze")
+        store.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
+        key = store.class_version(engine, new.code).follow_key
+        ctx = browser.new_context(viewport=DESKTOP)
+        page = ctx.new_page()
+        goto(page, f"{url}/class?code={new.code}")
+        join(page, new.code, "Ann")
+        page.wait_for_url("**student=**")
+        wait_idle(page)
+        token = page.url.split("student=")[1].split("&")[0]
+        page.get_by_role("spinbutton", name="Predict r(B)").fill("0.6")
+        page.get_by_role("spinbutton", name="Predict r(C)").fill("0.4")
+        page.get_by_role("spinbutton", name="Predict r(C)").press("Tab")  # typed, not submitted, left the box
+        index = fetch(f"{url}/")[1].decode()
+        script = re.search(r'src="\.?/?(static/js/[^"]+\.js)"', index).group(1)
+        assert json.loads(fetch(f"{url}/_ready")[1]) == {"database": "ok"}
+        lab = browser.new_context(viewport=DESKTOP).new_page()
+        goto(lab, f"{url}/")  # a lab page, loaded once before the freeze
+
+        own_postgres.freeze()
+        frozen = True
+        froze_at = time.monotonic()
+        version_url = f"{url}/_class_version?code={new.code}&key={key}"
+        with concurrent.futures.ThreadPoolExecutor(60) as pool:
+            checks = [pool.submit(fetch, version_url, 30) for _ in range(60)]  # 60 version checks at once
+            page.get_by_text("class database is not answering", exact=False).first.wait_for(timeout=20_000)
+            told_after = time.monotonic() - froze_at
+            # while they are pending: the lab's own pages and files load
+            index_status, _, index_s = fetch(f"{url}/")
+            script_status, _, script_s = fetch(f"{url}/{script}")
+            health = fetch(f"{url}/_stcore/health")[1].decode().strip()
+            ready_status, ready_body, ready_s = fetch(f"{url}/_ready")
+            started = time.monotonic()
+            goto(lab, f"{url}/binomial-lab")
+            lab_page_s = time.monotonic() - started
+            statuses = [c.result()[0] for c in checks]
+            slowest_check = max(c.result()[2] for c in checks)
+        print(
+            f"frozen: told after {told_after:.2f} s; index.html {index_s:.3f} s, {script} {script_s:.3f} s, "
+            f"a lab page {lab_page_s:.2f} s, readiness {ready_s:.2f} s; version checks {statuses.count(503)} x 503, "
+            f"{statuses.count(200)} x 200 (kept a second), slowest {slowest_check:.2f} s"
+        )
+        assert told_after < 5.0
+        assert (index_status, script_status, health) == (200, 200, "ok")
+        assert index_s < 2.0 and script_s < 2.0 and lab_page_s < 15.0
+        assert ready_status == 503 and json.loads(ready_body) == {"database": "not answering"} and ready_s < 4.0
+        # each answered at once, from the value kept for a second (200) or "unavailable" (503); none hung
+        assert set(statuses) <= {200, 503} and 503 in statuses and slowest_check < 5.0
+        assert page.get_by_role("spinbutton", name="Predict r(B)").input_value() == "0.60"
+        assert not lab.locator("[data-testid=stException]").count()
+
+        page.get_by_role("button", name="Submit").click()  # a Submit while the database is frozen
+        wait_idle(page)
+        said = alert_text(page)
+        assert "not answering" in said and not page.locator("[data-testid=stException]").count()
+        assert page.get_by_role("spinbutton", name="Predict r(C)").input_value() == "0.40"
+        screenshot_full(page, screenshot_dir / "class-student-database-frozen-1280.png")
+
+        own_postgres.thaw()
+        frozen = False
+        page.wait_for_function(
+            "() => !document.body.innerText.includes('not answering')", timeout=40_000, polling=500
+        )
+        wait_idle(page)
+        body = page.inner_text("body")
+        saved_later = "was saved when the database answered" in body
+        assert saved_later or "was not saved" in body or "Nothing saved yet" in body, body
+        if not saved_later:  # refused by name: send it again, once
+            page.get_by_role("button", name="Submit").click()
+            wait_idle(page)
+            assert "Saved at" in alert_text(page)
+        with engine.connect() as conn:
+            rows = conn.execute(
+                text(
+                    "SELECT sub.revisions FROM submissions sub JOIN students s ON s.id = sub.student_id "
+                    "WHERE s.token_hash = :h"
+                ),
+                {"h": store.token_hash(token)},
+            ).all()
+        assert [r.revisions for r in rows] == [1]  # nothing lost, nothing doubled
+        assert store.student_state(engine, new.code, token).prediction == (Fraction(3, 5), Fraction(2, 5))
+        assert json.loads(fetch(f"{url}/_ready")[1]) == {"database": "ok"}
+        ctx.close()
+    finally:
+        if frozen:
+            own_postgres.thaw()
+        engine.dispose()
+        stop_process(proc)

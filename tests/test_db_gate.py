@@ -1,0 +1,66 @@
+"""Bounded waits for the class database (lab.classroom.gate, lab.classroom.db.engine_options): a caller waits at
+most the configured time, a call that never started never runs, one that started completes once and says how,
+and the pool's threads are the only ones a stuck database can hold."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from lab.classroom import gate as gate_module
+from lab.classroom.db import engine_options
+from lab.classroom.gate import Gate, NotAnswering
+
+
+def test_a_stuck_call_returns_after_the_timeout_and_completes_once_later(monkeypatch):
+    monkeypatch.setenv(gate_module.TIMEOUT_ENV, "0.6")
+    g = Gate(workers=1)
+    release, ran = threading.Event(), []
+
+    def stuck():
+        release.wait(10)
+        ran.append("stuck")
+        return "saved"
+
+    started = time.monotonic()
+    with pytest.raises(NotAnswering) as info:
+        g.call(stuck)
+    waited = time.monotonic() - started
+    assert 0.55 <= waited < 2.0  # the configured 0.6 s, not for ever
+    pending = info.value.pending
+    assert pending is not None and not pending.done() and g.stuck == 1
+    # the pool's only thread is held: a second call queues, and is refused after the short wait, never run
+    started = time.monotonic()
+    with pytest.raises(NotAnswering) as second:
+        g.call(lambda: ran.append("second"))
+    assert second.value.pending is None and time.monotonic() - started < gate_module.STUCK_WAIT_S + 0.5
+    release.set()
+    assert pending.result(5) == "saved"
+    time.sleep(0.2)
+    assert ran == ["stuck"] and g.stuck == 0  # the first ran once, the second never
+    assert g.call(lambda: 41 + 1) == 42  # and the gate serves again at full wait
+
+
+def test_a_refusal_and_a_failure_reach_the_caller_unchanged():
+    g = Gate(workers=2)
+    with pytest.raises(ZeroDivisionError):
+        g.call(lambda: 1 / 0)
+    assert g.stuck == 0
+
+
+def test_the_timeout_is_configurable_and_bounded(monkeypatch):
+    monkeypatch.setenv(gate_module.TIMEOUT_ENV, "7")
+    assert gate_module.timeout_s() == 7.0
+    for text, expected in (("0", 0.5), ("1000", 30.0), ("soon", 3.0)):
+        monkeypatch.setenv(gate_module.TIMEOUT_ENV, text)
+        assert gate_module.timeout_s() == expected
+    monkeypatch.setenv(gate_module.TIMEOUT_ENV, "2.5")
+    options = engine_options("postgresql+psycopg://lab@/db?host=/tmp")
+    assert options["pool_timeout"] == 2.5
+    assert options["connect_args"] == {
+        "connect_timeout": 2,  # libpq takes whole seconds
+        "options": "-c statement_timeout=2500 -c lock_timeout=2500",
+    }
+    assert engine_options("sqlite:///x.db") == {"pool_timeout": 2.5}  # SQLite: its busy timeout (db.BUSY_TIMEOUT_MS)
