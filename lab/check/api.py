@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import inspect
 
-from lab.check.block import run_block_case
+from lab.check.block import run_block_case, run_generate_case
 from lab.check.cases import DEFAULT_BLOCK, DTYPES, BlockCase, StepCase, block_cases, step_cases
 from lab.check.parallel import run_cases
 from lab.check.power import PowerTarget, required_draws
@@ -17,6 +17,7 @@ from lab.check.progress import Progress
 from lab.check.report import CheckReport
 from lab.check.step import run_step_case
 from lab.check.sweep import residual_sweeps
+from lab.check.tensors import INPUTS, TENSORS, wants, wrap_block, wrap_step
 from lab.core.blocks import BlockInputError
 from lab.core.distributions import LabInputError
 from lab.teaching.numerics import backend_report
@@ -76,6 +77,21 @@ def _check_common(target, seed, max_draws, time_limit, dtype):
     return target or PowerTarget()
 
 
+def _boundary(sampler, tensors, inputs) -> tuple[str, str]:
+    tensors = tensors or wants(sampler, "tensors", "numpy")
+    inputs = inputs or wants(sampler, "inputs", "probs")
+    if tensors not in TENSORS:
+        raise CheckInputError(f"tensors {tensors!r} is not one of {', '.join(TENSORS)}")
+    if inputs not in INPUTS:
+        raise CheckInputError(f"inputs {inputs!r} is not one of {', '.join(INPUTS)}")
+    if tensors == "torch":
+        try:
+            import torch  # noqa: F401
+        except ImportError as exc:
+            raise CheckInputError(f"the sampler takes torch tensors, but torch cannot be imported ({exc})") from None
+    return tensors, inputs
+
+
 def _jobs(jobs) -> int:
     if isinstance(jobs, bool) or not isinstance(jobs, int) or not 1 <= jobs <= 64:
         raise CheckInputError(f"jobs must be a whole number from 1 to 64 (got {jobs!r})")
@@ -110,12 +126,22 @@ def check_step(
     progress: bool = False,
     jobs: int = 1,
     name: str | None = None,
+    tensors: str | None = None,
+    inputs: str | None = None,
+    batch: int | None = None,
 ) -> CheckReport:
     """Run the protocol on ``step(p, q, rng)``: one case per law, then (if ``step.residual`` exists)
-    the residual alone on tiny-Z inputs in float64 and float32."""
+    the residual alone on tiny-Z inputs in float64 and float32. ``tensors``, ``inputs`` and ``batch``
+    (or the sampler's attributes of those names) say what it takes: :mod:`lab.check.tensors`."""
     if not callable(step):
         raise CheckInputError(f"{step!r} is not callable")
     target = _check_common(target, seed, max_draws, time_limit, dtype)
+    original = step
+    tensors, inputs = _boundary(step, tensors, inputs)
+    batch = batch or getattr(step, "batch", None)
+    if batch is not None and (isinstance(batch, bool) or not isinstance(batch, int) or not 1 <= batch <= 1024):
+        raise CheckInputError(f"batch must be a whole number from 1 to 1024 (got {batch!r})")
+    step = wrap_step(step, tensors, inputs, batch if batch and batch > 1 else None)
     sweep_names = [f"residual-{d}" for d in DTYPES]
     wanted_sweeps = sweep_names if cases is None else [c for c in cases if c in sweep_names]
     residual_fn = getattr(step, "residual", None)
@@ -128,17 +154,19 @@ def check_step(
     results = _run(run_step_case, step, chosen, target, seed, dtype, max_draws, time_limit, progress, jobs)
     if callable(residual_fn):
         results.extend(r for r in residual_sweeps(residual_fn) if r.name in wanted_sweeps)
-    env = environment(step, dtype)
+    env = environment(original, dtype)
+    env.update(tensors=tensors, inputs=inputs, batch=batch or 1)
     if env["sampler_dtype"].startswith("not stated"):
         seen = sorted({d for r in results for d in r.data.get("sampler_dtype", [])})
         if seen:
             env["sampler_dtype"] = f"{', '.join(seen)} (the dtype of the residuals it returned)"
     settings = _settings(target, seed, max_draws, time_limit, dtype)
-    return CheckReport(name or sampler_name(step), "step", settings, env, results)
+    return CheckReport(name or sampler_name(original), "step", settings, env, results)
 
 
 def sampler_kind(sampler) -> str:
-    """``step`` for a callable of 3 positional parameters, ``block`` for 5; otherwise CheckInputError."""
+    """``step`` for a callable of 3 positional parameters, ``block`` for 5 (``generate`` when the fourth is
+    called max_new or max_new_tokens); otherwise CheckInputError."""
     try:
         params = inspect.signature(sampler).parameters.values()
     except (TypeError, ValueError):
@@ -150,19 +178,24 @@ def sampler_kind(sampler) -> str:
     if len(positional) == 3:
         return "step"
     if len(positional) == 5:
-        return "block"
+        return "generate" if positional[3].name in ("max_new", "max_new_tokens") else "block"
     raise CheckInputError(
         f"{sampler_name(sampler)} takes {len(positional)} required arguments: a step sampler takes "
-        "(p, q, rng), a block sampler (target, draft, prefix, k, rng)"
+        "(p, q, rng), a block sampler (target, draft, prefix, k, rng), a whole-generation loop "
+        "(target, draft, prefix, max_new, rng)"
     )
 
 
 def assert_sampler_passes(sampler, kind: str | None = None, **options) -> CheckReport:
     """For a test suite: run the check and raise AssertionError naming each failing case and why."""
     kind = kind or sampler_kind(sampler)
+    if kind == "generate":
+        options.setdefault("interface", "generate")
     report = (check_step if kind == "step" else check_block)(sampler, **options)
     if not report.passed:
-        lines = [f"{report.sampler} fails {len(report.failed)} of {len(report.cases)} cases:"]
+        lines = [
+            f"{report.sampler} is {report.verdict}: {len(report.failed)} of {len(report.cases)} cases do not pass:"
+        ]
         for case in report.failed:
             lines.append(f"  {case.name}: " + "; ".join(case.reasons))
             fit = case.data.get("best_variant")
@@ -186,19 +219,32 @@ def check_block(
     progress: bool = False,
     jobs: int = 1,
     name: str | None = None,
+    interface: str = "block",
+    tensors: str | None = None,
+    inputs: str | None = None,
 ) -> CheckReport:
     """Run the protocol on ``block(target, draft, prefix, k, rng)``: every shipped Markov model (with and
     without a stop token) at K = ``block_size`` drafts per block, counting complete outputs of at most
-    L = ``length`` tokens (default 2, or 3 for a model that stops)."""
+    L = ``length`` tokens (default 2, or 3 for a model that stops). ``interface="generate"``: a
+    whole-generation loop ``generate(target, draft, prefix, max_new, rng)`` called once per output with
+    max_new = L, its output cut after the first stop token and at L (K then only names the mistakes)."""
     if not callable(block):
         raise CheckInputError(f"{block!r} is not callable")
+    if interface not in ("block", "generate"):
+        raise CheckInputError(f"interface {interface!r} is not block or generate")
     target = _check_common(target, seed, max_draws, time_limit, dtype)
+    original = block
+    tensors, inputs = _boundary(block, tensors, inputs)
+    block = wrap_block(block, tensors, inputs)
     try:
         every = block_cases(block_size or DEFAULT_BLOCK, length)
     except BlockInputError as exc:
         raise CheckInputError(str(exc)) from None
     chosen: list[BlockCase] = _select(every, cases)
-    results = _run(run_block_case, block, chosen, target, seed, dtype, max_draws, time_limit, progress, jobs)
+    runner = run_generate_case if interface == "generate" else run_block_case
+    results = _run(runner, block, chosen, target, seed, dtype, max_draws, time_limit, progress, jobs)
     settings = _settings(target, seed, max_draws, time_limit, dtype)
     settings.update(block=block_size or DEFAULT_BLOCK, length=length)
-    return CheckReport(name or sampler_name(block), "block", settings, environment(block, dtype), results)
+    env = environment(original, dtype)
+    env.update(tensors=tensors, inputs=inputs)
+    return CheckReport(name or sampler_name(original), interface, settings, env, results)

@@ -42,8 +42,9 @@ def serve(case: BlockCase, dtype: str):
     def draft(prefix):
         return row_of(draft_rows, prefix)
 
-    # the stop token's index, for the sampler to read (None: the model never stops)
+    # the stop token's index, for the sampler to read (None: the model never stops); the vocabulary's size
     target.stop = draft.stop = case.stop
+    target.vocab_size = draft.vocab_size = size
     return target, draft
 
 
@@ -63,8 +64,32 @@ def committed_tokens(out, k: int, size: int) -> tuple[tuple[int, ...] | None, st
     return tokens, None
 
 
+def generated_tokens(out, case: BlockCase) -> tuple[tuple[int, ...] | None, str | None]:
+    """A whole generation cut as its caller would: after the first stop token, and at L tokens."""
+    size = len(case.vocab)
+    try:
+        tokens = tuple(operator.index(t) for t in out)
+    except TypeError:
+        return None, f"returned {out!r:.60}, not a sequence of token indices"
+    bad = [t for t in tokens if not 0 <= t < size]
+    if bad:
+        return None, f"returned token index {bad[0]}, outside 0..{size - 1}"
+    if case.stop is not None and case.stop in tokens:
+        tokens = tokens[: tokens.index(case.stop) + 1]
+    if len(tokens) < case.length and not (tokens and tokens[-1] == case.stop):
+        return None, f"generated {len(tokens)} tokens without the stop token (max_new = {case.length})"
+    return tokens[: case.length], None
+
+
+def run_generate_case(generate, case: BlockCase, *args, progress) -> CaseResult:
+    """A whole-generation loop ``generate(target, draft, prefix, max_new, rng)``: called once per output
+    from the empty prefix with max_new = L; the check cuts what it returns after the first stop token and
+    at L tokens, and counts that."""
+    return run_block_case(generate, case, *args, progress=progress, whole=True)
+
+
 def run_block_case(block, case: BlockCase, target: PowerTarget, seed: int, dtype: str, max_draws: int | None,
-                   time_limit: float | None, *, progress) -> CaseResult:
+                   time_limit: float | None, *, progress, whole: bool = False) -> CaseResult:
     law = case.law()
     needed, df = required_draws(law, target)
     draws = needed if max_draws is None else min(needed, max_draws)
@@ -84,13 +109,13 @@ def run_block_case(block, case: BlockCase, target: PowerTarget, seed: int, dtype
         while not case.finished(sequence, committed):
             invalid = findings.invalid
             try:
-                out = block(target_fn, draft_fn, sequence, k, rng)
+                out = block(target_fn, draft_fn, sequence, case.length if whole else k, rng)
             except Exception as exc:  # the user's code: named, never a traceback
                 findings.record_exception(exc, i)
                 raise StopDrawing from None
             if findings.invalid != invalid and findings.invalid_at is None:
                 findings.invalid_at = i
-            committed, problem = committed_tokens(out, k, size)
+            committed, problem = generated_tokens(out, case) if whole else committed_tokens(out, k, size)
             if problem:
                 findings.bad_output = f"{problem} (sequence {i}, prefix {list(sequence)})"
                 raise StopDrawing
@@ -108,7 +133,8 @@ def run_block_case(block, case: BlockCase, target: PowerTarget, seed: int, dtype
     tally = Tally(needed, draws, df, done, cut, hung, unit="sequences", seconds=seconds)
     data: dict = {
         "model": case.model.name,
-        "block": k,
+        "block": None if whole else k,
+        "interface": "generate" if whole else "block",
         "length": case.length,
         "stop_token": None if case.stop is None else case.vocab[case.stop],
         "vocab": list(case.vocab),

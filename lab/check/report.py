@@ -119,8 +119,11 @@ class CheckReport:
         """The report a person reads; ``traceback`` adds the whole traceback of each exception."""
         lines = [f"{self.kind} sampler {self.sampler}"]
         env = self.environment
+        kind = "torch tensors" if env.get("tensors") == "torch" else "numpy arrays"
+        what = "logits" if env.get("inputs") == "logits" else "probabilities"
+        batch = f", batches of {env['batch']} rows" if (env.get("batch") or 1) > 1 else ""
         lines.append(
-            f"inputs: {env.get('input_dtype')} numpy arrays; backend: {env.get('backend')}; "
+            f"inputs: {env.get('input_dtype')} {kind} of {what}{batch}; backend: {env.get('backend')}; "
             f"sampler dtype: {env.get('sampler_dtype')}"
         )
         power = self.settings.get("power_target", {})

@@ -235,9 +235,7 @@ def run_step_case(step, case: StepCase, target: PowerTarget, seed: int, dtype: s
     reasons: list[str] = []
     notes: list[str] = []
     boundary = None
-    if not findings.exception and not hung and boundary_relevant(case.p, case.q) and isinstance(
-        rng, np.random.Generator
-    ):
+    if not findings.exception and not hung and boundary_relevant(case.p, case.q) and getattr(step, "boundary", True):
         boundary, boundary_reasons, boundary_notes = run_boundary(step, p, q, case.p, case.tokens, rng)
         reasons.extend(boundary_reasons)
         notes.extend(boundary_notes)

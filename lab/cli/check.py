@@ -49,7 +49,7 @@ def seconds(text: str) -> float:
 
 def run_check(args) -> int:
     for name, low, high in (("max_draws", 1, 10**9), ("seed", 0, 2**63 - 1), ("jobs", 1, 64),
-                            ("block", 1, 8), ("length", 1, 8)):
+                            ("block", 1, 8), ("length", 1, 8), ("batch", 1, 1024)):
         value = getattr(args, name, None)
         if value is not None and not low <= value <= high:
             raise UsageError(f"lab check: --{name.replace('_', '-')} must be from {low} to {high} (got {value})")
@@ -68,13 +68,17 @@ def run_check(args) -> int:
         progress=progress,
         jobs=args.jobs,
         name=args.sampler.strip(),
+        tensors="torch" if args.torch else None,
+        inputs="logits" if args.logits else None,
     )
-    if kind == "block":
-        report = check_block(sampler, block_size=args.block, length=args.length, **options)
+    if kind in ("block", "generate"):
+        if args.batch is not None:
+            raise UsageError("lab check: --batch is for step samplers")
+        report = check_block(sampler, block_size=args.block, length=args.length, interface=kind, **options)
     else:
         if args.block is not None or args.length is not None:
             raise UsageError("lab check: --block and --length are for block samplers")
-        report = check_step(sampler, **options)
+        report = check_step(sampler, batch=args.batch, **options)
     print(report.json_text() if args.json else report.text(traceback=args.traceback))
     return report.exit_status
 
@@ -88,8 +92,16 @@ def register(subparsers) -> None:
     chk.add_argument(
         "sampler", metavar="MODULE:FUNCTION", help="e.g. mypkg.spec:step or examples/correct_numpy.py:step"
     )
-    chk.add_argument("--kind", choices=("step", "block"),
-                     help="step(p, q, rng) or block(target, draft, prefix, k, rng) (default: from its parameters)")
+    chk.add_argument("--kind", choices=("step", "block", "generate"),
+                     help="step(p, q, rng), block(target, draft, prefix, k, rng) or generate(target, draft, prefix, "
+                     "max_new, rng) (default: from its parameters)")
+    chk.add_argument("--torch", action="store_true",
+                     help="hand the sampler torch tensors and a torch.Generator (default: sampler.tensors, else numpy)")
+    chk.add_argument("--logits", action="store_true",
+                     help="hand the sampler log-probabilities, -inf where p = 0 "
+                     "(default: sampler.inputs, else probabilities)")
+    chk.add_argument("--batch", type=whole_number, metavar="B",
+                     help="step samplers: p and q of shape [B, V], B tokens back (default: sampler.batch, else 1)")
     chk.add_argument("--cases", metavar="NAMES", help="only these cases, comma-separated (default: every case)")
     chk.add_argument("--tv", type=probability_option("--tv"), default=0.01,
                      help="the bias to detect, as total variation distance (default 0.01)")

@@ -1,0 +1,139 @@
+"""Speculative samplers written in PyTorch, in the shapes `python -m lab check` takes them.
+
+    python -m lab check examples/torch_samplers.py:step           # torch tensors in, one token out: passes
+    python -m lab check examples/torch_samplers.py:batched_step   # [B, V] rows, B = 4: passes
+    python -m lab check examples/torch_samplers.py:block          # a block sampler on torch rows: passes
+    python -m lab check examples/torch_samplers.py:generate       # a whole-generation loop on a causal LM: passes
+    python -m lab check examples/torch_samplers.py:mixed_rows     # FAIL: row b tests its draft with row b+1's p
+    python -m lab check examples/torch_samplers.py:floored_step   # FAIL: vLLM's floor, finfo(float32).tiny
+
+Each sets `tensors = "torch"`: the check hands it torch tensors and a `torch.Generator` it seeds before
+every call. Draw every random number from that generator (or torch's global one, seeded too).
+"""
+
+import torch
+
+from lab.check.causal_lm import causal_lm
+
+TINY = torch.finfo(torch.float32).tiny
+
+
+def _keep(p_x, q_x, generator):
+    return torch.rand(p_x.shape, generator=generator, dtype=p_x.dtype) * q_x < p_x  # u < p/q, never u <= p/q
+
+
+def _residual(p, q):
+    excess = torch.clamp(p - q, min=0)
+    z = excess.sum(-1, keepdim=True)
+    return excess / torch.where(z > 0, z, torch.ones_like(z)), z  # never 0/0: rows with Z = 0 are never used
+
+
+def step(p, q, generator):
+    x = torch.multinomial(q, 1, generator=generator)[0]
+    if _keep(p[x], q[x], generator):
+        return int(x)
+    r, _ = _residual(p, q)
+    return int(torch.multinomial(r, 1, generator=generator)[0]), r
+
+
+def batched_step(p, q, generator):
+    """p, q: [B, V]; rows independent, one token each."""
+    rows = torch.arange(p.shape[0])
+    x = torch.multinomial(q, 1, generator=generator)[:, 0]
+    keep = _keep(p[rows, x], q[rows, x], generator)
+    r, z = _residual(p, q)
+    r = torch.where(z > 0, r, q)  # a row with Z = 0 always keeps: any valid row here, never used
+    y = torch.multinomial(r, 1, generator=generator)[:, 0]
+    return torch.where(keep, x, y)
+
+
+batched_step.batch = 4
+
+
+def mixed_rows(p, q, generator):
+    """WRONG: each row's acceptance test reads the next row's target (an indexing slip in a batch)."""
+    rows = torch.arange(p.shape[0])
+    x = torch.multinomial(q, 1, generator=generator)[:, 0]
+    shifted = p.roll(-1, dims=0)
+    keep = _keep(shifted[rows, x], q[rows, x], generator)
+    r, z = _residual(p, q)
+    y = torch.multinomial(torch.where(z > 0, r, q), 1, generator=generator)[:, 0]
+    return torch.where(keep, x, y)
+
+
+mixed_rows.batch = 4
+
+
+def floored_step(p, q, generator):
+    """WRONG by a hair: vLLM 0.5.4's residual clamp(p - q, min=finfo(float32).tiny) / sum, in float32."""
+    p32, q32 = p.float(), q.float()
+    r = torch.clamp(p32 - q32, min=TINY)
+    r = r / r.sum()
+    x = torch.multinomial(q, 1, generator=generator)[0]
+    if _keep(p[x], q[x], generator):
+        return int(x), None
+    return int(torch.multinomial(r, 1, generator=generator)[0]), r
+
+
+floored_step.residual = lambda p, q: (lambda r: r / r.sum())(torch.clamp(p.float() - q.float(), min=TINY))
+
+
+def block(target, draft, prefix, k, generator):
+    """k drafts, tested left to right; the first rejection ends the block; nothing after a stop token."""
+    stop = target.stop
+    drafts, context = [], list(prefix)
+    for _ in range(k):
+        x = int(torch.multinomial(draft(context), 1, generator=generator)[0])
+        drafts.append(x)
+        context.append(x)
+        if x == stop:
+            break
+    history = list(prefix)
+    for x in drafts:
+        p, q = target(history), draft(history)
+        if not _keep(p[x], q[x], generator):
+            r, _ = _residual(p, q)
+            return history[len(prefix):] + [int(torch.multinomial(r, 1, generator=generator)[0])]
+        history.append(x)
+        if x == stop:
+            return history[len(prefix):]
+    return history[len(prefix):] + [int(torch.multinomial(target(history), 1, generator=generator)[0])]
+
+
+def generate(target, draft, prefix, max_new, generator, k=3):
+    """A whole-generation loop written against causal LMs (`model(ids, past_key_values=...).logits`): it
+    runs blocks of k drafts until max_new tokens or EOS; the check cuts its output at L and at EOS."""
+    target_lm, draft_lm = causal_lm(target), causal_lm(draft)
+    ids = [target_lm.bos, *prefix]
+    cache = None
+    while len(ids) - 1 - len(prefix) < max_new and (len(ids) == 1 or ids[-1] != target_lm.eos_token_id):
+        drafts, q_rows, context = [], [], list(ids)
+        for _ in range(k):
+            q = draft_lm(torch.tensor([context])).logits[0, -1].softmax(-1)
+            x = int(torch.multinomial(q, 1, generator=generator)[0])
+            drafts.append(x)
+            q_rows.append(q)
+            context.append(x)
+            if x == draft_lm.eos_token_id:
+                break
+        new = torch.tensor([ids[-1:] + drafts]) if cache is not None else torch.tensor([ids + drafts])
+        out = target_lm(new, past_key_values=cache)
+        p_rows = out.logits[0, -len(drafts) - 1:].softmax(-1)
+        accepted = 0
+        for i, x in enumerate(drafts):
+            if not _keep(p_rows[i, x], q_rows[i][x], generator):
+                break
+            accepted += 1
+        ids += drafts[:accepted]
+        if accepted < len(drafts):
+            r, _ = _residual(p_rows[accepted], q_rows[accepted])
+            ids.append(int(torch.multinomial(r, 1, generator=generator)[0]))
+        elif drafts[-1] != target_lm.eos_token_id:
+            ids.append(int(torch.multinomial(p_rows[-1], 1, generator=generator)[0]))
+        cache = None  # rejected drafts are in the cache: recompute from the kept text (simple and right)
+    return ids[1 + len(prefix):]
+
+
+for _sampler in (step, batched_step, mixed_rows, floored_step, block, generate):
+    _sampler.tensors = "torch"
+    _sampler.backend = f"torch {torch.__version__} cpu"

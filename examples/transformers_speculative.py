@@ -1,0 +1,79 @@
+"""Hugging Face transformers' own speculative sampling, checked unchanged behind thin adapters.
+
+    python -m lab check examples/transformers_speculative.py:step           # one step: passes (exit 0)
+    python -m lab check examples/transformers_speculative.py:block          # blocks, cut at EOS: passes
+    python -m lab check examples/transformers_speculative.py:bare_block     # the bare function: FAIL (exit 1)
+
+`transformers.generation.utils._speculative_sampling(candidate_input_ids, candidate_logits,
+candidate_length, new_logits)` takes the assistant's (draft's) and the model's (target's) logits, keeps
+drafts while u <= p/q, corrects the first rejection from max(p - q, 0) and adds a bonus token from the
+last row when every draft is kept. It has no EOS logic of its own: its caller `_assisted_decoding`
+ends the text after the first EOS, and the assistant stops drafting at EOS. `block` does what that caller
+does; `bare_block` does not, so after a kept EOS it emits a bonus token: on the models that stop the
+check fails it and names bonus-after-stop. The function draws from torch's global generator, which the
+check seeds before every call. Needs torch and transformers (requirements-torch.txt: test-only).
+"""
+
+import torch
+import transformers
+from transformers.generation.utils import _speculative_sampling
+
+EXPECTED_VERDICT = {  # bare_block, with the default settings
+    "exit": 1,
+    "fails": ["markov-ab-end-K2-L3", "markov-sentences-end-K2-L3"],
+    "identified_as": "bonus-after-stop",
+}
+
+
+def step(p_logits, q_logits, generator):
+    """One step: the draft proposes x from q, then transformers' function keeps it or corrects it."""
+    x = torch.multinomial(q_logits.softmax(-1), 1, generator=generator)  # the assistant's draft
+    valid, _ = _speculative_sampling(
+        x.view(1, 1),  # candidate_input_ids: the prompt is empty, the one candidate is x
+        q_logits.view(1, 1, -1),  # candidate_logits [1, k, V]
+        1,  # candidate_length
+        torch.stack([p_logits, p_logits]).unsqueeze(0),  # new_logits [1, k + 1, V]: the bonus row is unused here
+    )
+    return int(valid[0, 0])  # the kept draft or its correction (a bonus token would be the next step's)
+
+
+def _draft(draft, prefix, k, generator):
+    """The assistant's k drafts (it stops drafting at EOS), with the logits it drew them from."""
+    drafts, rows, context = [], [], list(prefix)
+    for _ in range(k):
+        logits = draft(context)
+        x = int(torch.multinomial(logits.softmax(-1), 1, generator=generator))
+        drafts.append(x)
+        rows.append(logits)
+        context.append(x)
+        if x == draft.stop:
+            break
+    return drafts, rows
+
+
+def bare_block(target, draft, prefix, k, generator):
+    """One block through transformers' function alone: what it returns, uncut."""
+    drafts, q_rows = _draft(draft, prefix, k, generator)
+    p_rows = [target(list(prefix) + drafts[:i]) for i in range(len(drafts) + 1)]
+    valid, _ = _speculative_sampling(
+        torch.tensor([drafts]),
+        torch.stack(q_rows).unsqueeze(0),
+        len(drafts),
+        torch.stack(p_rows).unsqueeze(0),
+    )
+    return valid[0].tolist()
+
+
+def block(target, draft, prefix, k, generator):
+    """As `_assisted_decoding` uses it: the text ends after the first EOS (no bonus after a kept EOS)."""
+    tokens = bare_block(target, draft, prefix, k, generator)
+    if target.stop in tokens:
+        tokens = tokens[: tokens.index(target.stop) + 1]
+    return tokens
+
+
+for _sampler in (step, block, bare_block):
+    _sampler.tensors = "torch"  # torch tensors and a torch.Generator (the function itself uses the global one)
+    _sampler.inputs = "logits"  # log-probabilities, -inf where p = 0
+    _sampler.backend = f"torch {torch.__version__} cpu, transformers {transformers.__version__}"
+    _sampler.dtype = "float64"

@@ -1,0 +1,189 @@
+"""Samplers that take torch tensors, logits or batches: converted at the boundary, the check's seeds in charge.
+
+A sampler states what it takes with attributes (or the command line's ``--torch``, ``--logits``,
+``--batch``):
+
+- ``sampler.tensors = "torch"``: p and q (or the rows ``target(prefix)`` / ``draft(prefix)`` return) are
+  torch tensors on the CPU, copied once per case (``torch.tensor``, so the check's read-only arrays raise
+  no warning), and ``rng`` is a ``torch.Generator``. Before every call the check seeds that generator and
+  torch's global one (``torch.default_generator``, which code such as transformers draws from) from the
+  case's numpy generator: about 10 microseconds, where ``torch.manual_seed`` costs 0.3-1.2 ms since it seeds
+  every backend. Returned tokens and residuals may be tensors; they come back as ints and numpy arrays.
+- ``sampler.inputs = "logits"``: log-probabilities instead (``-inf`` where p = 0): softmax gives p back.
+  The sampler's own softmax rounds p and q, so a residual it returns is not compared with the exact
+  residual (it is left out); the law is tested as always.
+- ``sampler.batch = B`` (one-step samplers): called with p and q of shape [B, V], returns B tokens. Row
+  b holds the case's p and q with the vocabulary rotated by b places, so the rows differ; each row's
+  token is rotated back and counted against the case's exact law, B draws a call. Rows that are not
+  independent, or one row computed with another's p or q, change that law.
+
+Nothing here imports torch until a sampler asks for it: torch is not a dependency of the lab.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+TENSORS = ("numpy", "torch")
+INPUTS = ("probs", "logits")
+
+
+def wants(sampler, name: str, default):
+    return getattr(sampler, name, None) or default
+
+
+def _torch():
+    try:
+        import torch
+    except ImportError as exc:  # pragma: no cover - depends on the machine
+        raise ImportError(f"the sampler asks for torch tensors, but torch cannot be imported ({exc})") from None
+    return torch
+
+
+def as_logits(p: np.ndarray) -> np.ndarray:
+    """log p with -inf where p = 0, computed without numpy's divide-by-zero event (the check's own
+    arithmetic must not count as the sampler's)."""
+    with np.errstate(divide="ignore"):
+        out = np.log(p)
+    out.flags.writeable = False
+    return out
+
+
+class Boundary:
+    """Converts the check's read-only numpy rows for a sampler, once per row, and seeds its generators."""
+
+    def __init__(self, tensors: str, inputs: str):
+        self.tensors, self.inputs = tensors, inputs
+        self._rows: dict[int, tuple[np.ndarray, object]] = {}
+        self._generators: dict[int, object] = {}
+        if tensors == "torch":
+            self.torch = _torch()
+
+    def row(self, values: np.ndarray):
+        key = id(values)
+        hit = self._rows.get(key)
+        if hit is not None and hit[0] is values:
+            return hit[1]
+        out = as_logits(values) if self.inputs == "logits" else values
+        if self.tensors == "torch":
+            out = self.torch.tensor(out)  # a copy: no warning about read-only memory
+        self._rows[key] = (values, out)  # the numpy row is kept alive, so its id stays its own
+        return out
+
+    def rows(self, values: np.ndarray):
+        """A [B, V] stack (already built by the check) converted as one tensor."""
+        out = as_logits(values) if self.inputs == "logits" else values
+        return self.torch.tensor(out) if self.tensors == "torch" else out
+
+    def generator(self, rng: np.random.Generator):
+        """The generator the sampler gets: the check's numpy one, or a torch.Generator seeded from it
+        before each call (torch's global generator too, from an independent seed)."""
+        if self.tensors != "torch":
+            return rng
+        gen = self._generators.get(id(rng))
+        if gen is None:
+            gen = self._generators[id(rng)] = self.torch.Generator()
+        own, shared = rng.integers(2**63, size=2).tolist()
+        gen.manual_seed(own)
+        self.torch.default_generator.manual_seed(shared)
+        return gen
+
+
+def to_numpy(value):
+    """A tensor (or anything array-like) as numpy; ints stay ints."""
+    if hasattr(value, "detach"):
+        value = value.detach().cpu()
+        if value.ndim == 0:
+            return value.item()
+        return value.numpy()
+    return value
+
+
+def token_out(out):
+    """(token, residual) or token, with tensors turned into an int and a numpy array."""
+    if type(out) is tuple and len(out) == 2:
+        token, r = out
+        return to_numpy(token), (None if r is None else np.asarray(to_numpy(r)))
+    return to_numpy(out)
+
+
+def wrap_step(step, tensors: str, inputs: str, batch: int | None):
+    """The step sampler as the check calls it: step(p, q, rng) on numpy, one token a call."""
+    if tensors == "numpy" and inputs == "probs" and not batch:
+        return step
+    boundary = Boundary(tensors, inputs)
+
+    if not batch:
+        def wrapped(p, q, rng):
+            out = token_out(step(boundary.row(p), boundary.row(q), boundary.generator(rng)))
+            if inputs == "logits" and type(out) is tuple:
+                return out[0]  # its softmax rounded p and q: the residual cannot be compared exactly
+            return out
+
+    else:
+        buffer: list = []
+        held = [None, None]  # the inputs the buffered tokens were drawn for: a new case starts afresh
+
+        def wrapped(p, q, rng):
+            if held[0] is not p or held[-1] is not q:
+                buffer.clear()
+                held[:] = [p, q]
+            if not buffer:
+                size = len(p)
+                order = [np.roll(np.arange(size), -b) for b in range(batch)]  # row b: token (t + b) mod V
+                p_rows = np.stack([p[o] for o in order])
+                q_rows = np.stack([q[o] for o in order])
+                out = step(boundary.rows(p_rows), boundary.rows(q_rows), boundary.generator(rng))
+                if type(out) is tuple and len(out) == 2:
+                    out = out[0]  # batched residuals are not checked
+                tokens = np.asarray(to_numpy(out)).reshape(-1)
+                if tokens.shape != (batch,):
+                    raise ValueError(f"a batched sampler returned {tokens.shape[0]} tokens for a batch of {batch}")
+                for b, t in enumerate(tokens.tolist()):
+                    index = int(t)
+                    buffer.append((index + b) % size if 0 <= index < size else index)
+                buffer.reverse()
+            return buffer.pop()
+
+    wrapped.boundary = tensors == "numpy" and inputs == "probs"  # the boundary uniforms need numpy draws
+    for name in ("backend", "dtype", "__name__", "__qualname__", "__module__"):
+        if hasattr(step, name):
+            setattr(wrapped, name, getattr(step, name))
+    residual = getattr(step, "residual", None)
+    if callable(residual) and inputs == "probs":
+        wrapped.residual = lambda p, q: (lambda r: None if r is None else np.asarray(to_numpy(r)))(
+            residual(boundary.row(p), boundary.row(q))
+        )
+    return wrapped
+
+
+def wrap_block(block, tensors: str, inputs: str):
+    """The block sampler (or whole-generation loop) as the check calls it, on numpy rows."""
+    if tensors == "numpy" and inputs == "probs":
+        return block
+    boundary = Boundary(tensors, inputs)
+    served: dict = {}
+
+    def serving(fn):
+        key = id(fn)
+        hit = served.get(key)
+        if hit is None or hit[0] is not fn:
+            def rows(prefix):
+                if hasattr(prefix, "tolist"):
+                    prefix = prefix.tolist()
+                return boundary.row(fn(tuple(int(t) for t in prefix)))
+
+            rows.stop = getattr(fn, "stop", None)
+            rows.vocab_size = getattr(fn, "vocab_size", None)
+            hit = served[key] = (fn, rows)
+        return hit[1]
+
+    def wrapped(target, draft, prefix, k, rng):
+        out = block(serving(target), serving(draft), tuple(prefix), k, boundary.generator(rng))
+        out = to_numpy(out)
+        return np.asarray(out).reshape(-1).tolist() if isinstance(out, np.ndarray) else out
+
+    for name in ("backend", "dtype", "__name__", "__qualname__", "__module__"):
+        if hasattr(block, name):
+            setattr(wrapped, name, getattr(block, name))
+    return wrapped

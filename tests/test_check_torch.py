@@ -1,0 +1,126 @@
+"""``lab check`` on PyTorch samplers and on Hugging Face transformers' own speculative sampling.
+
+torch and transformers are test-only requirements (requirements-torch.txt, installed by .ci/run): in CI
+these tests run; elsewhere they skip when torch is missing. Small settings keep them to a few minutes:
+TV 0.1 or 0.2 (1/100 to 1/400 of the default draws) on the cases that tell.
+"""
+
+import os
+
+import pytest
+
+if os.environ.get("CI"):
+    import torch  # CI installs it: never skip there
+else:
+    torch = pytest.importorskip("torch")
+
+from lab.check import PowerTarget, check_block, check_step  # noqa: E402
+from lab.check.causal_lm import causal_lm  # noqa: E402
+from tests.test_check import load_example  # noqa: E402
+
+QUICK = PowerTarget(tv=0.1)
+QUICKER = PowerTarget(tv=0.2)
+STOPS = ["markov-ab-end-K2-L3", "markov-sentences-end-K2-L3"]
+
+
+@pytest.fixture(scope="module")
+def samplers():
+    return load_example("torch_samplers")
+
+
+def test_a_torch_step_sampler_passes_with_tensors_and_a_seeded_generator(samplers):
+    seen = []
+
+    def spy(p, q, generator):
+        seen.append((type(p), p.dtype, type(generator)))
+        return samplers.step(p, q, generator)
+
+    spy.tensors = "torch"
+    report = check_step(spy, cases=["bernoulli-residual", "partial-zeros"], target=QUICK)
+    assert report.passed, report.text()
+    assert seen[0] == (torch.Tensor, torch.float64, torch.Generator)
+    again = check_step(spy, cases=["bernoulli-residual"], target=QUICK)  # the check's seeds are in charge
+    assert again.cases[0].data["counts"] == report.cases[0].data["counts"]
+
+
+def test_logits_are_log_probabilities_with_minus_inf_where_p_is_0():
+    seen = []
+
+    def spy(p, q, generator):
+        seen.append(p.clone())
+        return int(torch.multinomial(p.softmax(-1), 1, generator=generator)[0])
+
+    spy.tensors, spy.inputs = "torch", "logits"
+    (case,) = check_step(spy, cases=["partial-zeros"], target=QUICKER).cases
+    assert case.passed, case.reasons
+    row = seen[0]  # partial-zeros: p = (1/2, 0, 1/4, 1/4)
+    assert row[1] == -float("inf") and torch.allclose(row[[0, 2, 3]].exp(), torch.tensor([0.5, 0.25, 0.25],
+                                                                                          dtype=row.dtype))
+
+
+def test_a_batched_sampler_with_b_4_passes_and_one_with_a_row_mixed_up_fails(samplers):
+    cases = ["bernoulli-residual", "partial-zeros"]
+    good = check_step(samplers.batched_step, cases=cases, target=QUICK)
+    assert good.passed and good.environment["batch"] == 4, good.text()
+    bad = check_step(samplers.mixed_rows, cases=cases, target=QUICK)
+    assert [c.verdict for c in bad.cases] == ["fail", "fail"], bad.text()
+
+
+def test_a_torch_floor_of_float32_tiny_is_named_with_its_size(samplers):
+    (case,) = check_step(samplers.floored_step, cases=["bernoulli-residual"], target=QUICKER).cases
+    assert case.verdict == "fail" and case.data["residual_matches"] == ["epsilon-floor"]
+    assert case.data["epsilon_floor"]["known_as"].startswith("float32's smallest normal number")
+
+
+def test_a_torch_block_sampler_and_a_whole_generation_loop_pass(samplers):
+    block = check_block(samplers.block, cases=STOPS[:1] + ["markov-three-K2-L2"], target=QUICK)
+    assert block.passed, block.text()
+    loop = check_block(samplers.generate, interface="generate", cases=STOPS[:1], target=QUICKER)
+    assert loop.passed and loop.kind == "generate", loop.text()
+
+
+def test_the_causal_lm_helper_serves_the_models_rows_as_logits_with_a_cache():
+    from lab.check.block import serve
+    from lab.check.cases import block_cases
+
+    case = next(c for c in block_cases() if c.name.startswith("markov-ab-end"))
+    target, _ = serve(case, "float64")
+    model = causal_lm(target)
+    assert model.vocab_size == 3 and model.bos == 3 and model.eos_token_id == 2
+    out = model(torch.tensor([[model.bos, 0, 1]]))
+    assert out.logits.shape == (1, 3, 4)
+    for t, prefix in enumerate([(), (0,), (0, 1)]):  # position t predicts the token after ids[:t + 1]
+        expected = torch.tensor(target(prefix), dtype=torch.float64)
+        assert torch.allclose(out.logits[0, t, :3].exp(), expected) and out.logits[0, t, 3] == -float("inf")
+    step = model(torch.tensor([[0]]), past_key_values=out.past_key_values)  # only the new token
+    assert torch.allclose(step.logits[0, 0, :3].exp(), torch.tensor(target((0, 1, 0)), dtype=torch.float64))
+
+
+# --- transformers' own function -------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def hf():
+    if not os.environ.get("CI"):
+        pytest.importorskip("transformers")
+    return load_example("transformers_speculative")
+
+
+def test_transformers_one_step_passes(hf):
+    report = check_step(hf.step, cases=["bernoulli-residual", "disjoint-support"], target=QUICKER)
+    assert report.passed, report.text()
+
+
+def test_transformers_blocks_cut_at_eos_as_its_caller_does_pass(hf):
+    report = check_block(hf.block, cases=STOPS, target=QUICKER)
+    assert report.passed, report.text()
+
+
+def test_transformers_bare_function_fails_the_stop_models_naming_the_bonus_after_stop(hf):
+    report = check_block(hf.bare_block, cases=[*STOPS, "markov-three-K2-L2"], target=QUICKER)
+    stop_a, stop_b, plain = report.cases
+    assert plain.passed, plain.reasons
+    for case in (stop_a, stop_b):
+        assert case.verdict == "fail" and case.data["certain"], case.name
+        fit = case.data["best_variant"]
+        assert "bonus-after-stop" in [fit["variant"], *fit["same_law_on_this_case"]], fit
