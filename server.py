@@ -8,6 +8,8 @@ timed fragment)."""
 
 import streamlit as st
 
-from lab.views import follow, readiness
+from lab.views import classroom_db, follow, readiness
+
+classroom_db.believe_forwarded_only_from_trusted_proxies()  # X-Forwarded-For: RESIDUAL_LAB_TRUSTED_PROXIES only
 
 app = st.App("app.py", routes=follow.routes() + readiness.routes())

@@ -64,3 +64,24 @@ def test_the_timeout_is_configurable_and_bounded(monkeypatch):
         "options": "-c statement_timeout=2500 -c lock_timeout=2500",
     }
     assert engine_options("sqlite:///x.db") == {"pool_timeout": 2.5}  # SQLite: its busy timeout (db.BUSY_TIMEOUT_MS)
+
+
+def test_uvicorn_passes_the_peer_address_through_and_the_app_decides():
+    import asyncio
+
+    from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
+
+    import lab.views.classroom_db  # noqa: F401 - switches uvicorn's own X-Forwarded-For reading off
+    from lab.classroom import keys
+
+    seen = []
+
+    async def inner(scope, receive, send):
+        seen.append(scope["client"][0])
+
+    scope = {"type": "http", "client": ("127.0.0.1", 5000), "headers": [(b"x-forwarded-for", b"6.6.6.6")]}
+    asyncio.run(ProxyHeadersMiddleware(inner, trusted_hosts="127.0.0.1")(scope, None, None))
+    assert seen == ["127.0.0.1"]  # uvicorn would have made it 6.6.6.6 (it trusts loopback by default)
+    # and the app believes the header from loopback only when RESIDUAL_LAB_TRUSTED_PROXIES lists it
+    assert keys.client_address("127.0.0.1", "6.6.6.6", keys.trusted_proxies("")) == "127.0.0.1"
+    assert keys.client_address("127.0.0.1", "6.6.6.6", keys.trusted_proxies("127.0.0.1")) == "6.6.6.6"

@@ -163,8 +163,9 @@ def test_app_deployment_replicas_probes_resources_and_security():
     assert pod["terminationGracePeriodSeconds"] >= 10
     assert pod["securityContext"]["runAsNonRoot"] is True and pod["securityContext"]["runAsUser"] == 10001
     (app,) = pod["containers"]
-    for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
+    for probe in ("startupProbe", "livenessProbe"):
         assert app[probe]["httpGet"]["path"] == HEALTH, probe
+    assert app["readinessProbe"]["httpGet"]["path"] == "/_ready"  # the class database answers
     assert app["resources"]["requests"]["cpu"] and app["resources"]["limits"]["memory"]
     security = app["securityContext"]
     assert security["allowPrivilegeEscalation"] is False and security["capabilities"]["drop"] == ["ALL"]
@@ -270,3 +271,50 @@ def test_compose_file_parses_with_docker_compose():
     target = str(port["target"]).removesuffix("/tcp")
     assert (port["host_ip"], str(port["published"]), target) == ("127.0.0.1", "8501", "8080")
     assert services["postgres"]["healthcheck"]["test"][1] == "pg_isready"
+
+
+# --- one server secret for every replica (docs/deployment.md) -------------------------------------------------------
+
+
+def _app_env(path: Path) -> dict:
+    app = find("Deployment", "residual-lab", path)["spec"]["template"]["spec"]["containers"][0]
+    return {e["name"]: e.get("valueFrom", {}).get("secretKeyRef", e.get("value")) for e in app["env"]}
+
+
+def test_every_deployment_file_gives_the_replicas_one_server_secret(tmp_path):
+    shared = {"name": "residual-lab", "key": "lab-secret"}
+    assert _app_env(KUBERNETES / "app.yaml")["RESIDUAL_LAB_SECRET"] == shared
+    assert _app_env(PLAY_KUBE)["RESIDUAL_LAB_SECRET"] == shared
+    assert "lab-secret" in find("Secret", "residual-lab", KUBERNETES / "secret.yaml")["stringData"]
+    compose = yaml.safe_load((ROOT / "compose.yaml").read_text())
+    app = compose["services"]["app"]
+    assert app["environment"]["RESIDUAL_LAB_SECRET_FILE"] == "/run/secrets/lab-secret"
+    assert "lab-secret" in app["secrets"] and compose["secrets"]["lab-secret"]["file"].endswith("/lab-secret")
+    # make-secrets generates it (random, 64 hex characters) and puts it into podman's secret too
+    subprocess.run([str(CONTAINER / "make-secrets"), str(tmp_path / "s")], check=True, capture_output=True)
+    made = (tmp_path / "s" / "lab-secret").read_text().strip()
+    assert re.fullmatch(r"[0-9a-f]{64}", made) and made != (tmp_path / "s" / "cookie-secret").read_text().strip()
+    podman_secret = json.loads((tmp_path / "s" / "podman-secret.json").read_text())
+    import base64
+
+    assert base64.b64decode(podman_secret["lab-secret"]).decode() == made
+    # the image's entry point reads it from its file, and refuses the manifests' placeholder
+    placeholder = tmp_path / "placeholder"
+    placeholder.write_text("REPLACE-ME-with-64-random-hex-characters\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("RESIDUAL_LAB_", "STREAMLIT_"))}
+    refused = subprocess.run(
+        [sys.executable, str(CONTAINER / "start.py")],
+        env={**env, "RESIDUAL_LAB_SECRET_FILE": str(placeholder)},
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert refused.returncode == 2 and "RESIDUAL_LAB_SECRET still holds the placeholder" in refused.stderr
+
+
+def test_readiness_probes_ask_the_database_and_liveness_stays_health():
+    app = find("Deployment", "residual-lab", PLAY_KUBE)["spec"]["template"]["spec"]["containers"][0]
+    assert app["readinessProbe"]["exec"]["command"] == ["python", "/app/deploy/container/healthcheck.py", "ready"]
+    assert app["livenessProbe"]["exec"]["command"] == ["python", "/app/deploy/container/healthcheck.py"]
+    k8s = find("Deployment", "residual-lab", KUBERNETES / "app.yaml")["spec"]["template"]["spec"]["containers"][0]
+    assert (k8s["readinessProbe"]["httpGet"]["path"], k8s["livenessProbe"]["httpGet"]["path"]) == ("/_ready", HEALTH)

@@ -19,6 +19,26 @@ from lab.classroom.db import URL_ENV, database_url, engine_options, prepare
 from lab.classroom.gate import bounded
 
 
+def believe_forwarded_only_from_trusted_proxies() -> None:
+    """Switch off uvicorn's own reading of X-Forwarded-For: it believes the header from 127.0.0.1 and ::1
+    whatever RESIDUAL_LAB_TRUSTED_PROXIES says (its FORWARDED_ALLOW_IPS default), so a local process could pose
+    as any address. The peer address then reaches the page as it is, and lab.classroom.keys.client_address alone
+    decides, from RESIDUAL_LAB_TRUSTED_PROXIES (loopback only when listed). Applied to the class, so also to a
+    server that is already running (server.py calls it at start; the Class page at its first run)."""
+    try:
+        from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
+    except ImportError:  # not served by uvicorn: nothing rewrites the address
+        return
+
+    async def as_sent(self, scope, receive, send):
+        return await self.app(scope, receive, send)
+
+    ProxyHeadersMiddleware.__call__ = as_sent
+
+
+believe_forwarded_only_from_trusted_proxies()
+
+
 def _secrets_url() -> bool:
     try:
         return bool(st.secrets.get("connections", {}).get("classroom", {}).get("url"))
