@@ -3,6 +3,7 @@
     python -m lab check examples/transformers_speculative.py:step           # one step: passes (exit 0)
     python -m lab check examples/transformers_speculative.py:block          # blocks, cut at EOS: passes
     python -m lab check examples/transformers_speculative.py:bare_block     # the bare function: FAIL (exit 1)
+    python -m lab check examples/transformers_speculative.py:processed_step # temperature, top-k, top-p: passes
 
 `transformers.generation.utils._speculative_sampling(candidate_input_ids, candidate_logits,
 candidate_length, new_logits)` takes the assistant's (draft's) and the model's (target's) logits, keeps
@@ -16,6 +17,12 @@ check seeds before every call. Needs torch and transformers (requirements-torch.
 
 import torch
 import transformers
+from transformers.generation.logits_process import (
+    LogitsProcessorList,
+    TemperatureLogitsWarper,
+    TopKLogitsWarper,
+    TopPLogitsWarper,
+)
 from transformers.generation.utils import _speculative_sampling
 
 EXPECTED_VERDICT = {  # bare_block, with the default settings
@@ -72,7 +79,22 @@ def block(target, draft, prefix, k, generator):
     return tokens
 
 
-for _sampler in (step, block, bare_block):
+def processed_step(p_logits, q_logits, generator, processing):
+    """Temperature, top-k and top-p through transformers' own warpers on both models' raw logits, in the
+    order `generate(do_sample=True, temperature=..., top_k=..., top_p=...)` applies them, then one step."""
+    warpers = LogitsProcessorList([
+        TemperatureLogitsWarper(processing["temperature"]),
+        TopKLogitsWarper(processing["top_k"]),
+        TopPLogitsWarper(processing["top_p"]),
+    ])
+    ids = torch.zeros((1, 0), dtype=torch.long)
+    return step(warpers(ids, p_logits.view(1, -1))[0], warpers(ids, q_logits.view(1, -1))[0], generator)
+
+
+processed_step.processing = True  # the check hands it raw logits and the processing
+
+
+for _sampler in (step, block, bare_block, processed_step):
     _sampler.tensors = "torch"  # torch tensors and a torch.Generator (the function itself uses the global one)
     _sampler.inputs = "logits"  # log-probabilities, -inf where p = 0
     _sampler.backend = f"torch {torch.__version__} cpu, transformers {transformers.__version__}"

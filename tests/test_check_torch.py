@@ -124,3 +124,20 @@ def test_transformers_bare_function_fails_the_stop_models_naming_the_bonus_after
         assert case.verdict == "fail" and case.data["certain"], case.name
         fit = case.data["best_variant"]
         assert "bonus-after-stop" in [fit["variant"], *fit["same_law_on_this_case"]], fit
+
+
+def test_temperature_top_k_and_top_p_through_transformers_warpers_follow_the_exact_processed_law(hf):
+    # raw p = (8, 5, 3, 2, 1, 1)/20; temperature 1/2 squares it: (64, 25, 9, 4, 1, 1)/104; top-3 keeps
+    # (64, 25, 9)/98; top-p 0.75 drops the tokens whose ascending cumulative mass is <= 1/4: 9/98. So
+    # (64/89, 25/89, 0, 0, 0, 0).
+    name = "processed-temperature-top-k-top-p"
+    (case,) = check_step(hf.processed_step, cases=[name], target=QUICKER).cases
+    assert case.passed, case.reasons
+    assert case.data["target_law"] == {"w0": "64/89", "w1": "25/89", "w2": "0", "w3": "0", "w4": "0", "w5": "0"}
+
+    def unprocessed(p_logits, q_logits, generator, processing):  # ignores the processing: the raw law
+        return hf.step(p_logits, q_logits, generator)
+
+    unprocessed.tensors, unprocessed.inputs, unprocessed.processing = "torch", "logits", True
+    (wrong,) = check_step(unprocessed, cases=[name], target=QUICKER).cases
+    assert wrong.verdict == "fail" and wrong.data["certain"]  # raw p puts mass on w2..w5

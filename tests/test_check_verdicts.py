@@ -145,3 +145,35 @@ def test_an_exception_names_the_samplers_own_line_and_traceback_prints_the_whole
                  "--traceback"])
     out, _ = capsys.readouterr()
     assert code == 1 and "Traceback (most recent call last)" in out and "ZeroDivisionError" in out
+
+
+# --- temperature, top-k, top-p ------------------------------------------------------------------------
+
+
+def test_the_processed_case_hands_raw_values_and_the_processing_and_tests_the_processed_law():
+    from lab.check.processing import processed_case
+
+    case = processed_case()
+    # draft: raw (5, 6, 4, 3, 1, 1)/20, squared (25, 36, 16, 9, 1, 1)/88, top-3 (25, 36, 16)/77, top-p 0.75
+    # drops 16/77 (<= 1/4): (25/61, 36/61, 0, 0, 0, 0); target (64/89, 25/89, 0, 0, 0, 0) by the same steps
+    assert case.q == (Fraction(25, 61), Fraction(36, 61), 0, 0, 0, 0)
+    assert case.p == (Fraction(64, 89), Fraction(25, 89), 0, 0, 0, 0)
+    seen = []
+
+    def processed(p, q, rng, processing):  # numpy: squares (T = 1/2) and keeps the two tokens left by hand
+        seen.append((tuple(p), processing))
+        w_p = np.where(np.arange(6) < 2, p**2, 0)
+        w_q = np.where(np.arange(6) < 2, q**2, 0)
+        return correct_step(w_p / w_p.sum(), w_q / w_q.sum(), rng)
+
+    def correct_step(p, q, rng):
+        x = samplers.draw(q, rng.random())
+        if rng.random() * q[x] < p[x]:
+            return x
+        excess = np.maximum(p - q, 0)
+        return samplers.draw(excess / excess.sum(), rng.random())
+
+    processed.processing = True
+    (result,) = check_step(processed, cases=[case.name], target=COARSE).cases
+    assert result.passed, result.reasons
+    assert seen[0] == ((0.4, 0.25, 0.15, 0.1, 0.05, 0.05), {"temperature": 0.5, "top_k": 3, "top_p": 0.75})

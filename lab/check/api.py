@@ -13,6 +13,7 @@ from lab.check.block import run_block_case, run_generate_case
 from lab.check.cases import DEFAULT_BLOCK, DTYPES, BlockCase, StepCase, block_cases, step_cases
 from lab.check.parallel import run_cases
 from lab.check.power import PowerTarget, required_draws
+from lab.check.processing import processed_case
 from lab.check.progress import Progress
 from lab.check.report import CheckReport
 from lab.check.step import run_step_case
@@ -150,7 +151,10 @@ def check_step(
             f"case {wanted_sweeps[0]!r} runs the sampler's residual function alone: set step.residual = residual"
         )
     law_names = None if cases is None else [c for c in cases if c not in sweep_names]
-    chosen: list[StepCase] = _select(step_cases(), law_names, extra=sweep_names)
+    every = step_cases()
+    if getattr(original, "processing", None):  # it takes raw logits and the processing
+        every.append(processed_case())
+    chosen: list[StepCase] = _select(every, law_names, extra=sweep_names)
     results = _run(run_step_case, step, chosen, target, seed, dtype, max_draws, time_limit, progress, jobs)
     if callable(residual_fn):
         results.extend(r for r in residual_sweeps(residual_fn) if r.name in wanted_sweeps)

@@ -187,6 +187,13 @@ def run_step_case(step, case: StepCase, target: PowerTarget, seed: int, dtype: s
     draws = needed if max_draws is None else min(needed, max_draws)
     p, q = rounded(case.p, dtype), rounded(case.q, dtype)
     size = len(case.tokens)
+    processing = getattr(case, "processing", None)
+    if processing is not None:  # the sampler gets the raw values and the processing, not p and q
+        raw_p, raw_q = rounded(case.raw_p, dtype), rounded(case.raw_q, dtype)
+        sampler = step
+
+        def step(p, q, rng):
+            return sampler(raw_p, raw_q, rng, processing=dict(processing))
     rng = case_rng(seed, case.name)
     counts = [0] * size
     findings = Findings()

@@ -114,8 +114,8 @@ def wrap_step(step, tensors: str, inputs: str, batch: int | None):
     boundary = Boundary(tensors, inputs)
 
     if not batch:
-        def wrapped(p, q, rng):
-            out = token_out(step(boundary.row(p), boundary.row(q), boundary.generator(rng)))
+        def wrapped(p, q, rng, **processing):
+            out = token_out(step(boundary.row(p), boundary.row(q), boundary.generator(rng), **processing))
             if inputs == "logits" and type(out) is tuple:
                 return out[0]  # its softmax rounded p and q: the residual cannot be compared exactly
             return out
@@ -124,7 +124,7 @@ def wrap_step(step, tensors: str, inputs: str, batch: int | None):
         buffer: list = []
         held = [None, None]  # the inputs the buffered tokens were drawn for: a new case starts afresh
 
-        def wrapped(p, q, rng):
+        def wrapped(p, q, rng, **processing):
             if held[0] is not p or held[-1] is not q:
                 buffer.clear()
                 held[:] = [p, q]
@@ -133,7 +133,7 @@ def wrap_step(step, tensors: str, inputs: str, batch: int | None):
                 order = [np.roll(np.arange(size), -b) for b in range(batch)]  # row b: token (t + b) mod V
                 p_rows = np.stack([p[o] for o in order])
                 q_rows = np.stack([q[o] for o in order])
-                out = step(boundary.rows(p_rows), boundary.rows(q_rows), boundary.generator(rng))
+                out = step(boundary.rows(p_rows), boundary.rows(q_rows), boundary.generator(rng), **processing)
                 if type(out) is tuple and len(out) == 2:
                     out = out[0]  # batched residuals are not checked
                 tokens = np.asarray(to_numpy(out)).reshape(-1)
@@ -145,7 +145,8 @@ def wrap_step(step, tensors: str, inputs: str, batch: int | None):
                 buffer.reverse()
             return buffer.pop()
 
-    wrapped.boundary = tensors == "numpy" and inputs == "probs"  # the boundary uniforms need numpy draws
+    wrapped.boundary = tensors == "numpy" and inputs == "probs"
+    wrapped.processing = getattr(step, "processing", None)  # the boundary uniforms need numpy draws
     for name in ("backend", "dtype", "__name__", "__qualname__", "__module__"):
         if hasattr(step, name):
             setattr(wrapped, name, getattr(step, name))
