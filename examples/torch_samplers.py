@@ -3,6 +3,8 @@
     python -m lab check examples/torch_samplers.py:step           # torch tensors in, one token out: passes
     python -m lab check examples/torch_samplers.py:batched_step   # [B, V] rows, B = 4: passes
     python -m lab check examples/torch_samplers.py:block          # a block sampler on torch rows: passes
+    python -m lab check examples/torch_samplers.py:batched_block  # B = 4 rows of blocks ([B, k, V]): passes
+    python -m lab check examples/torch_samplers.py:batched_block_mixed  # FAIL: a row's residual from the next row
     python -m lab check examples/torch_samplers.py:generate       # a whole-generation loop on a causal LM: passes
     python -m lab check examples/torch_samplers.py:mixed_rows     # FAIL: row b tests its draft with row b+1's p
     python -m lab check examples/torch_samplers.py:floored_step   # FAIL: vLLM's floor, finfo(float32).tiny
@@ -137,3 +139,54 @@ def generate(target, draft, prefix, max_new, generator, k=3):
 for _sampler in (step, batched_step, mixed_rows, floored_step, block, generate):
     _sampler.tensors = "torch"
     _sampler.backend = f"torch {torch.__version__} cpu"
+
+
+def batched_block(target, draft, prefixes, k, generator):
+    """B rows at once, vLLM-style: drafts [B, k], q [B, k, V], p [B, k + 1, V], one uniform per draft;
+    per row the first rejection ends the block and a kept stop token ends the text (no bonus)."""
+    batch = len(prefixes)
+    contexts = [list(prefix) for prefix in prefixes]
+    drafts, q_rows, p_rows = [], [], [target(contexts)]
+    for _ in range(k):
+        q = draft(contexts)
+        x = torch.multinomial(q, 1, generator=generator)[:, 0]
+        drafts.append(x)
+        q_rows.append(q)
+        contexts = [c + [int(t)] for c, t in zip(contexts, x)]
+        p_rows.append(target(contexts))  # drafting past a stop token is harmless: those drafts are never tested
+    drafts, q_all, p_all = torch.stack(drafts, 1), torch.stack(q_rows, 1), torch.stack(p_rows, 1)
+    rows, steps = torch.arange(batch)[:, None], torch.arange(k)[None, :]
+    u = torch.rand((batch, k), generator=generator, dtype=p_all.dtype)
+    keep = u * q_all[rows, steps, drafts] < p_all[rows, steps, drafts]  # [B, k]
+    out = []
+    for b in range(batch):
+        committed = []
+        for i in range(k):
+            x = int(drafts[b, i])
+            if not keep[b, i]:
+                r, _ = _residual(p_all[b, i], q_all[b, i])
+                committed.append(int(torch.multinomial(r, 1, generator=generator)[0]))
+                break
+            committed.append(x)
+            if x == target.stop[b]:
+                break
+        else:
+            committed.append(int(torch.multinomial(p_all[b, k], 1, generator=generator)[0]))
+        out.append(committed)
+    return out
+
+
+def batched_block_mixed(target, draft, prefixes, k, generator):
+    """WRONG: the residual of each row is formed from the next row's target (an indexing slip)."""
+    original = target
+
+    def shifted(contexts):
+        return original(contexts).roll(-1, dims=0)
+
+    shifted.stop = target.stop
+    return batched_block(shifted, draft, prefixes, k, generator)
+
+
+batched_block.batch = batched_block_mixed.batch = 4
+batched_block.tensors = batched_block_mixed.tensors = "torch"
+batched_block.backend = batched_block_mixed.backend = f"torch {torch.__version__} cpu"

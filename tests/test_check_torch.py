@@ -66,6 +66,14 @@ def test_a_batched_sampler_with_b_4_passes_and_one_with_a_row_mixed_up_fails(sam
     assert [c.verdict for c in bad.cases] == ["fail", "fail"], bad.text()
 
 
+def test_a_batched_block_sampler_with_b_4_passes_and_one_with_a_row_mixed_up_fails(samplers):
+    cases = ["markov-ab-end-K2-L3", "markov-three-K2-L2"]
+    good = check_block(samplers.batched_block, cases=cases, target=QUICKER)
+    assert good.passed and good.environment["batch"] == 4, good.text()
+    bad = check_block(samplers.batched_block_mixed, cases=cases, target=QUICKER)
+    assert [c.verdict for c in bad.cases] == ["fail", "fail"], bad.text()
+
+
 def test_a_torch_floor_of_float32_tiny_is_named_with_its_size(samplers):
     (case,) = check_step(samplers.floored_step, cases=["bernoulli-residual"], target=QUICKER).cases
     assert case.verdict == "fail" and case.data["residual_matches"] == ["epsilon-floor"]

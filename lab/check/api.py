@@ -78,6 +78,15 @@ def _check_common(target, seed, max_draws, time_limit, dtype):
     return target or PowerTarget()
 
 
+def _stated(env: dict, tensors: str) -> dict:
+    """The backend line for a torch sampler that does not state one."""
+    if tensors == "torch" and env["backend"].startswith("not stated"):
+        import torch
+
+        env["backend"] = f"torch {torch.__version__} (not stated by the sampler: set .backend)"
+    return env
+
+
 def _boundary(sampler, tensors, inputs) -> tuple[str, str]:
     tensors = tensors or wants(sampler, "tensors", "numpy")
     inputs = inputs or wants(sampler, "inputs", "probs")
@@ -158,7 +167,7 @@ def check_step(
     results = _run(run_step_case, step, chosen, target, seed, dtype, max_draws, time_limit, progress, jobs)
     if callable(residual_fn):
         results.extend(r for r in residual_sweeps(residual_fn) if r.name in wanted_sweeps)
-    env = environment(original, dtype)
+    env = _stated(environment(original, dtype), tensors)
     env.update(tensors=tensors, inputs=inputs, batch=batch or 1)
     if env["sampler_dtype"].startswith("not stated"):
         seen = sorted({d for r in results for d in r.data.get("sampler_dtype", [])})
@@ -226,6 +235,7 @@ def check_block(
     interface: str = "block",
     tensors: str | None = None,
     inputs: str | None = None,
+    batch: int | None = None,
 ) -> CheckReport:
     """Run the protocol on ``block(target, draft, prefix, k, rng)``: every shipped Markov model (with and
     without a stop token) at K = ``block_size`` drafts per block, counting complete outputs of at most
@@ -239,7 +249,12 @@ def check_block(
     target = _check_common(target, seed, max_draws, time_limit, dtype)
     original = block
     tensors, inputs = _boundary(block, tensors, inputs)
-    block = wrap_block(block, tensors, inputs)
+    batch = batch or getattr(block, "batch", None)
+    if batch is not None and (isinstance(batch, bool) or not isinstance(batch, int) or not 1 <= batch <= 1024):
+        raise CheckInputError(f"batch must be a whole number from 1 to 1024 (got {batch!r})")
+    if batch and batch > 1 and interface == "generate":
+        raise CheckInputError("a batched whole-generation loop is not supported: give a batched block sampler")
+    block = wrap_block(block, tensors, inputs, batch if batch and batch > 1 else None)
     try:
         every = block_cases(block_size or DEFAULT_BLOCK, length)
     except BlockInputError as exc:
@@ -249,6 +264,6 @@ def check_block(
     results = _run(runner, block, chosen, target, seed, dtype, max_draws, time_limit, progress, jobs)
     settings = _settings(target, seed, max_draws, time_limit, dtype)
     settings.update(block=block_size or DEFAULT_BLOCK, length=length)
-    env = environment(original, dtype)
-    env.update(tensors=tensors, inputs=inputs)
+    env = _stated(environment(original, dtype), tensors)
+    env.update(tensors=tensors, inputs=inputs, batch=batch or 1)
     return CheckReport(name or sampler_name(original), interface, settings, env, results)

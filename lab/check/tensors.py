@@ -158,8 +158,10 @@ def wrap_step(step, tensors: str, inputs: str, batch: int | None):
     return wrapped
 
 
-def wrap_block(block, tensors: str, inputs: str):
+def wrap_block(block, tensors: str, inputs: str, batch: int | None = None):
     """The block sampler (or whole-generation loop) as the check calls it, on numpy rows."""
+    if batch:
+        return wrap_batched_block(block, Boundary(tensors, inputs), batch)
     if tensors == "numpy" and inputs == "probs":
         return block
     boundary = Boundary(tensors, inputs)
@@ -183,6 +185,52 @@ def wrap_block(block, tensors: str, inputs: str):
         out = block(serving(target), serving(draft), tuple(prefix), k, boundary.generator(rng))
         out = to_numpy(out)
         return np.asarray(out).reshape(-1).tolist() if isinstance(out, np.ndarray) else out
+
+    for name in ("backend", "dtype", "__name__", "__qualname__", "__module__"):
+        if hasattr(block, name):
+            setattr(wrapped, name, getattr(block, name))
+    return wrapped
+
+
+def wrap_batched_block(block, boundary: Boundary, batch: int):
+    """A batched block sampler ``block(target, draft, prefixes, k, rng)`` as the check calls it.
+
+    ``target(prefixes)`` / ``draft(prefixes)`` take B prefixes and return [B, V] rows; the sampler returns B
+    committed lists. Row b serves the case's model with its vocabulary rotated by b (token t is t + b mod V,
+    its stop token too: ``target.stop`` is the list of the B rows' stop tokens), so the rows differ. The
+    check asks for one prefix at a time: the B rows all continue that prefix (rotated), row 0's block is
+    used now and the others, rotated back, are kept for the next time the same prefix comes (each is an
+    independent draw of the same conditional law when the rows are independent)."""
+    kept: dict = {}
+
+    def rows_of(fn, size):
+        def rows(prefixes):
+            out = []
+            for b, prefix in enumerate(prefixes):
+                prefix = prefix.tolist() if hasattr(prefix, "tolist") else prefix
+                original = tuple((int(t) - b) % size for t in prefix)
+                out.append(np.roll(fn(original), b))
+            return boundary.rows(np.stack(out))
+
+        stop = getattr(fn, "stop", None)
+        rows.stop = [None if stop is None else (stop + b) % size for b in range(batch)]
+        rows.vocab_size = size
+        return rows
+
+    def wrapped(target, draft, prefix, k, rng):
+        key = (id(target), tuple(prefix))
+        entry = kept.get(key)
+        if entry is not None and entry[0] is target and entry[1]:
+            return entry[1].pop()
+        size = len(target(()))
+        prefixes = [[(t + b) % size for t in prefix] for b in range(batch)]
+        out = block(rows_of(target, size), rows_of(draft, size), prefixes, k, boundary.generator(rng))
+        out = [np.asarray(to_numpy(row)).reshape(-1).tolist() for row in out]
+        if len(out) != batch:
+            raise ValueError(f"a batched block sampler returned {len(out)} rows for a batch of {batch}")
+        back = [[(int(t) - b) % size if 0 <= int(t) < size else int(t) for t in row] for b, row in enumerate(out)]
+        kept[key] = (target, back[1:][::-1])
+        return back[0]
 
     for name in ("backend", "dtype", "__name__", "__qualname__", "__module__"):
         if hasattr(block, name):

@@ -72,9 +72,8 @@ def run_check(args) -> int:
         inputs="logits" if args.logits else None,
     )
     if kind in ("block", "generate"):
-        if args.batch is not None:
-            raise UsageError("lab check: --batch is for step samplers")
-        report = check_block(sampler, block_size=args.block, length=args.length, interface=kind, **options)
+        report = check_block(sampler, block_size=args.block, length=args.length, interface=kind, batch=args.batch,
+                             **options)
     else:
         if args.block is not None or args.length is not None:
             raise UsageError("lab check: --block and --length are for block samplers")
@@ -101,7 +100,8 @@ def register(subparsers) -> None:
                      help="hand the sampler log-probabilities, -inf where p = 0 "
                      "(default: sampler.inputs, else probabilities)")
     chk.add_argument("--batch", type=whole_number, metavar="B",
-                     help="step samplers: p and q of shape [B, V], B tokens back (default: sampler.batch, else 1)")
+                     help="batched samplers: B rows at once ([B, V] for a step sampler, B prefixes for a block "
+                     "sampler; default: sampler.batch, else 1)")
     chk.add_argument("--cases", metavar="NAMES", help="only these cases, comma-separated (default: every case)")
     chk.add_argument("--tv", type=probability_option("--tv"), default=0.01,
                      help="the bias to detect, as total variation distance (default 0.01)")
