@@ -3,9 +3,10 @@
 import pandas  # noqa: F401 - before any page: threads importing it lazily at once can see it half-initialised
 import streamlit as st
 
-from lab.views import accessibility, shell, widget_guard
+from lab.views import accessibility, config_cache, shell, widget_guard
 from lab.views.presentation import apply_presentation_style, is_projector_link, presentation_toggle
 
+config_cache.install()  # Streamlit's options read without its process-wide lock (300 pages redraw at once)
 widget_guard.install()  # widget values a browser never sends: replaced before Streamlit deserializes them
 st.set_page_config(page_title=shell.APP_TITLE, page_icon=shell.FAVICON, layout="wide")
 projector = is_projector_link()  # the projector view: no toggle and no navigation on the big screen

@@ -641,6 +641,239 @@ def dashboard_bench(students: int, refreshes: int) -> list[dict]:
         stop_process(proc)
 
 
+# --- a lecture hall: every page redrawn by a teacher action, against the floor ---------------------------------
+
+HALL_ACTIONS = ("Open activity", "Show responses", "Vote again", "Reveal")
+
+
+async def hall_page(base_ws: str, query: str, page_name: str, page: dict, stop: asyncio.Event) -> None:
+    """One student's browser tab, reduced to its protocol, for the hall bench: load the page, follow the teacher
+    through the version route as the page's follow component does (lab.views.follow: every ``every_ms``, a full
+    rerun when the version moved), and record in ``page`` the version each finished full run drew (``drawn``),
+    when it finished (``at``), and how many elements each full run sent (``elements``)."""
+    import websockets
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    base_http = base_ws.replace("ws://", "http://", 1)
+    async with websockets.connect(f"{base_ws}/_stcore/stream", max_size=None, ping_interval=None) as ws:
+        state = {"hash": "", "version": None, "elements": 0, "task": None}
+
+        async def rerun():
+            msg = BackMsg()
+            msg.rerun_script.query_string = query
+            msg.rerun_script.page_name = page_name
+            msg.rerun_script.page_script_hash = state["hash"]
+            await ws.send(msg.SerializeToString())
+
+        await rerun()
+        while not stop.is_set():
+            try:
+                raw = await asyncio.wait_for(ws.recv(), timeout=0.5)
+            except TimeoutError:
+                continue
+            msg = ForwardMsg()
+            msg.ParseFromString(raw)
+            kind = msg.WhichOneof("type")
+            if kind == "navigation":
+                state["hash"] = msg.navigation.page_script_hash
+            elif kind == "new_session" and not msg.metadata.run.fragment_ids:
+                state["elements"], state["version"] = 0, None
+            elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element" and not msg.delta.fragment_id:
+                state["elements"] += 1
+                element = msg.delta.new_element
+                if element.WhichOneof("type") == "bidi_component" and element.bidi_component.component_name.endswith(
+                    "class_follower"
+                ):
+                    data = json.loads(element.bidi_component.json)
+                    state["version"] = data["version"]
+                    if state["task"] is not None:
+                        state["task"].cancel()
+                    state["task"] = asyncio.create_task(
+                        http_checks(base_http, data["path"], data["every_ms"], data["version"], {}, stop, rerun)
+                    )
+            elif kind == "script_finished" and msg.script_finished == 0 and state["version"] is not None:
+                page["drawn"], page["at"] = state["version"], time.monotonic()
+                page.setdefault("elements", []).append(state["elements"])
+        if state["task"] is not None:
+            state["task"].cancel()
+
+
+async def floor_page(base_ws: str, page: dict, go: asyncio.Event, stop: asyncio.Event) -> None:
+    """One tab of bench/minimal_app.py: load it, then, when ``go`` is set, rerun once (what a teacher action asks
+    of every page at the same moment); ``page["at"]`` is when that rerun finished."""
+    import websockets
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    async with websockets.connect(f"{base_ws}/_stcore/stream", max_size=None, ping_interval=None) as ws:
+        page_hash = ""
+
+        async def until_finished() -> None:
+            nonlocal page_hash
+            while True:
+                msg = ForwardMsg()
+                msg.ParseFromString(await ws.recv())
+                if msg.WhichOneof("type") == "navigation":
+                    page_hash = msg.navigation.page_script_hash
+                elif msg.WhichOneof("type") == "new_session" and msg.new_session.page_script_hash:
+                    page_hash = msg.new_session.page_script_hash
+                elif msg.WhichOneof("type") == "script_finished":
+                    return
+
+        msg = BackMsg()
+        msg.rerun_script.query_string = ""
+        await ws.send(msg.SerializeToString())
+        await until_finished()
+        page["loaded"] = True
+        await go.wait()
+        msg.rerun_script.page_script_hash = page_hash
+        await ws.send(msg.SerializeToString())
+        await until_finished()
+        page["at"] = time.monotonic()
+        await stop.wait()
+
+
+def hall_floor(url: str, pids: list[int], n: int) -> dict:
+    """The floor: ``n`` sessions of the minimal app (one slider, one chart) rerun at the same moment."""
+    base_ws = url.replace("http://", "ws://")
+
+    async def run():
+        stop, go = asyncio.Event(), asyncio.Event()
+        pages = [{} for _ in range(n)]
+        tasks = [asyncio.create_task(floor_page(base_ws, p, go, stop)) for p in pages]
+        deadline = time.monotonic() + 120
+        while sum("loaded" in p for p in pages) < n and time.monotonic() < deadline:
+            await asyncio.sleep(0.2)
+        await asyncio.sleep(1)
+        cpu0, own0, t0 = sum(cpu_seconds(p) for p in pids), time.process_time(), time.monotonic()
+        go.set()
+        while sum("at" in p for p in pages) < n and time.monotonic() < t0 + 60:
+            await asyncio.sleep(0.05)
+        cpu = sum(cpu_seconds(p) for p in pids) - cpu0
+        own = time.process_time() - own0
+        done = [p["at"] - t0 for p in pages if "at" in p]
+        stop.set()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        return {"pages": len(done), "last": max(done, default=float("nan")), "cpu": cpu / n, "client": own}
+
+    return asyncio.run(run())
+
+
+def hall_class(url: str, pids: list[int], engine, n: int, projector: bool = True) -> dict:
+    """``n`` students who all voted, on their pages, following the teacher; the teacher opens a predict activity,
+    shows the responses, opens round 2 (everyone votes again) and reveals. Per action: when the last page showed
+    it (a finished full run that drew the new version), the median page, and the server CPU per page."""
+    new = store.create_class(engine, "hall")
+    tokens = [store.join_class(engine, new.code, f"S{i}", client=f"h{i}").student_token for i in range(n)]
+    base_ws = url.replace("http://", "ws://")
+
+    def vote(round_number=None):
+        activity = store.student_state(engine, new.code, tokens[0]).activity.id
+        for i, token in enumerate(tokens):  # every student has voted: every page draws its own prediction
+            b = (i % 21) / 20
+            store.submit_prediction(engine, new.code, token, activity, [f"{b:.2f}", f"{1 - b:.2f}"], round_number)
+
+    steps = {
+        "Open activity": lambda: store.open_activity(
+            engine, new.code, new.teacher_token, "predict", {"source": "worked-example"}
+        ),
+        "Show responses": lambda: store.show_responses(engine, new.code, new.teacher_token),
+        "Vote again": lambda: store.vote_again(engine, new.code, new.teacher_token),
+        "Reveal": lambda: store.reveal(engine, new.code, new.teacher_token),
+    }
+
+    async def run():
+        stop = asyncio.Event()
+        pages = [{} for _ in range(n)]
+        tasks = []
+        for token, page in zip(tokens, pages):  # opened over ~3 s: a class coming in, not a storm
+            query = f"code={new.code}&student={token}"
+            tasks.append(asyncio.create_task(hall_page(base_ws, query, "class", page, stop)))
+            await asyncio.sleep(3 / n)
+        display = store.class_version(engine, new.code).display_key
+        watch = {}
+        if projector:
+            tasks.append(
+                asyncio.create_task(hall_page(base_ws, f"code={new.code}&display={display}", "projector", watch, stop))
+            )
+        deadline = time.monotonic() + 120
+        while sum("drawn" in p for p in pages) < n and time.monotonic() < deadline:
+            await asyncio.sleep(0.2)
+        results = {}
+        for action in HALL_ACTIONS:
+            await asyncio.sleep(3)  # every page idle again
+            if action == "Reveal":
+                vote(2)
+            cpu0, own0, t0 = sum(cpu_seconds(p) for p in pids), time.process_time(), time.monotonic()
+            steps[action]()
+            target = store.class_version(engine, new.code).version
+            while (
+                sum(p.get("drawn", -1) >= target for p in pages) < n or watch.get("drawn", -1) < target and projector
+            ) and time.monotonic() < t0 + 60:
+                await asyncio.sleep(0.05)
+            cpu = sum(cpu_seconds(p) for p in pids) - cpu0
+            shown = sorted(p["at"] - t0 for p in pages if p.get("drawn", -1) >= target)
+            results[action] = {
+                "pages": len(shown),
+                "last": shown[-1] if shown else float("nan"),
+                "p50": statistics.median(shown) if shown else float("nan"),
+                "projector": watch["at"] - t0 if watch.get("drawn", -1) >= target else float("nan"),
+                "cpu": cpu / n,
+                "client": time.process_time() - own0,
+                "elements": statistics.median(p["elements"][-1] for p in pages if p.get("elements")),
+            }
+            if action == "Open activity":
+                vote()  # everyone votes (storage level: no version change, no rerun)
+        stop.set()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        return results
+
+    return asyncio.run(run())
+
+
+def hall_bench(sizes: list[int], url=None, pids=None, floor_url=None, floor_pids=None) -> None:
+    """Print, for each class size, each action's time until the last page showed it and the server CPU per page,
+    beside the floor (the minimal app, as many sessions rerun at once) measured in the same run, and the ratio."""
+    from browserlib import start_streamlit, stop_process
+
+    procs = []
+    try:
+        if url is None:
+            data = tempfile.mkdtemp(prefix="classbench-")
+            os.environ["RESIDUAL_LAB_DATA"] = data
+            os.environ.pop("RESIDUAL_LAB_DATABASE_URL", None)
+            proc, url = start_streamlit("server.py", cwd=ROOT, quiet=True)
+            procs.append(proc)
+            pids = [proc.pid]
+            floor_proc, floor_url = start_streamlit("bench/minimal_app.py", cwd=ROOT, quiet=True)
+            procs.append(floor_proc)
+            floor_pids = [floor_proc.pid]
+        engine = make_engine(f"sqlite:///{os.environ['RESIDUAL_LAB_DATA']}/classroom.db")
+        for n in sizes:
+            floor = hall_floor(floor_url, floor_pids, n)
+            results = hall_class(url, pids, engine, n)
+            print(
+                f"\n{n} students who voted ({len(pids)} server process{'es' if len(pids) > 1 else ''}), load "
+                f"{os.getloadavg()[0]:.1f}; floor: {floor['pages']} minimal-app pages rerun at once, last after "
+                f"{floor['last']:.2f} s, {1000 * floor['cpu']:.1f} ms server CPU a page"
+            )
+            print(
+                f"  {'action':15} {'pages':>6} {'last page':>10} {'median':>7} {'projector':>10} "
+                f"{'CPU/page':>9} {'vs floor':>9} {'elements':>9} {'client CPU':>11}"
+            )
+            for action, r in results.items():
+                print(
+                    f"  {action:15} {r['pages']:>6} {r['last']:>9.2f}s {r['p50']:>6.2f}s {r['projector']:>9.2f}s "
+                    f"{1000 * r['cpu']:>7.1f}ms {r['cpu'] / floor['cpu']:>8.2f}x {r['elements']:>9.0f} "
+                    f"{r['client']:>10.1f}s"
+                )
+        engine.dispose()
+    finally:
+        for proc in procs:
+            stop_process(proc)
+
+
 def table(rows: list[dict]) -> None:
     keys = list(rows[0])
     width = max(len(k) for k in keys)
@@ -663,7 +896,15 @@ def main() -> None:
     parser.add_argument("--skip-dashboard", action="store_true")
     parser.add_argument("--dashboard-students", type=int, default=500)
     parser.add_argument("--refreshes", type=int, default=30, help="dashboard refreshes measured")
+    parser.add_argument(
+        "--hall",
+        help="class sizes for the lecture-hall bench, e.g. 150,300: every teacher action's time until the last page "
+        "shows it and server CPU per page, beside the minimal app (runs only this part)",
+    )
     args = parser.parse_args()
+    if args.hall:
+        hall_bench([int(n) for n in args.hall.split(",")])
+        return
     if not args.skip_dashboard:
         print(f"teacher's dashboard, {args.refreshes} refreshes of its 2-second fragment, one after another")
         table(dashboard_bench(args.dashboard_students, args.refreshes))

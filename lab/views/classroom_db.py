@@ -6,6 +6,7 @@ Which database: ``RESIDUAL_LAB_DATABASE_URL`` if set; else ``[connections.classr
 
 from __future__ import annotations
 
+import functools
 import os
 import threading
 import time
@@ -15,7 +16,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
 from lab.classroom import keys, store
-from lab.classroom.db import URL_ENV, database_url, engine_options, prepare
+from lab.classroom.db import DATA_ENV, URL_ENV, database_url, engine_options, prepare
 from lab.classroom.gate import bounded
 
 
@@ -38,28 +39,54 @@ def believe_forwarded_only_from_trusted_proxies() -> None:
 
 believe_forwarded_only_from_trusted_proxies()
 
+_secrets_checked: list[str] = []
 
-def _secrets_url() -> bool:
-    try:
-        return bool(st.secrets.get("connections", {}).get("classroom", {}).get("url"))
-    except Exception:  # no secrets file at all
-        return False
+
+def _secrets_url() -> str:
+    """The class database's URL in .streamlit/secrets.toml ("" for none): read once per process (without a secrets
+    file, Streamlit looks for one again on every read, a few system calls on every run of every page)."""
+    if not _secrets_checked:
+        try:
+            found = str(st.secrets.get("connections", {}).get("classroom", {}).get("url") or "")
+        except Exception:  # no secrets file at all
+            found = ""
+        _secrets_checked.append(found)
+    return _secrets_checked[0]
+
+
+_connections: dict[tuple, object] = {}
+
+
+def _connection(url: str, from_secrets: bool):
+    """``st.connection("classroom")`` for ``url`` (named in secrets.toml, or passed), with bounded waits
+    (engine_options), made once per process and setting: st.connection wraps its factory in st.cache_resource again
+    on every call, which reads the factory's source code each time (on every run of every page)."""
+    options = engine_options(url)
+    key = (url, from_secrets, repr(options))
+    conn = _connections.get(key)
+    if conn is None:
+        conn = st.connection("classroom", type="sql", **({} if from_secrets else {"url": url}), **options)
+        _connections[key] = conn
+    return conn
 
 
 def engine():
     url = os.environ.get(URL_ENV, "").strip()
-    if url:
-        conn = st.connection("classroom", type="sql", url=url, **engine_options(url))
-    elif _secrets_url():
-        url = str(st.secrets["connections"]["classroom"]["url"])
-        conn = st.connection("classroom", type="sql", **engine_options(url))
-    else:
-        url = database_url()
-        conn = st.connection("classroom", type="sql", url=url, **engine_options(url))
+    from_secrets = not url and bool(_secrets_url())
+    if from_secrets:
+        url = _secrets_url()
+    elif not url:
+        url = _default_url(os.environ.get(DATA_ENV, ""))
     global _last_engine
-    _last_engine = prepare(conn.engine)
+    _last_engine = prepare(_connection(url, from_secrets).engine)
     purge_if_due(_last_engine)
     return _last_engine
+
+
+@functools.lru_cache(maxsize=8)
+def _default_url(_data_folder: str) -> str:
+    """The SQLite file's URL for this data folder, the folder made once (not on every run of every page)."""
+    return database_url()
 
 
 def browser_key() -> str:
@@ -104,11 +131,11 @@ def purge_if_due(db) -> None:
         _purge_lock.release()
 
 
-# One value per class for the whole process, kept for a second: every student's page of a class asks for it
-# every few seconds (through lab.views.follow's HTTP route, or its timed fragment), and it costs one small query
+# One value per class for the whole process, kept for half a second: every student's page of a class asks for it
+# about every second (through lab.views.follow's HTTP route, or its timed fragment), and it costs two small queries
 # a second per class whatever the number of students. A plain dict, not st.cache_data: the route reads it outside
 # any script run, and it is read far more often than written.
-VERSION_TTL_S = 1.0
+VERSION_TTL_S = 0.5
 _MAX_CLASSES_KEPT = 1000
 _versions: dict[str, tuple[float, store.ClassVersion | None]] = {}
 _versions_lock = threading.Lock()

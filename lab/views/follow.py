@@ -24,7 +24,8 @@ from lab.classroom.gate import gate
 from lab.views import classroom_db
 
 ROUTE_PATH = "/_class_version"
-CHECK_EVERY_MS = 2000  # how often a page asks for the version over HTTP
+CHECK_EVERY_MS = 1000  # how often a page asks for the version over HTTP (on average: each wait is jittered)
+RETRY_MS = 3000  # a redraw asked for that has not come by then is asked for again
 FOLLOW_EVERY_S = 5.0  # the fallback fragment's interval (a script run each time)
 ROUTE_WAIT_S = 1.0  # the version is one tiny query: a database that takes longer is not answering
 _MAX_PARAM = 64
@@ -33,40 +34,62 @@ _CODE_CHARACTERS = frozenset(store.CODE_ALPHABET)
 # Set by routes(), which server.py calls before the server starts: the pages of this process can use the route.
 route_mounted = False
 
-# The browser side: ask for the version every data.every_ms; when it moved past the page's (or the class
-# closed, or the server no longer knows the class), send one trigger, which reruns the page; the rerun mounts
-# the component again with the new version. A failed request (a replica restarting) is simply tried again.
+# The browser side: ask for the version about every data.every_ms (each wait drawn between 0.75 and 1.25 times it, so
+# that a class whose pages were all redrawn at the same moment does not ask, and redraw, in step); when it moved past
+# the page's (or the class closed, or the server no longer knows the class), send one trigger, which reruns the page;
+# the rerun draws the component again with the new version. The checking never stops while the page shows it:
+# - Streamlit calls this function again when the data changes, without the previous call's cleanup: the previous
+#   loop is stopped here (one loop per element), never left running beside the new one;
+# - a request that fails or hangs (given up after 1.5 intervals) is simply tried again;
+# - a redraw that was asked for but did not come (the trigger, or its rerun, lost on the way; the database answered
+#   the route but not the page, or the other way round) is asked for again every data.retry_ms, but never while a
+#   run of this page is still going (asking then would restart a run a busy server has not finished).
+# Before, a 503 or a lost redraw stopped the loop for good, and a hung request held it: the page no longer followed.
 _JS = """
 export default function (component) {
-  const { data, setTriggerValue } = component;
+  const { data, setTriggerValue, parentElement } = component;
+  if (parentElement.__labFollowStop) parentElement.__labFollowStop();
   let stopped = false;
   let timer = null;
+  let askedAt = 0;
   const url = new URL(data.path, window.location.href);
+  const wait = () => data.every_ms * (0.75 + 0.5 * Math.random());
   const typing = () => {
     const active = document.activeElement;
     return !!active && (active.tagName === "INPUT" || active.tagName === "TEXTAREA");
   };
+  const running = () => {
+    const app = document.querySelector("[data-testid=stApp]");
+    return !!app && app.getAttribute("data-test-script-state") === "running";
+  };
+  const ask = (value) => {
+    const now = Date.now();
+    if (askedAt && (now - askedAt < data.retry_ms || running())) return;
+    askedAt = now;
+    setTriggerValue("changed", value);
+  };
   async function check() {
     if (stopped) return;
+    const controller = new AbortController();
+    const giveUp = setTimeout(() => controller.abort(), 1.5 * data.every_ms);
     try {
-      const response = await fetch(url, { cache: "no-store", credentials: "same-origin" });
-      if (response.status === 404) { stopped = true; setTriggerValue("changed", -1); return; }
-      // the class database is unreachable: redraw once, so the page says so (it then waits for the database);
-      // not while the student is typing in a box (a redraw would drop a value not yet entered): next time
-      if (response.status === 503 && !typing()) { stopped = true; setTriggerValue("changed", -2); return; }
-      if (response.ok) {
+      const response = await fetch(url, { cache: "no-store", credentials: "same-origin", signal: controller.signal });
+      if (response.status === 404) ask(-1);
+      // the class database is unreachable: redraw, so the page says so (it then waits for the database); not while
+      // the student is typing in a box (a redraw would drop a value not yet entered): next time
+      else if (response.status === 503 && !typing()) ask(-2);
+      else if (response.ok) {
         const state = await response.json();
-        if (state.version > data.version || !state.open) {
-          stopped = true;
-          setTriggerValue("changed", state.version);
-          return;
-        }
+        if (state.version > data.version || !state.open) ask(state.version);
       }
-    } catch (error) { /* the server is restarting: ask again next time */ }
-    if (!stopped) timer = setTimeout(check, data.every_ms);
+    } catch (error) { /* the server is restarting, or the request was given up: ask again next time */ }
+    clearTimeout(giveUp);
+    if (!stopped) timer = setTimeout(check, wait());
   }
-  timer = setTimeout(check, data.every_ms);
-  return () => { stopped = true; clearTimeout(timer); };
+  const stop = () => { stopped = true; clearTimeout(timer); };
+  parentElement.__labFollowStop = stop;
+  timer = setTimeout(check, wait());
+  return stop;
 }
 """
 
@@ -80,7 +103,7 @@ def follow_teacher(code: str, drawn_version: int, key: str, fragment) -> None:
         path = "." + ROUTE_PATH + "?" + urlencode({"code": code, "key": key})  # relative: also under a URL prefix
         _follower(
             key="cls_follower",
-            data={"path": path, "version": drawn_version, "every_ms": CHECK_EVERY_MS},
+            data={"path": path, "version": drawn_version, "every_ms": CHECK_EVERY_MS, "retry_ms": RETRY_MS},
             on_changed_change=lambda: None,  # the trigger itself reruns the page, which redraws from the database
             height=0,
         )

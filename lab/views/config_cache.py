@@ -1,0 +1,60 @@
+"""Streamlit's configuration read without its process-wide lock (installed by app.py).
+
+Streamlit 1.67 reads a configuration option (``config.get_option``) for every element a page sends (the size above
+which a message is cached, in ``forward_msg_cache.populate_hash_if_needed``), for every command (usage metrics) and
+for every run, and each read takes one ``RLock`` for the whole process. When a teacher's action redraws 300 pages at
+once, 300 script threads queue on that lock: py-spy put 40 % of the server's samples there during a reveal
+(docs/performance.md, "A lecture hall at once").
+
+:func:`install` puts a read-through cache in front of ``config.get_option``: a value is read once through
+Streamlit's own locked path and kept until the configuration changes (``config._on_config_parsed``, sent after
+Streamlit parsed its files again, and every ``config._set_option``, which ``st.set_option`` and the parsing use).
+A generation counter keeps a read that raced with such a change out of the cache. Reading a dict is atomic under
+the interpreter lock, so the cached path needs no lock. tests/test_config_cache.py checks every option against
+Streamlit's own reading, and fails if a Streamlit upgrade moves what is wrapped here.
+"""
+
+from __future__ import annotations
+
+from streamlit import config
+
+_MISSING = object()
+_values: dict[str, object] = {}
+_generation = [0]
+
+
+def _forget(*_args, **_kwargs) -> None:
+    _generation[0] += 1
+    _values.clear()
+
+
+def install() -> None:
+    """Wrap ``config.get_option`` and ``config._set_option`` once per process (later calls do nothing). Only
+    Streamlit's own function is wrapped: under AppTest ``config.get_option`` is a stand-in that overrides options
+    for one run (``global.appTest``), which must not be kept."""
+    locked_get = config.get_option
+    if getattr(locked_get, "_lab_cached", False) or locked_get.__module__ != "streamlit.config":
+        return
+    _forget()
+    locked_set = config._set_option
+
+    def get_option(key: str):
+        value = _values.get(key, _MISSING)
+        if value is _MISSING:
+            generation = _generation[0]
+            value = locked_get(key)  # raises for an unknown key, as Streamlit does
+            if generation == _generation[0]:
+                _values[key] = value
+        return value
+
+    def _set_option(*args, **kwargs):
+        try:
+            return locked_set(*args, **kwargs)
+        finally:
+            _forget()
+
+    get_option.__doc__ = locked_get.__doc__
+    get_option._lab_cached = True
+    config._set_option = _set_option
+    config._on_config_parsed.connect(_forget, weak=False)
+    config.get_option = get_option
