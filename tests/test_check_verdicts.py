@@ -48,11 +48,13 @@ def test_a_fail_found_in_counts_cut_short_is_still_a_fail():
 
 def test_progress_lines_go_to_stderr_when_it_is_not_a_terminal(monkeypatch, capsys):
     monkeypatch.setattr("lab.check.progress.LINE_EVERY", 0.05)
-    code = main(["check", "tests/check_samplers.py:slow", "--cases", "bernoulli-residual", "--time-limit", "0.4",
+    monkeypatch.setattr("lab.check.watch.CLOCK_EVERY", 4)  # look at the clock every 4 draws (8 ms)
+    code = main(["check", "tests/check_samplers.py:slow", "--cases", "bernoulli-residual", "--time-limit", "0.6",
                  "--jobs", "1"])
     _, err = capsys.readouterr()
     lines = err.splitlines()
-    assert code == 3 and len(lines) >= 3, err
+    assert code == 3 and len(lines) >= 3, err  # at least two lines while drawing, one when finished
+    assert lines[-1].endswith(", finished")
     assert all(line.startswith("lab check: ") for line in lines) and "case bernoulli-residual" in lines[0]
 
 
