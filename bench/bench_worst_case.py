@@ -86,9 +86,6 @@ def clear_caches() -> None:
         for value in list(vars(module).values()):
             if isinstance(value, functools._lru_cache_wrapper):
                 value.cache_clear()
-    blocks = sys.modules.get("lab.core.blocks")
-    if blocks is not None:
-        blocks._CDF_CACHE.clear()
 
 
 def timed_run(at: AppTest) -> float:

@@ -345,3 +345,30 @@ def test_stop_mistakes_simulated_fit_their_own_law():
         sim = simulate_blocks(model, 2, 4, 6_000, seed=3, variant=name)
         assert sim.fit_law.p_value > 0.001
         assert sim.fit_target.p_value < 1e-6  # biased, and 6,000 outputs see it
+
+
+def test_a_new_block_mistake_is_one_overridden_rule_that_the_chain_and_the_sampler_both_follow():
+    # A mistake the lab does not list: the output ends at a proposed stop token even when the target rejected
+    # it (its replacement is committed, then nothing more). One method overridden; no engine code changes.
+    from lab.core.blocks import block_outputs
+    from lab.core.variants import DONE, Variant
+
+    class EndsAtRejectedStop(Variant):
+        name = "ends-at-rejected-stop"
+
+        def after_replaced(self, state, x, y, stop, block):
+            return DONE if x == stop else super().after_replaced(state, x, y, stop, block)
+
+    mistake = EndsAtRejectedStop()
+    # By hand (K = 1 or 2, L = 3): x1 ~ q(start) = a or E, 1/2 each. a is kept and a E follows as in the
+    # correct algorithm (1/2). E has p = 0: rejected, replaced by b (the residual at the start is b), and the
+    # output ends there: (b,) 1/2, where the target has b E 1/4 and b a E 1/4.
+    for block in (1, 2):
+        assert speculative_law(HAND, block, 3, mistake) == {(A, E): HALF, (B,): HALF}
+        outputs = list(block_outputs(HAND, block, 3, 2_000, make_streams(7), mistake))
+        assert set(outputs) == {(A, E), (B,)}
+        assert 850 < outputs.count((B,)) < 1_150  # binomial(2000, 1/2): 1000 +- 150 is beyond 6.7 sd
+    seed = next(s for s in range(100) if run_block(HAND, 2, START, make_streams(s)).drafts[0] == E)
+    trace = run_block(HAND, 2, START, make_streams(seed), mistake)
+    assert trace.committed == (B,) and trace.ends_output
+    assert not run_block(HAND, 2, START, make_streams(seed)).ends_output  # the correct algorithm goes on after b

@@ -18,7 +18,12 @@ The same engine runs every :mod:`lab.core.variants` mistake, both exactly and by
   :func:`target_law` is the target's own law of L tokens; their total variation distance
   (:func:`lab.core.distance.total_variation`) is exactly 0 for the correct algorithm, for every model, K and L;
 - :func:`run_block` samples one block and returns a :class:`BlockTrace` (the Blocks page steps
-  through it); :func:`simulate_blocks` repeats it to check the exact law by chi-square.
+  through it); :func:`block_outputs` samples whole outputs (the same draws, nothing recorded), which
+  :func:`simulate_blocks` counts to check the exact law by chi-square.
+
+Both the exact chain and the sampler move the same :class:`lab.core.variants.BlockState` by the same
+rules (:meth:`Variant.after_kept`, :meth:`Variant.after_replaced`, :meth:`Variant.block_ended`): a
+block-level mistake is a :class:`Variant` subclass that changes one of them.
 
 Randomness: three independent numpy streams (proposal, acceptance, correction) from
 :func:`lab.core.sampling.make_streams`; the bonus token uses the correction stream.
@@ -32,12 +37,13 @@ import math
 from collections import defaultdict
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import NamedTuple
 
 from lab.core.distance import total_variation
 from lab.core.distributions import LabInputError
 from lab.core.markov import START, MarkovModel
 from lab.core.sampling import ChiSquareResult, Streams, chi_square_test, float_cdf, make_streams
-from lab.core.variants import CORRECT, Row, Variant, get_variant, rules
+from lab.core.variants import CORRECT, DONE, FRESH, BlockState, Row, Variant, get_variant, rules
 
 ZERO = Fraction(0)
 ONE = Fraction(1)
@@ -130,23 +136,15 @@ def target_law(model: MarkovModel, length: int) -> Law:
 
 
 # The block engine as a hidden chain. After each committed token the future depends on the committed
-# prefix only through its last token t (the verified history) and a small hidden state
-# (j, d, rejected, stopped): j drafts of the current block are done, the draft's own context is d (None:
-# the same as t, as always in the correct algorithm), ``rejected`` says a replacement was committed
-# in this block (only keep-testing-after-rejection goes on after one; then no bonus is drawn), and
-# ``stopped`` says the stop token was committed in this block by a mistake that goes on after it (the
-# output then ends with the block). j == K means every draft passed and the bonus from p is next.
-# DONE: the output is complete (the stop token was committed): no move leaves it.
-# Stop semantics of the correct algorithm: the draft drafts nothing after a proposed stop token (so a
-# block may hold fewer than K drafts); a kept or corrected stop token ends the output (no bonus, later
-# drafts discarded); the maximum length L cuts the last block short.
+# prefix only through its last token t (the verified history) and a small hidden state, a
+# :class:`BlockState` (drafts done, the draft's own context, replaced, stopped), which the variant's
+# block-level rules move (the sampler below moves it by the same rules). DONE: the output is complete
+# (the stop token was committed): no move leaves it. The maximum length L cuts the last block short.
 # The law of complete outputs is built prefix by prefix: each prefix carries the mass of every hidden
 # state it can be in (a forward pass), so the work grows with the number of prefixes, not with the
 # number of draft paths.
 
-Hidden = tuple[int, int | None, bool, bool]
-FRESH: Hidden = (0, None, False, False)  # a new block: no draft yet, drafting from the verified history
-DONE: Hidden = (-1, None, False, True)  # the output ended (no move from here)
+Hidden = BlockState  # the chain's name for it
 
 
 @dataclass(frozen=True)
@@ -159,7 +157,7 @@ class BlockChain:
     """
 
     scale: int
-    moves: dict[tuple[int, Hidden], tuple[tuple[int, Hidden, int], ...]]
+    moves: dict[tuple[int, Hidden], tuple[tuple[int, Hidden, int], ...]]  # its states as plain tuples (see block_chain)
 
     def emitted(self) -> dict[int, frozenset[int]]:
         """For each history, the tokens some hidden state can commit next (for counting outcomes)."""
@@ -174,17 +172,26 @@ class BlockChain:
         return any(after == DONE for moves in self.moves.values() for _, after, _ in moves)
 
 
-def _settle(hidden: Hidden, block: int) -> Hidden:
-    """A block that tested all K drafts after a replacement ends without a bonus: a fresh block (or the end
-    of the output, if a mistake went on past a committed stop token in it)."""
-    if hidden[0] == block and hidden[2]:
-        return DONE if hidden[3] else FRESH
-    return hidden
+class InverseCdf:
+    """The samplers' one CDF cache: each row's float64 CDF (:func:`lab.core.sampling.float_cdf`, as a list:
+    bisect is fastest on one), remembered under a small key (rows of Fractions hash slowly). One lives with
+    each sampling run, so it is bounded by the model (at most three tables per history and token)."""
+
+    def __init__(self):
+        self.tables: dict[object, list[float]] = {}
+
+    def draw(self, key, row: Row, u: float) -> int:
+        """Inverse CDF of ``row`` at u: the first token whose CDF exceeds u (u in [0, 1); zero-mass tokens are
+        never drawn)."""
+        table = self.tables.get(key)
+        if table is None:
+            table = self.tables[key] = float_cdf(row).tolist()
+        return bisect.bisect_right(table, u)
 
 
 class _Rules:
     """A variant's rules at each history, looked up by integer keys (rows of Fractions hash slowly):
-    the exact forward pass and the sampler both read them here."""
+    the exact forward pass and the sampler both read them here (bounded by the model, gone with the rule set)."""
 
     def __init__(self, model: MarkovModel, variant: Variant):
         self.model, self.variant = model, variant
@@ -192,7 +199,24 @@ class _Rules:
         self.tests: dict[tuple[int, int], tuple[Fraction, Row | None]] = {}
         self.thresholds: dict[tuple[int, int], float] = {}
         self.laws: dict[tuple[int, int], Row] = {}
-        self.cdfs: dict[tuple, list[float]] = {}
+        self.draw = InverseCdf().draw  # the sampler's inverse CDFs
+        self.moves: dict[tuple, BlockState] = {}  # the sampler's transitions, remembered (it makes them per draft)
+
+    def kept(self, state: BlockState, x: int, block: int) -> BlockState:
+        """The variant's :meth:`Variant.after_kept`, remembered."""
+        key = (state, x, block)
+        after = self.moves.get(key)
+        if after is None:
+            after = self.moves[key] = self.variant.after_kept(state, x, self.model.stop, block)
+        return after
+
+    def replaced(self, state: BlockState, x: int, y: int, block: int) -> BlockState:
+        """The variant's :meth:`Variant.after_replaced`, remembered."""
+        key = (state, x, y, block)
+        after = self.moves.get(key)
+        if after is None:
+            after = self.moves[key] = self.variant.after_replaced(state, x, y, self.model.stop, block)
+        return after
 
     def draft(self, t: int, draft_ctx: int) -> Row:
         key = (t, draft_ctx)
@@ -227,56 +251,29 @@ class _Rules:
             self.laws[key] = rules(self.variant, "inverse_cdf", self.model.p(t), self.model.q(t), x)
         return self.laws[key]
 
-    def draw(self, key: tuple, row: Row, u: float) -> int:
-        """Inverse CDF of ``row`` (remembered under ``key``) at u, like :func:`draw`."""
-        table = self.cdfs.get(key)
-        if table is None:
-            table = self.cdfs[key] = cdf(row)
-        return bisect.bisect_right(table, u)
 
-
-def _step_moves(model: MarkovModel, block: int, variant: Variant, rule_set: _Rules, t: int, hidden: Hidden) -> dict:
-    """The exact moves (y, next hidden) -> probability from history ``t`` in state ``hidden``."""
-    j, d, rejected, stopped = hidden
+def _step_moves(model: MarkovModel, block: int, variant: Variant, rule_set: _Rules, t: int, state: Hidden) -> dict:
+    """The exact moves (y, next state) -> probability from history ``t`` in ``state``: every draft, test and
+    replacement the sampler could make, weighted, each moved by the variant's block-level rules."""
     stop = model.stop
     out: dict[tuple[int, Hidden], Fraction] = defaultdict(Fraction)
-
-    def block_ends(y: int, stopped: bool) -> Hidden:
-        """After the block's last committed token y: the output ends, or a new block starts."""
-        return DONE if stopped or y == stop else FRESH
-
-    if j == block:  # all drafts passed: one bonus token from p at the verified history, and the block ends
+    if state.drafted == block:  # all drafts passed: one bonus token from p at the verified history, and the block ends
         for y, mass in enumerate(model.p(t)):
             if mass:
-                out[(y, block_ends(y, stopped))] += mass
+                out[(y, variant.block_ended(state, y, stop))] += mass
         return out
-    for x, drafted in enumerate(rule_set.draft(t, t if d is None else d)):
+    for x, drafted in enumerate(rule_set.draft(t, t if state.draft_context is None else state.draft_context)):
         if not drafted:
             continue
         keep, replacement = rule_set.test(t, x)
-        if keep:  # x is committed and becomes both contexts
-            if x != stop:
-                after = _settle((j + 1, None, rejected, stopped), block)
-            elif variant.drafts_past_stop:  # the mistake: the drafts after the stop token are still tested
-                after = _settle((j + 1, None, rejected, True), block)
-            elif variant.bonus_after_stop:  # the mistake: the draft run ended at the stop token, all kept: bonus
-                after = (block, None, rejected, True)
-            else:  # the output ends at the stop token: no bonus, nothing after it
-                after = DONE
-            out[(x, after)] += drafted * keep
+        if keep:
+            out[(x, variant.after_kept(state, x, stop, block))] += drafted * keep
         if replacement is None:
             continue
         weight = drafted * (1 - keep)
         for y, mass in enumerate(replacement):
-            if not mass:
-                continue
-            if y == stop:  # a corrected stop token ends the output (every variant keeps that rule)
-                after = DONE
-            elif variant.keep_testing and x != stop:  # the mistake: the drafts made after x are still tested
-                after = _settle((j + 1, None if x == y else x, True, stopped), block)
-            else:  # the first rejection ends the block; later drafts are discarded (none after a stop token)
-                after = block_ends(y, stopped)
-            out[(y, after)] += weight * mass
+            if mass:
+                out[(y, variant.after_replaced(state, x, y, stop, block))] += weight * mass
     return out
 
 
@@ -293,11 +290,20 @@ def block_chain(model: MarkovModel, block: int, variant: Variant | str = CORRECT
         exact[state] = moves = _step_moves(model, block, variant, rule_set, *state)
         todo.extend((y, after) for y, after in moves if after != DONE and (y, after) not in exact)
     scale = math.lcm(*(w.denominator for moves in exact.values() for w in moves.values()), 1)
+    # Stored as plain tuples (equal to the named states), one object per state: CPython's collector stops
+    # tracking a plain tuple of plain values, never a NamedTuple, and so skips the forward pass's thousands of
+    # per-prefix dicts keyed by them (measured: 20 % of bench_block_law's largest case); one object per state
+    # lets the forward pass match keys by identity.
+    one: dict[Hidden, tuple] = {}
     return BlockChain(
         scale,
         {
-            state: tuple((y, after, int(w * scale)) for (y, after), w in sorted(moves.items(), key=_move_order) if w)
-            for state, moves in exact.items()
+            (t, one.setdefault(hidden, tuple(hidden))): tuple(
+                (y, one.setdefault(after, tuple(after)), int(w * scale))
+                for (y, after), w in sorted(moves.items(), key=_move_order)
+                if w
+            )
+            for (t, hidden), moves in exact.items()
         },
     )
 
@@ -387,21 +393,6 @@ def compare_laws(
 
 # --- sampling ---------------------------------------------------------------------------------
 
-_CDF_CACHE: dict[Row, list[float]] = {}
-
-
-def cdf(row: Row) -> list[float]:
-    """:func:`lab.core.sampling.float_cdf` of an exact row, as a list (bisect is fastest on one), cached."""
-    cached = _CDF_CACHE.get(row)
-    if cached is None:
-        cached = _CDF_CACHE[row] = float_cdf(row).tolist()
-    return cached
-
-
-def draw(row: Row, u: float) -> int:
-    """Inverse CDF: the first token whose CDF exceeds u (u in [0, 1); zero-mass tokens never drawn)."""
-    return bisect.bisect_right(cdf(row), u)
-
 
 @dataclass(frozen=True)
 class DraftTest:
@@ -432,7 +423,7 @@ class BlockTrace:
     bonus: int | None
     bonus_u: float | None
     committed: tuple[int, ...]
-    ends_output: bool = False  # the block committed the stop token: the output is complete after it
+    ends_output: bool = False  # the output is complete after this block (it committed the stop token)
     reached_length: bool = False  # the block filled the output to its maximum length L
 
     @property
@@ -457,25 +448,31 @@ class BlockTrace:
         return revealed + 1
 
 
-def run_block(
+class _Played(NamedTuple):
+    """One sampled block, before it is dressed as a trace."""
+
+    drafts: tuple[int, ...]
+    committed: tuple[int, ...]
+    rejection: int | None
+    bonus: int | None
+    bonus_u: float | None
+    full: bool
+    ended: bool  # the rules ended the output with this block
+
+
+def _play_block(
     model: MarkovModel,
     block: int,
     prev: int,
     streams: Streams,
-    variant: Variant | str = CORRECT,
-    record: bool = True,
-    rule_set: _Rules | None = None,
-    room: int | None = None,
-) -> BlockTrace | tuple[int, ...]:
-    """Sample one block from history ``prev``; a :class:`BlockTrace`, or the committed tokens only
-    (``record=False``, for fast simulation; ``rule_set`` keeps the rules between blocks).
-
-    ``room``: how many more tokens the output may hold (the maximum length cuts the block: at most
-    ``room`` drafts, and no bonus once the output is full). The draft drafts nothing after a proposed stop
-    token; a kept or corrected stop token ends the block with no bonus (the output is complete)."""
-    variant = get_variant(variant)
-    if rule_set is None or rule_set.model is not model or rule_set.variant is not variant:
-        rule_set = _Rules(model, variant)
+    variant: Variant,
+    rule_set: _Rules,
+    room: int | None,
+    tests: list[DraftTest] | None,
+) -> _Played:
+    """Sample one block; each test goes into ``tests`` (None: not recorded, for fast simulation). The state
+    moves by the same block-level rules as the exact chain: a draft is tested while the state says this
+    block has tested every draft before it."""
     stop = model.stop
     limit = block if room is None else min(block, room)
     drafts: list[int] = []
@@ -490,50 +487,67 @@ def run_block(
         if x == stop and not variant.drafts_past_stop:  # nothing is drafted after a proposed stop token
             break
     committed: list[int] = []
-    tests: list[DraftTest] = []
+    state = FRESH
     test_ctx = prev
     rejection = None
-    ended = False  # the stop token was committed: the output is complete (a stop-token mistake goes on;
-    # its output then ends with this block, see simulate_blocks)
     for i, x in enumerate(drafts):
-        if ended or (rejection is not None and not variant.keep_testing):
-            if record:
+        if state.drafted != i:  # the block ended (a rejection, or a committed stop token): discarded
+            if tests is not None:
                 tests.append(DraftTest(i, x, draft_probs[i], ZERO, ZERO, ZERO, None, "discarded", test_ctx))
             continue
         u = streams.acceptance.random()
         if rule_set.passes(test_ctx, x, u):  # u in [0, 1): keep == 1 always passes, keep == 0 never does
             committed.append(x)
-            if record:
+            if tests is not None:
                 p_row, q_row, keep = model.p(test_ctx), model.q(test_ctx), rule_set.test(test_ctx, x)[0]
                 tests.append(DraftTest(i, x, draft_probs[i], p_row[x], q_row[x], keep, u, "accepted", test_ctx))
             test_ctx = x
-            if x == stop and not (variant.drafts_past_stop or variant.bonus_after_stop):
-                ended = True
+            state = rule_set.kept(state, x, block)
             continue
         law = rule_set.sampled_law(test_ctx, x)
         w = u if variant.reuses_acceptance_uniform else streams.correction.random()
         y = rule_set.draw(("correction", test_ctx, x), law, w)
         committed.append(y)
-        if record:
+        if tests is not None:
             p_row, q_row, keep = model.p(test_ctx), model.q(test_ctx), rule_set.test(test_ctx, x)[0]
             tests.append(DraftTest(i, x, draft_probs[i], p_row[x], q_row[x], keep, u, "rejected", test_ctx, law, y, w))
         test_ctx = y
         if rejection is None:
             rejection = i
-        if y == stop:
-            ended = True
+        state = rule_set.replaced(state, x, y, block)
     bonus = bonus_u = None
     full = room is not None and len(committed) >= room
-    if rejection is None and not ended and not full:
+    if state.drafted == block and not full:  # every draft passed: the bonus token from p
         bonus_u = streams.correction.random()
         bonus = rule_set.draw(("bonus", test_ctx), model.p(test_ctx), bonus_u)
         committed.append(bonus)
-    if not record:
-        return tuple(committed)
+        state = variant.block_ended(state, bonus, stop)
+    ended = state == DONE or state.stopped  # stopped: a mistake went on past the stop token, to the block's end
+    return _Played(tuple(drafts), tuple(committed), rejection, bonus, bonus_u, full, ended)
+
+
+def run_block(
+    model: MarkovModel,
+    block: int,
+    prev: int,
+    streams: Streams,
+    variant: Variant | str = CORRECT,
+    room: int | None = None,
+) -> BlockTrace:
+    """Sample one block from history ``prev`` and return its :class:`BlockTrace` (every draft and test).
+
+    ``room``: how many more tokens the output may hold (the maximum length cuts the block: at most
+    ``room`` drafts, and no bonus once the output is full). The draft drafts nothing after a proposed stop
+    token; a kept or corrected stop token ends the block with no bonus (the output is complete)."""
+    variant = get_variant(variant)
+    tests: list[DraftTest] = []
+    played = _play_block(model, block, prev, streams, variant, _Rules(model, variant), room, tests)
+    committed = played.committed
     return BlockTrace(
-        variant, prev, block, tuple(drafts), tuple(tests), rejection, bonus, bonus_u, tuple(committed),
-        stop is not None and stop in committed, full or (room is not None and len(committed) >= room),
-    )
+        variant, prev, block, played.drafts, tuple(tests), played.rejection, played.bonus, played.bonus_u,
+        committed, played.ended,
+        played.full or (room is not None and len(committed) >= room),
+    )  # fmt: skip
 
 
 @dataclass
@@ -554,21 +568,21 @@ def block_outputs(
     work: BlockWork | None = None,
 ):
     """``sequences`` outputs of block decoding, one after another from ``streams``: blocks are run until an
-    output has ``length`` tokens or a block committed the stop token; each output is cut to ``length``.
+    output has ``length`` tokens or a block ended it (the stop token); each output is cut to ``length``.
     (Callers check the sizes first: see :func:`simulate_blocks`.)"""
     variant = get_variant(variant)
     rule_set = _Rules(model, variant)
     work = BlockWork() if work is None else work
-    stop = model.stop
     for _ in range(sequences):
         seq: tuple[int, ...] = ()
         while len(seq) < length:
             last = seq[-1] if seq else START
-            chunk = run_block(model, block, last, streams, variant, record=False, rule_set=rule_set)
+            played = _play_block(model, block, last, streams, variant, rule_set, None, None)
+            chunk = played.committed
             work.blocks += 1
             work.tokens += len(chunk)
             seq += chunk
-            if stop is not None and stop in chunk:  # the output is complete (with the stop token)
+            if played.ended:  # the output is complete (the stop token was committed)
                 break
         yield seq[:length]
 

@@ -12,15 +12,14 @@ reads the proposal stream only (the very uniforms the draft reads first), specul
 
 from __future__ import annotations
 
-import bisect
 from dataclasses import dataclass
 from fractions import Fraction
 
 from lab.core.blocks import (
     BlockWork,
+    InverseCdf,
     Law,
     block_outputs,
-    cdf,
     check_block_args,
     check_sequences,
     speculative_law,
@@ -43,11 +42,12 @@ def ordinary_outputs(model: MarkovModel, length: int, sequences: int, streams: S
     """``sequences`` outputs of ordinary sampling from p (inverse CDF of one proposal-stream uniform per token),
     each ending with the stop token or cut at ``length`` tokens."""
     rng, stop = streams.proposal, model.stop
+    inverse_cdf = InverseCdf()
     for _ in range(sequences):
         seq: list[int] = []
         prev = START
         while len(seq) < length:
-            prev = bisect.bisect_right(cdf(model.p(prev)), rng.random())
+            prev = inverse_cdf.draw(prev, model.p(prev), rng.random())
             seq.append(prev)
             if prev == stop:
                 break

@@ -9,13 +9,17 @@ draft row ``q`` (tuples of Fractions over the whole vocabulary) of the *verified
 - ``inverse_cdf_law(p, q, x)``: the distribution whose CDF the sampler inverts to draw that
   replacement, with a fresh uniform (or, for ``reuse-uniform``, the acceptance test's uniform).
 
-plus three block-level switches: ``keep_testing`` (after a replacement, go on testing the later drafts),
-``drafts_past_stop`` (draft and test on after a proposed stop token) and ``bonus_after_stop`` (a bonus token
-after a kept stop token). The last two make the mistakes at the stop token (``draft-past-stop``,
-``bonus-after-stop``): they change nothing on a model without one (``stop_only``).
+plus the block-level rules, which move a :class:`BlockState` after each committed token:
+``after_kept``, ``after_replaced`` and ``block_ended``. The correct ones read three switches:
+``keep_testing`` (after a replacement, go on testing the later drafts), ``drafts_past_stop`` (draft and test
+on after a proposed stop token) and ``bonus_after_stop`` (a bonus token after a kept stop token). The last
+two make the mistakes at the stop token (``draft-past-stop``, ``bonus-after-stop``): they change nothing on a
+model without one (``stop_only``). A new mistake is a subclass that overrides one of these methods (or sets
+one switch); its card, with the words a reader sees, lives in :mod:`lab.teaching.pitfalls`.
 
-The block engine (:mod:`lab.core.blocks`) and the one-step simulator (:mod:`lab.core.sampling`) run every
-variant through these same methods, exactly (Fractions) and by simulation (float64).
+The block engine (:mod:`lab.core.blocks`: its exact chain and its sampler) and the one-step simulator
+(:mod:`lab.core.sampling`) run every variant through these same methods, exactly (Fractions) and by
+simulation (float64).
 
 ``correct`` is the algorithm itself (draft = q, accept min(1, p/q), replacement from
 r = max(0, p - q) / Z, first rejection ends the block). Every other entry of :data:`VARIANTS`
@@ -27,6 +31,7 @@ from __future__ import annotations
 
 from fractions import Fraction
 from functools import lru_cache
+from typing import NamedTuple
 
 from lab.core.distributions import LabInputError
 from lab.core.residual import exact_z_and_residual
@@ -59,6 +64,29 @@ def top_tokens(q: Row, count: int = 2) -> tuple[int, ...]:
 
 def one_hot(size: int, index: int) -> Row:
     return tuple(ONE if i == index else ZERO for i in range(size))
+
+
+class BlockState(NamedTuple):
+    """Where a block stands after a committed token, beside the verified history (its last token t): the
+    hidden state of the block engine (lab.core.blocks), which the exact chain and the sampler both move by
+    the rules :meth:`Variant.after_kept`, :meth:`Variant.after_replaced` and :meth:`Variant.block_ended`."""
+
+    drafted: int  # drafts of this block tested so far; == K: every draft passed and the bonus from p is next
+    draft_context: int | None  # the draft's own context; None: the same as t (always, in the correct algorithm)
+    replaced: bool  # a replacement was committed in this block (only keep-testing goes on; no bonus then)
+    stopped: bool  # a mistake committed the stop token in this block and went on (the output ends with the block)
+
+
+FRESH = BlockState(0, None, False, False)  # a new block: no draft yet, drafting from the verified history
+DONE = BlockState(-1, None, False, True)  # the output ended (the stop token was committed): no move from here
+
+
+def settle(state: BlockState, block: int) -> BlockState:
+    """A block that tested all K drafts after a replacement ends without a bonus: a fresh block (or the end
+    of the output, if a mistake went on past a committed stop token in it)."""
+    if state.drafted == block and state.replaced:
+        return DONE if state.stopped else FRESH
+    return state
 
 
 class Variant:
@@ -97,6 +125,32 @@ class Variant:
         # token with p(x) = q(x) = 0 in a row where p = q (keep-testing): r is undefined there, so the
         # mistaken sampler falls back to p. The correct algorithm never reaches this line with Z = 0.
         return r if r is not None else p
+
+    # The block-level rules: the state after each committed token. Stop semantics of the correct algorithm:
+    # the draft drafts nothing after a proposed stop token; a kept or corrected stop token ends the output
+    # (no bonus, later drafts discarded).
+
+    def after_kept(self, state: BlockState, x: int, stop: int | None, block: int) -> BlockState:
+        """Draft x passed its test and is committed (it becomes both contexts)."""
+        if x != stop:
+            return settle(BlockState(state.drafted + 1, None, state.replaced, state.stopped), block)
+        if self.drafts_past_stop:  # the mistake: the drafts after the stop token are still tested
+            return settle(BlockState(state.drafted + 1, None, state.replaced, True), block)
+        if self.bonus_after_stop:  # the mistake: the draft run ended at the stop token, all kept: a bonus
+            return BlockState(block, None, state.replaced, True)
+        return DONE  # the output ends at the stop token: no bonus, nothing after it
+
+    def after_replaced(self, state: BlockState, x: int, y: int, stop: int | None, block: int) -> BlockState:
+        """Draft x was rejected and the replacement y committed in its place."""
+        if y == stop:  # a corrected stop token ends the output (every variant keeps that rule)
+            return DONE
+        if self.keep_testing and x != stop:  # the mistake: the drafts made after x are still tested
+            return settle(BlockState(state.drafted + 1, None if x == y else x, True, state.stopped), block)
+        return self.block_ended(state, y, stop)  # the first rejection ends the block; later drafts discarded
+
+    def block_ended(self, state: BlockState, y: int, stop: int | None) -> BlockState:
+        """After the block's last committed token y: the output ends, or a new block starts."""
+        return DONE if state.stopped or y == stop else FRESH
 
     def __repr__(self) -> str:
         return f"<variant {self.name}>"
