@@ -36,26 +36,36 @@ from streamlit.proto.NumberInput_pb2 import NumberInput
 from streamlit.proto.Slider_pb2 import Slider
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
+from lab.models.blocks import BlocksModel
+from lab.views.shell import page_named
+
 FINISHED = ForwardMsg.ScriptFinishedStatus
 # a custom component's triggers travel as one widget of their own, named after the component (Streamlit 1.67)
 TRIGGER_ID = "$$STREAMLIT_INTERNAL_KEY_{}__events"
 DONE_STATUSES = {FINISHED.FINISHED_SUCCESSFULLY, FINISHED.FINISHED_FRAGMENT_RUN_SUCCESSFULLY}
 
-# The pages a student opens in class: url path (the default page is served at "/") and the numeric
+
+def _address(url_path: str, query: str = "") -> str:
+    """Where a link opens the app's page ``url_path`` (lab/views/shell.py, the one list of pages), with a query."""
+    address = page_named(url_path).address
+    return f"{address}?{query}" if query else address
+
+
+# The pages a student opens in class: address (the default page is served at "/") and the numeric
 # controls a student changes there (keys; one ending in "_" is a prefix; None: every number input and slider).
 # Exercises: the assignment's seed and count are the teacher's (changing them gives a new assignment); the page
 # draws only its open tab, so the students open the link of the predict-the-bars tab. A path may carry a query.
 PAGES: dict[str, tuple[str, tuple[str, ...] | None]] = {
-    "binomial-lab": ("binomial-lab", ("bl_p", "bl_n", "bl_pred_")),
-    "explorer": ("", ("ex_r_", "ex_z")),
-    "exercises": ("exercises?tab=Predict+the+bars", ("exq_bar_",)),
+    "binomial-lab": (_address("binomial-lab"), ("bl_p", "bl_n", "bl_pred_")),
+    "explorer": (_address("explorer"), ("ex_r_", "ex_z")),
+    "exercises": (_address("exercises", "tab=Predict+the+bars"), ("exq_bar_",)),
     # an assignment link as the teacher shares it: the problems tab, nothing numeric to move (for join storms)
-    "exercises-link": ("exercises?seed=1&count=5&level=basic", ()),
+    "exercises-link": (_address("exercises", "seed=1&count=5&level=basic"), ()),
     # the pages for self-study and engineers, with their numeric controls
-    "numerics": ("numerics", ("numerics_temperature", "numerics_top_k", "numerics_top_p")),
-    "sampling": ("sampling", ("sl_steps", "sl_seed", "sl_guess")),
-    "blocks": ("blocks", ("bk_k", "bk_l", "bk_seed", "bk_alpha", "bk_c")),
-    "pitfalls": ("pitfalls", ("pit_block", "pit_length")),
+    "numerics": (_address("numerics"), ("numerics_temperature", "numerics_top_k", "numerics_top_p")),
+    "sampling": (_address("sampling"), ("sl_steps", "sl_seed", "sl_guess")),
+    "blocks": (_address("blocks"), tuple(BlocksModel.PARAMS[f] for f in ("block", "length", "seed", "alpha", "cost"))),
+    "pitfalls": (_address("pitfalls"), ("pit_block", "pit_length")),
     "minimal": ("", None),  # bench/minimal_app.py
 }
 

@@ -7,6 +7,10 @@ import pytest
 from pagetest import APP, open_linked_page
 from streamlit.testing.v1 import AppTest
 
+from lab.models.blocks import BlocksModel
+from lab.views.shell import LINKED_PAGES
+from lab.views.shell import PAGES as APP_PAGES
+
 HOSTILE = {
     "abc": "abc",
     "nan": "nan",
@@ -22,12 +26,13 @@ HOSTILE = {
 # a 1 MB value never reaches the page, which then shows its defaults.
 ONE_MB = "7" * 1_000_000
 
-# Every URL parameter a page reads (bound widgets and hand-encoded state).
+# Every URL parameter a page reads (bound widgets and hand-encoded state). The pages are the app's own list
+# (lab/views/shell.py): each one is here, among the quiet pages, or tested by its own file (OWN_TESTS).
 PAGES = {
     "lab/views/explorer.py": ("scenario", "tokens", "p", "q", "r", "z"),
     "lab/views/binomial_lab.py": ("lab_p", "n", "pred"),
     "lab/views/sampling.py": ("sl_scenario", "sl_steps", "sl_seed", "sl_guess"),
-    "lab/views/blocks.py": ("bk_model", "bk_variant", "bk_k", "bk_l", "bk_seed", "bk_alpha", "bk_c"),
+    "lab/views/blocks.py": tuple(BlocksModel.PARAMS.values()),  # its model declares each control's link name
     "lab/views/exercises.py": ("seed", "count", "level"),
 }
 # Flags: any value other than their "on" words means off, so they are never refused (checked: no exception).
@@ -36,6 +41,17 @@ FLAGS = {
     "lab/views/binomial_lab.py": ("inspect", "reset", "sum"),
 }
 QUIET_PAGES = ("lab/views/numerics.py", "lab/views/pitfalls.py")  # no URL state: any parameter is ignored
+# A class's links carry codes and secrets: their refusals are tested with the class (a page of its own file).
+OWN_TESTS = {
+    "lab/views/classroom.py": "tests/test_pages_classroom.py",
+    "lab/views/projector.py": "tests/test_pages_classroom.py",
+}
+
+
+def test_every_page_of_the_app_has_its_links_tested():
+    covered = [*PAGES, *QUIET_PAGES, *OWN_TESTS]
+    assert sorted(covered) == sorted(page.file for page in (*APP_PAGES, *LINKED_PAGES))
+    assert PAGES["lab/views/blocks.py"] == ("bk_model", "bk_variant", "bk_k", "bk_l", "bk_seed", "bk_alpha", "bk_c")
 
 
 def open_page(page: str, params: dict[str, str]) -> AppTest:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import copy
 from pathlib import Path
+from typing import NamedTuple
 
 import streamlit as st
 
@@ -18,19 +19,39 @@ ROOT = Path(__file__).resolve().parents[2]
 # public font server, and an emoji is a box where no emoji font is installed.
 FAVICON = "data:image/png;base64," + base64.b64encode((ROOT / "assets" / "favicon.png").read_bytes()).decode()
 
-# (file, title, icon, url path); the first page is the default one, served at "/".
+class PageEntry(NamedTuple):
+    """One page of the app: the one list of pages (PAGES, LINKED_PAGES) that app.py routes and the tests and
+    benches read (tests/test_pages_*.py, tests/browser/test_accessibility.py, bench/loadclient.py)."""
+
+    file: str  # the view, relative to the repository's top folder
+    title: str
+    icon: str
+    url_path: str
+
+    @property
+    def address(self) -> str:
+        """The path a link opens it at: the default page (the first) is served at "/"."""
+        return "" if self == PAGES[0] else self.url_path
+
+
+# The navigation's pages; the first is the default one, served at "/".
 PAGES = (
-    ("lab/views/explorer.py", "Residual explorer", ":material/bar_chart:", "explorer"),
-    ("lab/views/binomial_lab.py", "Binomial lab", ":material/casino:", "binomial-lab"),
-    ("lab/views/numerics.py", "Numerics", ":material/calculate:", "numerics"),
-    ("lab/views/sampling.py", "Sampling lab", ":material/scatter_plot:", "sampling"),
-    ("lab/views/blocks.py", "Blocks", ":material/view_week:", "blocks"),
-    ("lab/views/pitfalls.py", "Pitfalls", ":material/bug_report:", "pitfalls"),
-    ("lab/views/exercises.py", "Exercises", ":material/school:", "exercises"),
-    ("lab/views/classroom.py", "Class", ":material/groups:", "class"),
+    PageEntry("lab/views/explorer.py", "Residual explorer", ":material/bar_chart:", "explorer"),
+    PageEntry("lab/views/binomial_lab.py", "Binomial lab", ":material/casino:", "binomial-lab"),
+    PageEntry("lab/views/numerics.py", "Numerics", ":material/calculate:", "numerics"),
+    PageEntry("lab/views/sampling.py", "Sampling lab", ":material/scatter_plot:", "sampling"),
+    PageEntry("lab/views/blocks.py", "Blocks", ":material/view_week:", "blocks"),
+    PageEntry("lab/views/pitfalls.py", "Pitfalls", ":material/bug_report:", "pitfalls"),
+    PageEntry("lab/views/exercises.py", "Exercises", ":material/school:", "exercises"),
+    PageEntry("lab/views/classroom.py", "Class", ":material/groups:", "class"),
 )
-# Pages reached only by a link, never listed in the navigation: (file, title, icon, url path).
-LINKED_PAGES = (("lab/views/projector.py", "Projector view", ":material/present_to_all:", "projector"),)
+# Pages reached only by a link, never listed in the navigation.
+LINKED_PAGES = (PageEntry("lab/views/projector.py", "Projector view", ":material/present_to_all:", "projector"),)
+
+
+def page_named(url_path: str) -> PageEntry:
+    """The page served at ``url_path`` (listed or linked)."""
+    return next(page for page in (*PAGES, *LINKED_PAGES) if page.url_path == url_path)
 
 
 @st.cache_resource(show_spinner=False)

@@ -18,19 +18,11 @@ from dataclasses import dataclass
 import pytest
 
 from browserlib import DESKTOP, PHONE, ROOT, goto, start_streamlit, stop_process, wait_idle
+from lab.views import shell
 
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 AXE_TAGS = ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]
-PAGES = {  # url path -> the page's title (shell.PAGES); the first page is served at "/"
-    "": "Residual explorer",
-    "binomial-lab": "Binomial lab",
-    "numerics": "Numerics",
-    "sampling": "Sampling lab",
-    "blocks": "Blocks",
-    "pitfalls": "Pitfalls",
-    "exercises": "Exercises",
-    "class": "Class",
-}
+PAGES = {page.address: page.title for page in shell.PAGES}  # the app's own list; the first page is served at "/"
 MODES = {  # how a state is shown: viewport, and whether presentation mode is on
     "1280": (DESKTOP, False),
     "390": (PHONE, False),
