@@ -2,6 +2,7 @@
 no import circles, only lab/views/ imports Streamlit, and the entry points work."""
 
 import ast
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -104,7 +105,7 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
         stack.append(node)
         for nxt in sorted(graph.get(node, ())):
             if state.get(nxt) == 1:
-                return stack[stack.index(nxt):] + [nxt]
+                return stack[stack.index(nxt) :] + [nxt]
             if nxt not in state and (found := visit(nxt)):
                 return found
         stack.pop()
@@ -175,3 +176,74 @@ def test_public_names():
 
     for name in lab.__all__:
         assert hasattr(lab, name), name
+
+
+def _code_strings(path: Path) -> list[str]:
+    """The string constants of a module's code (docstrings, which may name files, left out)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    return [
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings
+    ]
+
+
+def page_path_offenders(paths) -> list[str]:
+    """Modules below the views naming a view's file: a page is named by its address, which only
+    lab/views/shell.py maps to a file."""
+    return [
+        f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path.name} names {text!r}"
+        for path in paths
+        for text in _code_strings(path)
+        if re.search(r"lab/views/\w+\.py", text)
+    ]
+
+
+def test_no_page_path_below_the_views():
+    assert page_path_offenders(core_modules()) == []
+
+
+def test_the_page_path_check_would_catch_one(tmp_path):
+    sample = tmp_path / "sample.py"
+    sample.write_text('"""Drawn by lab/views/blocks.py (a docstring may say so)."""\nPAGE = "lab/views/blocks.py"\n')
+    assert page_path_offenders([sample]) == ["sample.py names 'lab/views/blocks.py'"]
+
+
+# A number read from text: Fraction, Decimal or float of str(...), repr(...) or something.strip().
+NUMBER_TYPES = {"Fraction", "Decimal", "float"}
+
+
+def number_parsing_offenders(paths) -> list[str]:
+    """Calls that read a number from text outside lab/core/numbers.py (the one reader, with its limits)."""
+    offenders = []
+    for path in paths:
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node in ast.walk(tree):
+            if not (isinstance(node, ast.Call) and getattr(node.func, "id", None) in NUMBER_TYPES and node.args):
+                continue
+            arg = node.args[0]
+            if isinstance(arg, ast.Call) and (
+                getattr(arg.func, "id", None) in ("str", "repr") or getattr(arg.func, "attr", None) == "strip"
+            ):
+                offenders.append(f"{path.name}:{node.lineno} {ast.unparse(node)}")
+    return offenders
+
+
+def test_numbers_are_read_from_text_only_by_lab_core_numbers():
+    assert number_parsing_offenders(p for p in LAB.rglob("*.py") if p != LAB / "core" / "numbers.py") == []
+
+
+def test_the_number_parsing_check_would_catch_one(tmp_path):
+    sample = tmp_path / "sample.py"
+    sample.write_text(
+        "from fractions import Fraction\nx = Fraction(str(0.1))\ny = float(text.strip())\nz = Fraction(3)\n"
+    )
+    assert number_parsing_offenders([sample]) == ["sample.py:2 Fraction(str(0.1))", "sample.py:3 float(text.strip())"]

@@ -14,6 +14,7 @@ from __future__ import annotations
 from fractions import Fraction
 
 from lab.check.cases import StepCase
+from lab.core.numbers import to_fraction
 
 Row = tuple[Fraction, ...]
 
@@ -27,7 +28,7 @@ def _normalised(weights) -> Row:
 
 def processed_law(raw: Row, temperature: float, top_k: int, top_p: float) -> Row:
     """The exact law of softmax after temperature, top-k and top-p (in that order) on log(raw)."""
-    power = Fraction(1) / Fraction(str(temperature))
+    power = Fraction(1) / to_fraction(temperature)
     if power.denominator != 1:
         raise ValueError(f"1/temperature must be a whole number for an exact law (got temperature {temperature})")
     law = _normalised([v ** power.numerator for v in raw])
@@ -35,7 +36,7 @@ def processed_law(raw: Row, temperature: float, top_k: int, top_p: float) -> Row
     kept = set(ranked[:top_k])
     law = _normalised([v if i in kept else Fraction(0) for i, v in enumerate(law)])
     ascending = sorted((i for i in range(len(law)) if law[i]), key=lambda i: law[i])
-    drop, running, limit = set(), Fraction(0), 1 - Fraction(str(top_p))
+    drop, running, limit = set(), Fraction(0), 1 - to_fraction(top_p)
     for i in ascending[:-1]:  # the highest token is always kept
         running += law[i]
         if running <= limit:

@@ -23,6 +23,7 @@ from functools import cached_property
 
 from lab.core.distributions import LabInputError
 from lab.core.formatting import share_words
+from lab.core.numbers import NumberInputError, NumberLimitError, parse_number
 from lab.core.residual import residual_exact
 from lab.core.scenarios import load_scenario, scenario_names
 from lab.teaching.class_question import (
@@ -158,9 +159,11 @@ def parse_prediction(spec: PredictSpec, values) -> tuple[Fraction, ...]:
     for field, value in zip(spec.fields, values):
         if isinstance(value, bool) or value is None:
             raise ActivityError(f"{field}: {value!r} is not a number")
-        try:
-            number = Fraction(repr(value)) if isinstance(value, float) else Fraction(str(value).strip())
-        except (ValueError, ZeroDivisionError):
+        try:  # the one reader of numbers, with its limits (a float is read from its shortest decimal, repr)
+            number = parse_number(value, field)
+        except NumberLimitError as exc:
+            raise ActivityError(str(exc)) from None
+        except NumberInputError:
             raise ActivityError(f"{field}: {str(value)[:20]!r} is not a number") from None
         if not 0 <= number <= 1:
             raise ActivityError(f"{field}: {float(number):g} is outside 0 to 1 (a probability)")

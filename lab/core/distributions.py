@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from lab.core.errors import LabInputError
-from lab.core.numbers import NonFiniteNumberError, NumberInputError, read_number, shown
+from lab.core.numbers import NonFiniteNumberError, NumberInputError, read_number, shown, to_fraction  # noqa: F401 (re-exported for its importers)
 
 # The float path accepts a sum within this distance of 1 (float64 rounding of many small terms);
 # the exact path accepts only a sum of exactly 1.
@@ -318,15 +318,6 @@ def check_float(
         )
     if abs(total - 1.0) > tolerance:
         raise SumError(f"the values sum to {total:.17g}, not 1 within the float tolerance {tolerance:g}", None, name)
-
-
-def to_fraction(value) -> Fraction:
-    """A slider's float (``0.35``) as the decimal it shows, exactly."""
-    if isinstance(value, Fraction):
-        return value
-    if isinstance(value, float):
-        return Fraction(repr(value))
-    return Fraction(value)
 
 
 def snap_to_step(value: Fraction, step: Fraction = Fraction(1, 100)) -> Fraction:

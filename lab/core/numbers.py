@@ -266,6 +266,16 @@ def parse_whole_number(value, field: str, low: int, high: int, *, any_spelling: 
     return number
 
 
+def to_fraction(value) -> Fraction:
+    """A value the lab made itself (a slider's float ``0.35``, a whole number, a Fraction) as the decimal it
+    shows, exactly: a float is read from its shortest decimal (``repr``), not from its binary value."""
+    if isinstance(value, Fraction):
+        return value
+    if isinstance(value, float):
+        return Fraction(repr(value))
+    return Fraction(value)
+
+
 def _value_text(value) -> str:
     """A read value for a message (at most 120 digits above and below the line: always short enough)."""
     value = Fraction(value)

@@ -85,7 +85,7 @@ class ReconstructionRow:
 class LabLink:
     """the Binomial lab's setting that shows the same bars: its page and link parameters."""
 
-    page: str
+    page: str  # the page's url path (lab/views/shell.py maps it to its view): no view file named here
     params: dict
     text: str
 
@@ -207,7 +207,7 @@ def _answer(source: str, scenario) -> ClassAnswer:
         lab_bars = display_values(lab_result(WORKED_EXAMPLE_LAB_P, WORKED_EXAMPLE_N))
         if tuple(lab_bars) == exact:  # the claim the answer makes, checked from the lab's own computation
             link = LabLink(
-                "lab/views/binomial_lab.py",
+                "binomial-lab",
                 {"lab_p": f"{float(WORKED_EXAMPLE_LAB_P):.2f}", "n": str(WORKED_EXAMPLE_N)},
                 f"the same bars as the Binomial lab at lab success p = {float(WORKED_EXAMPLE_LAB_P):.2f}, "
                 f"n = {WORKED_EXAMPLE_N} (its parameter, not the target p: B = success, C = failure)",

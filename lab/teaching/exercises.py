@@ -18,7 +18,14 @@ from functools import cached_property
 from lab.core.distance import total_variation
 from lab.core.distributions import Distribution, LabInputError
 from lab.core.formatting import fraction_text, with_decimal
-from lab.core.numbers import MAX_TEXT_LENGTH, NumberInputError, NumberLimitError, parse_whole_number, read_number
+from lab.core.numbers import (
+    MAX_TEXT_LENGTH,
+    NumberInputError,
+    NumberLimitError,
+    parse_whole_number,
+    read_number,
+    to_fraction,
+)
 from lab.core.numbers import shown as shown_text
 from lab.core.residual import NO_REJECTION, REJECTION, ResidualResult, residual_exact
 from lab.teaching.mistakes import NUMBER_WITHOUT_REJECTION, Field, diagnose, feedback
@@ -286,7 +293,7 @@ class PredictScore:
 
 def score_prediction(truth, prediction) -> PredictScore:
     truth = [Fraction(t) for t in truth]
-    prediction = [Fraction(v) if not isinstance(v, float) else Fraction(repr(v)) for v in prediction]
+    prediction = [to_fraction(v) for v in prediction]
     if len(truth) != len(prediction):
         raise ExerciseInputError(f"{len(prediction)} predicted bars for {len(truth)} tokens")
     errors = tuple(v - t for v, t in zip(prediction, truth))

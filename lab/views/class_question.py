@@ -9,6 +9,7 @@ import streamlit as st
 from lab.core.formatting import markdown_escape, markdown_table
 from lab.teaching.class_question import ClassAnswer, ClassQuestion
 from lab.views.common import chart, figure
+from lab.views.shell import page_named
 
 PROJECTED_HEIGHT = 360  # the p / q chart's height on a projected dashboard
 
@@ -34,7 +35,7 @@ def draw_answer(answer: ClassAnswer) -> None:
     if answer.lab_link is not None:
         st.markdown(markdown_escape(f"{answer.fields[0]} and {answer.fields[1]} are {answer.lab_link.text}."))
         st.page_link(
-            answer.lab_link.page,
+            page_named(answer.lab_link.page).file,
             label="Open the Binomial lab there",
             query_params=answer.lab_link.params,
             icon=":material/casino:",
