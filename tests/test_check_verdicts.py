@@ -179,3 +179,13 @@ def test_the_processed_case_hands_raw_values_and_the_processing_and_tests_the_pr
     (result,) = check_step(processed, cases=[case.name], target=COARSE).cases
     assert result.passed, result.reasons
     assert seen[0] == ((0.4, 0.25, 0.15, 0.1, 0.05, 0.05), {"temperature": 0.5, "top_k": 3, "top_p": 0.75})
+
+
+def test_a_floor_too_small_for_any_draw_count_still_gives_strict_json():
+    import json
+
+    floor = float(np.finfo(np.float64).tiny)  # the draws to show it overflow a float
+    report = check_step(samplers.floored(floor, np.float64), cases=["partial-zeros"], target=COARSE)
+    found = json.loads(report.json_text())["cases"][0]["epsilon_floor"]
+    assert found["floor"] == floor and found["draws_to_show_it"] is None
+    assert any("more than 1e308 draws would show" in r for r in report.cases[0].reasons)

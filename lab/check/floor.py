@@ -77,13 +77,16 @@ def floor_bias(p: tuple[Fraction, ...], q: tuple[Fraction, ...], floor: float, t
     tv = total_variation(dict(enumerate(p)), dict(enumerate(law)))
     outside = sum((v for v, t in zip(law, p) if not t), Fraction(0))
     if outside:  # a draw on a token of probability 0 fails the case at once
-        draws = math.log1p(-target.power) / math.log1p(-float(outside))
+        share = -math.log1p(-float(outside))
+        draws = -math.log1p(-target.power) / share if share > 0 else None  # None: beyond a float
         how = f"one draw on a token of probability 0, which get {float(outside):.3g} of the mass"
     else:
         support = sum(1 for v in p if v)
         chi2 = float(sum((a - b) ** 2 / b for a, b in zip(law, p) if b))
-        draws = noncentrality(max(support - 1, 1), target) / chi2 if chi2 else math.inf
+        draws = noncentrality(max(support - 1, 1), target) / chi2 if chi2 > 0 else None
         how = "the chi-square of the counts"
+    if draws is not None and not math.isfinite(draws):
+        draws = None  # beyond a float: JSON says null, the text "more than 1e308"
     return {
         "floor": floor,
         "bias_tv": float(tv),
@@ -95,13 +98,17 @@ def floor_bias(p: tuple[Fraction, ...], q: tuple[Fraction, ...], floor: float, t
 
 def count_text(n: float) -> str:
     """``4,600``, ``5.1 million``, ``4.6e+38``: a count of draws a person can read."""
-    if not math.isfinite(n):
-        return "infinitely many"
+    if n is None or not math.isfinite(n):
+        return "more than 1e308"
     if n < 1e6:
         return f"{n:,.0f}"
     if n < 1e12:
         return f"{n / 1e6:,.2g} million" if n < 1e9 else f"{n / 1e9:,.2g} billion"
     return f"{n:.2g}"
+
+
+def draws_text(n: float | None) -> str:
+    return "more than 1e308 draws" if n is None else f"about {count_text(n)} draws"
 
 
 def floor_text(found: tuple[float, str | None], bias: dict) -> str:
@@ -110,5 +117,5 @@ def floor_text(found: tuple[float, str | None], bias: dict) -> str:
     return (
         f"an epsilon floor of {floor:.3g}{named}: r is proportional to max(p - q, {floor:.3g}) on every token, so "
         f"tokens with p <= q get mass; its bias on this case is TV {bias['bias_tv']:.3g} (exact, from the lab's "
-        f"core), which about {count_text(bias['draws_to_show_it'])} draws would show: {bias['shown_by']}"
+        f"core), which {draws_text(bias['draws_to_show_it'])} would show: {bias['shown_by']}"
     )
