@@ -9,6 +9,7 @@ import streamlit as st
 
 from lab.classroom import store
 from lab.classroom.actions import database_down
+from lab.classroom.gate import bounded
 from lab.core.formatting import markdown_escape
 
 WAITING_SHOWN = 50  # rows of the waiting list drawn at once
@@ -42,11 +43,11 @@ def admission_panel(board: store.Dashboard, hide: bool, button, act) -> None:
         st.markdown(f"**Who gets in.** New joins: {joins}; {size}.")
         lock, size_box, new_link = st.columns(3)
         if klass.joins_locked:
-            button(lock, "Open to new joins", "cls_open_joins", store.lock_joins, False, width="stretch")
+            button(lock, "Allow new joins", "cls_open_joins", store.lock_joins, False, width="stretch")
         else:
             button(
                 lock,
-                "Lock new joins",
+                "Stop new joins",
                 "cls_lock_joins",
                 store.lock_joins,
                 True,
@@ -102,7 +103,7 @@ def remove_by_rule(board: store.Dashboard, code: str, token: str, db, hide: bool
             seconds = int(st.number_input("N (seconds)", 1, 24 * 3600, 60, step=10, key="cls_bulk_seconds") or 60)
         include = st.checkbox("also those who submitted something", key="cls_bulk_include")
         try:
-            match = store.bulk_match(db, code, token, rule, seconds, include)
+            match = bounded(lambda: store.bulk_match(db, code, token, rule, seconds, include))
         except store.ClassroomError as exc:
             st.error(markdown_escape(exc))
             return
