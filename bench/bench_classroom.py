@@ -54,7 +54,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # the repository root: lab/ and browserlib.py
+sys.path.insert(0, str(ROOT))  # the repository root: lab/ and tests/ (tests.browserlib)
 
 from sqlalchemy import text  # noqa: E402
 
@@ -323,7 +323,7 @@ async def student_session(
 
 def page_submit_bench(db_url: str | None, students: int, window: float) -> dict:
     """``students`` pages submit once each at random moments within ``window`` s, through the server."""
-    from browserlib import server_log, start_streamlit, stop_process
+    from tests.browserlib import server_log, start_streamlit, stop_process
 
     data = tempfile.mkdtemp(prefix="classbench-")
     os.environ["RESIDUAL_LAB_DATA"] = data
@@ -419,7 +419,7 @@ PROJECTOR_TARGET_CORES = 0.2  # 300 waiting student pages and one projector view
 
 def follow_bench(students: int, seconds: float, script: str = "server.py") -> dict:
     """``server.py`` (what ./run serves): pages check the version over HTTP; ``app.py``: the timed fragment."""
-    from browserlib import start_streamlit, stop_process
+    from tests.browserlib import start_streamlit, stop_process
 
     data = tempfile.mkdtemp(prefix="classbench-")
     os.environ["RESIDUAL_LAB_DATA"] = data
@@ -553,7 +553,7 @@ def dashboard_bench(students: int, refreshes: int) -> list[dict]:
     from streamlit.proto.BackMsg_pb2 import BackMsg
     from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-    from browserlib import start_streamlit, stop_process
+    from tests.browserlib import start_streamlit, stop_process
 
     data = tempfile.mkdtemp(prefix="classbench-")
     os.environ["RESIDUAL_LAB_DATA"] = data
@@ -835,7 +835,7 @@ def hall_class(url: str, pids: list[int], engine, n: int, projector: bool = True
 def hall_bench(sizes: list[int], url=None, pids=None, floor_url=None, floor_pids=None) -> None:
     """Print, for each class size, each action's time until the last page showed it and the server CPU per page,
     beside the floor (the minimal app, as many sessions rerun at once) measured in the same run, and the ratio."""
-    from browserlib import start_streamlit, stop_process
+    from tests.browserlib import start_streamlit, stop_process
 
     procs = []
     try:

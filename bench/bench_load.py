@@ -44,7 +44,7 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(ROOT))
 
 from bench.loadclient import PAGES, Student, StudentError  # noqa: E402
-from browserlib import start_streamlit, stop_process  # noqa: E402
+from tests.browserlib import start_streamlit, stop_process  # noqa: E402
 
 MAX_SESSIONS = 1000
 MAX_DURATION = 600

@@ -26,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))  # the repository root, as every bench script does for lab/
 
-from browserlib import CHROMIUM, CHROMIUM_ARGS, DESKTOP, goto, start_streamlit, stop_process  # noqa: E402
+from tests.browserlib import CHROMIUM, CHROMIUM_ARGS, DESKTOP, goto, start_streamlit, stop_process  # noqa: E402
 
 TARGET_RATIO = 1.3
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
-from browserlib import goto, start_streamlit, stop_process
+from tests.browserlib import goto, start_streamlit, stop_process
 
 OUT = Path("docs/images/explorer.png")
 VIEWPORT = {"width": 1280, "height": 1350}  # down to the score, under the exact answer

@@ -11,7 +11,7 @@ Fixtures:
 - ``page`` (function): a fresh 1280x800 page in its own context (closed afterwards).
 - ``screenshot_dir`` (session): ``screenshots/`` at the repository root (git-ignored).
 
-Helpers in browserlib.py at the repository root (``from browserlib import goto, wait_idle, plotly_data``):
+Helpers in tests/browserlib.py (``from browserlib import goto, wait_idle, plotly_data``):
 ``goto(page, url)`` navigates and waits until the app is idle; ``wait_idle(page)`` waits for the
 run an interaction triggered (and for its plotly charts to be drawn); ``plotly_data(page)`` gives
 every ``.js-plotly-plot``'s traces (name, x, y) as JSON; ``screenshot_full(page, path)`` shoots the

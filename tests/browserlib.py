@@ -1,7 +1,8 @@
 """Driving the app in a browser (no pytest): start a Streamlit server on a free port, wait for runs, read
 charts. The one home of that code for the browser tests (tests/browser/, through their conftest.py) and
-the page benchmark (bench/bench_pages.py); it sits at the top of the repository so both import it as
-``browserlib`` without reaching into each other's folders. See tests/browser/conftest.py's docstring.
+the benchmarks that start servers (bench/bench_pages.py, bench_load.py, bench_classroom.py). A test helper, so it
+lives under tests/: the tests import it as ``browserlib`` (tests/ is on their path), the benchmarks as
+``tests.browserlib``; tests never import a benchmark. See tests/browser/conftest.py's docstring.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import time
 import urllib.request
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent
+ROOT = Path(__file__).resolve().parents[1]  # the repository (this file is in tests/)
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = [
     "--no-sandbox",
