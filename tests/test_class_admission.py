@@ -288,3 +288,14 @@ def test_the_dashboard_locks_sets_the_size_and_lets_the_waiting_in(data):
     student.run()
     assert not any("waiting to be let in" in i.value for i in student.info)
     assert student.number_input(key="cls_pred_1_0") is not None
+
+
+def test_the_projector_says_the_database_cannot_be_reached_instead_of_an_exception(data, monkeypatch):
+    from pagetest import open_linked_page
+
+    new = start(data)
+    key = store.class_version(data, new.code).display_key
+    monkeypatch.setenv("RESIDUAL_LAB_DATABASE_URL", "sqlite:////nonexistent-folder-of-the-test/classroom.db")
+    at = open_linked_page("lab/views/projector.py", {"code": new.code, "display": key})
+    assert not at.exception
+    assert any("class database cannot be reached" in w.value for w in at.warning)

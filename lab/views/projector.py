@@ -16,7 +16,9 @@ from __future__ import annotations
 import streamlit as st
 
 from lab.classroom import store
+from lab.classroom.actions import database_down
 from lab.classroom.activities import PREDICT
+from lab.classroom.gate import NotAnswering, bounded
 from lab.core.formatting import markdown_escape
 from lab.views.accessibility import announce, section, title
 from lab.views.class_results import change_text, pattern_text, results_chart, within_text
@@ -89,9 +91,14 @@ def results(shown: store.Projection, visible: bool, key: str) -> None:
 def live(code: str, key: str) -> None:
     """Counts and results, redrawn every PROJECTOR_EVERY_S seconds (students submit without a teacher action)."""
     try:
-        shown = store.projection(engine(), code, key)
+        shown = read(code, key)
     except store.ClassroomError as exc:
         st.error(markdown_escape(exc))
+        return
+    except Exception as exc:
+        if not database_down(exc):
+            raise
+        st.warning(outage_words(exc))  # this part is redrawn every few seconds: it comes back by itself
         return
     activity = shown.activity
     with st.container(key="proj-status"):
@@ -147,12 +154,45 @@ def join_line(link) -> None:
         st.text(link.url)
 
 
+def read(code: str, key: str) -> store.Projection:
+    """The projection, with a bounded wait for the class database (lab.classroom.gate)."""
+    db = engine()
+    return bounded(lambda: store.projection(db, code, key))
+
+
+def outage_words(exc: BaseException) -> str:
+    state = "is not answering" if isinstance(exc, NotAnswering) else "cannot be reached"
+    return f"The class database {state} right now: the projector shows the class again as soon as it answers."
+
+
+def wait_and_redraw(code: str, key: str) -> None:
+    """While the database is away: try every RETRY_EVERY_S, redraw the whole page once it answers."""
+    try:
+        read(code, key)
+    except Exception as exc:
+        if not (isinstance(exc, store.ClassroomError) or database_down(exc)):
+            raise
+        if not isinstance(exc, store.ClassroomError):
+            return
+    st.rerun()
+
+
+RETRY_EVERY_S = 3.0
+
+
 def projector_page(code: str, key: str) -> None:
     try:
-        shown = store.projection(engine(), code, key)
+        shown = read(code, key)
     except store.ClassroomError as exc:
         title("Projector view")
         st.error(markdown_escape(exc))
+        return
+    except Exception as exc:
+        if not database_down(exc):
+            raise
+        title("Projector view")
+        st.warning(outage_words(exc))
+        st.fragment(run_every=RETRY_EVERY_S)(wait_and_redraw)(code, key)
         return
     klass = shown.klass
     if not klass.open:
