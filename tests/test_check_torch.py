@@ -149,3 +149,25 @@ def test_temperature_top_k_and_top_p_through_transformers_warpers_follow_the_exa
     unprocessed.tensors, unprocessed.inputs, unprocessed.processing = "torch", "logits", True
     (wrong,) = check_step(unprocessed, cases=[name], target=QUICKER).cases
     assert wrong.verdict == "fail" and wrong.data["certain"]  # raw p puts mass on w2..w5
+
+
+def test_the_command_line_takes_torch_batches_and_a_whole_generation_loop(capsys):
+    from lab.cli import main
+
+    code = main(["check", "examples/torch_samplers.py:batched_step", "--batch", "2", "--cases", "bernoulli-residual",
+                 "--tv", "0.2", "--jobs", "1", "--json"])
+    out, _ = capsys.readouterr()
+    import json
+
+    report = json.loads(out)  # --batch overrides the sampler's own batch = 4
+    assert code == 0 and report["environment"]["batch"] == 2 and report["environment"]["tensors"] == "torch"
+    # an unbatched step handed [4, V] rows raises: the message and the sampler's own line are shown
+    code = main(["check", "examples/torch_samplers.py:step", "--batch", "4", "--cases", "bernoulli-residual",
+                 "--tv", "0.2", "--jobs", "1"])
+    out, _ = capsys.readouterr()
+    assert code == 1 and "the sampler raised RuntimeError: " in out
+    assert "at examples/torch_samplers.py:" in out and " in step: " in out
+    code = main(["check", "examples/torch_samplers.py:generate", "--cases", "markov-three-K2-L2", "--tv", "0.2",
+                 "--jobs", "1"])
+    out, _ = capsys.readouterr()
+    assert code == 0 and out.startswith("generate sampler examples/torch_samplers.py:generate")
