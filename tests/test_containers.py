@@ -450,6 +450,35 @@ def test_kubernetes_yaml_on_podman_end_to_end(tmp_path, request):
             f" {made['version'] + 1} (ended) after the teacher's action on r0"
         )
 
+        # 5b. the database container paused (podman pause: the cgroup freezer, as SIGSTOP): the replicas stay alive,
+        # the version route and readiness say "not answering" in time, the lab keeps serving, all comes back after
+        made_secret = app_python(APP[0], "import os, json; print(json.dumps(os.environ['RESIDUAL_LAB_SECRET']))")
+        assert made_secret == (secrets_dir / "lab-secret").read_text().strip()  # the generated, shared secret
+        podman("pause", POSTGRES)
+        try:
+            paused_at = time.monotonic()
+            version_url = f"{url}/_class_version?code={made['code']}&key={made['key']}"
+            time.sleep(1.2)  # the version each replica keeps for a second is stale
+            status, _, _ = http_get(version_url, cookie="RLSERVER=r1", timeout=10)  # r1 drew the class page
+            version_s = time.monotonic() - paused_at - 1.2
+            ready = {r: http_get(f"{url}/_ready", cookie=f"RLSERVER={r}", timeout=10) for r in ("r0", "r1")}
+            index_at = time.monotonic()
+            index_status, _, _ = http_get(f"{url}/", cookie="RLSERVER=r0")
+            index_s = time.monotonic() - index_at
+            health = http_get(f"{url}/_stcore/health", cookie="RLSERVER=r1")[2]
+        finally:
+            podman("unpause", POSTGRES)
+        assert status == 503 and version_s < 3.0, (status, version_s)
+        assert all(r[0] == 503 and json.loads(r[2]) == {"database": "not answering"} for r in ready.values()), ready
+        assert (index_status, health) == (200, b"ok") and index_s < 2.0
+        wait_for("readiness ok again", lambda: json.loads(http_get(f"{url}/_ready")[2]) == {"database": "ok"}, 30)
+        t = lap("database paused", t)
+        report(
+            f"podman pause of PostgreSQL: /_class_version 503 after {version_s:.2f} s, /_ready 'not answering' on r0"
+            f" and r1, index.html in {index_s * 1000:.0f} ms, /_stcore/health 'ok'; 'ok' again after unpause;"
+            " both replicas hold the generated RESIDUAL_LAB_SECRET"
+        )
+
         # 6. kill -9 of replica 0
         pid = int(podman("inspect", APP[0], "--format", "{{.State.Pid}}").stdout)
         restarts = int(podman("inspect", APP[0], "--format", "{{.RestartCount}}").stdout)
