@@ -46,3 +46,36 @@ def test_the_typed_address_beats_the_browser_and_the_environment_beats_both(brow
     monkeypatch.setenv(jl.PUBLIC_URL_ENV, "lab.example")  # not an http(s) address: said why, the next one used
     unusable = jl.join_link("K7M2QX", "http://10.0.0.5:8501", "k")
     assert unusable.source == "dashboard" and unusable.problem.startswith(f"{jl.PUBLIC_URL_ENV} is not used:")
+
+
+@pytest.mark.parametrize(
+    ("listening", "proxies", "loopback_only"),
+    [
+        ("127.0.0.1", "", True),
+        ("localhost", "", True),
+        ("::1", "", True),
+        ("", "", False),
+        ("0.0.0.0", "", False),
+        ("192.168.1.20", "", False),
+        ("127.0.0.1", "127.0.0.1,::1", False),
+    ],  # behind a proxy (deploy/serve): reachable
+)
+def test_no_network_address_is_offered_when_the_server_listens_on_loopback_only(
+    monkeypatch, listening, proxies, loopback_only
+):
+    options = {"server.address": listening}
+    monkeypatch.setattr(
+        jl,
+        "st",
+        SimpleNamespace(context=SimpleNamespace(url="http://localhost:8501/class"), get_option=options.get),
+    )
+    monkeypatch.setenv(jl.TRUSTED_PROXIES_ENV, proxies)
+    monkeypatch.setattr(jl, "_network_ips", lambda: ("192.168.1.20",))
+    assert jl.listens_on_loopback_only() is loopback_only
+    assert jl.network_addresses() == ([] if loopback_only else ["http://192.168.1.20:8501"])
+
+
+def test_an_assignment_link_and_a_join_link_share_one_address(browser_at, monkeypatch):
+    monkeypatch.setenv(jl.PUBLIC_URL_ENV, "https://school.example/lab/")  # a path prefix is kept, its "/" is not
+    assert jl.student_address("http://10.0.0.5:8501").root == "https://school.example/lab"
+    assert jl.join_link("K7M2QX", "", "k").typed == "https://school.example/lab/class"

@@ -219,10 +219,11 @@ def test_the_bars_exercises_open_one_at_a_time_and_keep_their_bars():
     assert any(m.value.startswith("**") and "total variation distance" in m.value for m in at.markdown)  # checked
 
 
-def test_teacher_link_qr_and_downloads():
+def test_teacher_link_qr_and_downloads(monkeypatch):
+    monkeypatch.setenv("RESIDUAL_LAB_PUBLIC_URL", "http://lab.example:8501")  # AppTest's own address is loopback
     at = open_tab(open_page(seed="7", count="4", level="disjoint", teacher=token_of(7)), "tab", "Teacher")
     code = [c.value for c in at.code]
-    assert any(c.endswith("/exercises?seed=7&count=4&level=disjoint") for c in code)  # the class's link
+    assert "http://lab.example:8501/exercises?seed=7&count=4&level=disjoint" in code  # the class's link
     assert any(c.endswith(f"/exercises?seed=7&count=4&level=disjoint&teacher={token_of(7)}") for c in code)
     assert len(at.get("image")) == 1
     assert KEY_LABELS | WORKSHEET_LABELS == download_labels(at)

@@ -51,7 +51,7 @@ from lab.views.class_results import change_text, pattern_text, results_chart
 from lab.views.classroom_db import browser_key, class_version, client_address, engine
 from lab.views.common import chart, figure
 from lab.views.follow import follow_teacher
-from lab.views.join_link import join_link, network_addresses
+from lab.views.join_link import join_link, network_addresses, no_address_warning
 from lab.views.once_per_server import pq_table, qr_image
 from lab.views.page_state import sync_query_params
 from lab.views.presentation import CLASS_PRESENTING_CSS, PRESENT_TEXT_PX, is_presenting
@@ -64,6 +64,7 @@ JOINED_KEY = "cls_joined"  # set by Join: the student's page then moves keyboard
 TEACHER_STATE = "cls_teacher"  # this tab's TeacherDesk: the address bar may not hold the token
 TEACHER_FOCUS = "cls_teacher_focus"  # after a button that leaves the page: what gets keyboard focus ("activity")
 TEACHER_ERROR = "cls_teacher_error"  # a teacher action's refusal, shown in the next run
+NEW_CLASS = "cls_new_class"  # the code of the class this tab just started: its teacher link is shown open
 OPEN_HEADING = "Open an activity for the class"
 DASHBOARD_EVERY_S = 2.0
 RETRY_EVERY_S = 3.0  # how often a page that lost the class database tries again
@@ -177,7 +178,7 @@ def start_form() -> str:
     if new is None:
         st.error(markdown_escape(refusal))
         return refusal
-    st.session_state["cls_new_class"] = new.code
+    st.session_state[NEW_CLASS] = new.code
     st.session_state[TEACHER_FOCUS] = "class"  # the dashboard moves keyboard focus to its heading
     go_to(code=new.code, teacher=new.teacher_token)
     return ""
@@ -267,6 +268,7 @@ def _save_join_address(address: str | None = None) -> None:
 
 def _open_activity() -> None:
     st.session_state[TEACHER_FOCUS] = "activity"
+    st.session_state.pop(NEW_CLASS, None)  # the class is under way: the teacher link folds away
     refusal = the_desk().open_activity(
         engine(),
         st.session_state.get("cls_kind"),
@@ -291,49 +293,61 @@ def projector_url(klass: store.ClassRow) -> str:
 # --- teacher: the dashboard's panels ----------------------------------------------------------------
 
 
-def join_panel(klass: store.ClassRow, presenting: bool) -> None:
-    """What the room may see: the class code, the join link and its QR code (the QR code encodes exactly the
-    link shown), and where the join link's address comes from."""
+def top_bar(klass: store.ClassRow, presenting: bool) -> None:
+    """The first row of the dashboard: the class code, the projector link (one click: a new tab) and the names
+    toggle; the activity's controls follow at once (a lecturer reaches them without scrolling)."""
+    code, projector, names = st.columns(3, vertical_alignment="center")
+    code.metric("Class code", klass.code)
+    projector.link_button(
+        "Projector view",
+        projector_url(klass),
+        type="primary",
+        help="Opens the big-screen page for this class in a "
+        "new tab: code, QR code, question and results, without names, links or buttons.",
+    )
+    if presenting:
+        names.markdown("Names are hidden in presentation mode.")
+    else:
+        names.toggle("Hide names", key="cls_hide_names", help="Always on in presentation mode.")
+
+
+def join_panel(klass: store.ClassRow, presenting: bool, first: bool) -> None:
+    """What the room may see: the join link and its QR code (the QR code encodes exactly the link shown), and
+    where the join link's address comes from. ``first``: no activity opened yet, the panel is open; later it
+    is an expander below the results."""
     link = join_link(klass.code, klass.join_address, klass.join_key)
-    left, right = st.columns(2, gap="large")  # (3:2 weights would write 0.4, a value a question may ask, into the page)
-    with left:
-        st.metric("Class code", klass.code)
-        if link.problem:
-            st.error(markdown_escape(link.problem))
-        if link.url is not None:
-            st.markdown("**Join link** (students open it, or go to the Class page and type the code):")
-            st.code(link.url, language=None, wrap_lines=True)
-        else:
-            st.warning(
-                "**No join link yet: this page was opened as localhost**, an address only this computer knows, so "
-                "a link or QR code made from it would not open on a phone. Give the address students can reach "
-                "(this machine's network address, below), or set RESIDUAL_LAB_PUBLIC_URL when starting the app. "
-                "Until then students can open the app themselves and type the class code on its Class page."
-            )
-        st.link_button(
-            "Projector view",
-            projector_url(klass),
-            help="Opens the big-screen page for this class in a "
-            "new tab: code, QR code, question and results, without names, links or buttons.",
-        )
-    with right:
-        if link.url is not None:
-            if len(link.url) <= MAX_QR_LINK:
-                st.image(
-                    qr_image(link.url),
-                    caption="QR code of the join link",
-                    alt="QR code that opens the join link shown beside it",
-                    width=320 if presenting else 220,
-                )
-            else:  # a QR code (error correction M) holds at most 2,331 bytes
-                st.markdown(f"No QR code: the join link is longer than {MAX_QR_LINK:,} characters.")
-    if link.source != "environment":
-        join_address_panel(klass, link.url is None, link.source)
+    box = st.container(border=True) if first else st.expander("Join link, QR code and address for students")
+    with box:
+        if first:
+            st.markdown("**Join link and QR code**")
+        left, right = st.columns(2, gap="large")  # (3:2 weights would write 0.4, a value a question may ask)
+        with left:
+            if link.problem:
+                st.error(markdown_escape(link.problem))
+            if link.url is not None:
+                st.markdown("**Join link** (students open it, or go to the Class page and type the code):")
+                st.code(link.url, language=None, wrap_lines=True)
+            else:
+                no_address_warning("join link")
+                st.markdown("Until then students can open the app and type the class code on its Class page.")
+        with right:
+            if link.url is not None:
+                if len(link.url) <= MAX_QR_LINK:
+                    st.image(
+                        qr_image(link.url),
+                        caption="QR code of the join link",
+                        alt="QR code that opens the join link shown beside it",
+                        width=320 if presenting else 220,
+                    )
+                else:  # a QR code (error correction M) holds at most 2,331 bytes
+                    st.markdown(f"No QR code: the join link is longer than {MAX_QR_LINK:,} characters.")
+        if link.source != "environment":
+            join_address_panel(klass, link.url is None, link.source)
 
 
 def join_address_panel(klass: store.ClassRow, expanded: bool, source: str) -> None:
     """The address students can reach, typed or picked from this machine's network addresses."""
-    with st.expander("Address for students", expanded=expanded):
+    with st.popover("Address for students") if not expanded else st.container():
         if error := st.session_state.pop("cls_address_error", None):
             st.error(markdown_escape(error))
         with st.form("cls_address_form", border=False, enter_to_submit=True):
@@ -353,17 +367,30 @@ def join_address_panel(klass: store.ClassRow, expanded: bool, source: str) -> No
                 st.button(f"Use {address}", key=f"cls_use_address_{i}", on_click=_save_join_address, args=(address,))
 
 
+def _private_link_saved() -> None:
+    st.session_state.pop(NEW_CLASS, None)
+
+
 def private_panel(klass: store.ClassRow, token: str) -> None:
-    """The teacher link and New teacher link: never drawn in presentation mode."""
-    with st.expander("Your private teacher link", expanded=bool(st.session_state.get("cls_new_class"))):
+    """The teacher link and New teacher link: never drawn in presentation mode. Open once, right after Start a
+    class (until the teacher says it is saved or opens an activity), then behind a collapsed expander: a
+    lecturer mirroring the laptop must not project the token each time."""
+    fresh = st.session_state.get(NEW_CLASS) == klass.code
+    with st.container(border=True) if fresh else st.expander("Your private teacher link"):
+        if fresh:
+            st.markdown("**Your private teacher link** (its copy button is at its right):")
         if st.session_state.pop("cls_link_replaced", False):
             st.success("New teacher link made: copy it now. The old link no longer opens this dashboard.")
         st.warning(
             "This link is the only way back to this dashboard. Copy it now and keep it private: anyone who has "
             "it can run this class. It is hidden in presentation mode; project the Projector view instead."
         )
-        st.code(page_url(URL_PATH, code=klass.code, teacher=token), language=None, wrap_lines=True)
-        with st.popover("New teacher link"):
+        with st.container(key="cls-teacher-link"):  # its copy button always shown (CLASS_DASHBOARD_CSS)
+            st.code(page_url(URL_PATH, code=klass.code, teacher=token), language=None, wrap_lines=True)
+        saved, replace = st.columns(2)
+        if fresh:
+            saved.button("I have saved it: hide the link", key="cls_link_saved", on_click=_private_link_saved)
+        with replace.popover("New teacher link"):
             st.markdown(
                 "If this link was seen or shared, replace it: the old link stops working at once, the class, its "
                 "students, answers and projector link stay."
@@ -380,11 +407,9 @@ def activity_state(activity: store.ActivityView) -> str:
 
 
 def activity_buttons(activity: store.ActivityView) -> None:
-    """The current activity's question (a prediction's) and its buttons in one row."""
+    """The current activity's buttons in one row, then its question (a prediction's): the controls come first,
+    so a lecturer reaches them without scrolling."""
     if activity.kind == PREDICT:
-        draw_question(
-            activity.spec.question, f"cls_question_{activity.id}", PRESENT_TEXT_PX if is_presenting() else None
-        )
         show, vote, reveal, lock, next_one = st.columns(5)
         teacher_button(
             show,
@@ -411,6 +436,10 @@ def activity_buttons(activity: store.ActivityView) -> None:
     label, key, action = ("Unlock", "cls_unlock", store.unlock) if activity.locked else ("Lock", "cls_lock", store.lock)
     teacher_button(lock, label, key, action, focus="lock", width="stretch")
     teacher_button(next_one, "Next activity", "cls_next", store.next_activity, focus="activity", width="stretch")
+    if activity.kind == PREDICT:
+        draw_question(
+            activity.spec.question, f"cls_question_{activity.id}", PRESENT_TEXT_PX if is_presenting() else None
+        )
 
 
 def open_activity_form() -> None:
@@ -631,10 +660,10 @@ def ended_dashboard(code: str, token: str, klass: store.ClassRow, class_heading:
 
 
 def running_dashboard(code: str, token: str, klass: store.ClassRow, class_heading: str, error: str) -> None:
-    """An open class: the join and private panels, the activity's controls, the live results, the download and
-    End class."""
+    """An open class: the code and projector link, the private panel, the activity's controls, the live results,
+    the join link (open until an activity is opened, then folded below), the download and End class."""
     presenting = is_presenting()
-    join_panel(klass, presenting)
+    top_bar(klass, presenting)
     if not presenting:
         private_panel(klass, token)
     try:
@@ -654,7 +683,12 @@ def running_dashboard(code: str, token: str, klass: store.ClassRow, class_headin
         "class": class_heading,
     }.get(st.session_state.pop(TEACHER_FOCUS, ""), "")
     announce(LIVE, said, error=error, focus=focus)
+    first = board.activity is None  # between activities: the room may still be joining
+    if first:
+        join_panel(klass, presenting, first)
     st.fragment(run_every=DASHBOARD_EVERY_S)(live_dashboard)(code, token)
+    if not first:
+        join_panel(klass, presenting, first)
     st.divider()
     download, end = st.columns(2)
     results_download(download, code, token, klass)
@@ -692,10 +726,6 @@ def teacher_page(code: str, token: str) -> None:
             st.session_state[OUTAGE_SHOWN] = True  # live_dashboard redraws the page once the database is back
     with refusal:
         pending_outcome()
-    if presenting:
-        st.markdown("Names are hidden in presentation mode.")
-    else:
-        st.toggle("Hide names", key="cls_hide_names", help="Always on in presentation mode.")
     if klass.open:
         running_dashboard(code, token, klass, class_heading, error)
     else:

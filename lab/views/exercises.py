@@ -37,7 +37,7 @@ from lab.teaching.exercises import (
     worked_solution,
 )
 from lab.teaching.exports import (
-    MAX_BASE_URL_LENGTH,
+    EXERCISES_URL_PATH,
     TEACHER_PARAM,
     assignment_url,
     check_base_url,
@@ -50,6 +50,7 @@ from lab.views import study_resume
 from lab.views.accessibility import announce, section, title
 from lab.views.bar_predictor import bar_predictor
 from lab.views.common import chart, figure
+from lab.views.join_link import no_address_warning, student_address
 from lab.views.once_per_server import assignment_downloads, pq_table, qr_image, shared_assignment
 from lab.views.page_state import kept_in_session, refuse_link_values, show_link_warnings
 from lab.views.presentation import is_presenting
@@ -422,24 +423,32 @@ def assignment_controls(sheet: Sheet) -> None:
 
 
 def assignment_link(sheet: Sheet) -> str:
-    """The assignment link for the address students reach, as text and QR code; returns that address."""
-    base = st.context.url or "http://localhost:8501/"
-    typed = st.text_input(
-        "App address for students (optional)",
-        key="exq_base_url",
-        placeholder="e.g. http://192.168.1.20:8501",
-        help="The link uses the address this browser opened; if that is localhost, type one students can reach.",
-    )
+    """The assignment link for the address students reach, as text and QR code (the class's join link's rule,
+    lab.views.join_link: RESIDUAL_LAB_PUBLIC_URL, the address typed here, this browser's unless it is loopback);
+    returns the address the teacher's own link uses."""
+    typed = ""
+    if student_address().source != "environment":  # RESIDUAL_LAB_PUBLIC_URL, when set and usable, is the address
+        typed = st.text_input(
+            "App address for students (optional)",
+            key="exq_base_url",
+            placeholder="e.g. http://192.168.1.20:8501",
+            help="The link uses the address this browser opened unless it is localhost; type one students can "
+            "reach to use it instead.",
+        )
     if typed.strip():
         try:
-            base = check_base_url(typed)
+            typed = check_base_url(typed)
         except ExerciseInputError as exc:
-            st.error(f"{markdown_escape(exc)}. The link below uses {markdown_escape(base)}.")
-    url = assignment_url(base, sheet.seed, sheet.count, sheet.level)
-    # the browser's own address (st.context.url) is not typed: check it too
-    if len(url) > MAX_BASE_URL_LENGTH + 100:
-        url = assignment_url("http://localhost:8501/", sheet.seed, sheet.count, sheet.level)
-        st.error("This browser's address is too long for a QR code: type the app address students can reach.")
+            st.error(f"{markdown_escape(exc)}. The link below does not use it.")
+            typed = ""
+    address = student_address(typed)
+    if address.problem:
+        st.error(markdown_escape(address.problem))
+    here = st.context.url or "http://localhost:8501/"
+    if address.root is None:
+        no_address_warning("assignment link")
+        return here
+    url = assignment_url(f"{address.root}/{EXERCISES_URL_PATH}", sheet.seed, sheet.count, sheet.level)
     st.markdown("**Assignment link** (copy it, or let the class scan the QR code):")
     st.code(url, language=None, wrap_lines=True)
     st.image(
@@ -448,7 +457,7 @@ def assignment_link(sheet: Sheet) -> str:
         alt="QR code that opens the assignment link shown above",
         width=420 if sheet.presenting else 260,
     )
-    return base
+    return f"{address.root}/{EXERCISES_URL_PATH}"
 
 
 def teacher_link(sheet: Sheet, base: str) -> None:
