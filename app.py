@@ -3,7 +3,7 @@
 import pandas  # noqa: F401 - before any page: threads importing it lazily at once can see it half-initialised
 import streamlit as st
 
-from lab.views import accessibility, config_cache, shell, widget_guard
+from lab.views import accessibility, class_focus, config_cache, shell, widget_guard
 from lab.views.presentation import apply_presentation_style, is_projector_link, presentation_toggle
 
 config_cache.install()  # Streamlit's options read without its process-wide lock (300 pages redraw at once)
@@ -11,8 +11,14 @@ widget_guard.install()  # widget values a browser never sends: replaced before S
 st.set_page_config(page_title=shell.APP_TITLE, page_icon=shell.FAVICON, layout="wide")
 projector = is_projector_link()  # the projector view: no toggle and no navigation on the big screen
 presenting = not projector and presentation_toggle()  # larger text and charts, no sidebar, reveals on press
-page = st.navigation(shell.pages(), position="hidden" if projector else "top" if presenting else "sidebar")
+held = None if projector else class_focus.running_class()  # a joined student's running class: the class only
+page = st.navigation(
+    shell.pages(class_only=held is not None), position="hidden" if projector else "top" if presenting else "sidebar"
+)
 st.set_page_config(page_title=shell.tab_title(page))  # "Binomial lab · Residual Lab": each page its own title
 apply_presentation_style()
 accessibility.scroll_boxes()  # a table wider than the screen scrolls in its own box: a tab stop
-page.run()
+if held is not None and page.url_path != shell.CLASS_URL_PATH:
+    class_focus.in_progress(held, page.title)  # instead of a page that could answer the class's question
+else:
+    page.run()

@@ -43,6 +43,7 @@ from lab.teaching.exercises import (
     PREDICT_STEP,
     worked_solution,
 )
+from lab.views import class_focus
 from lab.views.accessibility import announce, section, subsection, title
 from lab.views.bar_predictor import bar_predictor
 from lab.views.class_admission import admission_panel, remove_by_rule
@@ -1035,6 +1036,10 @@ def student_page(code: str, token: str) -> None:
     )
     activity = state.activity
     said, refused = f"You joined {heading} as {state.name}.", ""
+    if state.open:
+        class_focus.hold(state.code, token)  # until the class ends, this browser shows the class only
+    else:
+        class_focus.release()
     if not state.open:
         st.info("This class has ended: your answers are shown as saved; nothing can change now.")
         said = "This class has ended: your answers are shown as saved."
@@ -1068,6 +1073,8 @@ def main() -> None:
     code = str(st.query_params.get("code", ""))[:40]
     student = str(st.query_params.get("student", ""))[:100]
     teacher = "" if student and "teacher" not in st.query_params else teacher_token(code)
+    if not (code or student or teacher) and (held := class_focus.running_class()):
+        go_to(code=held[0], student=held[1])  # the menu's Class, during the student's class: their own page
     if teacher:
         teacher_page(code, teacher)
     elif student:

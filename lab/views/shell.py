@@ -54,10 +54,23 @@ def page_named(url_path: str) -> PageEntry:
     return next(page for page in (*PAGES, *LINKED_PAGES) if page.url_path == url_path)
 
 
+CLASS_PAGE = "lab/views/classroom.py"
+CLASS_URL_PATH = "class"
+
+
 @st.cache_resource(show_spinner=False)
-def _page_prototypes() -> tuple:
+def _page_prototypes(class_only: bool = False) -> tuple:
+    """``class_only``: a joined student's running class (lab.views.class_focus): every page but Class is hidden
+    from the menu (still routed, so a link to one is answered with the way back)."""
     listed = tuple(
-        st.Page(path, title=title, icon=icon, url_path=url_path, default=i == 0)
+        st.Page(
+            path,
+            title=title,
+            icon=icon,
+            url_path=url_path,
+            default=i == 0,
+            visibility="hidden" if class_only and path != CLASS_PAGE else "visible",
+        )
         for i, (path, title, icon, url_path) in enumerate(PAGES)
     )
     return listed + tuple(
@@ -74,7 +87,8 @@ def tab_title(page) -> str:
     return f"{page.title} · {APP_TITLE}"
 
 
-def pages() -> list:
+def pages(class_only: bool = False) -> list:
     """This run's pages: copies of pages made once (st.navigation marks the page it returns as callable
-    and running it clears the mark, so sessions running at the same moment must not share the objects)."""
-    return [copy.copy(page) for page in _page_prototypes()]
+    and running it clears the mark, so sessions running at the same moment must not share the objects).
+    ``class_only``: the Class page alone in the menu (see _page_prototypes)."""
+    return [copy.copy(page) for page in _page_prototypes(class_only)]
