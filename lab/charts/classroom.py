@@ -31,6 +31,7 @@ def class_predictions_figure(
     collide at half a projector's width."""
     mean_word, exact_word = ("mean ", "exact ") if legend else ("", "")
     tick_size, mean_size, exact_size = (text_size,) * 3 if text_size else (15, 14, 15)
+    dot_size = 14 if text_size else 9
     traces = []
     half = 0.18  # half the width of a box, in category units (category i sits at x = i)
     for i, column in enumerate(values):
@@ -46,7 +47,13 @@ def class_predictions_figure(
                 "jitter": 0.6,
                 "pointpos": 0,
                 "width": 2 * half,
-                "marker": {"color": PREDICTION, "size": 9, "opacity": 0.75, "line": {"color": PAPER, "width": 1}},
+                # a projected chart (text_size) is read from the back of a hall: dots of 14 px, not 9
+                "marker": {
+                    "color": PREDICTION,
+                    "size": dot_size,
+                    "opacity": 0.75,
+                    "line": {"color": PAPER, "width": 1},
+                },
                 "line": {"color": PREDICTION, "width": 1.5},
                 "fillcolor": BOX_FILL,
                 "hoverinfo": "y",
@@ -128,8 +135,9 @@ def class_predictions_figure(
         # ticks in fifths: ticks at 0.25 and 0.75 would read as answers on a class screen before the reveal
         "yaxis": {
             "range": [-0.03, 1.03],
-            "title": {"text": "predicted value", "font": {"size": tick_size}, "standoff": 8},
-            "dtick": 0.2,
+            # side by side (no legend) the charts are short: no axis title, ticks at 0, 0.5 and 1 (never at 1/4)
+            "title": {"text": "predicted value" if legend else "", "font": {"size": tick_size}, "standoff": 8},
+            "dtick": 0.2 if legend else 0.5,
             "gridcolor": GRID,
             "tickfont": {"size": tick_size},
         },

@@ -66,17 +66,24 @@ def pq_bars_projected(
         for role, name, values in (("p", "target p", p), ("q", "draft q", q))
     ]
     layout = {
-        # the legend beside the bars, not above them: a short chart keeps its height for the bars and their labels
-        "margin": {"l": 8, "r": 8, "t": 8 + text_size, "b": 8 + text_size},
+        # the legend in one line above the bars: beside them it took a third of a projector column's width, and
+        # neighbouring exact labels ("3/10", "3/10") collided at 1280x720
+        "margin": {"l": 8, "r": 8, "t": 16 + 2 * text_size, "b": 8 + text_size},
         "font": {"size": text_size, "color": TEXT},
-        "legend": {"orientation": "v", "x": 1.0, "xanchor": "left", "y": 1.0, "font": {"size": text_size}},
+        "legend": {
+            "orientation": "h",
+            "x": 0,
+            "y": 1.0,
+            "yanchor": "bottom",
+            "font": {"size": text_size},
+        },
         "plot_bgcolor": PAPER,
         "paper_bgcolor": PAPER,
         "barmode": "group",
         "bargap": 0.08,  # wide bars: an exact label at projector size fits above its own bar
         "xaxis": {"type": "category", "showline": True, "linecolor": AXIS, "tickfont": {"size": text_size}},
         # no value axis: every bar carries its exact value, and a tick at 1/4 or 3/4 could read as an answer
-        "yaxis": {"range": [0, _top(p, q) * 1.3], "visible": False},
+        "yaxis": {"range": [0, _top(p, q) * 1.45], "visible": False},  # room above the tallest bar for its label
     }
     if height:
         layout["height"] = height

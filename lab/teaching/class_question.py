@@ -164,7 +164,7 @@ def _question(source: str, scenario) -> ClassQuestion:
             source,
             scenario.name,
             "Worked example: the residual's two bars",
-            "Target p and draft q over A, B and C are shown below. Predict the residual "
+            "Target p and draft q over A, B and C are in the bar chart. Predict the residual "
             f"{RESIDUAL_FORMULA} for B and C. A has zero residual mass ({zero}), so A is not asked.",
             result.tokens,
             tuple(result.p),
@@ -177,7 +177,7 @@ def _question(source: str, scenario) -> ClassQuestion:
         source,
         scenario.name,
         f"Scenario: {scenario.title}",
-        f"Target p and draft q are shown below. Predict the residual {RESIDUAL_FORMULA} for every token, "
+        f"Target p and draft q are in the bar chart. Predict the residual {RESIDUAL_FORMULA} for every token, "
         "and the rejection probability Z.",
         result.tokens,
         tuple(result.p),

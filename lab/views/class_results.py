@@ -57,6 +57,19 @@ def results_chart(
     )
 
 
+def within_text_short(summary: PredictSummary) -> str:
+    """within_text in a few words, for half a projector's width (two rounds side by side)."""
+    within = ", ".join(f"{f} {float(s):.0%}" for f, s in zip(summary.fields, summary.close_share) if s is not None)
+    return f"**Within 0.05:** {float(summary.all_close_share):.0%} on every value ({within})"
+
+
+def pattern_text_short(summary: PredictSummary) -> str:
+    """pattern_text in a few words, for half a projector's width."""
+    if summary.pattern:
+        return f"**Wrong pattern:** {markdown_escape(summary.pattern)} ({summary.pattern_count} of {summary.submitted})"
+    return "**Wrong pattern:** none detected"
+
+
 def within_text(summary: PredictSummary) -> str:
     """**Within 0.05 of the exact answer:** … (markdown; names the answer's closeness, so after the reveal only
     on a projected screen)."""

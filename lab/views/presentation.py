@@ -92,13 +92,14 @@ html { font-size: 24px; }
 """.replace("__INK__", palette.TEXT)  # the palette's text colour: 15.9:1 on white
 
 DISPLAY_PARAM = "display"  # the projector view's display-only key (lab/views/projector.py)
-# The projector view: no header, sidebar or navigation (nothing to press), the code in very large type, and a
-# layout in window units, so 1920x1080 and 1280x720 both fit without scrolling. Body text is 26 px at 1080
-# lines and above; the results chart takes what the window has left.
+# The projector view: no header, sidebar or navigation (nothing to press), and a layout in window units, so 1920x1080
+# and 1280x720 (the same picture, scaled) fit without scrolling. Read from the back row of a 150-seat hall: body
+# text 3.4vh (37 px at 1080 lines, 24 px at 720); while waiting the code, the address to type and a QR code of 60vh
+# fill the screen; with an activity the QR code stays at least 28vh (300 px at 1080 lines); after the reveal the
+# exact answer is the largest text. The results chart takes what the window has left.
 PROJECTOR_CSS = """
 <style>
-html { font-size: 26px; }
-@media (max-height: 900px) { html { font-size: 20px; } }
+html { font-size: 3.4vh; }
 [data-testid="stHeader"], [data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
 [data-testid="stExpandSidebarButton"], [data-testid="stToolbar"], [data-testid="stDecoration"],
 [data-testid="stElementToolbar"] {
@@ -107,7 +108,7 @@ html { font-size: 26px; }
 .stMainBlockContainer, [data-testid="stMainBlockContainer"] {
   padding: 1.2vh 2.5vw 0 2.5vw !important; max-width: 100% !important;
 }
-[data-testid="stMain"] [data-testid="stVerticalBlock"] { gap: 0.5vh 1rem; }
+[data-testid="stMain"] [data-testid="stVerticalBlock"] { gap: 0.6vh 1rem; }
 [data-testid="stMarkdownContainer"] p, [data-testid="stMarkdownContainer"] td,
 [data-testid="stMarkdownContainer"] th, [data-testid="stText"] { color: __INK__; font-size: 1rem; line-height: 1.3; }
 /* Streamlit pulls each markdown element up by its last paragraph's margin: both go, the column gap spaces them */
@@ -115,30 +116,48 @@ html { font-size: 26px; }
 [data-testid="stMain"] [data-testid="stMarkdownContainer"] { margin-bottom: 0 !important; }
 .st-key-proj-code h1 { font-size: 1rem !important; font-weight: 600; padding: 0 !important; margin: 0;
   line-height: 1.2; color: __INK__; }
-.st-key-proj-code h1 strong { display: block; font-size: min(15vh, 7vw); font-weight: 800; letter-spacing: 0.06em;
+.st-key-proj-code h1 strong { display: block; font-size: min(12vh, 6vw); font-weight: 800; letter-spacing: 0.06em;
   line-height: 1.05; white-space: nowrap; font-family: "Source Code Pro", monospace; }
+.st-key-proj-address p { font-size: 1rem !important; line-height: 1.25; }
+.st-key-proj-address code { font-size: min(3.6vh, 1.9vw); font-weight: 700; color: __INK__; background: none;
+  padding: 0; overflow-wrap: anywhere; font-family: "Source Code Pro", monospace; }
+.st-key-proj-top-results .st-key-proj-address code,
+.st-key-proj-top-open .st-key-proj-address code { white-space: nowrap; }
 .st-key-proj-join [data-testid="stText"] { font-family: "Source Code Pro", monospace; overflow-wrap: anywhere;
   white-space: normal; }
 .st-key-proj-join [data-testid="stMarkdownContainer"] p { white-space: nowrap; }
-.st-key-proj-qr img { height: 28vh !important; width: auto !important; }
+.st-key-proj-qr img { height: min(44vh, 24vw) !important; width: auto !important; max-width: 100%;
+  object-fit: contain; }
+/* waiting: the code, the address and the QR code are the screen */
+.st-key-proj-top-wait .st-key-proj-code h1 strong { font-size: min(21vh, 11vw); }
+.st-key-proj-top-wait .st-key-proj-address code { font-size: min(7vh, 3.4vw); }
+.st-key-proj-top-wait .st-key-proj-address p { font-size: 1.5rem !important; }
+.st-key-proj-top-wait .st-key-proj-qr img { height: min(78vh, 41vw) !important; }
 /* once the results are up, the top band (code, QR code, p / q chart) gives them room */
-.st-key-proj-top-results .st-key-proj-code h1 strong { font-size: min(11vh, 6vw); }
-.st-key-proj-top-results .st-key-proj-qr img { height: 19vh !important; }
+.st-key-proj-top-results .st-key-proj-code h1 strong { font-size: min(6vh, 3.5vw); }
+.st-key-proj-top-results .st-key-proj-qr img { height: 28vh !important; }
 .st-key-proj-top-results .st-key-proj-pq [data-testid="stPlotlyChart"],
-.st-key-proj-top-results .st-key-proj-pq .js-plotly-plot { height: 21vh !important; }
-.st-key-proj-question h2 { font-size: 1.1rem !important; padding: 0.3vh 0 0 0 !important; margin: 0;
+.st-key-proj-top-results .st-key-proj-pq .js-plotly-plot { height: 28vh !important; }
+.st-key-proj-question h2 { font-size: 1.15rem !important; padding: 0.3vh 0 0 0 !important; margin: 0;
   color: __INK__; }
+.st-key-proj-exact p { font-size: min(7.5vh, 4vw) !important; line-height: 1.1; font-weight: 700; }
+.st-key-proj-exact p strong { font-size: 1.15rem; }
 .st-key-proj-status p { font-size: 1.2rem !important; }
+/* an activity open, no results yet: the question and the count are what the room reads */
+.st-key-proj-prompt p { font-size: 1.25rem !important; }
+.st-key-proj-status-big p { font-size: 1.8rem !important; }
+[class*="st-key-proj-round-"] p { font-size: 1.1rem !important; }
 /* plotly sizes a figure without a height to its element: the element's height is set here, in window units */
-.st-key-proj-pq [data-testid="stPlotlyChart"], .st-key-proj-pq .js-plotly-plot { height: 30vh !important; }
+.st-key-proj-pq [data-testid="stPlotlyChart"], .st-key-proj-pq .js-plotly-plot { height: 58vh !important; }
+.st-key-proj-top-open .st-key-proj-qr img { height: min(52vh, 25vw) !important; }
 [class*="st-key-proj-chart-1-shown"] [data-testid="stPlotlyChart"],
-[class*="st-key-proj-chart-1-shown"] .js-plotly-plot { height: 44vh !important; }
+[class*="st-key-proj-chart-1-shown"] .js-plotly-plot { height: 40vh !important; }
 [class*="st-key-proj-chart-1-revealed"] [data-testid="stPlotlyChart"],
-[class*="st-key-proj-chart-1-revealed"] .js-plotly-plot { height: 38vh !important; }
+[class*="st-key-proj-chart-1-revealed"] .js-plotly-plot { height: 34vh !important; }
 [class*="st-key-proj-chart-2-shown"] [data-testid="stPlotlyChart"],
-[class*="st-key-proj-chart-2-shown"] .js-plotly-plot { height: 42vh !important; }
+[class*="st-key-proj-chart-2-shown"] .js-plotly-plot { height: 40vh !important; }
 [class*="st-key-proj-chart-2-revealed"] [data-testid="stPlotlyChart"],
-[class*="st-key-proj-chart-2-revealed"] .js-plotly-plot { height: 31vh !important; }
+[class*="st-key-proj-chart-2-revealed"] .js-plotly-plot { height: 22vh !important; }
 </style>
 """.replace("__INK__", palette.TEXT)
 

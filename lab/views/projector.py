@@ -19,9 +19,16 @@ from lab.classroom import store
 from lab.classroom.actions import database_down
 from lab.classroom.activities import PREDICT
 from lab.classroom.gate import NotAnswering, bounded
-from lab.core.formatting import markdown_escape
+from lab.core.formatting import markdown_escape, with_decimal
 from lab.views.accessibility import announce, section, title
-from lab.views.class_results import change_text, pattern_text, results_chart, within_text
+from lab.views.class_results import (
+    change_text,
+    pattern_text,
+    pattern_text_short,
+    results_chart,
+    within_text,
+    within_text_short,
+)
 from lab.views.classroom_db import class_version, engine
 from lab.views.common import chart, figure
 from lab.views.follow import follow_teacher
@@ -54,7 +61,7 @@ def results(shown: store.Projection, visible: bool, key: str) -> None:
     activity = shown.activity
     revealed = activity.revealed
     rounds = [(f"Round {activity.round - 1}", shown.earlier), (f"Round {activity.round}", shown.predict)]
-    rounds = rounds if shown.earlier is not None else [("", shown.predict)]
+    rounds = rounds if shown.earlier is not None else [(f"Round {activity.round}", shown.predict)]
     if visible and len(rounds) > 1:
         st.markdown(KEY_TEXT)
     columns = st.columns(len(rounds), gap="large") if len(rounds) > 1 else [st.container()]
@@ -65,8 +72,10 @@ def results(shown: store.Projection, visible: bool, key: str) -> None:
             if not visible:
                 continue
             if summary.submitted == 0:
-                st.markdown(f"**{label or 'Predictions'}:** none yet.")
+                st.markdown(f"**{label}:** no predictions yet.")
                 continue
+            with st.container(key=f"proj-round-{i}"):  # each round's chart titled above it
+                st.markdown(f"**{label}** · {summary.submitted} of {shown.joined} submitted")
             with st.container(key=f"proj-chart-{len(rounds)}-{state}-{i}"):  # its height: PROJECTOR_CSS
                 results_chart(
                     summary,
@@ -78,11 +87,11 @@ def results(shown: store.Projection, visible: bool, key: str) -> None:
                     legend=len(rounds) == 1,  # side by side: no legend (KEY_TEXT says it once), room for the labels
                 )
             if revealed:
+                pair = len(rounds) > 1
                 st.markdown(
-                    (f"**{label}** · " if label else "")
-                    + within_text(summary)
+                    (within_text_short(summary) if pair else within_text(summary))
                     + "  \n"
-                    + pattern_text(summary, looked_for=len(rounds) == 1)
+                    + (pattern_text_short(summary) if pair else pattern_text(summary, looked_for=False))
                 )
     if visible and revealed and shown.change is not None:
         st.markdown(change_text(shown.change, activity.round))
@@ -101,8 +110,10 @@ def live(code: str, key: str) -> None:
         st.warning(outage_words(exc))  # this part is redrawn every few seconds: it comes back by itself
         return
     activity = shown.activity
-    with st.container(key="proj-status"):
-        st.markdown(status(shown))
+    if activity is None or not activity.revealed:  # after the reveal each round's title says how many voted
+        waiting_for_results = activity is not None and activity.kind == PREDICT and not activity.shown
+        with st.container(key="proj-status-big" if waiting_for_results else "proj-status"):
+            st.markdown(status(shown))
     if activity is None:
         return
     if activity.kind != PREDICT:
@@ -147,10 +158,9 @@ def join_line(link) -> None:
     """The join link on one line across the page, as plain text: exactly what the QR code holds (no markdown,
     which could change characters of an address)."""
     if link.url is None:
-        st.markdown("**Join:** open the Class page of this app and type the code.")
         return
     with st.container(key="proj-join", horizontal=True, gap="small"):
-        st.markdown("**Join:**", width="content")
+        st.markdown("**Join link:**", width="content")
         st.text(link.url)
 
 
@@ -180,6 +190,17 @@ def wait_and_redraw(code: str, key: str) -> None:
 RETRY_EVERY_S = 3.0
 
 
+def typed_address(link) -> None:
+    """Beside the code, in large type: the address students type (the Class page's, without the link's key),
+    as inline code (no autolink: nothing on the big screen is a link), or that none is set yet."""
+    with st.container(key="proj-address"):
+        if link.typed:  # the app's address, then its Class page on a line of its own (no break inside a number)
+            root, page = link.typed.replace("`", "%60").rsplit("/", 1)
+            st.markdown(f"Go to  \n`{root}`  \n`/{page}` and type the code")
+        else:
+            st.markdown("No address for students is set yet: set it on the teacher's dashboard.")
+
+
 def projector_page(code: str, key: str) -> None:
     try:
         shown = read(code, key)
@@ -203,17 +224,29 @@ def projector_page(code: str, key: str) -> None:
     link = join_link(klass.code, klass.join_address, klass.join_key)
     predict = activity is not None and activity.kind == PREDICT
     results_up = predict and (activity.shown or activity.revealed)
-    # the code, the QR code and the question's chart; smaller once results take the lower part (PROJECTOR_CSS)
-    top = st.container(key="proj-top-results" if results_up else "proj-top")
-    left, middle, right = top.columns([1.1, 0.65, 1.75], gap="medium", vertical_alignment="center")
-    with left, st.container(key="proj-code"):
-        title(f"Class code **{klass.code}**")  # the code is from the code alphabet: no markdown character
+    # the code and the address to type, the QR code, the question's chart; while waiting the code and the QR code
+    # fill the screen, and once results take the lower part the top band is smaller (PROJECTOR_CSS)
+    state = "wait" if activity is None else "results" if results_up else "open"
+    top = st.container(key=f"proj-top-{state}")
+    if activity is None:
+        left, middle = top.columns([1.1, 1], gap="large", vertical_alignment="center")
+        right = None
+    else:
+        left, middle, right = top.columns([1.2, 1.0, 1.5], gap="medium", vertical_alignment="center")
+    with left:
+        with st.container(key="proj-code"):
+            title(f"Class code **{klass.code}**")  # the code is from the code alphabet: no markdown character
+        typed_address(link)
+        if activity is None:  # waiting: the join link and the state under the code, the QR code beside them
+            join_line(link)
+            with st.container(key="proj-question"):
+                section("Waiting for the next activity")
     with middle:
         if link.url is not None and len(link.url) <= MAX_QR_LINK:
             with st.container(key="proj-qr"):
                 st.image(qr_image(link.url), alt="QR code of the join link shown below it")
-    with right:
-        if predict:
+    if right is not None and predict:
+        with right:
             question = activity.spec.question  # what every class screen shows (lab.teaching.class_question)
             with st.container(key="proj-pq"):  # its height: PROJECTOR_CSS
                 chart(
@@ -222,17 +255,21 @@ def projector_page(code: str, key: str) -> None:
                     question.pq_alt(),
                     height="stretch",
                 )
-    join_line(link)
-    with st.container(key="proj-question"):
-        if activity is None:
-            section("Waiting for the next activity")
-        else:
+    if activity is not None and not results_up:  # the results need the room; the QR code and address stay
+        join_line(link)
+    if activity is not None:
+        with st.container(key="proj-question"):
             spec = activity.spec
             section(f"Activity {activity.position}: {markdown_escape(spec.title)}")
             if predict:
-                st.markdown(markdown_escape(spec.question.prompt))
-                if activity.revealed:  # the answer's exact values; no link or button on the big screen
-                    st.markdown("**Exact answer:** " + markdown_escape("; ".join(spec.answer.exact_lines())) + ".")
+                if not results_up:  # once results are up the chart above and the phones hold the question
+                    with st.container(key="proj-prompt"):
+                        st.markdown(markdown_escape(spec.question.prompt))
+                if activity.revealed:  # the answer's exact values, the largest text; no link or button
+                    answer = spec.answer
+                    asked = "; ".join(f"{f} = {with_decimal(e, 3)}" for f, e in zip(answer.fields, answer.exact))
+                    with st.container(key="proj-exact"):
+                        st.markdown("**Exact answer:** " + markdown_escape(asked))
             else:
                 st.markdown(f"{len(spec.problems)} problems, on your phones.")
     announce(LIVE, announcement(shown))
