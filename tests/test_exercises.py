@@ -202,7 +202,7 @@ def test_hint_ladder_stops_short_of_the_asked_quantity():
     assert "A: 1/10, B: 3/10, C: 1/5" in ladder[0]  # min values given
     assert "3/5" not in "".join(ladder[1:])  # alpha itself is not given away
     r_ladder = hints(worked_example("r", "B"))
-    assert "alpha = 3/5" in r_ladder[1] and "Z = 2/5" in r_ladder[2] and "3/4" not in r_ladder[3]
+    assert "α = 3/5" in r_ladder[1] and "Z = 2/5" in r_ladder[2] and "3/4" not in r_ladder[3]
 
 
 def test_worked_solution_ends_with_the_answer():

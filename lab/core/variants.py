@@ -96,7 +96,7 @@ class Variant:
     title = "Correct speculative sampling"
     description = (
         "Draft from q, keep x with probability min(1, p(x)/q(x)), on rejection draw a fresh replacement "
-        "from r = max(0, p - q)/Z; the first rejection ends the block, all-accepted blocks add a bonus from p."
+        "from r = max(0, p − q)/Z; the first rejection ends the block, all-accepted blocks add a bonus from p."
     )
     keep_testing = False  # block-level: test later drafts after a replacement
     drafts_past_stop = False  # block-level: draft and test on after a proposed stop token, emit what is kept
@@ -170,7 +170,7 @@ class EpsilonFloor(Variant):
     name = "epsilon-floor"
     title = "Epsilon floor on the residual"
     description = (
-        "r proportional to max(p - q, 1/1000) on every token: a 'safe' floor that leaks mass to tokens "
+        "r proportional to max(p − q, 1/1000) on every token: a 'safe' floor that leaks mass to tokens "
         "with p <= q, even to tokens the target never produces."
     )
     one_step_differs = True

@@ -414,13 +414,13 @@ def hints(problem: Problem) -> list[str]:
     ladder = []
     method = [
         "Step 1: the accepted mass of each token is min(p(x), q(x)).",
-        "Step 2: alpha, the acceptance probability, is the sum of those minimums.",
-        "Step 3: Z = sum of max(0, p(x) - q(x)) = 1 - alpha; Z = 0 means no rejection can happen.",
-        "Step 4: when Z > 0, r(x) = max(0, p(x) - q(x)) / Z; when Z = 0, r is not defined.",
+        "Step 2: α, the acceptance probability, is the sum of those minimums.",
+        "Step 3: Z = sum of max(0, p(x) − q(x)) = 1 − α; Z = 0 means no rejection can happen.",
+        "Step 4: when Z > 0, r(x) = max(0, p(x) − q(x)) / Z; when Z = 0, r is not defined.",
     ]
     values = [
         f"min(p, q) = {_per_token(tokens, result.accepted)}.",
-        f"alpha = {fraction_text(result.alpha)}.",
+        f"α = {fraction_text(result.alpha)}.",
         f"Z = {fraction_text(result.z)}.",
         (
             f"r = {_per_token(tokens, result.residual)}."
@@ -445,13 +445,13 @@ def worked_solution(problem: Problem) -> list[str]:
             for t, a, b, m in zip(tokens, problem.p.values, problem.q.values, result.accepted)
         )
         + ".",
-        f"alpha = {' + '.join(fraction_text(m) for m in result.accepted)} = {with_decimal(result.alpha)}.",
-        f"max(0, p - q) per token: {_per_token(tokens, excess)}; Z = {with_decimal(result.z)} (= 1 - alpha).",
+        f"α = {' + '.join(fraction_text(m) for m in result.accepted)} = {with_decimal(result.alpha)}.",
+        f"max(0, p − q) per token: {_per_token(tokens, excess)}; Z = {with_decimal(result.z)} (= 1 − α).",
     ]
     if result.residual is None:
         lines.append("Z = 0: every proposal is accepted (no-rejection branch); r = 0/0 is never evaluated.")
     else:
-        lines.append(f"r = max(0, p - q) / Z: {_per_token(tokens, result.residual)} (sums to 1).")
+        lines.append(f"r = max(0, p − q) / Z: {_per_token(tokens, result.residual)} (sums to 1).")
         if problem.kind == "correction":
             i = tokens.index(problem.token)
             lines.append(

@@ -70,7 +70,7 @@ CARDS: dict[str, PitfallCard] = {
             ),
             CORRECT_LINES,
             (),
-            "when alpha = 0 (disjoint supports: r = p) or when no rejection can happen (p = q). Otherwise "
+            "when α = 0 (disjoint supports: r = p) or when no rejection can happen (p = q). Otherwise "
             "accepted proposals already supplied min(p, q), and drawing from p adds their share a second time.",
         ),
         PitfallCard(
@@ -108,7 +108,7 @@ CARDS: dict[str, PitfallCard] = {
                 "commit y ~ r",
             ),
             (Report("SafeAILab/EAGLE", "#20", "a residual that only removes the rejected token"),),
-            "when q is one-hot (the draft always proposes the same token x): then max(0, p - q) is p without x, "
+            "when q is one-hot (the draft always proposes the same token x): then max(0, p − q) is p without x, "
             "so removing the rejected token is the residual (the scenario “A one-hot draft”).",
         ),
         PitfallCard(

@@ -32,8 +32,11 @@ def release() -> None:
 def running_class() -> tuple[str, str] | None:
     """(code, student token) while this session's student's class runs, else None (and the hold is dropped)."""
     held = st.session_state.get(HELD)
-    if not held:
-        return None
+    if not held:  # the student's own link, before its page has run (right after Join, or a new tab)
+        code, student = str(st.query_params.get("code", ""))[:40], str(st.query_params.get("student", ""))[:100]
+        if not (code and student):
+            return None
+        held = (code, student)
     try:
         current = class_version(held[0])
     except Exception as exc:
@@ -43,7 +46,7 @@ def running_class() -> tuple[str, str] | None:
     if current is None or not current.open:
         release()
         return None
-    return held
+    return held  # (a forged student link gets the Class page alone too, whose page then refuses it)
 
 
 def in_progress(held: tuple[str, str], page_title: str) -> None:

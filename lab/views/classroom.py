@@ -257,6 +257,7 @@ def _new_teacher_link() -> None:
         st.session_state[TEACHER_ERROR] = refusal
         return
     st.session_state["cls_link_replaced"] = True
+    st.session_state[NEW_CLASS] = desk.code  # the new link is shown open once, to copy
     if "teacher" in st.query_params:
         st.query_params["teacher"] = desk.token
 

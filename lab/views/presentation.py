@@ -157,7 +157,7 @@ html { font-size: 3.4vh; }
 [class*="st-key-proj-chart-2-shown"] [data-testid="stPlotlyChart"],
 [class*="st-key-proj-chart-2-shown"] .js-plotly-plot { height: 40vh !important; }
 [class*="st-key-proj-chart-2-revealed"] [data-testid="stPlotlyChart"],
-[class*="st-key-proj-chart-2-revealed"] .js-plotly-plot { height: 22vh !important; }
+[class*="st-key-proj-chart-2-revealed"] .js-plotly-plot { height: 20vh !important; }
 </style>
 """.replace("__INK__", palette.TEXT)
 

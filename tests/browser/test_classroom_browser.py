@@ -453,6 +453,7 @@ def test_new_teacher_link_refuses_the_old_link_at_once(browser, class_app):
     projector = projector_ctx.new_page()
     goto(projector, teacher.get_by_role("link", name="Projector view").get_attribute("href"))
 
+    teacher.get_by_text("Your private teacher link").click()  # folded away once an activity is open
     teacher.get_by_role("button", name="New teacher link").click()
     teacher.get_by_role("button", name="Replace my teacher link now").click()
     wait_idle(teacher)
