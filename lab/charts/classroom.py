@@ -146,7 +146,7 @@ def class_predictions_figure(
             "tickvals": list(range(n)),
             "ticktext": list(fields),
             # room left of the first box for its mean's label, right of the last for the exact answer's
-            "range": [-1.1, n - 0.05] if legend else [-0.75, n - 0.3],
+            "range": [-1.1, n + 0.3] if legend else [-0.75, n - 0.15],
             "showgrid": False,
             "zeroline": False,
             "tickfont": {"size": tick_size},

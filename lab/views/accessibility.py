@@ -132,3 +132,15 @@ _scroll_boxes = st.components.v2.component("residual_lab_scroll_boxes", js=_SCRO
 def scroll_boxes() -> None:
     """The observer above; app.py draws it on every page (invisible, out of the layout)."""
     _scroll_boxes(key=SCROLL_BOX_KEY, data={"label": SCROLL_BOX_LABEL})
+
+
+# A data grid (st.dataframe) wider than a phone scrolls inside its canvas, and a phone shows no scroll bar: the
+# columns past the edge look missing. Above such a table, a line says so on narrow screens only (CSS in
+# lab.views.presentation.ACCESSIBILITY_CSS hides it from 700 px up, where these tables fit).
+WIDE_TABLE_CUE = "Scroll the table sideways (swipe it) for its other columns →"
+
+
+def wide_table_cue(key: str) -> None:
+    """The phone-only line above a data grid wider than a phone (``key``: unique on the page)."""
+    with st.container(key=f"scroll-cue-{key}"):
+        st.caption(WIDE_TABLE_CUE)

@@ -215,7 +215,7 @@ def products_form() -> None:
         boxes = st.container(horizontal=True, vertical_alignment="bottom")
         for token in outcome_labels(1):
             boxes.text_input(
-                f"Z·r({token})", key=f"bl_zr_{token}", max_chars=40, placeholder="a fraction or a decimal",
+                f"Z·r({token})", key=f"bl_zr_{token}", max_chars=40, placeholder="fraction or decimal",
                 width=PREDICTION_WIDTH,
             )
         boxes.form_submit_button("Check", on_click=on_products)

@@ -23,7 +23,7 @@ from lab.models.explorer import (
     slider_columns,
     slider_value,
 )
-from lab.views.accessibility import announce, section, title
+from lab.views.accessibility import announce, section, title, wide_table_cue
 from lab.views.bar_predictor import bar_predictor
 from lab.views.common import chart, figure
 from lab.views.page_state import keep_valid, load_once, push_to_widgets, sync_query_params
@@ -328,6 +328,7 @@ def score_details(tokens, score) -> None:
             ),
         )
     with res_right:
+        wide_table_cue("score")
         st.dataframe(
             {
                 "token": list(tokens),
@@ -353,6 +354,7 @@ def reconstruction(result) -> None:
             for r in rows
         ),
     )
+    wide_table_cue("reconstruction")
     st.dataframe(
         {
             "token": [r["token"] for r in rows],

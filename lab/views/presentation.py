@@ -47,6 +47,7 @@ label:has(input[type="checkbox"]:focus-visible), label:has(input[type="radio"]:f
 }}
 h1, h2, h3, h4 {{ overflow-wrap: anywhere; }}
 [data-testid="stMarkdownContainer"]:has(> table) {{ overflow-x: auto; }}
+@media (min-width: 700px) {{ [class*="st-key-scroll-cue-"] {{ display: none !important; }} }}
 </style>
 """
 
