@@ -54,8 +54,8 @@ def page_named(url_path: str) -> PageEntry:
     return next(page for page in (*PAGES, *LINKED_PAGES) if page.url_path == url_path)
 
 
-CLASS_PAGE = "lab/views/classroom.py"
 CLASS_URL_PATH = "class"
+CLASS_PAGE = page_named(CLASS_URL_PATH).file  # alone in the menu while a joined student's class runs
 
 
 @st.cache_resource(show_spinner=False)
