@@ -102,6 +102,12 @@ def _boundary(sampler, tensors, inputs) -> tuple[str, str]:
     return tensors, inputs
 
 
+def _batch(batch) -> int | None:
+    if batch is not None and (isinstance(batch, bool) or not isinstance(batch, int) or not 1 <= batch <= 1024):
+        raise CheckInputError(f"batch must be a whole number from 1 to 1024 (got {batch!r})")
+    return batch
+
+
 def _jobs(jobs) -> int:
     if isinstance(jobs, bool) or not isinstance(jobs, int) or not 1 <= jobs <= 64:
         raise CheckInputError(f"jobs must be a whole number from 1 to 64 (got {jobs!r})")
@@ -148,9 +154,7 @@ def check_step(
     target = _check_common(target, seed, max_draws, time_limit, dtype)
     original = step
     tensors, inputs = _boundary(step, tensors, inputs)
-    batch = batch or getattr(step, "batch", None)
-    if batch is not None and (isinstance(batch, bool) or not isinstance(batch, int) or not 1 <= batch <= 1024):
-        raise CheckInputError(f"batch must be a whole number from 1 to 1024 (got {batch!r})")
+    batch = _batch(batch or getattr(step, "batch", None))
     step = wrap_step(step, tensors, inputs, batch if batch and batch > 1 else None)
     sweep_names = [f"residual-{d}" for d in DTYPES]
     wanted_sweeps = sweep_names if cases is None else [c for c in cases if c in sweep_names]
@@ -249,9 +253,7 @@ def check_block(
     target = _check_common(target, seed, max_draws, time_limit, dtype)
     original = block
     tensors, inputs = _boundary(block, tensors, inputs)
-    batch = batch or getattr(block, "batch", None)
-    if batch is not None and (isinstance(batch, bool) or not isinstance(batch, int) or not 1 <= batch <= 1024):
-        raise CheckInputError(f"batch must be a whole number from 1 to 1024 (got {batch!r})")
+    batch = _batch(batch or getattr(block, "batch", None))
     if batch and batch > 1 and interface == "generate":
         raise CheckInputError("a batched whole-generation loop is not supported: give a batched block sampler")
     block = wrap_block(block, tensors, inputs, batch if batch and batch > 1 else None)

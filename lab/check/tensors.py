@@ -107,6 +107,14 @@ def token_out(out):
     return to_numpy(out)
 
 
+def described(wrapped, sampler):
+    """The wrapper keeps the sampler's name and what it states about itself (backend, dtype)."""
+    for name in ("backend", "dtype", "__name__", "__qualname__", "__module__"):
+        if hasattr(sampler, name):
+            setattr(wrapped, name, getattr(sampler, name))
+    return wrapped
+
+
 def wrap_step(step, tensors: str, inputs: str, batch: int | None):
     """The step sampler as the check calls it: step(p, q, rng) on numpy, one token a call."""
     if tensors == "numpy" and inputs == "probs" and not batch:
@@ -147,9 +155,7 @@ def wrap_step(step, tensors: str, inputs: str, batch: int | None):
 
     wrapped.boundary = tensors == "numpy" and inputs == "probs"
     wrapped.processing = getattr(step, "processing", None)  # the boundary uniforms need numpy draws
-    for name in ("backend", "dtype", "__name__", "__qualname__", "__module__"):
-        if hasattr(step, name):
-            setattr(wrapped, name, getattr(step, name))
+    described(wrapped, step)
     residual = getattr(step, "residual", None)
     if callable(residual) and inputs == "probs":
         wrapped.residual = lambda p, q: (lambda r: None if r is None else np.asarray(to_numpy(r)))(
@@ -186,10 +192,7 @@ def wrap_block(block, tensors: str, inputs: str, batch: int | None = None):
         out = to_numpy(out)
         return np.asarray(out).reshape(-1).tolist() if isinstance(out, np.ndarray) else out
 
-    for name in ("backend", "dtype", "__name__", "__qualname__", "__module__"):
-        if hasattr(block, name):
-            setattr(wrapped, name, getattr(block, name))
-    return wrapped
+    return described(wrapped, block)
 
 
 def wrap_batched_block(block, boundary: Boundary, batch: int):
@@ -232,7 +235,4 @@ def wrap_batched_block(block, boundary: Boundary, batch: int):
         kept[key] = (target, back[1:][::-1])
         return back[0]
 
-    for name in ("backend", "dtype", "__name__", "__qualname__", "__module__"):
-        if hasattr(block, name):
-            setattr(wrapped, name, getattr(block, name))
-    return wrapped
+    return described(wrapped, block)
