@@ -63,10 +63,12 @@ def bar_predictor(
     disabled: bool = False,
     on_set: Callable[[list[float]], None] | None = None,
     sum_note: str = ".",
+    short_labels: Sequence[str] = (),
 ) -> None:
     """Draw the bars ``labels`` at heights ``values`` (the page's current prediction); a release writes the new
     heights into the widget keys ``boxes`` (one per bar) and calls ``on_set(heights)``. ``large``: presentation
-    mode. ``sum_note`` follows "Your bars add up to 1.05" (e.g. " (a residual adds up to 1).")."""
+    mode. ``sum_note`` follows "Your bars add up to 1.05" (e.g. " (a residual adds up to 1)."). ``short_labels``:
+    the names drawn under bars too narrow for ``labels`` (``3`` for ``P(3)``; the slider keeps the long name)."""
     labels = tuple(str(label) for label in labels)
     refused = st.session_state.pop(REFUSED + key, "")
     if refused:
@@ -74,6 +76,7 @@ def bar_predictor(
     data = {
         "key": key,
         "labels": list(labels),
+        "short": [str(label) for label in short_labels],
         "values": [round(float(v), 4) for v in values],
         "large": large,
         "disabled": disabled,

@@ -189,8 +189,10 @@ def bars() -> None:
     with left:
         # the bars' names as the boxes say them (P(3), not 3); r(B), r(C) at the worked example
         names = [name.removeprefix("Predict ") for name in prediction_labels(model.n)]
-        bar_predictor("bl_bars", names if labels == outcome_labels(model.n) else labels, model.preds, boxes,
-                      large=is_presenting())
+        bar_predictor(
+            "bl_bars", names if labels == outcome_labels(model.n) else labels, model.preds, boxes,
+            large=is_presenting(), short_labels=labels if model.n > 1 else (),
+        )
     with right:
         prediction_inputs(model)
     if model.is_revealed:  # the exact bars beside yours, only after Reveal

@@ -17,7 +17,7 @@ const snap = (v) => Math.round(Math.min(1, Math.max(0, v)) * 100) / 100;
 const text2 = (v) => v.toFixed(2);
 
 function build(root) {
-  const st = { root, values: [], sent: null, dragging: -1, bars: [], labels: [], key: "" };
+  const st = { root, values: [], sent: null, dragging: -1, bars: [], labels: [], short: [], key: "" };
   st.plot = root.querySelector(".rl-bp-plot");
   st.axis = root.querySelector(".rl-bp-axis");
   st.sum = root.querySelector(".rl-bp-sum");
@@ -145,6 +145,7 @@ function sumText(st) {
 
 function update(st, data) {
   const labels = data.labels || [];
+  st.short = data.short || [];
   st.key = data.key || "";
   st.sumWords = data.sum_words || "Your bars add up to";
   st.sumNote = data.sum_note || ".";
@@ -188,6 +189,11 @@ function fit(st) {
   // many narrow columns (the Binomial lab's n = 26 on a phone): the printed values and every other name give way
   // (each value is in the number boxes and read out by the slider)
   const width = st.bars.length ? st.row.clientWidth / st.bars.length : 100;
-  st.root.classList.toggle("rl-bp-narrow", width < 34);
+  const narrow = width < 34;
+  st.root.classList.toggle("rl-bp-narrow", narrow);
   st.root.classList.toggle("rl-bp-tiny", width < 16);
+  st.bars.forEach((b, i) => {  // the short names (3 for P(3)) where the long ones do not fit
+    const name = narrow && st.short.length === st.labels.length ? st.short[i] : st.labels[i];
+    if (b.name.textContent !== name) b.name.textContent = name;
+  });
 }
