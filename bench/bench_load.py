@@ -150,7 +150,7 @@ async def open_sessions(
 async def interact(student: Student, until: float, result: PhaseResult, mine: list | None = None) -> bool:
     """Change a control about every 5 s until ``until``; False if any change failed."""
     ok = True
-    if not student.changeable():  # a page with nothing numeric to move (exercises-link): only its join counts
+    if not student.can_change():  # a page with nothing to move (exercises-link): only its join counts
         await asyncio.sleep(max(0.0, until - time.monotonic()))
         return ok
     await asyncio.sleep(student.rng.uniform(0, PERIOD))

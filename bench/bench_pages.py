@@ -9,7 +9,11 @@ ArrowUp in a number input) until the app reports ``data-test-script-state=notRun
 run, plus two animation frames (so the redrawn charts are painted). Rounds are interleaved
 (minimal, binomial, explorer, minimal, ...) so that machine load affects all three alike.
 
-The binomial lab has number inputs only, so its step is a number input's ArrowUp against the minimal app's
+A prediction change is measured three ways on the same pages: a box (the Binomial lab's Predict P(2)), a slider (the
+explorer's Predict r(B)) and a bar of the bar predictor (ArrowUp on the bar: its key-up sends the new heights, as a
+pointer's release does).
+
+The binomial lab's controls are number inputs, so its step is a number input's ArrowUp against the minimal app's
 slider ArrowRight. Checked that the widget kind does not matter: the minimal app with a number input in
 place of its slider measured 91.7 ms against 90.5 ms (1.01x) in one interleaved run; both widgets send
 their change 5-7 ms after the keydown. No change measured here is followed by a second run (checked by
@@ -107,6 +111,14 @@ def number_step(label: str):
     return change
 
 
+def bar_step(label: str):
+    def change(page, i):
+        # a bar of the bar predictor (lab/views/bar_predictor.py): ArrowUp moves it by 0.01, its key-up sends it
+        page.get_by_role("slider", name=f"Your bar {label}", exact=True).press("ArrowUp")
+
+    return change
+
+
 def open_target(browser, url: str, name: str, change) -> Target:
     page = browser.new_context(viewport=DESKTOP).new_page()
     goto(page, url)
@@ -138,6 +150,12 @@ def main() -> int:
                 open_target(
                     browser, f"{lab_url}/", "residual explorer (slider 'Predict r(B)')", slider_step("Predict r(B)")
                 ),
+                # a prediction change: today's box and slider beside the bar predictor's bar, on the same pages
+                open_target(
+                    browser, f"{lab_url}/binomial-lab", "binomial lab (box 'Predict P(2)')", number_step("Predict P(2)")
+                ),
+                open_target(browser, f"{lab_url}/binomial-lab", "binomial lab (bar 'P(2)')", bar_step("P(2)")),
+                open_target(browser, f"{lab_url}/", "residual explorer (bar 'r(B)')", bar_step("r(B)")),
             ]
             for i in range(args.warmup + args.rounds):
                 for target in targets:

@@ -58,6 +58,9 @@ def _address(url_path: str, query: str = "") -> str:
 PAGES: dict[str, tuple[str, tuple[str, ...] | None]] = {
     "binomial-lab": (_address("binomial-lab"), ("bl_p", "bl_n", "bl_pred_")),
     "explorer": (_address("explorer"), ("ex_r_", "ex_z")),
+    # the same pages, predicting with the bar predictor (a key starting with "@": a release of one dragged bar)
+    "binomial-lab-bars": (_address("binomial-lab"), ("@bl_bars",)),
+    "explorer-bars": (_address("explorer"), ("@ex_bars",)),
     "exercises": (_address("exercises", "tab=Predict+the+bars"), ("exq_bar_",)),
     # an assignment link as the teacher shares it: the problems tab, nothing numeric to move (for join storms)
     "exercises-link": (_address("exercises", "seed=1&count=5&level=basic"), ()),
@@ -229,9 +232,18 @@ class Student:
             and (wanted is None or any(w.key.startswith(k) if k.endswith("_") else w.key == k for k in wanted))
         ]
 
+    def can_change(self) -> bool:
+        """Something on the page this student moves: a numeric widget or a bar predictor named in PAGES."""
+        return bool(self.changeable()) or any(
+            k.startswith("@") and k[1:] in self.components for k in self.widget_prefixes or ()
+        )
+
     async def change_widget(self, widget: Widget | None = None) -> RunResult:
         """Move one numeric widget by one step (up or down, staying in range), like an arrow key; time the
         rerun (a fragment rerun when the widget is in a fragment) until the server says it finished."""
+        bars = [k[1:] for k in self.widget_prefixes or () if k.startswith("@")]
+        if widget is None and bars:
+            return await self.move_bar(self.rng.choice(bars))
         choices = self.changeable()
         if widget is None:
             if not choices:
@@ -252,6 +264,17 @@ class Student:
             state.double_value = value
         self.sent_states[widget.id] = state
         return await self._run(fragment_id=widget.fragment_id)
+
+    async def move_bar(self, key: str) -> RunResult:
+        """A bar of the bar predictor ``key`` dragged by 0.01 and released: the heights it sends, as its JavaScript
+        does (lab/views/assets/bar_predictor.js)."""
+        import json
+
+        heights = json.loads(self.components[key][2])["values"]
+        i = self.rng.randrange(len(heights))
+        step = self.rng.choice((-0.01, 0.01))
+        heights[i] = round(heights[i] + (step if 0 <= heights[i] + step <= 1 else -step), 2)
+        return await self.send_component(key, "bars", heights)
 
     async def send_component(self, key: str, event: str, value=None, *, raw: str | None = None, state: bool = False):
         """What a custom component (``st.components.v2``) with ``key`` sends: a trigger ``event`` with ``value``

@@ -170,6 +170,29 @@ def binomial_summed(page, base, presenting):
     press(page, "Multiply by Z = 2/5 and add")
 
 
+def binomial_bars_by_keyboard(page, base, presenting):
+    """The bar predictor with bars set from the keyboard, focus (and its ring) on a bar."""
+    bar = page.get_by_role("slider", name="Your bar B", exact=True)
+    bar.focus()
+    for key in ("End", "PageDown", "PageDown", "PageDown"):  # 1, then 0.7
+        page.keyboard.press(key)
+        wait_idle(page)
+
+
+def explorer_bars_dragged(page, base, presenting):
+    """The explorer's bars dragged with the mouse (r(B) to about 0.6), then revealed beside the exact r."""
+    bar = page.get_by_role("slider", name="Your bar r(B)", exact=True)
+    bar.scroll_into_view_if_needed()
+    box = bar.bounding_box()
+    x = box["x"] + box["width"] / 2
+    page.mouse.move(x, box["y"] + box["height"] - 2)
+    page.mouse.down()
+    page.mouse.move(x, box["y"] + box["height"] * 0.4, steps=5)
+    page.mouse.up()
+    wait_idle(page)
+    press(page, "Reveal")
+
+
 def exercises_wrong_and_hint(page, base, presenting):
     answer = page.get_by_role("textbox", name="Your answer").first
     answer.fill("0.123")
@@ -281,6 +304,8 @@ STATES = [
     State("explorer revealed", "", explorer_revealed),
     State("binomial revealed", "binomial-lab", binomial_revealed),
     State("binomial worked sum", "binomial-lab", binomial_summed),
+    State("binomial bars set by keyboard", "binomial-lab?n=1", binomial_bars_by_keyboard),
+    State("explorer bars dragged and revealed", "", explorer_bars_dragged),
     State("exercises wrong answer and hint", "exercises", exercises_wrong_and_hint),
     State("exercises predict the bars", "exercises?tab=Predict+the+bars"),
     State("exercises teacher tab", "exercises?tab=Teacher"),
