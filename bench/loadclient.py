@@ -58,7 +58,9 @@ def _address(url_path: str, query: str = "") -> str:
 PAGES: dict[str, tuple[str, tuple[str, ...] | None]] = {
     "binomial-lab": (_address("binomial-lab"), ("bl_p", "bl_n", "bl_pred_")),
     "explorer": (_address("explorer"), ("ex_r_", "ex_z")),
-    # the same pages, predicting with the bar predictor (a key starting with "@": a release of one dragged bar)
+    # a prediction change alone: a typed box, and the same pages predicting with the bar predictor (a key
+    # starting with "@": one bar dragged by 0.01 and released)
+    "binomial-lab-boxes": (_address("binomial-lab"), ("bl_pred_",)),
     "binomial-lab-bars": (_address("binomial-lab"), ("@bl_bars",)),
     "explorer-bars": (_address("explorer"), ("@ex_bars",)),
     "exercises": (_address("exercises", "tab=Predict+the+bars"), ("exq_bar_",)),
