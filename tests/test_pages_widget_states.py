@@ -13,9 +13,15 @@ from pagetest import APP, open_linked_page
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 from streamlit.testing.v1 import AppTest
 
+from lab.models.blocks import BlocksModel
 from lab.views.shell import LINKED_PAGES, PAGES
 
 INF, NAN = float("inf"), float("nan")
+FORGED = {
+    "choice": ("string_value", "../../etc/passwd"),
+    "whole": ("double_value", INF),
+    "probability": ("string_value", "abc"),
+}
 CASES = [
     ("lab/views/explorer.py", "ex_scenario", "string_value", "../../etc/passwd"),
     ("lab/views/explorer.py", "ex_scenario", "string_value", "markov-three"),  # a model, not a scenario
@@ -28,8 +34,8 @@ CASES = [
     ("lab/views/sampling.py", "sl_steps", "double_value", INF),
     ("lab/views/sampling.py", "sl_scenario", "string_value", "../../etc/passwd"),
     ("lab/views/blocks.py", "bk_variant", "string_value", "nope"),
-    ("lab/views/blocks.py", "bk_model", "string_value", "../../etc/passwd"),
-    ("lab/views/blocks.py", "bk_k", "double_value", INF),
+    # every control the Blocks model declares, forged by its kind (bk_model, bk_k among them)
+    *(("lab/views/blocks.py", control.key, *FORGED[control.kind]) for control in BlocksModel.CONTROLS),
     ("lab/views/exercises.py", "count", "double_value", INF),
     ("lab/views/exercises.py", "level", "string_value", "../x"),
     ("lab/views/pitfalls.py", "pit_block", "string_value", "abc"),

@@ -15,7 +15,7 @@ from lab.core.blocks import BlockTrace, DraftTest, run_block
 from lab.core.markov import START, MarkovModel, all_model_names
 from lab.core.sampling import make_streams
 from lab.core.variants import VARIANT_NAMES, VARIANTS, Variant
-from lab.models.url import PageModel, UrlReader
+from lab.models.url import Control, PageModel
 
 DEFAULT_MODEL = "markov-three"
 MAX_SEED = 2**32 - 1
@@ -37,36 +37,17 @@ class BlocksModel(PageModel):
     alpha: Fraction = Fraction(4, 5)
     cost: Fraction = Fraction(1, 10)
 
-    PARAMS = {
-        "model": "bk_model",
-        "variant": "bk_variant",
-        "block": "bk_k",
-        "length": "bk_l",
-        "seed": "bk_seed",
-        "alpha": "bk_alpha",
-        "cost": "bk_c",
-    }
-    LABELS = {
-        "bk_model": "Model",
-        "bk_variant": "Algorithm",
-        "bk_k": "Drafts per block K",
-        "bk_l": "Tokens in the law L",
-        "bk_seed": "Seed",
-        "bk_alpha": "acceptance rate α",
-        "bk_c": "cost ratio c",
-    }
-
-    @classmethod
-    def read_fields(cls, read: UrlReader, d, *, max_k: int, max_l: int) -> dict:
-        return dict(
-            model=read.choice("bk_model", all_model_names(), d.model),
-            variant=read.choice("bk_variant", VARIANT_NAMES, d.variant),
-            block=read.whole("bk_k", 1, max_k, min(d.block, max_k)),
-            length=read.whole("bk_l", 1, max_l, min(d.length, max_l)),
-            seed=read.whole("bk_seed", 0, MAX_SEED, d.seed),
-            alpha=read.probability("bk_alpha", d.alpha),
-            cost=read.probability("bk_c", d.cost),
-        )
+    # Each control once: its key (the link parameter too), label, and how it is read (K and L up to the limits
+    # the page passes in: max_k, max_l). The view draws its widgets from these.
+    CONTROLS = (
+        Control("model", "bk_model", "Model", "choice", options=all_model_names),
+        Control("variant", "bk_variant", "Algorithm", "choice", options=lambda: VARIANT_NAMES),
+        Control("block", "bk_k", "Drafts per block K", "whole", low=1, high="max_k"),
+        Control("length", "bk_l", "Tokens in the law L", "whole", low=1, high="max_l"),
+        Control("seed", "bk_seed", "Seed", "whole", low=0, high=MAX_SEED),
+        Control("alpha", "bk_alpha", "acceptance rate α", "probability"),
+        Control("cost", "bk_c", "cost ratio c (draft / target)", "probability", named="cost ratio c"),
+    )
 
     @property
     def algorithm(self) -> Variant:

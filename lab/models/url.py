@@ -8,7 +8,7 @@ value, so a 1 MB parameter never becomes a 1 MB message.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
@@ -158,14 +158,54 @@ def url_text(value) -> str:
     return str(value)
 
 
+@dataclass(frozen=True)
+class Control:
+    """One control of a page, declared once: the model field it sets, its widget key (which is also its link
+    parameter), the label a person reads, and how its value is read and checked (its kind and range). The page
+    model's PARAMS, LABELS and reading, the widget the view draws, and the tests of hostile links and forged
+    widget values all come from it."""
+
+    field: str
+    key: str
+    label: str
+    kind: str  # "choice", "whole" or "probability"
+    options: Callable[[], Sequence[str]] | None = None  # a choice's options
+    low: int = 0
+    high: int | str = 0  # a whole number's maximum; a str names a limit the page passes in (what it can compute)
+    named: str | None = None  # how a message names the control, when shorter than its label
+
+    def maximum(self, limits: Mapping[str, int]) -> int:
+        return limits[self.high] if isinstance(self.high, str) else self.high
+
+    def read(self, reader: UrlReader, default, limits: Mapping[str, int]):
+        if self.kind == "choice":
+            return reader.choice(self.key, self.options(), default)
+        if self.kind == "probability":
+            return reader.probability(self.key, default)
+        high = self.maximum(limits)
+        return reader.whole(self.key, self.low, high, min(default, high))
+
+
 class PageModel:
     """Base of the page models whose widgets carry their own link state (``bind="query-params"``).
 
     A subclass is a dataclass whose fields all have defaults, with ``PARAMS`` mapping each field to its
-    URL parameter (which is also the widget's key) and a ``read_fields`` that validates every parameter."""
+    URL parameter (which is also the widget's key) and a ``read_fields`` that validates every parameter;
+    or it declares its ``CONTROLS`` once, and PARAMS, LABELS and ``read_fields`` follow from them."""
 
     PARAMS: dict[str, str] = {}
     LABELS: dict[str, str] = {}  # URL parameter -> the control's label (for messages)
+    CONTROLS: tuple[Control, ...] = ()
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if cls.CONTROLS:
+            cls.PARAMS = {c.field: c.key for c in cls.CONTROLS}
+            cls.LABELS = {c.key: c.named or c.label for c in cls.CONTROLS}
+
+    @classmethod
+    def control(cls, field: str) -> Control:
+        return next(c for c in cls.CONTROLS if c.field == field)
 
     @classmethod
     def from_url(cls, params: Mapping, source: str = "link", **limits) -> tuple[PageModel, list[UrlWarning]]:
@@ -176,7 +216,9 @@ class PageModel:
     @classmethod
     def read_fields(cls, read: UrlReader, defaults: PageModel, **limits) -> dict:
         """Field name -> its value read from ``read`` (``defaults``: the value of an absent or refused one)."""
-        raise NotImplementedError
+        if not cls.CONTROLS:
+            raise NotImplementedError
+        return {c.field: c.read(read, getattr(defaults, c.field), limits) for c in cls.CONTROLS}
 
     def to_url(self) -> dict[str, str]:
         """The parameters away from their defaults (what the bound widgets write into the link)."""

@@ -17,10 +17,9 @@ from lab.charts.palette import MUTED_ROW_CSS
 from lab.core.blocks import MAX_BLOCK, MAX_LENGTH, MAX_OUTCOMES, BlockTrace
 from lab.core.distributions import LabInputError
 from lab.core.formatting import decimal_text, exact_text, markdown_escape, with_decimal
-from lab.core.markov import START, MarkovModel, all_model_names, load_model
+from lab.core.markov import START, MarkovModel, load_model
 from lab.core.speedup import NO_BEST_GAMMA, acceptance_rate, best_gamma, speedup_curve
-from lab.core.variants import VARIANT_NAMES
-from lab.models.blocks import MAX_SEED, SEARCH_SEEDS, BlocksModel, BlockSteps
+from lab.models.blocks import SEARCH_SEEDS, BlocksModel, BlockSteps
 from lab.views.accessibility import announce, section, spoken, subsection, title
 from lab.views.common import chart, figure
 from lab.views.once_per_server import exact_comparison
@@ -33,8 +32,10 @@ from lab.views.page_state import (
 )
 
 DEFAULTS = BlocksModel()
+CONTROL = {c.field: c for c in BlocksModel.CONTROLS}  # each control's key and label, declared once in the model
 MAX_K = MAX_BLOCK
 MAX_L = MAX_LENGTH
+LIMITS = {"max_k": MAX_K, "max_l": MAX_L}  # the model's controls K and L go up to these
 GAMMAS = list(range(0, 16))
 LAW_CHART_ROWS = 40  # the law is drawn as bars up to this many outputs (the table lists every one)
 SEARCH_NOTE = "bk_search_note"  # what the last "Find a block that ends at …" has to say (None: it found one)
@@ -57,50 +58,51 @@ def intro() -> None:
 
 def block_controls() -> BlocksModel:
     """Model, algorithm, K, L and seed, read into the page model (a refused value keeps the last valid one)."""
-    names = all_model_names()
     first_row = st.columns([3, 3], vertical_alignment="bottom")
-    first_row[0].selectbox(
-        "Model",
-        names,
-        index=names.index(DEFAULTS.model),
-        key="bk_model",
-        bind="query-params",
-        help="Markov models (kind markov) first, then one-step scenarios repeated at every position",
-    )
-    first_row[1].selectbox(
-        "Algorithm",
-        VARIANT_NAMES,
-        index=VARIANT_NAMES.index(DEFAULTS.variant),
-        key="bk_variant",
-        bind="query-params",
-        help="correct speculative sampling, or one of the named mistakes (see the Pitfalls page)",
-    )
+    models_help = "Markov models (kind markov) first, then one-step scenarios repeated at every position"
+    choice(first_row[0], "model", help=models_help)
+    variants_help = "correct speculative sampling, or one of the named mistakes (see the Pitfalls page)"
+    choice(first_row[1], "variant", help=variants_help)
     second_row = st.columns(3, vertical_alignment="bottom")
-    second_row[0].number_input(
-        "Drafts per block K",
-        min_value=1,
-        max_value=MAX_K,
-        value=DEFAULTS.block,
-        step=1,
-        key="bk_k",
-        bind="query-params",
-    )
-    second_row[1].number_input(
-        "Tokens in the law L",
-        min_value=1,
-        max_value=MAX_L,
-        value=DEFAULTS.length,
-        step=1,
-        key="bk_l",
-        bind="query-params",
+    whole(second_row[0], "block")
+    whole(
+        second_row[1],
+        "length",
         help=f"The exact law lists every sequence of L tokens the algorithm can produce, at most {MAX_OUTCOMES:,}. "
         "With a model that stops, L is the maximum length: an output ends with the stop token or is cut at L "
         "tokens, the stop token counted as one of them.",
     )
-    second_row[2].number_input(
-        "Seed", min_value=0, max_value=MAX_SEED, value=DEFAULTS.seed, step=1, key="bk_seed", bind="query-params"
+    whole(second_row[2], "seed")
+    return controls_model(BlocksModel, "bk_state", **LIMITS)
+
+
+def choice(place, field: str, help: str) -> None:
+    """A declared choice control as a selectbox carrying its value in the link."""
+    control = CONTROL[field]
+    options = list(control.options())
+    index = options.index(getattr(DEFAULTS, field))
+    place.selectbox(control.label, options, index=index, key=control.key, bind="query-params", help=help)
+
+
+def whole(place, field: str, help: str | None = None) -> None:
+    """A declared whole-number control as a number input carrying its value in the link."""
+    control = CONTROL[field]
+    place.number_input(
+        control.label,
+        min_value=control.low,
+        max_value=control.maximum(LIMITS),
+        value=getattr(DEFAULTS, field),
+        step=1,
+        key=control.key,
+        bind="query-params",
+        help=help,
     )
-    return controls_model(BlocksModel, "bk_state", max_k=MAX_K, max_l=MAX_L)
+
+
+def probability(place, field: str) -> None:
+    """A declared probability control as a slider (steps of 0.01) carrying its value in the link."""
+    control = CONTROL[field]
+    place.slider(control.label, 0.0, 1.0, float(getattr(DEFAULTS, field)), 0.01, key=control.key, bind="query-params")
 
 
 def chosen_model(state: BlocksModel) -> MarkovModel | None:
@@ -133,13 +135,13 @@ def model_notes(state: BlocksModel, markov: MarkovModel) -> None:
 
 
 def on_next_seed(state: BlocksModel) -> None:
-    push_to_widgets({"bk_seed": state.next_seed()})
+    push_to_widgets({CONTROL["seed"].key: state.next_seed()})
 
 
 def on_find_stop(state: BlocksModel, markov: MarkovModel) -> None:
     seed, note = state.seed_ending_at_stop(markov)
     if seed is not None:
-        push_to_widgets({"bk_seed": seed})
+        push_to_widgets({CONTROL["seed"].key: seed})
     st.session_state[SEARCH_NOTE] = note
 
 
@@ -150,9 +152,7 @@ def block_buttons(state: BlocksModel, markov: MarkovModel, steps: BlockSteps, tr
     buttons[0].button("Step", key="bk_step", type="primary", on_click=steps.step, args=(trace,), width="stretch")
     buttons[1].button("Show all", key="bk_all", on_click=steps.show_all, args=(trace,), width="stretch")
     buttons[2].button("Restart", key="bk_restart", on_click=steps.restart, width="stretch")
-    buttons[3].button(
-        "New block (seed + 1)", key="bk_next_seed", on_click=on_next_seed, args=(state,), width="stretch"
-    )
+    buttons[3].button("New block (seed + 1)", key="bk_next_seed", on_click=on_next_seed, args=(state,), width="stretch")
     stop_md = stop_markdown(markov)
     if stop_md is not None:
         st.button(
@@ -418,9 +418,9 @@ def speedup_section() -> None:
     """α and c, and what they change: a fragment, so moving them reruns this section only (the block and its
     exact law above stay as they are)."""
     sliders = st.columns(2)
-    sliders[0].slider("acceptance rate α", 0.0, 1.0, 0.8, 0.01, key="bk_alpha", bind="query-params")
-    sliders[1].slider("cost ratio c (draft / target)", 0.0, 1.0, 0.1, 0.01, key="bk_c", bind="query-params")
-    state = controls_model(BlocksModel, "bk_state", quiet=True, max_k=MAX_K, max_l=MAX_L)  # with the sliders' values
+    probability(sliders[0], "alpha")
+    probability(sliders[1], "cost")
+    state = controls_model(BlocksModel, "bk_state", quiet=True, **LIMITS)  # with the sliders' values
     alpha, cost = float(state.alpha), float(state.cost)
     curve = speedup_curve(alpha, cost, GAMMAS)
     best = best_gamma(alpha, cost, max_gamma=GAMMAS[-1])
@@ -449,7 +449,7 @@ def speedup_section() -> None:
 
 
 def main() -> None:
-    refuse_link_values(BlocksModel.from_url(st.query_params, max_k=MAX_K, max_l=MAX_L)[1], "bk_link_problems")
+    refuse_link_values(BlocksModel.from_url(st.query_params, **LIMITS)[1], "bk_link_problems")
     intro()
     state = block_controls()
     markov = chosen_model(state)
