@@ -23,7 +23,7 @@ import urllib.request
 from fractions import Fraction
 
 from sqlalchemy import text
-from test_classroom_faults_browser import _env, alert_text, join
+from test_classroom_faults_browser import _env, alert_text, student_typing
 
 from browserlib import DESKTOP, ROOT, goto, screenshot_full, start_streamlit, stop_process, wait_idle
 from lab.classroom import store
@@ -50,16 +50,8 @@ def test_a_frozen_postgresql_stalls_only_the_class(browser, own_postgres, tmp_pa
         new = store.create_class(engine, "freeze")
         store.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
         key = store.class_version(engine, new.code).follow_key
-        ctx = browser.new_context(viewport=DESKTOP)
-        page = ctx.new_page()
-        goto(page, f"{url}/class?code={new.code}")
-        join(page, new.code, "Ann")
-        page.wait_for_url("**student=**")
-        wait_idle(page)
+        ctx, page = student_typing(browser, url, new.code)
         token = page.url.split("student=")[1].split("&")[0]
-        page.get_by_role("spinbutton", name="Predict r(B)").fill("0.6")
-        page.get_by_role("spinbutton", name="Predict r(C)").fill("0.4")
-        page.get_by_role("spinbutton", name="Predict r(C)").press("Tab")  # typed, not submitted, left the box
         index = fetch(f"{url}/")[1].decode()
         script = re.search(r'src="\.?/?(static/js/[^"]+\.js)"', index).group(1)
         assert json.loads(fetch(f"{url}/_ready")[1]) == {"database": "ok"}

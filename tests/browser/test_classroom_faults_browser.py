@@ -98,6 +98,21 @@ def join(page, code: str, name: str = "Ann") -> None:
     wait_idle(page)
 
 
+def student_typing(browser, url: str, code: str):
+    """A student (Ann) joined to class ``code`` on a desktop page, with 0.6 and 0.4 typed into the prediction
+    boxes but not submitted (the cursor left the boxes): (the browser context, the page)."""
+    ctx = browser.new_context(viewport=DESKTOP)
+    page = ctx.new_page()
+    goto(page, f"{url}/class?code={code}")
+    join(page, code, "Ann")
+    page.wait_for_url("**student=**")
+    wait_idle(page)
+    page.get_by_role("spinbutton", name="Predict r(B)").fill("0.6")
+    page.get_by_role("spinbutton", name="Predict r(C)").fill("0.4")
+    page.get_by_role("spinbutton", name="Predict r(C)").press("Tab")  # typed, not submitted, left the box
+    return ctx, page
+
+
 def alert_text(page) -> str:
     return " ".join(page.locator("[data-testid=stAlert]").all_inner_texts())
 
@@ -215,15 +230,7 @@ def test_postgresql_stops_mid_class_and_the_page_recovers(browser, own_postgres,
         new = store.create_class(engine, "outage")
         store.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
         key = store.class_version(engine, new.code).follow_key
-        ctx = browser.new_context(viewport=DESKTOP)
-        page = ctx.new_page()
-        goto(page, f"{url}/class?code={new.code}")
-        join(page, new.code, "Ann")
-        page.wait_for_url("**student=**")
-        wait_idle(page)
-        page.get_by_role("spinbutton", name="Predict r(B)").fill("0.6")
-        page.get_by_role("spinbutton", name="Predict r(C)").fill("0.4")
-        page.get_by_role("spinbutton", name="Predict r(C)").press("Tab")  # typed, not submitted, left the box
+        ctx, page = student_typing(browser, url, new.code)
 
         own_postgres.halt()
         engine.dispose()
