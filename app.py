@@ -10,8 +10,9 @@ config_cache.install()  # Streamlit's options read without its process-wide lock
 widget_guard.install()  # widget values a browser never sends: replaced before Streamlit deserializes them
 st.set_page_config(page_title=shell.APP_TITLE, page_icon=shell.FAVICON, layout="wide")
 projector = is_projector_link()  # the projector view: no toggle and no navigation on the big screen
-presenting = not projector and presentation_toggle()  # larger text and charts, no sidebar, reveals on press
 held = None if projector else class_focus.running_class()  # a joined student's running class: the class only
+# larger text and charts, no sidebar, reveals on press (not offered to a student held by a class)
+presenting = not projector and held is None and presentation_toggle()
 page = st.navigation(
     shell.pages(class_only=held is not None), position="hidden" if projector else "top" if presenting else "sidebar"
 )
