@@ -71,7 +71,7 @@ def on_products() -> None:
 def intro() -> None:
     title("Binomial lab")
     st.markdown(  # outside the lab's fragment: text that never changes is not sent again on every change
-        "Set **lab success p** and the number of trials **n**, enter your predicted bar heights, then "
+        "Set **lab success p** and the number of trials **n**, draw your predicted bars (or type their heights), then "
         "**Reveal** the exact Binomial(n, lab success p) probabilities. *lab success p* is this lab's own "
         "parameter, the probability that one trial succeeds: it is not the target p of a scenario.\n\n"
         "With n = 1 the two bars are **B** (success) and **C** (failure). In the worked example "
