@@ -11,7 +11,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
-from lab.core.distance import total_variation
 from lab.core.distributions import (
     Distribution,
     DistributionError,
@@ -27,6 +26,7 @@ from lab.core.numbers import NumberInputError, parse_probability, shown
 from lab.core.residual import ResidualResult
 from lab.core.scenarios import load_scenario, scenario_names
 from lab.models.url import UrlReader, UrlWarning
+from lab.teaching.exercises import score_prediction as score_bars
 
 MAX_TOKENS = 26
 MAX_NAME_CHARS = 40  # a token name: longer ones are refused with a message (no character counter on the page)
@@ -215,23 +215,22 @@ class PredictionScore:
 
 
 def score_prediction(result: ResidualResult, prediction: Sequence, z_prediction=None) -> PredictionScore:
-    """Score a prediction of r (one value per token) and of Z against an exact residual with Z > 0."""
+    """Score the explorer's prediction of r (one value per token) and of Z against an exact residual with
+    Z > 0: the bars are scored as everywhere (lab.teaching.exercises.score_prediction), with the tokens and
+    Z beside them."""
     if result.residual is None:
         raise ExplorerInputError("Z = 0: there is no residual to compare a prediction with")
     if len(prediction) != len(result.tokens):
         raise ExplorerInputError(f"{len(prediction)} predicted values for {len(result.tokens)} tokens")
-    pred = tuple(to_fraction(v) for v in prediction)
-    truth = tuple(result.residual)
-    errors = tuple(a - b for a, b in zip(pred, truth))
-    tv = total_variation(pred, truth)
+    bars = score_bars(result.residual, prediction)
     zp = None if z_prediction is None else to_fraction(z_prediction)
     return PredictionScore(
         tokens=tuple(result.tokens),
-        prediction=pred,
-        truth=truth,
-        errors=errors,
-        tv=tv,
-        prediction_total=sum(pred, Fraction(0)),
+        prediction=bars.prediction,
+        truth=tuple(result.residual),
+        errors=bars.errors,
+        tv=bars.tv,
+        prediction_total=bars.prediction_total,
         z_prediction=zp,
         z_truth=result.z,
         z_error=None if zp is None else zp - result.z,

@@ -280,10 +280,14 @@ def generate_predictions(seed, level=DEFAULT_LEVEL, count: int = PREDICT_COUNT) 
 
 @dataclass(frozen=True)
 class PredictScore:
+    """Predicted bars of r against the exact r: the one scoring of a prediction (Exercises, the class
+    export, and the explorer's score, which adds its tokens and Z)."""
+
     tv: Fraction  # total variation distance 1/2 * sum |prediction - r|
     errors: tuple[Fraction, ...]  # prediction - r per token
     prediction_total: Fraction
     close: bool
+    prediction: tuple[Fraction, ...] = ()  # the bars as exact values, in the order of r
 
     @property
     def score(self) -> Fraction:
@@ -292,13 +296,14 @@ class PredictScore:
 
 
 def score_prediction(truth, prediction) -> PredictScore:
+    """Score predicted bars (one value per token) against the exact residual r."""
     truth = [Fraction(t) for t in truth]
-    prediction = [to_fraction(v) for v in prediction]
+    prediction = tuple(to_fraction(v) for v in prediction)
     if len(truth) != len(prediction):
         raise ExerciseInputError(f"{len(prediction)} predicted bars for {len(truth)} tokens")
     errors = tuple(v - t for v, t in zip(prediction, truth))
     tv = total_variation(prediction, truth)
-    return PredictScore(tv, errors, sum(prediction, Fraction(0)), tv <= PREDICT_GOOD_TV)
+    return PredictScore(tv, errors, sum(prediction, Fraction(0)), tv <= PREDICT_GOOD_TV, prediction)
 
 
 # --- answers ------------------------------------------------------------------------------------
