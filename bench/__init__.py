@@ -1,1 +1,1 @@
-"""Benchmarks and the protocol-level load client (``bench.loadclient``, shared with tests/deploy)."""
+"""Benchmarks (the protocol-level load client they share with the tests is tests/loadclient.py)."""

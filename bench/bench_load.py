@@ -9,7 +9,7 @@ against bench/minimal_app.py (one slider, one plotly chart: the floor), measured
     python bench/bench_load.py --url http://127.0.0.1:8501 --pids 123,456 ...    # a running server / HAProxy
     python bench/bench_load.py --url ... --pids 123,456 --students 300 --kill-after 20  # fault drill: kill -9 pid 123
 
-Each student (bench/loadclient.py) GETs the page, opens its WebSocket, runs the page once (its "join"
+Each student (tests/loadclient.py) GETs the page, opens its WebSocket, runs the page once (its "join"
 time: GET to the first run's ``script_finished``), then moves one numeric control by one step about every
 5 s (a fragment rerun where the control is in a fragment) and times each change until the server says
 the run finished. Reported per target: change latency p50 / p95 / max, changes, errors (runs that did not
@@ -40,11 +40,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-if __package__ in (None, ""):  # run as a script: make the repository importable for bench.loadclient
+if __package__ in (None, ""):  # run as a script: make the repository importable for tests.loadclient
     sys.path.insert(0, str(ROOT))
 
-from bench.loadclient import PAGES, Student, StudentError  # noqa: E402
 from tests.browserlib import start_streamlit, stop_process  # noqa: E402
+from tests.loadclient import PAGES, Student, StudentError  # noqa: E402
 
 MAX_SESSIONS = 1000
 MAX_DURATION = 600

@@ -247,3 +247,24 @@ def test_the_number_parsing_check_would_catch_one(tmp_path):
         "from fractions import Fraction\nx = Fraction(str(0.1))\ny = float(text.strip())\nz = Fraction(3)\n"
     )
     assert number_parsing_offenders([sample]) == ["sample.py:2 Fraction(str(0.1))", "sample.py:3 float(text.strip())"]
+
+
+def bench_importers(paths) -> list[str]:
+    """Test files importing the benches: the helpers both use (browserlib, loadclient) live under tests/, and
+    the benches import them from there, never the other way round."""
+    return [
+        f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path.name} imports {name}"
+        for path in paths
+        for name in sorted(imported_modules(path))
+        if name == "bench" or name.startswith("bench.")
+    ]
+
+
+def test_no_test_imports_a_bench():
+    assert bench_importers(sorted((ROOT / "tests").rglob("*.py"))) == []
+
+
+def test_the_bench_import_check_would_catch_one(tmp_path):
+    sample = tmp_path / "sample.py"
+    sample.write_text("import bench.bench_load\nfrom bench import minimal_app\nfrom benchmarks import x\nimport lab\n")
+    assert bench_importers([sample]) == ["sample.py imports bench", "sample.py imports bench.bench_load"]

@@ -1,5 +1,5 @@
 """What a crafted WebSocket message can send as the bar predictor's value (Streamlit's own protocol, through
-bench/loadclient.py against a real server): a wrong length, a height outside [0, 1], NaN, a string, a megabyte, a
+tests/loadclient.py against a real server): a wrong length, a height outside [0, 1], NaN, a string, a megabyte, a
 forged component state. Each is refused by name on the page, the boxes keep the last valid bars, and no exception
 box appears; a valid release is applied to the boxes."""
 
@@ -10,8 +10,8 @@ import json
 
 import pytest
 
-from bench.loadclient import Student
 from browserlib import start_streamlit, stop_process
+from loadclient import Student
 
 PAGE = "binomial-lab?lab_p=0.75&n=1"
 KEY = "bl_bars"

@@ -43,7 +43,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.loadclient import PAGES, Student
+from loadclient import PAGES, Student
 
 ROOT = Path(__file__).resolve().parents[1]
 PLAY_KUBE = ROOT / "deploy" / "podman" / "residual-lab.yaml"
@@ -242,7 +242,7 @@ def dump_logs() -> None:
         report(f"--- last log lines of {name}:\n{logs.stdout}{logs.stderr}")
 
 
-# --- the students (bench/loadclient.py: Streamlit's WebSocket protocol) ----------------------------------------
+# --- the students (tests/loadclient.py: Streamlit's WebSocket protocol) ----------------------------------------
 
 
 async def open_students(url: str) -> list[Student]:

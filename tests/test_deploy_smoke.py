@@ -1,4 +1,4 @@
-"""Smoke run of deploy/serve: 2 replicas behind HAProxy, 20 simulated students (bench/loadclient.py, the
+"""Smoke run of deploy/serve: 2 replicas behind HAProxy, 20 simulated students (tests/loadclient.py, the
 load bench's client), one replica killed with SIGKILL in the middle of the run.
 
 Asserts: every student's session completes (its runs finish, reconnecting through HAProxy to the live
@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.loadclient import PAGES, Student
+from loadclient import PAGES, Student
 
 ROOT = Path(__file__).resolve().parents[1]
 SERVE = ROOT / "deploy" / "serve"

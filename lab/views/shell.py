@@ -21,7 +21,7 @@ FAVICON = "data:image/png;base64," + base64.b64encode((ROOT / "assets" / "favico
 
 class PageEntry(NamedTuple):
     """One page of the app: the one list of pages (PAGES, LINKED_PAGES) that app.py routes and the tests and
-    benches read (tests/test_pages_*.py, tests/browser/test_accessibility.py, bench/loadclient.py)."""
+    benches read (tests/test_pages_*.py, tests/browser/test_accessibility.py, tests/loadclient.py)."""
 
     file: str  # the view, relative to the repository's top folder
     title: str

@@ -1,5 +1,5 @@
-"""A simulated student at Streamlit's WebSocket protocol level (used by bench/bench_load.py and the
-deploy smoke test).
+"""A simulated student at Streamlit's WebSocket protocol level, a test helper (used by the deploy smoke,
+container and bar predictor protocol tests as ``loadclient``, and by bench/bench_load.py as ``tests.loadclient``).
 
 What a browser does, in the messages of ``streamlit.proto``:
 
