@@ -228,11 +228,12 @@ async def student_session(
         base_http = base_ws.replace("ws://", "http://", 1)
         checker = {"task": None}
 
-        async def full_rerun():  # what the follow component's trigger makes the browser send
+        async def full_rerun():  # what the follow component's trigger makes the browser send (its fragment's rerun)
             msg = BackMsg()
             msg.rerun_script.query_string = query
             msg.rerun_script.page_name = page_name
             msg.rerun_script.page_script_hash = page["hash"]
+            msg.rerun_script.fragment_id = page.get("follower_fragment", "")
             for widget_id, value in values.items():
                 widget = msg.rerun_script.widget_states.widgets.add()
                 widget.id, widget.double_value = widget_id, value
@@ -285,6 +286,7 @@ async def student_session(
                 etype = element.WhichOneof("type")
                 if etype == "bidi_component" and element.bidi_component.component_name.endswith("class_follower"):
                     follow_data = json.loads(element.bidi_component.json)
+                    page["follower_fragment"] = msg.delta.fragment_id
                     if checker["task"] is not None:
                         checker["task"].cancel()
                     checker["task"] = asyncio.create_task(
@@ -644,6 +646,7 @@ def dashboard_bench(students: int, refreshes: int) -> list[dict]:
 # --- a lecture hall: every page redrawn by a teacher action, against the floor ---------------------------------
 
 HALL_ACTIONS = ("Open activity", "Show responses", "Vote again", "Reveal")
+DRAWN = (0, 3)  # ScriptFinishedStatus: FINISHED_SUCCESSFULLY, FINISHED_FRAGMENT_RUN_SUCCESSFULLY
 
 
 async def hall_page(base_ws: str, query: str, page_name: str, page: dict, stop: asyncio.Event) -> None:
@@ -657,15 +660,24 @@ async def hall_page(base_ws: str, query: str, page_name: str, page: dict, stop: 
 
     base_http = base_ws.replace("ws://", "http://", 1)
     async with websockets.connect(f"{base_ws}/_stcore/stream", max_size=None, ping_interval=None) as ws:
-        state = {"hash": "", "version": None, "elements": 0, "task": None}
+        state = {"hash": "", "version": None, "elements": 0, "task": None, "fragment": ""}
 
-        async def rerun():
+        async def rerun():  # the trigger reruns what holds the follow component: the page, or its fragment
+            msg = BackMsg()
+            msg.rerun_script.query_string = query
+            msg.rerun_script.page_name = page_name
+            msg.rerun_script.page_script_hash = state["hash"]
+            msg.rerun_script.fragment_id = state["fragment"]
+            await ws.send(msg.SerializeToString())
+
+        async def submitted():  # a Submit redraws the student's whole page (saved at the storage level here)
             msg = BackMsg()
             msg.rerun_script.query_string = query
             msg.rerun_script.page_name = page_name
             msg.rerun_script.page_script_hash = state["hash"]
             await ws.send(msg.SerializeToString())
 
+        page["submitted"] = submitted
         await rerun()
         while not stop.is_set():
             try:
@@ -677,23 +689,24 @@ async def hall_page(base_ws: str, query: str, page_name: str, page: dict, stop: 
             kind = msg.WhichOneof("type")
             if kind == "navigation":
                 state["hash"] = msg.navigation.page_script_hash
-            elif kind == "new_session" and not msg.metadata.run.fragment_ids:
+            elif kind == "new_session":
                 state["elements"], state["version"] = 0, None
-            elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element" and not msg.delta.fragment_id:
+            elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
                 state["elements"] += 1
                 element = msg.delta.new_element
                 if element.WhichOneof("type") == "bidi_component" and element.bidi_component.component_name.endswith(
                     "class_follower"
                 ):
                     data = json.loads(element.bidi_component.json)
-                    state["version"] = data["version"]
+                    state["version"], state["fragment"] = data["version"], msg.delta.fragment_id
                     if state["task"] is not None:
                         state["task"].cancel()
                     state["task"] = asyncio.create_task(
                         http_checks(base_http, data["path"], data["every_ms"], data["version"], {}, stop, rerun)
                     )
-            elif kind == "script_finished" and msg.script_finished == 0 and state["version"] is not None:
+            elif kind == "script_finished" and msg.script_finished in DRAWN and state["version"] is not None:
                 page["drawn"], page["at"] = state["version"], time.monotonic()
+                page["runs"] = page.get("runs", 0) + 1
                 page.setdefault("elements", []).append(state["elements"])
         if state["task"] is not None:
             state["task"].cancel()
@@ -800,11 +813,20 @@ def hall_class(url: str, pids: list[int], engine, n: int, projector: bool = True
         deadline = time.monotonic() + 120
         while sum("drawn" in p for p in pages) < n and time.monotonic() < deadline:
             await asyncio.sleep(0.2)
+        async def voted(round_number=None):
+            """Everyone votes (at the storage level: no version change), and each page redraws as its Submit would."""
+            vote(round_number)
+            runs = [p.get("runs", 0) for p in pages]
+            await asyncio.gather(*(p["submitted"]() for p in pages))
+            deadline = time.monotonic() + 60
+            while any(p.get("runs", 0) <= r for p, r in zip(pages, runs)) and time.monotonic() < deadline:
+                await asyncio.sleep(0.1)
+
         results = {}
         for action in HALL_ACTIONS:
             await asyncio.sleep(3)  # every page idle again
             if action == "Reveal":
-                vote(2)
+                await voted(2)
             cpu0, own0, t0 = sum(cpu_seconds(p) for p in pids), time.process_time(), time.monotonic()
             steps[action]()
             target = store.class_version(engine, new.code).version
@@ -824,7 +846,7 @@ def hall_class(url: str, pids: list[int], engine, n: int, projector: bool = True
                 "elements": statistics.median(p["elements"][-1] for p in pages if p.get("elements")),
             }
             if action == "Open activity":
-                vote()  # everyone votes (storage level: no version change, no rerun)
+                await voted()
         stop.set()
         await asyncio.gather(*tasks, return_exceptions=True)
         return results
@@ -832,17 +854,48 @@ def hall_class(url: str, pids: list[int], engine, n: int, projector: bool = True
     return asyncio.run(run())
 
 
-def hall_bench(sizes: list[int], url=None, pids=None, floor_url=None, floor_pids=None) -> None:
+def start_replicas(app: str, replicas: int):
+    """``deploy/serve.py``: ``replicas`` replicas of ``app`` behind HAProxy on a free loopback port; (process, url,
+    the replicas' pids) once HAProxy answers the health check."""
+    import subprocess
+    import urllib.request
+
+    from tests.browserlib import free_port
+
+    run_dir, port = Path(tempfile.mkdtemp(prefix="hall-serve-")), free_port()
+    command = [sys.executable, "deploy/serve.py", "--replicas", str(replicas), "--port", str(port)]
+    command += ["--address", "127.0.0.1", "--app", app, "--run-dir", str(run_dir)]
+    proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    url, deadline = f"http://127.0.0.1:{port}", time.monotonic() + 180
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            state = json.loads((run_dir / "replicas.json").read_text())
+            if len(state) == replicas and urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
+                return proc, url, [r["pid"] for r in state.values()]
+        except (OSError, ValueError):
+            pass
+        time.sleep(0.5)
+    proc.terminate()
+    raise RuntimeError(f"deploy/serve.py --replicas {replicas} --app {app} did not come up")
+
+
+def hall_bench(sizes: list[int], replicas: int = 0) -> None:
     """Print, for each class size, each action's time until the last page showed it and the server CPU per page,
-    beside the floor (the minimal app, as many sessions rerun at once) measured in the same run, and the ratio."""
+    beside the floor (the minimal app, as many sessions rerun at once, served the same way) measured in the same
+    run, and the ratio. ``replicas``: served by deploy/serve.py with that many replicas behind HAProxy."""
     from tests.browserlib import start_streamlit, stop_process
 
     procs = []
+    data = tempfile.mkdtemp(prefix="classbench-")
+    os.environ["RESIDUAL_LAB_DATA"] = data
+    os.environ.pop("RESIDUAL_LAB_DATABASE_URL", None)
     try:
-        if url is None:
-            data = tempfile.mkdtemp(prefix="classbench-")
-            os.environ["RESIDUAL_LAB_DATA"] = data
-            os.environ.pop("RESIDUAL_LAB_DATABASE_URL", None)
+        if replicas:
+            proc, url, pids = start_replicas("server.py", replicas)
+            procs.append(proc)
+            floor_proc, floor_url, floor_pids = start_replicas("bench/minimal_app.py", replicas)
+            procs.append(floor_proc)
+        else:
             proc, url = start_streamlit("server.py", cwd=ROOT, quiet=True)
             procs.append(proc)
             pids = [proc.pid]
@@ -901,9 +954,12 @@ def main() -> None:
         help="class sizes for the lecture-hall bench, e.g. 150,300: every teacher action's time until the last page "
         "shows it and server CPU per page, beside the minimal app (runs only this part)",
     )
+    parser.add_argument(
+        "--hall-replicas", type=int, default=0, help="with --hall: serve through deploy/serve.py with N replicas"
+    )
     args = parser.parse_args()
     if args.hall:
-        hall_bench([int(n) for n in args.hall.split(",")])
+        hall_bench([int(n) for n in args.hall.split(",")], args.hall_replicas)
         return
     if not args.skip_dashboard:
         print(f"teacher's dashboard, {args.refreshes} refreshes of its 2-second fragment, one after another")

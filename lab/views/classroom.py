@@ -54,7 +54,7 @@ from lab.views.common import chart, figure
 from lab.views.follow import follow_teacher
 from lab.views.join_link import join_link, network_addresses, no_address_warning
 from lab.views.once_per_server import pq_table, qr_image
-from lab.views.page_state import sync_query_params
+from lab.views.page_state import drawn_outside, in_whole_page, redraw_page_if_changed, sync_query_params, whole_page
 from lab.views.presentation import CLASS_PRESENTING_CSS, PRESENT_TEXT_PX, is_presenting
 
 URL_PATH = "class"
@@ -905,12 +905,7 @@ def predict_student(state: store.StudentState, code: str, token: str) -> tuple[s
         st.caption("Nothing saved yet for this activity.")
     if activity.locked:
         st.info("Your teacher has locked this activity: answers can no longer change.")
-    if state.exact is not None:
-        revealed = revealed_prediction(state)
-        said = said or revealed
-    elif saved:
-        st.caption("The exact answer appears here when your teacher reveals it.")
-    return said, refused
+    return said, refused  # the exact answer (or where it will appear) is drawn by student_live
 
 
 def problem_card(state: store.StudentState, problem, code: str, token: str) -> tuple[str, str]:
@@ -1024,46 +1019,115 @@ def wait_to_be_let_in(code: str, token: str) -> None:
     st.rerun()
 
 
+STUDENT_DRAWN = "cls_student_drawn"  # what the page outside its live part shows (page_state.drawn_outside)
+
+
+def student_view(state: store.StudentState) -> tuple:
+    """What a student's page draws outside its live part (student_live): when the teacher's action changes any of
+    it (an activity opened, a new round, Lock, the end of the class), the whole page is drawn again; a reveal of
+    a prediction, or the responses shown on the projector, only redraw the live part."""
+    activity = state.activity
+    shown = None
+    if activity is not None:
+        shown = (activity.id, activity.round, activity.locked, activity.kind)
+        shown += (activity.revealed,) if activity.kind != PREDICT else ()  # an assignment's cards show its reveal
+    return (state.open, state.name, state.class_name, shown, state.prediction, state.saved_at, state.earlier)
+
+
+def student_said(state: store.StudentState) -> str:
+    """What the live region says of the class's state when nothing was just done on the page."""
+    heading = f"Class {state.code}" + (f" · {state.class_name}" if state.class_name else "")
+    said = f"You joined {heading} as {state.name}."
+    if not state.open:
+        said = "This class has ended: your answers are shown as saved."
+    activity = state.activity
+    if activity is not None:
+        said = f"Activity {activity.position} is open: {activity.spec.title}" + (
+            ", locked by your teacher." if activity.locked else "."
+        )
+    return said
+
+
+def live_state(code: str, token: str) -> store.StudentState | None:
+    """The student's state read again in the live part's own run; None when the whole page has to say why not."""
+    try:
+        db = engine()
+        return bounded(lambda: store.student_state(db, code, token))
+    except Exception as exc:
+        if isinstance(exc, store.ClassroomError) or database_down(exc):
+            return None
+        raise
+
+
+@st.fragment
+def student_live(code: str, token: str, state: store.StudentState, said: str, refused: str, focus: str) -> None:
+    """The part of a student's page a teacher's action changes most often, with the page's live region and the
+    follow component: the exact answer once revealed (or where it will appear). The follow component's trigger
+    reruns only this part, from the database; when something outside it changed too, the whole page runs
+    (redraw_page_if_changed). Teacher actions redraw every page of the class at once, and this part is a third of
+    a full run's elements (docs/performance.md). ``state``, ``said``, ``refused`` and ``focus``: the whole page's,
+    used in its run only (a fragment's own rerun gets the arguments of the last whole run)."""
+    if not in_whole_page():
+        state = live_state(code, token)
+        if state is None:
+            st.rerun()
+        redraw_page_if_changed(STUDENT_DRAWN, student_view(state))
+        said, refused, focus = "", "", ""
+    activity = state.activity
+    if activity is not None and activity.kind == PREDICT:
+        if state.exact is not None:
+            said = said or revealed_prediction(state)
+        elif state.prediction:
+            st.caption("The exact answer appears here when your teacher reveals it.")
+    announce(LIVE, said or student_said(state), error=refused, focus=focus)
+    if state.open:
+        # Last, so a run cut short keeps the previous (older) version on the page, which then redraws it.
+        follow_teacher(state.code, state.version, state.follow_key, follow)
+
+
 def student_page(code: str, token: str) -> None:
+    with whole_page():
+        student_page_drawn(code, token)
+
+
+def student_page_drawn(code: str, token: str) -> None:
     state, down = read_student_state(code, token)
     if state is None:
         return
     heading = f"Class {state.code}" + (f" · {state.class_name}" if state.class_name else "")
-    section(markdown_escape(heading))
-    pending_outcome()
-    st.caption(
-        f"You joined as {markdown_escape(state.name)}. "
-        "Keep this page's link: it brings you back here with your answers."
-    )
-    activity = state.activity
-    said, refused = f"You joined {heading} as {state.name}.", ""
-    if state.open:
-        class_focus.hold(state.code, token)  # until the class ends, this browser shows the class only
-    else:
-        class_focus.release()
-    if not state.open:
-        st.info("This class has ended: your answers are shown as saved; nothing can change now.")
-        said = "This class has ended: your answers are shown as saved."
-    if activity is None:
-        if state.open:
-            st.info("Wait for your teacher to open an activity: this page follows the class by itself.")
-    else:
-        subsection(f"Activity {activity.position}: {markdown_escape(activity.spec.title)}")
-        said = f"Activity {activity.position} is open: {activity.spec.title}" + (
-            ", locked by your teacher." if activity.locked else "."
+    # one block, so the live part below stays at the same place in the page whatever this draws (a notice, a
+    # refusal): its live region is then the same element from run to run, and a screen reader announces it
+    with st.container():
+        section(markdown_escape(heading))
+        pending_outcome()
+        st.caption(
+            f"You joined as {markdown_escape(state.name)}. "
+            "Keep this page's link: it brings you back here with your answers."
         )
-        draw_activity = predict_student if activity.kind == PREDICT else assignment_student
-        done, refused = draw_activity(state, code, token)
-        said = done or said
+        activity = state.activity
+        said = refused = ""  # what was just done on the page (Submit, Check); else student_said
+        if state.open:
+            class_focus.hold(state.code, token)  # until the class ends, this browser shows the class only
+        else:
+            class_focus.release()
+        if not state.open:
+            st.info("This class has ended: your answers are shown as saved; nothing can change now.")
+        if activity is None:
+            if state.open:
+                st.info("Wait for your teacher to open an activity: this page follows the class by itself.")
+        else:
+            subsection(f"Activity {activity.position}: {markdown_escape(activity.spec.title)}")
+            draw_activity = predict_student if activity.kind == PREDICT else assignment_student
+            said, refused = draw_activity(state, code, token)
+    # focus to the page's heading once, right after Join (the Join button is gone: focus would fall to the body)
+    focus = heading if st.session_state.pop(JOINED_KEY, False) else ""
     if down:
         refused = st.session_state.get("cls_down_words", DATABASE_DOWN)
-    # focus to the page's heading once, right after Join (the Join button is gone: focus would fall to the body)
-    announce(LIVE, said, error=refused, focus=heading if st.session_state.pop(JOINED_KEY, False) else "")
-    if down:
+        announce(LIVE, said or student_said(state), error=refused, focus=focus)
         wait_for_database()
-    elif state.open:
-        # Last, so a run cut short keeps the previous (older) version on the page, which then redraws it.
-        follow_teacher(state.code, state.version, state.follow_key, follow)
+        return
+    drawn_outside(STUDENT_DRAWN, student_view(state))
+    student_live(code, token, state, said, refused, focus)
 
 
 # --- page -------------------------------------------------------------------------------------------

@@ -61,6 +61,11 @@ def whole_page() -> Iterator[None]:
         st.session_state[_WHOLE_PAGE] = False
 
 
+def in_whole_page() -> bool:
+    """Whether the whole page is running (inside :func:`whole_page`), not a fragment's own rerun."""
+    return bool(st.session_state.get(_WHOLE_PAGE))
+
+
 def drawn_outside(name: str, shown) -> None:
     """What a part of the page outside the fragments now shows (any comparable value)."""
     st.session_state[name] = shown
