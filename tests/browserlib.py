@@ -15,6 +15,8 @@ import sys
 import tempfile
 import time
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]  # the repository (this file is in tests/)
@@ -101,6 +103,25 @@ def start_streamlit(
         time.sleep(0.2)
     stop_process(proc)
     raise RuntimeError(f"streamlit did not become healthy on port {port} within {timeout} s")
+
+
+@contextmanager
+def app_with_class_data(data: str | Path) -> Iterator[str]:
+    """The app (server.py) with its class database in the folder ``data`` (RESIDUAL_LAB_DATA, set only while
+    the server starts, so nothing else in the test run sees it); yields its base url, stops the server after."""
+    old = os.environ.get("RESIDUAL_LAB_DATA")
+    os.environ["RESIDUAL_LAB_DATA"] = str(data)
+    try:
+        proc, url = start_streamlit("server.py", cwd=ROOT)
+    finally:
+        if old is None:
+            os.environ.pop("RESIDUAL_LAB_DATA", None)
+        else:
+            os.environ["RESIDUAL_LAB_DATA"] = old
+    try:
+        yield url
+    finally:
+        stop_process(proc)
 
 
 def _remove(path: str) -> None:

@@ -11,13 +11,12 @@ URL, and leaves the page idle in the state to scan).
 from __future__ import annotations
 
 import itertools
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import pytest
 
-from browserlib import DESKTOP, PHONE, ROOT, goto, start_streamlit, stop_process, wait_idle
+from browserlib import DESKTOP, PHONE, ROOT, app_with_class_data, goto, wait_idle
 from lab.views import shell
 
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
@@ -35,17 +34,8 @@ _names = itertools.count(1)
 def a11y_app(tmp_path_factory):
     """The app with an empty class database of its own (the class states start classes)."""
     data = tmp_path_factory.mktemp("a11ydata")
-    old = os.environ.get("RESIDUAL_LAB_DATA")
-    os.environ["RESIDUAL_LAB_DATA"] = str(data)
-    try:
-        proc, url = start_streamlit("server.py", cwd=ROOT)
-    finally:
-        if old is None:
-            os.environ.pop("RESIDUAL_LAB_DATA", None)
-        else:
-            os.environ["RESIDUAL_LAB_DATA"] = old
-    yield url
-    stop_process(proc)
+    with app_with_class_data(data) as url:
+        yield url
 
 
 def url_of(base: str, path: str, presenting: bool) -> str:

@@ -9,12 +9,11 @@ bottom is the height f, snapped to 0.01."""
 
 from __future__ import annotations
 
-import os
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from browserlib import PHONE, ROOT, goto, plotly_data, start_streamlit, stop_process, wait_idle
+from browserlib import PHONE, app_with_class_data, goto, plotly_data, wait_idle
 
 
 def bar(page, label: str):
@@ -198,17 +197,8 @@ def test_worked_example_by_dragging_alone(page, app_url):
 @pytest.fixture(scope="module")
 def class_app(tmp_path_factory):
     data = tmp_path_factory.mktemp("classdata")
-    old = os.environ.get("RESIDUAL_LAB_DATA")
-    os.environ["RESIDUAL_LAB_DATA"] = str(data)
-    try:
-        proc, url = start_streamlit("server.py", cwd=ROOT)
-    finally:
-        if old is None:
-            os.environ.pop("RESIDUAL_LAB_DATA", None)
-        else:
-            os.environ["RESIDUAL_LAB_DATA"] = old
-    yield url
-    stop_process(proc)
+    with app_with_class_data(data) as url:
+        yield url
 
 
 def test_a_phone_in_a_class_predicts_by_dragging(browser, class_app, screenshot_dir):

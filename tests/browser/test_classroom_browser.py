@@ -10,7 +10,17 @@ import os
 
 import pytest
 
-from browserlib import DESKTOP, ROOT, goto, plotly_data, screenshot_full, start_streamlit, stop_process, wait_idle
+from browserlib import (
+    DESKTOP,
+    ROOT,
+    app_with_class_data,
+    goto,
+    plotly_data,
+    screenshot_full,
+    start_streamlit,
+    stop_process,
+    wait_idle,
+)
 
 GUESSES = {"Ann": ("0.75", "0.25"), "Bob": ("0.3", "0.1"), "Cat": ("0.6", "0.4")}
 
@@ -18,17 +28,8 @@ GUESSES = {"Ann": ("0.75", "0.25"), "Bob": ("0.3", "0.1"), "Cat": ("0.6", "0.4")
 @pytest.fixture(scope="module")
 def class_app(tmp_path_factory):
     data = tmp_path_factory.mktemp("classdata")
-    old = os.environ.get("RESIDUAL_LAB_DATA")
-    os.environ["RESIDUAL_LAB_DATA"] = str(data)
-    try:
-        proc, url = start_streamlit("server.py", cwd=ROOT)
-    finally:
-        if old is None:
-            os.environ.pop("RESIDUAL_LAB_DATA", None)
-        else:
-            os.environ["RESIDUAL_LAB_DATA"] = old
-    yield url
-    stop_process(proc)
+    with app_with_class_data(data) as url:
+        yield url
 
 
 def class_chart(page) -> list[dict]:

@@ -14,12 +14,11 @@ newest state. Not a timing test: each wait is long (10 s) beside the 1 s checks,
 
 from __future__ import annotations
 
-import os
 import time
 
 import pytest
 
-from browserlib import DESKTOP, ROOT, goto, start_streamlit, stop_process
+from browserlib import DESKTOP, app_with_class_data, goto
 
 LOCKED = "Your teacher has locked this activity"
 REVEALED = "The exact answer (revealed by your teacher)"
@@ -30,19 +29,10 @@ def follow_app(tmp_path_factory):
     from lab.classroom.db import make_engine
 
     data = tmp_path_factory.mktemp("followdata")
-    old = os.environ.get("RESIDUAL_LAB_DATA")
-    os.environ["RESIDUAL_LAB_DATA"] = str(data)
-    try:
-        proc, url = start_streamlit("server.py", cwd=ROOT)
-    finally:
-        if old is None:
-            os.environ.pop("RESIDUAL_LAB_DATA", None)
-        else:
-            os.environ["RESIDUAL_LAB_DATA"] = old
-    engine = make_engine(f"sqlite:///{data / 'classroom.db'}")
-    yield url, engine
-    engine.dispose()
-    stop_process(proc)
+    with app_with_class_data(data) as url:
+        engine = make_engine(f"sqlite:///{data / 'classroom.db'}")
+        yield url, engine
+        engine.dispose()
 
 
 def shows(page, text: str, timeout_s: float = 10) -> bool:

@@ -128,22 +128,12 @@ def test_an_assignment_link_without_the_teacher_secret_has_no_key(browser, app_u
 
 @pytest.fixture(scope="module")
 def class_app(tmp_path_factory):
-    import os
 
-    from browserlib import ROOT, start_streamlit, stop_process
+    from browserlib import app_with_class_data
 
     data = tmp_path_factory.mktemp("revealclass")
-    old = os.environ.get("RESIDUAL_LAB_DATA")
-    os.environ["RESIDUAL_LAB_DATA"] = str(data)
-    try:
-        proc, url = start_streamlit("server.py", cwd=ROOT)
-    finally:
-        if old is None:
-            os.environ.pop("RESIDUAL_LAB_DATA", None)
-        else:
-            os.environ["RESIDUAL_LAB_DATA"] = old
-    yield url, data
-    stop_process(proc)
+    with app_with_class_data(data) as url:
+        yield url, data
 
 
 def wait_text(page, text: str, timeout: float = 20_000) -> None:
