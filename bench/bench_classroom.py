@@ -60,6 +60,7 @@ from sqlalchemy import text  # noqa: E402
 
 from lab.classroom import store  # noqa: E402
 from lab.classroom.db import make_engine, metadata  # noqa: E402
+from tests.loadclient import hall_page, http_checks  # noqa: E402
 
 
 def submit_times(seconds: list[float]) -> dict:
@@ -145,37 +146,6 @@ def cpu_seconds(pid: int) -> float:
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     ticks = os.sysconf("SC_CLK_TCK")
     return (int(fields[11]) + int(fields[12])) / ticks  # utime + stime
-
-
-async def http_checks(
-    base_http: str, path: str, every_ms: int, drawn: int, counters: dict, stop: asyncio.Event, on_change
-) -> None:
-    """The page's follow component (lab.views.follow), as a browser runs it: GET the class version over one
-    kept-alive HTTP/1.1 connection every ``every_ms``; when it moved past ``drawn`` (or the class closed), call
-    ``on_change`` (the browser's trigger: one full rerun of the page) and stop."""
-    from urllib.parse import urljoin, urlsplit
-
-    url = urlsplit(urljoin(base_http + "/class", path))
-    reader = writer = None
-    try:
-        while not stop.is_set():
-            await asyncio.sleep(every_ms / 1000)
-            if writer is None:
-                reader, writer = await asyncio.open_connection(url.hostname, url.port)
-            writer.write(f"GET {url.path}?{url.query} HTTP/1.1\r\nHost: {url.netloc}\r\n\r\n".encode())
-            head = await reader.readuntil(b"\r\n\r\n")
-            length = next(
-                int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length:")
-            )
-            body = json.loads(await reader.readexactly(length))
-            counters["http_checks"] = counters.get("http_checks", 0) + 1
-            status = int(head.split(b" ")[1])
-            if status == 404 or (status == 200 and (body["version"] > drawn or not body["open"])):
-                await on_change()
-                return
-    finally:
-        if writer is not None:
-            writer.close()
 
 
 async def student_session(
@@ -646,70 +616,6 @@ def dashboard_bench(students: int, refreshes: int) -> list[dict]:
 # --- a lecture hall: every page redrawn by a teacher action, against the floor ---------------------------------
 
 HALL_ACTIONS = ("Open activity", "Show responses", "Vote again", "Reveal")
-DRAWN = (0, 3)  # ScriptFinishedStatus: FINISHED_SUCCESSFULLY, FINISHED_FRAGMENT_RUN_SUCCESSFULLY
-
-
-async def hall_page(base_ws: str, query: str, page_name: str, page: dict, stop: asyncio.Event) -> None:
-    """One student's browser tab, reduced to its protocol, for the hall bench: load the page, follow the teacher
-    through the version route as the page's follow component does (lab.views.follow: every ``every_ms``, a full
-    rerun when the version moved), and record in ``page`` the version each finished full run drew (``drawn``),
-    when it finished (``at``), and how many elements each full run sent (``elements``)."""
-    import websockets
-    from streamlit.proto.BackMsg_pb2 import BackMsg
-    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
-
-    base_http = base_ws.replace("ws://", "http://", 1)
-    async with websockets.connect(f"{base_ws}/_stcore/stream", max_size=None, ping_interval=None) as ws:
-        state = {"hash": "", "version": None, "elements": 0, "task": None, "fragment": ""}
-
-        async def rerun():  # the trigger reruns what holds the follow component: the page, or its fragment
-            msg = BackMsg()
-            msg.rerun_script.query_string = query
-            msg.rerun_script.page_name = page_name
-            msg.rerun_script.page_script_hash = state["hash"]
-            msg.rerun_script.fragment_id = state["fragment"]
-            await ws.send(msg.SerializeToString())
-
-        async def submitted():  # a Submit redraws the student's whole page (saved at the storage level here)
-            msg = BackMsg()
-            msg.rerun_script.query_string = query
-            msg.rerun_script.page_name = page_name
-            msg.rerun_script.page_script_hash = state["hash"]
-            await ws.send(msg.SerializeToString())
-
-        page["submitted"] = submitted
-        await rerun()
-        while not stop.is_set():
-            try:
-                raw = await asyncio.wait_for(ws.recv(), timeout=0.5)
-            except TimeoutError:
-                continue
-            msg = ForwardMsg()
-            msg.ParseFromString(raw)
-            kind = msg.WhichOneof("type")
-            if kind == "navigation":
-                state["hash"] = msg.navigation.page_script_hash
-            elif kind == "new_session":
-                state["elements"], state["version"] = 0, None
-            elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
-                state["elements"] += 1
-                element = msg.delta.new_element
-                if element.WhichOneof("type") == "bidi_component" and element.bidi_component.component_name.endswith(
-                    "class_follower"
-                ):
-                    data = json.loads(element.bidi_component.json)
-                    state["version"], state["fragment"] = data["version"], msg.delta.fragment_id
-                    if state["task"] is not None:
-                        state["task"].cancel()
-                    state["task"] = asyncio.create_task(
-                        http_checks(base_http, data["path"], data["every_ms"], data["version"], {}, stop, rerun)
-                    )
-            elif kind == "script_finished" and msg.script_finished in DRAWN and state["version"] is not None:
-                page["drawn"], page["at"] = state["version"], time.monotonic()
-                page["runs"] = page.get("runs", 0) + 1
-                page.setdefault("elements", []).append(state["elements"])
-        if state["task"] is not None:
-            state["task"].cancel()
 
 
 async def floor_page(base_ws: str, page: dict, go: asyncio.Event, stop: asyncio.Event) -> None:
@@ -813,6 +719,7 @@ def hall_class(url: str, pids: list[int], engine, n: int, projector: bool = True
         deadline = time.monotonic() + 120
         while sum("drawn" in p for p in pages) < n and time.monotonic() < deadline:
             await asyncio.sleep(0.2)
+
         async def voted(round_number=None):
             """Everyone votes (at the storage level: no version change), and each page redraws as its Submit would."""
             vote(round_number)

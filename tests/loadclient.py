@@ -24,6 +24,7 @@ states, so the page state comes back from the URL. ``reconnects`` counts these.
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 import time
 import urllib.parse
@@ -415,3 +416,102 @@ class Student:
             fragment_id=fragment_id,
             disabled=proto.disabled,
         )
+
+
+# --- a student's Class page following the teacher (bench/bench_classroom.py, tests/browser/test_hall_browser.py) ---
+
+DRAWN = (0, 3)  # ScriptFinishedStatus: FINISHED_SUCCESSFULLY, FINISHED_FRAGMENT_RUN_SUCCESSFULLY
+
+
+async def http_checks(
+    base_http: str, path: str, every_ms: int, drawn: int, counters: dict, stop: asyncio.Event, on_change
+) -> None:
+    """The page's follow component (lab.views.follow), as a browser runs it: GET the class version over one
+    kept-alive HTTP/1.1 connection every ``every_ms``; when it moved past ``drawn`` (or the class closed), call
+    ``on_change`` (the browser's trigger: one full rerun of the page) and stop."""
+    from urllib.parse import urljoin, urlsplit
+
+    url = urlsplit(urljoin(base_http + "/class", path))
+    reader = writer = None
+    try:
+        while not stop.is_set():
+            await asyncio.sleep(every_ms / 1000)
+            if writer is None:
+                reader, writer = await asyncio.open_connection(url.hostname, url.port)
+            writer.write(f"GET {url.path}?{url.query} HTTP/1.1\r\nHost: {url.netloc}\r\n\r\n".encode())
+            head = await reader.readuntil(b"\r\n\r\n")
+            length = next(
+                int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length:")
+            )
+            body = json.loads(await reader.readexactly(length))
+            counters["http_checks"] = counters.get("http_checks", 0) + 1
+            status = int(head.split(b" ")[1])
+            if status == 404 or (status == 200 and (body["version"] > drawn or not body["open"])):
+                await on_change()
+                return
+    finally:
+        if writer is not None:
+            writer.close()
+
+
+async def hall_page(base_ws: str, query: str, page_name: str, page: dict, stop: asyncio.Event) -> None:
+    """One student's browser tab, reduced to its protocol, for the hall bench: load the page, follow the teacher
+    through the version route as the page's follow component does (lab.views.follow: every ``every_ms``, a full
+    rerun when the version moved), and record in ``page`` the version each finished full run drew (``drawn``),
+    when it finished (``at``), and how many elements each full run sent (``elements``)."""
+    import websockets
+    from streamlit.proto.BackMsg_pb2 import BackMsg
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    base_http = base_ws.replace("ws://", "http://", 1)
+    async with websockets.connect(f"{base_ws}/_stcore/stream", max_size=None, ping_interval=None) as ws:
+        state = {"hash": "", "version": None, "elements": 0, "task": None, "fragment": ""}
+
+        async def rerun():  # the trigger reruns what holds the follow component: the page, or its fragment
+            msg = BackMsg()
+            msg.rerun_script.query_string = query
+            msg.rerun_script.page_name = page_name
+            msg.rerun_script.page_script_hash = state["hash"]
+            msg.rerun_script.fragment_id = state["fragment"]
+            await ws.send(msg.SerializeToString())
+
+        async def submitted():  # a Submit redraws the student's whole page (saved at the storage level here)
+            msg = BackMsg()
+            msg.rerun_script.query_string = query
+            msg.rerun_script.page_name = page_name
+            msg.rerun_script.page_script_hash = state["hash"]
+            await ws.send(msg.SerializeToString())
+
+        page["submitted"] = submitted
+        await rerun()
+        while not stop.is_set():
+            try:
+                raw = await asyncio.wait_for(ws.recv(), timeout=0.5)
+            except TimeoutError:
+                continue
+            msg = ForwardMsg()
+            msg.ParseFromString(raw)
+            kind = msg.WhichOneof("type")
+            if kind == "navigation":
+                state["hash"] = msg.navigation.page_script_hash
+            elif kind == "new_session":
+                state["elements"], state["version"] = 0, None
+            elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
+                state["elements"] += 1
+                element = msg.delta.new_element
+                if element.WhichOneof("type") == "bidi_component" and element.bidi_component.component_name.endswith(
+                    "class_follower"
+                ):
+                    data = json.loads(element.bidi_component.json)
+                    state["version"], state["fragment"] = data["version"], msg.delta.fragment_id
+                    if state["task"] is not None:
+                        state["task"].cancel()
+                    state["task"] = asyncio.create_task(
+                        http_checks(base_http, data["path"], data["every_ms"], data["version"], {}, stop, rerun)
+                    )
+            elif kind == "script_finished" and msg.script_finished in DRAWN and state["version"] is not None:
+                page["drawn"], page["at"] = state["version"], time.monotonic()
+                page["runs"] = page.get("runs", 0) + 1
+                page.setdefault("elements", []).append(state["elements"])
+        if state["task"] is not None:
+            state["task"].cancel()
