@@ -14,6 +14,7 @@ from streamlit.proto.WidgetStates_pb2 import WidgetState
 from streamlit.testing.v1 import AppTest
 
 from lab.models.blocks import BlocksModel
+from lab.models.pitfalls import PitfallsModel
 from lab.views.shell import LINKED_PAGES, PAGES
 
 INF, NAN = float("inf"), float("nan")
@@ -39,8 +40,8 @@ CASES = [
     ("lab/views/exercises.py", "count", "double_value", INF),
     ("lab/views/exercises.py", "level", "string_value", "../x"),
     ("lab/views/pitfalls.py", "pit_block", "string_value", "abc"),
-    ("lab/views/pitfalls.py", "pit_block", "double_value", INF),
-    ("lab/views/pitfalls.py", "pit_model", "string_value", "../../etc/passwd"),
+    # every control the Pitfalls model declares, forged by its kind (pit_block, pit_model among them)
+    *(("lab/views/pitfalls.py", control.key, *FORGED[control.kind]) for control in PitfallsModel.CONTROLS),
     ("lab/views/numerics.py", "numerics_temperature", "string_value", "abc"),
     ("lab/views/numerics.py", "numerics_top_k", "double_value", INF),
     ("lab/views/numerics.py", "numerics_target_logits", "string_value", "A=1e-1_000_000"),

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from lab.core.blocks import MAX_BLOCK, MAX_LENGTH
 from lab.core.markov import all_model_names
-from lab.models.url import PageModel, UrlReader
+from lab.models.url import Control, PageModel
 from lab.teaching.pitfalls import MISTAKE_CARDS
 
 DEFAULT_MODEL = "bernoulli-residual"
@@ -24,19 +24,11 @@ class PitfallsModel(PageModel):
     length: int = 1
     variant: str = MISTAKE_CARDS[0]
 
-    PARAMS = {"model": "pit_model", "block": "pit_block", "length": "pit_length", "variant": "pit_variant"}
-    LABELS = {
-        "pit_model": "scenario or model",
-        "pit_block": "drafts per block K",
-        "pit_length": "committed tokens L",
-        "pit_variant": "mistake",
-    }
-
-    @classmethod
-    def read_fields(cls, read: UrlReader, d) -> dict:
-        return dict(
-            model=read.choice("pit_model", all_model_names(), d.model),
-            block=read.whole("pit_block", 1, MAX_BLOCK, d.block),
-            length=read.whole("pit_length", 1, MAX_LENGTH, d.length),
-            variant=read.choice("pit_variant", MISTAKE_CARDS, d.variant),
-        )
+    # Each control once: its key, label (the widget's and the messages'), and how it is read. The view draws its
+    # widgets' labels, keys and ranges from these.
+    CONTROLS = (
+        Control("model", "pit_model", "scenario or model", "choice", options=all_model_names),
+        Control("block", "pit_block", "drafts per block K", "whole", low=1, high=MAX_BLOCK),
+        Control("length", "pit_length", "committed tokens L", "whole", low=1, high=MAX_LENGTH),
+        Control("variant", "pit_variant", "mistake", "choice", options=lambda: MISTAKE_CARDS),
+    )

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from lab.core.blocks import MAX_BLOCK, MAX_LENGTH, MAX_OUTCOMES
+from lab.core.blocks import MAX_OUTCOMES
 from lab.core.distributions import LabInputError
 from lab.core.formatting import fraction_text, markdown_escape
 from lab.core.markov import all_model_names, load_model
@@ -11,7 +11,6 @@ from lab.core.variants import VARIANTS
 from lab.models.pitfalls import PitfallsModel
 from lab.teaching.pitfalls import (
     CARDS,
-    MISTAKE_CARDS,
     NO_GAIN,
     default_block_length,
     grade_prediction,
@@ -24,6 +23,7 @@ from lab.views.common import chart, figure
 from lab.views.page_state import controls_model, keep_last_valid
 
 DEFAULTS = PitfallsModel()
+CONTROL = {c.field: c for c in PitfallsModel.CONTROLS}  # each control's key, label and range, declared in the model
 CHECK_YOUR_OWN = (
     "Check your own sampler for these mistakes on your own machine: `python -m lab check your_module:step` "
     "runs the same cases on your code and names the mistake it finds (docs/checking-a-sampler.md)."
@@ -61,11 +61,11 @@ def exact_and_decimal(value) -> str:
 def reset_block_length() -> None:
     """on_change of the model: back to its default K and L (one step for a scenario)."""
     try:
-        k, length = default_block_length(load_model(st.session_state["pit_model"]))
+        k, length = default_block_length(load_model(st.session_state[CONTROL["model"].key]))
     except LabInputError:
         return
-    st.session_state["pit_block"] = k
-    st.session_state["pit_length"] = length
+    st.session_state[CONTROL["block"].key] = k
+    st.session_state[CONTROL["length"].key] = length
 
 
 def intro() -> None:
@@ -80,24 +80,25 @@ def intro() -> None:
 
 def choice_controls() -> None:
     """Scenario or model, K and L (a new model puts back its default K and L)."""
-    models = all_model_names()
+    model, block, length = CONTROL["model"], CONTROL["block"], CONTROL["length"]
+    models = list(model.options())
     c1, c2, c3 = st.columns([2, 1, 1])
     c1.selectbox(
-        "scenario or model",
+        model.label,
         models,
         index=models.index(DEFAULTS.model) if DEFAULTS.model in models else 0,
-        key="pit_model",
+        key=model.key,
         on_change=reset_block_length,
     )
-    st.session_state.setdefault("pit_block", 1)
-    st.session_state.setdefault("pit_length", 1)
-    c2.number_input("drafts per block K", min_value=1, max_value=MAX_BLOCK, step=1, key="pit_block")
+    st.session_state.setdefault(block.key, DEFAULTS.block)
+    st.session_state.setdefault(length.key, DEFAULTS.length)
+    c2.number_input(block.label, min_value=block.low, max_value=block.high, step=1, key=block.key)
     c3.number_input(
-        "committed tokens L",
-        min_value=1,
-        max_value=MAX_LENGTH,
+        length.label,
+        min_value=length.low,
+        max_value=length.high,
         step=1,
-        key="pit_length",
+        key=length.key,
         help=f"The exact laws list every sequence of L tokens, at most {MAX_OUTCOMES:,}: "
         "L up to 4 with 8 tokens, 6 with 4 tokens, 7 with 3 tokens.",
     )
@@ -130,11 +131,12 @@ def choice_caption(report) -> None:
 
 
 def chosen_mistake() -> str:
+    mistake = CONTROL["variant"]
     st.selectbox(
-        "mistake",
-        MISTAKE_CARDS,
+        mistake.label,
+        list(mistake.options()),
         format_func=lambda name: f"{CARDS[name].title} ({name})",
-        key="pit_variant",
+        key=mistake.key,
     )
     variant = controls_model(PitfallsModel, "pit_state", quiet=True).variant  # with the mistake just chosen
     return variant
