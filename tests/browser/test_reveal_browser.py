@@ -19,10 +19,10 @@ from lab.teaching.exercises import generate_problems
 
 # Everything the page can show or announce: visible text, accessible names and alt texts, link targets and
 # download names, SVG text, and every plotly trace's values, bar labels, hover data and the axes' tick labels.
-# A value axis's numbers (0, 0.1, ..., 0.7: plotly's scale, in steps of 1, 2 or 5) are no statement of an answer
-# and are left out; category tick labels (token names) are kept.
+# A value axis's numbers (0, 0.1, ..., 0.7: plotly's scale, in steps of 1, 2 or 5; the bar predictor's fixed 0, 0.2,
+# ..., 1) are no statement of an answer and are left out; category tick labels (token names) are kept.
 SCREEN_TEXT_JS = r"""() => {
-  const scale = new Set([...document.querySelectorAll('.ytick text, .xtick text')].filter(
+  const scale = new Set([...document.querySelectorAll('.ytick text, .xtick text, .rl-bp-tick')].filter(
     t => /^[-−]?[\d.]+$/.test(t.textContent.trim())));
   const parts = [];
   const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
@@ -196,14 +196,16 @@ def test_a_class_sees_no_answer_before_the_reveal(browser, class_app, source, sc
         assert f"Z = {hand.z}" in text and "min(p, q) + Z·r gives p for every token" in text, who
         if source == "worked-example":
             assert "lab success p = 0.75, n = 1" in text, who
-    if source == "worked-example":  # the link opens the Binomial lab at the same bars
-        student.get_by_role("link", name="Open the Binomial lab there").click()
-        student.wait_for_url("**binomial-lab**")
-        wait_idle(student)
-        assert "lab_p=0.75" in student.url and "n=1" in student.url
-        student.get_by_role("button", name="Reveal", exact=True).click()
-        wait_idle(student)
-        exact = [t for plot in plotly_data(student) for t in plot if t["name"] == "exact probability"]
+    if source == "worked-example":  # the teacher's link opens the Binomial lab at the same bars (a student's page
+        # links to no other page while the class runs)
+        assert student.get_by_role("link", name="Open the Binomial lab there").count() == 0
+        projector.get_by_role("link", name="Open the Binomial lab there").click()
+        projector.wait_for_url("**binomial-lab**")
+        wait_idle(projector)
+        assert "lab_p=0.75" in projector.url and "n=1" in projector.url
+        projector.get_by_role("button", name="Reveal", exact=True).click()
+        wait_idle(projector)
+        exact = [t for plot in plotly_data(projector) for t in plot if t["name"] == "exact probability"]
         assert exact[0]["x"] == ["r(B)", "r(C)"] and exact[0]["y"] == pytest.approx([0.75, 0.25])
     student.context.close()
     projector.context.close()
