@@ -27,13 +27,14 @@ def draw_question(question: ClassQuestion, key: str, text_size: int | None = Non
     st.markdown(markdown_table(("token", "target p", "draft q"), question.pq_rows()))
 
 
-def draw_answer(answer: ClassAnswer) -> None:
+def draw_answer(answer: ClassAnswer, *, lab_link: bool = True) -> None:
     """The exact answer (only after the teacher's reveal): the fields' exact values, Z, the Binomial lab's
-    setting with the same bars (a link that opens it), the reconstruction min(p, q) + Z·r = p per token, and
-    the scenario's explanation."""
+    setting with the same bars (with ``lab_link``, a link that opens it), the reconstruction min(p, q) + Z·r = p
+    per token, and the scenario's explanation."""
     st.markdown("**Exact answer:** " + markdown_escape("; ".join(answer.exact_lines())) + ".")
     if answer.lab_link is not None:
         st.markdown(markdown_escape(f"{answer.fields[0]} and {answer.fields[1]} are {answer.lab_link.text}."))
+    if answer.lab_link is not None and lab_link:
         st.page_link(
             page_named(answer.lab_link.page).file,
             label="Open the Binomial lab there",

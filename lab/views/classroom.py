@@ -833,13 +833,13 @@ def prediction_form(state: store.StudentState, code: str, token: str) -> None:
         )
     submitted_without_callback(pressed, _submit_prediction, *submit_args)
     if pressed:
-        st.rerun()  # saved in this fragment's run: the page shows what the database now holds
+        st.rerun()  # saved in this run: the page shows what the database now holds
 
 
-@st.fragment
 def prediction_panel(state: store.StudentState, code: str, token: str) -> None:
-    """The bars the student draws above the boxes they are bound to: a release reruns this part only (no database
-    read); Submit saves the boxes and redraws the page."""
+    """The bars the student draws above the boxes they are bound to; Submit saves the boxes. Not a fragment: a
+    fragment's rerun asked for by a page whose server restarted names a fragment the new session does not know,
+    and Streamlit skips it, so the first Submit after a restart would be lost (test_classroom_faults_browser)."""
     activity = state.activity
     bars = [field for field in activity.spec.fields if field != "Z"]
     boxes = [f"{prediction_key(activity)}_{i}" for i in range(len(bars))]
@@ -876,7 +876,8 @@ def revealed_prediction(state: store.StudentState) -> str:
     st.markdown(
         markdown_table(("value", "yours", "exact"), zip(spec.fields, yours, (with_decimal(e, 3) for e in state.exact)))
     )
-    draw_answer(spec.answer)
+    # no link to the Binomial lab: during the class this browser shows the class only (lab/views/class_focus.py)
+    draw_answer(spec.answer, lab_link=False)
     return "Your teacher revealed the exact answer: " + "; ".join(
         f"{f} is {with_decimal(e, 3)}, yours {v}" for f, e, v in zip(spec.fields, state.exact, yours)
     )
