@@ -54,7 +54,7 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))  # the repository root: lab/ and tests/ (tests.browserlib)
+sys.path.insert(0, str(ROOT))  # the repository root (lab/, and the test helpers as a package)
 
 from sqlalchemy import text  # noqa: E402
 

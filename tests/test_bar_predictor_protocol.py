@@ -6,6 +6,7 @@ box appears; a valid release is applied to the boxes."""
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import json
 
 import pytest
@@ -80,4 +81,7 @@ def test_hostile_values_are_refused_by_name_and_the_last_bars_stay(server):
         finally:
             await student.close()
 
-    asyncio.run(scenario())
+    # its own thread: Playwright's sync API (the browser tests' session fixture) keeps an event loop running in
+    # this one while the whole test session lasts, and asyncio.run() refuses to start inside it
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        pool.submit(asyncio.run, scenario()).result()

@@ -4,6 +4,7 @@ and the pool's threads are the only ones a stuck database can hold."""
 
 from __future__ import annotations
 
+import concurrent.futures
 import threading
 import time
 
@@ -80,7 +81,9 @@ def test_uvicorn_passes_the_peer_address_through_and_the_app_decides():
         seen.append(scope["client"][0])
 
     scope = {"type": "http", "client": ("127.0.0.1", 5000), "headers": [(b"x-forwarded-for", b"6.6.6.6")]}
-    asyncio.run(ProxyHeadersMiddleware(inner, trusted_hosts="127.0.0.1")(scope, None, None))
+    middleware = ProxyHeadersMiddleware(inner, trusted_hosts="127.0.0.1")
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:  # no asyncio.run() under Playwright's loop
+        pool.submit(asyncio.run, middleware(scope, None, None)).result()
     assert seen == ["127.0.0.1"]  # uvicorn would have made it 6.6.6.6 (it trusts loopback by default)
     # and the app believes the header from loopback only when RESIDUAL_LAB_TRUSTED_PROXIES lists it
     assert keys.client_address("127.0.0.1", "6.6.6.6", keys.trusted_proxies("")) == "127.0.0.1"
