@@ -14,7 +14,7 @@ import pytest
 from answer_text import ANSWERS, leaks, states
 from exercise_reference import expected_answer
 
-from browserlib import goto, plotly_data, wait_idle
+from browserlib import free_port, goto, plotly_data, start_streamlit, stop_process, wait_idle
 from lab.teaching.exercises import generate_problems
 
 # Everything the page can show or announce: visible text, accessible names and alt texts, link targets and
@@ -76,9 +76,31 @@ def test_the_explorer_states_no_answer_before_reveal(page, app_url, name):
 KEY_BUTTONS = ("Answer key (Markdown)", "Answer key (CSV)")
 
 
-def test_an_assignment_link_without_the_teacher_secret_has_no_key(browser, app_url):
+@pytest.fixture(scope="module")
+def linked_app_url():
+    """A server whose address for students (RESIDUAL_LAB_PUBLIC_URL) is its own: on a loopback address alone the
+    Teacher tab gives no assignment link (no phone could open it)."""
+    import os
+
+    port = free_port()
+    url = f"http://127.0.0.1:{port}"
+    saved = os.environ.get("RESIDUAL_LAB_PUBLIC_URL")
+    os.environ["RESIDUAL_LAB_PUBLIC_URL"] = url
+    try:
+        proc, _ = start_streamlit("server.py", port=port)
+    finally:
+        if saved is None:
+            os.environ.pop("RESIDUAL_LAB_PUBLIC_URL", None)
+        else:
+            os.environ["RESIDUAL_LAB_PUBLIC_URL"] = saved
+    yield url
+    stop_process(proc)
+
+
+def test_an_assignment_link_without_the_teacher_secret_has_no_key(browser, linked_app_url):
     """A student's assignment link: problems, no answer key and no download of one, no Reveal buttons even in
     presentation mode. The teacher link that New random seed makes opens the keys, in any browser."""
+    app_url = linked_app_url
     teacher = browser.new_context(viewport={"width": 1280, "height": 800}).new_page()
     goto(teacher, f"{app_url}/exercises?tab=Teacher&count=3&level=zeros")
     assert all(teacher.get_by_role("button", name=label).count() == 0 for label in KEY_BUTTONS)
