@@ -217,6 +217,35 @@ def test_the_page_path_check_would_catch_one(tmp_path):
     assert page_path_offenders([sample]) == ["sample.py names 'lab/views/blocks.py'"]
 
 
+def core_prose_offenders(paths) -> list[str]:
+    """Display prose on a class of the core: a class attribute holding words (a string with a space). The core
+    holds rules and numbers; what a person reads about them (a variant's title and description) lives in the
+    teaching layer. A name such as ``name = "resample-from-p"`` has no space and stays."""
+    offenders = []
+    for path in paths:
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for cls in (node for node in ast.walk(tree) if isinstance(node, ast.ClassDef)):
+            for stmt in cls.body:
+                value = stmt.value if isinstance(stmt, (ast.Assign, ast.AnnAssign)) else None
+                if isinstance(value, ast.Constant) and isinstance(value.value, str) and " " in value.value.strip():
+                    target = stmt.targets[0] if isinstance(stmt, ast.Assign) else stmt.target
+                    offenders.append(f"{path.name}:{stmt.lineno} {cls.name}.{ast.unparse(target)}")
+    return offenders
+
+
+def test_no_display_prose_in_the_core():
+    assert core_prose_offenders(sorted((LAB / "core").rglob("*.py"))) == []
+
+
+def test_the_core_prose_check_would_catch_one(tmp_path):
+    sample = tmp_path / "sample.py"
+    sample.write_text(
+        'class Rule:\n    """A docstring may talk."""\n    name = "resample-from-p"\n'
+        '    title = "Resample from p"\n    kind: str = "two words"\n'
+    )
+    assert core_prose_offenders([sample]) == ["sample.py:4 Rule.title", "sample.py:5 Rule.kind"]
+
+
 # A number read from text: Fraction, Decimal or float of str(...), repr(...) or something.strip().
 NUMBER_TYPES = {"Fraction", "Decimal", "float"}
 

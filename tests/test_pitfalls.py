@@ -186,14 +186,13 @@ def test_cards_cite_exactly_the_references_given():
 
 
 def test_a_cards_title_is_its_variants_title():
-    from lab.core.variants import VARIANTS
-    from lab.teaching.pitfalls import CARDS
+    from lab.teaching.pitfalls import CARDS, VARIANT_WORDS
 
     for name, card in CARDS.items():
         if card.has_variant:
-            assert card.title == VARIANTS[name].title and card.own_title is None
+            assert card.title == VARIANT_WORDS[name].title and card.own_title is None
     assert CARDS["zero-over-zero"].title == "0/0 when p equals q"
-    assert VARIANTS["greedy-draft"].title == "Greedy draft scored with softmax probabilities"
+    assert VARIANT_WORDS["greedy-draft"].title == "Greedy draft scored with softmax probabilities"
 
 
 def test_gains_most_shows_every_tie():

@@ -9,6 +9,7 @@ from lab.core.markov import load_model
 from lab.core.sampling import simulate_steps, step_law
 from lab.core.scenarios import load_scenario
 from lab.core.variants import MISTAKE_NAMES, VARIANTS, VariantError, get_variant, residual_row, top_tokens
+from lab.teaching.pitfalls import VARIANT_WORDS
 
 ISSUE_NAMES = {
     "correct",
@@ -28,7 +29,8 @@ ISSUE_NAMES = {
 def test_registry_has_every_named_variant_with_a_description():
     assert set(VARIANTS) == ISSUE_NAMES
     for variant in VARIANTS.values():
-        assert variant.title and len(variant.description) > 40
+        words = VARIANT_WORDS[variant.name]  # what a person reads about a rule lives in the teaching layer
+        assert words.title and len(words.description) > 40
 
 
 def test_unknown_variant():

@@ -9,6 +9,7 @@ from lab.core.distance import total_variation
 from lab.core.formatting import fraction_text
 from lab.core.sampling import chi_square_test
 from lab.core.variants import VARIANTS
+from lab.teaching.pitfalls import VARIANT_WORDS
 
 
 def log_likelihood(counts: dict, law: dict) -> float:
@@ -57,7 +58,7 @@ def best_variant(counts: dict, target: dict, laws: dict[str, dict], false_alarm:
     bias = total_variation(target, law) if isinstance(next(iter(law.values()), 0), (int, Fraction)) else None
     return {
         "variant": best,
-        "title": VARIANTS[best].title if best in VARIANTS else best,
+        "title": VARIANT_WORDS[best].title if best in VARIANT_WORDS else best,
         "same_law_on_this_case": same,
         "bias_tv": None if bias is None else fraction_text(bias),
         "bias_tv_decimal": None if bias is None else float(bias),

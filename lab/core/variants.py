@@ -93,11 +93,6 @@ class Variant:
     """The correct algorithm; subclasses override one rule each to make a named mistake."""
 
     name = "correct"
-    title = "Correct speculative sampling"
-    description = (
-        "Draft from q, keep x with probability min(1, p(x)/q(x)), on rejection draw a fresh replacement "
-        "from r = max(0, p − q)/Z; the first rejection ends the block, all-accepted blocks add a bonus from p."
-    )
     keep_testing = False  # block-level: test later drafts after a replacement
     drafts_past_stop = False  # block-level: draft and test on after a proposed stop token, emit what is kept
     bonus_after_stop = False  # block-level: a bonus token after a kept stop token that ended the draft run
@@ -158,8 +153,6 @@ class Variant:
 
 class ResampleFromP(Variant):
     name = "resample-from-p"
-    title = "Resample from p"
-    description = "On rejection draw the replacement from p instead of r: tokens q over-proposes get extra mass."
     one_step_differs = True
 
     def inverse_cdf_law(self, p, q, x):
@@ -168,11 +161,6 @@ class ResampleFromP(Variant):
 
 class EpsilonFloor(Variant):
     name = "epsilon-floor"
-    title = "Epsilon floor on the residual"
-    description = (
-        "r proportional to max(p − q, 1/1000) on every token: a 'safe' floor that leaks mass to tokens "
-        "with p <= q, even to tokens the target never produces."
-    )
     one_step_differs = True
     floor = EPSILON  # an instance may set another (the sampler check sizes the floor it finds)
 
@@ -182,11 +170,6 @@ class EpsilonFloor(Variant):
 
 class ZeroOutRejected(Variant):
     name = "zero-out-rejected"
-    title = "Remove only the rejected token"
-    description = (
-        "r proportional to p with the rejected token removed: right only when q is one-hot, "
-        "otherwise the correction ignores what accepted proposals already supplied."
-    )
     one_step_differs = True
 
     def inverse_cdf_law(self, p, q, x):
@@ -196,11 +179,6 @@ class ZeroOutRejected(Variant):
 
 class CandidatesOnly(Variant):
     name = "candidates-only"
-    title = "Residual over the candidates only"
-    description = (
-        "r renormalised over the draft's two most likely tokens only (a small tree's candidates), "
-        "not over the target's whole vocabulary."
-    )
     one_step_differs = True
 
     def inverse_cdf_law(self, p, q, x):
@@ -215,21 +193,11 @@ class CandidatesOnly(Variant):
 
 class KeepTestingAfterRejection(Variant):
     name = "keep-testing-after-rejection"
-    title = "Keep testing after a rejection"
-    description = (
-        "After a replacement, keep testing the later drafts (drafted after the rejected token) as if "
-        "they followed the corrected prefix, instead of discarding them."
-    )
     keep_testing = True
 
 
 class ReuseUniform(Variant):
     name = "reuse-uniform"
-    title = "Reuse the acceptance uniform"
-    description = (
-        "Draw the replacement by inverse CDF of r with the same uniform u that failed the test: given a "
-        "rejection u lies in [p(x)/q(x), 1), so low-CDF tokens are under-drawn."
-    )
     reuses_acceptance_uniform = True
     one_step_differs = True
 
@@ -250,11 +218,6 @@ class ReuseUniform(Variant):
 
 class UnprocessedDraft(Variant):
     name = "unprocessed-draft"
-    title = "Check with the unprocessed draft"
-    description = (
-        "The draft samples from q truncated to its top 2 tokens, but the test and r use the untruncated q: "
-        "the processed distribution actually proposing must be the one checked."
-    )
     one_step_differs = True
 
     def draft(self, q):
@@ -264,8 +227,6 @@ class UnprocessedDraft(Variant):
 
 class GreedyDraft(Variant):
     name = "greedy-draft"
-    title = "Greedy draft scored with softmax probabilities"
-    description = "The draft proposes argmax q every time, but the test uses q's probabilities as if it had sampled."
     one_step_differs = True
 
     def draft(self, q):
@@ -274,22 +235,12 @@ class GreedyDraft(Variant):
 
 class DraftPastStop(Variant):
     name = "draft-past-stop"
-    title = "Drafting past the stop token"
-    description = (
-        "The draft goes on drafting after it proposed the stop token; the verifier tests those drafts too and "
-        "emits the kept ones, so the output holds tokens after the stop token (it ends only with the block)."
-    )
     drafts_past_stop = True
     stop_only = True
 
 
 class BonusAfterStop(Variant):
     name = "bonus-after-stop"
-    title = "A bonus token after the stop token"
-    description = (
-        "When every draft was kept and the last one was the stop token, a bonus token is still drawn from p "
-        "and emitted after it."
-    )
     bonus_after_stop = True
     stop_only = True
 

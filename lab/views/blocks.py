@@ -20,6 +20,7 @@ from lab.core.formatting import decimal_text, exact_text, markdown_escape, with_
 from lab.core.markov import START, MarkovModel, load_model
 from lab.core.speedup import NO_BEST_GAMMA, acceptance_rate, best_gamma, speedup_curve
 from lab.models.blocks import SEARCH_SEEDS, BlocksModel, BlockSteps
+from lab.teaching.pitfalls import VARIANT_WORDS
 from lab.views.accessibility import announce, section, spoken, subsection, title
 from lab.views.common import chart, figure
 from lab.views.once_per_server import exact_comparison
@@ -120,7 +121,7 @@ def model_notes(state: BlocksModel, markov: MarkovModel) -> None:
     if markov.note:
         st.caption(f"{markov.title}. {markov.note}")
     if variant.name != "correct":
-        st.warning(f"Mistake shown: {variant.description}", icon=":material/bug_report:")
+        st.warning(f"Mistake shown: {VARIANT_WORDS[variant.name].description}", icon=":material/bug_report:")
     stop_md = stop_markdown(markov)
     if stop_md is not None:
         st.info(
