@@ -11,6 +11,7 @@ from lab.classroom import store
 from lab.classroom.actions import database_down
 from lab.classroom.gate import bounded
 from lab.core.formatting import markdown_escape
+from lab.views.class_keys import Keys
 
 WAITING_SHOWN = 50  # rows of the waiting list drawn at once
 PREVIEW_NAMES = 12  # names a bulk rule's preview lists before "and N more"
@@ -18,7 +19,7 @@ PREVIEW_NAMES = 12  # names a bulk rule's preview lists before "and N more"
 
 def _set_expected_size(act) -> None:
     # the box is read here, in the page's callback: the action itself runs on the database's own thread
-    act(store.set_expected_size, st.session_state.get("cls_expected_size") or 0)
+    act(store.set_expected_size, st.session_state.get(Keys.EXPECTED_SIZE) or 0)
 
 
 def _names(labels, hide: bool, word: str) -> str:
@@ -43,26 +44,26 @@ def admission_panel(board: store.Dashboard, hide: bool, button, act) -> None:
         st.markdown(f"**Who gets in.** New joins: {joins}; {size}.")
         lock, size_box, new_link = st.columns(3)
         if klass.joins_locked:
-            button(lock, "Allow new joins", "cls_open_joins", store.lock_joins, False, width="stretch")
+            button(lock, "Allow new joins", Keys.OPEN_JOINS, store.lock_joins, False, width="stretch")
         else:
             button(
                 lock,
                 "Stop new joins",
-                "cls_lock_joins",
+                Keys.LOCK_JOINS,
                 store.lock_joins,
                 True,
                 width="stretch",
                 help="No one new can join; students already in come back through their private links.",
             )
         with size_box.popover("Expected size", width="stretch"):
-            with st.form("cls_size_form", border=False):
+            with st.form(Keys.SIZE_FORM, border=False):
                 st.number_input(
                     "Expected number of students (0: no approval)",
                     0,
                     store.MAX_STUDENTS,
                     klass.expected_size or 0,
                     step=1,
-                    key="cls_expected_size",
+                    key=Keys.EXPECTED_SIZE,
                     help="Once this many are in, each new join waits for you to let it in here.",
                 )
                 st.form_submit_button("Set the expected size", on_click=_set_expected_size, args=(act,))
@@ -71,7 +72,7 @@ def admission_panel(board: store.Dashboard, hide: bool, button, act) -> None:
                 "Replaces the join link and its QR code: the old ones stop admitting at once (a QR code that went "
                 "round). Students already in keep their private links; the typed code works until you lock."
             )
-            button(st, "Replace the join link now", "cls_new_join_link", store.new_join_link, type="primary")
+            button(st, "Replace the join link now", Keys.NEW_JOIN_LINK, store.new_join_link, type="primary")
         waiting_list(board.waiting, hide, button)
 
 
@@ -79,12 +80,12 @@ def waiting_list(waiting, hide: bool, button) -> None:
     if not waiting:
         return
     st.markdown(f"**Asking to join ({len(waiting)})**: they joined beyond the expected size.")
-    button(st, f"Let all {len(waiting)} in", "cls_admit_all", store.admit_waiting, [s.id for s in waiting])
+    button(st, f"Let all {len(waiting)} in", Keys.ADMIT_ALL, store.admit_waiting, [s.id for s in waiting])
     for i, student in enumerate(waiting[:WAITING_SHOWN], start=1):
         name, let_in, refuse = st.columns([4, 1, 1], vertical_alignment="center")
         name.markdown(f"Waiting student {i}" if hide else markdown_escape(student.label))
-        button(let_in, "Let in", f"cls_admit_{student.id}", store.admit_waiting, [student.id])
-        button(refuse, "Refuse", f"cls_refuse_{student.id}", store.remove_students, [student.id])
+        button(let_in, "Let in", Keys.admit(student.id), store.admit_waiting, [student.id])
+        button(refuse, "Refuse", Keys.refuse(student.id), store.remove_students, [student.id])
     if len(waiting) > WAITING_SHOWN:
         st.caption(f"and {len(waiting) - WAITING_SHOWN} more (Let all in takes them too)")
 
@@ -96,12 +97,12 @@ def remove_by_rule(board: store.Dashboard, code: str, token: str, db, hide: bool
             "Remove every student who",
             tuple(store.BULK_RULES),
             format_func=store.BULK_RULES.get,
-            key="cls_bulk_rule",
+            key=Keys.BULK_RULE,
         )
         seconds = 60
         if rule == "joined-recently":
-            seconds = int(st.number_input("N (seconds)", 1, 24 * 3600, 60, step=10, key="cls_bulk_seconds") or 60)
-        include = st.checkbox("also those who submitted something", key="cls_bulk_include")
+            seconds = int(st.number_input("N (seconds)", 1, 24 * 3600, 60, step=10, key=Keys.BULK_SECONDS) or 60)
+        include = st.checkbox("also those who submitted something", key=Keys.BULK_INCLUDE)
         try:
             match = bounded(lambda: store.bulk_match(db, code, token, rule, seconds, include))
         except store.ClassroomError as exc:
@@ -118,4 +119,4 @@ def remove_by_rule(board: store.Dashboard, code: str, token: str, db, hide: bool
             st.markdown("Nobody matches this rule now.")
             return
         st.markdown(f"Removes {len(match.ids)}: {_names(match.labels, hide, 'students')}.")
-        button(st, f"Remove these {len(match.ids)} now", "cls_remove_waiting", store.remove_students, list(match.ids))
+        button(st, f"Remove these {len(match.ids)} now", Keys.REMOVE_MATCHED, store.remove_students, list(match.ids))

@@ -14,9 +14,10 @@ import streamlit as st
 
 from lab.classroom.actions import database_down
 from lab.views.accessibility import title
+from lab.views.class_keys import Keys
 from lab.views.classroom_db import class_version
 
-HELD = "cls_focus"  # (class code, student token) of the class this session's student joined
+HELD = Keys.HELD
 CLASS_PAGE = "lab/views/classroom.py"
 
 

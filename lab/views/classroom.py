@@ -47,6 +47,7 @@ from lab.views import class_focus
 from lab.views.accessibility import announce, section, subsection, title
 from lab.views.bar_predictor import bar_predictor
 from lab.views.class_admission import admission_panel, remove_by_rule
+from lab.views.class_keys import Keys
 from lab.views.class_question import draw_answer, draw_question
 from lab.views.class_results import change_text, pattern_text, results_chart
 from lab.views.classroom_db import browser_key, class_version, client_address, engine
@@ -60,16 +61,9 @@ from lab.views.presentation import CLASS_PRESENTING_CSS, PRESENT_TEXT_PX, is_pre
 URL_PATH = "class"
 URL_PATH_PAGE = "lab/views/classroom.py"
 PROJECTOR_PATH = "projector"
-LIVE = "cls"  # the page's live region (lab.views.accessibility.announce), the same in each of its views
-JOINED_KEY = "cls_joined"  # set by Join: the student's page then moves keyboard focus to its heading
-TEACHER_STATE = "cls_teacher"  # this tab's TeacherDesk: the address bar may not hold the token
-TEACHER_FOCUS = "cls_teacher_focus"  # after a button that leaves the page: what gets keyboard focus ("activity")
-TEACHER_ERROR = "cls_teacher_error"  # a teacher action's refusal, shown in the next run
-NEW_CLASS = "cls_new_class"  # the code of the class this tab just started: its teacher link is shown open
 OPEN_HEADING = "Open an activity for the class"
 DASHBOARD_EVERY_S = 2.0
 RETRY_EVERY_S = 3.0  # how often a page that lost the class database tries again
-OUTAGE_SHOWN = "cls_outage_shown"  # the page shows an outage banner: redraw it whole once the database is back
 STUDENTS_PER_PAGE = 50  # rows of the dashboard's student list drawn at once
 MAX_QR_LINK = 2000  # characters of a join link a QR code is made for
 
@@ -93,7 +87,6 @@ def show_feedback(feedback: Feedback) -> None:
     getattr(st, feedback.kind)(markdown_escape(feedback.text))
 
 
-PENDING_KEY = "cls_pending"  # (what was sent, when, its future): a call the database did not answer in time
 
 
 def keep_pending(what: str):
@@ -101,27 +94,27 @@ def keep_pending(what: str):
     became of it (pending_outcome)."""
 
     def keep(future) -> None:
-        st.session_state[PENDING_KEY] = (what, clock(store.now()), future)
+        st.session_state[Keys.PENDING] = (what, clock(store.now()), future)
 
     return keep
 
 
 def still_pending() -> bool:
-    kept = st.session_state.get(PENDING_KEY)
+    kept = st.session_state.get(Keys.PENDING)
     return kept is not None and not kept[2].done()
 
 
 def pending_outcome() -> None:
     """Say, once, what became of a call the database had not answered in time: saved or refused when it
     answered (by name), or still waiting."""
-    kept = st.session_state.get(PENDING_KEY)
+    kept = st.session_state.get(Keys.PENDING)
     if kept is None:
         return
     what, sent_at, future = kept
     if not future.done():
         st.info(markdown_escape(f"{what} (sent at {sent_at}) is waiting for the class database: not saved yet."))
         return
-    del st.session_state[PENDING_KEY]
+    del st.session_state[Keys.PENDING]
     try:
         result = future.result()
     except store.ClassroomError as exc:
@@ -144,9 +137,9 @@ WAIT_FOR_PENDING = "What you sent before is still waiting for the class database
 def join_form(code: str) -> str:
     """Join with a class code and a name; returns the refusal to announce."""
     section("Join a class")
-    with st.form("cls_join_form", border=True):
-        typed_code = st.text_input("Class code", value=code, placeholder="e.g. K7M2QX", key="cls_join_code")
-        name = st.text_input("Your name", key="cls_join_name", help="1 to 40 characters; your teacher sees it.")
+    with st.form(Keys.JOIN_FORM, border=True):
+        typed_code = st.text_input("Class code", value=code, placeholder="e.g. K7M2QX", key=Keys.JOIN_CODE)
+        name = st.text_input("Your name", key=Keys.JOIN_NAME, help="1 to 40 characters; your teacher sees it.")
         pressed = st.form_submit_button("Join", type="primary")
     if not pressed:
         return ""
@@ -162,7 +155,7 @@ def join_form(code: str) -> str:
     if joined is None:
         st.error(markdown_escape(refusal))
         return refusal
-    st.session_state[JOINED_KEY] = True  # the student's page moves keyboard focus to its heading
+    st.session_state[Keys.JOINED] = True  # the student's page moves keyboard focus to its heading
     go_to(code=joined.code, student=joined.student_token)
     return ""
 
@@ -170,8 +163,8 @@ def join_form(code: str) -> str:
 def start_form() -> str:
     """Start a class; returns the refusal to announce."""
     section("Start a class (teacher)")
-    with st.form("cls_start_form", border=True):
-        class_name = st.text_input("Class name (optional)", key="cls_start_name", placeholder="e.g. Period 3")
+    with st.form(Keys.START_FORM, border=True):
+        class_name = st.text_input("Class name (optional)", key=Keys.START_NAME, placeholder="e.g. Period 3")
         started = st.form_submit_button("Start a class")
     if not started:
         return ""
@@ -179,8 +172,8 @@ def start_form() -> str:
     if new is None:
         st.error(markdown_escape(refusal))
         return refusal
-    st.session_state[NEW_CLASS] = new.code
-    st.session_state[TEACHER_FOCUS] = "class"  # the dashboard moves keyboard focus to its heading
+    st.session_state[Keys.NEW_CLASS] = new.code
+    st.session_state[Keys.TEACHER_FOCUS] = "class"  # the dashboard moves keyboard focus to its heading
     go_to(code=new.code, teacher=new.teacher_token)
     return ""
 
@@ -195,7 +188,7 @@ def landing(code: str) -> None:
         refusal = join_form(code)
     with start:
         refusal = start_form() or refusal
-    announce(LIVE, error=refusal)
+    announce(Keys.LIVE, error=refusal)
 
 
 # --- teacher: the buttons' callbacks ----------------------------------------------------------------
@@ -206,11 +199,11 @@ def teacher_token(code: str) -> str:
     it. In presentation mode the token leaves the address bar (a projected address bar would show it to the
     room) and comes back when presentation mode is turned off; a reload while presenting needs the saved link."""
     linked = str(st.query_params.get("teacher", ""))[:100]
-    kept = st.session_state.get(TEACHER_STATE)
+    kept = st.session_state.get(Keys.TEACHER_DESK)
     token = linked or (kept.token if kept and kept.code == code else "")
     if not token:
         return ""
-    st.session_state[TEACHER_STATE] = TeacherDesk(code, token)
+    st.session_state[Keys.TEACHER_DESK] = TeacherDesk(code, token)
     if is_presenting():
         if "teacher" in st.query_params:
             del st.query_params["teacher"]
@@ -220,7 +213,7 @@ def teacher_token(code: str) -> str:
 
 
 def the_desk() -> TeacherDesk:
-    return st.session_state.get(TEACHER_STATE) or TeacherDesk("", "")
+    return st.session_state.get(Keys.TEACHER_DESK) or TeacherDesk("", "")
 
 
 def _teacher_action(action, *args, focus: str = "") -> None:
@@ -228,13 +221,13 @@ def _teacher_action(action, *args, focus: str = "") -> None:
     ``focus``: what gets keyboard focus in the next run when the pressed button is gone or replaced
     ("activity": the current activity's heading; "lock": the Lock or Unlock button now in its place)."""
     if focus:
-        st.session_state[TEACHER_FOCUS] = focus
+        st.session_state[Keys.TEACHER_FOCUS] = focus
     if still_pending():
-        st.session_state[TEACHER_ERROR] = WAIT_FOR_PENDING
+        st.session_state[Keys.TEACHER_ERROR] = WAIT_FOR_PENDING
         return
     label = getattr(action, "__name__", "action").strip("_").replace("_", " ").capitalize()
     if refusal := the_desk().act(engine(), action, *args, on_pending=keep_pending(f"{label}")):
-        st.session_state[TEACHER_ERROR] = refusal
+        st.session_state[Keys.TEACHER_ERROR] = refusal
 
 
 def teacher_button(place, label: str, key: str, action, *args, focus: str = "", idle: bool = False, **options) -> None:
@@ -254,33 +247,33 @@ def teacher_button(place, label: str, key: str, action, *args, focus: str = "", 
 def _new_teacher_link() -> None:
     desk = the_desk()
     if refusal := desk.new_teacher_link(engine()):
-        st.session_state[TEACHER_ERROR] = refusal
+        st.session_state[Keys.TEACHER_ERROR] = refusal
         return
-    st.session_state["cls_link_replaced"] = True
-    st.session_state[NEW_CLASS] = desk.code  # the new link is shown open once, to copy
+    st.session_state[Keys.LINK_REPLACED] = True
+    st.session_state[Keys.NEW_CLASS] = desk.code  # the new link is shown open once, to copy
     if "teacher" in st.query_params:
         st.query_params["teacher"] = desk.token
 
 
 def _save_join_address(address: str | None = None) -> None:
-    typed = st.session_state.get("cls_join_address", "") if address is None else address
+    typed = st.session_state.get(Keys.JOIN_ADDRESS, "") if address is None else address
     if refusal := the_desk().set_join_address(engine(), typed):
-        st.session_state["cls_address_error"] = refusal
+        st.session_state[Keys.ADDRESS_ERROR] = refusal
 
 
 def _open_activity() -> None:
-    st.session_state[TEACHER_FOCUS] = "activity"
-    st.session_state.pop(NEW_CLASS, None)  # the class is under way: the teacher link folds away
+    st.session_state[Keys.TEACHER_FOCUS] = "activity"
+    st.session_state.pop(Keys.NEW_CLASS, None)  # the class is under way: the teacher link folds away
     refusal = the_desk().open_activity(
         engine(),
-        st.session_state.get("cls_kind"),
-        st.session_state.get("cls_source", WORKED_EXAMPLE),
-        st.session_state.get("cls_seed"),
-        st.session_state.get("cls_level"),
-        st.session_state.get("cls_count"),
+        st.session_state.get(Keys.KIND),
+        st.session_state.get(Keys.SOURCE, WORKED_EXAMPLE),
+        st.session_state.get(Keys.SEED),
+        st.session_state.get(Keys.LEVEL),
+        st.session_state.get(Keys.COUNT),
     )
     if refusal:
-        st.session_state[TEACHER_ERROR] = refusal
+        st.session_state[Keys.TEACHER_ERROR] = refusal
 
 
 def _source_label(source: str) -> str:
@@ -310,7 +303,7 @@ def top_bar(klass: store.ClassRow, presenting: bool) -> None:
     if presenting:
         names.markdown("Names are hidden in presentation mode.")
     else:
-        names.toggle("Hide names", key="cls_hide_names", help="Always on in presentation mode.")
+        names.toggle("Hide names", key=Keys.HIDE_NAMES, help="Always on in presentation mode.")
 
 
 def join_panel(klass: store.ClassRow, presenting: bool, first: bool) -> None:
@@ -350,13 +343,13 @@ def join_panel(klass: store.ClassRow, presenting: bool, first: bool) -> None:
 def join_address_panel(klass: store.ClassRow, expanded: bool, source: str) -> None:
     """The address students can reach, typed or picked from this machine's network addresses."""
     with st.popover("Address for students") if not expanded else st.container():
-        if error := st.session_state.pop("cls_address_error", None):
+        if error := st.session_state.pop(Keys.ADDRESS_ERROR, None):
             st.error(markdown_escape(error))
-        with st.form("cls_address_form", border=False, enter_to_submit=True):
+        with st.form(Keys.ADDRESS_FORM, border=False, enter_to_submit=True):
             st.text_input(
                 "App address students can reach",
                 value=klass.join_address,
-                key="cls_join_address",
+                key=Keys.JOIN_ADDRESS,
                 placeholder="e.g. http://192.168.1.20:8501",
                 help="Kept with the class: the projector view uses it too. Leave empty to use this browser's "
                 "address (when it is not localhost).",
@@ -366,38 +359,38 @@ def join_address_panel(klass: store.ClassRow, expanded: bool, source: str) -> No
         if addresses and source in ("loopback", "dashboard"):
             st.markdown("This machine's network addresses (as the terminal's Network URL):")
             for i, address in enumerate(addresses):
-                st.button(f"Use {address}", key=f"cls_use_address_{i}", on_click=_save_join_address, args=(address,))
+                st.button(f"Use {address}", key=Keys.use_address(i), on_click=_save_join_address, args=(address,))
 
 
 def _private_link_saved() -> None:
-    st.session_state.pop(NEW_CLASS, None)
+    st.session_state.pop(Keys.NEW_CLASS, None)
 
 
 def private_panel(klass: store.ClassRow, token: str) -> None:
     """The teacher link and New teacher link: never drawn in presentation mode. Open once, right after Start a
     class (until the teacher says it is saved or opens an activity), then behind a collapsed expander: a
     lecturer mirroring the laptop must not project the token each time."""
-    fresh = st.session_state.get(NEW_CLASS) == klass.code
+    fresh = st.session_state.get(Keys.NEW_CLASS) == klass.code
     with st.container(border=True) if fresh else st.expander("Your private teacher link"):
         if fresh:
             st.markdown("**Your private teacher link** (its copy button is at its right):")
-        if st.session_state.pop("cls_link_replaced", False):
+        if st.session_state.pop(Keys.LINK_REPLACED, False):
             st.success("New teacher link made: copy it now. The old link no longer opens this dashboard.")
         st.warning(
             "This link is the only way back to this dashboard. Copy it now and keep it private: anyone who has "
             "it can run this class. It is hidden in presentation mode; project the Projector view instead."
         )
-        with st.container(key="cls-teacher-link"):  # its copy button always shown (CLASS_DASHBOARD_CSS)
+        with st.container(key=Keys.TEACHER_LINK):  # its copy button always shown (CLASS_DASHBOARD_CSS)
             st.code(page_url(URL_PATH, code=klass.code, teacher=token), language=None, wrap_lines=True)
         saved, replace = st.columns(2)
         if fresh:
-            saved.button("I have saved it: hide the link", key="cls_link_saved", on_click=_private_link_saved)
+            saved.button("I have saved it: hide the link", key=Keys.LINK_SAVED, on_click=_private_link_saved)
         with replace.popover("New teacher link"):
             st.markdown(
                 "If this link was seen or shared, replace it: the old link stops working at once, the class, its "
                 "students, answers and projector link stay."
             )
-            st.button("Replace my teacher link now", key="cls_new_link", type="primary", on_click=_new_teacher_link)
+            st.button("Replace my teacher link now", key=Keys.NEW_LINK, type="primary", on_click=_new_teacher_link)
 
 
 def activity_state(activity: store.ActivityView) -> str:
@@ -416,7 +409,7 @@ def activity_buttons(activity: store.ActivityView) -> None:
         teacher_button(
             show,
             "Show responses",
-            "cls_show",
+            Keys.SHOW,
             store.show_responses,
             idle=activity.shown or activity.revealed,  # once shown or revealed it does nothing
             help="Puts this round's predictions on the projector, without the exact answer.",
@@ -425,7 +418,7 @@ def activity_buttons(activity: store.ActivityView) -> None:
         teacher_button(
             vote,
             "Vote again",
-            "cls_vote_again",  # after the reveal or the last round the refusal is said
+            Keys.VOTE_AGAIN,  # after the reveal or the last round the refusal is said
             store.vote_again,
             help="Round 2 of the same question: students discuss, then vote again (round 1 is kept).",
             width="stretch",
@@ -433,14 +426,14 @@ def activity_buttons(activity: store.ActivityView) -> None:
     else:
         reveal, lock, next_one = st.columns(3)
     teacher_button(
-        reveal, "Reveal to class", "cls_reveal", store.reveal, idle=activity.revealed, type="primary", width="stretch"
+        reveal, "Reveal to class", Keys.REVEAL, store.reveal, idle=activity.revealed, type="primary", width="stretch"
     )
-    label, key, action = ("Unlock", "cls_unlock", store.unlock) if activity.locked else ("Lock", "cls_lock", store.lock)
+    label, key, action = ("Unlock", Keys.UNLOCK, store.unlock) if activity.locked else ("Lock", Keys.LOCK, store.lock)
     teacher_button(lock, label, key, action, focus="lock", width="stretch")
-    teacher_button(next_one, "Next activity", "cls_next", store.next_activity, focus="activity", width="stretch")
+    teacher_button(next_one, "Next activity", Keys.NEXT, store.next_activity, focus="activity", width="stretch")
     if activity.kind == PREDICT:
         draw_question(
-            activity.spec.question, f"cls_question_{activity.id}", PRESENT_TEXT_PX if is_presenting() else None
+            activity.spec.question, Keys.question_chart(activity.id), PRESENT_TEXT_PX if is_presenting() else None
         )
 
 
@@ -448,22 +441,22 @@ def open_activity_form() -> None:
     """What the class does next: predict the bars of a scenario, or an exercises assignment."""
     with st.container(border=True):
         subsection(OPEN_HEADING)
-        kind = st.radio("Activity", (PREDICT_LABEL, "Exercises assignment"), key="cls_kind", horizontal=True)
+        kind = st.radio("Activity", (PREDICT_LABEL, "Exercises assignment"), key=Keys.KIND, horizontal=True)
         if kind == PREDICT_LABEL:
             st.selectbox(
                 "Predict the bars of",
                 [WORKED_EXAMPLE, *scenario_choices()],
-                key="cls_source",
+                key=Keys.SOURCE,
                 format_func=_source_label,
             )
         else:
             seed, level, count = st.columns(3)
-            seed.number_input("Seed", MIN_SEED, MAX_SEED, 1, step=1, key="cls_seed", help="Any whole number")
+            seed.number_input("Seed", MIN_SEED, MAX_SEED, 1, step=1, key=Keys.SEED, help="Any whole number")
             level.selectbox(
-                "Level", LEVELS, index=LEVELS.index(DEFAULT_LEVEL), key="cls_level", format_func=LEVEL_TITLES.get
+                "Level", LEVELS, index=LEVELS.index(DEFAULT_LEVEL), key=Keys.LEVEL, format_func=LEVEL_TITLES.get
             )
-            count.number_input("Number of problems", MIN_COUNT, MAX_COUNT, DEFAULT_COUNT, step=1, key="cls_count")
-        st.button("Open for the class", key="cls_open", type="primary", on_click=_open_activity)
+            count.number_input("Number of problems", MIN_COUNT, MAX_COUNT, DEFAULT_COUNT, step=1, key=Keys.COUNT)
+        st.button("Open for the class", key=Keys.OPEN, type="primary", on_click=_open_activity)
 
 
 def activity_controls(board: store.Dashboard) -> tuple[str, str]:
@@ -483,12 +476,12 @@ def activity_controls(board: store.Dashboard) -> tuple[str, str]:
 def student_list(board: store.Dashboard, hide: bool, actions: bool) -> None:
     """The students, a page of STUDENTS_PER_PAGE at a time, drawn only while the teacher has it open (a
     collapsed expander would still draw every row on every refresh)."""
-    if not st.toggle(f"Show the student list ({board.joined})", key="cls_show_students"):
+    if not st.toggle(f"Show the student list ({board.joined})", key=Keys.SHOW_STUDENTS):
         return
     pages = max(1, -(-board.joined // STUDENTS_PER_PAGE))
     page = 1
     if pages > 1:
-        page = st.number_input(f"Page (1 to {pages})", 1, pages, 1, step=1, key="cls_students_page")
+        page = st.number_input(f"Page (1 to {pages})", 1, pages, 1, step=1, key=Keys.STUDENTS_PAGE)
         page = min(max(int(page or 1), 1), pages)
     first = (page - 1) * STUDENTS_PER_PAGE
     for i, student in enumerate(board.students[first : first + STUDENTS_PER_PAGE], start=first + 1):
@@ -496,7 +489,7 @@ def student_list(board: store.Dashboard, hide: bool, actions: bool) -> None:
         name.text(f"Student {i}" if hide else student.label)
         answered.text("submitted" if student.submitted else "waiting")
         if actions:
-            teacher_button(remove, "Remove", f"cls_remove_{student.id}", store.remove_student, student.id)
+            teacher_button(remove, "Remove", Keys.remove(student.id), store.remove_student, student.id)
     if actions and board.joined:
         remove_by_rule(board, board.klass.code, the_desk().token, engine(), hide, teacher_button)
     if board.removed:
@@ -505,7 +498,7 @@ def student_list(board: store.Dashboard, hide: bool, actions: bool) -> None:
             name, let_back = st.columns([6, 1], vertical_alignment="center")
             name.text(f"Removed student {i}" if hide else student.label)
             if actions:
-                teacher_button(let_back, "Let back in", f"cls_back_{student.id}", store.allow_back, student.id)
+                teacher_button(let_back, "Let back in", Keys.let_back(student.id), store.allow_back, student.id)
 
 
 def round_results(summary, activity, label: str, key: str, height: int) -> None:
@@ -532,19 +525,19 @@ def predict_results(board: store.Dashboard, presenting: bool) -> None:
     if board.earlier is not None:
         left, right = st.columns(2, gap="large")
         with left:
-            round_results(board.earlier, activity, "Round 1", f"cls_dist_{activity.id}_r1_{revealed}", height)
+            round_results(board.earlier, activity, "Round 1", Keys.results_chart(activity.id, "_r1", revealed), height)
         with right:
             round_results(
                 board.predict,
                 activity,
                 f"Round {activity.round}",
-                f"cls_dist_{activity.id}_r{activity.round}_{revealed}",
+                Keys.results_chart(activity.id, f"_r{activity.round}", revealed),
                 height,
             )
         if activity.revealed or not presenting:
             st.markdown(change_text(board.change, activity.round))
     else:
-        round_results(board.predict, activity, "", f"cls_dist_{activity.id}_{revealed}", height)
+        round_results(board.predict, activity, "", Keys.results_chart(activity.id, "", revealed), height)
     if activity.revealed:
         draw_answer(activity.spec.answer)
 
@@ -577,12 +570,12 @@ def live_dashboard(code: str, token: str, actions: bool = True) -> None:
             raise
         st.warning(markdown_escape(down_words(exc, TEACHER_DOWN)))
         return
-    if st.session_state.pop(OUTAGE_SHOWN, False) or (
-        PENDING_KEY in st.session_state and st.session_state[PENDING_KEY][2].done()
+    if st.session_state.pop(Keys.OUTAGE_SHOWN, False) or (
+        Keys.PENDING in st.session_state and st.session_state[Keys.PENDING][2].done()
     ):
         st.rerun()  # the database is back: the whole page again, without the outage banner, with the outcome
     presenting = is_presenting()
-    hide = presenting or st.session_state.get("cls_hide_names", False)
+    hide = presenting or st.session_state.get(Keys.HIDE_NAMES, False)
     actions = actions and not presenting  # no Remove or Let back in on a projected screen
     joined, submitted = st.columns(2)
     joined.metric("Joined", board.joined)
@@ -622,7 +615,7 @@ def wait_for_database() -> None:
 def database_lost(message: str) -> None:
     """The page could not read the class database: say so, announce it, and wait for it."""
     st.warning(markdown_escape(message))
-    announce(LIVE, error=message)
+    announce(Keys.LIVE, error=message)
     wait_for_database()
 
 
@@ -644,7 +637,7 @@ def results_download(place, code: str, token: str, klass: store.ClassRow) -> Non
         file_name=f"residual-lab-class-{klass.code}.csv",
         mime="text/csv",
         on_click="ignore",
-        key="cls_download",
+        key=Keys.DOWNLOAD,
     )
 
 
@@ -655,8 +648,8 @@ def ended_dashboard(code: str, token: str, klass: store.ClassRow, class_heading:
         "This class has ended: its code no longer admits students, and nothing in it can change. "
         "Its results can be downloaded until the class is deleted, 30 days after it started."
     )
-    ended_focus = class_heading if st.session_state.pop(TEACHER_FOCUS, "") else ""  # after End the class now
-    announce(LIVE, "This class has ended.", error=error, focus=ended_focus)
+    ended_focus = class_heading if st.session_state.pop(Keys.TEACHER_FOCUS, "") else ""  # after End the class now
+    announce(Keys.LIVE, "This class has ended.", error=error, focus=ended_focus)
     live_dashboard(code, token, actions=False)
     results_download(st, code, token, klass)
 
@@ -683,8 +676,8 @@ def running_dashboard(code: str, token: str, klass: store.ClassRow, class_headin
         "activity": activity_heading,
         "lock": "Unlock" if board.activity is not None and board.activity.locked else "Lock",
         "class": class_heading,
-    }.get(st.session_state.pop(TEACHER_FOCUS, ""), "")
-    announce(LIVE, said, error=error, focus=focus)
+    }.get(st.session_state.pop(Keys.TEACHER_FOCUS, ""), "")
+    announce(Keys.LIVE, said, error=error, focus=focus)
     first = board.activity is None  # between activities: the room may still be joining
     if first:
         join_panel(klass, presenting, first)
@@ -696,7 +689,7 @@ def running_dashboard(code: str, token: str, klass: store.ClassRow, class_headin
     results_download(download, code, token, klass)
     with end.popover("End class"):
         st.write("Ending the class expires its code: students can no longer join or answer. Results stay.")
-        teacher_button(st, "End the class now", "cls_end", store.end_class, focus="class")
+        teacher_button(st, "End the class now", Keys.END, store.end_class, focus="class")
 
 
 def teacher_page(code: str, token: str) -> None:
@@ -704,10 +697,10 @@ def teacher_page(code: str, token: str) -> None:
         db = engine()
         klass = bounded(lambda: store.check_teacher(db, code, token))
     except store.ClassroomError as exc:
-        st.session_state.pop(TEACHER_STATE, None)
+        st.session_state.pop(Keys.TEACHER_DESK, None)
         st.error(markdown_escape(exc))
         st.page_link(URL_PATH_PAGE, label="Start or join a class")
-        announce(LIVE, error=str(exc))
+        announce(Keys.LIVE, error=str(exc))
         return
     except Exception as exc:
         if not database_down(exc):
@@ -720,12 +713,12 @@ def teacher_page(code: str, token: str) -> None:
         st.html(CLASS_PRESENTING_CSS)
     class_heading = klass.name or f"Class {klass.code}"
     section(markdown_escape(class_heading))
-    error = st.session_state.pop(TEACHER_ERROR, None) or ""
+    error = st.session_state.pop(Keys.TEACHER_ERROR, None) or ""
     refusal = st.container()  # drawn on every run: a refusal shown in it moves no button below (focus stays put)
     if error:
         refusal.error(markdown_escape(error))
         if error in (TEACHER_DOWN, PENDING) or "not answering" in error:
-            st.session_state[OUTAGE_SHOWN] = True  # live_dashboard redraws the page once the database is back
+            st.session_state[Keys.OUTAGE_SHOWN] = True  # live_dashboard redraws the page once the database is back
     with refusal:
         pending_outcome()
     if klass.open:
@@ -756,38 +749,38 @@ def submitted_without_callback(pressed: bool, submit, *args) -> None:
     replica died) under it arrives in a new session that has not drawn the form yet, so Streamlit knows no
     callback for it, yet the button reads as pressed. Save it here, then draw the page again from the database:
     the first Submit after a reconnect is saved (or says why not), never dropped."""
-    ran = st.session_state.pop("cls_submit_ran", False)
+    ran = st.session_state.pop(Keys.SUBMIT_RAN, False)
     if pressed and not ran:
         submit(*args)
-        st.session_state.pop("cls_submit_ran", None)
+        st.session_state.pop(Keys.SUBMIT_RAN, None)
         st.rerun()
 
 
 def prediction_key(activity: store.ActivityView) -> str:
     """The widget keys' stem of a prediction form: a new round is a new form (its boxes start again)."""
-    return f"cls_pred_{activity.id}" + (f"r{activity.round}" if activity.round > 1 else "")
+    return Keys.prediction(activity.id, activity.round)
 
 
 def _submit_prediction(
     code: str, token: str, activity_id: int, fields: tuple[str, ...], stem: str, round_number: int
 ) -> None:
-    st.session_state["cls_submit_ran"] = True
+    st.session_state[Keys.SUBMIT_RAN] = True
     if still_pending():
-        st.session_state["cls_feedback"] = Feedback("warning", WAIT_FOR_PENDING)
+        st.session_state[Keys.FEEDBACK] = Feedback("warning", WAIT_FOR_PENDING)
         return
-    values = [st.session_state.get(f"{stem}_{i}") for i in range(len(fields))]
-    st.session_state["cls_feedback"] = StudentSeat(code, token).submit_prediction(
+    values = [st.session_state.get(Keys.prediction_box(stem, i)) for i in range(len(fields))]
+    st.session_state[Keys.FEEDBACK] = StudentSeat(code, token).submit_prediction(
         engine(), activity_id, fields, values, round_number, keep_pending("Your prediction")
     )
 
 
 def _submit_answer(code: str, token: str, activity_id: int, number: int) -> None:
-    st.session_state["cls_submit_ran"] = True
+    st.session_state[Keys.SUBMIT_RAN] = True
     if still_pending():
-        st.session_state[f"cls_fb_{number}"] = Feedback("warning", WAIT_FOR_PENDING)
+        st.session_state[Keys.answer_feedback(number)] = Feedback("warning", WAIT_FOR_PENDING)
         return
-    typed = st.session_state.get(f"cls_ans_{activity_id}_{number}") or ""
-    st.session_state[f"cls_fb_{number}"] = StudentSeat(code, token).submit_answer(
+    typed = st.session_state.get(Keys.answer(activity_id, number)) or ""
+    st.session_state[Keys.answer_feedback(number)] = StudentSeat(code, token).submit_answer(
         engine(), activity_id, number, typed, keep_pending(f"Your answer to problem {number}")
     )
 
@@ -816,7 +809,7 @@ def prediction_form(state: store.StudentState, code: str, token: str) -> None:
     stem = prediction_key(activity)
     start = state.prediction or state.earlier
     submit_args = (code, token, activity.id, fields, stem, activity.round)
-    with st.form(f"cls_pred_form_{activity.id}", border=True, enter_to_submit=False):
+    with st.form(Keys.prediction_form(activity.id), border=True, enter_to_submit=False):
         for i, (column, field) in enumerate(zip(st.columns(len(fields)), fields)):
             column.number_input(
                 f"Predict {field}",
@@ -825,7 +818,7 @@ def prediction_form(state: store.StudentState, code: str, token: str) -> None:
                 value=float(start[i]) if start else None,
                 step=float(PREDICT_STEP),
                 format="%.2f",
-                key=f"{stem}_{i}",
+                key=Keys.prediction_box(stem, i),
                 disabled=frozen,
             )
         pressed = st.form_submit_button(
@@ -846,7 +839,7 @@ def prediction_panel(state: store.StudentState, code: str, token: str) -> None:
     start = state.prediction or state.earlier or ()
     values = [st.session_state.get(box, start[i] if i < len(start) else None) for i, box in enumerate(boxes)]
     bar_predictor(
-        f"cls_bars_{activity.id}", bars, [float(v) if v is not None else 0.0 for v in values], boxes,
+        Keys.bars(activity.id), bars, [float(v) if v is not None else 0.0 for v in values], boxes,
         large=is_presenting(), disabled=activity.locked or not state.open,
     )
     prediction_form(state, code, token)
@@ -864,7 +857,7 @@ def revealed_prediction(state: store.StudentState) -> str:
         prediction = tuple(float(v) for v in saved[:bars])
         chart(
             figure("prediction_vs_residual", spec.tokens, prediction, state.exact[:bars]),
-            f"cls_truth_{activity.id}",
+            Keys.truth_chart(activity.id),
             "Bar chart of your prediction beside the exact answer: "
             + "; ".join(
                 f"{f}: yours {float(v):.2f}, exact {fraction_text(e)}"
@@ -887,12 +880,12 @@ def predict_student(state: store.StudentState, code: str, token: str) -> tuple[s
     """Draw a predict activity; returns what to announce: (said, refused)."""
     activity = state.activity
     spec = activity.spec
-    draw_question(spec.question, f"cls_pq_{activity.id}")
+    draw_question(spec.question, Keys.student_question(activity.id))
     saved = state.prediction
     if activity.round > 1:
         vote_again_note(activity, state)
     prediction_panel(state, code, token)
-    feedback = st.session_state.pop("cls_feedback", None)
+    feedback = st.session_state.pop(Keys.FEEDBACK, None)
     said = refused = ""
     if feedback:
         show_feedback(feedback)
@@ -923,11 +916,11 @@ def problem_card(state: store.StudentState, problem, code: str, token: str) -> t
         )
         done = bool(attempt and attempt.correct)
         frozen = activity.locked or done or not state.open
-        with st.form(f"cls_ans_form_{activity.id}_{problem.number}", border=False):
+        with st.form(Keys.answer_form(activity.id, problem.number), border=False):
             st.text_input(
                 "Your answer",
                 value=attempt.answer if attempt else "",
-                key=f"cls_ans_{activity.id}_{problem.number}",
+                key=Keys.answer(activity.id, problem.number),
                 placeholder="A fraction, a decimal or a word",
                 disabled=frozen,
             )
@@ -938,7 +931,7 @@ def problem_card(state: store.StudentState, problem, code: str, token: str) -> t
                 args=(code, token, activity.id, problem.number),
             )
         submitted_without_callback(pressed, _submit_answer, code, token, activity.id, problem.number)
-        feedback = st.session_state.pop(f"cls_fb_{problem.number}", None)
+        feedback = st.session_state.pop(Keys.answer_feedback(problem.number), None)
         if feedback:
             show_feedback(feedback)
             said = f"{problem.title}: {feedback.text}"
@@ -978,30 +971,30 @@ def read_student_state(code: str, token: str) -> tuple[store.StudentState | None
         state = bounded(lambda: store.student_state(db, code, token))
     except store.Waiting as exc:
         st.info(markdown_escape(exc))
-        announce(LIVE, str(exc))
+        announce(Keys.LIVE, str(exc))
         st.fragment(run_every=RETRY_EVERY_S)(wait_to_be_let_in)(code, token)
         return None, False
     except store.ClassroomError as exc:
         st.error(markdown_escape(exc))
         st.page_link(URL_PATH_PAGE, label="Join a class")
-        announce(LIVE, error=str(exc))
+        announce(Keys.LIVE, error=str(exc))
         return None, False
     except Exception as exc:
         if not database_down(exc):
             raise
         # the page as last read, so the boxes (and what the student typed in them) stay on screen
-        state = st.session_state.get("cls_last_state")
+        state = st.session_state.get(Keys.LAST_STATE)
         said = down_words(exc, DATABASE_DOWN)
         if still_pending():  # what was sent may yet be saved: the page says so below, this does not deny it
             said = said.replace(", so nothing was saved", "")
-        st.session_state["cls_down_words"] = said
+        st.session_state[Keys.DOWN_WORDS] = said
         st.warning(markdown_escape(said))
-        if state is None or (state.code, st.session_state.get("cls_last_token")) != (code, token):
-            announce(LIVE, error=said)
+        if state is None or (state.code, st.session_state.get(Keys.LAST_TOKEN)) != (code, token):
+            announce(Keys.LIVE, error=said)
             wait_for_database()
             return None, True
         return state, True
-    st.session_state["cls_last_state"], st.session_state["cls_last_token"] = state, token
+    st.session_state[Keys.LAST_STATE], st.session_state[Keys.LAST_TOKEN] = state, token
     return state, False
 
 
@@ -1020,7 +1013,6 @@ def wait_to_be_let_in(code: str, token: str) -> None:
     st.rerun()
 
 
-STUDENT_DRAWN = "cls_student_drawn"  # what the page outside its live part shows (page_state.drawn_outside)
 
 
 def student_view(state: store.StudentState) -> tuple:
@@ -1072,7 +1064,7 @@ def student_live(code: str, token: str, state: store.StudentState, said: str, re
         state = live_state(code, token)
         if state is None:
             st.rerun()
-        redraw_page_if_changed(STUDENT_DRAWN, student_view(state))
+        redraw_page_if_changed(Keys.STUDENT_DRAWN, student_view(state))
         said, refused, focus = "", "", ""
     activity = state.activity
     if activity is not None and activity.kind == PREDICT:
@@ -1080,7 +1072,7 @@ def student_live(code: str, token: str, state: store.StudentState, said: str, re
             said = said or revealed_prediction(state)
         elif state.prediction:
             st.caption("The exact answer appears here when your teacher reveals it.")
-    announce(LIVE, said or student_said(state), error=refused, focus=focus)
+    announce(Keys.LIVE, said or student_said(state), error=refused, focus=focus)
     if state.open:
         # Last, so a run cut short keeps the previous (older) version on the page, which then redraws it.
         follow_teacher(state.code, state.version, state.follow_key, follow)
@@ -1121,13 +1113,13 @@ def student_page_drawn(code: str, token: str) -> None:
             draw_activity = predict_student if activity.kind == PREDICT else assignment_student
             said, refused = draw_activity(state, code, token)
     # focus to the page's heading once, right after Join (the Join button is gone: focus would fall to the body)
-    focus = heading if st.session_state.pop(JOINED_KEY, False) else ""
+    focus = heading if st.session_state.pop(Keys.JOINED, False) else ""
     if down:
-        refused = st.session_state.get("cls_down_words", DATABASE_DOWN)
-        announce(LIVE, said or student_said(state), error=refused, focus=focus)
+        refused = st.session_state.get(Keys.DOWN_WORDS, DATABASE_DOWN)
+        announce(Keys.LIVE, said or student_said(state), error=refused, focus=focus)
         wait_for_database()
         return
-    drawn_outside(STUDENT_DRAWN, student_view(state))
+    drawn_outside(Keys.STUDENT_DRAWN, student_view(state))
     student_live(code, token, state, said, refused, focus)
 
 
