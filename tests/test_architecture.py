@@ -246,8 +246,24 @@ def test_the_core_prose_check_would_catch_one(tmp_path):
     assert core_prose_offenders([sample]) == ["sample.py:4 Rule.title", "sample.py:5 Rule.kind"]
 
 
-# A number read from text: Fraction, Decimal or float of str(...), repr(...) or something.strip().
+# A number read from text: Fraction, Decimal or float of str(...), repr(...) or something.strip(), or of each item
+# of text taken apart (``Fraction(v) for v in json.loads(text)``, ``float(v) for v in text.split(",")``).
 NUMBER_TYPES = {"Fraction", "Decimal", "float"}
+TEXT_SPLITTERS = {"loads", "split", "rsplit", "splitlines", "findall"}
+
+
+def _text_items(tree) -> set[int]:
+    """The ids of the names that stand for an item of text taken apart in a comprehension."""
+    items = set()
+    for comp in ast.walk(tree):
+        if not isinstance(comp, (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)):
+            continue
+        for gen in comp.generators:
+            func = gen.iter.func if isinstance(gen.iter, ast.Call) else None
+            if func is not None and getattr(func, "attr", getattr(func, "id", None)) in TEXT_SPLITTERS:
+                names = {n.id for n in ast.walk(gen.target) if isinstance(n, ast.Name)}
+                items |= {id(n) for n in ast.walk(comp) if isinstance(n, ast.Name) and n.id in names}
+    return items
 
 
 def number_parsing_offenders(paths) -> list[str]:
@@ -255,15 +271,16 @@ def number_parsing_offenders(paths) -> list[str]:
     offenders = []
     for path in paths:
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        text_items = _text_items(tree)
         for node in ast.walk(tree):
             if not (isinstance(node, ast.Call) and getattr(node.func, "id", None) in NUMBER_TYPES and node.args):
                 continue
             arg = node.args[0]
-            if isinstance(arg, ast.Call) and (
+            if id(arg) in text_items or isinstance(arg, ast.Call) and (
                 getattr(arg.func, "id", None) in ("str", "repr") or getattr(arg.func, "attr", None) == "strip"
             ):
-                offenders.append(f"{path.name}:{node.lineno} {ast.unparse(node)}")
-    return offenders
+                offenders.append((path.name, node.lineno, ast.unparse(node)))
+    return [f"{name}:{line} {code}" for name, line, code in sorted(offenders)]
 
 
 def test_numbers_are_read_from_text_only_by_lab_core_numbers():
@@ -274,8 +291,15 @@ def test_the_number_parsing_check_would_catch_one(tmp_path):
     sample = tmp_path / "sample.py"
     sample.write_text(
         "from fractions import Fraction\nx = Fraction(str(0.1))\ny = float(text.strip())\nz = Fraction(3)\n"
+        "a = tuple(Fraction(v) for v in json.loads(text))\nb = [float(v) for v in text.split(',')]\n"
+        "c = [Fraction(v) for v in values]\n"
     )
-    assert number_parsing_offenders([sample]) == ["sample.py:2 Fraction(str(0.1))", "sample.py:3 float(text.strip())"]
+    assert number_parsing_offenders([sample]) == [
+        "sample.py:2 Fraction(str(0.1))",
+        "sample.py:3 float(text.strip())",
+        "sample.py:5 Fraction(v)",
+        "sample.py:6 float(v)",
+    ]
 
 
 def bench_importers(paths) -> list[str]:

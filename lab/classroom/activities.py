@@ -176,7 +176,8 @@ def encode_prediction(values: tuple[Fraction, ...]) -> str:
 
 
 def decode_prediction(text: str) -> tuple[Fraction, ...]:
-    return tuple(Fraction(v) for v in json.loads(text))
+    """A saved prediction (encode_prediction's fractions), read by the one reader of numbers."""
+    return tuple(parse_number(v, "a saved prediction") for v in json.loads(text))
 
 
 @dataclass(frozen=True)
