@@ -8,6 +8,7 @@ from pagetest import APP, open_linked_page
 from streamlit.testing.v1 import AppTest
 
 from lab.models.blocks import BlocksModel
+from lab.models.sampling import CompareModel, SamplingModel
 from lab.views.shell import LINKED_PAGES
 from lab.views.shell import PAGES as APP_PAGES
 
@@ -31,7 +32,7 @@ ONE_MB = "7" * 1_000_000
 PAGES = {
     "lab/views/explorer.py": ("scenario", "tokens", "p", "q", "r", "z"),
     "lab/views/binomial_lab.py": ("lab_p", "n", "pred"),
-    "lab/views/sampling.py": ("sl_scenario", "sl_steps", "sl_seed", "sl_guess"),
+    "lab/views/sampling.py": (*SamplingModel.PARAMS.values(), *CompareModel.PARAMS.values()),  # declared controls
     "lab/views/blocks.py": tuple(BlocksModel.PARAMS.values()),  # its model declares each control's link name
     "lab/views/exercises.py": ("seed", "count", "level"),
 }
@@ -52,6 +53,7 @@ def test_every_page_of_the_app_has_its_links_tested():
     covered = [*PAGES, *QUIET_PAGES, *OWN_TESTS]
     assert sorted(covered) == sorted(page.file for page in (*APP_PAGES, *LINKED_PAGES))
     assert PAGES["lab/views/blocks.py"] == ("bk_model", "bk_variant", "bk_k", "bk_l", "bk_seed", "bk_alpha", "bk_c")
+    assert PAGES["lab/views/sampling.py"][:4] == ("sl_scenario", "sl_steps", "sl_seed", "sl_guess")
 
 
 def open_page(page: str, params: dict[str, str]) -> AppTest:

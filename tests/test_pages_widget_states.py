@@ -15,6 +15,7 @@ from streamlit.testing.v1 import AppTest
 
 from lab.models.blocks import BlocksModel
 from lab.models.pitfalls import PitfallsModel
+from lab.models.sampling import CompareModel, SamplingModel
 from lab.views.shell import LINKED_PAGES, PAGES
 
 INF, NAN = float("inf"), float("nan")
@@ -32,8 +33,11 @@ CASES = [
     ("lab/views/binomial_lab.py", "bl_p", "double_value", INF),
     ("lab/views/binomial_lab.py", "bl_n", "double_value", INF),
     ("lab/views/sampling.py", "sl_steps", "string_value", "abc"),
-    ("lab/views/sampling.py", "sl_steps", "double_value", INF),
-    ("lab/views/sampling.py", "sl_scenario", "string_value", "../../etc/passwd"),
+    # every control the Sampling lab's two models declare, forged by its kind (sl_steps, sl_scenario among them)
+    *(
+        ("lab/views/sampling.py", control.key, *FORGED[control.kind])
+        for control in (*SamplingModel.CONTROLS, *CompareModel.CONTROLS)
+    ),
     ("lab/views/blocks.py", "bk_variant", "string_value", "nope"),
     # every control the Blocks model declares, forged by its kind (bk_model, bk_k among them)
     *(("lab/views/blocks.py", control.key, *FORGED[control.kind]) for control in BlocksModel.CONTROLS),

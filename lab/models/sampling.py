@@ -17,7 +17,7 @@ from lab.core.formatting import decimal_text
 from lab.core.markov import MarkovModel, model_names
 from lab.core.sampling import BOUNDED_STEPS, StepSimulation, simulate_steps
 from lab.core.scenarios import Scenario, scenario_names
-from lab.models.url import PageModel, UrlReader
+from lab.models.url import Control, PageModel
 
 DEFAULT_SCENARIO = "bernoulli-residual"
 DEFAULT_STEPS = 10_000
@@ -49,18 +49,15 @@ class SamplingModel(PageModel):
     seed: int = 1
     guess: Fraction = Fraction(0)
 
-    # model field -> URL parameter (also the widget key)
-    PARAMS = {"scenario": "sl_scenario", "steps": "sl_steps", "seed": "sl_seed", "guess": "sl_guess"}
-    LABELS = {"sl_scenario": "Scenario", "sl_steps": "Steps N", "sl_seed": "Seed", "sl_guess": "Your guess"}
-
-    @classmethod
-    def read_fields(cls, read: UrlReader, d) -> dict:
-        return dict(
-            scenario=read.choice("sl_scenario", scenario_names(), d.scenario),
-            steps=read.whole("sl_steps", MIN_STEPS, MAX_STEPS, d.steps),
-            seed=read.whole("sl_seed", 0, MAX_SEED, d.seed),
-            guess=read.probability("sl_guess", d.guess),
-        )
+    # Each control once: its key (the link parameter too), label, and how it is read. The view draws its widgets
+    # from these.
+    CONTROLS = (
+        Control("scenario", "sl_scenario", "Scenario", "choice", options=scenario_names),
+        Control("steps", "sl_steps", "Steps N", "whole", low=MIN_STEPS, high=MAX_STEPS),
+        Control("seed", "sl_seed", "Seed", "whole", low=0, high=MAX_SEED),
+        Control("guess", "sl_guess", "Your guess: share of steps that end in a correction", "probability",
+                named="Your guess"),  # fmt: skip
+    )
 
     def run_for(self, scenario: Scenario) -> tuple[str, int, int]:
         return (scenario.name, self.steps, self.seed)
@@ -95,22 +92,13 @@ class CompareModel(PageModel):
     length: int = 6
     outputs: int = 2_000
 
-    PARAMS = {"model": "sl_cmp_model", "block": "sl_cmp_k", "length": "sl_cmp_l", "outputs": "sl_cmp_n"}
-    LABELS = {
-        "sl_cmp_model": "Model",
-        "sl_cmp_k": "Drafts per block K",
-        "sl_cmp_l": "Maximum length L",
-        "sl_cmp_n": "Outputs per sampler",
-    }
-
-    @classmethod
-    def read_fields(cls, read: UrlReader, d) -> dict:
-        return dict(
-            model=read.choice("sl_cmp_model", model_names(), d.model),
-            block=read.whole("sl_cmp_k", 1, MAX_BLOCK, d.block),
-            length=read.whole("sl_cmp_l", 1, MAX_LENGTH, d.length),
-            outputs=read.whole("sl_cmp_n", COMPARE_MIN_OUTPUTS, COMPARE_MAX_OUTPUTS, d.outputs),
-        )
+    CONTROLS = (
+        Control("model", "sl_cmp_model", "Model", "choice", options=model_names),
+        Control("block", "sl_cmp_k", "Drafts per block K", "whole", low=1, high=MAX_BLOCK),
+        Control("length", "sl_cmp_l", "Maximum length L", "whole", low=1, high=MAX_LENGTH),
+        Control("outputs", "sl_cmp_n", "Outputs per sampler", "whole",
+                low=COMPARE_MIN_OUTPUTS, high=COMPARE_MAX_OUTPUTS),  # fmt: skip
+    )
 
     def run_for(self, seed: int) -> tuple[str, int, int, int, int]:
         return (self.model, self.block, self.length, self.outputs, seed)

@@ -168,13 +168,15 @@ class Control:
     field: str
     key: str
     label: str
-    kind: str  # "choice", "whole" or "probability"
+    # "choice", "whole", "probability" (0 to 1, exact), "number" (exact, low to high), "range" (whole numbers,
+    # start to end) or "text" (read by its own parser later)
+    kind: str
     options: Callable[[], Sequence[str]] | None = None  # a choice's options
-    low: int = 0
-    high: int | str = 0  # a whole number's maximum; a str names a limit the page passes in (what it can compute)
+    low: int | Fraction = 0
+    high: int | Fraction | str = 0  # the maximum; a str names a limit the page passes in (what it can compute)
     named: str | None = None  # how a message names the control, when shorter than its label
 
-    def maximum(self, limits: Mapping[str, int]) -> int:
+    def maximum(self, limits: Mapping[str, int]) -> int | Fraction:
         return limits[self.high] if isinstance(self.high, str) else self.high
 
     def read(self, reader: UrlReader, default, limits: Mapping[str, int]):
@@ -182,6 +184,12 @@ class Control:
             return reader.choice(self.key, self.options(), default)
         if self.kind == "probability":
             return reader.probability(self.key, default)
+        if self.kind == "number":
+            return reader.number(self.key, self.low, self.maximum(limits), default)
+        if self.kind == "range":
+            return reader.whole_range(self.key, self.low, self.maximum(limits), default)
+        if self.kind == "text":
+            return reader.text(self.key, default)
         high = self.maximum(limits)
         return reader.whole(self.key, self.low, high, min(default, high))
 

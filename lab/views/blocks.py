@@ -23,6 +23,7 @@ from lab.models.blocks import SEARCH_SEEDS, BlocksModel, BlockSteps
 from lab.teaching.pitfalls import VARIANT_WORDS
 from lab.views.accessibility import announce, section, spoken, subsection, title
 from lab.views.common import chart, figure
+from lab.views.controls import Widgets
 from lab.views.once_per_server import exact_comparison
 from lab.views.page_state import (
     controls_model,
@@ -32,11 +33,10 @@ from lab.views.page_state import (
     show_link_warnings,
 )
 
-DEFAULTS = BlocksModel()
-CONTROL = {c.field: c for c in BlocksModel.CONTROLS}  # each control's key and label, declared once in the model
 MAX_K = MAX_BLOCK
 MAX_L = MAX_LENGTH
 LIMITS = {"max_k": MAX_K, "max_l": MAX_L}  # the model's controls K and L go up to these
+WIDGETS = Widgets(BlocksModel, bound=True, limits=LIMITS)  # each widget from its control, declared in the model
 GAMMAS = list(range(0, 16))
 LAW_CHART_ROWS = 40  # the law is drawn as bars up to this many outputs (the table lists every one)
 SEARCH_NOTE = "bk_search_note"  # what the last "Find a block that ends at …" has to say (None: it found one)
@@ -61,49 +61,20 @@ def block_controls() -> BlocksModel:
     """Model, algorithm, K, L and seed, read into the page model (a refused value keeps the last valid one)."""
     first_row = st.columns([3, 3], vertical_alignment="bottom")
     models_help = "Markov models (kind markov) first, then one-step scenarios repeated at every position"
-    choice(first_row[0], "model", help=models_help)
+    WIDGETS.selectbox(first_row[0], "model", help=models_help)
     variants_help = "correct speculative sampling, or one of the named mistakes (see the Pitfalls page)"
-    choice(first_row[1], "variant", help=variants_help)
+    WIDGETS.selectbox(first_row[1], "variant", help=variants_help)
     second_row = st.columns(3, vertical_alignment="bottom")
-    whole(second_row[0], "block")
-    whole(
+    WIDGETS.number_input(second_row[0], "block")
+    WIDGETS.number_input(
         second_row[1],
         "length",
         help=f"The exact law lists every sequence of L tokens the algorithm can produce, at most {MAX_OUTCOMES:,}. "
         "With a model that stops, L is the maximum length: an output ends with the stop token or is cut at L "
         "tokens, the stop token counted as one of them.",
     )
-    whole(second_row[2], "seed")
+    WIDGETS.number_input(second_row[2], "seed")
     return controls_model(BlocksModel, "bk_state", **LIMITS)
-
-
-def choice(place, field: str, help: str) -> None:
-    """A declared choice control as a selectbox carrying its value in the link."""
-    control = CONTROL[field]
-    options = list(control.options())
-    index = options.index(getattr(DEFAULTS, field))
-    place.selectbox(control.label, options, index=index, key=control.key, bind="query-params", help=help)
-
-
-def whole(place, field: str, help: str | None = None) -> None:
-    """A declared whole-number control as a number input carrying its value in the link."""
-    control = CONTROL[field]
-    place.number_input(
-        control.label,
-        min_value=control.low,
-        max_value=control.maximum(LIMITS),
-        value=getattr(DEFAULTS, field),
-        step=1,
-        key=control.key,
-        bind="query-params",
-        help=help,
-    )
-
-
-def probability(place, field: str) -> None:
-    """A declared probability control as a slider (steps of 0.01) carrying its value in the link."""
-    control = CONTROL[field]
-    place.slider(control.label, 0.0, 1.0, float(getattr(DEFAULTS, field)), 0.01, key=control.key, bind="query-params")
 
 
 def chosen_model(state: BlocksModel) -> MarkovModel | None:
@@ -136,13 +107,13 @@ def model_notes(state: BlocksModel, markov: MarkovModel) -> None:
 
 
 def on_next_seed(state: BlocksModel) -> None:
-    push_to_widgets({CONTROL["seed"].key: state.next_seed()})
+    push_to_widgets({WIDGETS.key("seed"): state.next_seed()})
 
 
 def on_find_stop(state: BlocksModel, markov: MarkovModel) -> None:
     seed, note = state.seed_ending_at_stop(markov)
     if seed is not None:
-        push_to_widgets({CONTROL["seed"].key: seed})
+        push_to_widgets({WIDGETS.key("seed"): seed})
     st.session_state[SEARCH_NOTE] = note
 
 
@@ -419,8 +390,8 @@ def speedup_section() -> None:
     """α and c, and what they change: a fragment, so moving them reruns this section only (the block and its
     exact law above stay as they are)."""
     sliders = st.columns(2)
-    probability(sliders[0], "alpha")
-    probability(sliders[1], "cost")
+    WIDGETS.slider(sliders[0], "alpha")
+    WIDGETS.slider(sliders[1], "cost")
     state = controls_model(BlocksModel, "bk_state", quiet=True, **LIMITS)  # with the sliders' values
     alpha, cost = float(state.alpha), float(state.cost)
     curve = speedup_curve(alpha, cost, GAMMAS)

@@ -10,31 +10,22 @@ from __future__ import annotations
 
 import streamlit as st
 
-from lab.core.blocks import MAX_BLOCK, MAX_LENGTH
 from lab.core.compare import WHY_TEXTS_DIFFER
 from lab.core.distributions import LabInputError
 from lab.core.formatting import exact_text, markdown_escape, markdown_table, with_decimal
-from lab.core.markov import MarkovModel, load_model, model_names
+from lab.core.markov import MarkovModel, load_model
 from lab.core.residual import ResidualResult, residual_exact
 from lab.core.sampling import CONVERGENCE_NS, CONVERGENCE_SEEDS, convergence_series, empirical_distance
-from lab.core.scenarios import Scenario, load_scenario, scenario_names
-from lab.models.sampling import (
-    COMPARE_MAX_OUTPUTS,
-    COMPARE_MIN_OUTPUTS,
-    MAX_SEED,
-    MAX_STEPS,
-    MIN_STEPS,
-    CompareModel,
-    SamplingModel,
-    StepsRun,
-)
+from lab.core.scenarios import Scenario, load_scenario
+from lab.models.sampling import CompareModel, SamplingModel, StepsRun
 from lab.teaching.exercises import TEXTS_MATCH_CHOICES, TEXTS_MATCH_QUESTION, grade_texts_match
 from lab.views.accessibility import announce, section, title
 from lab.views.common import chart, figure
+from lab.views.controls import Widgets
 from lab.views.page_state import controls_model, refuse_link_values, show_link_warnings
 
-DEFAULTS = SamplingModel()
-COMPARE = CompareModel()
+STEPS = Widgets(SamplingModel, bound=True)  # each widget from its control, declared in the model
+COMPARE = Widgets(CompareModel, bound=True)
 COMPARE_CHART_ROWS = 40  # the comparison is drawn as bars up to this many outputs (the table lists every one)
 STEPS_RUN = "sl_result"  # the last press of Run (a StepsRun)
 COMPARE_RUN = "sl_cmp_result"  # the last press of "Run both samplers" (a CompareRun)
@@ -61,30 +52,10 @@ def intro() -> None:
 
 def step_controls() -> SamplingModel:
     """Scenario, N and seed, read into the page model (a refused value keeps the last valid one)."""
-    names = scenario_names()
     controls = st.columns([3, 2, 2], vertical_alignment="bottom")
-    controls[0].selectbox(
-        "Scenario", names, index=names.index(DEFAULTS.scenario), key="sl_scenario", bind="query-params"
-    )
-    controls[1].number_input(
-        "Steps N",
-        min_value=MIN_STEPS,
-        max_value=MAX_STEPS,
-        value=DEFAULTS.steps,
-        step=1000,
-        key="sl_steps",
-        bind="query-params",
-    )
-    controls[2].number_input(
-        "Seed",
-        min_value=0,
-        max_value=MAX_SEED,
-        value=DEFAULTS.seed,
-        step=1,
-        key="sl_seed",
-        bind="query-params",
-        help="Any whole number",
-    )
+    STEPS.selectbox(controls[0], "scenario")
+    STEPS.number_input(controls[1], "steps", step=1000)
+    STEPS.number_input(controls[2], "seed", help="Any whole number")
     return controls_model(SamplingModel, "sl_model")
 
 
@@ -114,16 +85,7 @@ def scenario_table(scenario: Scenario) -> None:
 def predict_and_run(model: SamplingModel, scenario: Scenario) -> None:
     """The guess, then Run: a press keeps the run with the guess made before it."""
     section("Predict first")
-    st.slider(
-        "Your guess: share of steps that end in a correction",
-        min_value=0.0,
-        max_value=1.0,
-        value=0.0,
-        step=0.01,
-        key="sl_guess",
-        bind="query-params",
-        help="A step is corrected when its proposal is rejected. Guess before you run.",
-    )
+    STEPS.slider(st, "guess", help="A step is corrected when its proposal is rejected. Guess before you run.")
     if st.button(f"Run {model.steps:,} steps", key="sl_run", type="primary"):
         st.session_state[STEPS_RUN] = model.run(scenario)  # the slider existed before this run: the model has it
 
@@ -287,37 +249,15 @@ def compare_intro() -> None:
 
 def compare_controls() -> CompareModel:
     """Model, K, L and outputs per sampler, read into the section's model."""
-    names = model_names()
     controls = st.columns([3, 2, 2, 2], vertical_alignment="bottom")
-    controls[0].selectbox(
-        "Model",
-        names,
-        index=names.index(COMPARE.model),
-        key="sl_cmp_model",
-        bind="query-params",
-        help="A Markov model; those with a stop token end their outputs there",
-    )
-    controls[1].number_input(
-        "Drafts per block K", min_value=1, max_value=MAX_BLOCK, value=COMPARE.block, key="sl_cmp_k", bind="query-params"
-    )
-    controls[2].number_input(
-        "Maximum length L",
-        min_value=1,
-        max_value=MAX_LENGTH,
-        value=COMPARE.length,
-        key="sl_cmp_l",
-        bind="query-params",
+    COMPARE.selectbox(controls[0], "model", help="A Markov model; those with a stop token end their outputs there")
+    COMPARE.number_input(controls[1], "block")
+    COMPARE.number_input(
+        controls[2],
+        "length",
         help="An output ends with the model's stop token or is cut at L tokens, the stop token counted as one of them",
     )
-    controls[3].number_input(
-        "Outputs per sampler",
-        min_value=COMPARE_MIN_OUTPUTS,
-        max_value=COMPARE_MAX_OUTPUTS,
-        value=COMPARE.outputs,
-        step=500,
-        key="sl_cmp_n",
-        bind="query-params",
-    )
+    COMPARE.number_input(controls[3], "outputs", step=500)
     return controls_model(CompareModel, "sl_cmp_state")
 
 
