@@ -9,7 +9,7 @@ from fractions import Fraction
 
 from sqlalchemy import create_engine
 
-from lab.classroom import store
+from lab.classroom import refusals, store
 from lab.classroom.actions import (
     DATABASE_DOWN,
     PREDICT_LABEL,
@@ -46,7 +46,7 @@ def test_the_link_key_goes_only_with_the_code_the_link_filled_in():
 
 def test_attempt_turns_a_refusal_and_an_outage_into_words():
     def refused():
-        raise store.ClassroomError("No.")
+        raise refusals.ClassroomError("No.")
 
     def down():
         raise OSError("connection refused")

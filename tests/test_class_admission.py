@@ -12,14 +12,14 @@ import re
 import pytest
 from sqlalchemy import text
 
-from lab.classroom import store
-from lab.classroom.store import ClassroomError, RateLimited, Waiting
+from lab.classroom import db, limits, naming, store
+from lab.classroom.refusals import ClassroomError, RateLimited, Waiting
 
 
 @pytest.fixture
 def clock(monkeypatch):
     now = [7_000_000.0]
-    monkeypatch.setattr(store, "now", lambda: now[0])
+    monkeypatch.setattr(db, "now", lambda: now[0])
     return now
 
 
@@ -158,7 +158,7 @@ def test_wrong_codes_from_one_address_stop_at_300_an_hour_and_the_link_still_adm
     with pytest.raises(RateLimited, match="wrong class codes from this network address \\(at most 300 an hour\\)"):
         store.join_class(engine, new.code, "Ann", client="xsrf:ann", address=school)
     with engine.connect() as conn:  # a class's budget (88,750) is far from spent: other addresses type codes
-        assert store.guesses_against(conn, clock[0], clock[0]) == 300
+        assert limits.guesses_against(conn, clock[0], clock[0]) == 300
     assert store.join_class(engine, new.code, "Ann", client="xsrf:ann", address="192.0.2.9").name == "Ann"
     assert store.join_class(engine, new.code, "Bea", client="xsrf:bea", address=school, link_key=key_of(engine, new))
     clock[0] += 3600
@@ -209,8 +209,8 @@ def test_every_refusal_of_a_typed_code_reads_the_same(engine, clock):
 
 
 def test_waits_never_read_zero(engine, clock):
-    assert store.wait_words(0.2) == "1 s" and store.wait_words(2.0) == "2 s" and store.wait_words(59.01) == "60 s"
-    assert (store.window_words(60), store.window_words(600), store.window_words(3600)) == (
+    assert limits.wait_words(0.2) == "1 s" and limits.wait_words(2.0) == "2 s" and limits.wait_words(59.01) == "60 s"
+    assert (limits.window_words(60), limits.window_words(600), limits.window_words(3600)) == (
         "a minute",
         "in 10 minutes",
         "an hour",
@@ -244,10 +244,10 @@ def test_names_with_joiners_are_accepted_and_overrides_refused():
     hindi = "\u0915\u094d\u200d\u0937"  # क्‍ष: a half form asked for with ZWJ
     family = "\U0001f468\u200d\U0001f469\u200d\U0001f467"  # one emoji: man, ZWJ, woman, ZWJ, girl
     for name in (persian, hindi, family, "Ann " + family):
-        assert store.check_name(name) == name
+        assert naming.check_name(name) == name
     for bad in ("Ann\u202e", "\u2066Ann", "Ann\u0007", "Ann\u200b", "\u200dAnn", "Ann\u200c"):
         with pytest.raises(ClassroomError, match="control character"):
-            store.check_name(bad)
+            naming.check_name(bad)
 
 
 # --- the dashboard and the student's page (AppTest) ---------------------------------------------------------------

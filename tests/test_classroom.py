@@ -20,10 +20,11 @@ from pathlib import Path
 import pytest
 from sqlalchemy import event, text
 
-from lab.classroom import store
+from lab.classroom import db, store
 from lab.classroom.activities import PREDICT, predict_spec
 from lab.classroom.db import SCHEMA_VERSION, make_engine
-from lab.classroom.store import CODE_ALPHABET, ClassroomError, RateLimited
+from lab.classroom.naming import CODE_ALPHABET
+from lab.classroom.refusals import ClassroomError, RateLimited
 
 ROOT = Path(__file__).resolve().parents[1]
 F = Fraction
@@ -111,7 +112,7 @@ def test_at_most_500_students(engine):
 
 def test_wrong_codes_are_slowed_per_client(engine, monkeypatch):
     clock = [1_000_000.0]
-    monkeypatch.setattr(store, "now", lambda: clock[0])
+    monkeypatch.setattr(db, "now", lambda: clock[0])
     new = store.create_class(engine)
     for _ in range(5):  # five free wrong tries
         with pytest.raises(ClassroomError, match="No open class") as info:
@@ -221,7 +222,7 @@ def test_prediction_values_are_checked(engine):
 
 def test_thirty_submissions_a_minute(engine, monkeypatch):
     clock = [2_000_000.0]
-    monkeypatch.setattr(store, "now", lambda: clock[0])
+    monkeypatch.setattr(db, "now", lambda: clock[0])
     new = start(engine)
     token = store.join_class(engine, new.code, "Ann").student_token
     activity = current_id(engine, new.code, token)
@@ -323,7 +324,7 @@ def test_remove_student_and_end_class(engine):
 
 def test_codes_expire_after_a_day_and_classes_are_deleted_after_30_days(engine, monkeypatch):
     clock = [3_000_000.0]
-    monkeypatch.setattr(store, "now", lambda: clock[0])
+    monkeypatch.setattr(db, "now", lambda: clock[0])
     new = start(engine)
     token = store.join_class(engine, new.code, "Ann").student_token
     activity = store.student_state(engine, new.code, token).activity.id

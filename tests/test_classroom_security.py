@@ -15,15 +15,15 @@ import re
 import pytest
 from sqlalchemy import create_engine, text
 
-from lab.classroom import keys, store
+from lab.classroom import db, keys, limits, naming, store
 from lab.classroom.db import SCHEMA_VERSION, make_engine
-from lab.classroom.store import ClassroomError, RateLimited
+from lab.classroom.refusals import ClassroomError, RateLimited
 
 
 @pytest.fixture
 def clock(monkeypatch):
     now = [5_000_000.0]
-    monkeypatch.setattr(store, "now", lambda: now[0])
+    monkeypatch.setattr(db, "now", lambda: now[0])
     return now
 
 
@@ -35,17 +35,17 @@ def start(engine, name="Period 3"):
 
 def wrong(code: str) -> str:
     """Another code of the alphabet (every character shifted by one)."""
-    a = store.CODE_ALPHABET
+    a = naming.CODE_ALPHABET
     return "".join(a[(a.index(c) + 1) % len(a)] for c in code)
 
 
 def test_the_numbers_in_the_docs():
-    assert store.CODE_SPACE == 31**6 == 887_503_681
-    assert store.WRONG_CODE_RISK_BUDGET == 88_750
+    assert naming.CODE_SPACE == 31**6 == 887_503_681
+    assert limits.WRONG_CODE_RISK_BUDGET == 88_750
     # a class's chance to be opened by guessing its typed code, over its day: below 1 in 10,000 (plus a hair)
     assert 88_750 / (31**6 - 88_750) < 1.0001e-4
     # one address spends at most 300 an hour: a class's budget needs 13 addresses working all day
-    assert store.WRONG_CODES_PER_ADDRESS * 24 == 7_200 and -(-88_750 // 7_200) == 13
+    assert limits.WRONG_CODES_PER_ADDRESS * 24 == 7_200 and -(-88_750 // 7_200) == 13
 
 
 # --- wrong codes: per browser session, and a server-wide budget -----------------------------------------------
@@ -53,7 +53,7 @@ def test_the_numbers_in_the_docs():
 
 def test_one_browsers_wrong_codes_never_delay_another_browser_at_the_same_address(engine, clock):
     new = start(engine)
-    for _ in range(store.FREE_WRONG_CODES):
+    for _ in range(limits.FREE_WRONG_CODES):
         with pytest.raises(ClassroomError, match="No open class"):
             store.join_class(engine, wrong(new.code), "Eve", client="xsrf:eve", address="203.0.113.7")
     with pytest.raises(RateLimited, match="from this browser: wait 2 s"):
@@ -70,12 +70,12 @@ def uniform(exc) -> str:
 
 
 def test_a_class_budget_is_spent_by_wrong_codes_alone_and_its_join_link_still_admits(engine, clock, monkeypatch):
-    monkeypatch.setattr(store, "WRONG_CODE_RISK_BUDGET", 12)
+    monkeypatch.setattr(limits, "WRONG_CODE_RISK_BUDGET", 12)
     new = start(engine)
     for _ in range(30):  # a script starts many classes: that spends no class's budget
         store.create_class(engine)
     with engine.connect() as conn:
-        assert store.wrong_code_risk(conn, clock[0]) == 0
+        assert limits.wrong_code_risk(conn, clock[0]) == 0
     for i in range(11):  # eleven browsers, one wrong code each: one unit each, nobody slowed per browser
         with pytest.raises(ClassroomError, match="No open class"):
             store.join_class(engine, "QQQQQQ", "Eve", client=f"xsrf:guess{i}")
@@ -83,8 +83,8 @@ def test_a_class_budget_is_spent_by_wrong_codes_alone_and_its_join_link_still_ad
     with pytest.raises(ClassroomError) as absent:
         store.join_class(engine, "QQQQQQ", "Eve", client="xsrf:guess11")  # the 12th unit
     with engine.connect() as conn:
-        assert store.wrong_code_risk(conn, clock[0]) == 12
-        assert store.guesses_against(conn, clock[0] - 1, clock[0]) == 12
+        assert limits.wrong_code_risk(conn, clock[0]) == 12
+        assert limits.guesses_against(conn, clock[0] - 1, clock[0]) == 12
     # spent: the right code, typed, is refused in the very words of a code no class has
     with pytest.raises(ClassroomError) as present:
         store.join_class(engine, new.code, "Bob", client="xsrf:bob")
@@ -92,7 +92,7 @@ def test_a_class_budget_is_spent_by_wrong_codes_alone_and_its_join_link_still_ad
     assert uniform(present.value) == uniform(absent.value) and "join link" in str(present.value)
     # the join link (its key is in the link and the QR code) is no guess: it admits
     key = store.check_teacher(engine, new.code, new.teacher_token).join_key
-    assert key == store.join_key(store.class_version(engine, new.code).display_key)  # not from the teacher token
+    assert key == keys.join_key(store.class_version(engine, new.code).display_key)  # not from the teacher token
     assert store.join_class(engine, new.code, "Bob", client="xsrf:bob", link_key=key).name == "Bob"
     other = store.create_class(engine)
     with pytest.raises(ClassroomError, match="No open class"):  # another class's key is no key for this one
@@ -104,7 +104,7 @@ def test_a_class_budget_is_spent_by_wrong_codes_alone_and_its_join_link_still_ad
         store.join_class(engine, new.code, "Eli", client="xsrf:eli")
     clock[0] += 24 * 3600  # units are kept for their hour and the 24 after it
     with engine.connect() as conn:
-        assert store.wrong_code_risk(conn, clock[0]) == 0
+        assert limits.wrong_code_risk(conn, clock[0]) == 0
 
 
 def test_a_malformed_code_spends_no_budget(engine, clock):
@@ -112,12 +112,12 @@ def test_a_malformed_code_spends_no_budget(engine, clock):
     with pytest.raises(ClassroomError, match="never appears"):
         store.join_class(engine, "ABCDE0", "Ann", client="xsrf:a")
     with engine.connect() as conn:
-        assert store.wrong_code_risk(conn, clock[0]) == 0
+        assert limits.wrong_code_risk(conn, clock[0]) == 0
 
 
 def test_the_join_link_skips_the_browsers_slowing(engine, clock):
     new = start(engine)
-    for _ in range(store.FREE_WRONG_CODES):
+    for _ in range(limits.FREE_WRONG_CODES):
         with pytest.raises(ClassroomError):
             store.join_class(engine, wrong(new.code), "Ann", client="xsrf:ann")
     with pytest.raises(RateLimited):
@@ -131,18 +131,18 @@ def test_the_join_link_skips_the_browsers_slowing(engine, clock):
 
 def test_joins_are_limited_per_browser_session_and_per_address(engine, clock):
     new = start(engine)
-    for i in range(store.JOINS_PER_BROWSER):
+    for i in range(limits.JOINS_PER_BROWSER):
         store.join_class(engine, new.code, f"Fake {i}", client="xsrf:script")
     with pytest.raises(RateLimited, match="from this browser \\(at most 4 in 10 minutes\\): wait 600 s"):
         store.join_class(engine, new.code, "Fake 4", client="xsrf:script")
-    clock[0] += store.JOIN_WINDOW_BROWSER_S
+    clock[0] += limits.JOIN_WINDOW_BROWSER_S
     store.join_class(engine, new.code, "Fake 4", client="xsrf:script")
-    for i in range(store.JOINS_PER_ADDRESS):  # a fresh browser session each time, one address
+    for i in range(limits.JOINS_PER_ADDRESS):  # a fresh browser session each time, one address
         store.join_class(engine, new.code, f"S{i}", client=f"xsrf:s{i}", address="198.51.100.1")
     with pytest.raises(RateLimited, match="this network address \\(at most 120 a minute\\): wait 60 s"):
         store.join_class(engine, new.code, "S120", client="xsrf:s120", address="198.51.100.1")
     store.join_class(engine, new.code, "Elsewhere", client="xsrf:else", address="198.51.100.2")
-    clock[0] += store.JOIN_WINDOW_ADDRESS_S
+    clock[0] += limits.JOIN_WINDOW_ADDRESS_S
     store.join_class(engine, new.code, "S120", client="xsrf:s120", address="198.51.100.1")
     assert store.dashboard(engine, new.code, new.teacher_token).joined == 5 + 120 + 2
 
@@ -247,7 +247,7 @@ def test_counters_expire_as_documented(engine, clock):
     assert (count("join_failures"), count("rate_counters")) == (1, 3)  # browser, address, the server's budget
     store.purge_old(engine)
     assert (count("join_failures"), count("rate_counters")) == (1, 3)
-    clock[0] += store.FORGET_WRONG_CODES_S + 1  # 10 minutes after the last wrong code; join windows ended
+    clock[0] += limits.FORGET_WRONG_CODES_S + 1  # 10 minutes after the last wrong code; join windows ended
     store.purge_old(engine)
     assert (count("join_failures"), count("rate_counters")) == (0, 1)
     clock[0] += 25 * 3600  # the budget's hour and the 24 after it
@@ -271,20 +271,20 @@ def test_a_class_past_30_days_is_gone_even_before_the_purge(engine, clock):
 
 
 def test_names_that_would_overlap_a_row_are_refused():
-    assert store.check_name("Nguyễn Thị Ánh") == "Nguyễn Thị Ánh"
-    assert store.check_name("e\u0301" * 40) == "é" * 40  # NFC: forty letters, not eighty code points
+    assert naming.check_name("Nguyễn Thị Ánh") == "Nguyễn Thị Ánh"
+    assert naming.check_name("e\u0301" * 40) == "é" * 40  # NFC: forty letters, not eighty code points
     with pytest.raises(ClassroomError, match="more than 2 accents or marks on one letter"):
-        store.check_name("Z" + "\u0301" * 39)
+        naming.check_name("Z" + "\u0301" * 39)
     with pytest.raises(ClassroomError, match="more than 2 accents"):
-        store.check_name("q\u0308\u0301\u0323")  # three marks, no precomposed form
-    assert store.check_name("\ufdfd" * 5) == "\ufdfd" * 5  # 5 x 8 = 40
+        naming.check_name("q\u0308\u0301\u0323")  # three marks, no precomposed form
+    assert naming.check_name("\ufdfd" * 5) == "\ufdfd" * 5  # 5 x 8 = 40
     with pytest.raises(ClassroomError, match="as wide as 48 letters"):
-        store.check_name("\ufdfd" * 6)
-    assert store.check_name("李" * 20) == "李" * 20
+        naming.check_name("\ufdfd" * 6)
+    assert naming.check_name("李" * 20) == "李" * 20
     with pytest.raises(ClassroomError, match="as wide as 42 letters"):
-        store.check_name("李" * 21)
+        naming.check_name("李" * 21)
     with pytest.raises(ClassroomError, match="control character"):
-        store.check_name("Ann\u202e")  # right-to-left override
+        naming.check_name("Ann\u202e")  # right-to-left override
 
 
 def test_duplicate_names_are_told_apart_on_the_dashboard(engine, clock):
@@ -294,7 +294,7 @@ def test_duplicate_names_are_told_apart_on_the_dashboard(engine, clock):
     labels = [s.label for s in store.dashboard(engine, new.code, new.teacher_token).students]
     # the second Ann cannot be "Ann (2)": someone typed that name
     assert labels == ["Ann", "Bob", "Ann (3)", "Ann (2)", "Ann (4)"]
-    assert store._labels(["Ann", "Ann", "Ann (2)", "Ann (2)"]) == ["Ann", "Ann (3)", "Ann (2)", "Ann (2) (2)"]
+    assert naming.distinct_labels(["Ann", "Ann", "Ann (2)", "Ann (2)"]) == ["Ann", "Ann (3)", "Ann (2)", "Ann (2) (2)"]
 
 
 # --- schema ---------------------------------------------------------------------------------------------------

@@ -10,7 +10,7 @@ import pytest
 from exercise_reference import expected_answer
 from pagetest import charts, markdown_text, messages, metric, open_linked_page, open_tab, plain
 
-from lab.classroom import store
+from lab.classroom import limits, store
 from lab.classroom.db import make_engine
 from lab.teaching.exercises import generate_problems
 
@@ -187,7 +187,7 @@ def warnings(at) -> list[str]:
 
 def test_the_join_link_fills_in_the_code_and_admits_when_typed_codes_are_paused(data, monkeypatch):
     new = store.create_class(data)
-    monkeypatch.setattr(store, "WRONG_CODE_RISK_BUDGET", 0)  # the class's guessing budget is spent
+    monkeypatch.setattr(limits, "WRONG_CODE_RISK_BUDGET", 0)  # the class's guessing budget is spent
     at = open_linked_page(PAGE, {"code": new.code})
     join(at, new.code, "Ann")
     assert "takes no typed codes now" in errors(at)[0].replace("\\", "") and "student" not in at.query_params

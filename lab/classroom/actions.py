@@ -1,6 +1,6 @@
 """What the Class page's buttons change, as methods that return what the page tells the user: joining or starting
 a class, the teacher's actions on the dashboard (:class:`TeacherDesk`) and a student's submissions
-(:class:`StudentSeat`). A refusal (:class:`lab.classroom.store.ClassroomError`) and a database outage become words;
+(:class:`StudentSeat`). A refusal (:class:`lab.classroom.refusals.ClassroomError`) and a database outage become words;
 nothing here imports Streamlit."""
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from typing import TypeVar
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import SQLAlchemyError
 
-from lab.classroom import store
+from lab.classroom import naming, refusals, store
 from lab.classroom.activities import ASSIGNMENT, PREDICT
 from lab.classroom.gate import NotAnswering, bounded
 
@@ -69,7 +69,7 @@ def attempt(
     the page says PENDING. Any other exception is a bug and propagates."""
     try:
         return bounded(call), ""
-    except store.ClassroomError as exc:
+    except refusals.ClassroomError as exc:
         return None, str(exc)
     except NotAnswering as exc:
         if exc.pending is not None:
@@ -88,8 +88,8 @@ def link_key(typed_code: str, link_code: str, key: str) -> str:
     """The join link's key for a join, only when the typed code is the code the link filled in (after
     normalising both): a code typed by hand joins without the link's key."""
     try:
-        same = store.normalize_code(typed_code) == store.normalize_code(link_code)
-    except store.ClassroomError:
+        same = naming.normalize_code(typed_code) == naming.normalize_code(link_code)
+    except refusals.ClassroomError:
         return ""
     return key if same else ""
 

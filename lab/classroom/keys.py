@@ -1,5 +1,5 @@
-"""Who is asking, without storing who they are: keyed hashes of browser sessions and addresses, and the address a
-request really came from. Nothing here imports Streamlit.
+"""Keys: who is asking, without storing who they are (keyed hashes of browser sessions and addresses, the address a
+request really came from), and a class's secrets with the keys derived from them. Nothing here imports Streamlit.
 
 - The server secret comes from ``RESIDUAL_LAB_SECRET`` (deploy/serve gives its replicas one, so their counters in
   a shared database agree); without it each process draws a random one at start. It is never stored, so a copy
@@ -9,6 +9,8 @@ request really came from. Nothing here imports Streamlit.
   proxies in front of the app. Only a request arriving from one of them has its ``X-Forwarded-For`` read, and
   then from the right: the last address that is not itself a trusted proxy is the client (what a client writes
   into the header itself sits further left and is ignored). Unset: no proxy is trusted, the peer address counts.
+- A class's secrets (the teacher token, a student id, the display key, the join seed) are drawn here; the tokens
+  are stored only as their SHA-256 (token_hash), and the students' keys (follow_key, join_key) are derived one-way.
 """
 
 from __future__ import annotations
@@ -95,3 +97,57 @@ def xsrf_token(cookie: str | None) -> str:
     if len(mask) != 4 or not 8 <= len(masked) <= 64:
         return ""
     return bytes(b ^ mask[i % 4] for i, b in enumerate(masked)).hex()
+
+
+# --- a class's secrets and the keys derived from them ------------------------------------------------------------
+
+
+def new_teacher_token() -> str:
+    """A class's teacher token (192 bits): shown once, in the teacher link; only its token_hash is stored."""
+    return secrets.token_urlsafe(24)
+
+
+def new_student_token() -> str:
+    """A student id (128 bits): the private part of the student's link; only its token_hash is stored."""
+    return secrets.token_urlsafe(16)
+
+
+def new_display_key() -> str:
+    """A class's display key (128 bits), the projector's: stored as it is (the dashboard shows its link again)."""
+    return secrets.token_urlsafe(16)
+
+
+def new_join_seed() -> str:
+    """What a class's join link key is derived from (drawn again by New join link)."""
+    return secrets.token_urlsafe(16)
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(str(token).encode("utf-8")).hexdigest()
+
+
+def link_seed(row) -> str:
+    """What the students' keys (follow_key, join_key) are derived from: the class's display key, which New teacher
+    link leaves as it is, so replacing the teacher token changes nothing a student's page, a printed or projected
+    QR code or the projector holds. A row without one (made before schema 3 filled it in): the teacher-token hash."""
+    return row._mapping.get("display_key") or row._mapping.get("teacher_hash") or ""
+
+
+def join_seed(row) -> str:
+    """What the join link's key is derived from: the class's own join seed once New join link made one, else its
+    link_seed (so links printed before schema 4 keep working until the teacher replaces them)."""
+    return row._mapping.get("join_seed") or link_seed(row)
+
+
+def follow_key(seed: str) -> str:
+    """The key a student's page presents to read its class's version over plain HTTP (lab.views.follow): 128
+    bits derived one-way from the class's link_seed, so only a page the class's students were given can ask, and
+    the version endpoint is no way to find out which class codes exist."""
+    return hashlib.sha256(f"follow:{seed}".encode()).hexdigest()[:32]
+
+
+def join_key(seed: str) -> str:
+    """The key in a class's join link and QR code (``join=``): a join through it is no guess (128 bits derived
+    one-way from the class's join seed), so it skips the wrong-code slowing, the class's guessing budget and the
+    per-address limits."""
+    return hashlib.sha256(f"join:{seed}".encode()).hexdigest()[:32]

@@ -18,11 +18,8 @@ action writes nothing. Every query is parameterised. Secrets:
 from __future__ import annotations
 
 import csv
-import hashlib
 import io
-import math
 import secrets
-import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -32,6 +29,7 @@ from typing import NamedTuple
 from sqlalchemy import text
 from sqlalchemy.engine import Engine, Row
 
+from lab.classroom import db
 from lab.classroom.activities import (
     ASSIGNMENT,
     PREDICT,
@@ -51,154 +49,52 @@ from lab.classroom.activities import (
     summarize_assignment,
     summarize_predictions,
 )
-from lab.classroom.db import now, prepare, reading, writing
-from lab.classroom.keys import keyed
-from lab.core.distributions import LabInputError
+from lab.classroom.db import prepare, reading, writing
+from lab.classroom.keys import (
+    follow_key,
+    join_key,
+    join_seed,
+    keyed,
+    link_seed,
+    new_display_key,
+    new_join_seed,
+    new_student_token,
+    new_teacher_token,
+    token_hash,
+)
+from lab.classroom.limits import (
+    FORGET_WRONG_CODES_S,
+    MAX_STUDENTS,
+    MAX_WAITING,
+    budget_spent,
+    check_limits,
+    check_wrong_code_wait,
+    class_start_limits,
+    count_limits,
+    count_submission,
+    join_limits,
+    record_wrong_code,
+    spend_wrong_code,
+    wrong_codes_from,
+)
+from lab.classroom.naming import (
+    MAX_CLASS_NAME,
+    check_name,
+    check_text,
+    distinct_labels,
+    name_key,
+    new_class_code,
+    normalize_code,
+)
+from lab.classroom.refusals import ClassroomError, Waiting
 from lab.core.formatting import fraction_text
 from lab.teaching.exercises import Attempt, Check, ExerciseInputError, score_prediction
 from lab.teaching.exports import check_base_url
 
-CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I/L
-CODE_LENGTH = 6
-MAX_STUDENTS = 500
-MAX_NAME = 40
-MAX_CLASS_NAME = 80
-SUBMISSIONS_PER_MINUTE = 30
 CODE_LIFETIME_S = 24 * 3600  # a code stops admitting students a day after the class started
 KEEP_CLASS_S = 30 * 24 * 3600  # a class and its results are deleted 30 days after it started
 KEEP_STUDY_S = 180 * 24 * 3600  # self-study attempts: 180 days after their last change
-FREE_WRONG_CODES = 5  # wrong codes a browser session may try before each further try must wait
-MAX_WRONG_CODE_WAIT_S = 60
-FORGET_WRONG_CODES_S = 600  # a browser session's wrong codes are forgotten 10 minutes after its last one
-# Each class's guessing budget (docs/security.md): a typed code opens a class only while fewer than this many
-# wrong codes were tried on the server since the hour the class started (a class lives a day). A wrong code
-# names one code of 31^6, so the chance that guessing ever opens a given class is at most
-# budget / (31^6 - budget), about 1 in 10,000; a class's budget is spent only by wrong codes (one each), never by
-# starting classes, and its join link always admits.
-CODE_SPACE = len(CODE_ALPHABET) ** CODE_LENGTH
-WRONG_CODE_RISK_BUDGET = CODE_SPACE // 10_000
-WRONG_CODES_PER_ADDRESS = 300  # wrong codes from one address in WRONG_CODE_WINDOW_ADDRESS_S (then: the join link)
-WRONG_CODE_WINDOW_ADDRESS_S = 3600
-JOINS_PER_BROWSER = 4  # joins from one browser session in JOIN_WINDOW_BROWSER_S (a shared computer, a retry)
-JOIN_WINDOW_BROWSER_S = 600
-JOINS_PER_ADDRESS = 120  # typed-code joins from one address (a school behind one NAT) in JOIN_WINDOW_ADDRESS_S
-JOIN_WINDOW_ADDRESS_S = 60
-CLASSES_PER_BROWSER = 10  # classes started from one browser session in CLASS_WINDOW_S
-CLASSES_PER_ADDRESS = 60  # ... and from one address (every teacher of a school behind one NAT)
-CLASS_WINDOW_S = 3600
-MAX_WAITING = MAX_STUDENTS  # joins waiting for the teacher's approval (beyond the class's expected size)
 MAX_ROUNDS = 2  # peer instruction: vote, discuss, vote again
-
-
-class ClassroomError(LabInputError):
-    """A refused classroom action; the message says what was wrong and what to do."""
-
-
-class RateLimited(ClassroomError):
-    """Too many tries: ``wait`` seconds before the next one."""
-
-    def __init__(self, message: str, wait: float):
-        super().__init__(message)
-        self.wait = wait
-
-
-class Waiting(ClassroomError):
-    """A student who joined beyond the class's expected size: waiting for the teacher to let them in."""
-
-
-def wait_words(seconds: float) -> str:
-    """A wait in whole seconds, rounded up and at least 1 (never "wait 0 s")."""
-    return f"{max(1, math.ceil(seconds - 1e-9))} s"
-
-
-def window_words(seconds: float) -> str:
-    """A limit's window in words: "a minute", "in 10 minutes", "an hour"."""
-    seconds = int(seconds)
-    if seconds == 60:
-        return "a minute"
-    if seconds == 3600:
-        return "an hour"
-    if seconds % 3600 == 0:
-        return f"in {seconds // 3600} hours"
-    if seconds % 60 == 0:
-        return f"in {seconds // 60} minutes"
-    return f"in {seconds} s"
-
-
-def token_hash(token: str) -> str:
-    return hashlib.sha256(str(token).encode("utf-8")).hexdigest()
-
-
-def normalize_code(text_: str) -> str:
-    """A typed class code: case, spaces and dashes do not matter; characters outside the alphabet are named."""
-    code = "".join(str(text_).split()).replace("-", "").upper()
-    if not code:
-        raise ClassroomError("Class code: type the 6-character code your teacher shows.")
-    bad = next((ch for ch in code if ch not in CODE_ALPHABET), None)
-    if bad is not None:
-        raise ClassroomError(
-            f"Class code: {bad!r} never appears in a class code (codes use the letters A–Z except I, L and O, "
-            "and the digits 2–9)."
-        )
-    if len(code) != CODE_LENGTH:
-        raise ClassroomError(f"Class code: {len(code)} characters; a class code has {CODE_LENGTH}.")
-    return code
-
-
-MAX_MARKS_PER_LETTER = 2  # combining marks on one character (Vietnamese needs 2); more stack into the next row
-WIDE_CHARACTER_WIDTH = 2  # East Asian wide and full-width characters take two columns
-HEAVY_CHARACTER_WIDTH = 8  # ligatures drawn as one very wide glyph (U+FDFD is a whole phrase)
-_HEAVY_RANGES = ((0xFDF0, 0xFDFF), (0x2E3A, 0x2E3B), (0xA9C1, 0xA9CD), (0x12000, 0x1254F), (0x13000, 0x1345F))
-
-
-JOINERS = frozenset("\u200c\u200d")  # ZERO WIDTH NON-JOINER, ZERO WIDTH JOINER
-
-
-def _width(ch: str) -> int:
-    if ch in JOINERS:
-        return 0
-    code = ord(ch)
-    if any(low <= code <= high for low, high in _HEAVY_RANGES):
-        return HEAVY_CHARACTER_WIDTH
-    return WIDE_CHARACTER_WIDTH if unicodedata.east_asian_width(ch) in ("W", "F") else 1
-
-
-def check_text(label: str, value: str, most: int) -> str:
-    """A name as shown in a row: spaces collapsed, NFC (so "e" + accent is one character), no control or format
-    characters, at most MAX_MARKS_PER_LETTER combining marks on a character, and at most ``most`` columns
-    wide, where a combining mark counts one, a wide character two and a very wide ligature eight: so no name is
-    taller or much wider than a row of ``most`` letters."""
-    cleaned = unicodedata.normalize("NFC", " ".join(str(value).split()))
-    # control and format characters (Cc, Cf: bidi overrides, zero-width spaces, ...) are refused, except the
-    # joiners that Persian, Hindi and emoji sequences need between two visible characters
-    if (
-        any(not ch.isprintable() and ch not in JOINERS for ch in cleaned)
-        or cleaned[:1] in JOINERS
-        or (cleaned[-1:] in JOINERS)
-    ):
-        raise ClassroomError(f"{label}: contains a control character; use letters, digits and punctuation.")
-    marks = 0
-    for ch in cleaned:
-        marks = marks + 1 if unicodedata.combining(ch) or unicodedata.category(ch) in ("Mn", "Me") else 0
-        if marks > MAX_MARKS_PER_LETTER:
-            raise ClassroomError(
-                f"{label}: more than {MAX_MARKS_PER_LETTER} accents or marks on one letter; type it as it is written."
-            )
-    width = sum(_width(ch) for ch in cleaned)
-    if width > most and width == len(cleaned):
-        raise ClassroomError(f"{label}: {width} characters; at most {most}.")
-    if width > most:
-        raise ClassroomError(
-            f"{label}: as wide as {width} letters (an accent counts one, a wide character two or more); at most {most}."
-        )
-    return cleaned
-
-
-def check_name(name: str) -> str:
-    cleaned = check_text("Your name", name, MAX_NAME)
-    if not cleaned:
-        raise ClassroomError("Your name: type a name (1 to 40 characters) so your teacher knows who answered.")
-    return cleaned
 
 
 def _iso(ts: float | None) -> str:
@@ -219,7 +115,7 @@ def purge_old(engine: Engine, at: float | None = None) -> None:
     """Delete classes older than 30 days (with their students and answers), stale self-study records,
     wrong-code counts 10 minutes after a browser's last wrong code, and counters whose window ended. Runs when
     a class starts and, from the pages, when a process starts and then hourly (lab.views.classroom_db)."""
-    at = now() if at is None else at
+    at = db.now() if at is None else at
     with writing(engine) as conn:
         old = {"cut": at - KEEP_CLASS_S}
         old_class = "SELECT id FROM classes WHERE created_at < :cut"
@@ -240,53 +136,28 @@ def purge_old(engine: Engine, at: float | None = None) -> None:
         conn.execute(text("DELETE FROM rate_counters WHERE window_end <= :at"), {"at": at})
 
 
-def _class_limits(client: str, address: str) -> list[tuple[str, str, int]]:
-    """The counters that bound starting classes: (what, key, most) per browser session and per address."""
-    limits = []
-    if client:
-        limits.append(("this browser", f"classes-browser:{keyed('browser', client)}", CLASSES_PER_BROWSER))
-    if address:
-        limits.append(("this network address", f"classes-address:{keyed('address', address)}", CLASSES_PER_ADDRESS))
-    return limits
-
-
 def create_class(engine: Engine, name: str = "", *, client: str = "", address: str = "") -> NewClass:
     """Start a class. ``client`` (the browser session) and ``address`` bound how many classes one browser and one
     address start (CLASSES_PER_BROWSER, CLASSES_PER_ADDRESS in CLASS_WINDOW_S); only keyed HMACs are stored."""
     prepare(engine)
     cleaned = check_text("Class name", name, MAX_CLASS_NAME)
     purge_old(engine)
-    token = secrets.token_urlsafe(24)
-    limits = _class_limits(client, address)
+    token = new_teacher_token()
+    limits = class_start_limits(client, address)
     for _ in range(20):
-        code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+        code = new_class_code()
         with writing(engine) as conn:
-            at = now()
-            for where, key, most in limits:
-                count, ends = _counter(conn, key, at)
-                if count >= most:
-                    raise RateLimited(
-                        f"Too many classes started from {where} (at most {most} {window_words(CLASS_WINDOW_S)}): "
-                        f"wait {wait_words(ends - at)}. A class runs for a day: its teacher link opens it again.",
-                        max(1.0, ends - at),
-                    )
-            taken = conn.execute(text("SELECT 1 FROM classes WHERE code = :code"), {"code": code}).first()
-            if taken:
+            at = db.now()
+            check_limits(conn, limits, at)  # raises, inside the transaction: nothing is written
+            if conn.execute(text("SELECT 1 FROM classes WHERE code = :code"), {"code": code}).first():
                 continue
-            for _where, key, _most in limits:
-                _add_to_counter(conn, key, at, CLASS_WINDOW_S)
+            count_limits(conn, limits, at)
             conn.execute(
                 text(
                     "INSERT INTO classes (code, name, teacher_hash, created_at, version, student_count, display_key) "
                     "VALUES (:code, :name, :hash, :at, 1, 0, :display)"
                 ),
-                {
-                    "code": code,
-                    "name": cleaned,
-                    "hash": token_hash(token),
-                    "at": now(),
-                    "display": secrets.token_urlsafe(16),
-                },
+                {"code": code, "name": cleaned, "hash": token_hash(token), "at": at, "display": new_display_key()},
             )
         return NewClass(code, token, cleaned)
     raise ClassroomError("Could not find a free class code; try again.")  # pragma: no cover (31^6 codes)
@@ -309,20 +180,7 @@ class ClassRow:
 
     @property
     def open(self) -> bool:
-        return self.ended_at is None and now() - self.created_at < CODE_LIFETIME_S
-
-
-def link_seed(row) -> str:
-    """What the students' keys (follow_key, join_key) are derived from: the class's display key, which New teacher
-    link leaves as it is, so replacing the teacher token changes nothing a student's page, a printed or projected
-    QR code or the projector holds. A row without one (made before schema 3 filled it in): the teacher-token hash."""
-    return row._mapping.get("display_key") or row._mapping.get("teacher_hash") or ""
-
-
-def _join_seed(row) -> str:
-    """What the join link's key is derived from: the class's own join seed once New join link made one, else its
-    link_seed (so links printed before schema 4 keep working until the teacher replaces them)."""
-    return row._mapping.get("join_seed") or link_seed(row)
+        return self.ended_at is None and db.now() - self.created_at < CODE_LIFETIME_S
 
 
 def _class_row(row) -> ClassRow:
@@ -335,7 +193,7 @@ def _class_row(row) -> ClassRow:
         row.ended_at,
         row.current_activity,
         row.version,
-        join_key(_join_seed(row)) if teacher_hash else "",
+        join_key(join_seed(row)) if teacher_hash else "",
         row.display_key or "",
         row.join_address or "",
         row.joins_locked_at is not None,
@@ -392,9 +250,9 @@ def _check_teacher_row(row, teacher_token: str, conn=None) -> None:
         not secrets.compare_digest(stored, hash_)
         or not teacher_token
         or row is None
-        or row.created_at < now() - KEEP_CLASS_S
+        or row.created_at < db.now() - KEEP_CLASS_S
     ):
-        if conn is not None and row is not None and teacher_token and row.created_at >= now() - KEEP_CLASS_S:
+        if conn is not None and row is not None and teacher_token and row.created_at >= db.now() - KEEP_CLASS_S:
             replaced = _replaced_teacher_link(conn, row, teacher_token)
             if replaced is not None:
                 raise replaced
@@ -425,12 +283,12 @@ def check_teacher(engine: Engine, code: str, teacher_token: str) -> ClassRow:
 def new_teacher_link(engine: Engine, code: str, teacher_token: str) -> str:
     """Replace the teacher token (a link that leaked): returns the new one. The old link is refused from now
     on; the class, its students, its answers and its projector link stay as they are."""
-    token = secrets.token_urlsafe(24)
+    token = new_teacher_token()
     with writing(engine) as conn:
         klass = _teacher_class(conn, code, teacher_token, must_be_open=False)
         conn.execute(
             text("INSERT INTO retired_teacher_links (class_id, token_hash, retired_at) VALUES (:id, :hash, :at)"),
-            {"id": klass.id, "hash": token_hash(teacher_token), "at": now()},
+            {"id": klass.id, "hash": token_hash(teacher_token), "at": db.now()},
         )
         conn.execute(
             text("UPDATE classes SET teacher_hash = :hash WHERE id = :id"), {"hash": token_hash(token), "id": klass.id}
@@ -469,13 +327,6 @@ class ClassVersion(NamedTuple):
     display_key: str = ""  # the projector's key: it may read the version too
 
 
-def follow_key(seed: str) -> str:
-    """The key a student's page presents to read its class's version over plain HTTP (lab.views.follow): 128
-    bits derived one-way from the class's link_seed, so only a page the class's students were given can ask, and
-    the version endpoint is no way to find out which class codes exist."""
-    return hashlib.sha256(f"follow:{seed}".encode()).hexdigest()[:32]
-
-
 def class_version(engine: Engine, code: str) -> ClassVersion | None:
     """The class-state version and whether the class is open: what a student's page polls. None for an
     unknown code."""
@@ -486,7 +337,7 @@ def class_version(engine: Engine, code: str) -> ClassVersion | None:
         ).first()
     if row is None:
         return None
-    is_open = row.ended_at is None and now() - row.created_at < CODE_LIFETIME_S
+    is_open = row.ended_at is None and db.now() - row.created_at < CODE_LIFETIME_S
     return ClassVersion(row.version, is_open, follow_key(link_seed(row)), row.display_key or "")
 
 
@@ -502,7 +353,7 @@ def open_activity(engine: Engine, code: str, teacher_token: str, kind: str, para
         raise ClassroomError(str(exc)) from None
     with writing(engine) as conn:
         klass = _teacher_class(conn, code, teacher_token)
-        at = now()
+        at = db.now()
         if klass.current_activity is not None:
             conn.execute(
                 text("UPDATE activities SET locked_at = :at WHERE id = :id AND locked_at IS NULL"),
@@ -540,11 +391,11 @@ def _set_current(engine: Engine, code: str, teacher_token: str, column: str, val
 
 def reveal(engine: Engine, code: str, teacher_token: str) -> None:
     """Show the exact answer of the current activity to the class (submissions stay open until Lock)."""
-    _set_current(engine, code, teacher_token, "revealed_at", now())
+    _set_current(engine, code, teacher_token, "revealed_at", db.now())
 
 
 def lock(engine: Engine, code: str, teacher_token: str) -> None:
-    _set_current(engine, code, teacher_token, "locked_at", now())
+    _set_current(engine, code, teacher_token, "locked_at", db.now())
 
 
 def unlock(engine: Engine, code: str, teacher_token: str) -> None:
@@ -568,7 +419,7 @@ def show_responses(engine: Engine, code: str, teacher_token: str) -> None:
     with writing(engine) as conn:
         klass = _teacher_class(conn, code, teacher_token)
         row = _current_prediction(conn, klass, "Show responses")
-        conn.execute(text("UPDATE activities SET shown_at = :at WHERE id = :id"), {"at": now(), "id": row.id})
+        conn.execute(text("UPDATE activities SET shown_at = :at WHERE id = :id"), {"at": db.now(), "id": row.id})
         _bump(conn, klass.id)
 
 
@@ -613,7 +464,7 @@ def next_activity(engine: Engine, code: str, teacher_token: str) -> None:
         if klass.current_activity is not None:
             conn.execute(
                 text("UPDATE activities SET locked_at = :at WHERE id = :id AND locked_at IS NULL"),
-                {"at": now(), "id": klass.current_activity},
+                {"at": db.now(), "id": klass.current_activity},
             )
         conn.execute(text("UPDATE classes SET current_activity = NULL WHERE id = :id"), {"id": klass.id})
         _bump(conn, klass.id)
@@ -624,7 +475,7 @@ def end_class(engine: Engine, code: str, teacher_token: str) -> None:
     with writing(engine) as conn:
         klass = _teacher_class(conn, code, teacher_token, must_be_open=False)
         if klass.ended_at is None:
-            conn.execute(text("UPDATE classes SET ended_at = :at WHERE id = :id"), {"at": now(), "id": klass.id})
+            conn.execute(text("UPDATE classes SET ended_at = :at WHERE id = :id"), {"at": db.now(), "id": klass.id})
         _bump(conn, klass.id)
 
 
@@ -643,7 +494,7 @@ def remove_students(engine: Engine, code: str, teacher_token: str, student_ids) 
                     "UPDATE students SET removed_at = :at "
                     "WHERE id = :sid AND class_id = :cid AND removed_at IS NULL RETURNING approved"
                 ),
-                {"at": now(), "sid": sid, "cid": klass.id},
+                {"at": db.now(), "sid": sid, "cid": klass.id},
             ).first()
             if row is not None:
                 removed += 1
@@ -754,7 +605,7 @@ def lock_joins(engine: Engine, code: str, teacher_token: str, locked: bool = Tru
         klass = _teacher_class(conn, code, teacher_token)
         conn.execute(
             text("UPDATE classes SET joins_locked_at = :at WHERE id = :id"),
-            {"at": now() if locked else None, "id": klass.id},
+            {"at": db.now() if locked else None, "id": klass.id},
         )
         _bump(conn, klass.id)
 
@@ -782,7 +633,7 @@ def new_join_link(engine: Engine, code: str, teacher_token: str) -> str:
     once; returns the new key. Students already in keep their private links."""
     with writing(engine) as conn:
         klass = _teacher_class(conn, code, teacher_token)
-        seed = secrets.token_urlsafe(16)
+        seed = new_join_seed()
         conn.execute(text("UPDATE classes SET join_seed = :s WHERE id = :id"), {"s": seed, "id": klass.id})
         _bump(conn, klass.id)
     return join_key(seed)
@@ -804,11 +655,6 @@ class BulkMatch:
     ids: tuple[int, ...]
     labels: tuple[str, ...]
     kept: tuple[str, ...]
-
-
-def name_key(name: str) -> str:
-    """What makes two names the same for a ban and for duplicates: NFKC, case and spaces folded ("Ann" = "ann")."""
-    return " ".join(unicodedata.normalize("NFKC", str(name)).casefold().split())
 
 
 def bulk_match(
@@ -833,7 +679,7 @@ def bulk_match(
             {"cid": board.klass.id},
         ).all()
     labels = {s.id: s.label for s in board.students}
-    at = now()
+    at = db.now()
     seen: set[str] = set()
     matched = []
     for row in rows:
@@ -867,90 +713,6 @@ class Joined:
     waiting: bool = False  # joined beyond the expected size: waits for the teacher's approval
 
 
-def _wrong_code_wait(conn, client_hash: str, at: float) -> float:
-    row = conn.execute(
-        text("SELECT failures, last_at FROM join_failures WHERE client_hash = :c"), {"c": client_hash}
-    ).first()
-    if row is None or at - row.last_at > FORGET_WRONG_CODES_S or row.failures < FREE_WRONG_CODES:
-        return 0.0
-    wait = min(MAX_WRONG_CODE_WAIT_S, 2 ** (row.failures - FREE_WRONG_CODES + 1))
-    return max(0.0, row.last_at + wait - at)
-
-
-def _record_wrong_code(conn, client_hash: str, at: float) -> None:
-    conn.execute(
-        text(
-            "INSERT INTO join_failures (client_hash, failures, last_at) VALUES (:c, 1, :at) "
-            "ON CONFLICT (client_hash) DO UPDATE SET "
-            "failures = CASE WHEN :at - join_failures.last_at > :forget THEN 1 "
-            "ELSE join_failures.failures + 1 END, last_at = :at"
-        ),
-        {"c": client_hash, "at": at, "forget": FORGET_WRONG_CODES_S},
-    )
-
-
-def _add_to_counter(conn, key: str, at: float, window_s: float, amount: int = 1) -> int:
-    """Add ``amount`` to the counter ``key`` in its window (a new window of ``window_s`` starts when the old one
-    ended); returns the count in the current window."""
-    row = conn.execute(
-        text(
-            "INSERT INTO rate_counters (key, window_end, count) VALUES (:k, :end, :n) "
-            "ON CONFLICT (key) DO UPDATE SET "
-            "count = CASE WHEN rate_counters.window_end > :at THEN rate_counters.count + :n ELSE :n END, "
-            "window_end = CASE WHEN rate_counters.window_end > :at THEN rate_counters.window_end ELSE :end END "
-            "RETURNING count"
-        ),
-        {"k": key, "end": at + window_s, "n": amount, "at": at},
-    ).first()
-    return row.count
-
-
-def _counter(conn, key: str, at: float) -> tuple[int, float]:
-    """The counter's count in its current window and when that window ends (0, at when none is running)."""
-    row = conn.execute(
-        text("SELECT count, window_end FROM rate_counters WHERE key = :k AND window_end > :at"), {"k": key, "at": at}
-    ).first()
-    return (row.count, row.window_end) if row else (0, at)
-
-
-_RISK_KEY = "server-wrong-code-risk:"
-_RISK_KEEP_HOURS = 25  # an hour's count is kept for that hour and the 24 after it (a class's code lives a day)
-
-
-def wrong_code_risk(conn, at: float) -> int:
-    """Wrong codes tried on the server in the current hour and the 24 before it (one unit each)."""
-    return conn.execute(
-        text("SELECT COALESCE(SUM(count), 0) FROM rate_counters WHERE key LIKE :k AND window_end > :at"),
-        {"k": _RISK_KEY + "%", "at": at},
-    ).scalar_one()
-
-
-def guesses_against(conn, created_at: float, at: float) -> int:
-    """The wrong codes that could have been guesses at a class started at ``created_at``: those tried since the
-    start of that hour (a class's budget, WRONG_CODE_RISK_BUDGET)."""
-    since = (int(created_at // 3600) + _RISK_KEEP_HOURS) * 3600.0  # window_end of the class's first hour
-    return conn.execute(
-        text(
-            "SELECT COALESCE(SUM(count), 0) FROM rate_counters WHERE key LIKE :k AND window_end >= :since "
-            "AND window_end > :at"
-        ),
-        {"k": _RISK_KEY + "%", "since": since, "at": at},
-    ).scalar_one()
-
-
-def _spend_wrong_code(conn, at: float) -> None:
-    hour = int(at // 3600)
-    end = (hour + _RISK_KEEP_HOURS) * 3600.0
-    _add_to_counter(conn, f"{_RISK_KEY}{hour}", at, end - at)
-
-
-def join_key(seed: str) -> str:
-    """The key in a class's join link and QR code (``join=``): a join through it is no guess (128 bits derived
-    one-way from the class's join seed), so it skips the wrong-code slowing, the class's guessing budget and the
-    per-address limits."""
-    return hashlib.sha256(f"join:{seed}".encode()).hexdigest()[:32]
-
-
 def _no_open_class(code: str) -> ClassroomError:
     # one message for every refusal of a typed code once it was looked up (no class has it, the class ended, is
     # locked, full, its guessing budget spent, a replaced join link, a removed name): nothing tells them apart
@@ -961,15 +723,17 @@ def _no_open_class(code: str) -> ClassroomError:
     )
 
 
-def _limits_hit(conn, limits, at: float) -> None:
-    for where, key, most, window in limits:
-        count, ends = _counter(conn, key, at)
-        if count >= most:
-            raise RateLimited(
-                f"Too many {where[0]} from {where[1]} (at most {most} {window_words(window)}): "
-                f"wait {wait_words(ends - at)}" + where[2],
-                max(1.0, ends - at),
-            )
+@dataclass(frozen=True)
+class JoinRequest:
+    """Who asks to join, as the store may keep them: keyed HMACs of the browser session and the address, never
+    the values themselves."""
+
+    name: str  # checked (check_name)
+    session_hash: str  # counts this browser session's wrong codes (also when the page passed no session)
+    browser_hash: str | None  # bounds its joins and keeps a removed student's browser out
+    address_key: str  # bounds an address's wrong codes and typed joins ("" when unknown)
+    link_key: str  # the join link's key, if the join came through it
+    at: float
 
 
 def join_class(
@@ -989,90 +753,96 @@ def join_class(
     for the teacher's approval; a removed student's browser session and name stay out until the teacher lets
     them back in. Every refusal of a typed code after the lookup says the same (_no_open_class)."""
     prepare(engine)
-    at = now()
-    session_hash = keyed("wrong-codes", client)
-    browser_hash = keyed("browser", client) if client else None
-    name = check_name(name)
-    try:
-        code = normalize_code(code)
-    except ClassroomError:
-        with writing(engine) as conn:  # a malformed code names no class: slowed per browser, not a guess
-            _record_wrong_code(conn, session_hash, at)
-        raise
-    token = secrets.token_urlsafe(16)
-    address_key = keyed("address", address) if address else ""
-    refusal: ClassroomError | None = None
+    at = db.now()
+    request = JoinRequest(
+        check_name(name), keyed("wrong-codes", client), keyed("browser", client) if client else None,
+        keyed("address", address) if address else "", link_key, at,
+    )  # fmt: skip
+    code = _typed_code(engine, code, request)
     with writing(engine) as conn:
         row = conn.execute(
             text(f"SELECT {_CLASS_COLUMNS}, c.teacher_hash FROM classes c WHERE c.code = :code"), {"code": code}
         ).first()
-        by_link = bool(
-            row is not None and link_key and secrets.compare_digest(join_key(_join_seed(row)), str(link_key)[:64])
-        )
-        joins = []  # (words, counter, most, window): what bounds this join, checked whatever the code names
-        if browser_hash:
-            joins.append((("joins", "this browser", "."), f"joins-browser:{browser_hash}", JOINS_PER_BROWSER,
-                          JOIN_WINDOW_BROWSER_S))  # fmt: skip
-        if not by_link:
-            wait = _wrong_code_wait(conn, session_hash, at)
-            if wait > 0:
-                raise RateLimited(
-                    f"Too many wrong class codes from this browser: wait {wait_words(wait)}, then check the code "
-                    "with your teacher.",
-                    wait,
-                )
-            if address_key:
-                link = ", or open the join link or scan the QR code your teacher shows."
-                _limits_hit(
-                    conn,
-                    [
-                        (
-                            ("wrong class codes", "this network address", link),
-                            f"wrong-codes-address:{address_key}",
-                            WRONG_CODES_PER_ADDRESS,
-                            WRONG_CODE_WINDOW_ADDRESS_S,
-                        )
-                    ],  # fmt: skip
-                    at,
-                )
-                joins.append((("joins", "this network address", link), f"joins-address:{address_key}",
-                              JOINS_PER_ADDRESS, JOIN_WINDOW_ADDRESS_S))  # fmt: skip
-        _limits_hit(conn, joins, at)
+        by_link = _through_join_link(row, link_key)
+        joins = _check_join_limits(conn, request, by_link)
         klass = _class_row(row) if row is not None else None
-        if klass is None or not klass.open:
-            refusal = _no_open_class(code)  # a wrong code: counted below, after this transaction
-        else:
-            refusal = _admission(conn, klass, name, browser_hash, by_link, bool(link_key), at)
+        refusal, waiting = _refusal_or_place(conn, klass, code, request, by_link)
         if refusal is None:
-            waiting, refusal = _seat_or_wait(conn, klass, by_link)
-        if refusal is None:
-            for _words, key, _most, window in joins:
-                _add_to_counter(conn, key, at, window)
-            conn.execute(
-                text(
-                    "INSERT INTO students (class_id, token_hash, name, joined_at, rate_start, rate_count, "
-                    "browser_hash, approved) VALUES (:cid, :hash, :name, :at, 0, 0, :browser, :approved)"
-                ),
-                {
-                    "cid": klass.id,
-                    "hash": token_hash(token),
-                    "name": name,
-                    "at": at,
-                    "browser": browser_hash,
-                    "approved": 0 if waiting else 1,
-                },  # fmt: skip
-            )
-            if waiting:
-                _bump(conn, klass.id)  # the dashboard lists who waits
-            return Joined(code, token, name, waiting)
+            count_limits(conn, joins, at)
+            return _seat_student(conn, klass, request, waiting)
+    _count_refused_join(engine, request, by_link, wrong_code=klass is None or not klass.open)
+    raise refusal
+
+
+def _typed_code(engine: Engine, code: str, request: JoinRequest) -> str:
+    """The typed code, normalised; a malformed code names no class: slowed per browser, not counted as a guess."""
+    try:
+        return normalize_code(code)
+    except ClassroomError:
+        with writing(engine) as conn:
+            record_wrong_code(conn, request.session_hash, request.at)
+        raise
+
+
+def _through_join_link(row, link_key: str) -> bool:
+    """Whether the join came through the class's current join link (so it is no guess)."""
+    return bool(
+        row is not None and link_key and secrets.compare_digest(join_key(join_seed(row)), str(link_key)[:64])
+    )
+
+
+def _check_join_limits(conn, request: JoinRequest, by_link: bool) -> tuple:
+    """Raise RateLimited if this join is over a limit, whatever the code names; returns the limits it counts
+    against once it succeeds. A typed code also waits out the browser's wrong-code slowing and the address's
+    wrong codes."""
+    if not by_link:
+        check_wrong_code_wait(conn, request.session_hash, request.at)
+        if request.address_key:
+            check_limits(conn, [wrong_codes_from(request.address_key)], request.at)
+    joins = join_limits(request.browser_hash, request.address_key, by_link)
+    check_limits(conn, joins, request.at)
+    return joins
+
+
+def _refusal_or_place(conn, klass, code: str, request: JoinRequest, by_link: bool):
+    """(the refusal, False), or (None, whether the student waits for the teacher's approval)."""
+    if klass is None or not klass.open:
+        return _no_open_class(code), False  # a wrong code: counted after this transaction (_count_refused_join)
+    refusal = _admission(conn, klass, request, by_link)
+    if refusal is not None:
+        return refusal, False
+    waiting, refusal = _seat_or_wait(conn, klass, by_link)
+    return refusal, waiting
+
+
+def _seat_student(conn, klass: ClassRow, request: JoinRequest, waiting: bool) -> Joined:
+    """Write the student's row (only the hash of their new private id) and say where they are."""
+    token = new_student_token()
+    conn.execute(
+        text(
+            "INSERT INTO students (class_id, token_hash, name, joined_at, rate_start, rate_count, "
+            "browser_hash, approved) VALUES (:cid, :hash, :name, :at, 0, 0, :browser, :approved)"
+        ),
+        {
+            "cid": klass.id, "hash": token_hash(token), "name": request.name, "at": request.at,
+            "browser": request.browser_hash, "approved": 0 if waiting else 1,
+        },  # fmt: skip
+    )
+    if waiting:
+        _bump(conn, klass.id)  # the dashboard lists who waits
+    return Joined(klass.code, token, request.name, waiting)
+
+
+def _count_refused_join(engine: Engine, request: JoinRequest, by_link: bool, *, wrong_code: bool) -> None:
+    """Count a refused join: every refused typed code is slowed the same; a code no open class has also spends
+    the classes' guessing budget and the address's wrong codes."""
     with writing(engine) as conn:
         if not by_link:
-            _record_wrong_code(conn, session_hash, at)  # every refused typed code is slowed the same
-        if klass is None or not klass.open:
-            _spend_wrong_code(conn, at)
-            if address_key:
-                _add_to_counter(conn, f"wrong-codes-address:{address_key}", at, WRONG_CODE_WINDOW_ADDRESS_S)
-    raise refusal
+            record_wrong_code(conn, request.session_hash, request.at)
+        if wrong_code:
+            spend_wrong_code(conn, request.at)
+            if request.address_key:
+                count_limits(conn, [wrong_codes_from(request.address_key)], request.at)
 
 
 def _seat_or_wait(conn, klass: ClassRow, by_link: bool) -> tuple[bool, ClassroomError | None]:
@@ -1095,35 +865,30 @@ def _seat_or_wait(conn, klass: ClassRow, by_link: bool) -> tuple[bool, Classroom
     return False, None
 
 
-def _admission(conn, klass: ClassRow, name: str, browser_hash, by_link: bool, had_key: bool, at: float):
+def _admission(conn, klass: ClassRow, request: JoinRequest, by_link: bool) -> ClassroomError | None:
     """Why an open class refuses this join (None: it may take it). Through the join link the reason is said; for a
     typed code it is the one refusal of every typed code (_no_open_class), except to a removed student's own
     browser session, which knows the class already."""
     if (
-        browser_hash
+        request.browser_hash
         and conn.execute(
             text("SELECT 1 FROM students WHERE class_id = :cid AND browser_hash = :b AND removed_at IS NOT NULL"),
-            {"cid": klass.id, "b": browser_hash},
+            {"cid": klass.id, "b": request.browser_hash},
         ).first()
     ):
         return ClassroomError(
             "Your teacher removed you from this class: ask your teacher to let you back in, then join again."
         )
-    if had_key and not by_link:
+    if request.link_key and not by_link:
         return _no_open_class(klass.code)  # a replaced join link (or a key of another class) admits nothing
-    if not by_link and guesses_against(conn, klass.created_at, at) >= WRONG_CODE_RISK_BUDGET:
+    if not by_link and budget_spent(conn, klass.created_at, request.at):
         return _no_open_class(klass.code)
     removed_names = conn.execute(
         text("SELECT name FROM students WHERE class_id = :cid AND removed_at IS NOT NULL"), {"cid": klass.id}
     ).scalars()
-    if name_key(name) in {name_key(n) for n in removed_names}:
-        return (
-            ClassroomError(
-                f"Your teacher removed a student named {name} from this class: ask your teacher to let you back in."
-            )
-            if by_link
-            else _no_open_class(klass.code)
-        )
+    if name_key(request.name) in {name_key(n) for n in removed_names}:
+        removed = f"Your teacher removed a student named {request.name} from this class: ask your teacher to let you "
+        return ClassroomError(removed + "back in.") if by_link else _no_open_class(klass.code)
     if klass.joins_locked:
         return (
             ClassroomError(
@@ -1192,7 +957,7 @@ def _student(conn, code: str, student_token: str, *, for_write: bool = True):
             "your teacher lets each new student in from the dashboard. This page opens by itself when you are in."
         )
     klass = _class_row(row)
-    if klass.created_at < now() - KEEP_CLASS_S:
+    if klass.created_at < db.now() - KEEP_CLASS_S:
         raise ClassroomError("This student link is not valid: join the class again with its code and your name.")
     if for_write and not klass.open:
         raise ClassroomError(f"Class {code} has ended: nothing can change now; thank you for taking part.")
@@ -1250,23 +1015,6 @@ def student_state(engine: Engine, code: str, student_token: str) -> StudentState
     )
 
 
-def _count_submission(conn, student_id: int, at: float) -> None:
-    count = conn.execute(
-        text(
-            "UPDATE students SET "
-            "rate_count = CASE WHEN rate_start > :cut THEN rate_count + 1 ELSE 1 END, "
-            "rate_start = CASE WHEN rate_start > :cut THEN rate_start ELSE :at END "
-            "WHERE id = :id RETURNING rate_count, rate_start"
-        ),
-        {"cut": at - 60, "at": at, "id": student_id},
-    ).first()
-    if count.rate_count > SUBMISSIONS_PER_MINUTE:
-        wait = max(1.0, count.rate_start + 60 - at)
-        raise RateLimited(
-            f"More than {SUBMISSIONS_PER_MINUTE} submissions in a minute: wait {wait:.0f} s; nothing was saved.", wait
-        )
-
-
 def _open_activity_for(
     activity: ActivityView | None, activity_id: int, kind: str, round_number: int | None = None
 ) -> ActivityView:
@@ -1294,7 +1042,7 @@ def submit_prediction(
 ) -> Saved:
     """Save (or revise) the student's prediction for the open activity (for its round ``round_number``, the one
     the student's page showed, when given); returns once committed."""
-    at = now()
+    at = db.now()
     with writing(engine) as conn:
         row, _klass, activity = _student(conn, code, student_token)
         activity = _open_activity_for(activity, activity_id, PREDICT, round_number)
@@ -1302,7 +1050,7 @@ def submit_prediction(
             parsed = parse_prediction(activity.spec, values)
         except ActivityError as exc:
             raise ClassroomError(str(exc)) from None
-        _count_submission(conn, row.student_id, at)
+        count_submission(conn, row.student_id, at)
         saved = conn.execute(
             text(
                 "INSERT INTO submissions (activity_id, student_id, problem, answer, correct, tries, revisions, "
@@ -1322,7 +1070,7 @@ def submit_answer(
 ) -> tuple[Check, Attempt]:
     """Check an assignment answer as the Exercises page does and save the attempt (unreadable input is
     not saved and does not use a try; an answer after a correct one changes nothing)."""
-    at = now()
+    at = db.now()
     with writing(engine) as conn:
         row, _klass, activity = _student(conn, code, student_token)
         activity = _open_activity_for(activity, activity_id, ASSIGNMENT)
@@ -1330,7 +1078,7 @@ def submit_answer(
         if not 1 <= int(problem_number) <= len(problems):
             raise ClassroomError(f"Problem {problem_number} is not part of this assignment (1 to {len(problems)}).")
         problem = problems[int(problem_number) - 1]
-        _count_submission(conn, row.student_id, at)
+        count_submission(conn, row.student_id, at)
         old = conn.execute(
             text(
                 "SELECT answer, correct, tries FROM submissions "
@@ -1381,26 +1129,6 @@ class StudentRow:
     def __post_init__(self):
         if not self.label:
             object.__setattr__(self, "label", self.name)
-
-
-def _labels(names: list[str]) -> list[str]:
-    """Names in join order, each label different from every other: a repeated name is numbered by its turn (Ann,
-    Bob, Ann (2)), skipping a number that someone typed as their name or that is already taken."""
-    typed = set(names)
-    used: set[str] = set()
-    last: dict[str, int] = {}  # the last number given to each name
-    labels = []
-    for name in names:
-        label = name
-        if label in used:
-            n = last.get(name, 1)
-            while label in used or label in typed:
-                n += 1
-                label = f"{name} ({n})"
-            last[name] = n
-        used.add(label)
-        labels.append(label)
-    return labels
 
 
 @dataclass(frozen=True)
@@ -1496,7 +1224,7 @@ def _board(rows) -> Dashboard:
             bucket.append(row)
         if row.earlier_answer is not None:
             earlier[row.student_id] = decode_prediction(row.earlier_answer)
-    labels = _labels(list(names.values()))
+    labels = distinct_labels(list(names.values()))
     everyone = [
         StudentRow(sid, names[sid], bool(subs[sid]), label, sid in earlier, joined_at[sid])
         for sid, label in zip(names, labels)
@@ -1542,7 +1270,7 @@ def projection(engine: Engine, code: str, display_key: str) -> Projection:
         not display_key
         or not stored
         or not secrets.compare_digest(stored, str(display_key))
-        or first.created_at < now() - KEEP_CLASS_S
+        or first.created_at < db.now() - KEEP_CLASS_S
     ):
         raise ClassroomError(
             "This projector link does not open a class: open Projector view from the teacher's dashboard."

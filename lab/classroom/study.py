@@ -14,7 +14,8 @@ from sqlalchemy import text
 from sqlalchemy.engine import Engine
 
 from lab.classroom.db import now, prepare, reading, writing
-from lab.classroom.store import ClassroomError, token_hash
+from lab.classroom.keys import token_hash
+from lab.classroom.refusals import ClassroomError
 from lab.teaching.exercises import Attempt
 
 _TOKEN = re.compile(r"[A-Za-z0-9_-]{16,64}")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from lab.classroom import store
+from lab.classroom import limits, refusals, store
 from lab.classroom.actions import database_down
 from lab.classroom.gate import bounded
 from lab.core.formatting import markdown_escape
@@ -60,7 +60,7 @@ def admission_panel(board: store.Dashboard, hide: bool, button, act) -> None:
                 st.number_input(
                     "Expected number of students (0: no approval)",
                     0,
-                    store.MAX_STUDENTS,
+                    limits.MAX_STUDENTS,
                     klass.expected_size or 0,
                     step=1,
                     key=Keys.EXPECTED_SIZE,
@@ -105,7 +105,7 @@ def remove_by_rule(board: store.Dashboard, code: str, token: str, db, hide: bool
         include = st.checkbox("also those who submitted something", key=Keys.BULK_INCLUDE)
         try:
             match = bounded(lambda: store.bulk_match(db, code, token, rule, seconds, include))
-        except store.ClassroomError as exc:
+        except refusals.ClassroomError as exc:
             st.error(markdown_escape(exc))
             return
         except Exception as exc:

@@ -13,7 +13,7 @@ from urllib.parse import urlencode, urlsplit, urlunsplit
 
 import streamlit as st
 
-from lab.classroom import store
+from lab.classroom import refusals, store
 from lab.classroom.actions import (
     DATABASE_DOWN,
     PENDING,
@@ -29,6 +29,7 @@ from lab.classroom.actions import (
     start_class,
 )
 from lab.classroom.activities import PREDICT, WORKED_EXAMPLE, scenario_choices
+from lab.classroom.db import now
 from lab.classroom.gate import bounded
 from lab.core.formatting import fraction_text, markdown_escape, markdown_table, with_decimal
 from lab.teaching.exercises import (
@@ -94,7 +95,7 @@ def keep_pending(what: str):
     became of it (pending_outcome)."""
 
     def keep(future) -> None:
-        st.session_state[Keys.PENDING] = (what, clock(store.now()), future)
+        st.session_state[Keys.PENDING] = (what, clock(now()), future)
 
     return keep
 
@@ -117,7 +118,7 @@ def pending_outcome() -> None:
     del st.session_state[Keys.PENDING]
     try:
         result = future.result()
-    except store.ClassroomError as exc:
+    except refusals.ClassroomError as exc:
         st.error(markdown_escape(f"{what} (sent at {sent_at}) was refused when the database answered: {exc}"))
     except Exception as exc:
         if not database_down(exc):
@@ -562,7 +563,7 @@ def live_dashboard(code: str, token: str, actions: bool = True) -> None:
     try:
         db = engine()
         board = bounded(lambda: store.dashboard(db, code, token))
-    except store.ClassroomError as exc:
+    except refusals.ClassroomError as exc:
         st.error(markdown_escape(exc))
         return
     except Exception as exc:
@@ -696,7 +697,7 @@ def teacher_page(code: str, token: str) -> None:
     try:
         db = engine()
         klass = bounded(lambda: store.check_teacher(db, code, token))
-    except store.ClassroomError as exc:
+    except refusals.ClassroomError as exc:
         st.session_state.pop(Keys.TEACHER_DESK, None)
         st.error(markdown_escape(exc))
         st.page_link(URL_PATH_PAGE, label="Start or join a class")
@@ -969,12 +970,12 @@ def read_student_state(code: str, token: str) -> tuple[store.StudentState | None
     try:
         db = engine()
         state = bounded(lambda: store.student_state(db, code, token))
-    except store.Waiting as exc:
+    except refusals.Waiting as exc:
         st.info(markdown_escape(exc))
         announce(Keys.LIVE, str(exc))
         st.fragment(run_every=RETRY_EVERY_S)(wait_to_be_let_in)(code, token)
         return None, False
-    except store.ClassroomError as exc:
+    except refusals.ClassroomError as exc:
         st.error(markdown_escape(exc))
         st.page_link(URL_PATH_PAGE, label="Join a class")
         announce(Keys.LIVE, error=str(exc))
@@ -1003,12 +1004,12 @@ def wait_to_be_let_in(code: str, token: str) -> None:
     try:
         db = engine()
         bounded(lambda: store.student_state(db, code, token))
-    except store.Waiting:
+    except refusals.Waiting:
         return
     except Exception as exc:
-        if not (isinstance(exc, store.ClassroomError) or database_down(exc)):
+        if not (isinstance(exc, refusals.ClassroomError) or database_down(exc)):
             raise
-        if not isinstance(exc, store.ClassroomError):
+        if not isinstance(exc, refusals.ClassroomError):
             return
     st.rerun()
 
@@ -1047,7 +1048,7 @@ def live_state(code: str, token: str) -> store.StudentState | None:
         db = engine()
         return bounded(lambda: store.student_state(db, code, token))
     except Exception as exc:
-        if isinstance(exc, store.ClassroomError) or database_down(exc):
+        if isinstance(exc, refusals.ClassroomError) or database_down(exc):
             return None
         raise
 

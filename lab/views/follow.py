@@ -18,7 +18,7 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
-from lab.classroom import store
+from lab.classroom import naming
 from lab.classroom.actions import database_down
 from lab.classroom.gate import gate
 from lab.views import classroom_db
@@ -29,7 +29,7 @@ RETRY_MS = 3000  # a redraw asked for that has not come by then is asked for aga
 FOLLOW_EVERY_S = 5.0  # the fallback fragment's interval (a script run each time)
 ROUTE_WAIT_S = 1.0  # the version is one tiny query: a database that takes longer is not answering
 _MAX_PARAM = 64
-_CODE_CHARACTERS = frozenset(store.CODE_ALPHABET)
+_CODE_CHARACTERS = frozenset(naming.CODE_ALPHABET)
 
 # Set by routes(), which server.py calls before the server starts: the pages of this process can use the route.
 route_mounted = False
@@ -128,7 +128,7 @@ def routes() -> list:
     async def class_version_endpoint(request):
         code = request.query_params.get("code", "")[:_MAX_PARAM]
         key = request.query_params.get("key", "")[:_MAX_PARAM]
-        if len(code) != store.CODE_LENGTH or not set(code) <= _CODE_CHARACTERS:
+        if len(code) != naming.CODE_LENGTH or not set(code) <= _CODE_CHARACTERS:
             return refused  # not a class code at all: no database query for it
         state = classroom_db.cached_class_version(code)
         if state is False:  # not fresh: one small query, off the event loop

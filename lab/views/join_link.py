@@ -20,7 +20,7 @@ from urllib.parse import urlencode, urlsplit, urlunsplit
 
 import streamlit as st
 
-from lab.classroom import store
+from lab.classroom import refusals, store
 from lab.classroom.keys import TRUSTED_PROXIES_ENV
 from lab.core.formatting import markdown_escape
 
@@ -73,7 +73,7 @@ def student_address(typed: str = "") -> StudentAddress:
     if public:
         try:
             return StudentAddress(_root(store.check_join_address(public), True), "environment")
-        except store.ClassroomError as exc:
+        except refusals.ClassroomError as exc:
             problem = f"{PUBLIC_URL_ENV} is not used: {exc}"
     if typed:
         return StudentAddress(_root(typed, True), "dashboard", problem)
@@ -82,7 +82,7 @@ def student_address(typed: str = "") -> StudentAddress:
     if here and not is_loopback(parts.hostname):
         try:
             store.check_join_address(urlunsplit((parts.scheme, parts.netloc, parts.path, "", "")))
-        except store.ClassroomError:
+        except refusals.ClassroomError:
             pass  # an address no QR code could hold: as if unknown
         else:
             return StudentAddress(_root(here, False), "browser", problem)

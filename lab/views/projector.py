@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from lab.classroom import store
+from lab.classroom import refusals, store
 from lab.classroom.actions import database_down
 from lab.classroom.activities import PREDICT
 from lab.classroom.gate import NotAnswering, bounded
@@ -101,7 +101,7 @@ def live(code: str, key: str) -> None:
     """Counts and results, redrawn every PROJECTOR_EVERY_S seconds (students submit without a teacher action)."""
     try:
         shown = read(code, key)
-    except store.ClassroomError as exc:
+    except refusals.ClassroomError as exc:
         st.error(markdown_escape(exc))
         return
     except Exception as exc:
@@ -180,9 +180,9 @@ def wait_and_redraw(code: str, key: str) -> None:
     try:
         read(code, key)
     except Exception as exc:
-        if not (isinstance(exc, store.ClassroomError) or database_down(exc)):
+        if not (isinstance(exc, refusals.ClassroomError) or database_down(exc)):
             raise
-        if not isinstance(exc, store.ClassroomError):
+        if not isinstance(exc, refusals.ClassroomError):
             return
     st.rerun()
 
@@ -204,7 +204,7 @@ def typed_address(link) -> None:
 def projector_page(code: str, key: str) -> None:
     try:
         shown = read(code, key)
-    except store.ClassroomError as exc:
+    except refusals.ClassroomError as exc:
         title("Projector view")
         st.error(markdown_escape(exc))
         return

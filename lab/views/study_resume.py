@@ -7,7 +7,7 @@ import streamlit as st
 
 from lab.classroom import study
 from lab.classroom.actions import database_down
-from lab.classroom.store import ClassroomError
+from lab.classroom.refusals import ClassroomError
 from lab.teaching.exercises import Attempt
 from lab.views.classroom_db import engine
 

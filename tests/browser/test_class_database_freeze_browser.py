@@ -26,7 +26,7 @@ from sqlalchemy import text
 from test_classroom_faults_browser import _env, alert_text, student_typing
 
 from browserlib import DESKTOP, ROOT, goto, screenshot_full, start_streamlit, stop_process, wait_idle
-from lab.classroom import store
+from lab.classroom import keys, store
 from lab.classroom.db import make_engine
 from lab.views.classroom_db import VERSION_TTL_S
 
@@ -131,7 +131,7 @@ def test_a_frozen_postgresql_stalls_only_the_class(browser, own_postgres, tmp_pa
                     "SELECT sub.revisions FROM submissions sub JOIN students s ON s.id = sub.student_id "
                     "WHERE s.token_hash = :h"
                 ),
-                {"h": store.token_hash(token)},
+                {"h": keys.token_hash(token)},
             ).all()
         assert [r.revisions for r in rows] == [1]  # nothing lost, nothing doubled
         # the dashboard's outage banner went by itself (no press since); the reveal happened at most once

@@ -27,7 +27,7 @@ from pathlib import Path
 import pytest
 
 from browserlib import DESKTOP, PHONE, ROOT, free_port, goto, screenshot_full, start_streamlit, stop_process, wait_idle
-from lab.classroom import store
+from lab.classroom import limits, store
 from lab.classroom.db import make_engine
 
 WRONG = "QQQQQQ"
@@ -135,7 +135,7 @@ def test_one_browsers_wrong_codes_never_keep_another_out(browser, tmp_path, serv
         guesser = browser.new_context(viewport=DESKTOP, extra_http_headers={"X-Forwarded-For": "10.9.9.1"})
         page = guesser.new_page()
         goto(page, f"{url}/class")
-        for _ in range(store.FREE_WRONG_CODES):
+        for _ in range(limits.FREE_WRONG_CODES):
             join(page, WRONG, "Eve")
             assert "No open class has the code" in alert_text(page)
         join(page, WRONG, "Eve")

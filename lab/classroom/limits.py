@@ -1,0 +1,241 @@
+"""How much one browser, one address, one student or the whole server may try: the counters and their words, the
+wrong-code slowing, each class's guessing budget, and the seats (figures and reasons: docs/security.md)."""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+from sqlalchemy import text
+
+from lab.classroom.keys import keyed
+from lab.classroom.naming import CODE_SPACE
+from lab.classroom.refusals import RateLimited
+
+MAX_STUDENTS = 500
+MAX_WAITING = MAX_STUDENTS  # joins waiting for the teacher's approval (beyond the class's expected size)
+SUBMISSIONS_PER_MINUTE = 30
+FREE_WRONG_CODES = 5  # wrong codes a browser session may try before each further try must wait
+MAX_WRONG_CODE_WAIT_S = 60
+FORGET_WRONG_CODES_S = 600  # a browser session's wrong codes are forgotten 10 minutes after its last one
+# Each class's guessing budget (docs/security.md): a typed code opens a class only while fewer than this many
+# wrong codes were tried on the server since the hour the class started (a class lives a day). A wrong code
+# names one code of 31^6, so the chance that guessing ever opens a given class is at most
+# budget / (31^6 - budget), about 1 in 10,000; a class's budget is spent only by wrong codes (one each), never by
+# starting classes, and its join link always admits.
+WRONG_CODE_RISK_BUDGET = CODE_SPACE // 10_000
+WRONG_CODES_PER_ADDRESS = 300  # wrong codes from one address in WRONG_CODE_WINDOW_ADDRESS_S (then: the join link)
+WRONG_CODE_WINDOW_ADDRESS_S = 3600
+JOINS_PER_BROWSER = 4  # joins from one browser session in JOIN_WINDOW_BROWSER_S (a shared computer, a retry)
+JOIN_WINDOW_BROWSER_S = 600
+JOINS_PER_ADDRESS = 120  # typed-code joins from one address (a school behind one NAT) in JOIN_WINDOW_ADDRESS_S
+JOIN_WINDOW_ADDRESS_S = 60
+CLASSES_PER_BROWSER = 10  # classes started from one browser session in CLASS_WINDOW_S
+CLASSES_PER_ADDRESS = 60  # ... and from one address (every teacher of a school behind one NAT)
+CLASS_WINDOW_S = 3600
+_RISK_KEY = "server-wrong-code-risk:"
+_RISK_KEEP_HOURS = 25  # an hour's count is kept for that hour and the 24 after it (a class's code lives a day)
+_OR_THE_LINK = ", or open the join link or scan the QR code your teacher shows."
+
+
+def wait_words(seconds: float) -> str:
+    """A wait in whole seconds, rounded up and at least 1 (never "wait 0 s")."""
+    return f"{max(1, math.ceil(seconds - 1e-9))} s"
+
+
+def window_words(seconds: float) -> str:
+    """A limit's window in words: "a minute", "in 10 minutes", "an hour"."""
+    seconds = int(seconds)
+    if seconds == 60:
+        return "a minute"
+    if seconds == 3600:
+        return "an hour"
+    if seconds % 3600 == 0:
+        return f"in {seconds // 3600} hours"
+    if seconds % 60 == 0:
+        return f"in {seconds // 60} minutes"
+    return f"in {seconds} s"
+
+
+# --- counters ----------------------------------------------------------------------------------------
+
+
+class Limit(NamedTuple):
+    """At most ``most`` of ``what`` from ``source`` in ``window_s`` seconds, counted under ``key``; the refusal reads
+    "Too many {what} from {source} (at most ...): wait N s" and then ``then``."""
+
+    what: str
+    source: str
+    key: str
+    most: int
+    window_s: float
+    then: str = "."
+
+
+def add_to_counter(conn, key: str, at: float, window_s: float, amount: int = 1) -> int:
+    """Add ``amount`` to the counter ``key`` in its window (a new window of ``window_s`` starts when the old one
+    ended); returns the count in the current window."""
+    row = conn.execute(
+        text(
+            "INSERT INTO rate_counters (key, window_end, count) VALUES (:k, :end, :n) "
+            "ON CONFLICT (key) DO UPDATE SET "
+            "count = CASE WHEN rate_counters.window_end > :at THEN rate_counters.count + :n ELSE :n END, "
+            "window_end = CASE WHEN rate_counters.window_end > :at THEN rate_counters.window_end ELSE :end END "
+            "RETURNING count"
+        ),
+        {"k": key, "end": at + window_s, "n": amount, "at": at},
+    ).first()
+    return row.count
+
+
+def counter(conn, key: str, at: float) -> tuple[int, float]:
+    """The counter's count in its current window and when that window ends (0, at when none is running)."""
+    row = conn.execute(
+        text("SELECT count, window_end FROM rate_counters WHERE key = :k AND window_end > :at"), {"k": key, "at": at}
+    ).first()
+    return (row.count, row.window_end) if row else (0, at)
+
+
+def check_limits(conn, limits, at: float) -> None:
+    """Raise RateLimited for the first of ``limits`` that is used up."""
+    for limit in limits:
+        count, ends = counter(conn, limit.key, at)
+        if count >= limit.most:
+            raise RateLimited(
+                f"Too many {limit.what} from {limit.source} (at most {limit.most} {window_words(limit.window_s)}): "
+                f"wait {wait_words(ends - at)}" + limit.then,
+                max(1.0, ends - at),
+            )
+
+
+def count_limits(conn, limits, at: float) -> None:
+    """Count one more try against each of ``limits``."""
+    for limit in limits:
+        add_to_counter(conn, limit.key, at, limit.window_s)
+
+
+def class_start_limits(client: str, address: str) -> tuple[Limit, ...]:
+    """What bounds starting classes: per browser session and per address (only keyed HMACs are stored)."""
+    limits = []
+    then = ". A class runs for a day: its teacher link opens it again."
+    if client:
+        key = f"classes-browser:{keyed('browser', client)}"
+        limits.append(Limit("classes started", "this browser", key, CLASSES_PER_BROWSER, CLASS_WINDOW_S, then))
+    if address:
+        key = f"classes-address:{keyed('address', address)}"
+        limits.append(Limit("classes started", "this network address", key, CLASSES_PER_ADDRESS, CLASS_WINDOW_S, then))
+    return tuple(limits)
+
+
+def join_limits(browser_hash: str | None, address_key: str, by_link: bool) -> tuple[Limit, ...]:
+    """What bounds a join: joins per browser session either way, and typed-code joins per address."""
+    limits = []
+    if browser_hash:
+        key = f"joins-browser:{browser_hash}"
+        limits.append(Limit("joins", "this browser", key, JOINS_PER_BROWSER, JOIN_WINDOW_BROWSER_S))
+    if address_key and not by_link:
+        key = f"joins-address:{address_key}"
+        limits.append(
+            Limit("joins", "this network address", key, JOINS_PER_ADDRESS, JOIN_WINDOW_ADDRESS_S, _OR_THE_LINK)
+        )
+    return tuple(limits)
+
+
+def wrong_codes_from(address_key: str) -> Limit:
+    """The wrong codes one address may type in a window (then: the join link)."""
+    key = f"wrong-codes-address:{address_key}"
+    return Limit(
+        "wrong class codes", "this network address", key, WRONG_CODES_PER_ADDRESS, WRONG_CODE_WINDOW_ADDRESS_S,
+        _OR_THE_LINK,
+    )  # fmt: skip
+
+
+# --- wrong codes: the browser's slowing and the classes' guessing budget ------------------------------------
+
+
+def wrong_code_wait(conn, client_hash: str, at: float) -> float:
+    """How long this browser session must wait before its next typed code (0: it may try now)."""
+    row = conn.execute(
+        text("SELECT failures, last_at FROM join_failures WHERE client_hash = :c"), {"c": client_hash}
+    ).first()
+    if row is None or at - row.last_at > FORGET_WRONG_CODES_S or row.failures < FREE_WRONG_CODES:
+        return 0.0
+    wait = min(MAX_WRONG_CODE_WAIT_S, 2 ** (row.failures - FREE_WRONG_CODES + 1))
+    return max(0.0, row.last_at + wait - at)
+
+
+def check_wrong_code_wait(conn, client_hash: str, at: float) -> None:
+    """Raise RateLimited while this browser session must wait before its next typed code."""
+    wait = wrong_code_wait(conn, client_hash, at)
+    if wait > 0:
+        raise RateLimited(
+            f"Too many wrong class codes from this browser: wait {wait_words(wait)}, then check the code with your "
+            "teacher.",
+            wait,
+        )
+
+
+def record_wrong_code(conn, client_hash: str, at: float) -> None:
+    conn.execute(
+        text(
+            "INSERT INTO join_failures (client_hash, failures, last_at) VALUES (:c, 1, :at) "
+            "ON CONFLICT (client_hash) DO UPDATE SET "
+            "failures = CASE WHEN :at - join_failures.last_at > :forget THEN 1 "
+            "ELSE join_failures.failures + 1 END, last_at = :at"
+        ),
+        {"c": client_hash, "at": at, "forget": FORGET_WRONG_CODES_S},
+    )
+
+
+def wrong_code_risk(conn, at: float) -> int:
+    """Wrong codes tried on the server in the current hour and the 24 before it (one unit each)."""
+    return conn.execute(
+        text("SELECT COALESCE(SUM(count), 0) FROM rate_counters WHERE key LIKE :k AND window_end > :at"),
+        {"k": _RISK_KEY + "%", "at": at},
+    ).scalar_one()
+
+
+def guesses_against(conn, created_at: float, at: float) -> int:
+    """The wrong codes that could have been guesses at a class started at ``created_at``: those tried since the
+    start of that hour (a class's budget, WRONG_CODE_RISK_BUDGET)."""
+    since = (int(created_at // 3600) + _RISK_KEEP_HOURS) * 3600.0  # window_end of the class's first hour
+    return conn.execute(
+        text(
+            "SELECT COALESCE(SUM(count), 0) FROM rate_counters WHERE key LIKE :k AND window_end >= :since "
+            "AND window_end > :at"
+        ),
+        {"k": _RISK_KEY + "%", "since": since, "at": at},
+    ).scalar_one()
+
+
+def budget_spent(conn, created_at: float, at: float) -> bool:
+    """Whether the guessing budget of a class started at ``created_at`` is spent: it takes no typed codes."""
+    return guesses_against(conn, created_at, at) >= WRONG_CODE_RISK_BUDGET
+
+
+def spend_wrong_code(conn, at: float) -> None:
+    """Count a wrong code against every class's budget (in the counter of the current hour)."""
+    hour = int(at // 3600)
+    end = (hour + _RISK_KEEP_HOURS) * 3600.0
+    add_to_counter(conn, f"{_RISK_KEY}{hour}", at, end - at)
+
+
+# --- a student's submissions ---------------------------------------------------------------------------
+
+
+def count_submission(conn, student_id: int, at: float) -> None:
+    """Count a submission in the student's minute; raise RateLimited past SUBMISSIONS_PER_MINUTE."""
+    count = conn.execute(
+        text(
+            "UPDATE students SET "
+            "rate_count = CASE WHEN rate_start > :cut THEN rate_count + 1 ELSE 1 END, "
+            "rate_start = CASE WHEN rate_start > :cut THEN rate_start ELSE :at END "
+            "WHERE id = :id RETURNING rate_count, rate_start"
+        ),
+        {"cut": at - 60, "at": at, "id": student_id},
+    ).first()
+    if count.rate_count > SUBMISSIONS_PER_MINUTE:
+        wait = max(1.0, count.rate_start + 60 - at)
+        raise RateLimited(
+            f"More than {SUBMISSIONS_PER_MINUTE} submissions in a minute: wait {wait:.0f} s; nothing was saved.", wait
+        )

@@ -1,0 +1,117 @@
+"""What a class and its people are called: class codes, and names as a row shows them (their width, their
+sameness, their labels)."""
+
+from __future__ import annotations
+
+import secrets
+import unicodedata
+
+from lab.classroom.refusals import ClassroomError
+
+CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I/L
+CODE_LENGTH = 6
+CODE_SPACE = len(CODE_ALPHABET) ** CODE_LENGTH
+MAX_NAME = 40
+MAX_CLASS_NAME = 80
+MAX_MARKS_PER_LETTER = 2  # combining marks on one character (Vietnamese needs 2); more stack into the next row
+WIDE_CHARACTER_WIDTH = 2  # East Asian wide and full-width characters take two columns
+HEAVY_CHARACTER_WIDTH = 8  # ligatures drawn as one very wide glyph (U+FDFD is a whole phrase)
+_HEAVY_RANGES = ((0xFDF0, 0xFDFF), (0x2E3A, 0x2E3B), (0xA9C1, 0xA9CD), (0x12000, 0x1254F), (0x13000, 0x1345F))
+JOINERS = frozenset("\u200c\u200d")  # ZERO WIDTH NON-JOINER, ZERO WIDTH JOINER
+
+
+def new_class_code() -> str:
+    """A random class code (the caller checks that no class has it yet)."""
+    return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
+
+
+def normalize_code(text_: str) -> str:
+    """A typed class code: case, spaces and dashes do not matter; characters outside the alphabet are named."""
+    code = "".join(str(text_).split()).replace("-", "").upper()
+    if not code:
+        raise ClassroomError("Class code: type the 6-character code your teacher shows.")
+    bad = next((ch for ch in code if ch not in CODE_ALPHABET), None)
+    if bad is not None:
+        raise ClassroomError(
+            f"Class code: {bad!r} never appears in a class code (codes use the letters A–Z except I, L and O, "
+            "and the digits 2–9)."
+        )
+    if len(code) != CODE_LENGTH:
+        raise ClassroomError(f"Class code: {len(code)} characters; a class code has {CODE_LENGTH}.")
+    return code
+
+
+def _width(ch: str) -> int:
+    if ch in JOINERS:
+        return 0
+    code = ord(ch)
+    if any(low <= code <= high for low, high in _HEAVY_RANGES):
+        return HEAVY_CHARACTER_WIDTH
+    return WIDE_CHARACTER_WIDTH if unicodedata.east_asian_width(ch) in ("W", "F") else 1
+
+
+def _check_characters(label: str, cleaned: str) -> None:
+    """Refuse control and format characters (Cc, Cf: bidi overrides, zero-width spaces, ...), except the joiners
+    that Persian, Hindi and emoji sequences need between two visible characters, and stacks of marks."""
+    if (
+        any(not ch.isprintable() and ch not in JOINERS for ch in cleaned)
+        or cleaned[:1] in JOINERS
+        or (cleaned[-1:] in JOINERS)
+    ):
+        raise ClassroomError(f"{label}: contains a control character; use letters, digits and punctuation.")
+    marks = 0
+    for ch in cleaned:
+        marks = marks + 1 if unicodedata.combining(ch) or unicodedata.category(ch) in ("Mn", "Me") else 0
+        if marks > MAX_MARKS_PER_LETTER:
+            raise ClassroomError(
+                f"{label}: more than {MAX_MARKS_PER_LETTER} accents or marks on one letter; type it as it is written."
+            )
+
+
+def check_text(label: str, value: str, most: int) -> str:
+    """A name as shown in a row: spaces collapsed, NFC (so "e" + accent is one character), no control or format
+    characters, at most MAX_MARKS_PER_LETTER combining marks on a character, and at most ``most`` columns
+    wide, where a combining mark counts one, a wide character two and a very wide ligature eight: so no name is
+    taller or much wider than a row of ``most`` letters."""
+    cleaned = unicodedata.normalize("NFC", " ".join(str(value).split()))
+    _check_characters(label, cleaned)
+    width = sum(_width(ch) for ch in cleaned)
+    if width > most and width == len(cleaned):
+        raise ClassroomError(f"{label}: {width} characters; at most {most}.")
+    if width > most:
+        raise ClassroomError(
+            f"{label}: as wide as {width} letters (an accent counts one, a wide character two or more); at most {most}."
+        )
+    return cleaned
+
+
+def check_name(name: str) -> str:
+    cleaned = check_text("Your name", name, MAX_NAME)
+    if not cleaned:
+        raise ClassroomError("Your name: type a name (1 to 40 characters) so your teacher knows who answered.")
+    return cleaned
+
+
+def name_key(name: str) -> str:
+    """What makes two names the same for a ban and for duplicates: NFKC, case and spaces folded ("Ann" = "ann")."""
+    return " ".join(unicodedata.normalize("NFKC", str(name)).casefold().split())
+
+
+def distinct_labels(names: list[str]) -> list[str]:
+    """Names in join order, each label different from every other: a repeated name is numbered by its turn (Ann,
+    Bob, Ann (2)), skipping a number that someone typed as their name or that is already taken."""
+    typed = set(names)
+    used: set[str] = set()
+    last: dict[str, int] = {}  # the last number given to each name
+    labels = []
+    for name in names:
+        label = name
+        if label in used:
+            n = last.get(name, 1)
+            while label in used or label in typed:
+                n += 1
+                label = f"{name} ({n})"
+            last[name] = n
+        used.add(label)
+        labels.append(label)
+    return labels
