@@ -143,7 +143,8 @@ html { font-size: 3.4vh; }
   color: __INK__; }
 .st-key-proj-exact p { font-size: min(7.5vh, 4vw) !important; line-height: 1.1; font-weight: 700; }
 .st-key-proj-exact p strong { font-size: 1.15rem; }
-.st-key-proj-status p { font-size: 1.2rem !important; }
+.st-key-proj-status-normal p { font-size: 1.2rem !important; }
+.st-key-proj-status-wait p { font-size: 1.5rem !important; }  /* as large as "Go to" */
 /* an activity open, no results yet: the question and the count are what the room reads */
 .st-key-proj-prompt p { font-size: 1.25rem !important; }
 .st-key-proj-status-big p { font-size: 1.8rem !important; }
@@ -159,8 +160,32 @@ html { font-size: 3.4vh; }
 [class*="st-key-proj-chart-2-shown"] .js-plotly-plot { height: 40vh !important; }
 [class*="st-key-proj-chart-2-revealed"] [data-testid="stPlotlyChart"],
 [class*="st-key-proj-chart-2-revealed"] .js-plotly-plot { height: 20vh !important; }
+__ADDRESS_FIT__
 </style>
 """.replace("__INK__", palette.TEXT)
+
+# The address students type is never broken inside (a port split over two lines is typed wrong): while waiting it
+# keeps to one line and its type shrinks with its length so that it fits the code's column, about 46 % of the
+# window's width (Source Code Pro's characters are CHARACTER_EM wide). Longer than ADDRESS_FIT_CHARS it may wrap.
+ADDRESS_FIT_CHARS = 64
+ADDRESS_COLUMN_VW = 43  # the code's column while waiting, less a margin: a 24-character address gets 3 vw
+CHARACTER_EM = 0.6
+
+
+def address_fit_key(address_lines: list[str]) -> str:
+    """The container key that sizes the typed address for its longest line (PROJECTOR_CSS's fit rules)."""
+    return f"proj-fit-{min(max(map(len, address_lines)), ADDRESS_FIT_CHARS)}"
+
+
+PROJECTOR_CSS = PROJECTOR_CSS.replace(
+    "__ADDRESS_FIT__",
+    "\n".join(
+        f".st-key-proj-top-wait .st-key-proj-fit-{n} code {{ font-size: "
+        f"min(7vh, 3.4vw, {ADDRESS_COLUMN_VW / (CHARACTER_EM * n):.3f}vw);"
+        + (" white-space: nowrap; }" if n < ADDRESS_FIT_CHARS else " }")
+        for n in range(1, ADDRESS_FIT_CHARS + 1)
+    ),
+)
 
 
 def is_projector_link() -> bool:

@@ -40,6 +40,7 @@ from lab.views.presentation import (
     PROJECTOR_PAIR_TEXT_PX,
     PROJECTOR_PQ_TEXT_PX,
     PROJECTOR_TEXT_PX,
+    address_fit_key,
 )
 
 PROJECTOR_EVERY_S = 2.0
@@ -111,8 +112,10 @@ def live(code: str, key: str) -> None:
         return
     activity = shown.activity
     if activity is None or not activity.revealed:  # after the reveal each round's title says how many voted
+        # what the room reads while it waits: how many have joined, then how many have submitted
         waiting_for_results = activity is not None and activity.kind == PREDICT and not activity.shown
-        with st.container(key="proj-status-big" if waiting_for_results else "proj-status"):
+        size = "wait" if activity is None else "big" if waiting_for_results else "normal"
+        with st.container(key=f"proj-status-{size}"):
             st.markdown(status(shown))
     if activity is None:
         return
@@ -196,7 +199,8 @@ def typed_address(link) -> None:
     with st.container(key="proj-address"):
         if link.typed:  # the app's address, then its Class page on a line of its own (no break inside a number)
             root, page = link.typed.replace("`", "%60").rsplit("/", 1)
-            st.markdown(f"Go to  \n`{root}`  \n`/{page}` and type the code")
+            with st.container(key=address_fit_key([root, f"/{page}"])):
+                st.markdown(f"Go to  \n`{root}`  \n`/{page}` and type the code")
         else:
             st.markdown("No address for students is set yet: set it on the teacher's dashboard.")
 

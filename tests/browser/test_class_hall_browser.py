@@ -221,6 +221,10 @@ def test_the_projector_from_the_back_row_at_1920x1080(browser, public_hall, scre
     assert facts["qr"] >= PROJECTOR_SIZE["height"] / 2, facts["qr"]
     sizes = sorted(facts["text"], key=lambda t: -t[1])
     assert sizes[0][0] == new.code and sizes[1][0] == PUBLIC_URL, sizes[:3]
+    lines = page.evaluate(  # the address to type is never broken inside: each of its parts is one line
+        "[...document.querySelectorAll('.st-key-proj-address code')].map(c => c.getClientRects().length)"
+    )
+    assert lines == [1, 1], lines
     page.screenshot(path=str(screenshot_dir / "projector-waiting-1920x1080.png"))
 
     store.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
