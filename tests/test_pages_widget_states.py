@@ -14,6 +14,7 @@ from streamlit.proto.WidgetStates_pb2 import WidgetState
 from streamlit.testing.v1 import AppTest
 
 from lab.models.blocks import BlocksModel
+from lab.models.numerics import NumericsModel
 from lab.models.pitfalls import PitfallsModel
 from lab.models.sampling import CompareModel, SamplingModel
 from lab.views.shell import LINKED_PAGES, PAGES
@@ -23,6 +24,9 @@ FORGED = {
     "choice": ("string_value", "../../etc/passwd"),
     "whole": ("double_value", INF),
     "probability": ("string_value", "abc"),
+    "number": ("string_value", "abc"),
+    "range": ("string_value", "abc"),  # a range slider's state is two numbers
+    "text": ("string_value", "A=1e-1_000_000"),  # text its own parser refuses (lab.core.numbers' exponent limit)
 }
 CASES = [
     ("lab/views/explorer.py", "ex_scenario", "string_value", "../../etc/passwd"),
@@ -46,9 +50,9 @@ CASES = [
     ("lab/views/pitfalls.py", "pit_block", "string_value", "abc"),
     # every control the Pitfalls model declares, forged by its kind (pit_block, pit_model among them)
     *(("lab/views/pitfalls.py", control.key, *FORGED[control.kind]) for control in PitfallsModel.CONTROLS),
-    ("lab/views/numerics.py", "numerics_temperature", "string_value", "abc"),
-    ("lab/views/numerics.py", "numerics_top_k", "double_value", INF),
-    ("lab/views/numerics.py", "numerics_target_logits", "string_value", "A=1e-1_000_000"),
+    # every control the Numerics model declares, forged by its kind (numerics_temperature, numerics_top_k and
+    # numerics_target_logits among them)
+    *(("lab/views/numerics.py", control.key, *FORGED[control.kind]) for control in NumericsModel.CONTROLS),
 ]
 KINDS = ("selectbox", "number_input", "slider", "text_input", "toggle", "radio")
 # The app's pages (lab/views/shell.py) without a case here, and why.

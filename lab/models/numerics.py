@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from fractions import Fraction
 
-from lab.models.url import PageModel, UrlReader
+from lab.models.url import Control, PageModel
 from lab.teaching.processing import ProcessedStep, Processing, processed_step_from_text
 
 GAP_MIN, GAP_MAX = 1, 20
@@ -28,33 +28,18 @@ class NumericsModel(PageModel):
     top_k: int = 2
     top_p: Fraction = Fraction(1)
 
-    PARAMS = {
-        "gaps": "numerics_gaps",
-        "target_logits": "numerics_target_logits",
-        "draft_logits": "numerics_draft_logits",
-        "temperature": "numerics_temperature",
-        "top_k": "numerics_top_k",
-        "top_p": "numerics_top_p",
-    }
-    LABELS = {
-        "numerics_gaps": "gap exponents k",
-        "numerics_target_logits": "target logits",
-        "numerics_draft_logits": "draft logits",
-        "numerics_temperature": "temperature",
-        "numerics_top_k": "top-k",
-        "numerics_top_p": "top-p",
-    }
-
-    @classmethod
-    def read_fields(cls, read: UrlReader, d) -> dict:
-        return dict(
-            gaps=read.whole_range("numerics_gaps", GAP_MIN, GAP_MAX, d.gaps),
-            target_logits=read.text("numerics_target_logits", d.target_logits),
-            draft_logits=read.text("numerics_draft_logits", d.draft_logits),
-            temperature=read.number("numerics_temperature", 0, TEMPERATURE_MAX, d.temperature),
-            top_k=read.whole("numerics_top_k", 0, TOP_K_MAX, d.top_k),
-            top_p=read.number("numerics_top_p", Fraction(1, 20), 1, d.top_p),
-        )
+    # Each control once: its key, label (the widget's; ``named``: how a message names it) and how it is read. The
+    # view draws its widgets from these.
+    CONTROLS = (
+        Control("gaps", "numerics_gaps", "gap exponents k (gap = 10^−k)", "range", low=GAP_MIN, high=GAP_MAX,
+                named="gap exponents k"),
+        Control("target_logits", "numerics_target_logits", "target logits", "text"),
+        Control("draft_logits", "numerics_draft_logits", "draft logits", "text"),
+        Control("temperature", "numerics_temperature", "temperature (0 = greedy)", "number", low=0,
+                high=TEMPERATURE_MAX, named="temperature"),
+        Control("top_k", "numerics_top_k", "top-k (0 = off)", "whole", low=0, high=TOP_K_MAX, named="top-k"),
+        Control("top_p", "numerics_top_p", "top-p (1 = off)", "number", low=Fraction(1, 20), high=1, named="top-p"),
+    )  # fmt: skip
 
     def processed_step(self) -> ProcessedStep:
         """The logits processed by the temperature, top-k and top-p controls, with both checks' output laws (raises

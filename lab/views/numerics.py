@@ -3,7 +3,7 @@
 import streamlit as st
 
 from lab.core.formatting import fraction_text, markdown_escape, markdown_table, sci_text, vector_text
-from lab.models.numerics import GAP_MAX, GAP_MIN, TEMPERATURE_MAX, TOP_K_MAX, NumericsModel
+from lab.models.numerics import NumericsModel
 from lab.teaching.numerics import (
     FAMILY_Q,
     FAMILY_RESIDUAL,
@@ -14,10 +14,11 @@ from lab.teaching.numerics import (
 )
 from lab.views.accessibility import announce, section, title
 from lab.views.common import chart, figure
+from lab.views.controls import Widgets
 from lab.views.once_per_server import tiny_z_cases
 from lab.views.page_state import controls_model, keep_last_valid
 
-DEFAULTS = NumericsModel()
+WIDGETS = Widgets(NumericsModel)  # each widget from its control, declared in the model (no link state)
 
 
 def sci(value) -> str:
@@ -47,21 +48,12 @@ def processed_intro() -> None:
 
 def processing_controls() -> None:
     with st.container(horizontal=True):  # one wrapping row per group of controls, not a block per column
-        st.text_input("target logits", value=DEFAULTS.target_logits, key="numerics_target_logits")
-        st.text_input("draft logits", value=DEFAULTS.draft_logits, key="numerics_draft_logits")
+        WIDGETS.text_input(st, "target_logits")
+        WIDGETS.text_input(st, "draft_logits")
     with st.container(horizontal=True):
-        st.number_input(
-            "temperature (0 = greedy)",
-            min_value=0.0,
-            max_value=float(TEMPERATURE_MAX),
-            value=float(DEFAULTS.temperature),
-            step=0.1,
-            key="numerics_temperature",
-        )
-        st.number_input(
-            "top-k (0 = off)", min_value=0, max_value=TOP_K_MAX, value=DEFAULTS.top_k, step=1, key="numerics_top_k"
-        )
-        st.slider("top-p (1 = off)", min_value=0.05, max_value=1.0, value=1.0, step=0.05, key="numerics_top_p")
+        WIDGETS.number_input(st, "temperature", step=0.1)
+        WIDGETS.number_input(st, "top_k")
+        WIDGETS.slider(st, "top_p", step=0.05)
 
 
 def processed_step():
@@ -264,14 +256,7 @@ def tolerance_note(cases) -> None:
 @st.fragment
 def tiny_z_section() -> None:
     """The gap slider and what it changes: a fragment, so moving it reruns this section only."""
-    st.slider(
-        "gap exponents k (gap = 10^−k)",
-        min_value=GAP_MIN,
-        max_value=GAP_MAX,
-        value=DEFAULTS.gaps,
-        key="numerics_gaps",
-        step=1,
-    )
+    WIDGETS.slider(st, "gaps", step=1)
     low, high = controls_model(NumericsModel, "numerics_state").gaps
     cases = tiny_z_cases(low, high)
     error_tables(cases)
