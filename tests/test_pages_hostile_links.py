@@ -8,6 +8,7 @@ from pagetest import APP, open_linked_page
 from streamlit.testing.v1 import AppTest
 
 from lab.models.blocks import BlocksModel
+from lab.models.exercises import ExercisesModel
 from lab.models.sampling import CompareModel, SamplingModel
 from lab.views.shell import LINKED_PAGES
 from lab.views.shell import PAGES as APP_PAGES
@@ -34,7 +35,7 @@ PAGES = {
     "lab/views/binomial_lab.py": ("lab_p", "n", "pred"),
     "lab/views/sampling.py": (*SamplingModel.PARAMS.values(), *CompareModel.PARAMS.values()),  # declared controls
     "lab/views/blocks.py": tuple(BlocksModel.PARAMS.values()),  # its model declares each control's link name
-    "lab/views/exercises.py": ("seed", "count", "level"),
+    "lab/views/exercises.py": tuple(ExercisesModel.PARAMS.values()),  # seed, count, level and the open tab
 }
 # Flags: any value other than their "on" words means off, so they are never refused (checked: no exception).
 FLAGS = {

@@ -14,6 +14,7 @@ from streamlit.proto.WidgetStates_pb2 import WidgetState
 from streamlit.testing.v1 import AppTest
 
 from lab.models.blocks import BlocksModel
+from lab.models.exercises import ExercisesModel
 from lab.models.numerics import NumericsModel
 from lab.models.pitfalls import PitfallsModel
 from lab.models.sampling import CompareModel, SamplingModel
@@ -45,8 +46,10 @@ CASES = [
     ("lab/views/blocks.py", "bk_variant", "string_value", "nope"),
     # every control the Blocks model declares, forged by its kind (bk_model, bk_k among them)
     *(("lab/views/blocks.py", control.key, *FORGED[control.kind]) for control in BlocksModel.CONTROLS),
-    ("lab/views/exercises.py", "count", "double_value", INF),
     ("lab/views/exercises.py", "level", "string_value", "../x"),
+    # every control the Exercises model declares, forged by its kind (count among them), but the tabs (no widget
+    # state AppTest can forge)
+    *(("lab/views/exercises.py", c.key, *FORGED[c.kind]) for c in ExercisesModel.CONTROLS if c.field != "tab"),
     ("lab/views/pitfalls.py", "pit_block", "string_value", "abc"),
     # every control the Pitfalls model declares, forged by its kind (pit_block, pit_model among them)
     *(("lab/views/pitfalls.py", control.key, *FORGED[control.kind]) for control in PitfallsModel.CONTROLS),

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from lab.models.url import PageModel, UrlReader
+from lab.models.url import Control, PageModel
 from lab.teaching.exercises import (
     DEFAULT_COUNT,
     DEFAULT_LEVEL,
@@ -37,17 +37,14 @@ class ExercisesModel(PageModel):
     level: str = DEFAULT_LEVEL
     tab: str = TABS[0]
 
-    PARAMS = {"seed": "seed", "count": "count", "level": "level", "tab": "tab"}
-    LABELS = {"seed": "Seed", "count": "Number of problems", "level": "Level", "tab": "Tab"}
-
-    @classmethod
-    def read_fields(cls, read: UrlReader, d) -> dict:
-        return dict(
-            seed=read.whole("seed", MIN_SEED, MAX_SEED, d.seed),
-            count=read.whole("count", MIN_COUNT, MAX_COUNT, d.count),
-            level=read.choice("level", LEVELS, d.level),
-            tab=read.choice("tab", TABS, d.tab),
-        )
+    # Each control once: its key (the link parameter too: a teacher's link names them), label, and how it is read.
+    # The view draws the Teacher tab's widgets and the tabs from these.
+    CONTROLS = (
+        Control("seed", "seed", "Seed", "whole", low=MIN_SEED, high=MAX_SEED),
+        Control("count", "count", "Number of problems", "whole", low=MIN_COUNT, high=MAX_COUNT),
+        Control("level", "level", "Level", "choice", options=lambda: LEVELS),
+        Control("tab", "tab", "Tab", "choice", options=lambda: TABS),
+    )
 
 
 @dataclass

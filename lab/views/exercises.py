@@ -23,11 +23,7 @@ from lab.models.exercises import TABS, ExercisesModel, Sheet
 from lab.teaching.exercises import (
     HINT_STEPS,
     LEVEL_TITLES,
-    LEVELS,
-    MAX_COUNT,
     MAX_SEED,
-    MIN_COUNT,
-    MIN_SEED,
     Attempt,
     ExerciseInputError,
     Problem,
@@ -50,6 +46,7 @@ from lab.views import study_resume
 from lab.views.accessibility import announce, section, title
 from lab.views.bar_predictor import bar_predictor
 from lab.views.common import chart, figure
+from lab.views.controls import Widgets
 from lab.views.join_link import no_address_warning, student_address
 from lab.views.once_per_server import assignment_downloads, pq_table, qr_image, shared_assignment
 from lab.views.page_state import kept_in_session, refuse_link_values, show_link_warnings
@@ -60,7 +57,8 @@ BARS_TAB_KEY = "exq_bars_exercise"  # the open predict-the-bars exercise
 KEPT_WIDGET_PREFIXES = ("exq_bar_", "exq_base_url", BARS_TAB_KEY)  # values of widgets in tabs that may be closed
 
 
-ASSIGNMENT_KEYS = ("seed", "count", "level")  # the Teacher tab's widget keys, and the link's parameters
+WIDGETS = Widgets(ExercisesModel, start=False)  # each widget from its control; its value is put in the session first
+ASSIGNMENT = ("seed", "count", "level")  # the Teacher tab's controls (their keys are the link's parameters)
 SAID = "exq_said"  # what the last Check, Hint or Reveal showed: (said, refused), for the page's live region
 
 
@@ -105,16 +103,16 @@ def keep_closed_tabs_values() -> None:
 def _write_assignment() -> None:
     """The Teacher tab's seed, count and level into the link (a default value is left out), after checking them
     like a link's values: a crafted message can put anything in a widget's state."""
-    values = {key: st.session_state[key] for key in ASSIGNMENT_KEYS if key in st.session_state}
+    keys = [WIDGETS.key(field) for field in ASSIGNMENT]
+    values = {key: st.session_state[key] for key in keys if key in st.session_state}
     model, problems = ExercisesModel.from_url(values, "control")
     if problems:
         st.session_state["exq_assignment_errors"] = [str(problem) for problem in problems]
         return
-    defaults = ExercisesModel()
-    for key in ASSIGNMENT_KEYS:
-        value = getattr(model, key)
-        if value != getattr(defaults, key):
-            st.query_params[key] = str(value)
+    link = model.to_url()  # the values away from their defaults
+    for key in keys:
+        if key in link:
+            st.query_params[key] = link[key]
         elif key in st.query_params:
             del st.query_params[key]
 
@@ -129,11 +127,11 @@ def _secret() -> bytes | None:
 
 def _new_seed():
     """A new assignment with its teacher link: the seed is drawn at random, so its token opens no one else's keys."""
-    st.session_state["seed"] = secrets.randbelow(MAX_SEED + 1)
+    st.session_state[WIDGETS.key("seed")] = secrets.randbelow(MAX_SEED + 1)
     _write_assignment()
     secret = _secret()
     if secret is not None:
-        st.query_params[TEACHER_PARAM] = teacher_token(secret, st.session_state["seed"])
+        st.query_params[TEACHER_PARAM] = teacher_token(secret, st.session_state[WIDGETS.key("seed")])
 
 
 def _answer_key(sheet: Sheet, problem: Problem) -> str:
@@ -407,18 +405,16 @@ def assignment_controls(sheet: Sheet) -> None:
         st.error(markdown_escape(f"{message}. The link keeps its last valid assignment."))
     section("Build an assignment")
     st.write("Seed, count and level are in the page's link: everyone who opens it gets the same problems.")
-    for key in ASSIGNMENT_KEYS:  # each control starts from the link (no default value: no conflict with it)
-        if key not in st.session_state:
-            st.session_state[key] = getattr(sheet, key)
+    for field in ASSIGNMENT:  # each control starts from the link (no default value: no conflict with it)
+        if WIDGETS.key(field) not in st.session_state:
+            st.session_state[WIDGETS.key(field)] = getattr(sheet, field)
     c1, c2 = st.columns(2)
     with c1:
-        st.number_input(
-            "Seed", MIN_SEED, MAX_SEED, step=1, key="seed", on_change=_write_assignment, help="Any whole number"
-        )
+        WIDGETS.number_input(st, "seed", on_change=_write_assignment, help="Any whole number")
         st.button("New random seed", on_click=_new_seed, key="exq_new_seed")
     with c2:
-        st.number_input("Number of problems", MIN_COUNT, MAX_COUNT, step=1, key="count", on_change=_write_assignment)
-        st.selectbox("Level", LEVELS, key="level", on_change=_write_assignment)
+        WIDGETS.number_input(st, "count", on_change=_write_assignment)
+        WIDGETS.selectbox(st, "level", on_change=_write_assignment)
         st.caption(LEVEL_TITLES.get(sheet.level, ""))
 
 
@@ -533,7 +529,7 @@ def main() -> None:
     keep_closed_tabs_values()
     # The open tab is in the link (tab=Predict+the+bars), so a teacher can send the class straight to a tab.
     tab_problems, tab_bars, tab_results, tab_teacher = st.tabs(
-        TABS, key=ExercisesModel.PARAMS["tab"], on_change="rerun", bind="query-params"
+        TABS, key=WIDGETS.key("tab"), on_change="rerun", bind="query-params"
     )
     sheet = open_sheet(assignment)
     if resume_problem := study_resume.load_saved(sheet.key, sheet.attempts) or st.session_state.pop(
