@@ -7,6 +7,7 @@ import pytest
 from pagetest import APP, open_linked_page
 from streamlit.testing.v1 import AppTest
 
+from lab.models.binomial_lab import PREDICTION_PARAM, BinomialLabModel
 from lab.models.blocks import BlocksModel
 from lab.models.exercises import ExercisesModel
 from lab.models.sampling import CompareModel, SamplingModel
@@ -32,7 +33,7 @@ ONE_MB = "7" * 1_000_000
 # (lab/views/shell.py): each one is here, among the quiet pages, or tested by its own file (OWN_TESTS).
 PAGES = {
     "lab/views/explorer.py": ("scenario", "tokens", "p", "q", "r", "z"),
-    "lab/views/binomial_lab.py": ("lab_p", "n", "pred"),
+    "lab/views/binomial_lab.py": (*(c.param for c in BinomialLabModel.CONTROLS), PREDICTION_PARAM),  # lab_p, n, pred
     "lab/views/sampling.py": (*SamplingModel.PARAMS.values(), *CompareModel.PARAMS.values()),  # declared controls
     "lab/views/blocks.py": tuple(BlocksModel.PARAMS.values()),  # its model declares each control's link name
     "lab/views/exercises.py": tuple(ExercisesModel.PARAMS.values()),  # seed, count, level and the open tab
@@ -54,6 +55,7 @@ def test_every_page_of_the_app_has_its_links_tested():
     covered = [*PAGES, *QUIET_PAGES, *OWN_TESTS]
     assert sorted(covered) == sorted(page.file for page in (*APP_PAGES, *LINKED_PAGES))
     assert PAGES["lab/views/blocks.py"] == ("bk_model", "bk_variant", "bk_k", "bk_l", "bk_seed", "bk_alpha", "bk_c")
+    assert PAGES["lab/views/binomial_lab.py"] == ("lab_p", "n", "pred")
     assert PAGES["lab/views/sampling.py"][:4] == ("sl_scenario", "sl_steps", "sl_seed", "sl_guess")
 
 

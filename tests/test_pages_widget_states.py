@@ -13,6 +13,7 @@ from pagetest import APP, open_linked_page
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 from streamlit.testing.v1 import AppTest
 
+from lab.models.binomial_lab import BinomialLabModel
 from lab.models.blocks import BlocksModel
 from lab.models.exercises import ExercisesModel
 from lab.models.numerics import NumericsModel
@@ -34,9 +35,9 @@ CASES = [
     ("lab/views/explorer.py", "ex_scenario", "string_value", "markov-three"),  # a model, not a scenario
     ("lab/views/explorer.py", "ex_r_0", "string_value", "abc"),
     ("lab/views/explorer.py", "ex_z", "double_value", NAN),
-    ("lab/views/binomial_lab.py", "bl_p", "string_value", "abc"),
     ("lab/views/binomial_lab.py", "bl_p", "double_value", INF),
-    ("lab/views/binomial_lab.py", "bl_n", "double_value", INF),
+    # every control the Binomial lab declares, forged by its kind (bl_p, bl_n)
+    *(("lab/views/binomial_lab.py", control.key, *FORGED[control.kind]) for control in BinomialLabModel.CONTROLS),
     ("lab/views/sampling.py", "sl_steps", "string_value", "abc"),
     # every control the Sampling lab's two models declare, forged by its kind (sl_steps, sl_scenario among them)
     *(

@@ -14,7 +14,7 @@ from lab.core.binomial import N_MAX, N_MIN, BinomialInputError
 from lab.core.distributions import snap_to_step, to_fraction
 from lab.core.numbers import NumberInputError, OutOfRangeError, parse_probability, parse_whole_number, shown
 from lab.models.explorer import ExplorerInputError, decode_prediction, encode_prediction
-from lab.models.url import UrlReader, UrlWarning
+from lab.models.url import Control, UrlReader, UrlWarning
 from lab.teaching.worked_example import (
     DEFAULT_LAB_P,
     DEFAULT_N,
@@ -28,11 +28,18 @@ from lab.teaching.worked_example import (
     worked_sum,
 )
 
+# The lab's two controls, each once: widget key, label, range, and the link parameter the model writes by hand (the
+# link also holds the predicted bars, one comma list under PREDICTION_PARAM, so no widget is bound to it).
+LAB_P = Control("lab_p", "bl_p", "lab success p", "probability", link="lab_p")
+N = Control("n", "bl_n", "n", "whole", low=N_MIN, high=N_MAX, link="n", named="number of trials")
+PREDICTION_PARAM = "pred"
 BARS_HIDDEN_AGAIN = "lab success p or n changed, so the bars are hidden again: predict, then Reveal."
 
 
 @dataclass
 class BinomialLabModel:
+    CONTROLS = (LAB_P, N)
+
     lab_p: float = float(DEFAULT_LAB_P)
     n: int = DEFAULT_N
     preds: list[float] = field(default_factory=lambda: [0.0] * (DEFAULT_N + 1))
@@ -111,40 +118,42 @@ class BinomialLabModel:
     @classmethod
     def from_url(cls, params: Mapping, reveal_allowed: bool = True) -> tuple[BinomialLabModel, list[UrlWarning]]:
         """The state a link describes, validated like typed input; refused values are named, not applied."""
-        read, model = UrlReader(params, labels={"lab_p": "lab success p", "n": "number of trials"}), cls()
-        raw = read.raw("lab_p")
+        read, model = UrlReader(params, labels={c.param: c.named or c.label for c in cls.CONTROLS}), cls()
+        raw = read.raw(LAB_P.param)
         if raw is not None:
             try:
-                value = parse_probability(raw, read.field("lab_p"))
+                value = parse_probability(raw, read.field(LAB_P.param))
             except OutOfRangeError:
-                read.refuse("lab_p", f"{read.field('lab_p')}: {shown(raw)} is outside [0, 1]")
+                read.refuse(LAB_P.param, f"{read.field(LAB_P.param)}: {shown(raw)} is outside [0, 1]")
             except NumberInputError as exc:
-                read.refuse("lab_p", str(exc))
+                read.refuse(LAB_P.param, str(exc))
             else:
                 snapped = snap_to_step(value)
                 if snapped != value:
-                    read.refuse("lab_p", f"lab success p = {raw} rounded to {float(snapped):.2f}")
+                    read.refuse(LAB_P.param, f"{LAB_P.label} = {raw} rounded to {float(snapped):.2f}")
                 model.lab_p = float(snapped)
-        raw = read.raw("n")
+        raw = read.raw(N.param)
         if raw is not None:
             try:
-                model.set_n(parse_whole_number(raw, read.field("n"), N_MIN, N_MAX, any_spelling=True))
+                model.set_n(parse_whole_number(raw, read.field(N.param), N.low, N.high, any_spelling=True))
             except NumberInputError as exc:
-                read.refuse("n", str(exc))
-        raw = read.raw("pred")
+                read.refuse(N.param, str(exc))
+        raw = read.raw(PREDICTION_PARAM)
         if raw is not None:
             try:
                 labels = outcome_labels(model.n)
                 model.preds = [
                     float(snap_to_step(v))
-                    for v in decode_prediction(raw, labels, "outcomes", "pred, the prediction of {}")
+                    for v in decode_prediction(raw, labels, "outcomes", f"{PREDICTION_PARAM}, the prediction of {{}}")
                 ]
             except ExplorerInputError as exc:
-                read.refuse("pred", str(exc).removeprefix("link: "))
+                read.refuse(PREDICTION_PARAM, str(exc).removeprefix("link: "))
         if read.flag("inspect") and reveal_allowed:  # presenting: reveal only on the button
             model.revealed = (model.lab_p, model.n)
         # a link with predictions or a revealed state did not start clean, unless it says it was reset
-        model.clean_start = read.flag("reset") or not any(k in params for k in ("pred", "inspect", "sum", "typed"))
+        model.clean_start = read.flag("reset") or not any(
+            k in params for k in (PREDICTION_PARAM, "inspect", "sum", "typed")
+        )
         model.products_typed = read.flag("typed") and reveal_allowed
         model.summed = (read.flag("sum") or model.products_typed) and reveal_allowed
         return model, read.warnings
@@ -152,11 +161,11 @@ class BinomialLabModel:
     def to_url(self) -> dict[str, str]:
         desired = {}
         if to_fraction(self.lab_p) != DEFAULT_LAB_P:
-            desired["lab_p"] = f"{self.lab_p:.2f}"
+            desired[LAB_P.param] = f"{self.lab_p:.2f}"
         if self.n != DEFAULT_N:
-            desired["n"] = str(self.n)
+            desired[N.param] = str(self.n)
         if any(self.preds):
-            desired["pred"] = encode_prediction(self.preds)
+            desired[PREDICTION_PARAM] = encode_prediction(self.preds)
         if self.revealed == (self.lab_p, self.n):
             desired["inspect"] = "1"
         if self.clean_start and (any(self.preds) or self.revealed or self.summed):
@@ -171,7 +180,7 @@ class BinomialLabModel:
 def read_probability(value) -> float | None:
     """A lab success p or predicted bar from a widget: a number from 0 to 1, or None."""
     try:
-        return float(parse_probability(value, "lab success p"))
+        return float(parse_probability(value, LAB_P.label))
     except NumberInputError:
         return None
 
@@ -181,6 +190,6 @@ def read_n(value) -> int | None:
     if isinstance(value, bool):
         return None
     try:
-        return parse_whole_number(value, "n", N_MIN, N_MAX, any_spelling=True)
+        return parse_whole_number(value, N.label, N.low, N.high, any_spelling=True)
     except (NumberInputError, BinomialInputError):
         return None

@@ -175,6 +175,12 @@ class Control:
     low: int | Fraction = 0
     high: int | Fraction | str = 0  # the maximum; a str names a limit the page passes in (what it can compute)
     named: str | None = None  # how a message names the control, when shorter than its label
+    link: str | None = None  # its link parameter, when the page writes its link by hand under another name
+
+    @property
+    def param(self) -> str:
+        """The link parameter: the widget's key, unless the page writes its link by hand (``link``)."""
+        return self.link or self.key
 
     def maximum(self, limits: Mapping[str, int]) -> int | Fraction:
         return limits[self.high] if isinstance(self.high, str) else self.high

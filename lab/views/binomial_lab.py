@@ -9,10 +9,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from lab.core.binomial import N_MAX, N_MIN
 from lab.core.distributions import to_fraction
 from lab.core.formatting import decimal_text, exact_text, fraction_text, markdown_escape, with_decimal
-from lab.models.binomial_lab import BinomialLabModel, read_n, read_probability
+from lab.models.binomial_lab import LAB_P, BinomialLabModel, N, read_n, read_probability
 from lab.teaching.worked_example import (
     WORKED_EXAMPLE_SCENARIO,
     at_worked_example,
@@ -26,6 +25,7 @@ from lab.teaching.worked_example import (
 from lab.views.accessibility import announce, section, title
 from lab.views.bar_predictor import bar_predictor
 from lab.views.common import chart, figure
+from lab.views.controls import Widgets
 from lab.views.page_state import (
     drawn_outside,
     keep_valid,
@@ -37,6 +37,7 @@ from lab.views.page_state import (
 )
 from lab.views.presentation import is_presenting, url_reveal_allowed
 
+WIDGETS = Widgets(BinomialLabModel, start=False)  # lab success p and n from their controls (values put in first)
 CONTROL_WIDTH = 150  # px: lab success p and n side by side, also on a phone; Reset and Reveal follow
 PREDICTION_WIDTH = 140  # px: two boxes a row beside the chart and on a phone, with room for the -/+ steppers
 GUIDE_SHOWN = "bl_guide_shown"  # what the worked-example guide panel shows (drawn outside the fragments)
@@ -51,7 +52,7 @@ def prediction_widgets(model: BinomialLabModel) -> dict:
 
 
 def model_widgets(model: BinomialLabModel) -> dict:
-    return {"bl_p": model.lab_p, "bl_n": model.n, **prediction_widgets(model)}
+    return {LAB_P.key: model.lab_p, N.key: model.n, **prediction_widgets(model)}
 
 
 def model_from_link() -> tuple:
@@ -92,20 +93,18 @@ def follow_the_guide(model: BinomialLabModel) -> None:
 def lab_controls() -> None:
     """lab success p, n, Reset and Reveal, then the bars: changing a control reruns this part only."""
     model = the_model()
-    keep_valid("bl_p", read_probability, model.lab_p)
-    keep_valid("bl_n", read_n, model.n)
+    keep_valid(LAB_P.key, read_probability, model.lab_p)
+    keep_valid(N.key, read_n, model.n)
     controls = st.container(horizontal=True, vertical_alignment="bottom")  # one wrapping row
-    controls.number_input(
-        "lab success p", min_value=0.0, max_value=1.0, step=0.01, format="%.2f", key="bl_p", width=CONTROL_WIDTH,
+    WIDGETS.number_input(
+        controls, "lab_p", step=0.01, format="%.2f", width=CONTROL_WIDTH,
         help="The lab's own parameter: the probability that one trial succeeds (not a scenario's target p)",
-    )
-    controls.number_input(
-        "n", min_value=N_MIN, max_value=N_MAX, step=1, key="bl_n", help="Number of trials, 1 to 26", width=CONTROL_WIDTH
-    )
+    )  # fmt: skip
+    WIDGETS.number_input(controls, "n", help="Number of trials, 1 to 26", width=CONTROL_WIDTH)
     controls.button("Reset", key="bl_reset", on_click=on_reset, help="Back to the defaults")
     old_n = model.n
-    lab_p = read_probability(st.session_state["bl_p"])
-    n = read_n(st.session_state["bl_n"])
+    lab_p = read_probability(st.session_state[LAB_P.key])
+    n = read_n(st.session_state[N.key])
     message = model.set_controls(model.lab_p if lab_p is None else lab_p, model.n if n is None else n)
     if model.n != old_n:  # new outcomes: their widgets, not drawn yet, start empty
         push_to_widgets(prediction_widgets(model))
@@ -292,8 +291,8 @@ def guide_panel() -> None:
 
 def main() -> None:
     model, link_problems = load_once("bl_model", model_from_link, model_widgets)
-    st.session_state.setdefault("bl_p", model.lab_p)
-    st.session_state.setdefault("bl_n", model.n)
+    st.session_state.setdefault(LAB_P.key, model.lab_p)
+    st.session_state.setdefault(N.key, model.n)
     intro()
     for problem in link_problems:
         st.warning(markdown_escape(str(problem)), icon=":material/link_off:")  # holds URL text: shown as typed
