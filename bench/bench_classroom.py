@@ -762,28 +762,13 @@ def hall_class(url: str, pids: list[int], engine, n: int, projector: bool = True
 
 
 def start_replicas(app: str, replicas: int):
-    """``deploy/serve.py``: ``replicas`` replicas of ``app`` behind HAProxy on a free loopback port; (process, url,
+    """deploy/serve: ``replicas`` replicas of ``app`` behind HAProxy on a free loopback port; (process, url,
     the replicas' pids) once HAProxy answers the health check."""
-    import subprocess
-    import urllib.request
+    from tests.browserlib import start_serve
 
-    from tests.browserlib import free_port
-
-    run_dir, port = Path(tempfile.mkdtemp(prefix="hall-serve-")), free_port()
-    command = [sys.executable, "deploy/serve.py", "--replicas", str(replicas), "--port", str(port)]
-    command += ["--address", "127.0.0.1", "--app", app, "--run-dir", str(run_dir)]
-    proc = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    url, deadline = f"http://127.0.0.1:{port}", time.monotonic() + 180
-    while time.monotonic() < deadline and proc.poll() is None:
-        try:
-            state = json.loads((run_dir / "replicas.json").read_text())
-            if len(state) == replicas and urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read() == b"ok":
-                return proc, url, [r["pid"] for r in state.values()]
-        except (OSError, ValueError):
-            pass
-        time.sleep(0.5)
-    proc.terminate()
-    raise RuntimeError(f"deploy/serve.py --replicas {replicas} --app {app} did not come up")
+    run_dir = Path(tempfile.mkdtemp(prefix="hall-serve-"))
+    proc, url = start_serve(run_dir, replicas=replicas, app=app)
+    return proc, url, [r["pid"] for r in json.loads((run_dir / "replicas.json").read_text()).values()]
 
 
 def hall_bench(sizes: list[int], replicas: int = 0) -> None:

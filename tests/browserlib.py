@@ -8,7 +8,9 @@ lives under tests/: the tests import it as ``browserlib`` (tests/ is on their pa
 from __future__ import annotations
 
 import atexit
+import json
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -103,6 +105,61 @@ def start_streamlit(
         time.sleep(0.2)
     stop_process(proc)
     raise RuntimeError(f"streamlit did not become healthy on port {port} within {timeout} s")
+
+
+def start_serve(
+    run_dir: Path, *, replicas: int = 2, app: str | None = None, env: dict | None = None, log: Path | None = None,
+    timeout: float = 180,
+):
+    """deploy/serve (as a teacher runs it): ``replicas`` replicas (of ``app``, default server.py) behind HAProxy
+    on a free loopback port, its state in ``run_dir``; (process, url) once every replica is in replicas.json and
+    HAProxy answers the health check. ``env`` adds to the environment; ``log`` takes serve's output."""
+    port = free_port()
+    command = [str(ROOT / "deploy" / "serve"), "--replicas", str(replicas), "--port", str(port)]
+    command += ["--address", "127.0.0.1", "--run-dir", str(run_dir)] + (["--app", app] if app else [])
+    out = log.open("w") if log else subprocess.DEVNULL
+    proc = subprocess.Popen(
+        command, cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, env={**os.environ, **(env or {})}
+    )
+    if log:
+        out.close()
+    url, deadline = f"http://127.0.0.1:{port}", time.monotonic() + timeout
+    while time.monotonic() < deadline and proc.poll() is None:
+        try:
+            state = json.loads((Path(run_dir) / "replicas.json").read_text())
+            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
+                if len(state) == replicas and response.read().decode().strip() == "ok":
+                    return proc, url
+        except (OSError, ValueError):
+            pass
+        time.sleep(0.5)
+    stop_serve(proc)
+    said = log.read_text()[-2000:] if log else ""
+    raise RuntimeError(f"deploy/serve --replicas {replicas} did not come up within {timeout} s {said}")
+
+
+def stop_serve(proc: subprocess.Popen) -> None:
+    """SIGTERM: serve stops its replicas and HAProxy."""
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+def haproxy_stats(run_dir: Path) -> dict[str, dict[str, str]]:
+    """HAProxy's ``show stat`` (its admin socket in ``run_dir``) for the replicas backend, by server name."""
+    with socket.socket(socket.AF_UNIX) as sock:
+        sock.connect(str(Path(run_dir) / "haproxy.sock"))
+        sock.sendall(b"show stat\n")
+        data = b""
+        while chunk := sock.recv(65536):
+            data += chunk
+    lines = data.decode().splitlines()
+    header = lines[0].lstrip("# ").split(",")
+    rows = [dict(zip(header, line.split(","))) for line in lines[1:] if line]
+    return {r["svname"]: r for r in rows if r.get("pxname") == "replicas" and r["svname"] != "BACKEND"}
 
 
 @contextmanager

@@ -19,18 +19,14 @@ import os
 import random
 import shutil
 import signal
-import socket
-import subprocess
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
+from browserlib import haproxy_stats, start_serve, stop_serve
 from loadclient import PAGES, Student
 
-ROOT = Path(__file__).resolve().parents[1]
-SERVE = ROOT / "deploy" / "serve"
 STUDENTS = 20
 CHANGES = 8
 
@@ -40,59 +36,13 @@ if shutil.which("haproxy") is None and shutil.which("haproxy", path="/usr/sbin:/
     pytest.skip("haproxy is not installed", allow_module_level=True)
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def health(url: str) -> bool:
-    try:
-        with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-            return response.read().decode().strip() == "ok"
-    except OSError:
-        return False
-
-
-def server_stats(run_dir: Path) -> dict[str, dict[str, str]]:
-    """HAProxy's ``show stat`` for the replicas backend, by server name."""
-    with socket.socket(socket.AF_UNIX) as sock:
-        sock.connect(str(run_dir / "haproxy.sock"))
-        sock.sendall(b"show stat\n")
-        data = b""
-        while chunk := sock.recv(65536):
-            data += chunk
-    lines = data.decode().splitlines()
-    header = lines[0].lstrip("# ").split(",")
-    rows = [dict(zip(header, line.split(","))) for line in lines[1:] if line]
-    return {r["svname"]: r for r in rows if r.get("pxname") == "replicas" and r["svname"] not in ("BACKEND",)}
-
-
 @pytest.fixture
 def served(tmp_path):
-    port = free_port()
-    log = (tmp_path / "serve.log").open("w")
-    proc = subprocess.Popen(
-        [str(SERVE), "--replicas", "2", "--port", str(port), "--address", "127.0.0.1", "--run-dir", str(tmp_path)],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
+    proc, url = start_serve(tmp_path, log=tmp_path / "serve.log")
     try:
-        deadline = time.monotonic() + 180
-        while not health(url):
-            assert proc.poll() is None, (tmp_path / "serve.log").read_text()
-            assert time.monotonic() < deadline, "deploy/serve did not come up"
-            time.sleep(0.5)
         yield url, tmp_path, proc
     finally:
-        proc.send_signal(signal.SIGTERM)
-        try:
-            proc.wait(timeout=60)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
+        stop_serve(proc)
 
 
 async def drive(url: str, run_dir: Path) -> tuple[list[Student], dict[int, str], str, list[str]]:
@@ -155,7 +105,7 @@ def test_replicas_survive_a_killed_replica(served):
     deadline = time.monotonic() + 120
     while True:
         state = json.loads((run_dir / "replicas.json").read_text())
-        stats = server_stats(run_dir)
+        stats = haproxy_stats(run_dir)
         restarted = state[victim]["pid"] != before[victim]["pid"] and state[victim]["restarts"] == 1
         if restarted and stats[victim]["status"] == "UP":
             break

@@ -4,27 +4,11 @@ and from a fresh one (his name), in headless Chromium. Each browser is pinned to
 
 from __future__ import annotations
 
-import socket
-
 from test_classroom_faults_browser import alert_text, join, start_serve, stop_serve
 
-from browserlib import DESKTOP, goto, wait_idle
+from browserlib import DESKTOP, goto, haproxy_stats, wait_idle
 from lab.classroom import store
 from lab.classroom.db import make_engine
-
-
-def sessions_per_replica(run_dir) -> dict[str, int]:
-    """HAProxy's total sessions per replica (its admin socket's ``show stat``)."""
-    with socket.socket(socket.AF_UNIX) as sock:
-        sock.connect(str(run_dir / "haproxy.sock"))
-        sock.sendall(b"show stat\n")
-        data = b""
-        while chunk := sock.recv(65536):
-            data += chunk
-    lines = data.decode().splitlines()
-    header = lines[0].lstrip("# ").split(",")
-    rows = [dict(zip(header, line.split(","))) for line in lines[1:] if line]
-    return {r["svname"]: int(r["stot"]) for r in rows if r.get("pxname") == "replicas" and r["svname"] != "BACKEND"}
 
 
 def pinned(browser, url: str, replica: str):
@@ -77,7 +61,7 @@ def test_a_removed_student_is_refused_on_both_replicas(browser, tmp_path):
             p.wait_for_url("**student=**")
             wait_idle(p)
             ctx.close()
-        assert all(n > 0 for n in sessions_per_replica(tmp_path / "run").values())  # both replicas served
+        assert all(int(r["stot"]) > 0 for r in haproxy_stats(tmp_path / "run").values())  # both replicas served
         board = store.dashboard(engine, new.code, new.teacher_token)
         assert [s.name for s in board.students] == ["Ann r1", "Ann r2"] and [s.name for s in board.removed] == ["Bob"]
         bob.close()

@@ -17,7 +17,6 @@ import os
 import re
 import shutil
 import signal
-import subprocess
 import time
 import urllib.error
 import urllib.request
@@ -26,7 +25,19 @@ from pathlib import Path
 
 import pytest
 
-from browserlib import DESKTOP, PHONE, ROOT, free_port, goto, screenshot_full, start_streamlit, stop_process, wait_idle
+import browserlib
+from browserlib import (
+    DESKTOP,
+    PHONE,
+    ROOT,
+    free_port,
+    goto,
+    screenshot_full,
+    start_streamlit,
+    stop_process,
+    stop_serve,
+    wait_idle,
+)
 from lab.classroom import limits, store
 from lab.classroom.db import make_engine
 
@@ -57,38 +68,7 @@ def start_serve(tmp_path: Path, data: Path):
         if os.environ.get("CI") == "true":
             pytest.fail("haproxy is not installed")
         pytest.skip("haproxy is not installed")
-    port = free_port()
-    log = (tmp_path / "serve.log").open("w")
-    run_dir = tmp_path / "run"
-    proc = subprocess.Popen(
-        [str(ROOT / "deploy" / "serve"), "--replicas", "2", "--port", str(port), "--address", "127.0.0.1"]
-        + ["--run-dir", str(run_dir)],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        env={**os.environ, "RESIDUAL_LAB_DATA": str(data)},
-    )
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 180
-    while True:
-        try:
-            with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as response:
-                if response.read().decode().strip() == "ok":
-                    break
-        except OSError:
-            pass
-        assert proc.poll() is None, (tmp_path / "serve.log").read_text()
-        assert time.monotonic() < deadline, "deploy/serve did not come up"
-        time.sleep(0.5)
-    return proc, url
-
-
-def stop_serve(proc) -> None:
-    proc.send_signal(signal.SIGTERM)
-    try:
-        proc.wait(timeout=60)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
+    return browserlib.start_serve(tmp_path / "run", env={"RESIDUAL_LAB_DATA": str(data)}, log=tmp_path / "serve.log")
 
 
 def join(page, code: str, name: str = "Ann") -> None:
