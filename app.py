@@ -3,11 +3,12 @@
 import pandas  # noqa: F401 - before any page: threads importing it lazily at once can see it half-initialised
 import streamlit as st
 
-from lab.views import accessibility, class_focus, config_cache, shell, widget_guard
+from lab.views import accessibility, class_focus, config_cache, shell, state_lookup, widget_guard
 from lab.views.presentation import apply_presentation_style, is_projector_link, presentation_toggle
 
 config_cache.install()  # Streamlit's options read without its process-wide lock (300 pages redraw at once)
 widget_guard.install()  # widget values a browser never sends: replaced before Streamlit deserializes them
+state_lookup.install()  # a widget asks session state about its own key without copying all of it
 st.set_page_config(page_title=shell.APP_TITLE, page_icon=shell.FAVICON, layout="wide")
 projector = is_projector_link()  # the projector view: no toggle and no navigation on the big screen
 held = None if projector else class_focus.running_class()  # a joined student's running class: the class only

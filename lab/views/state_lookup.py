@@ -1,0 +1,99 @@
+"""A widget's one look at session state, without copying all of it (installed by app.py).
+
+Streamlit 1.67's value widgets (number input, slider, select box, radio, text input and area, date and time
+inputs) ask, each time one is drawn, whether their key is in session state and holds None, and read that through
+``SessionState.filtered_state``: a fresh dict of every key of the session, each value passed through its widget's
+presenter (a Streamlit component's presenter even defines a class on each call). On a page with a bar predictor,
+live regions and 30 keys that is about 0.25 ms per widget drawn, so the Binomial lab's eight number inputs spent
+about 2 ms of every change there (py-spy during a 150-student run: half of each number input's samples;
+docs/performance.md, "Serving a class").
+
+:func:`install` gives those widget modules a ``get_session_state`` whose ``filtered_state`` is a view answering
+that question for the one key asked (``in`` and ``[]``, the same answer as the dict, under the same lock); every
+other use of session state is Streamlit's own. tests/test_state_lookup.py checks the view against
+``filtered_state`` for every key of real page sessions, and fails if a Streamlit upgrade changes the call sites.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from streamlit.runtime.state import common as _common
+from streamlit.runtime.state import session_state as _session_state
+
+# The widget modules that read ``get_session_state().filtered_state`` (each only with ``key in`` and ``[key]``).
+WIDGET_MODULES = (
+    "streamlit.elements.widgets.number_input",
+    "streamlit.elements.widgets.slider",
+    "streamlit.elements.widgets.selectbox",
+    "streamlit.elements.widgets.radio",
+    "streamlit.elements.widgets.text_widgets",
+    "streamlit.elements.widgets.time_widgets",
+)
+
+
+def _filtered_id(state, key: str) -> str | None:
+    """The id under which ``SessionState.filtered_state`` would list ``key`` (None: it would not list it). It lists
+    each of ``_keys()`` that is a plain session key under that key, and a keyed widget's id under its user key."""
+    if not isinstance(key, str):
+        return None
+    widget_id = state._get_widget_id(key)
+    if _session_state._is_internal_key(widget_id) or widget_id not in state._keys():
+        return None
+    if not _common.is_element_id(widget_id):
+        return widget_id if widget_id == key else None
+    if _common.is_keyed_element_id(widget_id) and state._key_id_mapper.id_key_mapping.get(widget_id) == key:
+        return widget_id
+    return None
+
+
+class FilteredView:
+    """``filtered_state`` for one key at a time: ``key in view`` and ``view[key]`` as the dict would answer."""
+
+    __slots__ = ("_safe",)
+
+    def __init__(self, safe_state) -> None:
+        self._safe = safe_state
+
+    def __contains__(self, key) -> bool:
+        with self._safe._lock:
+            return _filtered_id(self._safe._state, key) is not None
+
+    def __getitem__(self, key):
+        with self._safe._lock:
+            state = self._safe._state
+            widget_id = _filtered_id(state, key)
+            if widget_id is None:
+                raise KeyError(key)
+            return state[widget_id]  # presented, as the dict's value is
+
+
+class _WidgetSessionState:
+    """The session's state for a widget module: its ``filtered_state`` is a :class:`FilteredView`."""
+
+    __slots__ = ("_safe",)
+
+    def __init__(self, safe_state) -> None:
+        self._safe = safe_state
+
+    @property
+    def filtered_state(self) -> FilteredView:
+        return FilteredView(self._safe)
+
+    def __getattr__(self, name):
+        return getattr(self._safe, name)
+
+
+def install() -> None:
+    """Give each widget module the reader above once per process (later calls do nothing)."""
+    for name in WIDGET_MODULES:
+        module = importlib.import_module(name)
+        original = module.get_session_state
+        if getattr(original, "_lab_view", False):
+            continue
+
+        def get_session_state(_original=original):
+            return _WidgetSessionState(_original())
+
+        get_session_state._lab_view = True
+        module.get_session_state = get_session_state

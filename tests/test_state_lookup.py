@@ -1,0 +1,83 @@
+"""lab.views.state_lookup: a widget's look at session state through the view gives what Streamlit's own
+``filtered_state`` dict gives, for every key of real page sessions (page keys, keyed widgets, components, keys
+never set), and the widget modules still read session state only the way the view stands in for."""
+
+from __future__ import annotations
+
+import ast
+import importlib
+from pathlib import Path
+
+import pytest
+import streamlit.elements.widgets as widgets
+from pagetest import open_linked_page
+
+from lab.views import state_lookup
+
+PAGES = ("lab/views/binomial_lab.py", "lab/views/explorer.py", "lab/views/exercises.py", "lab/views/blocks.py")
+ABSENT = ("no-such-key", "", "$$ID-0000-None", "bl_p ")
+
+
+def answers(mapping, keys) -> dict:
+    return {repr(key): (key in mapping, repr(mapping[key]) if key in mapping else None) for key in keys}
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_the_view_answers_as_filtered_state_for_every_key(page):
+    at = open_linked_page(page)
+    safe = at.session_state._state
+    state = safe._state
+    full = safe.filtered_state
+    # every key Streamlit lists, every raw id it holds (widget ids, internal keys), and keys it has never seen
+    keys = [*full, *state._keys(), *state._key_id_mapper.id_key_mapping, *ABSENT]
+    assert len(full) > 10
+    assert answers(state_lookup.FilteredView(safe), keys) == answers(full, keys)
+
+
+def test_installed_once_in_every_widget_module():
+    state_lookup.install()
+    first = [importlib.import_module(name).get_session_state for name in state_lookup.WIDGET_MODULES]
+    state_lookup.install()
+    again = [importlib.import_module(name).get_session_state for name in state_lookup.WIDGET_MODULES]
+    assert first == again and all(f._lab_view for f in first)
+
+
+def _one_key_uses(tree: ast.AST) -> tuple[int, list[str]]:
+    """(how many ``NAME = get_session_state().filtered_state``, the uses of NAME that are not ``key in NAME`` or
+    ``NAME[key]``, and any other ``.filtered_state``)."""
+    bad, found = [], 0
+    for func in (n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))):
+        for node in ast.walk(func):
+            if not (isinstance(node, ast.Assign) and isinstance(node.value, ast.Attribute)):
+                continue
+            if node.value.attr != "filtered_state":
+                continue
+            call = node.value.value
+            assert isinstance(call, ast.Call) and getattr(call.func, "id", "") == "get_session_state", ast.dump(node)
+            name = node.targets[0].id
+            found += 1
+            allowed = set()
+            for use in ast.walk(func):
+                if isinstance(use, ast.Compare) and [type(op) for op in use.ops] == [ast.In]:
+                    allowed.update(id(c) for c in use.comparators if getattr(c, "id", "") == name)
+                if isinstance(use, ast.Subscript) and getattr(use.slice, "id", "") == "key":
+                    allowed.add(id(use.value))
+            for use in ast.walk(func):
+                if isinstance(use, ast.Name) and use.id == name and isinstance(use.ctx, ast.Load):
+                    if id(use) not in allowed:
+                        bad.append(f"line {use.lineno}")
+    total = sum(1 for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr == "filtered_state")
+    if total != found:
+        bad.append(f"{total - found} other uses of filtered_state")
+    return found, bad
+
+
+def test_the_widget_modules_read_filtered_state_only_by_one_key():
+    """A Streamlit upgrade that reads ``filtered_state`` otherwise, or from another widget module, fails here."""
+    users = {}
+    for file in sorted(Path(widgets.__file__).parent.glob("*.py")):
+        found, bad = _one_key_uses(ast.parse(file.read_text(encoding="utf-8")))
+        assert not bad, (file.name, bad)
+        if found:
+            users[f"streamlit.elements.widgets.{file.stem}"] = found
+    assert sorted(users) == sorted(state_lookup.WIDGET_MODULES)
