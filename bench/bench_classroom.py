@@ -198,12 +198,12 @@ async def student_session(
         base_http = base_ws.replace("ws://", "http://", 1)
         checker = {"task": None}
 
-        async def full_rerun():  # what the follow component's trigger makes the browser send (its fragment's rerun)
-            msg = BackMsg()
+        async def full_rerun(whole=False):  # what the follow component's trigger makes the browser send (its
+            msg = BackMsg()  # fragment's rerun; the whole page's when the route's layout moved)
             msg.rerun_script.query_string = query
             msg.rerun_script.page_name = page_name
             msg.rerun_script.page_script_hash = page["hash"]
-            msg.rerun_script.fragment_id = page.get("follower_fragment", "")
+            msg.rerun_script.fragment_id = "" if whole else page.get("follower_fragment", "")
             for widget_id, value in values.items():
                 widget = msg.rerun_script.widget_states.widgets.add()
                 widget.id, widget.double_value = widget_id, value
@@ -268,6 +268,7 @@ async def student_session(
                             counters,
                             stop,
                             full_rerun,
+                            follow_data.get("layout"),
                         )
                     )
                 if etype in ("number_input", "button"):

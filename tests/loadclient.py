@@ -424,11 +424,12 @@ DRAWN = (0, 3)  # ScriptFinishedStatus: FINISHED_SUCCESSFULLY, FINISHED_FRAGMENT
 
 
 async def http_checks(
-    base_http: str, path: str, every_ms: int, drawn: int, counters: dict, stop: asyncio.Event, on_change
+    base_http: str, path: str, every_ms: int, drawn: int, counters: dict, stop: asyncio.Event, on_change, layout=None
 ) -> None:
     """The page's follow component (lab.views.follow), as a browser runs it: GET the class version over one
     kept-alive HTTP/1.1 connection every ``every_ms``; when it moved past ``drawn`` (or the class closed), call
-    ``on_change`` (the browser's trigger: one full rerun of the page) and stop."""
+    ``on_change(whole)`` (the browser's trigger) and stop: ``whole`` when the whole page must run (the route's
+    layout is not ``layout``, the page's; the class closed or is unknown), else what holds the follower."""
     from urllib.parse import urljoin, urlsplit
 
     url = urlsplit(urljoin(base_http + "/class", path))
@@ -447,7 +448,8 @@ async def http_checks(
             counters["http_checks"] = counters.get("http_checks", 0) + 1
             status = int(head.split(b" ")[1])
             if status == 404 or (status == 200 and (body["version"] > drawn or not body["open"])):
-                await on_change()
+                whole = status == 404 or not body["open"] or (layout is not None and body.get("layout") != layout)
+                await on_change(whole)
                 return
     finally:
         if writer is not None:
@@ -467,12 +469,12 @@ async def hall_page(base_ws: str, query: str, page_name: str, page: dict, stop: 
     async with websockets.connect(f"{base_ws}/_stcore/stream", max_size=None, ping_interval=None) as ws:
         state = {"hash": "", "version": None, "elements": 0, "task": None, "fragment": ""}
 
-        async def rerun():  # the trigger reruns what holds the follow component: the page, or its fragment
-            msg = BackMsg()
+        async def rerun(whole=False):  # the follower's trigger reruns what holds it (the page, or its fragment);
+            msg = BackMsg()  # the page's own trigger (lab.views.follow.page_redraw) reruns the whole page
             msg.rerun_script.query_string = query
             msg.rerun_script.page_name = page_name
             msg.rerun_script.page_script_hash = state["hash"]
-            msg.rerun_script.fragment_id = state["fragment"]
+            msg.rerun_script.fragment_id = "" if whole else state["fragment"]
             await ws.send(msg.SerializeToString())
 
         async def submitted():  # a Submit redraws the student's whole page (saved at the storage level here)
@@ -507,7 +509,10 @@ async def hall_page(base_ws: str, query: str, page_name: str, page: dict, stop: 
                     if state["task"] is not None:
                         state["task"].cancel()
                     state["task"] = asyncio.create_task(
-                        http_checks(base_http, data["path"], data["every_ms"], data["version"], {}, stop, rerun)
+                        http_checks(
+                            base_http, data["path"], data["every_ms"], data["version"], {}, stop, rerun,
+                            data.get("layout"),
+                        )
                     )
             elif kind == "script_finished" and msg.script_finished in DRAWN and state["version"] is not None:
                 page["drawn"], page["at"] = state["version"], time.monotonic()

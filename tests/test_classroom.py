@@ -518,6 +518,55 @@ def test_follow_key_is_per_class_and_derived_from_the_display_key_only(engine):
     assert store.class_version(engine, "QQQQQQ") is None
 
 
+def test_the_version_route_says_when_a_student_page_must_redraw_whole(engine):
+    """The route's layout (what a student's page shows beyond its live part) moves with Open, Vote again, Lock,
+    Next activity and an assignment's reveal, not with Show responses or a prediction's reveal (those redraw the
+    live part only); it is the one the student's own state gives (store.page_layout of its activity)."""
+    new = store.create_class(engine)
+    ann = store.join_class(engine, new.code, "Ann").student_token
+
+    def layouts():
+        a = store.student_state(engine, new.code, ann).activity
+        mine = store.page_layout(None, 0, False, "", False) if a is None else store.page_layout(
+            a.id, a.round, a.locked, a.kind, a.revealed
+        )
+        route = store.class_version(engine, new.code).layout
+        assert route == mine
+        return route
+
+    seen = [layouts()]
+    store.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
+    seen.append(layouts())
+    activity = store.student_state(engine, new.code, ann).activity.id
+    store.submit_prediction(engine, new.code, ann, activity, ["0.5", "0.5"])
+    store.show_responses(engine, new.code, new.teacher_token)
+    seen.append(layouts())
+    store.vote_again(engine, new.code, new.teacher_token)
+    seen.append(layouts())
+    store.reveal(engine, new.code, new.teacher_token)
+    seen.append(layouts())
+    store.lock(engine, new.code, new.teacher_token)
+    seen.append(layouts())
+    store.open_activity(engine, new.code, new.teacher_token, "assignment", {"seed": 1, "level": "zeros", "count": 2})
+    seen.append(layouts())
+    store.reveal(engine, new.code, new.teacher_token)
+    seen.append(layouts())
+    store.next_activity(engine, new.code, new.teacher_token)
+    seen.append(layouts())
+    first, second = activity, activity + 1
+    assert seen == [
+        "none",
+        f"{first}.1.0",
+        f"{first}.1.0",  # Show responses: the live part
+        f"{first}.2.0",  # Vote again: round 2
+        f"{first}.2.0",  # a prediction's reveal: the live part
+        f"{first}.2.1",  # Lock
+        f"{second}.1.0.0",  # an assignment (its cards show the solutions once revealed)
+        f"{second}.1.0.1",
+        "none",
+    ]
+
+
 # --- schema 2: New teacher link, the projector's key, peer-instruction rounds, the address for students ------
 
 

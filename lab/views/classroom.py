@@ -53,7 +53,7 @@ from lab.views.class_question import draw_answer, draw_question
 from lab.views.class_results import change_text, pattern_text, results_chart
 from lab.views.classroom_db import browser_key, class_version, client_address, engine
 from lab.views.common import chart, figure
-from lab.views.follow import follow_teacher
+from lab.views.follow import follow_teacher, page_redraw
 from lab.views.join_link import join_link, network_addresses, no_address_warning
 from lab.views.once_per_server import pq_table, qr_image
 from lab.views.page_state import drawn_outside, in_whole_page, redraw_page_if_changed, sync_query_params, whole_page
@@ -1028,6 +1028,15 @@ def student_view(state: store.StudentState) -> tuple:
     return (state.open, state.name, state.class_name, shown, state.prediction, state.saved_at, state.earlier)
 
 
+def layout_of(state: store.StudentState) -> str:
+    """The page's layout as the version route says it (store.page_layout): when the route's differs, the follow
+    component reruns the whole page at once, not the live part (which would find out and rerun the whole page)."""
+    a = state.activity
+    if a is None:
+        return store.page_layout(None, 0, False, "", False)
+    return store.page_layout(a.id, a.round, a.locked, a.kind, a.revealed)
+
+
 def student_said(state: store.StudentState) -> str:
     """What the live region says of the class's state when nothing was just done on the page."""
     heading = f"Class {state.code}" + (f" · {state.class_name}" if state.class_name else "")
@@ -1076,7 +1085,7 @@ def student_live(code: str, token: str, state: store.StudentState, said: str, re
     announce(Keys.LIVE, said or student_said(state), error=refused, focus=focus)
     if state.open:
         # Last, so a run cut short keeps the previous (older) version on the page, which then redraws it.
-        follow_teacher(state.code, state.version, state.follow_key, follow)
+        follow_teacher(state.code, state.version, state.follow_key, follow, layout_of(state))
 
 
 def student_page(code: str, token: str) -> None:
@@ -1121,6 +1130,7 @@ def student_page_drawn(code: str, token: str) -> None:
         wait_for_database()
         return
     drawn_outside(Keys.STUDENT_DRAWN, student_view(state))
+    page_redraw()  # what the live part's follower reruns the whole page with (lab.views.follow); always: same place
     student_live(code, token, state, said, refused, focus)
 
 

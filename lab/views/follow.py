@@ -45,6 +45,10 @@ route_mounted = False
 #   the route but not the page, or the other way round) is asked for again every data.retry_ms, but never while a
 #   run of this page is still going (asking then would restart a run a busy server has not finished).
 # Before, a 503 or a lost redraw stopped the loop for good, and a hung request held it: the page no longer followed.
+# A student's page holds this component in its live part (a fragment), whose trigger reruns that part only, and a
+# second, silent one outside it (_PAGE_JS), whose trigger reruns the whole page: when the route's layout differs from
+# the one the page was drawn with (an activity opened, a new round, Lock, the end of the class), the whole page is
+# asked for at once, instead of a run of the live part that would only find out and ask for it (one run, not two).
 _JS = """
 export default function (component) {
   const { data, setTriggerValue, parentElement } = component;
@@ -62,11 +66,12 @@ export default function (component) {
     const app = document.querySelector("[data-testid=stApp]");
     return !!app && app.getAttribute("data-test-script-state") === "running";
   };
-  const ask = (value) => {
+  const ask = (value, whole) => {
     const now = Date.now();
     if (askedAt && (now - askedAt < data.retry_ms || running())) return;
     askedAt = now;
-    setTriggerValue("changed", value);
+    const page = whole && data.layout !== undefined ? window.__labRedrawPage : undefined;
+    if (page) page(value); else setTriggerValue("changed", value);
   };
   async function check() {
     if (stopped) return;
@@ -74,13 +79,14 @@ export default function (component) {
     const giveUp = setTimeout(() => controller.abort(), 1.5 * data.every_ms);
     try {
       const response = await fetch(url, { cache: "no-store", credentials: "same-origin", signal: controller.signal });
-      if (response.status === 404) ask(-1);
+      if (response.status === 404) ask(-1, true);
       // the class database is unreachable: redraw, so the page says so (it then waits for the database); not while
       // the student is typing in a box (a redraw would drop a value not yet entered): next time
-      else if (response.status === 503 && !typing()) ask(-2);
+      else if (response.status === 503 && !typing()) ask(-2, true);
       else if (response.ok) {
         const state = await response.json();
-        if (state.version > data.version || !state.open) ask(state.version);
+        const whole = !state.open || state.layout !== data.layout;
+        if (state.version > data.version || !state.open) ask(state.version, whole);
       }
     } catch (error) { /* the server is restarting, or the request was given up: ask again next time */ }
     clearTimeout(giveUp);
@@ -93,17 +99,41 @@ export default function (component) {
 }
 """
 
+# The whole page's trigger, drawn outside the fragment that holds the follower: it only lends the follower a way to
+# rerun the whole page (a trigger reruns what holds its element).
+_PAGE_JS = """
+export default function (component) {
+  const { setTriggerValue } = component;
+  const redraw = (value) => setTriggerValue("redraw", value);
+  window.__labRedrawPage = redraw;
+  return () => { if (window.__labRedrawPage === redraw) delete window.__labRedrawPage; };
+}
+"""
+
 _follower = st.components.v2.component("residual_lab.class_follower", js=_JS)
+_page_redraw = st.components.v2.component("residual_lab.class_page_redraw", js=_PAGE_JS)
 
 
-def follow_teacher(code: str, drawn_version: int, key: str, fragment) -> None:
+def page_redraw() -> None:
+    """Outside the fragment that calls :func:`follow_teacher` with a ``layout``: lets its follower rerun the whole
+    page when the layout moved. Nothing without the route (the fallback fragment reruns the whole page itself)."""
+    if route_mounted:
+        _page_redraw(key="cls_page_redraw", data={}, on_redraw_change=lambda: None, height=0)
+
+
+def follow_teacher(code: str, drawn_version: int, key: str, fragment, layout: str | None = None) -> None:
     """Keep this page current: the HTTP check when the route is served, else ``fragment`` every FOLLOW_EVERY_S
-    (``fragment(code, drawn_version)`` reruns the page when the version moved)."""
+    (``fragment(code, drawn_version)`` reruns the page when the version moved). ``layout``: the page was drawn
+    with it (store.page_layout) and holds :func:`page_redraw`; when the route says another, the whole page reruns,
+    else what holds this follower (a page's live part)."""
     if route_mounted:
         path = "." + ROUTE_PATH + "?" + urlencode({"code": code, "key": key})  # relative: also under a URL prefix
+        data = {"path": path, "version": drawn_version, "every_ms": CHECK_EVERY_MS, "retry_ms": RETRY_MS}
+        if layout is not None:
+            data["layout"] = layout
         _follower(
             key="cls_follower",
-            data={"path": path, "version": drawn_version, "every_ms": CHECK_EVERY_MS, "retry_ms": RETRY_MS},
+            data=data,
             on_changed_change=lambda: None,  # the trigger itself reruns the page, which redraws from the database
             height=0,
         )
@@ -150,6 +180,6 @@ def routes() -> list:
             or (state.display_key and hmac.compare_digest(state.display_key.encode(), key.encode()))  # the projector
         ):
             return refused
-        return JSONResponse({"version": state.version, "open": state.open}, headers=headers)
+        return JSONResponse({"version": state.version, "open": state.open, "layout": state.layout}, headers=headers)
 
     return [Route(ROUTE_PATH, class_version_endpoint, methods=["GET"])]

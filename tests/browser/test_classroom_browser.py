@@ -194,6 +194,7 @@ def test_the_class_version_route(browser, tmp_path):
         mine, theirs = store.create_class(engine, "route"), store.create_class(engine, "other")
         store.open_activity(engine, mine.code, mine.teacher_token, "predict", {"source": "worked-example"})
         key = store.class_version(engine, mine.code).follow_key
+        opened = store.dashboard(engine, mine.code, mine.teacher_token).activity.id
 
         def get(code, key):
             request = f"{url}/_class_version?{urlencode({'code': code, 'key': key})}"
@@ -209,7 +210,9 @@ def test_the_class_version_route(browser, tmp_path):
         page.close()
         status, body, cache = get(mine.code, key)
         assert status == 200 and cache == "no-store"
-        assert body == {"version": store.class_version(engine, mine.code).version, "open": True}
+        # the layout: activity, round 1, not locked (a student's page redraws whole when it moves)
+        drawn = store.class_version(engine, mine.code).version
+        assert body == {"version": drawn, "open": True, "layout": f"{opened}.1.0"}
         version = body["version"]
         for code, wrong in [
             (mine.code, key[:-1] + ("0" if key[-1] != "0" else "1")),  # one digit off
@@ -224,10 +227,10 @@ def test_the_class_version_route(browser, tmp_path):
             assert status == 404 and body == {"error": "unknown class or key"} and cache == "no-store"
         store.lock(engine, mine.code, mine.teacher_token)
         time.sleep(1.2)  # past the one-second window in which the pages of a class share one reading
-        assert get(mine.code, key)[1] == {"version": version + 1, "open": True}
+        assert get(mine.code, key)[1] == {"version": version + 1, "open": True, "layout": f"{opened}.1.1"}  # locked
         store.end_class(engine, mine.code, mine.teacher_token)
         time.sleep(1.2)
-        assert get(mine.code, key)[1] == {"version": version + 2, "open": False}
+        assert get(mine.code, key)[1] == {"version": version + 2, "open": False, "layout": f"{opened}.1.1"}
     finally:
         engine.dispose()
         stop_process(proc)
