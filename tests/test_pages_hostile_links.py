@@ -10,6 +10,7 @@ from streamlit.testing.v1 import AppTest
 from lab.models.binomial_lab import PREDICTION_PARAM, BinomialLabModel
 from lab.models.blocks import BlocksModel
 from lab.models.exercises import ExercisesModel
+from lab.models.explorer import EDITOR, REVEAL_PARAM, TABLE_PARAMS, ExplorerModel
 from lab.models.sampling import CompareModel, SamplingModel
 from lab.views.shell import LINKED_PAGES
 from lab.views.shell import PAGES as APP_PAGES
@@ -32,7 +33,8 @@ ONE_MB = "7" * 1_000_000
 # Every URL parameter a page reads (bound widgets and hand-encoded state). The pages are the app's own list
 # (lab/views/shell.py): each one is here, among the quiet pages, or tested by its own file (OWN_TESTS).
 PAGES = {
-    "lab/views/explorer.py": ("scenario", "tokens", "p", "q", "r", "z"),
+    # the explorer's declared controls (but its editor's on/off) and its token table
+    "lab/views/explorer.py": (*(c.param for c in ExplorerModel.CONTROLS if c.kind != "flag"), *TABLE_PARAMS),
     "lab/views/binomial_lab.py": (*(c.param for c in BinomialLabModel.CONTROLS), PREDICTION_PARAM),  # lab_p, n, pred
     "lab/views/sampling.py": (*SamplingModel.PARAMS.values(), *CompareModel.PARAMS.values()),  # declared controls
     "lab/views/blocks.py": tuple(BlocksModel.PARAMS.values()),  # its model declares each control's link name
@@ -40,7 +42,7 @@ PAGES = {
 }
 # Flags: any value other than their "on" words means off, so they are never refused (checked: no exception).
 FLAGS = {
-    "lab/views/explorer.py": ("edit", "reveal"),
+    "lab/views/explorer.py": (EDITOR.param, REVEAL_PARAM),
     "lab/views/binomial_lab.py": ("inspect", "reset", "sum"),
 }
 QUIET_PAGES = ("lab/views/numerics.py", "lab/views/pitfalls.py")  # no URL state: any parameter is ignored
@@ -55,6 +57,8 @@ def test_every_page_of_the_app_has_its_links_tested():
     covered = [*PAGES, *QUIET_PAGES, *OWN_TESTS]
     assert sorted(covered) == sorted(page.file for page in (*APP_PAGES, *LINKED_PAGES))
     assert PAGES["lab/views/blocks.py"] == ("bk_model", "bk_variant", "bk_k", "bk_l", "bk_seed", "bk_alpha", "bk_c")
+    assert sorted(PAGES["lab/views/explorer.py"]) == ["p", "q", "r", "scenario", "tokens", "z"]
+    assert FLAGS["lab/views/explorer.py"] == ("edit", "reveal")
     assert PAGES["lab/views/binomial_lab.py"] == ("lab_p", "n", "pred")
     assert PAGES["lab/views/sampling.py"][:4] == ("sl_scenario", "sl_steps", "sl_seed", "sl_guess")
 

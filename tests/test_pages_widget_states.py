@@ -16,6 +16,7 @@ from streamlit.testing.v1 import AppTest
 from lab.models.binomial_lab import BinomialLabModel
 from lab.models.blocks import BlocksModel
 from lab.models.exercises import ExercisesModel
+from lab.models.explorer import ExplorerModel
 from lab.models.numerics import NumericsModel
 from lab.models.pitfalls import PitfallsModel
 from lab.models.sampling import CompareModel, SamplingModel
@@ -29,12 +30,14 @@ FORGED = {
     "number": ("string_value", "abc"),
     "range": ("string_value", "abc"),  # a range slider's state is two numbers
     "text": ("string_value", "A=1e-1_000_000"),  # text its own parser refuses (lab.core.numbers' exponent limit)
+    "flag": ("string_value", "abc"),  # a toggle's state is true or false
 }
 CASES = [
-    ("lab/views/explorer.py", "ex_scenario", "string_value", "../../etc/passwd"),
     ("lab/views/explorer.py", "ex_scenario", "string_value", "markov-three"),  # a model, not a scenario
-    ("lab/views/explorer.py", "ex_r_0", "string_value", "abc"),
     ("lab/views/explorer.py", "ex_z", "double_value", NAN),
+    # every control the explorer declares, forged by its kind (ex_scenario, ex_r_0 among them; a control with a
+    # widget per token at its first)
+    *(("lab/views/explorer.py", control.widget_key(), *FORGED[control.kind]) for control in ExplorerModel.CONTROLS),
     ("lab/views/binomial_lab.py", "bl_p", "double_value", INF),
     # every control the Binomial lab declares, forged by its kind (bl_p, bl_n)
     *(("lab/views/binomial_lab.py", control.key, *FORGED[control.kind]) for control in BinomialLabModel.CONTROLS),

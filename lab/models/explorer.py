@@ -25,7 +25,7 @@ from lab.core.formatting import fraction_text
 from lab.core.numbers import NumberInputError, parse_probability, shown
 from lab.core.residual import ResidualResult
 from lab.core.scenarios import load_scenario, scenario_names
-from lab.models.url import UrlReader, UrlWarning
+from lab.models.url import Control, UrlReader, UrlWarning
 from lab.teaching.exercises import score_prediction as score_bars
 
 MAX_TOKENS = 26
@@ -117,13 +117,13 @@ def normalise_column(rows: Sequence[TokenRow], column: str) -> list[TokenRow]:
 # p=1/10,3/5,3/10, q=1/2,3/10,1/5; predictions as r=0.5,0.25,0.25 and z=0.4.
 
 
+TABLE_PARAMS = ("tokens", "p", "q")  # the token table's link parameters
+
+
 def encode_table(p: Distribution, q: Distribution) -> dict[str, str]:
     q_map = q.as_dict()
-    return {
-        "tokens": ",".join(p.tokens),
-        "p": ",".join(fraction_text(v) for v in p.values),
-        "q": ",".join(fraction_text(q_map[t]) for t in p.tokens),
-    }
+    columns = (p.tokens, map(fraction_text, p.values), (fraction_text(q_map[t]) for t in p.tokens))
+    return {param: ",".join(column) for param, column in zip(TABLE_PARAMS, columns)}
 
 
 def _split_list(text: str, what: str) -> list[str]:
@@ -289,6 +289,13 @@ def scenario_rows(name: str) -> list[TokenRow]:
     return rows_from_distributions(scenario.p, scenario.q)
 
 
+# The page's controls, each once: widget key, label, and the link parameter the model writes by hand (the token table
+# and one prediction slider a token are no single widget's value, so no widget is bound to the link).
+SCENARIO = Control("scenario", "ex_scenario", "Scenario", "choice", options=scenario_names, link="scenario")
+R_PREDICTION = Control("preds", "ex_r", "Predict r({})", "probability", link="r", each=True)  # {}: the token
+Z_PREDICTION = Control("z_pred", "ex_z", "Predict Z", "probability", link="z", named="z, the prediction of Z")
+EDITOR = Control("edit", "ex_edit", "Edit p and q", "flag", link="edit")
+REVEAL_PARAM = "reveal"
 ANSWER_HIDDEN_AGAIN = "p or q changed, so the answer is hidden again: predict, then reveal."
 
 
@@ -298,6 +305,8 @@ class ExplorerModel:
     predictions (slider floats), whether the answer is revealed (the (p, q) it was revealed for) and
     whether the table editor is open. The token table travels in the link through a hand encoder
     (:func:`encode_table`): a list of rows is not one widget's value, so ``bind`` cannot carry it."""
+
+    CONTROLS = (SCENARIO, R_PREDICTION, Z_PREDICTION, EDITOR)
 
     scenario: str = DEFAULT_SCENARIO
     rows: list[TokenRow] = field(default_factory=list)
@@ -383,15 +392,15 @@ class ExplorerModel:
     def from_url(cls, params: Mapping, reveal_allowed: bool = True) -> tuple[ExplorerModel, list[UrlWarning]]:
         """The state a link describes, every value validated like typed input; refused values are named."""
         read = UrlReader(params)
-        name = read.raw("scenario")
+        name = read.raw(SCENARIO.param)
         model = cls()
         if name is not None and name != DEFAULT_SCENARIO:
             try:
                 model.load_scenario(name)
             except ExplorerInputError:
-                read.refuse("scenario", f"unknown scenario {shown(name)}; showing {DEFAULT_SCENARIO!r}")
-        if any(k in params for k in ("tokens", "p", "q")):
-            texts = {k: read.raw(k) for k in ("tokens", "p", "q")}  # a value too long is refused by name here
+                read.refuse(SCENARIO.param, f"unknown scenario {shown(name)}; showing {DEFAULT_SCENARIO!r}")
+        if any(k in params for k in TABLE_PARAMS):
+            texts = {k: read.raw(k) for k in TABLE_PARAMS}  # a value too long is refused by name here
             if not any(k in params and texts[k] is None for k in texts):
                 try:
                     rows = decode_table(*(texts[k] or "" for k in texts))
@@ -401,20 +410,20 @@ class ExplorerModel:
                     culprit = next((k for k in ("p", "q") if message.startswith((f"{k}:", f"{k} "))), "tokens")
                     read.refuse(culprit, f"the table (tokens, p, q) was not used: {message}")
         tokens = model.valid[0].tokens
-        r = read.raw("r")
+        r = read.raw(R_PREDICTION.param)
         if r is not None:
             try:
                 model.preds = [float(snap_to_step(v)) for v in decode_prediction(r, tokens)]
             except ExplorerInputError as exc:
-                read.refuse("r", str(exc).removeprefix("link: "))
-        z = read.raw("z")
+                read.refuse(R_PREDICTION.param, str(exc).removeprefix("link: "))
+        z = read.raw(Z_PREDICTION.param)
         if z is not None:
             try:
-                model.z_pred = float(snap_to_step(parse_prediction_value(z, "z, the prediction of Z")))
+                model.z_pred = float(snap_to_step(parse_prediction_value(z, Z_PREDICTION.named)))
             except ExplorerInputError as exc:
-                read.refuse("z", str(exc))
-        model.edit = read.flag("edit")
-        if read.flag("reveal") and reveal_allowed:  # presenting: reveal only on the button
+                read.refuse(Z_PREDICTION.param, str(exc))
+        model.edit = read.flag(EDITOR.param)
+        if read.flag(REVEAL_PARAM) and reveal_allowed:  # presenting: reveal only on the button
             model.revealed = model.valid
         return model, read.warnings
 
@@ -423,16 +432,16 @@ class ExplorerModel:
         p, q = self.valid
         desired = {}
         if self.scenario != DEFAULT_SCENARIO:
-            desired["scenario"] = self.scenario
+            desired[SCENARIO.param] = self.scenario
         scenario = load_scenario(self.scenario)
         if (p, q) != (scenario.p, scenario.q):
             desired.update(encode_table(p, q))
         if any(self.preds):
-            desired["r"] = encode_prediction(self.preds)
+            desired[R_PREDICTION.param] = encode_prediction(self.preds)
         if self.z_pred:
-            desired["z"] = encode_prediction([self.z_pred])
+            desired[Z_PREDICTION.param] = encode_prediction([self.z_pred])
         if self.is_revealed:
-            desired["reveal"] = "1"
+            desired[REVEAL_PARAM] = "1"
         if self.edit:
-            desired["edit"] = "1"
+            desired[EDITOR.param] = "1"
         return desired

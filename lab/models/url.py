@@ -169,18 +169,22 @@ class Control:
     key: str
     label: str
     # "choice", "whole", "probability" (0 to 1, exact), "number" (exact, low to high), "range" (whole numbers,
-    # start to end) or "text" (read by its own parser later)
+    # start to end), "text" (read by its own parser later) or "flag" (on or off)
     kind: str
     options: Callable[[], Sequence[str]] | None = None  # a choice's options
     low: int | Fraction = 0
     high: int | Fraction | str = 0  # the maximum; a str names a limit the page passes in (what it can compute)
     named: str | None = None  # how a message names the control, when shorter than its label
     link: str | None = None  # its link parameter, when the page writes its link by hand under another name
+    each: bool = False  # one widget per item (a token's slider): keys key_0, key_1, ... (widget_key)
 
     @property
     def param(self) -> str:
         """The link parameter: the widget's key, unless the page writes its link by hand (``link``)."""
         return self.link or self.key
+
+    def widget_key(self, item: int = 0) -> str:
+        return f"{self.key}_{item}" if self.each else self.key
 
     def maximum(self, limits: Mapping[str, int]) -> int | Fraction:
         return limits[self.high] if isinstance(self.high, str) else self.high
@@ -196,6 +200,8 @@ class Control:
             return reader.whole_range(self.key, self.low, self.maximum(limits), default)
         if self.kind == "text":
             return reader.text(self.key, default)
+        if self.kind == "flag":
+            return reader.flag(self.key)
         high = self.maximum(limits)
         return reader.whole(self.key, self.low, high, min(default, high))
 

@@ -34,9 +34,10 @@ class Widgets:
             return float(control.low), float(high), float
         return control.low, high, (tuple if control.kind == "range" else int)
 
-    def selectbox(self, place, field: str, **options):
+    def selectbox(self, place, field: str, choices=None, **options):
+        """``choices``: the control's options when the page has just listed them (listing reads a folder)."""
         control = self.control[field]
-        choices = list(control.options())
+        choices = list(control.options() if choices is None else choices)
         index = {} if self.defaults is None else {"index": choices.index(getattr(self.defaults, field))}
         return place.selectbox(control.label, choices, key=control.key, **index, **self.bind, **options)
 

@@ -11,9 +11,13 @@ import streamlit as st
 from lab.core.distributions import to_fraction
 from lab.core.formatting import decimal_text, exact_text, fraction_text, markdown_escape, with_decimal
 from lab.core.residual import residual_exact
-from lab.core.scenarios import ScenarioError, load_scenario, scenario_names
+from lab.core.scenarios import ScenarioError, load_scenario
 from lab.models.explorer import (
+    EDITOR,
     MAX_TOKENS,
+    R_PREDICTION,
+    SCENARIO,
+    Z_PREDICTION,
     ExplorerInputError,
     ExplorerModel,
     TokenRow,
@@ -26,10 +30,12 @@ from lab.models.explorer import (
 from lab.views.accessibility import announce, section, title, wide_table_cue
 from lab.views.bar_predictor import bar_predictor
 from lab.views.common import chart, figure
+from lab.views.controls import Widgets
 from lab.views.page_state import keep_valid, load_once, push_to_widgets, sync_query_params
 from lab.views.presentation import is_presenting, url_reveal_allowed
 
 session = st.session_state  # this browser session's state
+WIDGETS = Widgets(ExplorerModel, start=False)  # widgets from the model's controls (their values are put in first)
 
 
 # --- state ------------------------------------------------------------------------------------
@@ -40,11 +46,11 @@ session = st.session_state  # this browser session's state
 
 def model_widgets(model: ExplorerModel) -> dict:
     """The model as widget values: the scenario, the table's boxes, the prediction sliders, the editor toggle."""
-    widgets = {"ex_scenario": model.scenario}
+    widgets = {SCENARIO.key: model.scenario}
     for i, row in enumerate(model.rows):
         widgets.update({f"ex_name_{i}": row.name, f"ex_p_{i}": row.p, f"ex_q_{i}": row.q})
-    widgets.update({f"ex_r_{i}": value for i, value in enumerate(model.preds)})
-    widgets.update({"ex_z": model.z_pred, "ex_edit": model.edit})
+    widgets.update({R_PREDICTION.widget_key(i): value for i, value in enumerate(model.preds)})
+    widgets.update({Z_PREDICTION.key: model.z_pred, EDITOR.key: model.edit})
     return widgets
 
 
@@ -54,23 +60,24 @@ def push_widgets(model: ExplorerModel) -> None:
 
 
 def restore_missing_widgets(model: ExplorerModel) -> None:
-    if "ex_scenario" not in session:
-        session["ex_scenario"] = model.scenario
+    if SCENARIO.key not in session:
+        session[SCENARIO.key] = model.scenario
     for i, row in enumerate(model.rows):
         for field, value in (("name", row.name), ("p", row.p), ("q", row.q)):
             session.setdefault(f"ex_{field}_{i}", value)
-    sliders = [(f"ex_r_{i}", value) for i, value in enumerate(model.preds)] + [("ex_z", model.z_pred)]
+    sliders = [(R_PREDICTION.widget_key(i), value) for i, value in enumerate(model.preds)]
+    sliders.append((Z_PREDICTION.key, model.z_pred))
     for key, value in sliders:
         session.setdefault(key, value)
         keep_valid(key, lambda v: slider_value(v, None), value)  # a value a browser never sends: not for the slider
-    session.setdefault("ex_edit", model.edit)
+    session.setdefault(EDITOR.key, model.edit)
 
 
 def on_scenario_change() -> None:
     """A new scenario from the list. The name is checked: a crafted message can send any text."""
     model = session["ex_model"]
     try:
-        model.load_scenario(session["ex_scenario"])
+        model.load_scenario(session[SCENARIO.key])
     except (ExplorerInputError, ScenarioError) as exc:
         session["ex_message"] = f"Not applied: {exc}. The scenario {model.scenario} stays on screen."
     push_widgets(model)
@@ -116,29 +123,27 @@ def intro(link_problems) -> None:
         st.warning(markdown_escape(str(problem)), icon=":material/link_off:")  # holds URL text: shown as typed
 
 
+def scenario_choice(name: str) -> str:
+    return f"{name} — {load_scenario(name).title}"
+
+
 def scenario_row(model: ExplorerModel):
     """The scenario, Reset and the editor's toggle in one row; returns the place for the note under it (the
     scenario's question, or a word that p and q were edited), filled once the table is read."""
-    names = scenario_names()
-    if session.get("ex_scenario") not in names:  # a value a browser never sends (a crafted message)
-        session["ex_scenario"] = model.scenario
-    if not isinstance(session.get("ex_edit"), bool):
-        session["ex_edit"] = model.edit
+    names = SCENARIO.options()
+    if session.get(SCENARIO.key) not in names:  # a value a browser never sends (a crafted message)
+        session[SCENARIO.key] = model.scenario
+    if not isinstance(session.get(EDITOR.key), bool):
+        session[EDITOR.key] = model.edit
     top = st.container(horizontal=True, vertical_alignment="bottom")  # one layout block, not one per column
-    top.selectbox(
-        "Scenario",
-        names,
-        key="ex_scenario",
-        on_change=on_scenario_change,
-        format_func=lambda n: f"{n} — {load_scenario(n).title}",
-    )
+    WIDGETS.selectbox(top, "scenario", names, on_change=on_scenario_change, format_func=scenario_choice)
     top.button("Reset", key="ex_reset", on_click=on_reset, help="Back to the scenario's p and q")
     if message := session.pop("ex_message", None):
         st.info(markdown_escape(message))  # may hold the text of a refused value
     note_slot = st.empty()
     model.edit = top.toggle(  # in the scenario's row: the answer after Reveal stays on a laptop's screen
-        f"Edit p and q ({len(model.rows)} tokens)",
-        key="ex_edit",
+        f"{EDITOR.label} ({len(model.rows)} tokens)",
+        key=EDITOR.key,
         help="Type each token's name, p and q as fractions like 3/10 or decimals like 0.3; add or remove tokens",
     )
     return note_slot
@@ -192,7 +197,7 @@ def use_typed_table(model: ExplorerModel) -> str:
     if refusal:
         st.error(markdown_escape(refusal), icon=":material/error:")  # typed text: shown as typed
     for i, value in enumerate(model.preds):  # a token added: its slider starts at the model's value
-        session.setdefault(f"ex_r_{i}", value)
+        session.setdefault(R_PREDICTION.widget_key(i), value)
     return refusal
 
 
@@ -234,10 +239,10 @@ def prediction_panel(tokens: tuple[str, ...]) -> None:
     revealed = model.is_revealed
     section("Your prediction")
     # a slider's value is checked like a link's (a crafted message could send text): a refused one keeps the last
-    preds = [slider_value(session[f"ex_r_{i}"], old) for i, old in enumerate(model.preds[: len(tokens)])]
+    preds = [slider_value(session[R_PREDICTION.widget_key(i)], v) for i, v in enumerate(model.preds[: len(tokens)])]
     # the bars you draw, bound to the sliders below (a release moves the sliders; a slider moves its bar)
     bar_predictor(
-        "ex_bars", [f"r({t})" for t in tokens], preds, [f"ex_r_{i}" for i in range(len(tokens))],
+        "ex_bars", [f"r({t})" for t in tokens], preds, [R_PREDICTION.widget_key(i) for i in range(len(tokens))],
         large=is_presenting(), sum_note=" (it should add up to 1).",
     )
     # even rows: the sliders in a grid of equal columns (three a row for three tokens, two for four; a phone
@@ -246,16 +251,16 @@ def prediction_panel(tokens: tuple[str, ...]) -> None:
     for start in range(0, len(tokens), per_row):
         cells = st.columns(per_row)
         for cell, i in zip(cells, range(start, min(start + per_row, len(tokens)))):
-            label = f"Predict r({markdown_escape(tokens[i])})"
-            cell.slider(label, 0.0, 1.0, step=0.01, key=f"ex_r_{i}", format="%.2f")
-    preds = [slider_value(session[f"ex_r_{i}"], old) for i, old in enumerate(model.preds[: len(tokens)])]
+            label = R_PREDICTION.label.format(markdown_escape(tokens[i]))
+            cell.slider(label, 0.0, 1.0, step=0.01, key=R_PREDICTION.widget_key(i), format="%.2f")
+    preds = [slider_value(session[R_PREDICTION.widget_key(i)], v) for i, v in enumerate(model.preds[: len(tokens)])]
     # Z and Reveal in one row: the answer below stays on a laptop's screen
     with st.container(horizontal=True, vertical_alignment="bottom"):
-        st.slider("Predict Z", 0.0, 1.0, step=0.01, key="ex_z", format="%.2f", help="The rejection probability")
+        WIDGETS.slider(st, "z_pred", format="%.2f", help="The rejection probability")
         # Never disabled by its own press: a button that disables itself drops keyboard focus to the page's
         # body. Pressed again after the reveal, it changes nothing.
         pressed = st.button("Reveal", key="ex_reveal", type="primary")
-    changed = model.set_predictions(preds, slider_value(session["ex_z"], model.z_pred))
+    changed = model.set_predictions(preds, slider_value(session[Z_PREDICTION.key], model.z_pred))
     if pressed and not revealed:
         model.reveal()
         st.rerun()  # the whole page: the answer is drawn below this panel
