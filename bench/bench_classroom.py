@@ -58,7 +58,7 @@ sys.path.insert(0, str(ROOT))  # the repository root (lab/, and the test helpers
 
 from sqlalchemy import text  # noqa: E402
 
-from lab.classroom import store  # noqa: E402
+from lab.classroom import dashboards, store  # noqa: E402
 from lab.classroom.db import make_engine, metadata  # noqa: E402
 from tests.loadclient import hall_page, http_checks  # noqa: E402
 
@@ -118,7 +118,7 @@ def storage_bench(url: str, students: int, window: float) -> dict:
     for th in threads:
         th.join()
     last_done = time.perf_counter()
-    board = store.dashboard(engine, new.code, new.teacher_token)
+    board = dashboards.dashboard(engine, new.code, new.teacher_token)
     shown_after = time.perf_counter() - last_done
     with engine.connect() as conn:
         rows, distinct = conn.execute(
@@ -344,7 +344,7 @@ def page_submit_bench(db_url: str | None, students: int, window: float) -> dict:
             while len(saved) < students and time.monotonic() < start + window + 60:
                 await asyncio.sleep(0.1)
             last = time.monotonic()
-            board = store.dashboard(engine, new.code, new.teacher_token)
+            board = dashboards.dashboard(engine, new.code, new.teacher_token)
             shown_after = time.monotonic() - last
             cores = (cpu_seconds(proc.pid) - cpu0) / (last - start + 1)
             own = (time.process_time() - own0) / (last - start + 1)
@@ -538,7 +538,7 @@ def dashboard_bench(students: int, refreshes: int) -> list[dict]:
         def make_class(n: int):
             new = store.create_class(engine, "dashboard")
             store.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
-            activity = store.dashboard(engine, new.code, new.teacher_token).activity.id
+            activity = dashboards.dashboard(engine, new.code, new.teacher_token).activity.id
             for i in range(n):
                 token = store.join_class(engine, new.code, f"Student {i}", client=f"c{i}").student_token
                 if i % 5:

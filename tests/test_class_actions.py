@@ -9,7 +9,7 @@ from fractions import Fraction
 
 from sqlalchemy import create_engine
 
-from lab.classroom import refusals, store
+from lab.classroom import dashboards, refusals, store, teacher_link
 from lab.classroom.actions import (
     DATABASE_DOWN,
     PREDICT_LABEL,
@@ -67,7 +67,7 @@ def test_joining_and_starting_say_what_an_outage_did_not_do():
 
 def test_join_and_start(engine):
     new, refusal = start_class(engine, "Period 3")
-    assert refusal == "" and store.check_teacher(engine, new.code, new.teacher_token).name == "Period 3"
+    assert refusal == "" and teacher_link.check_teacher(engine, new.code, new.teacher_token).name == "Period 3"
     joined, refusal = join_class(engine, new.code.lower(), "Ann", client="c", address="a", link_code=new.code, key="")
     assert refusal == "" and joined.code == new.code
     assert store.student_state(engine, new.code, joined.student_token).name == "Ann"
@@ -79,15 +79,15 @@ def test_teacher_actions_return_their_refusal(engine):
     desk = TeacherDesk(new.code, new.teacher_token)
     assert desk.act(engine, store.lock) == "No activity is open: open one first."
     assert desk.open_activity(engine, PREDICT_LABEL, "worked-example", None, None, None) == ""
-    activity = store.dashboard(engine, new.code, new.teacher_token).activity
+    activity = dashboards.dashboard(engine, new.code, new.teacher_token).activity
     assert activity.kind == PREDICT and not activity.locked
     assert TeacherDesk(new.code, "not-the-token").act(engine, store.lock)  # refused: nothing changes
-    assert not store.dashboard(engine, new.code, new.teacher_token).activity.locked
+    assert not dashboards.dashboard(engine, new.code, new.teacher_token).activity.locked
     assert desk.act(engine, store.lock) == ""
-    assert store.dashboard(engine, new.code, new.teacher_token).activity.locked
+    assert dashboards.dashboard(engine, new.code, new.teacher_token).activity.locked
     assert desk.act(engine, store.next_activity) == ""
     assert desk.open_activity(engine, "Exercises assignment", "worked-example", 12, "zeros", 3) == ""
-    activity = store.dashboard(engine, new.code, new.teacher_token).activity
+    activity = dashboards.dashboard(engine, new.code, new.teacher_token).activity
     assert activity.kind == ASSIGNMENT and len(activity.spec.problems) == 3
     assert desk.act(unreachable(), store.lock) == TEACHER_DOWN
 
@@ -97,10 +97,10 @@ def test_new_teacher_link_and_join_address(engine):
     desk = TeacherDesk(new.code, new.teacher_token)
     assert desk.new_teacher_link(engine) == ""
     assert desk.token != new.teacher_token
-    assert store.check_teacher(engine, new.code, desk.token).code == new.code
+    assert teacher_link.check_teacher(engine, new.code, desk.token).code == new.code
     assert TeacherDesk(new.code, new.teacher_token).new_teacher_link(engine)  # the old link is refused
     assert desk.set_join_address(engine, "http://192.168.1.20:8501") == ""
-    assert store.check_teacher(engine, new.code, desk.token).join_address == "http://192.168.1.20:8501"
+    assert teacher_link.check_teacher(engine, new.code, desk.token).join_address == "http://192.168.1.20:8501"
     assert desk.set_join_address(engine, "ftp://example").startswith("Address for students:")
 
 

@@ -12,7 +12,7 @@ import re
 import pytest
 from sqlalchemy import text
 
-from lab.classroom import db, limits, naming, store
+from lab.classroom import dashboards, db, limits, naming, store, teacher_link
 from lab.classroom.refusals import ClassroomError, RateLimited, Waiting
 
 
@@ -30,7 +30,7 @@ def start(engine):
 
 
 def key_of(engine, new) -> str:
-    return store.check_teacher(engine, new.code, new.teacher_token).join_key
+    return teacher_link.check_teacher(engine, new.code, new.teacher_token).join_key
 
 
 def words(exc) -> str:
@@ -45,7 +45,7 @@ def absent_refusal(engine) -> str:
 
 
 def board(engine, new):
-    return store.dashboard(engine, new.code, new.teacher_token)
+    return dashboards.dashboard(engine, new.code, new.teacher_token)
 
 
 # --- the teacher controls who gets in -----------------------------------------------------------------------------
@@ -55,7 +55,7 @@ def test_a_locked_class_refuses_new_joins_and_keeps_its_students(engine, clock):
     new = start(engine)
     ann = store.join_class(engine, new.code, "Ann", client="xsrf:ann")
     store.lock_joins(engine, new.code, new.teacher_token)
-    assert store.check_teacher(engine, new.code, new.teacher_token).joins_locked
+    assert teacher_link.check_teacher(engine, new.code, new.teacher_token).joins_locked
     with pytest.raises(ClassroomError, match="is locked by your teacher") as by_link:
         store.join_class(engine, new.code, "Bob", client="xsrf:bob", link_key=key_of(engine, new))
     assert "private links" in str(by_link.value)
@@ -271,11 +271,11 @@ def test_the_dashboard_locks_sets_the_size_and_lets_the_waiting_in(data):
     new = start(data)
     at = open_linked_page(page, {"code": new.code, "teacher": new.teacher_token})
     at.button(key="cls_lock_joins").click().run()
-    assert not at.exception and store.check_teacher(data, new.code, new.teacher_token).joins_locked
+    assert not at.exception and teacher_link.check_teacher(data, new.code, new.teacher_token).joins_locked
     at.button(key="cls_open_joins").click().run()
     at.number_input(key="cls_expected_size").set_value(1)
     at.button(key="FormSubmitter:cls_size_form-Set the expected size").click().run()
-    assert store.check_teacher(data, new.code, new.teacher_token).expected_size == 1
+    assert teacher_link.check_teacher(data, new.code, new.teacher_token).expected_size == 1
     store.join_class(data, new.code, "Ann")
     bob = store.join_class(data, new.code, "Bob")
     assert bob.waiting

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from sqlalchemy import event, text
 
-from lab.classroom import db, store
+from lab.classroom import activities, dashboards, db, export, store, teacher_link
 from lab.classroom.activities import PREDICT, predict_spec
 from lab.classroom.db import SCHEMA_VERSION, make_engine
 from lab.classroom.naming import CODE_ALPHABET
@@ -101,7 +101,7 @@ def test_at_most_500_students(engine):
     with engine.begin() as conn:  # 499 seats taken (joining them one by one is the same UPDATE 499 times)
         conn.execute(text("UPDATE classes SET student_count = 499"))
     store.join_class(engine, new.code, "Number 500")
-    key = store.check_teacher(engine, new.code, new.teacher_token).join_key
+    key = teacher_link.check_teacher(engine, new.code, new.teacher_token).join_key
     with pytest.raises(ClassroomError, match="full \\(500 students\\)"):  # said through the join link
         store.join_class(engine, new.code, "Number 501", link_key=key)
     with pytest.raises(ClassroomError, match="No open class has the code"):  # a typed code: the one refusal
@@ -144,12 +144,12 @@ def test_predictions_dashboard_patterns_and_reveal(engine):
         "Eli": ("0.3", "0.1"),
     }
     tokens = {name: store.join_class(engine, new.code, name).student_token for name in [*guesses, "Fay"]}
-    board = store.dashboard(engine, new.code, new.teacher_token)
+    board = dashboards.dashboard(engine, new.code, new.teacher_token)
     assert (board.joined, board.submitted) == (6, 0)
     activity = board.activity.id
     for name, values in guesses.items():
         store.submit_prediction(engine, new.code, tokens[name], activity, values)
-    board = store.dashboard(engine, new.code, new.teacher_token)
+    board = dashboards.dashboard(engine, new.code, new.teacher_token)
     assert (board.joined, board.submitted) == (6, 5)
     summary = board.predict
     assert summary.fields == ("r(B)", "r(C)")
@@ -178,7 +178,7 @@ def test_scenario_activity_asks_for_z_and_spots_z_confused_with_alpha(engine):
     activity = current_id(engine, new.code, a)
     store.submit_prediction(engine, new.code, a, activity, ["0", "0.75", "0.25", "0.6"])  # Z = alpha = 3/5
     store.submit_prediction(engine, new.code, b, activity, ["0.1", "0.6", "0.3", "0.4"])  # r = p, Z right
-    summary = store.dashboard(engine, new.code, new.teacher_token).predict
+    summary = dashboards.dashboard(engine, new.code, new.teacher_token).predict
     assert summary.close_share == (F(1, 2), F(1, 2), F(1, 1), F(1, 2))
     assert summary.all_close_share == 0
     assert summary.pattern in ("Z confused with α", "r proportional to p") and summary.pattern_count == 1
@@ -190,7 +190,7 @@ def test_revise_until_locked_and_next_activity(engine):
     activity = current_id(engine, new.code, token)
     assert store.submit_prediction(engine, new.code, token, activity, ["0.5", "0.5"]).revisions == 1
     assert store.submit_prediction(engine, new.code, token, activity, ["0.75", "0.25"]).revisions == 2
-    assert store.dashboard(engine, new.code, new.teacher_token).predict.values == ((0.75,), (0.25,))
+    assert dashboards.dashboard(engine, new.code, new.teacher_token).predict.values == ((0.75,), (0.25,))
     store.lock(engine, new.code, new.teacher_token)
     with pytest.raises(ClassroomError, match="locked"):
         store.submit_prediction(engine, new.code, token, activity, ["0.1", "0.9"])
@@ -217,7 +217,7 @@ def test_prediction_values_are_checked(engine):
         store.submit_prediction(engine, new.code, token, activity, ["x", "0.5"])
     with pytest.raises(ClassroomError, match="1 values for 2 fields"):
         store.submit_prediction(engine, new.code, token, activity, ["0.5"])
-    assert store.dashboard(engine, new.code, new.teacher_token).submitted == 0
+    assert dashboards.dashboard(engine, new.code, new.teacher_token).submitted == 0
 
 
 def test_thirty_submissions_a_minute(engine, monkeypatch):
@@ -246,13 +246,13 @@ def test_teacher_actions_need_the_teacher_token(engine):
         lambda c, t: store.lock(engine, c, t),
         lambda c, t: store.next_activity(engine, c, t),
         lambda c, t: store.end_class(engine, c, t),
-        lambda c, t: store.dashboard(engine, c, t),
-        lambda c, t: store.results_csv(engine, c, t),
+        lambda c, t: dashboards.dashboard(engine, c, t),
+        lambda c, t: export.class_results_csv(engine, c, t),
         lambda c, t: store.open_activity(engine, c, t, PREDICT, {"source": "worked-example"}),
         lambda c, t: store.remove_student(engine, c, t, 1),
         lambda c, t: store.remove_not_submitted(engine, c, t),
         lambda c, t: store.allow_back(engine, c, t, 1),
-        lambda c, t: store.check_teacher(engine, c, t),
+        lambda c, t: teacher_link.check_teacher(engine, c, t),
     ]
     unknown = next(c for c in ("QQQQQQ", "RRRRRR") if c not in (mine.code, theirs.code))
     messages = set()
@@ -268,7 +268,7 @@ def test_teacher_actions_need_the_teacher_token(engine):
                 action(code, token)
             messages.add(str(info.value))
     assert len(messages) == 1  # nothing tells an existing code from a made-up one
-    board = store.dashboard(engine, mine.code, mine.teacher_token)
+    board = dashboards.dashboard(engine, mine.code, mine.teacher_token)
     assert board.klass.ended_at is None and board.activity.position == 1 and not board.activity.revealed
 
 
@@ -302,10 +302,10 @@ def test_remove_student_and_end_class(engine):
     new = start(engine)
     ann = store.join_class(engine, new.code, "Ann").student_token
     store.join_class(engine, new.code, "Bob")
-    board = store.dashboard(engine, new.code, new.teacher_token)
+    board = dashboards.dashboard(engine, new.code, new.teacher_token)
     ann_id = next(s.id for s in board.students if s.name == "Ann")
     store.remove_student(engine, new.code, new.teacher_token, ann_id)
-    assert [s.name for s in store.dashboard(engine, new.code, new.teacher_token).students] == ["Bob"]
+    assert [s.name for s in dashboards.dashboard(engine, new.code, new.teacher_token).students] == ["Bob"]
     with pytest.raises(ClassroomError, match="removed you"):
         store.student_state(engine, new.code, ann)
     with pytest.raises(ClassroomError, match="not in this class"):
@@ -318,8 +318,8 @@ def test_remove_student_and_end_class(engine):
         store.join_class(engine, new.code, "Cat")
     with pytest.raises(ClassroomError, match="has ended"):
         store.reveal(engine, new.code, new.teacher_token)
-    assert store.dashboard(engine, new.code, new.teacher_token).klass.ended_at is not None  # results stay
-    assert store.results_csv(engine, new.code, new.teacher_token).startswith("class,")
+    assert dashboards.dashboard(engine, new.code, new.teacher_token).klass.ended_at is not None  # results stay
+    assert export.class_results_csv(engine, new.code, new.teacher_token).startswith("class,")
 
 
 def test_codes_expire_after_a_day_and_classes_are_deleted_after_30_days(engine, monkeypatch):
@@ -362,7 +362,7 @@ def test_assignment_answers_are_checked_like_the_exercises_page(engine):
     check, attempt = store.submit_answer(engine, new.code, ann, state.activity.id, 1, "7/3")  # after correct: no change
     assert attempt.correct and attempt.tries == 2
     store.submit_answer(engine, new.code, bob, state.activity.id, 2, "7/3")
-    board = store.dashboard(engine, new.code, new.teacher_token)
+    board = dashboards.dashboard(engine, new.code, new.teacher_token)
     assert board.submitted == 2
     assert board.assignment.success == (F(1, 2), F(0), F(0))
     assert board.assignment.rows[0] == {"student": "Ann", "score": 1, "P1 tries": 2, "P2 tries": 0, "P3 tries": 0}
@@ -382,7 +382,7 @@ def test_bad_activity_parameters_are_refused(engine):
         store.open_activity(engine, new.code, new.teacher_token, PREDICT, {"source": "equal-distributions"})
     with pytest.raises(ClassroomError, match="unknown scenario"):
         store.open_activity(engine, new.code, new.teacher_token, PREDICT, {"source": "../secrets"})
-    assert store.dashboard(engine, new.code, new.teacher_token).activity is None
+    assert dashboards.dashboard(engine, new.code, new.teacher_token).activity is None
 
 
 # --- export, queries, durability --------------------------------------------------------------------
@@ -395,8 +395,8 @@ def test_results_csv_escapes_formulas(engine):
     activity = current_id(engine, new.code, tokens[0])
     for token in tokens:
         store.submit_prediction(engine, new.code, token, activity, ["0.75", "0.2"])
-    rows = list(csv.reader(io.StringIO(store.results_csv(engine, new.code, new.teacher_token))))
-    assert rows[0] == list(store.CSV_HEADER)
+    rows = list(csv.reader(io.StringIO(export.class_results_csv(engine, new.code, new.teacher_token))))
+    assert rows[0] == list(export.CSV_HEADER)
     # names are cleaned of tabs when joining (whitespace collapsed), then escaped in the export
     assert [r[4] for r in rows[1:]] == [
         '\'=HYPERLINK("http://x")',
@@ -416,15 +416,15 @@ def test_results_csv_escapes_formulas(engine):
         "yes",
         "1",
     ]  # TV = (0 + 1/20) / 2
-    assert store.csv_cell("\rx") == "'\rx" and store.csv_cell("a=b") == "a=b"
+    assert export.csv_cell("\rx") == "'\rx" and export.csv_cell("a=b") == "a=b"
 
 
 def test_a_csv_column_is_added_in_one_place(engine, monkeypatch):
     # one entry in the column spec gives the header, the value in both halves of the query and the cell
-    name_length = store.CsvColumn(
-        "name length", lambda row: row.sql.name_length, (store.Selected("name_length", "LENGTH(s.name)"),)
+    name_length = export.CsvColumn(
+        "name length", lambda row: row.sql.name_length, (export.Selected("name_length", "LENGTH(s.name)"),)
     )
-    monkeypatch.setattr(store, "CSV_COLUMNS", (*store.CSV_COLUMNS, name_length))
+    monkeypatch.setattr(export, "CSV_COLUMNS", (*export.CSV_COLUMNS, name_length))
     new = start(engine)
     tokens = [store.join_class(engine, new.code, n).student_token for n in ("Ada", "Grace")]
     activity = current_id(engine, new.code, tokens[0])
@@ -432,16 +432,16 @@ def test_a_csv_column_is_added_in_one_place(engine, monkeypatch):
         store.submit_prediction(engine, new.code, token, activity, ["0.5", "0.5"])
     store.vote_again(engine, new.code, new.teacher_token)  # round 1 moves to the earlier answers
     store.submit_prediction(engine, new.code, tokens[1], activity, ["0.75", "0.25"])
-    rows = list(csv.DictReader(io.StringIO(store.results_csv(engine, new.code, new.teacher_token))))
-    assert list(rows[0]) == [*store.CSV_HEADER, "name length"]
+    rows = list(csv.DictReader(io.StringIO(export.class_results_csv(engine, new.code, new.teacher_token))))
+    assert list(rows[0]) == [*export.CSV_HEADER, "name length"]
     assert [(r["student"], r["round"], r["answer"], r["name length"]) for r in rows] == [
         ("Ada", "1", "r(B) = 1/2; r(C) = 1/2", "3"),
         ("Grace", "1", "r(B) = 1/2; r(C) = 1/2", "5"),
         ("Grace", "2", "r(B) = 3/4; r(C) = 1/4", "5"),
     ]
-    clash = store.CsvColumn("again", lambda row: row.sql.name, (store.Selected("name", "s.id"),))
+    clash = export.CsvColumn("again", lambda row: row.sql.name, (export.Selected("name", "s.id"),))
     with pytest.raises(ValueError, match="'name' is selected twice"):
-        store.export_query((*store.CSV_COLUMNS, clash))
+        export.export_query((*export.CSV_COLUMNS, clash))
 
 
 def test_the_dashboard_is_one_query(engine):
@@ -452,7 +452,7 @@ def test_the_dashboard_is_one_query(engine):
         store.submit_prediction(engine, new.code, t, activity, ["0.5", "0.5"])
     statements = []
     event.listen(engine, "before_cursor_execute", lambda *a: statements.append(a[2]))
-    board = store.dashboard(engine, new.code, new.teacher_token)
+    board = dashboards.dashboard(engine, new.code, new.teacher_token)
     assert (board.joined, board.submitted) == (12, 7)
     assert len([s for s in statements if s.lstrip().upper().startswith("SELECT")]) == 1
 
@@ -465,7 +465,7 @@ def test_concurrent_submissions_are_all_stored(engine):
     activity = current_id(engine, new.code, tokens[0])
     with ThreadPoolExecutor(8) as pool:
         list(pool.map(lambda t: store.submit_prediction(engine, new.code, t, activity, ["0.75", "0.25"]), tokens))
-    board = store.dashboard(engine, new.code, new.teacher_token)
+    board = dashboards.dashboard(engine, new.code, new.teacher_token)
     assert board.submitted == 40 and board.predict.all_close_share == 1
 
 
@@ -496,7 +496,7 @@ def test_saved_survives_kill_9(engine, db_url):
     )
     assert proc.returncode == -9 and proc.stdout.strip() == "Saved"
     reopened = make_engine(db_url)
-    assert store.dashboard(reopened, new.code, new.teacher_token).submitted == 1
+    assert dashboards.dashboard(reopened, new.code, new.teacher_token).submitted == 1
     assert store.student_state(reopened, new.code, token).prediction == (F(3, 4), F(1, 4))
     reopened.dispose()
 
@@ -600,8 +600,8 @@ def test_a_schema_1_database_is_migrated_and_keeps_its_classes(db_url):
         assert conn.execute(text("SELECT version FROM schema_version")).scalars().all() == [SCHEMA_VERSION]
         key = conn.execute(text("SELECT display_key FROM classes")).scalar_one()
     assert key and len(key) >= 22
-    assert store.dashboard(old, new.code, new.teacher_token).predict.submitted == 1
-    assert store.projection(old, new.code, key).submitted == 1
+    assert dashboards.dashboard(old, new.code, new.teacher_token).predict.submitted == 1
+    assert dashboards.projection(old, new.code, key).submitted == 1
     old.dispose()
     again = make_engine(db_url)  # a new process: nothing to migrate
     with again.connect() as conn:
@@ -614,30 +614,30 @@ def test_new_teacher_link_refuses_the_old_one_at_once(engine):
     ann = store.join_class(engine, new.code, "Ann").student_token
     follow_before = store.class_version(engine, new.code).follow_key
     display_before = store.class_version(engine, new.code).display_key
-    join_before = store.check_teacher(engine, new.code, new.teacher_token).join_key
-    token = store.new_teacher_link(engine, new.code, new.teacher_token)
+    join_before = teacher_link.check_teacher(engine, new.code, new.teacher_token).join_key
+    token = teacher_link.new_teacher_link(engine, new.code, new.teacher_token)
     assert token != new.teacher_token and len(token) >= 32
     for refused in (
-        lambda t: store.check_teacher(engine, new.code, t),
-        lambda t: store.dashboard(engine, new.code, t),
+        lambda t: teacher_link.check_teacher(engine, new.code, t),
+        lambda t: dashboards.dashboard(engine, new.code, t),
         lambda t: store.reveal(engine, new.code, t),
-        lambda t: store.results_csv(engine, new.code, t),
-        lambda t: store.new_teacher_link(engine, new.code, t),
+        lambda t: export.class_results_csv(engine, new.code, t),
+        lambda t: teacher_link.new_teacher_link(engine, new.code, t),
     ):
         with pytest.raises(ClassroomError, match=f"teacher link of class {new.code} was replaced by a new one at"):
             refused(new.teacher_token)
     with pytest.raises(ClassroomError, match="This teacher link does not open a class"):  # never the class's
-        store.dashboard(engine, new.code, "forged")
-    assert store.dashboard(engine, new.code, token).joined == 1  # the new link works; the class is unchanged
+        dashboards.dashboard(engine, new.code, "forged")
+    assert dashboards.dashboard(engine, new.code, token).joined == 1  # the new link works; the class is unchanged
     assert store.student_state(engine, new.code, ann).activity is not None
     after = store.class_version(engine, new.code)
     # what students and the projector hold does not come from the teacher token: open student pages keep following,
     # the projector keeps its link, and a join link or QR code already shown still admits
     assert after.display_key == display_before and after.follow_key == follow_before
     assert store.student_state(engine, new.code, ann).follow_key == follow_before
-    assert store.check_teacher(engine, new.code, token).join_key == join_before
+    assert teacher_link.check_teacher(engine, new.code, token).join_key == join_before
     assert store.join_class(engine, new.code, "Bob", link_key=join_before).name == "Bob"
-    assert store.projection(engine, new.code, display_before).joined == 2
+    assert dashboards.projection(engine, new.code, display_before).joined == 2
     with engine.connect() as conn:  # the plain token is stored nowhere
         dump = " ".join(
             str(v)
@@ -656,19 +656,19 @@ def test_the_projector_key_shows_the_class_but_no_name_and_changes_nothing(engin
     activity = current_id(engine, new.code, tokens["Ann"])
     store.submit_prediction(engine, new.code, tokens["Ann"], activity, ["0.75", "0.25"])
     store.submit_prediction(engine, new.code, tokens["Bob"], activity, ["0.5", "0.5"])
-    shown = store.projection(engine, new.code, key)
+    shown = dashboards.projection(engine, new.code, key)
     assert (shown.joined, shown.submitted) == (3, 2)
     assert shown.predict.values == ((0.75, 0.5), (0.25, 0.5))
     assert not hasattr(shown, "students")
     assert not any(name in repr(shown) for name in ("Ann", "Bob", "Cat"))
     for wrong in ("", key[:-1] + ("A" if key[-1] != "A" else "B"), new.teacher_token):
         with pytest.raises(ClassroomError, match="This projector link does not open a class"):
-            store.projection(engine, new.code, wrong)
+            dashboards.projection(engine, new.code, wrong)
     with pytest.raises(ClassroomError, match="teacher link does not open a class"):  # the key is no teacher link
         store.reveal(engine, new.code, key)
     other = store.create_class(engine)
     with pytest.raises(ClassroomError, match="projector link does not open a class"):
-        store.projection(engine, other.code, key)
+        dashboards.projection(engine, other.code, key)
 
 
 def test_two_rounds_of_peer_instruction(engine):
@@ -695,17 +695,17 @@ def test_two_rounds_of_peer_instruction(engine):
     round2 = {"Ann": ["0.75", "0.25"], "Bob": ["0.7", "0.3"], "Cat": ["0", "1"], "Dan": ["0.6", "0.4"]}
     for name, values in round2.items():
         store.submit_prediction(engine, new.code, tokens[name], activity, values, round_number=2)
-    board = store.dashboard(engine, new.code, new.teacher_token)
+    board = dashboards.dashboard(engine, new.code, new.teacher_token)
     assert board.earlier.values == ((0.75, 0.5, 0.1), (0.25, 0.5, 0.6))
     assert board.predict.values == ((0.75, 0.7, 0.0, 0.6), (0.25, 0.3, 1.0, 0.4))
-    assert board.change == store.RoundChange(both=3, toward=1, away=1, same=1)
+    assert board.change == activities.RoundChange(both=3, toward=1, away=1, same=1)
     assert board.earlier.all_close_share == F(1, 3) and board.predict.all_close_share == F(2, 4)
     assert [s.voted_earlier for s in board.students] == [True, True, True, False]
-    assert store.projection(engine, new.code, board.klass.display_key).change == board.change
+    assert dashboards.projection(engine, new.code, board.klass.display_key).change == board.change
     with pytest.raises(ClassroomError, match="has had its 2 rounds"):
         store.vote_again(engine, new.code, new.teacher_token)
     store.reveal(engine, new.code, new.teacher_token)
-    rows = list(csv.DictReader(io.StringIO(store.results_csv(engine, new.code, new.teacher_token))))
+    rows = list(csv.DictReader(io.StringIO(export.class_results_csv(engine, new.code, new.teacher_token))))
     assert [(r["student"], r["round"], r["answer"]) for r in rows] == [
         ("Ann", "1", "r(B) = 3/4; r(C) = 1/4"),
         ("Bob", "1", "r(B) = 1/2; r(C) = 1/2"),
@@ -738,7 +738,7 @@ def test_the_address_for_students_is_checked_and_kept(engine):
     assert store.set_join_address(engine, new.code, new.teacher_token, " http://192.168.1.20:8501 ") == (
         "http://192.168.1.20:8501"
     )
-    assert store.dashboard(engine, new.code, new.teacher_token).klass.join_address == "http://192.168.1.20:8501"
+    assert dashboards.dashboard(engine, new.code, new.teacher_token).klass.join_address == "http://192.168.1.20:8501"
     for bad, message in (
         ("192.168.1.20:8501", "is not an http:// or https:// address"),
         ("ftp://x", "is not an http:// or https:// address"),
@@ -749,6 +749,6 @@ def test_the_address_for_students_is_checked_and_kept(engine):
     ):
         with pytest.raises(ClassroomError, match=message):
             store.set_join_address(engine, new.code, new.teacher_token, bad)
-    assert store.dashboard(engine, new.code, new.teacher_token).klass.join_address == "http://192.168.1.20:8501"
+    assert dashboards.dashboard(engine, new.code, new.teacher_token).klass.join_address == "http://192.168.1.20:8501"
     store.set_join_address(engine, new.code, new.teacher_token, "")
-    assert store.dashboard(engine, new.code, new.teacher_token).klass.join_address == ""
+    assert dashboards.dashboard(engine, new.code, new.teacher_token).klass.join_address == ""

@@ -15,7 +15,7 @@ import re
 import pytest
 from sqlalchemy import create_engine, text
 
-from lab.classroom import db, keys, limits, naming, store
+from lab.classroom import dashboards, db, export, keys, limits, naming, records, store, teacher_link
 from lab.classroom.db import SCHEMA_VERSION, make_engine
 from lab.classroom.refusals import ClassroomError, RateLimited
 
@@ -61,7 +61,7 @@ def test_one_browsers_wrong_codes_never_delay_another_browser_at_the_same_addres
     # the whole class behind the same address joins at once, each in its own browser session
     for i in range(30):
         store.join_class(engine, new.code, f"S{i}", client=f"xsrf:{i}", address="203.0.113.7")
-    assert store.dashboard(engine, new.code, new.teacher_token).joined == 30
+    assert dashboards.dashboard(engine, new.code, new.teacher_token).joined == 30
 
 
 def uniform(exc) -> str:
@@ -91,7 +91,7 @@ def test_a_class_budget_is_spent_by_wrong_codes_alone_and_its_join_link_still_ad
     assert not isinstance(present.value, RateLimited)
     assert uniform(present.value) == uniform(absent.value) and "join link" in str(present.value)
     # the join link (its key is in the link and the QR code) is no guess: it admits
-    key = store.check_teacher(engine, new.code, new.teacher_token).join_key
+    key = teacher_link.check_teacher(engine, new.code, new.teacher_token).join_key
     assert key == keys.join_key(store.class_version(engine, new.code).display_key)  # not from the teacher token
     assert store.join_class(engine, new.code, "Bob", client="xsrf:bob", link_key=key).name == "Bob"
     other = store.create_class(engine)
@@ -122,7 +122,7 @@ def test_the_join_link_skips_the_browsers_slowing(engine, clock):
             store.join_class(engine, wrong(new.code), "Ann", client="xsrf:ann")
     with pytest.raises(RateLimited):
         store.join_class(engine, new.code, "Ann", client="xsrf:ann")
-    key = store.check_teacher(engine, new.code, new.teacher_token).join_key
+    key = teacher_link.check_teacher(engine, new.code, new.teacher_token).join_key
     assert store.join_class(engine, new.code, "Ann", client="xsrf:ann", link_key=key).name == "Ann"
 
 
@@ -144,7 +144,7 @@ def test_joins_are_limited_per_browser_session_and_per_address(engine, clock):
     store.join_class(engine, new.code, "Elsewhere", client="xsrf:else", address="198.51.100.2")
     clock[0] += limits.JOIN_WINDOW_ADDRESS_S
     store.join_class(engine, new.code, "S120", client="xsrf:s120", address="198.51.100.1")
-    assert store.dashboard(engine, new.code, new.teacher_token).joined == 5 + 120 + 2
+    assert dashboards.dashboard(engine, new.code, new.teacher_token).joined == 5 + 120 + 2
 
 
 # --- removal --------------------------------------------------------------------------------------------------
@@ -156,15 +156,15 @@ def test_removed_students_cannot_rejoin_from_that_browser_until_let_back_in(engi
     ann = store.join_class(engine, new.code, "Ann", client="xsrf:ann")
     activity = store.student_state(engine, new.code, bob.student_token).activity.id
     store.submit_prediction(engine, new.code, bob.student_token, activity, ["0.5", "0.5"])
-    bob_id = next(s.id for s in store.dashboard(engine, new.code, new.teacher_token).students if s.name == "Bob")
+    bob_id = next(s.id for s in dashboards.dashboard(engine, new.code, new.teacher_token).students if s.name == "Bob")
     store.remove_student(engine, new.code, new.teacher_token, bob_id)
     with pytest.raises(ClassroomError, match="removed you"):
         store.join_class(engine, new.code, "Bob", client="xsrf:bob")  # a reload keeps the browser session
     with pytest.raises(ClassroomError, match="removed you"):
         store.student_state(engine, new.code, bob.student_token)  # and his link
-    board = store.dashboard(engine, new.code, new.teacher_token)
+    board = dashboards.dashboard(engine, new.code, new.teacher_token)
     assert [s.name for s in board.students] == ["Ann"] and [s.name for s in board.removed] == ["Bob"]
-    rows = list(csv.DictReader(io.StringIO(store.results_csv(engine, new.code, new.teacher_token))))
+    rows = list(csv.DictReader(io.StringIO(export.class_results_csv(engine, new.code, new.teacher_token))))
     assert [(r["student"], r["removed"][:8]) for r in rows] == [("Bob", "removed ")]
     store.allow_back(engine, new.code, new.teacher_token, bob_id)
     assert store.student_state(engine, new.code, bob.student_token).prediction is not None  # his answers kept
@@ -182,7 +182,7 @@ def test_remove_everyone_who_has_not_submitted(engine, clock):
         store.submit_prediction(engine, new.code, t, activity, ["0.7", "0.3"])
     version = store.class_version(engine, new.code).version
     assert store.remove_not_submitted(engine, new.code, new.teacher_token) == 7
-    board = store.dashboard(engine, new.code, new.teacher_token)
+    board = dashboards.dashboard(engine, new.code, new.teacher_token)
     assert (board.joined, board.submitted, len(board.removed)) == (3, 3, 7)
     assert store.class_version(engine, new.code).version == version + 1  # one bump for all seven
     assert store.remove_not_submitted(engine, new.code, new.teacher_token) == 0
@@ -258,11 +258,11 @@ def test_counters_expire_as_documented(engine, clock):
 def test_a_class_past_30_days_is_gone_even_before_the_purge(engine, clock):
     new = start(engine)
     ann = store.join_class(engine, new.code, "Ann").student_token
-    clock[0] += store.KEEP_CLASS_S + 1
+    clock[0] += records.KEEP_CLASS_S + 1
     with pytest.raises(ClassroomError, match="teacher link does not open a class"):
-        store.check_teacher(engine, new.code, new.teacher_token)
+        teacher_link.check_teacher(engine, new.code, new.teacher_token)
     with pytest.raises(ClassroomError, match="teacher link does not open a class"):
-        store.results_csv(engine, new.code, new.teacher_token)
+        export.class_results_csv(engine, new.code, new.teacher_token)
     with pytest.raises(ClassroomError, match="student link is not valid"):
         store.student_state(engine, new.code, ann)
 
@@ -291,7 +291,7 @@ def test_duplicate_names_are_told_apart_on_the_dashboard(engine, clock):
     new = start(engine)
     for name in ("Ann", "Bob", "Ann", "Ann (2)", "Ann"):
         store.join_class(engine, new.code, name)
-    labels = [s.label for s in store.dashboard(engine, new.code, new.teacher_token).students]
+    labels = [s.label for s in dashboards.dashboard(engine, new.code, new.teacher_token).students]
     # the second Ann cannot be "Ann (2)": someone typed that name
     assert labels == ["Ann", "Bob", "Ann (3)", "Ann (2)", "Ann (4)"]
     assert naming.distinct_labels(["Ann", "Ann", "Ann (2)", "Ann (2)"]) == ["Ann", "Ann (3)", "Ann (2)", "Ann (2) (2)"]

@@ -10,7 +10,7 @@ import pytest
 from exercise_reference import expected_answer
 from pagetest import charts, markdown_text, messages, metric, open_linked_page, open_tab, plain
 
-from lab.classroom import limits, store
+from lab.classroom import limits, store, teacher_link
 from lab.classroom.db import make_engine
 from lab.teaching.exercises import generate_problems
 
@@ -191,7 +191,7 @@ def test_the_join_link_fills_in_the_code_and_admits_when_typed_codes_are_paused(
     at = open_linked_page(PAGE, {"code": new.code})
     join(at, new.code, "Ann")
     assert "takes no typed codes now" in errors(at)[0].replace("\\", "") and "student" not in at.query_params
-    key = store.check_teacher(data, new.code, new.teacher_token).join_key
+    key = teacher_link.check_teacher(data, new.code, new.teacher_token).join_key
     at = open_linked_page(PAGE, {"code": new.code, "join": key})
     join(at, new.code, "Ann")
     assert at.query_params["student"]
@@ -205,7 +205,7 @@ def test_the_teacher_panel_shows_the_join_link_with_its_key(data, monkeypatch):
     monkeypatch.setenv("RESIDUAL_LAB_PUBLIC_URL", "http://lab.example:8501")  # AppTest's page is on localhost
     new = store.create_class(data)
     at = open_linked_page(PAGE, {"code": new.code, "teacher": new.teacher_token})
-    key = store.check_teacher(data, new.code, new.teacher_token).join_key
+    key = teacher_link.check_teacher(data, new.code, new.teacher_token).join_key
     links = [c.value for c in at.code]
     assert any(f"code={new.code}&join={key}" in link for link in links)
 
@@ -415,7 +415,7 @@ def test_the_join_link_and_its_qr_code_use_the_public_address(data, monkeypatch)
     from lab.views.once_per_server import qr_image
 
     new = store.create_class(data)
-    join = "&join=" + store.check_teacher(data, new.code, new.teacher_token).join_key  # the join link's key
+    join = "&join=" + teacher_link.check_teacher(data, new.code, new.teacher_token).join_key  # the join link's key
     at = open_linked_page(PAGE, {"code": new.code, "teacher": new.teacher_token})
     # AppTest has no browser address: as a page opened on localhost, no join link and no QR code, and why
     assert any("No join link yet: this page was opened as localhost" in plain(w.value) for w in at.warning)
@@ -468,7 +468,7 @@ def test_the_projector_shows_the_class_without_names_secrets_or_controls(data, m
     text = projector_text(at)
     assert f"Class code **{new.code}**" in [t.value for t in at.title] and "2 of 3 submitted" in text
     # the join link as plain text (no markdown, so no character of it changes): exactly what the QR code holds
-    join = store.check_teacher(data, new.code, new.teacher_token).join_key
+    join = teacher_link.check_teacher(data, new.code, new.teacher_token).join_key
     link = f"http://lab.example:8501/class?code={new.code}&join={join}"
     assert [t.value for t in at.text] == [link]
     (image,) = at.get("image")

@@ -13,7 +13,7 @@ from typing import TypeVar
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import SQLAlchemyError
 
-from lab.classroom import naming, refusals, store
+from lab.classroom import naming, refusals, store, teacher_link
 from lab.classroom.activities import ASSIGNMENT, PREDICT
 from lab.classroom.gate import NotAnswering, bounded
 
@@ -138,7 +138,7 @@ class TeacherDesk:
 
     def new_teacher_link(self, db: Engine) -> str:
         """Replace the teacher token (this desk then holds the new one); returns the refusal to show, or ""."""
-        token, refusal = attempt(lambda: store.new_teacher_link(db, self.code, self.token), TEACHER_DOWN)
+        token, refusal = attempt(lambda: teacher_link.new_teacher_link(db, self.code, self.token), TEACHER_DOWN)
         if token is not None:
             self.token = token
         return refusal

@@ -102,11 +102,6 @@ def xsrf_token(cookie: str | None) -> str:
 # --- a class's secrets and the keys derived from them ------------------------------------------------------------
 
 
-def new_teacher_token() -> str:
-    """A class's teacher token (192 bits): shown once, in the teacher link; only its token_hash is stored."""
-    return secrets.token_urlsafe(24)
-
-
 def new_student_token() -> str:
     """A student id (128 bits): the private part of the student's link; only its token_hash is stored."""
     return secrets.token_urlsafe(16)

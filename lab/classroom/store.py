@@ -17,38 +17,26 @@ action writes nothing. Every query is parameterised. Secrets:
 
 from __future__ import annotations
 
-import csv
-import io
 import secrets
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from fractions import Fraction
 from typing import NamedTuple
 
 from sqlalchemy import text
-from sqlalchemy.engine import Engine, Row
+from sqlalchemy.engine import Engine
 
 from lab.classroom import db
 from lab.classroom.activities import (
     ASSIGNMENT,
     PREDICT,
     ActivityError,
-    AssignmentSpec,
-    AssignmentSummary,
-    PredictSpec,
-    PredictSummary,
-    RoundChange,
     check_assignment_answer,
-    compare_rounds,
     decode_prediction,
     encode_params,
     encode_prediction,
     parse_prediction,
-    spec_of,
-    summarize_assignment,
-    summarize_predictions,
 )
+from lab.classroom.dashboards import dashboard
 from lab.classroom.db import prepare, reading, writing
 from lab.classroom.keys import (
     follow_key,
@@ -59,7 +47,6 @@ from lab.classroom.keys import (
     new_display_key,
     new_join_seed,
     new_student_token,
-    new_teacher_token,
     token_hash,
 )
 from lab.classroom.limits import (
@@ -81,24 +68,29 @@ from lab.classroom.naming import (
     MAX_CLASS_NAME,
     check_name,
     check_text,
-    distinct_labels,
     name_key,
     new_class_code,
     normalize_code,
 )
+from lab.classroom.records import (
+    ACTIVITY_COLUMNS,
+    CLASS_COLUMNS,
+    CODE_LIFETIME_S,
+    KEEP_CLASS_S,
+    KEEP_STUDY_S,
+    ActivityView,
+    ClassRow,
+    activity_record,
+    bump_version,
+    class_by_code,
+    class_record,
+)
 from lab.classroom.refusals import ClassroomError, Waiting
-from lab.core.formatting import fraction_text
-from lab.teaching.exercises import Attempt, Check, ExerciseInputError, score_prediction
+from lab.classroom.teacher_link import new_teacher_token, teacher_class
+from lab.teaching.exercises import Attempt, Check, ExerciseInputError
 from lab.teaching.exports import check_base_url
 
-CODE_LIFETIME_S = 24 * 3600  # a code stops admitting students a day after the class started
-KEEP_CLASS_S = 30 * 24 * 3600  # a class and its results are deleted 30 days after it started
-KEEP_STUDY_S = 180 * 24 * 3600  # self-study attempts: 180 days after their last change
 MAX_ROUNDS = 2  # peer instruction: vote, discuss, vote again
-
-
-def _iso(ts: float | None) -> str:
-    return "" if ts is None else datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
 # --- classes ------------------------------------------------------------------------------------
@@ -163,140 +155,6 @@ def create_class(engine: Engine, name: str = "", *, client: str = "", address: s
     raise ClassroomError("Could not find a free class code; try again.")  # pragma: no cover (31^6 codes)
 
 
-@dataclass(frozen=True)
-class ClassRow:
-    id: int
-    code: str
-    name: str
-    created_at: float
-    ended_at: float | None
-    current_activity: int | None
-    version: int
-    join_key: str = ""  # the key of the class's join link (join_key()); only where the teacher's row was read
-    display_key: str = ""  # the projector's key (only teacher and projector queries read it)
-    join_address: str = ""  # the app address for students typed on the dashboard ("" when none)
-    joins_locked: bool = False  # the teacher locked the class to new joins
-    expected_size: int | None = None  # beyond it, joins wait for the teacher's approval (None: no approval)
-
-    @property
-    def open(self) -> bool:
-        return self.ended_at is None and db.now() - self.created_at < CODE_LIFETIME_S
-
-
-def _class_row(row) -> ClassRow:
-    teacher_hash = row._mapping.get("teacher_hash")
-    return ClassRow(
-        row.id,
-        row.code,
-        row.name,
-        row.created_at,
-        row.ended_at,
-        row.current_activity,
-        row.version,
-        join_key(join_seed(row)) if teacher_hash else "",
-        row.display_key or "",
-        row.join_address or "",
-        row.joins_locked_at is not None,
-        row.expected_size,
-    )
-
-
-def _activity_row(row) -> ActivityView | None:
-    """The class's current activity from a joined row (None when the class has none open)."""
-    if row.activity_id is None:
-        return None
-    spec = spec_of(row.kind, row.params)
-    return ActivityView(
-        row.activity_id,
-        row.position,
-        row.kind,
-        spec,
-        row.revealed_at is not None,
-        row.locked_at is not None,
-        row.round,
-        row.shown_at is not None,
-    )
-
-
-_CLASS_COLUMNS = (
-    "c.id, c.code, c.name, c.created_at, c.ended_at, c.current_activity, c.version, c.display_key, c.join_address, "
-    "c.joins_locked_at, c.expected_size, c.join_seed"
-)
-_ACTIVITY_COLUMNS = "a.id AS activity_id, a.position, a.kind, a.params, a.revealed_at, a.locked_at, a.round, a.shown_at"
-
-
-def _replaced_teacher_link(conn, row, teacher_token: str) -> ClassroomError | None:
-    """The refusal of a teacher link that New teacher link replaced, saying so (only its holder can present a
-    retired token, so it tells a guesser nothing); None for any other link."""
-    retired = conn.execute(
-        text("SELECT retired_at FROM retired_teacher_links WHERE class_id = :id AND token_hash = :hash"),
-        {"id": row.id, "hash": token_hash(teacher_token)},
-    ).first()
-    if retired is None:
-        return None
-    return ClassroomError(
-        f"This teacher link of class {row.code} was replaced by a new one at {_iso(retired.retired_at)} (New "
-        "teacher link): it no longer opens the dashboard. Use the newest teacher link."
-    )
-
-
-def _check_teacher_row(row, teacher_token: str, conn=None) -> None:
-    """Refuse a teacher link whose class does not exist (or is past the 30 days), or whose token is not the
-    class's: one message for all, so that teacher links tell nothing about which codes exist; except a link
-    replaced by New teacher link (looked up with ``conn``), which is told so."""
-    hash_ = token_hash(teacher_token or "")
-    stored = row.teacher_hash if row is not None else "0" * len(hash_)
-    if (
-        not secrets.compare_digest(stored, hash_)
-        or not teacher_token
-        or row is None
-        or row.created_at < db.now() - KEEP_CLASS_S
-    ):
-        if conn is not None and row is not None and teacher_token and row.created_at >= db.now() - KEEP_CLASS_S:
-            replaced = _replaced_teacher_link(conn, row, teacher_token)
-            if replaced is not None:
-                raise replaced
-        raise ClassroomError(
-            "This teacher link does not open a class: only the private link shown when the class was started "
-            "opens its dashboard, and a class is deleted 30 days after it started."
-        )
-
-
-def _teacher_class(conn, code: str, teacher_token: str, *, must_be_open: bool = True) -> ClassRow:
-    code = normalize_code(code)
-    row = conn.execute(
-        text(f"SELECT {_CLASS_COLUMNS}, c.teacher_hash FROM classes c WHERE c.code = :code"), {"code": code}
-    ).first()
-    _check_teacher_row(row, teacher_token, conn)
-    klass = _class_row(row)
-    if must_be_open and not klass.open:
-        raise ClassroomError(f"Class {code} has ended: its results can still be downloaded, nothing can change.")
-    return klass
-
-
-def check_teacher(engine: Engine, code: str, teacher_token: str) -> ClassRow:
-    """The class, if ``teacher_token`` is its teacher's (raises otherwise); ended classes are returned too."""
-    with reading(engine) as conn:
-        return _teacher_class(conn, code, teacher_token, must_be_open=False)
-
-
-def new_teacher_link(engine: Engine, code: str, teacher_token: str) -> str:
-    """Replace the teacher token (a link that leaked): returns the new one. The old link is refused from now
-    on; the class, its students, its answers and its projector link stay as they are."""
-    token = new_teacher_token()
-    with writing(engine) as conn:
-        klass = _teacher_class(conn, code, teacher_token, must_be_open=False)
-        conn.execute(
-            text("INSERT INTO retired_teacher_links (class_id, token_hash, retired_at) VALUES (:id, :hash, :at)"),
-            {"id": klass.id, "hash": token_hash(teacher_token), "at": db.now()},
-        )
-        conn.execute(
-            text("UPDATE classes SET teacher_hash = :hash WHERE id = :id"), {"hash": token_hash(token), "id": klass.id}
-        )
-        _bump(conn, klass.id)  # student pages read their (new) follow key again
-    return token
-
-
 def check_join_address(address: str) -> str:
     """An app address typed by the teacher for students: http(s) with a host, nothing else ("" clears it). The
     same rule as the Exercises page's assignment links (one home: lab.teaching.exports.check_base_url)."""
@@ -312,11 +170,11 @@ def set_join_address(engine: Engine, code: str, teacher_token: str, address: str
     """Keep the app address students use (join link and QR code on the dashboard and the projector)."""
     cleaned = check_join_address(address)
     with writing(engine) as conn:
-        klass = _teacher_class(conn, code, teacher_token)
+        klass = teacher_class(conn, code, teacher_token)
         conn.execute(
             text("UPDATE classes SET join_address = :a WHERE id = :id"), {"a": cleaned or None, "id": klass.id}
         )
-        _bump(conn, klass.id)  # the projector redraws its QR code
+        bump_version(conn, klass.id)  # the projector redraws its QR code
     return cleaned
 
 
@@ -358,10 +216,6 @@ def class_version(engine: Engine, code: str) -> ClassVersion | None:
     return ClassVersion(row.version, is_open, follow_key(link_seed(row)), row.display_key or "", layout)
 
 
-def _bump(conn, class_id: int) -> None:
-    conn.execute(text("UPDATE classes SET version = version + 1 WHERE id = :id"), {"id": class_id})
-
-
 def open_activity(engine: Engine, code: str, teacher_token: str, kind: str, params: dict) -> int:
     """Open a new activity (the previous one is locked); returns its position (1, 2, ...)."""
     try:
@@ -369,7 +223,7 @@ def open_activity(engine: Engine, code: str, teacher_token: str, kind: str, para
     except ActivityError as exc:
         raise ClassroomError(str(exc)) from None
     with writing(engine) as conn:
-        klass = _teacher_class(conn, code, teacher_token)
+        klass = teacher_class(conn, code, teacher_token)
         at = db.now()
         if klass.current_activity is not None:
             conn.execute(
@@ -390,20 +244,20 @@ def open_activity(engine: Engine, code: str, teacher_token: str, kind: str, para
         conn.execute(
             text("UPDATE classes SET current_activity = :a WHERE id = :id"), {"a": activity_id, "id": klass.id}
         )
-        _bump(conn, klass.id)
+        bump_version(conn, klass.id)
     return position
 
 
 def _set_current(engine: Engine, code: str, teacher_token: str, column: str, value) -> None:
     assert column in ("revealed_at", "locked_at")
     with writing(engine) as conn:
-        klass = _teacher_class(conn, code, teacher_token)
+        klass = teacher_class(conn, code, teacher_token)
         if klass.current_activity is None:
             raise ClassroomError("No activity is open: open one first.")
         conn.execute(
             text(f"UPDATE activities SET {column} = :v WHERE id = :id"), {"v": value, "id": klass.current_activity}
         )
-        _bump(conn, klass.id)
+        bump_version(conn, klass.id)
 
 
 def reveal(engine: Engine, code: str, teacher_token: str) -> None:
@@ -434,17 +288,17 @@ def _current_prediction(conn, klass: ClassRow, action: str):
 def show_responses(engine: Engine, code: str, teacher_token: str) -> None:
     """Put the current round's distribution of predictions on the projector (without the exact answer)."""
     with writing(engine) as conn:
-        klass = _teacher_class(conn, code, teacher_token)
+        klass = teacher_class(conn, code, teacher_token)
         row = _current_prediction(conn, klass, "Show responses")
         conn.execute(text("UPDATE activities SET shown_at = :at WHERE id = :id"), {"at": db.now(), "id": row.id})
-        _bump(conn, klass.id)
+        bump_version(conn, klass.id)
 
 
 def vote_again(engine: Engine, code: str, teacher_token: str) -> int:
     """Peer instruction: open the next round of the same question. The round's predictions are kept (as that
     round's) and every student votes again; returns the new round's number."""
     with writing(engine) as conn:
-        klass = _teacher_class(conn, code, teacher_token)
+        klass = teacher_class(conn, code, teacher_token)
         row = _current_prediction(conn, klass, "Vote again")
         if row.revealed_at is not None:
             raise ClassroomError(
@@ -470,30 +324,30 @@ def vote_again(engine: Engine, code: str, teacher_token: str) -> int:
             text("UPDATE activities SET round = round + 1, shown_at = NULL, locked_at = NULL WHERE id = :a"),
             {"a": row.id},
         )
-        _bump(conn, klass.id)
+        bump_version(conn, klass.id)
     return row.round + 1
 
 
 def next_activity(engine: Engine, code: str, teacher_token: str) -> None:
     """Lock the current activity and leave the class waiting for the next one."""
     with writing(engine) as conn:
-        klass = _teacher_class(conn, code, teacher_token)
+        klass = teacher_class(conn, code, teacher_token)
         if klass.current_activity is not None:
             conn.execute(
                 text("UPDATE activities SET locked_at = :at WHERE id = :id AND locked_at IS NULL"),
                 {"at": db.now(), "id": klass.current_activity},
             )
         conn.execute(text("UPDATE classes SET current_activity = NULL WHERE id = :id"), {"id": klass.id})
-        _bump(conn, klass.id)
+        bump_version(conn, klass.id)
 
 
 def end_class(engine: Engine, code: str, teacher_token: str) -> None:
     """End the class: the code stops working for students; the teacher can still download the results."""
     with writing(engine) as conn:
-        klass = _teacher_class(conn, code, teacher_token, must_be_open=False)
+        klass = teacher_class(conn, code, teacher_token, must_be_open=False)
         if klass.ended_at is None:
             conn.execute(text("UPDATE classes SET ended_at = :at WHERE id = :id"), {"at": db.now(), "id": klass.id})
-        _bump(conn, klass.id)
+        bump_version(conn, klass.id)
 
 
 def remove_students(engine: Engine, code: str, teacher_token: str, student_ids) -> int:
@@ -503,7 +357,7 @@ def remove_students(engine: Engine, code: str, teacher_token: str, student_ids) 
     (or no longer) in the class are skipped."""
     ids = sorted({int(i) for i in student_ids})[: MAX_STUDENTS + MAX_WAITING + 1]
     with writing(engine) as conn:
-        klass = _teacher_class(conn, code, teacher_token)
+        klass = teacher_class(conn, code, teacher_token)
         removed = seated = 0
         for sid in ids:
             row = conn.execute(
@@ -522,7 +376,7 @@ def remove_students(engine: Engine, code: str, teacher_token: str, student_ids) 
                 {"n": seated, "id": klass.id},
             )
         if removed:
-            _bump(conn, klass.id)
+            bump_version(conn, klass.id)
     return removed
 
 
@@ -534,7 +388,7 @@ def remove_student(engine: Engine, code: str, teacher_token: str, student_id: in
 def remove_not_submitted(engine: Engine, code: str, teacher_token: str) -> int:
     """Remove every student who has not answered the current activity (e.g. a flood of fake joins)."""
     with reading(engine) as conn:
-        klass = _teacher_class(conn, code, teacher_token)
+        klass = teacher_class(conn, code, teacher_token)
         if klass.current_activity is None:
             raise ClassroomError("No activity is open: there is nothing to have submitted yet.")
         ids = (
@@ -570,7 +424,7 @@ def allow_back(engine: Engine, code: str, teacher_token: str, student_id: int) -
     """Let a removed student back in: their link works again (with their answers) and their browser and name may
     join again."""
     with writing(engine) as conn:
-        klass = _teacher_class(conn, code, teacher_token)
+        klass = teacher_class(conn, code, teacher_token)
         _take_seat(conn, klass.id, f"The class is full ({MAX_STUDENTS} students): remove someone first.")
         back = conn.execute(
             text(
@@ -581,7 +435,7 @@ def allow_back(engine: Engine, code: str, teacher_token: str, student_id: int) -
         ).first()
         if back is None:
             raise ClassroomError("That student was not removed from this class.")
-        _bump(conn, klass.id)
+        bump_version(conn, klass.id)
 
 
 def admit_waiting(engine: Engine, code: str, teacher_token: str, student_ids) -> int:
@@ -590,7 +444,7 @@ def admit_waiting(engine: Engine, code: str, teacher_token: str, student_ids) ->
     ids = sorted({int(i) for i in student_ids})[: MAX_WAITING + 1]
     admitted = 0
     with writing(engine) as conn:
-        klass = _teacher_class(conn, code, teacher_token)
+        klass = teacher_class(conn, code, teacher_token)
         for sid in ids:
             waiting = conn.execute(
                 text(
@@ -612,19 +466,19 @@ def admit_waiting(engine: Engine, code: str, teacher_token: str, student_ids) ->
             conn.execute(text("UPDATE students SET approved = 1 WHERE id = :sid"), {"sid": sid})
             admitted += 1
         if admitted:
-            _bump(conn, klass.id)
+            bump_version(conn, klass.id)
     return admitted
 
 
 def lock_joins(engine: Engine, code: str, teacher_token: str, locked: bool = True) -> None:
     """Lock the class to new joins (students already in come back through their private links), or open it."""
     with writing(engine) as conn:
-        klass = _teacher_class(conn, code, teacher_token)
+        klass = teacher_class(conn, code, teacher_token)
         conn.execute(
             text("UPDATE classes SET joins_locked_at = :at WHERE id = :id"),
             {"at": db.now() if locked else None, "id": klass.id},
         )
-        _bump(conn, klass.id)
+        bump_version(conn, klass.id)
 
 
 def set_expected_size(engine: Engine, code: str, teacher_token: str, size) -> int | None:
@@ -637,11 +491,11 @@ def set_expected_size(engine: Engine, code: str, teacher_token: str, size) -> in
     if not 0 <= cleaned <= MAX_STUDENTS:
         raise ClassroomError(f"Expected size: {cleaned} students; type 1 to {MAX_STUDENTS}, or 0 for no approval.")
     with writing(engine) as conn:
-        klass = _teacher_class(conn, code, teacher_token)
+        klass = teacher_class(conn, code, teacher_token)
         conn.execute(
             text("UPDATE classes SET expected_size = :n WHERE id = :id"), {"n": cleaned or None, "id": klass.id}
         )
-        _bump(conn, klass.id)
+        bump_version(conn, klass.id)
     return cleaned or None
 
 
@@ -649,10 +503,10 @@ def new_join_link(engine: Engine, code: str, teacher_token: str) -> str:
     """Replace the class's join link key (a QR code that went round): the old link and QR code stop admitting at
     once; returns the new key. Students already in keep their private links."""
     with writing(engine) as conn:
-        klass = _teacher_class(conn, code, teacher_token)
+        klass = teacher_class(conn, code, teacher_token)
         seed = new_join_seed()
         conn.execute(text("UPDATE classes SET join_seed = :s WHERE id = :id"), {"s": seed, "id": klass.id})
-        _bump(conn, klass.id)
+        bump_version(conn, klass.id)
     return join_key(seed)
 
 
@@ -777,12 +631,10 @@ def join_class(
     )  # fmt: skip
     code = _typed_code(engine, code, request)
     with writing(engine) as conn:
-        row = conn.execute(
-            text(f"SELECT {_CLASS_COLUMNS}, c.teacher_hash FROM classes c WHERE c.code = :code"), {"code": code}
-        ).first()
+        row = class_by_code(conn, code)
         by_link = _through_join_link(row, link_key)
         joins = _check_join_limits(conn, request, by_link)
-        klass = _class_row(row) if row is not None else None
+        klass = class_record(row) if row is not None else None
         refusal, waiting = _refusal_or_place(conn, klass, code, request, by_link)
         if refusal is None:
             count_limits(conn, joins, at)
@@ -846,7 +698,7 @@ def _seat_student(conn, klass: ClassRow, request: JoinRequest, waiting: bool) ->
         },  # fmt: skip
     )
     if waiting:
-        _bump(conn, klass.id)  # the dashboard lists who waits
+        bump_version(conn, klass.id)  # the dashboard lists who waits
     return Joined(klass.code, token, request.name, waiting)
 
 
@@ -922,18 +774,6 @@ def _admission(conn, klass: ClassRow, request: JoinRequest, by_link: bool) -> Cl
 
 
 @dataclass(frozen=True)
-class ActivityView:
-    id: int
-    position: int
-    kind: str
-    spec: PredictSpec | AssignmentSpec
-    revealed: bool
-    locked: bool
-    round: int = 1  # peer instruction: the current vote (1, then 2 after Vote again)
-    shown: bool = False  # the teacher showed this round's responses on the projector
-
-
-@dataclass(frozen=True)
 class StudentState:
     code: str
     class_name: str
@@ -950,8 +790,8 @@ class StudentState:
 
 
 _STUDENT_QUERY = f"""
-SELECT s.id AS student_id, s.name AS student_name, s.removed_at, s.approved, {_CLASS_COLUMNS}, c.teacher_hash,
-       {_ACTIVITY_COLUMNS}
+SELECT s.id AS student_id, s.name AS student_name, s.removed_at, s.approved, {CLASS_COLUMNS}, c.teacher_hash,
+       {ACTIVITY_COLUMNS}
 FROM students s
 JOIN classes c ON c.id = s.class_id
 LEFT JOIN activities a ON a.id = c.current_activity
@@ -973,12 +813,12 @@ def _student(conn, code: str, student_token: str, *, for_write: bool = True):
             f"You are waiting to be let in: class {row.code} has as many students as your teacher expected, so "
             "your teacher lets each new student in from the dashboard. This page opens by itself when you are in."
         )
-    klass = _class_row(row)
+    klass = class_record(row)
     if klass.created_at < db.now() - KEEP_CLASS_S:
         raise ClassroomError("This student link is not valid: join the class again with its code and your name.")
     if for_write and not klass.open:
         raise ClassroomError(f"Class {code} has ended: nothing can change now; thank you for taking part.")
-    activity = _activity_row(row)
+    activity = activity_record(row)
     return row, klass, activity
 
 
@@ -1129,327 +969,3 @@ def submit_answer(
                 },
             )
     return check, attempt
-
-
-# --- the teacher's dashboard ----------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class StudentRow:
-    id: int
-    name: str
-    submitted: bool
-    label: str = ""  # the name, told apart from the same name earlier in the class: "Ann", "Ann (2)"
-    voted_earlier: bool = False  # peer instruction: voted in the round before the current one
-    joined_at: float = 0.0
-
-    def __post_init__(self):
-        if not self.label:
-            object.__setattr__(self, "label", self.name)
-
-
-@dataclass(frozen=True)
-class Projection:
-    """What the projector shows: the class's figures, never a name or a secret of the teacher's."""
-
-    klass: ClassRow
-    joined: int
-    submitted: int  # in the current round
-    activity: ActivityView | None
-    predict: PredictSummary | None  # the current round
-    earlier: PredictSummary | None  # the round before it (round 1 while round 2 is open), else None
-    change: RoundChange | None  # how the students who voted in both rounds moved
-    solved: tuple[Fraction | None, ...] = ()  # assignments: share of the class that solved each problem
-
-
-@dataclass(frozen=True)
-class Dashboard:
-    klass: ClassRow
-    students: tuple[StudentRow, ...]
-    activity: ActivityView | None
-    predict: PredictSummary | None
-    assignment: AssignmentSummary | None
-    removed: tuple[StudentRow, ...] = ()  # removed students (the teacher may let them back in)
-    waiting: tuple[StudentRow, ...] = ()  # joined beyond the expected size: waiting for the teacher's approval
-    earlier: PredictSummary | None = None  # peer instruction: the previous round's predictions
-    change: RoundChange | None = None
-
-    @property
-    def joined(self) -> int:
-        return len(self.students)
-
-    @property
-    def submitted(self) -> int:
-        return sum(s.submitted for s in self.students)
-
-    @property
-    def projection(self) -> Projection:
-        solved = self.assignment.success if self.assignment is not None else ()
-        return Projection(
-            self.klass, self.joined, self.submitted, self.activity, self.predict, self.earlier, self.change, solved
-        )
-
-
-# ONE query: the class (checked against the teacher's token hash, or the projector's key), its current
-# activity, every student (removed ones too: listed apart), their submissions to that activity and (peer
-# instruction) their prediction of the round before the current one.
-_DASHBOARD_QUERY = f"""
-SELECT {_CLASS_COLUMNS}, c.teacher_hash,
-       {_ACTIVITY_COLUMNS},
-       s.id AS student_id, s.name AS student_name, s.removed_at, s.approved, s.joined_at AS student_joined_at,
-       sub.problem, sub.answer, sub.correct, sub.tries,
-       ea.answer AS earlier_answer
-FROM classes c
-LEFT JOIN activities a ON a.id = c.current_activity
-LEFT JOIN students s ON s.class_id = c.id
-LEFT JOIN submissions sub ON sub.student_id = s.id AND sub.activity_id = c.current_activity
-LEFT JOIN earlier_answers ea ON ea.student_id = s.id AND ea.activity_id = c.current_activity
-     AND ea.round = a.round - 1
-WHERE c.code = :code
-ORDER BY s.joined_at, s.id, sub.problem
-"""
-
-
-def _class_rows(engine: Engine, code: str) -> list:
-    code = normalize_code(code)
-    with reading(engine) as conn:
-        rows = conn.execute(text(_DASHBOARD_QUERY), {"code": code}).all()
-    return rows
-
-
-def _board(rows) -> Dashboard:
-    first = rows[0]
-    klass = _class_row(first)
-    activity = _activity_row(first)
-    names: dict[int, str] = {}
-    joined_at: dict[int, float] = {}
-    removed_ids: set[int] = set()
-    waiting_ids: set[int] = set()
-    subs: dict[int, list] = {}
-    earlier: dict[int, tuple[Fraction, ...]] = {}
-    for row in rows:
-        if row.student_id is None:
-            continue
-        names[row.student_id] = row.student_name
-        joined_at[row.student_id] = row.student_joined_at
-        if row.removed_at is not None:
-            removed_ids.add(row.student_id)
-        elif not row.approved:
-            waiting_ids.add(row.student_id)
-        bucket = subs.setdefault(row.student_id, [])
-        if row.problem is not None:
-            bucket.append(row)
-        if row.earlier_answer is not None:
-            earlier[row.student_id] = decode_prediction(row.earlier_answer)
-    labels = distinct_labels(list(names.values()))
-    everyone = [
-        StudentRow(sid, names[sid], bool(subs[sid]), label, sid in earlier, joined_at[sid])
-        for sid, label in zip(names, labels)
-    ]
-    students = tuple(s for s in everyone if s.id not in removed_ids and s.id not in waiting_ids)
-    removed = tuple(s for s in everyone if s.id in removed_ids)
-    waiting = tuple(s for s in everyone if s.id in waiting_ids)
-    earlier = {sid: values for sid, values in earlier.items() if sid not in removed_ids}
-    predict = assignment = earlier_summary = change = None
-    if activity is not None and activity.kind == PREDICT:
-        current = {s.id: decode_prediction(subs[s.id][0].answer) for s in students if subs[s.id]}
-        predict = summarize_predictions(activity.spec, list(current.values()))
-        if activity.round > 1:
-            earlier_summary = summarize_predictions(activity.spec, list(earlier.values()))
-            pairs = [(earlier[sid], current[sid]) for sid in current if sid in earlier]
-            change = compare_rounds(activity.spec, pairs)
-    elif activity is not None:
-        per_student = [
-            (s.label, {r.problem: Attempt(r.answer, bool(r.correct), r.tries) for r in subs[s.id]}) for s in students
-        ]
-        assignment = summarize_assignment(activity.spec, per_student)
-    return Dashboard(klass, students, activity, predict, assignment, removed, waiting, earlier_summary, change)
-
-
-def dashboard(engine: Engine, code: str, teacher_token: str) -> Dashboard:
-    rows = _class_rows(engine, code)
-    first = rows[0] if rows else None
-    try:
-        _check_teacher_row(first, teacher_token)
-    except ClassroomError:
-        with reading(engine) as conn:  # a refused link only: was it replaced by New teacher link?
-            _check_teacher_row(first, teacher_token, conn)
-    return _board(rows)
-
-
-def projection(engine: Engine, code: str, display_key: str) -> Projection:
-    """The projector's view of the class (ONE query, as the dashboard): only with the class's display key. One
-    message for every refusal (no class, past the 30 days, wrong key), as for teacher links."""
-    rows = _class_rows(engine, code)
-    first = rows[0] if rows else None
-    stored = (first.display_key or "") if first is not None else ""
-    if (
-        not display_key
-        or not stored
-        or not secrets.compare_digest(stored, str(display_key))
-        or first.created_at < db.now() - KEEP_CLASS_S
-    ):
-        raise ClassroomError(
-            "This projector link does not open a class: open Projector view from the teacher's dashboard."
-        )
-    return _board(rows).projection
-
-
-# --- results export -------------------------------------------------------------------------------
-# The CSV is made from one column spec (CSV_COLUMNS): each column names its header, the SQL values it reads
-# (by name, from both halves of the query) and how it makes its cell; the header, the query and each row all
-# come from that list, so a column is added in one place.
-
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
-
-
-def csv_cell(value) -> str:
-    """A CSV field that a spreadsheet shows as text: a leading = + - @ tab or CR gets an apostrophe."""
-    text_ = "" if value is None else str(value)
-    return "'" + text_ if text_.startswith(_FORMULA_START) else text_
-
-
-class Selected(NamedTuple):
-    """One value the export query selects, under ``name``, from the current round's submissions (``sub``) and
-    from the earlier rounds' answers (``ea``); both halves join the activity ``a`` and the student ``s``."""
-
-    name: str
-    current: str
-    earlier: str | None = None  # None: the same expression in both halves
-
-    def expression(self, half: str) -> str:
-        return self.current if half == "current" or self.earlier is None else self.earlier
-
-
-class AnswerCells(NamedTuple):
-    """The cells that depend on the activity's kind: a prediction's bars or an assignment's answer."""
-
-    question: str
-    answer: str
-    exact: str
-    score: str
-    correct: str
-
-
-class ExportRow(NamedTuple):
-    """What a column's cell is made from: the class, the activity's spec, the query's values by name, and the
-    answer's cells."""
-
-    klass: ClassRow
-    spec: PredictSpec | AssignmentSpec
-    sql: Row  # the query's row: every Selected value by its name
-    answer: AnswerCells
-
-
-@dataclass(frozen=True)
-class CsvColumn:
-    name: str  # the header
-    cell: Callable[[ExportRow], object]
-    reads: tuple[Selected, ...] = ()  # the values it needs from the query
-
-
-def _answers(column: str) -> Selected:
-    """A column both answer tables have."""
-    return Selected(column, f"sub.{column}", f"ea.{column}")
-
-
-# Values every row needs, whatever its columns: which activity (its spec decodes the answer) and the order.
-_EXPORT_BASE = (
-    Selected("position", "a.position"),
-    Selected("kind", "a.kind"),
-    Selected("params", "a.params"),
-    Selected("joined_at", "s.joined_at"),
-    Selected("sid", "s.id"),
-    Selected("problem", "sub.problem", "0"),
-    _answers("answer"),
-    Selected("correct", "sub.correct", "0"),
-    Selected("round", "a.round", "ea.round"),
-)
-# each activity's rounds in turn, then the students in the order they joined, then the questions
-_EXPORT_ORDER = ("position", "round", "joined_at", "sid", "problem")
-_EXPORT_FROM = {
-    "current": "JOIN submissions sub ON sub.activity_id = a.id JOIN students s ON s.id = sub.student_id",
-    "earlier": "JOIN earlier_answers ea ON ea.activity_id = a.id JOIN students s ON s.id = ea.student_id",
-}
-
-
-def _removed(row: ExportRow) -> str:
-    return "" if row.sql.removed_at is None else f"removed {_iso(row.sql.removed_at)}"
-
-
-CSV_COLUMNS = (
-    CsvColumn("class", lambda row: row.klass.name),
-    CsvColumn("class code", lambda row: row.klass.code),
-    CsvColumn("activity", lambda row: row.sql.position),
-    CsvColumn("activity title", lambda row: row.spec.title),
-    CsvColumn("student", lambda row: row.sql.name, (Selected("name", "s.name"),)),
-    CsvColumn("question", lambda row: row.answer.question),
-    CsvColumn("answer", lambda row: row.answer.answer),
-    CsvColumn("exact", lambda row: row.answer.exact),
-    CsvColumn("score", lambda row: row.answer.score),
-    CsvColumn("correct", lambda row: row.answer.correct),
-    CsvColumn("tries", lambda row: row.sql.tries, (_answers("tries"),)),
-    CsvColumn("first saved", lambda row: _iso(row.sql.created_at), (_answers("created_at"),)),
-    CsvColumn("last saved", lambda row: _iso(row.sql.updated_at), (_answers("updated_at"),)),
-    CsvColumn("removed", _removed, (Selected("removed_at", "s.removed_at"),)),  # when the teacher removed them
-    CsvColumn("round", lambda row: row.sql.round),  # the peer-instruction round (1, then 2 after Vote again)
-)  # fmt: skip
-CSV_HEADER = tuple(column.name for column in CSV_COLUMNS)
-
-
-def _export_selected(columns) -> tuple[Selected, ...]:
-    """The base values and every column's, each name once (a name read twice must mean the same thing)."""
-    chosen: dict[str, Selected] = {}
-    for value in (*_EXPORT_BASE, *(v for column in columns for v in column.reads)):
-        if chosen.setdefault(value.name, value) != value:
-            raise ValueError(f"export value {value.name!r} is selected twice with different expressions")
-    return tuple(chosen.values())
-
-
-def export_query(columns) -> str:
-    """The export's SQL: the current round's submissions UNION ALL the earlier rounds' answers, ordered by name."""
-    selected = _export_selected(columns)
-    halves = [
-        "SELECT " + ", ".join(f"{v.expression(half)} AS {v.name}" for v in selected)
-        + f" FROM activities a {joins} WHERE a.class_id = :cid"
-        for half, joins in _EXPORT_FROM.items()
-    ]  # fmt: skip
-    return " UNION ALL ".join(halves) + " ORDER BY " + ", ".join(_EXPORT_ORDER)
-
-
-def _fractions(fields, values) -> str:
-    return "; ".join(f"{f} = {fraction_text(v)}" for f, v in zip(fields, values))
-
-
-def _answer_cells(r, spec: PredictSpec | AssignmentSpec) -> AnswerCells:
-    if r.kind == PREDICT:
-        values = decode_prediction(r.answer)
-        bars = values[: len(spec.tokens)]
-        score = score_prediction(spec.truth, bars).score
-        all_close = all(abs(v - e) <= Fraction(1, 20) for v, e in zip(values, spec.exact))
-        return AnswerCells(
-            "prediction", _fractions(spec.fields, values), _fractions(spec.fields, spec.exact),
-            f"{float(score):.3f}", "yes" if all_close else "no",
-        )  # fmt: skip
-    problem = spec.problems[r.problem - 1]
-    return AnswerCells(f"problem {r.problem}", r.answer, problem.answer_text, "1" if r.correct else "0",
-                       "yes" if r.correct else "no")  # fmt: skip
-
-
-def results_csv(engine: Engine, code: str, teacher_token: str) -> str:
-    """Every activity's submissions, one row per student, question and round, every field formula-escaped;
-    the columns are ``CSV_COLUMNS``: "removed" marks the answers of students the teacher removed (with when),
-    the last, "round", says which vote an answer belongs to."""
-    columns = CSV_COLUMNS
-    with reading(engine) as conn:
-        klass = _teacher_class(conn, code, teacher_token, must_be_open=False)
-        rows = conn.execute(text(export_query(columns)), {"cid": klass.id}).all()
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow([column.name for column in columns])
-    specs: dict[tuple[str, str], PredictSpec | AssignmentSpec] = {}
-    for r in rows:
-        spec = specs.setdefault((r.kind, r.params), spec_of(r.kind, r.params))
-        row = ExportRow(klass, spec, r, _answer_cells(r, spec))
-        writer.writerow([csv_cell(column.cell(row)) for column in columns])
-    return out.getvalue()

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from lab.classroom import limits, refusals, store
+from lab.classroom import dashboards, limits, refusals, store
 from lab.classroom.actions import database_down
 from lab.classroom.gate import bounded
 from lab.core.formatting import markdown_escape
@@ -30,7 +30,7 @@ def _names(labels, hide: bool, word: str) -> str:
     return markdown_escape(shown + (f" and {more} more" if more > 0 else ""))
 
 
-def admission_panel(board: store.Dashboard, hide: bool, button, act) -> None:
+def admission_panel(board: dashboards.Dashboard, hide: bool, button, act) -> None:
     """Lock, expected size, New join link, and the students waiting for approval. ``act(action, *args)`` runs a
     teacher action from a callback (the Class page's _teacher_action)."""
     klass = board.klass
@@ -90,7 +90,7 @@ def waiting_list(waiting, hide: bool, button) -> None:
         st.caption(f"and {len(waiting) - WAITING_SHOWN} more (Let all in takes them too)")
 
 
-def remove_by_rule(board: store.Dashboard, code: str, token: str, db, hide: bool, button) -> None:
+def remove_by_rule(board: dashboards.Dashboard, code: str, token: str, db, hide: bool, button) -> None:
     """Remove several students by a rule, showing whom it takes (and whom it keeps because they submitted)."""
     with st.popover("Remove by a rule"):
         rule = st.radio(

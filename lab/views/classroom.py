@@ -13,7 +13,7 @@ from urllib.parse import urlencode, urlsplit, urlunsplit
 
 import streamlit as st
 
-from lab.classroom import refusals, store
+from lab.classroom import dashboards, export, records, refusals, store, teacher_link
 from lab.classroom.actions import (
     DATABASE_DOWN,
     PENDING,
@@ -281,7 +281,7 @@ def _source_label(source: str) -> str:
     return "Worked example: bernoulli-residual, bars r(B) and r(C)" if source == WORKED_EXAMPLE else source
 
 
-def projector_url(klass: store.ClassRow) -> str:
+def projector_url(klass: records.ClassRow) -> str:
     """The projector's link: the class code and its display-only key, never the teacher token."""
     return page_url(PROJECTOR_PATH, code=klass.code, display=klass.display_key)
 
@@ -289,7 +289,7 @@ def projector_url(klass: store.ClassRow) -> str:
 # --- teacher: the dashboard's panels ----------------------------------------------------------------
 
 
-def top_bar(klass: store.ClassRow, presenting: bool) -> None:
+def top_bar(klass: records.ClassRow, presenting: bool) -> None:
     """The first row of the dashboard: the class code, the projector link (one click: a new tab) and the names
     toggle; the activity's controls follow at once (a lecturer reaches them without scrolling)."""
     code, projector, names = st.columns(3, vertical_alignment="center")
@@ -307,7 +307,7 @@ def top_bar(klass: store.ClassRow, presenting: bool) -> None:
         names.toggle("Hide names", key=Keys.HIDE_NAMES, help="Always on in presentation mode.")
 
 
-def join_panel(klass: store.ClassRow, presenting: bool, first: bool) -> None:
+def join_panel(klass: records.ClassRow, presenting: bool, first: bool) -> None:
     """What the room may see: the join link and its QR code (the QR code encodes exactly the link shown), and
     where the join link's address comes from. ``first``: no activity opened yet, the panel is open; later it
     is an expander below the results."""
@@ -341,7 +341,7 @@ def join_panel(klass: store.ClassRow, presenting: bool, first: bool) -> None:
             join_address_panel(klass, link.url is None, link.source)
 
 
-def join_address_panel(klass: store.ClassRow, expanded: bool, source: str) -> None:
+def join_address_panel(klass: records.ClassRow, expanded: bool, source: str) -> None:
     """The address students can reach, typed or picked from this machine's network addresses."""
     with st.popover("Address for students") if not expanded else st.container():
         if error := st.session_state.pop(Keys.ADDRESS_ERROR, None):
@@ -367,7 +367,7 @@ def _private_link_saved() -> None:
     st.session_state.pop(Keys.NEW_CLASS, None)
 
 
-def private_panel(klass: store.ClassRow, token: str) -> None:
+def private_panel(klass: records.ClassRow, token: str) -> None:
     """The teacher link and New teacher link: never drawn in presentation mode. Open once, right after Start a
     class (until the teacher says it is saved or opens an activity), then behind a collapsed expander: a
     lecturer mirroring the laptop must not project the token each time."""
@@ -394,7 +394,7 @@ def private_panel(klass: store.ClassRow, token: str) -> None:
             st.button("Replace my teacher link now", key=Keys.NEW_LINK, type="primary", on_click=_new_teacher_link)
 
 
-def activity_state(activity: store.ActivityView) -> str:
+def activity_state(activity: records.ActivityView) -> str:
     """The current activity's state in words (its heading says it)."""
     state = ("locked" if activity.locked else "open") + (", answer revealed" if activity.revealed else "")
     if activity.kind == PREDICT:
@@ -402,7 +402,7 @@ def activity_state(activity: store.ActivityView) -> str:
     return state
 
 
-def activity_buttons(activity: store.ActivityView) -> None:
+def activity_buttons(activity: records.ActivityView) -> None:
     """The current activity's buttons in one row, then its question (a prediction's): the controls come first,
     so a lecturer reaches them without scrolling."""
     if activity.kind == PREDICT:
@@ -460,7 +460,7 @@ def open_activity_form() -> None:
         st.button("Open for the class", key=Keys.OPEN, type="primary", on_click=_open_activity)
 
 
-def activity_controls(board: store.Dashboard) -> tuple[str, str]:
+def activity_controls(board: dashboards.Dashboard) -> tuple[str, str]:
     """The current activity's buttons, or the form that opens one; returns the activity's state in words and its
     heading's text (for keyboard focus after Open or Next activity)."""
     activity = board.activity
@@ -474,7 +474,7 @@ def activity_controls(board: store.Dashboard) -> tuple[str, str]:
     return f"Activity {activity.position}: {activity.spec.title}, {state}.", heading
 
 
-def student_list(board: store.Dashboard, hide: bool, actions: bool) -> None:
+def student_list(board: dashboards.Dashboard, hide: bool, actions: bool) -> None:
     """The students, a page of STUDENTS_PER_PAGE at a time, drawn only while the teacher has it open (a
     collapsed expander would still draw every row on every refresh)."""
     if not st.toggle(f"Show the student list ({board.joined})", key=Keys.SHOW_STUDENTS):
@@ -518,7 +518,7 @@ def round_results(summary, activity, label: str, key: str, height: int) -> None:
         st.markdown(pattern_text(summary))
 
 
-def predict_results(board: store.Dashboard, presenting: bool) -> None:
+def predict_results(board: dashboards.Dashboard, presenting: bool) -> None:
     """The round's chart, or Round 1 and the current round side by side, and the answer after the reveal."""
     activity = board.activity
     height = 520 if presenting else 420
@@ -562,7 +562,7 @@ def live_dashboard(code: str, token: str, actions: bool = True) -> None:
     """Redrawn every DASHBOARD_EVERY_S seconds: one aggregate query per refresh."""
     try:
         db = engine()
-        board = bounded(lambda: store.dashboard(db, code, token))
+        board = bounded(lambda: dashboards.dashboard(db, code, token))
     except refusals.ClassroomError as exc:
         st.error(markdown_escape(exc))
         return
@@ -623,14 +623,14 @@ def database_lost(message: str) -> None:
 def _results_csv(code: str, token: str) -> str:
     try:
         db = engine()
-        return bounded(lambda: store.results_csv(db, code, token))
+        return bounded(lambda: export.class_results_csv(db, code, token))
     except Exception as exc:
         if not database_down(exc):
             raise
         return "The class database could not be reached: download the results again in a moment.\n"
 
 
-def results_download(place, code: str, token: str, klass: store.ClassRow) -> None:
+def results_download(place, code: str, token: str, klass: records.ClassRow) -> None:
     """Download results (CSV) in ``place`` (the page, or a column); the CSV is made only when pressed."""
     place.download_button(
         "Download results (CSV)",
@@ -642,7 +642,7 @@ def results_download(place, code: str, token: str, klass: store.ClassRow) -> Non
     )
 
 
-def ended_dashboard(code: str, token: str, klass: store.ClassRow, class_heading: str, error: str) -> None:
+def ended_dashboard(code: str, token: str, klass: records.ClassRow, class_heading: str, error: str) -> None:
     """An ended class: results only, since this link (perhaps in a shared computer's history) can no longer
     change anything."""
     st.info(
@@ -655,7 +655,7 @@ def ended_dashboard(code: str, token: str, klass: store.ClassRow, class_heading:
     results_download(st, code, token, klass)
 
 
-def running_dashboard(code: str, token: str, klass: store.ClassRow, class_heading: str, error: str) -> None:
+def running_dashboard(code: str, token: str, klass: records.ClassRow, class_heading: str, error: str) -> None:
     """An open class: the code and projector link, the private panel, the activity's controls, the live results,
     the join link (open until an activity is opened, then folded below), the download and End class."""
     presenting = is_presenting()
@@ -664,7 +664,7 @@ def running_dashboard(code: str, token: str, klass: store.ClassRow, class_headin
         private_panel(klass, token)
     try:
         db = engine()
-        board = bounded(lambda: store.dashboard(db, code, token))
+        board = bounded(lambda: dashboards.dashboard(db, code, token))
     except Exception as exc:
         if not database_down(exc):
             raise
@@ -696,7 +696,7 @@ def running_dashboard(code: str, token: str, klass: store.ClassRow, class_headin
 def teacher_page(code: str, token: str) -> None:
     try:
         db = engine()
-        klass = bounded(lambda: store.check_teacher(db, code, token))
+        klass = bounded(lambda: teacher_link.check_teacher(db, code, token))
     except refusals.ClassroomError as exc:
         st.session_state.pop(Keys.TEACHER_DESK, None)
         st.error(markdown_escape(exc))
@@ -757,7 +757,7 @@ def submitted_without_callback(pressed: bool, submit, *args) -> None:
         st.rerun()
 
 
-def prediction_key(activity: store.ActivityView) -> str:
+def prediction_key(activity: records.ActivityView) -> str:
     """The widget keys' stem of a prediction form: a new round is a new form (its boxes start again)."""
     return Keys.prediction(activity.id, activity.round)
 
@@ -786,7 +786,7 @@ def _submit_answer(code: str, token: str, activity_id: int, number: int) -> None
     )
 
 
-def vote_again_note(activity: store.ActivityView, state: store.StudentState) -> None:
+def vote_again_note(activity: records.ActivityView, state: store.StudentState) -> None:
     """Round 2 or later: vote again, with the student's round 1 prediction."""
     spec = activity.spec
     st.markdown(

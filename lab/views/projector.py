@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from lab.classroom import refusals, store
+from lab.classroom import dashboards, refusals
 from lab.classroom.actions import database_down
 from lab.classroom.activities import PREDICT
 from lab.classroom.gate import NotAnswering, bounded
@@ -57,7 +57,7 @@ def follow(code: str, drawn_version: int) -> None:
         st.rerun()
 
 
-def results(shown: store.Projection, visible: bool, key: str) -> None:
+def results(shown: dashboards.Projection, visible: bool, key: str) -> None:
     """The round's chart(s), full width: Round 1 and Round 2 side by side once a second round is open."""
     activity = shown.activity
     revealed = activity.revealed
@@ -132,7 +132,7 @@ def live(code: str, key: str) -> None:
         st.markdown("Responses appear here when the teacher shows them.")
 
 
-def status(shown: store.Projection) -> str:
+def status(shown: dashboards.Projection) -> str:
     activity = shown.activity
     if activity is None:
         return f"{shown.joined} joined · waiting for the next activity"
@@ -140,7 +140,7 @@ def status(shown: store.Projection) -> str:
     return f"**{shown.submitted} of {shown.joined} submitted**{round_text}"
 
 
-def announcement(shown: store.Projection) -> str:
+def announcement(shown: dashboards.Projection) -> str:
     """What the page's polite live region says: the state the teacher's last action brought (the page redraws
     on each one), so a screen reader on this page hears responses shown, a new round and the reveal."""
     activity = shown.activity
@@ -167,10 +167,10 @@ def join_line(link) -> None:
         st.text(link.url)
 
 
-def read(code: str, key: str) -> store.Projection:
+def read(code: str, key: str) -> dashboards.Projection:
     """The projection, with a bounded wait for the class database (lab.classroom.gate)."""
     db = engine()
-    return bounded(lambda: store.projection(db, code, key))
+    return bounded(lambda: dashboards.projection(db, code, key))
 
 
 def outage_words(exc: BaseException) -> str:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from test_classroom_faults_browser import alert_text, join, start_serve, stop_serve
 
 from browserlib import DESKTOP, goto, haproxy_stats, wait_idle
-from lab.classroom import store
+from lab.classroom import dashboards, store, teacher_link
 from lab.classroom.db import make_engine
 
 
@@ -25,14 +25,14 @@ def test_a_removed_student_is_refused_on_both_replicas(browser, tmp_path):
     try:
         new = store.create_class(engine, "two replicas")
         store.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
-        key = store.check_teacher(engine, new.code, new.teacher_token).join_key
+        key = teacher_link.check_teacher(engine, new.code, new.teacher_token).join_key
         link = f"{url}/class?code={new.code}&join={key}"
         bob = pinned(browser, url, "r1")
         page = bob.new_page()
         goto(page, link)
         join(page, new.code, "Bob")
         page.wait_for_url("**student=**")
-        (bob_row,) = store.dashboard(engine, new.code, new.teacher_token).students
+        (bob_row,) = dashboards.dashboard(engine, new.code, new.teacher_token).students
         store.remove_student(engine, new.code, new.teacher_token, bob_row.id)
         refusals = {}
         for replica in ("r1", "r2"):
@@ -62,7 +62,7 @@ def test_a_removed_student_is_refused_on_both_replicas(browser, tmp_path):
             wait_idle(p)
             ctx.close()
         assert all(int(r["stot"]) > 0 for r in haproxy_stats(tmp_path / "run").values())  # both replicas served
-        board = store.dashboard(engine, new.code, new.teacher_token)
+        board = dashboards.dashboard(engine, new.code, new.teacher_token)
         assert [s.name for s in board.students] == ["Ann r1", "Ann r2"] and [s.name for s in board.removed] == ["Bob"]
         bob.close()
     finally:

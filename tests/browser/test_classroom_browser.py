@@ -325,7 +325,7 @@ def wait_for_trace(page, name: str, timeout: float) -> float:
 @pytest.mark.browser
 @pytest.mark.parametrize("size", [(1920, 1080), (1280, 720)], ids=["1920x1080", "1280x720"])
 def test_projector_view_fits_follows_and_shows_no_secret(browser, public_app, screenshot_dir, size):
-    from lab.classroom import store
+    from lab.classroom import store, teacher_link
 
     url, engine = public_app
     width, height = size
@@ -348,7 +348,7 @@ def test_projector_view_fits_follows_and_shows_no_secret(browser, public_app, sc
     assert new.code in body and "3 of 3 submitted" in body
     assert projector.locator("h1").inner_text().split() == ["Class", "code", new.code]  # the page's one h1
     # the join link as text is exactly what the QR code holds (segno's own encoding of that text)
-    join = store.check_teacher(engine, new.code, new.teacher_token).join_key
+    join = teacher_link.check_teacher(engine, new.code, new.teacher_token).join_key
     link = f"{PUBLIC_URL}/class?code={new.code}&join={join}"
     assert projector.locator("[data-testid=stText]").inner_text() == link
     qr = projector.locator("[data-testid=stImage] img")
@@ -415,13 +415,13 @@ def wait_for_live_status(page, start: str, timeout: float = 10_000) -> None:
 def test_join_link_and_qr_code_use_the_public_address(browser, public_app, screenshot_dir):
     """RESIDUAL_LAB_PUBLIC_URL=http://lab.example:8501: the dashboard's join link uses it (though the page was
     opened as 127.0.0.1), and its QR code is segno's own encoding of exactly that link."""
-    from lab.classroom import store
+    from lab.classroom import store, teacher_link
 
     url, engine = public_app
     new = store.create_class(engine, "QR")
     page = browser.new_page(viewport=DESKTOP)
     goto(page, f"{url}/class?code={new.code}&teacher={new.teacher_token}")
-    join = store.check_teacher(engine, new.code, new.teacher_token).join_key
+    join = teacher_link.check_teacher(engine, new.code, new.teacher_token).join_key
     link = f"{PUBLIC_URL}/class?code={new.code}&join={join}"
     shown = [c.inner_text().strip() for c in page.locator("[data-testid=stCode]").all()]
     assert link in shown

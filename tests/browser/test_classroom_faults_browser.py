@@ -38,7 +38,7 @@ from browserlib import (
     stop_serve,
     wait_idle,
 )
-from lab.classroom import limits, store
+from lab.classroom import dashboards, limits, store
 from lab.classroom.db import make_engine
 
 WRONG = "QQQQQQ"
@@ -148,7 +148,7 @@ def test_one_browsers_wrong_codes_never_keep_another_out(browser, tmp_path, serv
             screenshot_full(other, screenshot_dir / "class-student-joined-390.png")
         guesser.close()
         classmate.close()
-        board = store.dashboard(engine, new.code, new.teacher_token)
+        board = dashboards.dashboard(engine, new.code, new.teacher_token)
         assert [s.name for s in board.students] == ["Bob"]
     finally:
         engine.dispose()
