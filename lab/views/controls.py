@@ -42,17 +42,16 @@ class Widgets:
         return place.selectbox(control.label, choices, key=control.key, **index, **self.bind, **options)
 
     def number_input(self, place, field: str, step=1, **options):
-        low, high, convert = self._range(field)
-        control = self.control[field]
-        return place.number_input(
-            control.label, min_value=low, max_value=high, step=step, key=control.key,
-            **self._value(field, convert), **self.bind, **options,
-        )  # fmt: skip
+        return self._numeric(place.number_input, field, step, options)
 
     def slider(self, place, field: str, step=0.01, **options):
+        return self._numeric(place.slider, field, step, options)
+
+    def _numeric(self, widget, field: str, step, options: dict):
+        """A number input or a slider over the control's range (floats for a probability or a number)."""
         low, high, convert = self._range(field)
         control = self.control[field]
-        return place.slider(
+        return widget(
             control.label, min_value=low, max_value=high, step=step, key=control.key,
             **self._value(field, convert), **self.bind, **options,
         )  # fmt: skip
