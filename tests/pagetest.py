@@ -5,13 +5,30 @@ as submitting an exercise answer, stay beside that page's tests)."""
 from __future__ import annotations
 
 import base64
+import importlib
 import json
 from pathlib import Path
 
 import numpy as np
 from streamlit.testing.v1 import AppTest
 
-APP = str(Path(__file__).resolve().parents[1] / "app.py")
+ROOT = Path(__file__).resolve().parents[1]
+APP = str(ROOT / "app.py")
+
+
+def page_models(page: str) -> tuple:
+    """The page models of the view ``page`` (lab/views/<name>.py: lab/models/<name>.py) that declare their controls
+    (``CONTROLS``), in the order their module defines them; () for a page without one. The hostile-link and
+    widget-state tests derive their cases from these, so a new page's declared controls are tested by themselves."""
+    name = Path(page).stem
+    if not (ROOT / "lab" / "models" / f"{name}.py").exists():
+        return ()
+    module = importlib.import_module(f"lab.models.{name}")
+    return tuple(
+        cls
+        for cls in vars(module).values()
+        if isinstance(cls, type) and cls.__module__ == module.__name__ and getattr(cls, "CONTROLS", ())
+    )
 
 
 def open_linked_page(page: str, params: dict[str, str] | None = None, timeout: float = 60) -> AppTest:

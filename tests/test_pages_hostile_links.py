@@ -4,14 +4,11 @@ parameter that was refused (issue 9: "no input reaches an exception box")."""
 from __future__ import annotations
 
 import pytest
-from pagetest import APP, open_linked_page
+from pagetest import APP, open_linked_page, page_models
 from streamlit.testing.v1 import AppTest
 
-from lab.models.binomial_lab import PREDICTION_PARAM, BinomialLabModel
-from lab.models.blocks import BlocksModel
-from lab.models.exercises import ExercisesModel
-from lab.models.explorer import EDITOR, REVEAL_PARAM, TABLE_PARAMS, ExplorerModel
-from lab.models.sampling import CompareModel, SamplingModel
+from lab.models.binomial_lab import PREDICTION_PARAM
+from lab.models.explorer import REVEAL_PARAM, TABLE_PARAMS
 from lab.views.shell import LINKED_PAGES
 from lab.views.shell import PAGES as APP_PAGES
 
@@ -30,22 +27,24 @@ HOSTILE = {
 # a 1 MB value never reaches the page, which then shows its defaults.
 ONE_MB = "7" * 1_000_000
 
-# Every URL parameter a page reads (bound widgets and hand-encoded state). The pages are the app's own list
+# Every URL parameter a page reads: its page models' declared controls (lab/models/<page>.py, CONTROLS) when they
+# are in the link, and the state a model encodes by hand beside them. The pages are the app's own list
 # (lab/views/shell.py): each one is here, among the quiet pages, or tested by its own file (OWN_TESTS).
-PAGES = {
-    # the explorer's declared controls (but its editor's on/off) and its token table
-    "lab/views/explorer.py": (*(c.param for c in ExplorerModel.CONTROLS if c.kind != "flag"), *TABLE_PARAMS),
-    "lab/views/binomial_lab.py": (*(c.param for c in BinomialLabModel.CONTROLS), PREDICTION_PARAM),  # lab_p, n, pred
-    "lab/views/sampling.py": (*SamplingModel.PARAMS.values(), *CompareModel.PARAMS.values()),  # declared controls
-    "lab/views/blocks.py": tuple(BlocksModel.PARAMS.values()),  # its model declares each control's link name
-    "lab/views/exercises.py": tuple(ExercisesModel.PARAMS.values()),  # seed, count, level and the open tab
-}
+HAND_ENCODED = {"lab/views/explorer.py": TABLE_PARAMS, "lab/views/binomial_lab.py": (PREDICTION_PARAM,)}
 # Flags: any value other than their "on" words means off, so they are never refused (checked: no exception).
-FLAGS = {
-    "lab/views/explorer.py": (EDITOR.param, REVEAL_PARAM),
-    "lab/views/binomial_lab.py": ("inspect", "reset", "sum"),
+HAND_FLAGS = {"lab/views/explorer.py": (REVEAL_PARAM,), "lab/views/binomial_lab.py": ("inspect", "reset", "sum")}
+LINKED = {
+    page.file: [c for model in page_models(page.file) if model.IN_LINK for c in model.CONTROLS]
+    for page in (*APP_PAGES, *LINKED_PAGES)
 }
-QUIET_PAGES = ("lab/views/numerics.py", "lab/views/pitfalls.py")  # no URL state: any parameter is ignored
+PAGES = {
+    page: (*(c.param for c in controls if c.kind != "flag"), *HAND_ENCODED.get(page, ()))
+    for page, controls in LINKED.items()
+    if controls
+}
+FLAGS = {page: (*(c.param for c in LINKED[page] if c.kind == "flag"), *HAND_FLAGS.get(page, ())) for page in PAGES}
+# No URL state (their models' controls are not in the link): any parameter is ignored.
+QUIET_PAGES = tuple(page.file for page in APP_PAGES if page_models(page.file) and page.file not in PAGES)
 # A class's links carry codes and secrets: their refusals are tested with the class (a page of its own file).
 OWN_TESTS = {
     "lab/views/classroom.py": "tests/test_pages_classroom.py",
@@ -56,6 +55,8 @@ OWN_TESTS = {
 def test_every_page_of_the_app_has_its_links_tested():
     covered = [*PAGES, *QUIET_PAGES, *OWN_TESTS]
     assert sorted(covered) == sorted(page.file for page in (*APP_PAGES, *LINKED_PAGES))
+    assert QUIET_PAGES == ("lab/views/numerics.py", "lab/views/pitfalls.py")
+    assert PAGES["lab/views/exercises.py"] == ("seed", "count", "level", "tab")
     assert PAGES["lab/views/blocks.py"] == ("bk_model", "bk_variant", "bk_k", "bk_l", "bk_seed", "bk_alpha", "bk_c")
     assert sorted(PAGES["lab/views/explorer.py"]) == ["p", "q", "r", "scenario", "tokens", "z"]
     assert FLAGS["lab/views/explorer.py"] == ("edit", "reveal")

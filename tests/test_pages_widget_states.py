@@ -9,17 +9,10 @@ deserializer."""
 from __future__ import annotations
 
 import pytest
-from pagetest import APP, open_linked_page
+from pagetest import APP, open_linked_page, page_models
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 from streamlit.testing.v1 import AppTest
 
-from lab.models.binomial_lab import BinomialLabModel
-from lab.models.blocks import BlocksModel
-from lab.models.exercises import ExercisesModel
-from lab.models.explorer import ExplorerModel
-from lab.models.numerics import NumericsModel
-from lab.models.pitfalls import PitfallsModel
-from lab.models.sampling import CompareModel, SamplingModel
 from lab.views.shell import LINKED_PAGES, PAGES
 
 INF, NAN = float("inf"), float("nan")
@@ -32,34 +25,25 @@ FORGED = {
     "text": ("string_value", "A=1e-1_000_000"),  # text its own parser refuses (lab.core.numbers' exponent limit)
     "flag": ("string_value", "abc"),  # a toggle's state is true or false
 }
+# Controls whose widget AppTest cannot forge, and why.
+UNFORGEABLE = {"tab": "the Exercises tabs (st.tabs): AppTest gives them no widget state"}
 CASES = [
     ("lab/views/explorer.py", "ex_scenario", "string_value", "markov-three"),  # a model, not a scenario
     ("lab/views/explorer.py", "ex_z", "double_value", NAN),
-    # every control the explorer declares, forged by its kind (ex_scenario, ex_r_0 among them; a control with a
-    # widget per token at its first)
-    *(("lab/views/explorer.py", control.widget_key(), *FORGED[control.kind]) for control in ExplorerModel.CONTROLS),
     ("lab/views/binomial_lab.py", "bl_p", "double_value", INF),
-    # every control the Binomial lab declares, forged by its kind (bl_p, bl_n)
-    *(("lab/views/binomial_lab.py", control.key, *FORGED[control.kind]) for control in BinomialLabModel.CONTROLS),
     ("lab/views/sampling.py", "sl_steps", "string_value", "abc"),
-    # every control the Sampling lab's two models declare, forged by its kind (sl_steps, sl_scenario among them)
-    *(
-        ("lab/views/sampling.py", control.key, *FORGED[control.kind])
-        for control in (*SamplingModel.CONTROLS, *CompareModel.CONTROLS)
-    ),
     ("lab/views/blocks.py", "bk_variant", "string_value", "nope"),
-    # every control the Blocks model declares, forged by its kind (bk_model, bk_k among them)
-    *(("lab/views/blocks.py", control.key, *FORGED[control.kind]) for control in BlocksModel.CONTROLS),
     ("lab/views/exercises.py", "level", "string_value", "../x"),
-    # every control the Exercises model declares, forged by its kind (count among them), but the tabs (no widget
-    # state AppTest can forge)
-    *(("lab/views/exercises.py", c.key, *FORGED[c.kind]) for c in ExercisesModel.CONTROLS if c.field != "tab"),
     ("lab/views/pitfalls.py", "pit_block", "string_value", "abc"),
-    # every control the Pitfalls model declares, forged by its kind (pit_block, pit_model among them)
-    *(("lab/views/pitfalls.py", control.key, *FORGED[control.kind]) for control in PitfallsModel.CONTROLS),
-    # every control the Numerics model declares, forged by its kind (numerics_temperature, numerics_top_k and
-    # numerics_target_logits among them)
-    *(("lab/views/numerics.py", control.key, *FORGED[control.kind]) for control in NumericsModel.CONTROLS),
+    # every control each page's models declare (lab/models/<page>.py, CONTROLS), forged by its kind; a control
+    # with a widget per token at its first
+    *(
+        (page.file, control.widget_key(), *FORGED[control.kind])
+        for page in (*PAGES, *LINKED_PAGES)
+        for model in page_models(page.file)
+        for control in model.CONTROLS
+        if control.key not in UNFORGEABLE
+    ),
 ]
 KINDS = ("selectbox", "number_input", "slider", "text_input", "toggle", "radio")
 # The app's pages (lab/views/shell.py) without a case here, and why.

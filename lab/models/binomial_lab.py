@@ -39,6 +39,7 @@ BARS_HIDDEN_AGAIN = "lab success p or n changed, so the bars are hidden again: p
 @dataclass
 class BinomialLabModel:
     CONTROLS = (LAB_P, N)
+    IN_LINK = True
 
     lab_p: float = float(DEFAULT_LAB_P)
     n: int = DEFAULT_N

@@ -307,6 +307,7 @@ class ExplorerModel:
     (:func:`encode_table`): a list of rows is not one widget's value, so ``bind`` cannot carry it."""
 
     CONTROLS = (SCENARIO, R_PREDICTION, Z_PREDICTION, EDITOR)
+    IN_LINK = True
 
     scenario: str = DEFAULT_SCENARIO
     rows: list[TokenRow] = field(default_factory=list)

@@ -30,6 +30,7 @@ class NumericsModel(PageModel):
 
     # Each control once: its key, label (the widget's; ``named``: how a message names it) and how it is read. The
     # view draws its widgets from these.
+    IN_LINK = False
     CONTROLS = (
         Control("gaps", "numerics_gaps", "gap exponents k (gap = 10^−k)", "range", low=GAP_MIN, high=GAP_MAX,
                 named="gap exponents k"),

@@ -26,6 +26,7 @@ class PitfallsModel(PageModel):
 
     # Each control once: its key, label (the widget's and the messages'), and how it is read. The view draws its
     # widgets' labels, keys and ranges from these.
+    IN_LINK = False
     CONTROLS = (
         Control("model", "pit_model", "scenario or model", "choice", options=all_model_names),
         Control("block", "pit_block", "drafts per block K", "whole", low=1, high=MAX_BLOCK),

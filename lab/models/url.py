@@ -216,6 +216,7 @@ class PageModel:
     PARAMS: dict[str, str] = {}
     LABELS: dict[str, str] = {}  # URL parameter -> the control's label (for messages)
     CONTROLS: tuple[Control, ...] = ()
+    IN_LINK = True  # its controls are in the page's link (False: a page without link state)
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
