@@ -15,10 +15,13 @@ from urllib.parse import urlsplit
 import pytest
 
 from browserlib import goto, screenshot_full, wait_idle
+from lab.views import shell
 
 pytestmark = pytest.mark.browser
 
-PAGES = ("", "explorer", "binomial-lab", "numerics", "sampling", "blocks", "pitfalls", "exercises")
+# The app's own list of pages (the default one at "/" and by its path), but the Class page (its browser tests start
+# the app with a class database of its own: tests/browser/test_classroom_browser.py).
+PAGES = ("", *(page.url_path for page in shell.PAGES if page.url_path != shell.CLASS_URL_PATH))
 
 # (link, the parameter a warning must name); a selection of issue 9's reproductions and their relatives.
 HOSTILE_LINKS = [
