@@ -54,7 +54,8 @@ NOT_HERE = {
 
 
 def test_every_page_of_the_app_has_a_forged_case():
-    assert {page.file for page in (*PAGES, *LINKED_PAGES)} - set(NOT_HERE) == {page for page, *_ in CASES}
+    untested = "a page without a model that declares its controls: give it a case or list it in NOT_HERE"
+    assert {page.file for page in (*PAGES, *LINKED_PAGES)} - set(NOT_HERE) == {page for page, *_ in CASES}, untested
 
 
 def forge(at: AppTest, key: str, field: str, value) -> None:
