@@ -2,8 +2,9 @@
 
 Two parts, each printed side by side for SQLite and PostgreSQL:
 
-1. ``storage``: measured at the storage layer (lab.classroom.store, the same calls the Class page makes),
-   with one thread per student sharing one engine (as the Streamlit process shares its st.connection engine).
+1. ``storage``: measured at the storage layer (lab.classroom's admission, answers and dashboards: the same calls
+   the Class page makes), with one thread per student sharing one engine (as the Streamlit process shares its
+   st.connection engine).
    300 students join, then each submits once at a random moment within ``--window`` seconds (default 10 s, a
    harder load than the issue's 30 s). Reports submit latency p50/p95/max (time until the commit returned,
    i.e. until the page may say Saved), that every submission is stored exactly once (rows = distinct students
@@ -58,7 +59,7 @@ sys.path.insert(0, str(ROOT))  # the repository root (lab/, and the test helpers
 
 from sqlalchemy import text  # noqa: E402
 
-from lab.classroom import dashboards, store  # noqa: E402
+from lab.classroom import admission, answers, classes, dashboards, versions  # noqa: E402
 from lab.classroom.db import make_engine, metadata  # noqa: E402
 from tests.loadclient import hall_page, http_checks  # noqa: E402
 
@@ -85,12 +86,14 @@ def storage_bench(url: str, students: int, window: float) -> dict:
         metadata.drop_all(engine)
         engine.dispose()
         engine = make_engine(url)
-    new = store.create_class(engine, "bench")
-    store.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
+    new = classes.create_class(engine, "bench")
+    classes.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
     t0 = time.perf_counter()
-    tokens = [store.join_class(engine, new.code, f"Student {i}", client=f"c{i}").student_token for i in range(students)]
+    tokens = [
+        admission.join_class(engine, new.code, f"Student {i}", client=f"c{i}").student_token for i in range(students)
+    ]
     join_s = time.perf_counter() - t0
-    activity = store.student_state(engine, new.code, tokens[0]).activity.id
+    activity = answers.student_state(engine, new.code, tokens[0]).activity.id
     rng = random.Random(7)
     delays = [rng.uniform(0, window) for _ in tokens]
     latencies: list[float] = []
@@ -103,7 +106,7 @@ def storage_bench(url: str, students: int, window: float) -> dict:
         b = (i % 21) / 20
         began = time.perf_counter()
         try:
-            store.submit_prediction(engine, new.code, token, activity, [f"{b:.2f}", f"{1 - b:.2f}"])
+            answers.submit_prediction(engine, new.code, token, activity, [f"{b:.2f}", f"{1 - b:.2f}"])
         except Exception as exc:  # noqa: BLE001 - counted and reported
             with lock:
                 failures.append(repr(exc))
@@ -311,10 +314,12 @@ def page_submit_bench(db_url: str | None, students: int, window: float) -> dict:
     engine = make_engine(url_db)
     proc, url = start_streamlit("server.py", cwd=ROOT)
     try:
-        new = store.create_class(engine, "submit")
-        store.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
-        tokens = [store.join_class(engine, new.code, f"S{i}", client=f"c{i}").student_token for i in range(students)]
-        activity = store.student_state(engine, new.code, tokens[0]).activity.id
+        new = classes.create_class(engine, "submit")
+        classes.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
+        tokens = [
+            admission.join_class(engine, new.code, f"S{i}", client=f"c{i}").student_token for i in range(students)
+        ]
+        activity = answers.student_state(engine, new.code, tokens[0]).activity.id
         base_ws = url.replace("http://", "ws://")
         rng = random.Random(11)
         counters = {"fragment_runs": 0, "finished": 0, "saw_reveal": 0, "errors": 0}
@@ -400,13 +405,15 @@ def follow_bench(students: int, seconds: float, script: str = "server.py") -> di
     proc, url = start_streamlit(script, cwd=ROOT)
     try:
         engine = make_engine(f"sqlite:///{data}/classroom.db")
-        new = store.create_class(engine, "follow")
-        store.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
-        tokens = [store.join_class(engine, new.code, f"S{i}", client=f"c{i}").student_token for i in range(students)]
-        activity = store.student_state(engine, new.code, tokens[0]).activity.id
+        new = classes.create_class(engine, "follow")
+        classes.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
+        tokens = [
+            admission.join_class(engine, new.code, f"S{i}", client=f"c{i}").student_token for i in range(students)
+        ]
+        activity = answers.student_state(engine, new.code, tokens[0]).activity.id
         for i, token in enumerate(tokens):  # every student has voted: the projector's chart has a dot for each
             b = (i % 21) / 20
-            store.submit_prediction(engine, new.code, token, activity, [f"{b:.2f}", f"{1 - b:.2f}"])
+            answers.submit_prediction(engine, new.code, token, activity, [f"{b:.2f}", f"{1 - b:.2f}"])
         base_ws = url.replace("http://", "ws://")
 
         def measure(n: int) -> dict:
@@ -425,7 +432,7 @@ def follow_bench(students: int, seconds: float, script: str = "server.py") -> di
                 loaded = counters["finished"]
                 # the responses shown (the projector's chart is drawn): every student page reruns once for it; the
                 # baseline is measured after they all did, so neither figure holds those reruns
-                store.show_responses(engine, new.code, new.teacher_token)
+                classes.show_responses(engine, new.code, new.teacher_token)
                 deadline = time.monotonic() + 60
                 while counters["finished"] < loaded + n and time.monotonic() < deadline:
                     await asyncio.sleep(0.2)
@@ -440,7 +447,7 @@ def follow_bench(students: int, seconds: float, script: str = "server.py") -> di
                 # the projector joins the waiting class, its results shown (a chart redrawn with the counts): the
                 # same measurement again
                 projector_counters = {"fragment_runs": 0, "finished": 0, "saw_reveal": 0, "errors": 0}
-                display = store.class_version(engine, new.code).display_key
+                display = versions.stored_class_version(engine, new.code).display_key
                 tasks.append(
                     asyncio.create_task(
                         student_session(
@@ -460,7 +467,7 @@ def follow_bench(students: int, seconds: float, script: str = "server.py") -> di
                 # the teacher reveals: how long until every page has drawn it?
                 reveal_at, reveal_cpu0 = time.monotonic(), cpu_seconds(proc.pid)
                 own_cpu0 = time.process_time()
-                store.reveal(engine, new.code, new.teacher_token)
+                classes.reveal(engine, new.code, new.teacher_token)
                 while (
                     counters["saw_reveal"] < n or not projector_counters.get("projector_saw_reveal")
                 ) and time.monotonic() - reveal_at < 60:
@@ -470,7 +477,7 @@ def follow_bench(students: int, seconds: float, script: str = "server.py") -> di
                 reveal_cpu = (cpu_seconds(proc.pid) - reveal_cpu0, time.process_time() - own_cpu0)
                 saw = counters["saw_reveal"]
                 projector += (projector_counters.get("projector_saw_reveal", 0) > 0, projector_counters["errors"])
-                store.unlock(engine, new.code, new.teacher_token)
+                classes.unlock(engine, new.code, new.teacher_token)
                 stop.set()
                 await asyncio.gather(*tasks, return_exceptions=True)
                 return (
@@ -536,13 +543,13 @@ def dashboard_bench(students: int, refreshes: int) -> list[dict]:
         engine = make_engine(f"sqlite:///{data}/classroom.db")
 
         def make_class(n: int):
-            new = store.create_class(engine, "dashboard")
-            store.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
+            new = classes.create_class(engine, "dashboard")
+            classes.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
             activity = dashboards.dashboard(engine, new.code, new.teacher_token).activity.id
             for i in range(n):
-                token = store.join_class(engine, new.code, f"Student {i}", client=f"c{i}").student_token
+                token = admission.join_class(engine, new.code, f"Student {i}", client=f"c{i}").student_token
                 if i % 5:
-                    store.submit_prediction(engine, new.code, token, activity, ["0.75", "0.25"])
+                    answers.submit_prediction(engine, new.code, token, activity, ["0.75", "0.25"])
             return new
 
         async def measure(new, list_open: bool) -> dict:
@@ -684,23 +691,23 @@ def hall_class(url: str, pids: list[int], engine, n: int, projector: bool = True
     """``n`` students who all voted, on their pages, following the teacher; the teacher opens a predict activity,
     shows the responses, opens round 2 (everyone votes again) and reveals. Per action: when the last page showed
     it (a finished full run that drew the new version), the median page, and the server CPU per page."""
-    new = store.create_class(engine, "hall")
-    tokens = [store.join_class(engine, new.code, f"S{i}", client=f"h{i}").student_token for i in range(n)]
+    new = classes.create_class(engine, "hall")
+    tokens = [admission.join_class(engine, new.code, f"S{i}", client=f"h{i}").student_token for i in range(n)]
     base_ws = url.replace("http://", "ws://")
 
     def vote(round_number=None):
-        activity = store.student_state(engine, new.code, tokens[0]).activity.id
+        activity = answers.student_state(engine, new.code, tokens[0]).activity.id
         for i, token in enumerate(tokens):  # every student has voted: every page draws its own prediction
             b = (i % 21) / 20
-            store.submit_prediction(engine, new.code, token, activity, [f"{b:.2f}", f"{1 - b:.2f}"], round_number)
+            answers.submit_prediction(engine, new.code, token, activity, [f"{b:.2f}", f"{1 - b:.2f}"], round_number)
 
     steps = {
-        "Open activity": lambda: store.open_activity(
+        "Open activity": lambda: classes.open_activity(
             engine, new.code, new.teacher_token, "predict", {"source": "worked-example"}
         ),
-        "Show responses": lambda: store.show_responses(engine, new.code, new.teacher_token),
-        "Vote again": lambda: store.vote_again(engine, new.code, new.teacher_token),
-        "Reveal": lambda: store.reveal(engine, new.code, new.teacher_token),
+        "Show responses": lambda: classes.show_responses(engine, new.code, new.teacher_token),
+        "Vote again": lambda: classes.vote_again(engine, new.code, new.teacher_token),
+        "Reveal": lambda: classes.reveal(engine, new.code, new.teacher_token),
     }
 
     async def run():
@@ -711,7 +718,7 @@ def hall_class(url: str, pids: list[int], engine, n: int, projector: bool = True
             query = f"code={new.code}&student={token}"
             tasks.append(asyncio.create_task(hall_page(base_ws, query, "class", page, stop)))
             await asyncio.sleep(3 / n)
-        display = store.class_version(engine, new.code).display_key
+        display = versions.stored_class_version(engine, new.code).display_key
         watch = {}
         if projector:
             tasks.append(
@@ -737,7 +744,7 @@ def hall_class(url: str, pids: list[int], engine, n: int, projector: bool = True
                 await voted(2)
             cpu0, own0, t0 = sum(cpu_seconds(p) for p in pids), time.process_time(), time.monotonic()
             steps[action]()
-            target = store.class_version(engine, new.code).version
+            target = versions.stored_class_version(engine, new.code).version
             while (
                 sum(p.get("drawn", -1) >= target for p in pages) < n or watch.get("drawn", -1) < target and projector
             ) and time.monotonic() < t0 + 60:

@@ -9,7 +9,7 @@ from fractions import Fraction
 
 from sqlalchemy import create_engine
 
-from lab.classroom import dashboards, refusals, store, teacher_link
+from lab.classroom import admission, answers, classes, dashboards, refusals, teacher_link
 from lab.classroom.actions import (
     DATABASE_DOWN,
     PREDICT_LABEL,
@@ -19,7 +19,7 @@ from lab.classroom.actions import (
     TeacherDesk,
     attempt,
     clock,
-    join_class,
+    join_from_landing,
     link_key,
     start_class,
 )
@@ -58,7 +58,7 @@ def test_attempt_turns_a_refusal_and_an_outage_into_words():
 
 def test_joining_and_starting_say_what_an_outage_did_not_do():
     db = unreachable()
-    assert join_class(db, "K7M2QX", "Ann", client="c", address="a", link_code="", key="")[1] == (
+    assert join_from_landing(db, "K7M2QX", "Ann", client="c", address="a", link_code="", key="")[1] == (
         "The class database cannot be reached right now, so you have not joined yet. What you typed stays on this "
         "page; it tries again by itself every few seconds and carries on when the database is back."
     )
@@ -68,32 +68,34 @@ def test_joining_and_starting_say_what_an_outage_did_not_do():
 def test_join_and_start(engine):
     new, refusal = start_class(engine, "Period 3")
     assert refusal == "" and teacher_link.check_teacher(engine, new.code, new.teacher_token).name == "Period 3"
-    joined, refusal = join_class(engine, new.code.lower(), "Ann", client="c", address="a", link_code=new.code, key="")
+    joined, refusal = join_from_landing(
+        engine, new.code.lower(), "Ann", client="c", address="a", link_code=new.code, key=""
+    )
     assert refusal == "" and joined.code == new.code
-    assert store.student_state(engine, new.code, joined.student_token).name == "Ann"
-    assert join_class(engine, new.code, "", client="c2", address="a", link_code="", key="")[0] is None
+    assert answers.student_state(engine, new.code, joined.student_token).name == "Ann"
+    assert join_from_landing(engine, new.code, "", client="c2", address="a", link_code="", key="")[0] is None
 
 
 def test_teacher_actions_return_their_refusal(engine):
-    new = store.create_class(engine)
+    new = classes.create_class(engine)
     desk = TeacherDesk(new.code, new.teacher_token)
-    assert desk.act(engine, store.lock) == "No activity is open: open one first."
+    assert desk.act(engine, classes.lock) == "No activity is open: open one first."
     assert desk.open_activity(engine, PREDICT_LABEL, "worked-example", None, None, None) == ""
     activity = dashboards.dashboard(engine, new.code, new.teacher_token).activity
     assert activity.kind == PREDICT and not activity.locked
-    assert TeacherDesk(new.code, "not-the-token").act(engine, store.lock)  # refused: nothing changes
+    assert TeacherDesk(new.code, "not-the-token").act(engine, classes.lock)  # refused: nothing changes
     assert not dashboards.dashboard(engine, new.code, new.teacher_token).activity.locked
-    assert desk.act(engine, store.lock) == ""
+    assert desk.act(engine, classes.lock) == ""
     assert dashboards.dashboard(engine, new.code, new.teacher_token).activity.locked
-    assert desk.act(engine, store.next_activity) == ""
+    assert desk.act(engine, classes.next_activity) == ""
     assert desk.open_activity(engine, "Exercises assignment", "worked-example", 12, "zeros", 3) == ""
     activity = dashboards.dashboard(engine, new.code, new.teacher_token).activity
     assert activity.kind == ASSIGNMENT and len(activity.spec.problems) == 3
-    assert desk.act(unreachable(), store.lock) == TEACHER_DOWN
+    assert desk.act(unreachable(), classes.lock) == TEACHER_DOWN
 
 
 def test_new_teacher_link_and_join_address(engine):
-    new = store.create_class(engine)
+    new = classes.create_class(engine)
     desk = TeacherDesk(new.code, new.teacher_token)
     assert desk.new_teacher_link(engine) == ""
     assert desk.token != new.teacher_token
@@ -105,11 +107,11 @@ def test_new_teacher_link_and_join_address(engine):
 
 
 def test_a_prediction_is_saved_or_says_why_not(engine):
-    new = store.create_class(engine)
+    new = classes.create_class(engine)
     desk = TeacherDesk(new.code, new.teacher_token)
     desk.open_activity(engine, PREDICT_LABEL, "worked-example", None, None, None)
-    seat = StudentSeat(new.code, store.join_class(engine, new.code, "Ann").student_token)
-    activity = store.student_state(engine, seat.code, seat.token).activity
+    seat = StudentSeat(new.code, admission.join_class(engine, new.code, "Ann").student_token)
+    activity = answers.student_state(engine, seat.code, seat.token).activity
     fields = activity.spec.fields
     assert len(fields) == 2
     # an empty box is named, before the database is asked (none is given)
@@ -118,11 +120,11 @@ def test_a_prediction_is_saved_or_says_why_not(engine):
     )
     said = seat.submit_prediction(engine, activity.id, fields, [0.6, 0.4], 1)
     assert said.kind == "success" and SAVED.fullmatch(said.text)
-    assert store.student_state(engine, seat.code, seat.token).prediction == (Fraction(3, 5), Fraction(2, 5))
+    assert answers.student_state(engine, seat.code, seat.token).prediction == (Fraction(3, 5), Fraction(2, 5))
     assert seat.submit_prediction(engine, activity.id, fields, [0.5, 0.5], 2) == Feedback(
         "error", "Your teacher opened round 1 of this question: this answer was not saved. Vote again."
     )
-    desk.act(engine, store.lock)
+    desk.act(engine, classes.lock)
     assert seat.submit_prediction(engine, activity.id, fields, [0.5, 0.5], 1) == Feedback(
         "error", "Your teacher has locked this activity: answers can no longer change."
     )
@@ -130,17 +132,17 @@ def test_a_prediction_is_saved_or_says_why_not(engine):
 
 
 def test_an_answer_is_checked_and_saved_or_not(engine):
-    new = store.create_class(engine)
+    new = classes.create_class(engine)
     TeacherDesk(new.code, new.teacher_token).open_activity(engine, "Exercises assignment", "", 12, "zeros", 3)
-    seat = StudentSeat(new.code, store.join_class(engine, new.code, "Ann").student_token)
-    activity = store.student_state(engine, seat.code, seat.token).activity
+    seat = StudentSeat(new.code, admission.join_class(engine, new.code, "Ann").student_token)
+    activity = answers.student_state(engine, seat.code, seat.token).activity
     unread = seat.submit_answer(engine, activity.id, 1, "what?")
     assert unread.kind == "warning" and unread.text.endswith(" Not saved.")
     wrong = seat.submit_answer(engine, activity.id, 1, "7/3")  # never a probability: counted, wrong
     assert wrong.kind == "error" and wrong.text.endswith(" Saved.")
     right = seat.submit_answer(engine, activity.id, 1, activity.spec.problems[0].answer_text)
     assert right.kind == "success" and right.text.endswith(" Saved.")
-    attempt_saved = store.student_state(engine, seat.code, seat.token).attempts[1]
+    attempt_saved = answers.student_state(engine, seat.code, seat.token).attempts[1]
     assert attempt_saved.correct and attempt_saved.tries == 2
     assert seat.submit_answer(engine, activity.id, 9, "1/2") == Feedback(
         "error", "Problem 9 is not part of this assignment (1 to 3)."

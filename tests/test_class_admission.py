@@ -12,7 +12,7 @@ import re
 import pytest
 from sqlalchemy import text
 
-from lab.classroom import dashboards, db, limits, naming, store, teacher_link
+from lab.classroom import admission, answers, classes, dashboards, db, limits, naming, roster, teacher_link, versions
 from lab.classroom.refusals import ClassroomError, RateLimited, Waiting
 
 
@@ -24,8 +24,8 @@ def clock(monkeypatch):
 
 
 def start(engine):
-    new = store.create_class(engine, "Period 4")
-    store.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
+    new = classes.create_class(engine, "Period 4")
+    classes.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
     return new
 
 
@@ -40,7 +40,7 @@ def words(exc) -> str:
 
 def absent_refusal(engine) -> str:
     with pytest.raises(ClassroomError) as info:
-        store.join_class(engine, "QQQQQQ", "Probe", client="xsrf:probe-absent")
+        admission.join_class(engine, "QQQQQQ", "Probe", client="xsrf:probe-absent")
     return words(info.value)
 
 
@@ -53,82 +53,82 @@ def board(engine, new):
 
 def test_a_locked_class_refuses_new_joins_and_keeps_its_students(engine, clock):
     new = start(engine)
-    ann = store.join_class(engine, new.code, "Ann", client="xsrf:ann")
-    store.lock_joins(engine, new.code, new.teacher_token)
+    ann = admission.join_class(engine, new.code, "Ann", client="xsrf:ann")
+    admission.lock_joins(engine, new.code, new.teacher_token)
     assert teacher_link.check_teacher(engine, new.code, new.teacher_token).joins_locked
     with pytest.raises(ClassroomError, match="is locked by your teacher") as by_link:
-        store.join_class(engine, new.code, "Bob", client="xsrf:bob", link_key=key_of(engine, new))
+        admission.join_class(engine, new.code, "Bob", client="xsrf:bob", link_key=key_of(engine, new))
     assert "private links" in str(by_link.value)
     with pytest.raises(ClassroomError) as typed:
-        store.join_class(engine, new.code, "Bob", client="xsrf:bob2")
+        admission.join_class(engine, new.code, "Bob", client="xsrf:bob2")
     assert words(typed.value) == absent_refusal(engine)  # a typed code is told nothing
     # Ann comes back through her private link, and submits
-    activity = store.student_state(engine, new.code, ann.student_token).activity.id
-    store.submit_prediction(engine, new.code, ann.student_token, activity, ["0.7", "0.3"])
-    store.lock_joins(engine, new.code, new.teacher_token, False)
-    assert store.join_class(engine, new.code, "Bob", client="xsrf:bob").name == "Bob"
+    activity = answers.student_state(engine, new.code, ann.student_token).activity.id
+    answers.submit_prediction(engine, new.code, ann.student_token, activity, ["0.7", "0.3"])
+    admission.lock_joins(engine, new.code, new.teacher_token, False)
+    assert admission.join_class(engine, new.code, "Bob", client="xsrf:bob").name == "Bob"
     assert [s.name for s in board(engine, new).students] == ["Ann", "Bob"]
 
 
 def test_joins_beyond_the_expected_size_wait_for_the_teacher(engine, clock):
     new = start(engine)
-    assert store.set_expected_size(engine, new.code, new.teacher_token, 2) == 2
+    assert admission.set_expected_size(engine, new.code, new.teacher_token, 2) == 2
     for name in ("Ann", "Bob"):
-        assert not store.join_class(engine, new.code, name, client=f"xsrf:{name}").waiting
-    cat = store.join_class(engine, new.code, "Cat", client="xsrf:cat")
-    dan = store.join_class(engine, new.code, "Dan", client="xsrf:dan", link_key=key_of(engine, new))
+        assert not admission.join_class(engine, new.code, name, client=f"xsrf:{name}").waiting
+    cat = admission.join_class(engine, new.code, "Cat", client="xsrf:cat")
+    dan = admission.join_class(engine, new.code, "Dan", client="xsrf:dan", link_key=key_of(engine, new))
     assert cat.waiting and dan.waiting
     b = board(engine, new)
     assert (b.joined, [s.name for s in b.waiting]) == (2, ["Cat", "Dan"])  # waiting: not counted as joined
     with pytest.raises(Waiting, match="waiting to be let in"):
-        store.student_state(engine, new.code, cat.student_token)
+        answers.student_state(engine, new.code, cat.student_token)
     with pytest.raises(Waiting):
-        store.submit_prediction(engine, new.code, cat.student_token, b.activity.id, ["0.5", "0.5"])
+        answers.submit_prediction(engine, new.code, cat.student_token, b.activity.id, ["0.5", "0.5"])
     cat_id = b.waiting[0].id
-    assert store.admit_waiting(engine, new.code, new.teacher_token, [cat_id]) == 1
-    assert store.student_state(engine, new.code, cat.student_token).name == "Cat"
-    assert store.admit_waiting(engine, new.code, new.teacher_token, [cat_id]) == 0  # once only
+    assert roster.admit_waiting(engine, new.code, new.teacher_token, [cat_id]) == 1
+    assert answers.student_state(engine, new.code, cat.student_token).name == "Cat"
+    assert roster.admit_waiting(engine, new.code, new.teacher_token, [cat_id]) == 0  # once only
     dan_id = board(engine, new).waiting[0].id
-    assert store.remove_students(engine, new.code, new.teacher_token, [dan_id]) == 1  # refused: a removal
+    assert roster.remove_students(engine, new.code, new.teacher_token, [dan_id]) == 1  # refused: a removal
     b = board(engine, new)
     assert (b.joined, b.waiting, [s.name for s in b.removed]) == (3, (), ["Dan"])
     with engine.connect() as conn:  # seats: Ann, Bob, Cat (Dan never took one)
         assert conn.execute(text("SELECT student_count FROM classes")).scalar_one() == 3
-    assert store.set_expected_size(engine, new.code, new.teacher_token, 0) is None  # no approval any more
-    assert not store.join_class(engine, new.code, "Eve", client="xsrf:eve").waiting
+    assert admission.set_expected_size(engine, new.code, new.teacher_token, 0) is None  # no approval any more
+    assert not admission.join_class(engine, new.code, "Eve", client="xsrf:eve").waiting
     with pytest.raises(ClassroomError, match="Expected size: 501 students"):
-        store.set_expected_size(engine, new.code, new.teacher_token, 501)
+        admission.set_expected_size(engine, new.code, new.teacher_token, 501)
 
 
 def test_a_removed_student_stays_out_with_a_fresh_browser_until_let_back_in(engine, clock):
     new = start(engine)
-    bob = store.join_class(engine, new.code, "Bob Lee", client="xsrf:bob")
+    bob = admission.join_class(engine, new.code, "Bob Lee", client="xsrf:bob")
     bob_id = board(engine, new).students[0].id
-    store.remove_student(engine, new.code, new.teacher_token, bob_id)
+    roster.remove_student(engine, new.code, new.teacher_token, bob_id)
     key = key_of(engine, new)
     # a new browser session (cookie dropped, private window, another phone), same name: still out
     with pytest.raises(ClassroomError, match="removed a student named bob lee"):
-        store.join_class(engine, new.code, "bob  lee", client="xsrf:fresh", link_key=key)
+        admission.join_class(engine, new.code, "bob  lee", client="xsrf:fresh", link_key=key)
     with pytest.raises(ClassroomError) as typed:
-        store.join_class(engine, new.code, "BOB LEE", client="xsrf:fresh2")
+        admission.join_class(engine, new.code, "BOB LEE", client="xsrf:fresh2")
     assert words(typed.value) == absent_refusal(engine)
     with pytest.raises(ClassroomError, match="removed you"):  # his own browser session, any name
-        store.join_class(engine, new.code, "Robert", client="xsrf:bob", link_key=key)
-    store.allow_back(engine, new.code, new.teacher_token, bob_id)
-    assert store.student_state(engine, new.code, bob.student_token).name == "Bob Lee"
-    assert store.join_class(engine, new.code, "Bob Lee", client="xsrf:fresh", link_key=key).name == "Bob Lee"
+        admission.join_class(engine, new.code, "Robert", client="xsrf:bob", link_key=key)
+    roster.allow_back(engine, new.code, new.teacher_token, bob_id)
+    assert answers.student_state(engine, new.code, bob.student_token).name == "Bob Lee"
+    assert admission.join_class(engine, new.code, "Bob Lee", client="xsrf:fresh", link_key=key).name == "Bob Lee"
 
 
 def test_new_join_link_stops_the_old_qr_code(engine, clock):
     new = start(engine)
     old = key_of(engine, new)
-    assert store.join_class(engine, new.code, "Ann", client="xsrf:a", link_key=old).name == "Ann"
-    fresh = store.new_join_link(engine, new.code, new.teacher_token)
+    assert admission.join_class(engine, new.code, "Ann", client="xsrf:a", link_key=old).name == "Ann"
+    fresh = admission.new_join_link(engine, new.code, new.teacher_token)
     assert fresh != old and key_of(engine, new) == fresh
     with pytest.raises(ClassroomError) as info:
-        store.join_class(engine, new.code, "Bob", client="xsrf:b", link_key=old)
+        admission.join_class(engine, new.code, "Bob", client="xsrf:b", link_key=old)
     assert words(info.value) == absent_refusal(engine)
-    assert store.join_class(engine, new.code, "Bob", client="xsrf:b", link_key=fresh).name == "Bob"
+    assert admission.join_class(engine, new.code, "Bob", client="xsrf:b", link_key=fresh).name == "Bob"
     other = start(engine)
     assert key_of(engine, other) not in (old, fresh)  # per class
 
@@ -140,11 +140,13 @@ def test_a_script_at_a_schools_address_cannot_keep_a_classmate_out(engine, clock
     new = start(engine)
     school = "198.51.100.20"
     for i in range(120):  # 120 fake joins in a moment, each from a fresh browser session, one address
-        store.join_class(engine, new.code, f"Bot {i}", client=f"xsrf:bot{i}", address=school)
+        admission.join_class(engine, new.code, f"Bot {i}", client=f"xsrf:bot{i}", address=school)
     with pytest.raises(RateLimited, match="at most 120 a minute"):
-        store.join_class(engine, new.code, "Bot 120", client="xsrf:bot120", address=school)
+        admission.join_class(engine, new.code, "Bot 120", client="xsrf:bot120", address=school)
     # a classmate at the same address, through the join link: in at once
-    joined = store.join_class(engine, new.code, "Ann", client="xsrf:ann", address=school, link_key=key_of(engine, new))
+    joined = admission.join_class(
+        engine, new.code, "Ann", client="xsrf:ann", address=school, link_key=key_of(engine, new)
+    )
     assert joined.name == "Ann" and not joined.waiting
     assert board(engine, new).joined == 121
 
@@ -154,30 +156,32 @@ def test_wrong_codes_from_one_address_stop_at_300_an_hour_and_the_link_still_adm
     school = "203.0.113.30"
     for i in range(300):
         with pytest.raises(ClassroomError, match="No open class"):
-            store.join_class(engine, "QQQQQQ", "Eve", client=f"xsrf:eve{i}", address=school)
+            admission.join_class(engine, "QQQQQQ", "Eve", client=f"xsrf:eve{i}", address=school)
     with pytest.raises(RateLimited, match="wrong class codes from this network address \\(at most 300 an hour\\)"):
-        store.join_class(engine, new.code, "Ann", client="xsrf:ann", address=school)
+        admission.join_class(engine, new.code, "Ann", client="xsrf:ann", address=school)
     with engine.connect() as conn:  # a class's budget (88,750) is far from spent: other addresses type codes
         assert limits.guesses_against(conn, clock[0], clock[0]) == 300
-    assert store.join_class(engine, new.code, "Ann", client="xsrf:ann", address="192.0.2.9").name == "Ann"
-    assert store.join_class(engine, new.code, "Bea", client="xsrf:bea", address=school, link_key=key_of(engine, new))
+    assert admission.join_class(engine, new.code, "Ann", client="xsrf:ann", address="192.0.2.9").name == "Ann"
+    assert admission.join_class(
+        engine, new.code, "Bea", client="xsrf:bea", address=school, link_key=key_of(engine, new)
+    )
     clock[0] += 3600
-    assert store.join_class(engine, new.code, "Cat", client="xsrf:cat", address=school).name == "Cat"
+    assert admission.join_class(engine, new.code, "Cat", client="xsrf:cat", address=school).name == "Cat"
 
 
 def test_starting_classes_is_limited_per_browser_and_per_address(engine, clock):
     for _ in range(10):
-        store.create_class(engine, client="xsrf:script", address="192.0.2.50")
+        classes.create_class(engine, client="xsrf:script", address="192.0.2.50")
     with pytest.raises(RateLimited, match="from this browser \\(at most 10 an hour\\): wait 3600 s") as info:
-        store.create_class(engine, client="xsrf:script", address="192.0.2.50")
+        classes.create_class(engine, client="xsrf:script", address="192.0.2.50")
     assert "teacher link" in str(info.value)
     for i in range(50):  # other browsers at that address: 60 in all
-        store.create_class(engine, client=f"xsrf:t{i}", address="192.0.2.50")
+        classes.create_class(engine, client=f"xsrf:t{i}", address="192.0.2.50")
     with pytest.raises(RateLimited, match="from this network address \\(at most 60 an hour\\)"):
-        store.create_class(engine, client="xsrf:new", address="192.0.2.50")
-    store.create_class(engine, client="xsrf:new", address="192.0.2.51")  # another school
+        classes.create_class(engine, client="xsrf:new", address="192.0.2.50")
+    classes.create_class(engine, client="xsrf:new", address="192.0.2.51")  # another school
     clock[0] += 3600
-    store.create_class(engine, client="xsrf:script", address="192.0.2.50")
+    classes.create_class(engine, client="xsrf:script", address="192.0.2.50")
     with engine.connect() as conn:
         assert conn.execute(text("SELECT COUNT(*) FROM classes")).scalar_one() == 62
 
@@ -188,22 +192,22 @@ def test_starting_classes_is_limited_per_browser_and_per_address(engine, clock):
 def test_every_refusal_of_a_typed_code_reads_the_same(engine, clock):
     absent = absent_refusal(engine)
     locked, full, ended = start(engine), start(engine), start(engine)
-    store.lock_joins(engine, locked.code, locked.teacher_token)
+    admission.lock_joins(engine, locked.code, locked.teacher_token)
     with engine.begin() as conn:
         conn.execute(text("UPDATE classes SET student_count = 500 WHERE code = :c"), {"c": full.code})
-    store.end_class(engine, ended.code, ended.teacher_token)
+    classes.end_class(engine, ended.code, ended.teacher_token)
     for klass in (locked, full, ended):
         with pytest.raises(ClassroomError) as info:
-            store.join_class(engine, klass.code, "Probe", client=f"xsrf:{klass.code}")
+            admission.join_class(engine, klass.code, "Probe", client=f"xsrf:{klass.code}")
         assert not isinstance(info.value, RateLimited) and words(info.value) == absent
     # a browser's join limit is checked before the code is looked up: the same for a real code and an absent one
     real = start(engine)
     for i in range(4):
-        store.join_class(engine, real.code, f"S{i}", client="xsrf:four")
+        admission.join_class(engine, real.code, f"S{i}", client="xsrf:four")
     said = []
     for code in (real.code, "QQQQQQ"):
         with pytest.raises(RateLimited) as info:
-            store.join_class(engine, code, "S4", client="xsrf:four")
+            admission.join_class(engine, code, "S4", client="xsrf:four")
         said.append(words(info.value))
     assert said[0] == said[1] and "at most 4 in 10 minutes" in said[0]
 
@@ -223,19 +227,19 @@ def test_bulk_removal_by_a_rule_the_teacher_sees(engine, clock):
     tokens = {}
     for name, at in (("Ann", 0), ("Bot", 10), ("ann", 20), ("Bot", 100), ("Cy", 110)):
         clock[0] = 7_000_000.0 + at
-        tokens.setdefault(name, []).append(store.join_class(engine, new.code, name).student_token)
+        tokens.setdefault(name, []).append(admission.join_class(engine, new.code, name).student_token)
     clock[0] = 7_000_120.0
-    store.submit_prediction(engine, new.code, tokens["Ann"][0], activity, ["0.7", "0.3"])
-    store.submit_prediction(engine, new.code, tokens["Bot"][1], activity, ["0.1", "0.9"])  # the late bot submitted
-    quiet = store.bulk_match(engine, new.code, new.teacher_token, "no-submission")
+    answers.submit_prediction(engine, new.code, tokens["Ann"][0], activity, ["0.7", "0.3"])
+    answers.submit_prediction(engine, new.code, tokens["Bot"][1], activity, ["0.1", "0.9"])  # the late bot submitted
+    quiet = roster.bulk_match(engine, new.code, new.teacher_token, "no-submission")
     assert quiet.labels == ("Bot", "ann", "Cy") and quiet.kept == ()
-    recent = store.bulk_match(engine, new.code, new.teacher_token, "joined-recently", seconds=30)
+    recent = roster.bulk_match(engine, new.code, new.teacher_token, "joined-recently", seconds=30)
     assert recent.labels == ("Cy",) and recent.kept == ("Bot (2)",)  # joined 20 s and 10 s ago; Bot (2) submitted
-    recent_all = store.bulk_match(engine, new.code, new.teacher_token, "joined-recently", 30, include_submitted=True)
+    recent_all = roster.bulk_match(engine, new.code, new.teacher_token, "joined-recently", 30, include_submitted=True)
     assert recent_all.labels == ("Bot (2)", "Cy")
-    twins = store.bulk_match(engine, new.code, new.teacher_token, "duplicate-name")
+    twins = roster.bulk_match(engine, new.code, new.teacher_token, "duplicate-name")
     assert twins.labels == ("ann",) and twins.kept == ("Bot (2)",)  # the first of each name stays
-    assert store.remove_students(engine, new.code, new.teacher_token, recent_all.ids) == 2
+    assert roster.remove_students(engine, new.code, new.teacher_token, recent_all.ids) == 2
     assert [s.label for s in board(engine, new).students] == ["Ann", "Bot", "ann"]
 
 
@@ -276,8 +280,8 @@ def test_the_dashboard_locks_sets_the_size_and_lets_the_waiting_in(data):
     at.number_input(key="cls_expected_size").set_value(1)
     at.button(key="FormSubmitter:cls_size_form-Set the expected size").click().run()
     assert teacher_link.check_teacher(data, new.code, new.teacher_token).expected_size == 1
-    store.join_class(data, new.code, "Ann")
-    bob = store.join_class(data, new.code, "Bob")
+    admission.join_class(data, new.code, "Ann")
+    bob = admission.join_class(data, new.code, "Bob")
     assert bob.waiting
     student = open_linked_page(page, {"code": new.code, "student": bob.student_token})
     assert any("waiting to be let in" in i.value for i in student.info) and not student.exception
@@ -294,7 +298,7 @@ def test_the_projector_says_the_database_cannot_be_reached_instead_of_an_excepti
     from pagetest import open_linked_page
 
     new = start(data)
-    key = store.class_version(data, new.code).display_key
+    key = versions.stored_class_version(data, new.code).display_key
     monkeypatch.setenv("RESIDUAL_LAB_DATABASE_URL", "sqlite:////nonexistent-folder-of-the-test/classroom.db")
     at = open_linked_page("lab/views/projector.py", {"code": new.code, "display": key})
     assert not at.exception

@@ -11,7 +11,7 @@ import pytest
 from answer_text import ANSWERS, NO_REJECTION, apptest_text, leaks, states
 from pagetest import open_linked_page
 
-from lab.classroom import store
+from lab.classroom import admission, answers, classes
 from lab.classroom.activities import scenario_choices
 from lab.classroom.db import make_engine
 from lab.core.scenarios import scenario_names
@@ -112,10 +112,10 @@ def page_links(at) -> list:
 )
 def test_class_screens_before_and_after_the_reveal(data, source, scenario, asked, guesses):
     hand = ANSWERS[scenario]
-    new = store.create_class(data, "Period 3")
-    store.open_activity(data, new.code, new.teacher_token, "predict", {"source": source})
-    token = store.join_class(data, new.code, "Ann").student_token
-    store.submit_prediction(data, new.code, token, 1, guesses)
+    new = classes.create_class(data, "Period 3")
+    classes.open_activity(data, new.code, new.teacher_token, "predict", {"source": source})
+    token = admission.join_class(data, new.code, "Ann").student_token
+    answers.submit_prediction(data, new.code, token, 1, guesses)
     screens = {
         "student": {"code": new.code, "student": token},
         "teacher": {"code": new.code, "teacher": new.teacher_token},
@@ -127,7 +127,7 @@ def test_class_screens_before_and_after_the_reveal(data, source, scenario, asked
         for t, a, b in zip(hand.tokens, hand.p, hand.q):  # the question: p and q, exact
             assert f"{t}: p {a}, q {b}" in text, who
         assert "success p" not in text, who
-    store.reveal(data, new.code, new.teacher_token)
+    classes.reveal(data, new.code, new.teacher_token)
     for who, params in screens.items():
         at = open_linked_page(PAGE, params)
         text = apptest_text(at)

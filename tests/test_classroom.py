@@ -20,7 +20,18 @@ from pathlib import Path
 import pytest
 from sqlalchemy import event, text
 
-from lab.classroom import activities, dashboards, db, export, store, teacher_link
+from lab.classroom import (
+    activities,
+    admission,
+    answers,
+    classes,
+    dashboards,
+    db,
+    export,
+    roster,
+    teacher_link,
+    versions,
+)
 from lab.classroom.activities import PREDICT, predict_spec
 from lab.classroom.db import SCHEMA_VERSION, make_engine
 from lab.classroom.naming import CODE_ALPHABET
@@ -31,13 +42,13 @@ F = Fraction
 
 
 def start(engine, kind=PREDICT, **params):
-    new = store.create_class(engine, "Period 3")
-    store.open_activity(engine, new.code, new.teacher_token, kind, params or {"source": "worked-example"})
+    new = classes.create_class(engine, "Period 3")
+    classes.open_activity(engine, new.code, new.teacher_token, kind, params or {"source": "worked-example"})
     return new
 
 
 def current_id(engine, code, token):
-    return store.student_state(engine, code, token).activity.id
+    return answers.student_state(engine, code, token).activity.id
 
 
 # --- codes, secrets, schema --------------------------------------------------------------------------
@@ -45,10 +56,10 @@ def current_id(engine, code, token):
 
 def test_codes_and_secrets(engine):
     assert not set("0O1IlL") & set(CODE_ALPHABET)
-    new = store.create_class(engine, "Room 12")
+    new = classes.create_class(engine, "Room 12")
     assert len(new.code) == 6 and set(new.code) <= set(CODE_ALPHABET)
     assert len(new.teacher_token) >= 22  # token_urlsafe: 4 characters per 3 bytes; 16 bytes = 128 bits
-    joined = store.join_class(engine, new.code.lower(), "Ann")
+    joined = admission.join_class(engine, new.code.lower(), "Ann")
     with engine.connect() as conn:
         row = conn.execute(text("SELECT teacher_hash FROM classes")).one()
         student = conn.execute(text("SELECT token_hash FROM students")).one()
@@ -83,29 +94,29 @@ def test_sqlite_runs_in_wal_mode_with_a_busy_timeout(tmp_path):
 
 
 def test_join_checks_name_and_code(engine):
-    new = store.create_class(engine)
-    assert store.join_class(engine, f" {new.code[:3].lower()}-{new.code[3:]} ", "x" * 40).name == "x" * 40
+    new = classes.create_class(engine)
+    assert admission.join_class(engine, f" {new.code[:3].lower()}-{new.code[3:]} ", "x" * 40).name == "x" * 40
     with pytest.raises(ClassroomError, match="at most 40"):
-        store.join_class(engine, new.code, "x" * 41)
+        admission.join_class(engine, new.code, "x" * 41)
     with pytest.raises(ClassroomError, match="type a name"):
-        store.join_class(engine, new.code, "   ")
+        admission.join_class(engine, new.code, "   ")
     with pytest.raises(ClassroomError, match="'O' never appears"):
-        store.join_class(engine, "ABCDEO", "Ann", client="a")
+        admission.join_class(engine, "ABCDEO", "Ann", client="a")
     other = "".join(CODE_ALPHABET[(CODE_ALPHABET.index(c) + 1) % len(CODE_ALPHABET)] for c in new.code)
     with pytest.raises(ClassroomError, match=f"No open class has the code {other}"):
-        store.join_class(engine, other, "Ann", client="b")
+        admission.join_class(engine, other, "Ann", client="b")
 
 
 def test_at_most_500_students(engine):
-    new = store.create_class(engine)
+    new = classes.create_class(engine)
     with engine.begin() as conn:  # 499 seats taken (joining them one by one is the same UPDATE 499 times)
         conn.execute(text("UPDATE classes SET student_count = 499"))
-    store.join_class(engine, new.code, "Number 500")
+    admission.join_class(engine, new.code, "Number 500")
     key = teacher_link.check_teacher(engine, new.code, new.teacher_token).join_key
     with pytest.raises(ClassroomError, match="full \\(500 students\\)"):  # said through the join link
-        store.join_class(engine, new.code, "Number 501", link_key=key)
+        admission.join_class(engine, new.code, "Number 501", link_key=key)
     with pytest.raises(ClassroomError, match="No open class has the code"):  # a typed code: the one refusal
-        store.join_class(engine, new.code, "Number 501")
+        admission.join_class(engine, new.code, "Number 501")
     with engine.connect() as conn:
         assert conn.execute(text("SELECT COUNT(*) FROM students")).scalar_one() == 1  # nothing half-written
 
@@ -113,22 +124,22 @@ def test_at_most_500_students(engine):
 def test_wrong_codes_are_slowed_per_client(engine, monkeypatch):
     clock = [1_000_000.0]
     monkeypatch.setattr(db, "now", lambda: clock[0])
-    new = store.create_class(engine)
+    new = classes.create_class(engine)
     for _ in range(5):  # five free wrong tries
         with pytest.raises(ClassroomError, match="No open class") as info:
-            store.join_class(engine, "ZZZZZZ", "Eve", client="10.0.0.9")
+            admission.join_class(engine, "ZZZZZZ", "Eve", client="10.0.0.9")
         assert not isinstance(info.value, RateLimited)
     with pytest.raises(RateLimited, match="wait 2 s") as info:
-        store.join_class(engine, new.code, "Eve", client="10.0.0.9")  # even the right code waits
+        admission.join_class(engine, new.code, "Eve", client="10.0.0.9")  # even the right code waits
     assert info.value.wait == 2
-    store.join_class(engine, new.code, "Bob", client="10.0.0.10")  # another client is not slowed
+    admission.join_class(engine, new.code, "Bob", client="10.0.0.10")  # another client is not slowed
     clock[0] += 2.5
     with pytest.raises(ClassroomError, match="No open class"):  # after the wait: one more try, then 4 s
-        store.join_class(engine, "ZZZZZZ", "Eve", client="10.0.0.9")
+        admission.join_class(engine, "ZZZZZZ", "Eve", client="10.0.0.9")
     with pytest.raises(RateLimited, match="wait 4 s"):
-        store.join_class(engine, new.code, "Eve", client="10.0.0.9")
+        admission.join_class(engine, new.code, "Eve", client="10.0.0.9")
     clock[0] += 4.5
-    assert store.join_class(engine, new.code, "Eve", client="10.0.0.9").name == "Eve"
+    assert admission.join_class(engine, new.code, "Eve", client="10.0.0.9").name == "Eve"
 
 
 # --- predictions, dashboard, reveal ---------------------------------------------------------------------
@@ -143,12 +154,12 @@ def test_predictions_dashboard_patterns_and_reveal(engine):
         "Dan": ("0.3", "0.1"),  # p - q not normalised: 3/10, 1/10
         "Eli": ("0.3", "0.1"),
     }
-    tokens = {name: store.join_class(engine, new.code, name).student_token for name in [*guesses, "Fay"]}
+    tokens = {name: admission.join_class(engine, new.code, name).student_token for name in [*guesses, "Fay"]}
     board = dashboards.dashboard(engine, new.code, new.teacher_token)
     assert (board.joined, board.submitted) == (6, 0)
     activity = board.activity.id
     for name, values in guesses.items():
-        store.submit_prediction(engine, new.code, tokens[name], activity, values)
+        answers.submit_prediction(engine, new.code, tokens[name], activity, values)
     board = dashboards.dashboard(engine, new.code, new.teacher_token)
     assert (board.joined, board.submitted) == (6, 5)
     summary = board.predict
@@ -160,12 +171,12 @@ def test_predictions_dashboard_patterns_and_reveal(engine):
     assert sorted(summary.values[0]) == [0.3, 0.3, 0.65, 0.7, 0.75]
     assert (summary.pattern, summary.pattern_count) == ("p − q not normalised by Z", 2)
     # nothing is revealed to students before the reveal
-    assert store.student_state(engine, new.code, tokens["Ann"]).exact is None
-    store.reveal(engine, new.code, new.teacher_token)
-    ann = store.student_state(engine, new.code, tokens["Ann"])
+    assert answers.student_state(engine, new.code, tokens["Ann"]).exact is None
+    classes.reveal(engine, new.code, new.teacher_token)
+    ann = answers.student_state(engine, new.code, tokens["Ann"])
     assert ann.exact == (F(3, 4), F(1, 4))
     assert ann.prediction == (F(3, 4), F(1, 4))
-    assert store.student_state(engine, new.code, tokens["Fay"]).prediction is None
+    assert answers.student_state(engine, new.code, tokens["Fay"]).prediction is None
 
 
 def test_scenario_activity_asks_for_z_and_spots_z_confused_with_alpha(engine):
@@ -173,11 +184,11 @@ def test_scenario_activity_asks_for_z_and_spots_z_confused_with_alpha(engine):
     spec = predict_spec("bernoulli-residual")
     assert spec.fields == ("r(A)", "r(B)", "r(C)", "Z")
     assert spec.exact == (F(0), F(3, 4), F(1, 4), F(2, 5))
-    a = store.join_class(engine, new.code, "A").student_token
-    b = store.join_class(engine, new.code, "B").student_token
+    a = admission.join_class(engine, new.code, "A").student_token
+    b = admission.join_class(engine, new.code, "B").student_token
     activity = current_id(engine, new.code, a)
-    store.submit_prediction(engine, new.code, a, activity, ["0", "0.75", "0.25", "0.6"])  # Z = alpha = 3/5
-    store.submit_prediction(engine, new.code, b, activity, ["0.1", "0.6", "0.3", "0.4"])  # r = p, Z right
+    answers.submit_prediction(engine, new.code, a, activity, ["0", "0.75", "0.25", "0.6"])  # Z = alpha = 3/5
+    answers.submit_prediction(engine, new.code, b, activity, ["0.1", "0.6", "0.3", "0.4"])  # r = p, Z right
     summary = dashboards.dashboard(engine, new.code, new.teacher_token).predict
     assert summary.close_share == (F(1, 2), F(1, 2), F(1, 1), F(1, 2))
     assert summary.all_close_share == 0
@@ -186,22 +197,22 @@ def test_scenario_activity_asks_for_z_and_spots_z_confused_with_alpha(engine):
 
 def test_revise_until_locked_and_next_activity(engine):
     new = start(engine)
-    token = store.join_class(engine, new.code, "Ann").student_token
+    token = admission.join_class(engine, new.code, "Ann").student_token
     activity = current_id(engine, new.code, token)
-    assert store.submit_prediction(engine, new.code, token, activity, ["0.5", "0.5"]).revisions == 1
-    assert store.submit_prediction(engine, new.code, token, activity, ["0.75", "0.25"]).revisions == 2
+    assert answers.submit_prediction(engine, new.code, token, activity, ["0.5", "0.5"]).revisions == 1
+    assert answers.submit_prediction(engine, new.code, token, activity, ["0.75", "0.25"]).revisions == 2
     assert dashboards.dashboard(engine, new.code, new.teacher_token).predict.values == ((0.75,), (0.25,))
-    store.lock(engine, new.code, new.teacher_token)
+    classes.lock(engine, new.code, new.teacher_token)
     with pytest.raises(ClassroomError, match="locked"):
-        store.submit_prediction(engine, new.code, token, activity, ["0.1", "0.9"])
-    store.unlock(engine, new.code, new.teacher_token)
-    store.submit_prediction(engine, new.code, token, activity, ["0.7", "0.3"])
-    store.next_activity(engine, new.code, new.teacher_token)
-    assert store.student_state(engine, new.code, token).activity is None
+        answers.submit_prediction(engine, new.code, token, activity, ["0.1", "0.9"])
+    classes.unlock(engine, new.code, new.teacher_token)
+    answers.submit_prediction(engine, new.code, token, activity, ["0.7", "0.3"])
+    classes.next_activity(engine, new.code, new.teacher_token)
+    assert answers.student_state(engine, new.code, token).activity is None
     with pytest.raises(ClassroomError, match="moved on"):
-        store.submit_prediction(engine, new.code, token, activity, ["0.1", "0.9"])
-    store.open_activity(engine, new.code, new.teacher_token, PREDICT, {"source": "bernoulli-residual"})
-    state = store.student_state(engine, new.code, token)
+        answers.submit_prediction(engine, new.code, token, activity, ["0.1", "0.9"])
+    classes.open_activity(engine, new.code, new.teacher_token, PREDICT, {"source": "bernoulli-residual"})
+    state = answers.student_state(engine, new.code, token)
     assert state.activity.position == 2 and state.prediction is None
     with engine.connect() as conn:
         assert conn.execute(text("SELECT answer FROM submissions")).scalar_one() == '["7/10", "3/10"]'
@@ -209,14 +220,14 @@ def test_revise_until_locked_and_next_activity(engine):
 
 def test_prediction_values_are_checked(engine):
     new = start(engine)
-    token = store.join_class(engine, new.code, "Ann").student_token
+    token = admission.join_class(engine, new.code, "Ann").student_token
     activity = current_id(engine, new.code, token)
     with pytest.raises(ClassroomError, match="r\\(C\\): 1.5 is outside 0 to 1"):
-        store.submit_prediction(engine, new.code, token, activity, ["0.5", "1.5"])
+        answers.submit_prediction(engine, new.code, token, activity, ["0.5", "1.5"])
     with pytest.raises(ClassroomError, match="r\\(B\\): 'x' is not a number"):
-        store.submit_prediction(engine, new.code, token, activity, ["x", "0.5"])
+        answers.submit_prediction(engine, new.code, token, activity, ["x", "0.5"])
     with pytest.raises(ClassroomError, match="1 values for 2 fields"):
-        store.submit_prediction(engine, new.code, token, activity, ["0.5"])
+        answers.submit_prediction(engine, new.code, token, activity, ["0.5"])
     assert dashboards.dashboard(engine, new.code, new.teacher_token).submitted == 0
 
 
@@ -224,16 +235,16 @@ def test_thirty_submissions_a_minute(engine, monkeypatch):
     clock = [2_000_000.0]
     monkeypatch.setattr(db, "now", lambda: clock[0])
     new = start(engine)
-    token = store.join_class(engine, new.code, "Ann").student_token
+    token = admission.join_class(engine, new.code, "Ann").student_token
     activity = current_id(engine, new.code, token)
     for i in range(30):
         clock[0] += 1
-        store.submit_prediction(engine, new.code, token, activity, [str(i / 100), "0"])
+        answers.submit_prediction(engine, new.code, token, activity, [str(i / 100), "0"])
     with pytest.raises(RateLimited, match="More than 30 submissions in a minute: wait 31 s"):
-        store.submit_prediction(engine, new.code, token, activity, ["0.99", "0"])
-    assert store.student_state(engine, new.code, token).prediction == (F(29, 100), F(0))  # nothing half-written
+        answers.submit_prediction(engine, new.code, token, activity, ["0.99", "0"])
+    assert answers.student_state(engine, new.code, token).prediction == (F(29, 100), F(0))  # nothing half-written
     clock[0] += 31
-    assert store.submit_prediction(engine, new.code, token, activity, ["0.5", "0.5"]).revisions == 31
+    assert answers.submit_prediction(engine, new.code, token, activity, ["0.5", "0.5"]).revisions == 31
 
 
 # --- authorisation -----------------------------------------------------------------------------------
@@ -242,16 +253,16 @@ def test_thirty_submissions_a_minute(engine, monkeypatch):
 def test_teacher_actions_need_the_teacher_token(engine):
     mine, theirs = start(engine), start(engine)
     actions = [
-        lambda c, t: store.reveal(engine, c, t),
-        lambda c, t: store.lock(engine, c, t),
-        lambda c, t: store.next_activity(engine, c, t),
-        lambda c, t: store.end_class(engine, c, t),
+        lambda c, t: classes.reveal(engine, c, t),
+        lambda c, t: classes.lock(engine, c, t),
+        lambda c, t: classes.next_activity(engine, c, t),
+        lambda c, t: classes.end_class(engine, c, t),
         lambda c, t: dashboards.dashboard(engine, c, t),
         lambda c, t: export.class_results_csv(engine, c, t),
-        lambda c, t: store.open_activity(engine, c, t, PREDICT, {"source": "worked-example"}),
-        lambda c, t: store.remove_student(engine, c, t, 1),
-        lambda c, t: store.remove_not_submitted(engine, c, t),
-        lambda c, t: store.allow_back(engine, c, t, 1),
+        lambda c, t: classes.open_activity(engine, c, t, PREDICT, {"source": "worked-example"}),
+        lambda c, t: roster.remove_student(engine, c, t, 1),
+        lambda c, t: roster.remove_not_submitted(engine, c, t),
+        lambda c, t: roster.allow_back(engine, c, t, 1),
         lambda c, t: teacher_link.check_teacher(engine, c, t),
     ]
     unknown = next(c for c in ("QQQQQQ", "RRRRRR") if c not in (mine.code, theirs.code))
@@ -274,50 +285,50 @@ def test_teacher_actions_need_the_teacher_token(engine):
 
 def test_students_write_and_read_only_their_own(engine):
     mine, theirs = start(engine), start(engine)
-    ann = store.join_class(engine, mine.code, "Ann").student_token
-    bob = store.join_class(engine, mine.code, "Bob").student_token
-    zoe = store.join_class(engine, theirs.code, "Zoe").student_token
+    ann = admission.join_class(engine, mine.code, "Ann").student_token
+    bob = admission.join_class(engine, mine.code, "Bob").student_token
+    zoe = admission.join_class(engine, theirs.code, "Zoe").student_token
     activity = current_id(engine, mine.code, ann)
-    store.submit_prediction(engine, mine.code, ann, activity, ["0.75", "0.25"])
-    store.submit_prediction(engine, mine.code, bob, activity, ["0.1", "0.9"])
-    assert store.student_state(engine, mine.code, ann).prediction == (F(3, 4), F(1, 4))
-    assert store.student_state(engine, mine.code, bob).prediction == (F(1, 10), F(9, 10))
+    answers.submit_prediction(engine, mine.code, ann, activity, ["0.75", "0.25"])
+    answers.submit_prediction(engine, mine.code, bob, activity, ["0.1", "0.9"])
+    assert answers.student_state(engine, mine.code, ann).prediction == (F(3, 4), F(1, 4))
+    assert answers.student_state(engine, mine.code, bob).prediction == (F(1, 10), F(9, 10))
     with pytest.raises(ClassroomError, match="belongs to another class"):
-        store.student_state(engine, mine.code, zoe)
+        answers.student_state(engine, mine.code, zoe)
     with pytest.raises(ClassroomError, match="belongs to another class"):
-        store.submit_prediction(engine, mine.code, zoe, activity, ["0.5", "0.5"])
+        answers.submit_prediction(engine, mine.code, zoe, activity, ["0.5", "0.5"])
     forged = "A" * 22
     with pytest.raises(ClassroomError, match="student link is not valid"):
-        store.submit_prediction(engine, mine.code, forged, activity, ["0.5", "0.5"])
+        answers.submit_prediction(engine, mine.code, forged, activity, ["0.5", "0.5"])
     with pytest.raises(ClassroomError, match="student link is not valid"):
-        store.student_state(engine, mine.code, forged)
+        answers.student_state(engine, mine.code, forged)
     # a student's token is not a teacher token
     with pytest.raises(ClassroomError, match="does not open a class"):
-        store.reveal(engine, mine.code, ann)
+        classes.reveal(engine, mine.code, ann)
     # Ann's answer is untouched by everyone else's attempts
-    assert store.student_state(engine, mine.code, ann).prediction == (F(3, 4), F(1, 4))
+    assert answers.student_state(engine, mine.code, ann).prediction == (F(3, 4), F(1, 4))
 
 
 def test_remove_student_and_end_class(engine):
     new = start(engine)
-    ann = store.join_class(engine, new.code, "Ann").student_token
-    store.join_class(engine, new.code, "Bob")
+    ann = admission.join_class(engine, new.code, "Ann").student_token
+    admission.join_class(engine, new.code, "Bob")
     board = dashboards.dashboard(engine, new.code, new.teacher_token)
     ann_id = next(s.id for s in board.students if s.name == "Ann")
-    store.remove_student(engine, new.code, new.teacher_token, ann_id)
+    roster.remove_student(engine, new.code, new.teacher_token, ann_id)
     assert [s.name for s in dashboards.dashboard(engine, new.code, new.teacher_token).students] == ["Bob"]
     with pytest.raises(ClassroomError, match="removed you"):
-        store.student_state(engine, new.code, ann)
+        answers.student_state(engine, new.code, ann)
     with pytest.raises(ClassroomError, match="not in this class"):
-        store.remove_student(engine, new.code, new.teacher_token, ann_id)
-    version = store.class_version(engine, new.code)
-    store.end_class(engine, new.code, new.teacher_token)
-    assert store.class_version(engine, new.code)[:2] == (version[0] + 1, False)
+        roster.remove_student(engine, new.code, new.teacher_token, ann_id)
+    version = versions.stored_class_version(engine, new.code)
+    classes.end_class(engine, new.code, new.teacher_token)
+    assert versions.stored_class_version(engine, new.code)[:2] == (version[0] + 1, False)
     # an ended class's code is refused in the words of a code no class has (nothing tells them apart)
     with pytest.raises(ClassroomError, match=f"No open class has the code {new.code}: check the code"):
-        store.join_class(engine, new.code, "Cat")
+        admission.join_class(engine, new.code, "Cat")
     with pytest.raises(ClassroomError, match="has ended"):
-        store.reveal(engine, new.code, new.teacher_token)
+        classes.reveal(engine, new.code, new.teacher_token)
     assert dashboards.dashboard(engine, new.code, new.teacher_token).klass.ended_at is not None  # results stay
     assert export.class_results_csv(engine, new.code, new.teacher_token).startswith("class,")
 
@@ -326,16 +337,16 @@ def test_codes_expire_after_a_day_and_classes_are_deleted_after_30_days(engine, 
     clock = [3_000_000.0]
     monkeypatch.setattr(db, "now", lambda: clock[0])
     new = start(engine)
-    token = store.join_class(engine, new.code, "Ann").student_token
-    activity = store.student_state(engine, new.code, token).activity.id
+    token = admission.join_class(engine, new.code, "Ann").student_token
+    activity = answers.student_state(engine, new.code, token).activity.id
     clock[0] += 24 * 3600 + 1
     with pytest.raises(ClassroomError, match="No open class has the code"):
-        store.join_class(engine, new.code, "Bob")
-    assert not store.student_state(engine, new.code, token).open  # the student's link is read-only now
+        admission.join_class(engine, new.code, "Bob")
+    assert not answers.student_state(engine, new.code, token).open  # the student's link is read-only now
     with pytest.raises(ClassroomError, match="has ended: nothing can change"):
-        store.submit_prediction(engine, new.code, token, activity, ["0.5", "0.5"])
+        answers.submit_prediction(engine, new.code, token, activity, ["0.5", "0.5"])
     clock[0] += 30 * 24 * 3600
-    store.create_class(engine)  # creating a class purges old ones
+    classes.create_class(engine)  # creating a class purges old ones
     with engine.connect() as conn:
         assert conn.execute(text("SELECT COUNT(*) FROM students")).scalar_one() == 0
         assert conn.execute(text("SELECT COUNT(*) FROM activities")).scalar_one() == 0
@@ -347,41 +358,44 @@ def test_codes_expire_after_a_day_and_classes_are_deleted_after_30_days(engine, 
 
 def test_assignment_answers_are_checked_like_the_exercises_page(engine):
     new = start(engine, kind="assignment", seed=12, level="zeros", count=3)
-    ann = store.join_class(engine, new.code, "Ann").student_token
-    bob = store.join_class(engine, new.code, "Bob").student_token
-    state = store.student_state(engine, new.code, ann)
+    ann = admission.join_class(engine, new.code, "Ann").student_token
+    bob = admission.join_class(engine, new.code, "Bob").student_token
+    state = answers.student_state(engine, new.code, ann)
     problems = state.activity.spec.problems
     first = problems[0]
     right = first.answer_text
-    check, attempt = store.submit_answer(engine, new.code, ann, state.activity.id, 1, "what?")
+    check, attempt = answers.submit_answer(engine, new.code, ann, state.activity.id, 1, "what?")
     assert not check.counted and attempt.tries == 0
-    check, attempt = store.submit_answer(engine, new.code, ann, state.activity.id, 1, "7/3")  # never a probability
+    check, attempt = answers.submit_answer(engine, new.code, ann, state.activity.id, 1, "7/3")  # never a probability
     assert check.counted and not check.correct and attempt.tries == 1
-    check, attempt = store.submit_answer(engine, new.code, ann, state.activity.id, 1, right)
+    check, attempt = answers.submit_answer(engine, new.code, ann, state.activity.id, 1, right)
     assert check.correct and attempt.tries == 2
-    check, attempt = store.submit_answer(engine, new.code, ann, state.activity.id, 1, "7/3")  # after correct: no change
+    # after a correct answer: no change
+    check, attempt = answers.submit_answer(engine, new.code, ann, state.activity.id, 1, "7/3")
     assert attempt.correct and attempt.tries == 2
-    store.submit_answer(engine, new.code, bob, state.activity.id, 2, "7/3")
+    answers.submit_answer(engine, new.code, bob, state.activity.id, 2, "7/3")
     board = dashboards.dashboard(engine, new.code, new.teacher_token)
     assert board.submitted == 2
     assert board.assignment.success == (F(1, 2), F(0), F(0))
     assert board.assignment.rows[0] == {"student": "Ann", "score": 1, "P1 tries": 2, "P2 tries": 0, "P3 tries": 0}
     assert board.assignment.rows[1] == {"student": "Bob", "score": 0, "P1 tries": 0, "P2 tries": 1, "P3 tries": 0}
-    assert store.student_state(engine, new.code, ann).attempts[1].answer == right
+    assert answers.student_state(engine, new.code, ann).attempts[1].answer == right
     with pytest.raises(ClassroomError, match="Problem 4 is not part"):
-        store.submit_answer(engine, new.code, ann, state.activity.id, 4, "1/2")
+        answers.submit_answer(engine, new.code, ann, state.activity.id, 4, "1/2")
     with pytest.raises(ClassroomError, match="not saved"):
-        store.submit_prediction(engine, new.code, ann, state.activity.id, ["0.5", "0.5"])
+        answers.submit_prediction(engine, new.code, ann, state.activity.id, ["0.5", "0.5"])
 
 
 def test_bad_activity_parameters_are_refused(engine):
-    new = store.create_class(engine)
+    new = classes.create_class(engine)
     with pytest.raises(ClassroomError, match="level: 'hard' is not one of"):
-        store.open_activity(engine, new.code, new.teacher_token, "assignment", {"seed": 1, "level": "hard", "count": 3})
+        classes.open_activity(
+            engine, new.code, new.teacher_token, "assignment", {"seed": 1, "level": "hard", "count": 3}
+        )
     with pytest.raises(ClassroomError, match="Z = 0 here"):
-        store.open_activity(engine, new.code, new.teacher_token, PREDICT, {"source": "equal-distributions"})
+        classes.open_activity(engine, new.code, new.teacher_token, PREDICT, {"source": "equal-distributions"})
     with pytest.raises(ClassroomError, match="unknown scenario"):
-        store.open_activity(engine, new.code, new.teacher_token, PREDICT, {"source": "../secrets"})
+        classes.open_activity(engine, new.code, new.teacher_token, PREDICT, {"source": "../secrets"})
     assert dashboards.dashboard(engine, new.code, new.teacher_token).activity is None
 
 
@@ -391,10 +405,10 @@ def test_bad_activity_parameters_are_refused(engine):
 def test_results_csv_escapes_formulas(engine):
     new = start(engine)
     names = ['=HYPERLINK("http://x")', "+1+1", "-2", "@SUM(A1)", "\tTab", 'Plain, "quoted"']
-    tokens = [store.join_class(engine, new.code, n).student_token for n in names]
+    tokens = [admission.join_class(engine, new.code, n).student_token for n in names]
     activity = current_id(engine, new.code, tokens[0])
     for token in tokens:
-        store.submit_prediction(engine, new.code, token, activity, ["0.75", "0.2"])
+        answers.submit_prediction(engine, new.code, token, activity, ["0.75", "0.2"])
     rows = list(csv.reader(io.StringIO(export.class_results_csv(engine, new.code, new.teacher_token))))
     assert rows[0] == list(export.CSV_HEADER)
     # names are cleaned of tabs when joining (whitespace collapsed), then escaped in the export
@@ -426,12 +440,12 @@ def test_a_csv_column_is_added_in_one_place(engine, monkeypatch):
     )
     monkeypatch.setattr(export, "CSV_COLUMNS", (*export.CSV_COLUMNS, name_length))
     new = start(engine)
-    tokens = [store.join_class(engine, new.code, n).student_token for n in ("Ada", "Grace")]
+    tokens = [admission.join_class(engine, new.code, n).student_token for n in ("Ada", "Grace")]
     activity = current_id(engine, new.code, tokens[0])
     for token in tokens:
-        store.submit_prediction(engine, new.code, token, activity, ["0.5", "0.5"])
-    store.vote_again(engine, new.code, new.teacher_token)  # round 1 moves to the earlier answers
-    store.submit_prediction(engine, new.code, tokens[1], activity, ["0.75", "0.25"])
+        answers.submit_prediction(engine, new.code, token, activity, ["0.5", "0.5"])
+    classes.vote_again(engine, new.code, new.teacher_token)  # round 1 moves to the earlier answers
+    answers.submit_prediction(engine, new.code, tokens[1], activity, ["0.75", "0.25"])
     rows = list(csv.DictReader(io.StringIO(export.class_results_csv(engine, new.code, new.teacher_token))))
     assert list(rows[0]) == [*export.CSV_HEADER, "name length"]
     assert [(r["student"], r["round"], r["answer"], r["name length"]) for r in rows] == [
@@ -446,10 +460,10 @@ def test_a_csv_column_is_added_in_one_place(engine, monkeypatch):
 
 def test_the_dashboard_is_one_query(engine):
     new = start(engine)
-    tokens = [store.join_class(engine, new.code, f"S{i}").student_token for i in range(12)]
+    tokens = [admission.join_class(engine, new.code, f"S{i}").student_token for i in range(12)]
     activity = current_id(engine, new.code, tokens[0])
     for t in tokens[:7]:
-        store.submit_prediction(engine, new.code, t, activity, ["0.5", "0.5"])
+        answers.submit_prediction(engine, new.code, t, activity, ["0.5", "0.5"])
     statements = []
     event.listen(engine, "before_cursor_execute", lambda *a: statements.append(a[2]))
     board = dashboards.dashboard(engine, new.code, new.teacher_token)
@@ -461,10 +475,10 @@ def test_concurrent_submissions_are_all_stored(engine):
     from concurrent.futures import ThreadPoolExecutor
 
     new = start(engine)
-    tokens = [store.join_class(engine, new.code, f"S{i}").student_token for i in range(40)]
+    tokens = [admission.join_class(engine, new.code, f"S{i}").student_token for i in range(40)]
     activity = current_id(engine, new.code, tokens[0])
     with ThreadPoolExecutor(8) as pool:
-        list(pool.map(lambda t: store.submit_prediction(engine, new.code, t, activity, ["0.75", "0.25"]), tokens))
+        list(pool.map(lambda t: answers.submit_prediction(engine, new.code, t, activity, ["0.75", "0.25"]), tokens))
     board = dashboards.dashboard(engine, new.code, new.teacher_token)
     assert board.submitted == 40 and board.predict.all_close_share == 1
 
@@ -472,10 +486,10 @@ def test_concurrent_submissions_are_all_stored(engine):
 KILL_SCRIPT = textwrap.dedent(
     """
     import os, signal, sys
-    from lab.classroom import db, store
+    from lab.classroom import answers, db
     engine = db.make_engine(sys.argv[1])
     token, code, activity = sys.argv[2], sys.argv[3], int(sys.argv[4])
-    store.submit_prediction(engine, code, token, activity, ["0.75", "0.25"])
+    answers.submit_prediction(engine, code, token, activity, ["0.75", "0.25"])
     print("Saved", flush=True)  # what the page shows after the commit
     os.kill(os.getpid(), signal.SIGKILL)
     """
@@ -484,7 +498,7 @@ KILL_SCRIPT = textwrap.dedent(
 
 def test_saved_survives_kill_9(engine, db_url):
     new = start(engine)
-    token = store.join_class(engine, new.code, "Ann").student_token
+    token = admission.join_class(engine, new.code, "Ann").student_token
     activity = current_id(engine, new.code, token)
     proc = subprocess.run(
         [sys.executable, "-c", KILL_SCRIPT, db_url, token, new.code, str(activity)],
@@ -497,7 +511,7 @@ def test_saved_survives_kill_9(engine, db_url):
     assert proc.returncode == -9 and proc.stdout.strip() == "Saved"
     reopened = make_engine(db_url)
     assert dashboards.dashboard(reopened, new.code, new.teacher_token).submitted == 1
-    assert store.student_state(reopened, new.code, token).prediction == (F(3, 4), F(1, 4))
+    assert answers.student_state(reopened, new.code, token).prediction == (F(3, 4), F(1, 4))
     reopened.dispose()
 
 
@@ -507,51 +521,51 @@ def test_follow_key_is_per_class_and_derived_from_the_display_key_only(engine):
     hashlib); another class has another key."""
     import hashlib
 
-    one, two = store.create_class(engine), store.create_class(engine)
-    display = store.class_version(engine, one.code).display_key
+    one, two = classes.create_class(engine), classes.create_class(engine)
+    display = versions.stored_class_version(engine, one.code).display_key
     expected = hashlib.sha256(f"follow:{display}".encode()).hexdigest()[:32]
-    assert store.class_version(engine, one.code).follow_key == expected
-    student = store.join_class(engine, one.code, "Ann").student_token
-    assert store.student_state(engine, one.code, student).follow_key == expected  # what the student's page gets
-    assert store.class_version(engine, two.code).follow_key != expected
+    assert versions.stored_class_version(engine, one.code).follow_key == expected
+    student = admission.join_class(engine, one.code, "Ann").student_token
+    assert answers.student_state(engine, one.code, student).follow_key == expected  # what the student's page gets
+    assert versions.stored_class_version(engine, two.code).follow_key != expected
     assert one.teacher_token not in expected and display not in expected and len(expected) == 32
-    assert store.class_version(engine, "QQQQQQ") is None
+    assert versions.stored_class_version(engine, "QQQQQQ") is None
 
 
 def test_the_version_route_says_when_a_student_page_must_redraw_whole(engine):
     """The route's layout (what a student's page shows beyond its live part) moves with Open, Vote again, Lock,
     Next activity and an assignment's reveal, not with Show responses or a prediction's reveal (those redraw the
-    live part only); it is the one the student's own state gives (store.page_layout of its activity)."""
-    new = store.create_class(engine)
-    ann = store.join_class(engine, new.code, "Ann").student_token
+    live part only); it is the one the student's own state gives (versions.page_layout of its activity)."""
+    new = classes.create_class(engine)
+    ann = admission.join_class(engine, new.code, "Ann").student_token
 
     def layouts():
-        a = store.student_state(engine, new.code, ann).activity
-        mine = store.page_layout(None, 0, False, "", False) if a is None else store.page_layout(
+        a = answers.student_state(engine, new.code, ann).activity
+        mine = versions.page_layout(None, 0, False, "", False) if a is None else versions.page_layout(
             a.id, a.round, a.locked, a.kind, a.revealed
         )
-        route = store.class_version(engine, new.code).layout
+        route = versions.stored_class_version(engine, new.code).layout
         assert route == mine
         return route
 
     seen = [layouts()]
-    store.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
+    classes.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
     seen.append(layouts())
-    activity = store.student_state(engine, new.code, ann).activity.id
-    store.submit_prediction(engine, new.code, ann, activity, ["0.5", "0.5"])
-    store.show_responses(engine, new.code, new.teacher_token)
+    activity = answers.student_state(engine, new.code, ann).activity.id
+    answers.submit_prediction(engine, new.code, ann, activity, ["0.5", "0.5"])
+    classes.show_responses(engine, new.code, new.teacher_token)
     seen.append(layouts())
-    store.vote_again(engine, new.code, new.teacher_token)
+    classes.vote_again(engine, new.code, new.teacher_token)
     seen.append(layouts())
-    store.reveal(engine, new.code, new.teacher_token)
+    classes.reveal(engine, new.code, new.teacher_token)
     seen.append(layouts())
-    store.lock(engine, new.code, new.teacher_token)
+    classes.lock(engine, new.code, new.teacher_token)
     seen.append(layouts())
-    store.open_activity(engine, new.code, new.teacher_token, "assignment", {"seed": 1, "level": "zeros", "count": 2})
+    classes.open_activity(engine, new.code, new.teacher_token, "assignment", {"seed": 1, "level": "zeros", "count": 2})
     seen.append(layouts())
-    store.reveal(engine, new.code, new.teacher_token)
+    classes.reveal(engine, new.code, new.teacher_token)
     seen.append(layouts())
-    store.next_activity(engine, new.code, new.teacher_token)
+    classes.next_activity(engine, new.code, new.teacher_token)
     seen.append(layouts())
     first, second = activity, activity + 1
     assert seen == [
@@ -580,8 +594,8 @@ def test_a_schema_1_database_is_migrated_and_keeps_its_classes(db_url):
 
     engine = make_engine(db_url)
     new = start(engine)
-    ann = store.join_class(engine, new.code, "Ann").student_token
-    store.submit_prediction(engine, new.code, ann, current_id(engine, new.code, ann), ["0.75", "0.25"])
+    ann = admission.join_class(engine, new.code, "Ann").student_token
+    answers.submit_prediction(engine, new.code, ann, current_id(engine, new.code, ann), ["0.75", "0.25"])
     with engine.begin() as conn:  # back to schema 2, as the app before the projector left it
         conn.execute(text("DROP TABLE earlier_answers"))
         conn.execute(text("DROP TABLE retired_teacher_links"))
@@ -611,16 +625,16 @@ def test_a_schema_1_database_is_migrated_and_keeps_its_classes(db_url):
 
 def test_new_teacher_link_refuses_the_old_one_at_once(engine):
     new = start(engine)
-    ann = store.join_class(engine, new.code, "Ann").student_token
-    follow_before = store.class_version(engine, new.code).follow_key
-    display_before = store.class_version(engine, new.code).display_key
+    ann = admission.join_class(engine, new.code, "Ann").student_token
+    follow_before = versions.stored_class_version(engine, new.code).follow_key
+    display_before = versions.stored_class_version(engine, new.code).display_key
     join_before = teacher_link.check_teacher(engine, new.code, new.teacher_token).join_key
     token = teacher_link.new_teacher_link(engine, new.code, new.teacher_token)
     assert token != new.teacher_token and len(token) >= 32
     for refused in (
         lambda t: teacher_link.check_teacher(engine, new.code, t),
         lambda t: dashboards.dashboard(engine, new.code, t),
-        lambda t: store.reveal(engine, new.code, t),
+        lambda t: classes.reveal(engine, new.code, t),
         lambda t: export.class_results_csv(engine, new.code, t),
         lambda t: teacher_link.new_teacher_link(engine, new.code, t),
     ):
@@ -629,14 +643,14 @@ def test_new_teacher_link_refuses_the_old_one_at_once(engine):
     with pytest.raises(ClassroomError, match="This teacher link does not open a class"):  # never the class's
         dashboards.dashboard(engine, new.code, "forged")
     assert dashboards.dashboard(engine, new.code, token).joined == 1  # the new link works; the class is unchanged
-    assert store.student_state(engine, new.code, ann).activity is not None
-    after = store.class_version(engine, new.code)
+    assert answers.student_state(engine, new.code, ann).activity is not None
+    after = versions.stored_class_version(engine, new.code)
     # what students and the projector hold does not come from the teacher token: open student pages keep following,
     # the projector keeps its link, and a join link or QR code already shown still admits
     assert after.display_key == display_before and after.follow_key == follow_before
-    assert store.student_state(engine, new.code, ann).follow_key == follow_before
+    assert answers.student_state(engine, new.code, ann).follow_key == follow_before
     assert teacher_link.check_teacher(engine, new.code, token).join_key == join_before
-    assert store.join_class(engine, new.code, "Bob", link_key=join_before).name == "Bob"
+    assert admission.join_class(engine, new.code, "Bob", link_key=join_before).name == "Bob"
     assert dashboards.projection(engine, new.code, display_before).joined == 2
     with engine.connect() as conn:  # the plain token is stored nowhere
         dump = " ".join(
@@ -650,12 +664,12 @@ def test_new_teacher_link_refuses_the_old_one_at_once(engine):
 
 def test_the_projector_key_shows_the_class_but_no_name_and_changes_nothing(engine):
     new = start(engine)
-    key = store.class_version(engine, new.code).display_key
+    key = versions.stored_class_version(engine, new.code).display_key
     assert key and key != new.teacher_token
-    tokens = {n: store.join_class(engine, new.code, n).student_token for n in ("Ann", "Bob", "Cat")}
+    tokens = {n: admission.join_class(engine, new.code, n).student_token for n in ("Ann", "Bob", "Cat")}
     activity = current_id(engine, new.code, tokens["Ann"])
-    store.submit_prediction(engine, new.code, tokens["Ann"], activity, ["0.75", "0.25"])
-    store.submit_prediction(engine, new.code, tokens["Bob"], activity, ["0.5", "0.5"])
+    answers.submit_prediction(engine, new.code, tokens["Ann"], activity, ["0.75", "0.25"])
+    answers.submit_prediction(engine, new.code, tokens["Bob"], activity, ["0.5", "0.5"])
     shown = dashboards.projection(engine, new.code, key)
     assert (shown.joined, shown.submitted) == (3, 2)
     assert shown.predict.values == ((0.75, 0.5), (0.25, 0.5))
@@ -665,8 +679,8 @@ def test_the_projector_key_shows_the_class_but_no_name_and_changes_nothing(engin
         with pytest.raises(ClassroomError, match="This projector link does not open a class"):
             dashboards.projection(engine, new.code, wrong)
     with pytest.raises(ClassroomError, match="teacher link does not open a class"):  # the key is no teacher link
-        store.reveal(engine, new.code, key)
-    other = store.create_class(engine)
+        classes.reveal(engine, new.code, key)
+    other = classes.create_class(engine)
     with pytest.raises(ClassroomError, match="projector link does not open a class"):
         dashboards.projection(engine, other.code, key)
 
@@ -676,25 +690,25 @@ def test_two_rounds_of_peer_instruction(engine):
     1/2, 1/2 (1/2), Cat 1/10, 3/5 (13/20 + 7/20 = 1). Round 2: Ann keeps hers (same), Bob 7/10, 3/10 (1/10:
     toward), Cat 0, 1 (3/4 + 3/4 = 3/2: away), Dan votes in round 2 only (not compared)."""
     new = start(engine)
-    tokens = {n: store.join_class(engine, new.code, n).student_token for n in ("Ann", "Bob", "Cat", "Dan")}
+    tokens = {n: admission.join_class(engine, new.code, n).student_token for n in ("Ann", "Bob", "Cat", "Dan")}
     activity = current_id(engine, new.code, tokens["Ann"])
     with pytest.raises(ClassroomError, match="Nobody has voted in round 1 yet"):
-        store.vote_again(engine, new.code, new.teacher_token)
+        classes.vote_again(engine, new.code, new.teacher_token)
     round1 = {"Ann": ["0.75", "0.25"], "Bob": ["0.5", "0.5"], "Cat": ["0.1", "0.6"]}
     for name, values in round1.items():
-        store.submit_prediction(engine, new.code, tokens[name], activity, values, round_number=1)
-    store.show_responses(engine, new.code, new.teacher_token)
-    assert store.student_state(engine, new.code, tokens["Ann"]).activity.shown
-    assert store.vote_again(engine, new.code, new.teacher_token) == 2
-    state = store.student_state(engine, new.code, tokens["Bob"])
+        answers.submit_prediction(engine, new.code, tokens[name], activity, values, round_number=1)
+    classes.show_responses(engine, new.code, new.teacher_token)
+    assert answers.student_state(engine, new.code, tokens["Ann"]).activity.shown
+    assert classes.vote_again(engine, new.code, new.teacher_token) == 2
+    state = answers.student_state(engine, new.code, tokens["Bob"])
     assert state.activity.round == 2 and not state.activity.shown and state.prediction is None
     assert state.earlier == (F(1, 2), F(1, 2))
-    assert store.student_state(engine, new.code, tokens["Dan"]).earlier is None
+    assert answers.student_state(engine, new.code, tokens["Dan"]).earlier is None
     with pytest.raises(ClassroomError, match="opened round 2 of this question"):  # a page still showing round 1
-        store.submit_prediction(engine, new.code, tokens["Bob"], activity, ["0.7", "0.3"], round_number=1)
+        answers.submit_prediction(engine, new.code, tokens["Bob"], activity, ["0.7", "0.3"], round_number=1)
     round2 = {"Ann": ["0.75", "0.25"], "Bob": ["0.7", "0.3"], "Cat": ["0", "1"], "Dan": ["0.6", "0.4"]}
     for name, values in round2.items():
-        store.submit_prediction(engine, new.code, tokens[name], activity, values, round_number=2)
+        answers.submit_prediction(engine, new.code, tokens[name], activity, values, round_number=2)
     board = dashboards.dashboard(engine, new.code, new.teacher_token)
     assert board.earlier.values == ((0.75, 0.5, 0.1), (0.25, 0.5, 0.6))
     assert board.predict.values == ((0.75, 0.7, 0.0, 0.6), (0.25, 0.3, 1.0, 0.4))
@@ -703,8 +717,8 @@ def test_two_rounds_of_peer_instruction(engine):
     assert [s.voted_earlier for s in board.students] == [True, True, True, False]
     assert dashboards.projection(engine, new.code, board.klass.display_key).change == board.change
     with pytest.raises(ClassroomError, match="has had its 2 rounds"):
-        store.vote_again(engine, new.code, new.teacher_token)
-    store.reveal(engine, new.code, new.teacher_token)
+        classes.vote_again(engine, new.code, new.teacher_token)
+    classes.reveal(engine, new.code, new.teacher_token)
     rows = list(csv.DictReader(io.StringIO(export.class_results_csv(engine, new.code, new.teacher_token))))
     assert [(r["student"], r["round"], r["answer"]) for r in rows] == [
         ("Ann", "1", "r(B) = 3/4; r(C) = 1/4"),
@@ -719,23 +733,23 @@ def test_two_rounds_of_peer_instruction(engine):
 
 def test_vote_again_is_refused_after_the_reveal_and_on_assignments(engine):
     new = start(engine)
-    ann = store.join_class(engine, new.code, "Ann").student_token
-    store.submit_prediction(engine, new.code, ann, current_id(engine, new.code, ann), ["0.75", "0.25"])
-    store.reveal(engine, new.code, new.teacher_token)
+    ann = admission.join_class(engine, new.code, "Ann").student_token
+    answers.submit_prediction(engine, new.code, ann, current_id(engine, new.code, ann), ["0.75", "0.25"])
+    classes.reveal(engine, new.code, new.teacher_token)
     with pytest.raises(ClassroomError, match="already revealed"):
-        store.vote_again(engine, new.code, new.teacher_token)
-    store.open_activity(engine, new.code, new.teacher_token, "assignment", {"seed": 1, "level": "zeros", "count": 2})
-    for action in (store.vote_again, store.show_responses):
+        classes.vote_again(engine, new.code, new.teacher_token)
+    classes.open_activity(engine, new.code, new.teacher_token, "assignment", {"seed": 1, "level": "zeros", "count": 2})
+    for action in (classes.vote_again, classes.show_responses):
         with pytest.raises(ClassroomError, match="works on a prediction activity"):
             action(engine, new.code, new.teacher_token)
-    store.next_activity(engine, new.code, new.teacher_token)
+    classes.next_activity(engine, new.code, new.teacher_token)
     with pytest.raises(ClassroomError, match="No activity is open"):
-        store.show_responses(engine, new.code, new.teacher_token)
+        classes.show_responses(engine, new.code, new.teacher_token)
 
 
 def test_the_address_for_students_is_checked_and_kept(engine):
     new = start(engine)
-    assert store.set_join_address(engine, new.code, new.teacher_token, " http://192.168.1.20:8501 ") == (
+    assert admission.set_join_address(engine, new.code, new.teacher_token, " http://192.168.1.20:8501 ") == (
         "http://192.168.1.20:8501"
     )
     assert dashboards.dashboard(engine, new.code, new.teacher_token).klass.join_address == "http://192.168.1.20:8501"
@@ -748,7 +762,7 @@ def test_the_address_for_students_is_checked_and_kept(engine):
         ("http://x/" + "a" * 1000, "longer than 1,000 characters"),
     ):
         with pytest.raises(ClassroomError, match=message):
-            store.set_join_address(engine, new.code, new.teacher_token, bad)
+            admission.set_join_address(engine, new.code, new.teacher_token, bad)
     assert dashboards.dashboard(engine, new.code, new.teacher_token).klass.join_address == "http://192.168.1.20:8501"
-    store.set_join_address(engine, new.code, new.teacher_token, "")
+    admission.set_join_address(engine, new.code, new.teacher_token, "")
     assert dashboards.dashboard(engine, new.code, new.teacher_token).klass.join_address == ""

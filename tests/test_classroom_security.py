@@ -15,7 +15,21 @@ import re
 import pytest
 from sqlalchemy import create_engine, text
 
-from lab.classroom import dashboards, db, export, keys, limits, naming, records, store, teacher_link
+from lab.classroom import (
+    admission,
+    answers,
+    classes,
+    dashboards,
+    db,
+    export,
+    keys,
+    limits,
+    naming,
+    records,
+    roster,
+    teacher_link,
+    versions,
+)
 from lab.classroom.db import SCHEMA_VERSION, make_engine
 from lab.classroom.refusals import ClassroomError, RateLimited
 
@@ -28,8 +42,8 @@ def clock(monkeypatch):
 
 
 def start(engine, name="Period 3"):
-    new = store.create_class(engine, name)
-    store.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
+    new = classes.create_class(engine, name)
+    classes.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
     return new
 
 
@@ -55,12 +69,12 @@ def test_one_browsers_wrong_codes_never_delay_another_browser_at_the_same_addres
     new = start(engine)
     for _ in range(limits.FREE_WRONG_CODES):
         with pytest.raises(ClassroomError, match="No open class"):
-            store.join_class(engine, wrong(new.code), "Eve", client="xsrf:eve", address="203.0.113.7")
+            admission.join_class(engine, wrong(new.code), "Eve", client="xsrf:eve", address="203.0.113.7")
     with pytest.raises(RateLimited, match="from this browser: wait 2 s"):
-        store.join_class(engine, wrong(new.code), "Eve", client="xsrf:eve", address="203.0.113.7")
+        admission.join_class(engine, wrong(new.code), "Eve", client="xsrf:eve", address="203.0.113.7")
     # the whole class behind the same address joins at once, each in its own browser session
     for i in range(30):
-        store.join_class(engine, new.code, f"S{i}", client=f"xsrf:{i}", address="203.0.113.7")
+        admission.join_class(engine, new.code, f"S{i}", client=f"xsrf:{i}", address="203.0.113.7")
     assert dashboards.dashboard(engine, new.code, new.teacher_token).joined == 30
 
 
@@ -73,35 +87,36 @@ def test_a_class_budget_is_spent_by_wrong_codes_alone_and_its_join_link_still_ad
     monkeypatch.setattr(limits, "WRONG_CODE_RISK_BUDGET", 12)
     new = start(engine)
     for _ in range(30):  # a script starts many classes: that spends no class's budget
-        store.create_class(engine)
+        classes.create_class(engine)
     with engine.connect() as conn:
         assert limits.wrong_code_risk(conn, clock[0]) == 0
     for i in range(11):  # eleven browsers, one wrong code each: one unit each, nobody slowed per browser
         with pytest.raises(ClassroomError, match="No open class"):
-            store.join_class(engine, "QQQQQQ", "Eve", client=f"xsrf:guess{i}")
-    assert store.join_class(engine, new.code, "Ann", client="xsrf:ann").name == "Ann"  # 11 < 12: typed still admits
+            admission.join_class(engine, "QQQQQQ", "Eve", client=f"xsrf:guess{i}")
+    assert admission.join_class(engine, new.code, "Ann", client="xsrf:ann").name == "Ann"  # 11 < 12: typed still admits
     with pytest.raises(ClassroomError) as absent:
-        store.join_class(engine, "QQQQQQ", "Eve", client="xsrf:guess11")  # the 12th unit
+        admission.join_class(engine, "QQQQQQ", "Eve", client="xsrf:guess11")  # the 12th unit
     with engine.connect() as conn:
         assert limits.wrong_code_risk(conn, clock[0]) == 12
         assert limits.guesses_against(conn, clock[0] - 1, clock[0]) == 12
     # spent: the right code, typed, is refused in the very words of a code no class has
     with pytest.raises(ClassroomError) as present:
-        store.join_class(engine, new.code, "Bob", client="xsrf:bob")
+        admission.join_class(engine, new.code, "Bob", client="xsrf:bob")
     assert not isinstance(present.value, RateLimited)
     assert uniform(present.value) == uniform(absent.value) and "join link" in str(present.value)
     # the join link (its key is in the link and the QR code) is no guess: it admits
     key = teacher_link.check_teacher(engine, new.code, new.teacher_token).join_key
-    assert key == keys.join_key(store.class_version(engine, new.code).display_key)  # not from the teacher token
-    assert store.join_class(engine, new.code, "Bob", client="xsrf:bob", link_key=key).name == "Bob"
-    other = store.create_class(engine)
+    # not from the teacher token
+    assert key == keys.join_key(versions.stored_class_version(engine, new.code).display_key)
+    assert admission.join_class(engine, new.code, "Bob", client="xsrf:bob", link_key=key).name == "Bob"
+    other = classes.create_class(engine)
     with pytest.raises(ClassroomError, match="No open class"):  # another class's key is no key for this one
-        store.join_class(engine, other.code, "Cat", client="xsrf:cat", link_key=key)
+        admission.join_class(engine, other.code, "Cat", client="xsrf:cat", link_key=key)
     clock[0] += 3600  # a class started in a later hour has a budget of its own
-    later = store.create_class(engine)
-    assert store.join_class(engine, later.code, "Dan", client="xsrf:dan").name == "Dan"
+    later = classes.create_class(engine)
+    assert admission.join_class(engine, later.code, "Dan", client="xsrf:dan").name == "Dan"
     with pytest.raises(ClassroomError, match="No open class"):  # the first class's budget stays spent
-        store.join_class(engine, new.code, "Eli", client="xsrf:eli")
+        admission.join_class(engine, new.code, "Eli", client="xsrf:eli")
     clock[0] += 24 * 3600  # units are kept for their hour and the 24 after it
     with engine.connect() as conn:
         assert limits.wrong_code_risk(conn, clock[0]) == 0
@@ -110,7 +125,7 @@ def test_a_class_budget_is_spent_by_wrong_codes_alone_and_its_join_link_still_ad
 def test_a_malformed_code_spends_no_budget(engine, clock):
     start(engine)
     with pytest.raises(ClassroomError, match="never appears"):
-        store.join_class(engine, "ABCDE0", "Ann", client="xsrf:a")
+        admission.join_class(engine, "ABCDE0", "Ann", client="xsrf:a")
     with engine.connect() as conn:
         assert limits.wrong_code_risk(conn, clock[0]) == 0
 
@@ -119,11 +134,11 @@ def test_the_join_link_skips_the_browsers_slowing(engine, clock):
     new = start(engine)
     for _ in range(limits.FREE_WRONG_CODES):
         with pytest.raises(ClassroomError):
-            store.join_class(engine, wrong(new.code), "Ann", client="xsrf:ann")
+            admission.join_class(engine, wrong(new.code), "Ann", client="xsrf:ann")
     with pytest.raises(RateLimited):
-        store.join_class(engine, new.code, "Ann", client="xsrf:ann")
+        admission.join_class(engine, new.code, "Ann", client="xsrf:ann")
     key = teacher_link.check_teacher(engine, new.code, new.teacher_token).join_key
-    assert store.join_class(engine, new.code, "Ann", client="xsrf:ann", link_key=key).name == "Ann"
+    assert admission.join_class(engine, new.code, "Ann", client="xsrf:ann", link_key=key).name == "Ann"
 
 
 # --- join floods ----------------------------------------------------------------------------------------------
@@ -132,18 +147,18 @@ def test_the_join_link_skips_the_browsers_slowing(engine, clock):
 def test_joins_are_limited_per_browser_session_and_per_address(engine, clock):
     new = start(engine)
     for i in range(limits.JOINS_PER_BROWSER):
-        store.join_class(engine, new.code, f"Fake {i}", client="xsrf:script")
+        admission.join_class(engine, new.code, f"Fake {i}", client="xsrf:script")
     with pytest.raises(RateLimited, match="from this browser \\(at most 4 in 10 minutes\\): wait 600 s"):
-        store.join_class(engine, new.code, "Fake 4", client="xsrf:script")
+        admission.join_class(engine, new.code, "Fake 4", client="xsrf:script")
     clock[0] += limits.JOIN_WINDOW_BROWSER_S
-    store.join_class(engine, new.code, "Fake 4", client="xsrf:script")
+    admission.join_class(engine, new.code, "Fake 4", client="xsrf:script")
     for i in range(limits.JOINS_PER_ADDRESS):  # a fresh browser session each time, one address
-        store.join_class(engine, new.code, f"S{i}", client=f"xsrf:s{i}", address="198.51.100.1")
+        admission.join_class(engine, new.code, f"S{i}", client=f"xsrf:s{i}", address="198.51.100.1")
     with pytest.raises(RateLimited, match="this network address \\(at most 120 a minute\\): wait 60 s"):
-        store.join_class(engine, new.code, "S120", client="xsrf:s120", address="198.51.100.1")
-    store.join_class(engine, new.code, "Elsewhere", client="xsrf:else", address="198.51.100.2")
+        admission.join_class(engine, new.code, "S120", client="xsrf:s120", address="198.51.100.1")
+    admission.join_class(engine, new.code, "Elsewhere", client="xsrf:else", address="198.51.100.2")
     clock[0] += limits.JOIN_WINDOW_ADDRESS_S
-    store.join_class(engine, new.code, "S120", client="xsrf:s120", address="198.51.100.1")
+    admission.join_class(engine, new.code, "S120", client="xsrf:s120", address="198.51.100.1")
     assert dashboards.dashboard(engine, new.code, new.teacher_token).joined == 5 + 120 + 2
 
 
@@ -152,40 +167,40 @@ def test_joins_are_limited_per_browser_session_and_per_address(engine, clock):
 
 def test_removed_students_cannot_rejoin_from_that_browser_until_let_back_in(engine, clock):
     new = start(engine)
-    bob = store.join_class(engine, new.code, "Bob", client="xsrf:bob")
-    ann = store.join_class(engine, new.code, "Ann", client="xsrf:ann")
-    activity = store.student_state(engine, new.code, bob.student_token).activity.id
-    store.submit_prediction(engine, new.code, bob.student_token, activity, ["0.5", "0.5"])
+    bob = admission.join_class(engine, new.code, "Bob", client="xsrf:bob")
+    ann = admission.join_class(engine, new.code, "Ann", client="xsrf:ann")
+    activity = answers.student_state(engine, new.code, bob.student_token).activity.id
+    answers.submit_prediction(engine, new.code, bob.student_token, activity, ["0.5", "0.5"])
     bob_id = next(s.id for s in dashboards.dashboard(engine, new.code, new.teacher_token).students if s.name == "Bob")
-    store.remove_student(engine, new.code, new.teacher_token, bob_id)
+    roster.remove_student(engine, new.code, new.teacher_token, bob_id)
     with pytest.raises(ClassroomError, match="removed you"):
-        store.join_class(engine, new.code, "Bob", client="xsrf:bob")  # a reload keeps the browser session
+        admission.join_class(engine, new.code, "Bob", client="xsrf:bob")  # a reload keeps the browser session
     with pytest.raises(ClassroomError, match="removed you"):
-        store.student_state(engine, new.code, bob.student_token)  # and his link
+        answers.student_state(engine, new.code, bob.student_token)  # and his link
     board = dashboards.dashboard(engine, new.code, new.teacher_token)
     assert [s.name for s in board.students] == ["Ann"] and [s.name for s in board.removed] == ["Bob"]
     rows = list(csv.DictReader(io.StringIO(export.class_results_csv(engine, new.code, new.teacher_token))))
     assert [(r["student"], r["removed"][:8]) for r in rows] == [("Bob", "removed ")]
-    store.allow_back(engine, new.code, new.teacher_token, bob_id)
-    assert store.student_state(engine, new.code, bob.student_token).prediction is not None  # his answers kept
-    assert store.join_class(engine, new.code, "Bob", client="xsrf:bob").name == "Bob"
+    roster.allow_back(engine, new.code, new.teacher_token, bob_id)
+    assert answers.student_state(engine, new.code, bob.student_token).prediction is not None  # his answers kept
+    assert admission.join_class(engine, new.code, "Bob", client="xsrf:bob").name == "Bob"
     with pytest.raises(ClassroomError, match="was not removed"):
-        store.allow_back(engine, new.code, new.teacher_token, bob_id)
-    assert store.student_state(engine, new.code, ann.student_token).name == "Ann"
+        roster.allow_back(engine, new.code, new.teacher_token, bob_id)
+    assert answers.student_state(engine, new.code, ann.student_token).name == "Ann"
 
 
 def test_remove_everyone_who_has_not_submitted(engine, clock):
     new = start(engine)
-    tokens = [store.join_class(engine, new.code, f"S{i}").student_token for i in range(10)]
-    activity = store.student_state(engine, new.code, tokens[0]).activity.id
+    tokens = [admission.join_class(engine, new.code, f"S{i}").student_token for i in range(10)]
+    activity = answers.student_state(engine, new.code, tokens[0]).activity.id
     for t in tokens[:3]:
-        store.submit_prediction(engine, new.code, t, activity, ["0.7", "0.3"])
-    version = store.class_version(engine, new.code).version
-    assert store.remove_not_submitted(engine, new.code, new.teacher_token) == 7
+        answers.submit_prediction(engine, new.code, t, activity, ["0.7", "0.3"])
+    version = versions.stored_class_version(engine, new.code).version
+    assert roster.remove_not_submitted(engine, new.code, new.teacher_token) == 7
     board = dashboards.dashboard(engine, new.code, new.teacher_token)
     assert (board.joined, board.submitted, len(board.removed)) == (3, 3, 7)
-    assert store.class_version(engine, new.code).version == version + 1  # one bump for all seven
-    assert store.remove_not_submitted(engine, new.code, new.teacher_token) == 0
+    assert versions.stored_class_version(engine, new.code).version == version + 1  # one bump for all seven
+    assert roster.remove_not_submitted(engine, new.code, new.teacher_token) == 0
     with engine.connect() as conn:
         assert conn.execute(text("SELECT student_count FROM classes")).scalar_one() == 3
 
@@ -195,16 +210,16 @@ def test_remove_everyone_who_has_not_submitted(engine, clock):
 
 def test_after_end_class_the_student_link_is_read_only(engine, clock):
     new = start(engine)
-    ann = store.join_class(engine, new.code, "Ann").student_token
-    activity = store.student_state(engine, new.code, ann).activity.id
-    store.submit_prediction(engine, new.code, ann, activity, ["0.75", "0.25"])
-    store.end_class(engine, new.code, new.teacher_token)
-    state = store.student_state(engine, new.code, ann)
+    ann = admission.join_class(engine, new.code, "Ann").student_token
+    activity = answers.student_state(engine, new.code, ann).activity.id
+    answers.submit_prediction(engine, new.code, ann, activity, ["0.75", "0.25"])
+    classes.end_class(engine, new.code, new.teacher_token)
+    state = answers.student_state(engine, new.code, ann)
     assert not state.open and state.prediction is not None
     with pytest.raises(ClassroomError, match="has ended: nothing can change"):
-        store.submit_prediction(engine, new.code, ann, activity, ["0.1", "0.9"])
-    assert store.student_state(engine, new.code, ann).prediction == state.prediction
-    for action in (store.reveal, store.lock, store.next_activity, store.remove_not_submitted):
+        answers.submit_prediction(engine, new.code, ann, activity, ["0.1", "0.9"])
+    assert answers.student_state(engine, new.code, ann).prediction == state.prediction
+    for action in (classes.reveal, classes.lock, classes.next_activity, roster.remove_not_submitted):
         with pytest.raises(ClassroomError, match="has ended"):
             action(engine, new.code, new.teacher_token)
 
@@ -213,9 +228,9 @@ def test_nothing_stored_is_a_plain_hash_of_an_address_or_browser(engine, clock, 
     monkeypatch.setenv(keys.SECRET_ENV, "server secret one")
     new = start(engine)
     address, browser = "192.0.2.44", "xsrf:00ff"
-    store.join_class(engine, new.code, "Ann", client=browser, address=address)
+    admission.join_class(engine, new.code, "Ann", client=browser, address=address)
     with pytest.raises(ClassroomError):
-        store.join_class(engine, "QQQQQQ", "Ann", client=browser, address=address)
+        admission.join_class(engine, "QQQQQQ", "Ann", client=browser, address=address)
     with engine.connect() as conn:
         stored = [
             str(v)
@@ -236,35 +251,35 @@ def test_nothing_stored_is_a_plain_hash_of_an_address_or_browser(engine, clock, 
 
 def test_counters_expire_as_documented(engine, clock):
     new = start(engine)
-    store.join_class(engine, new.code, "Ann", client="xsrf:a", address="192.0.2.1")
+    admission.join_class(engine, new.code, "Ann", client="xsrf:a", address="192.0.2.1")
     with pytest.raises(ClassroomError):
-        store.join_class(engine, "QQQQQQ", "Ann", client="xsrf:a")
+        admission.join_class(engine, "QQQQQQ", "Ann", client="xsrf:a")
 
     def count(table):
         with engine.connect() as conn:
             return conn.execute(text(f"SELECT COUNT(*) FROM {table}")).scalar_one()
 
     assert (count("join_failures"), count("rate_counters")) == (1, 3)  # browser, address, the server's budget
-    store.purge_old(engine)
+    classes.purge_old(engine)
     assert (count("join_failures"), count("rate_counters")) == (1, 3)
     clock[0] += limits.FORGET_WRONG_CODES_S + 1  # 10 minutes after the last wrong code; join windows ended
-    store.purge_old(engine)
+    classes.purge_old(engine)
     assert (count("join_failures"), count("rate_counters")) == (0, 1)
     clock[0] += 25 * 3600  # the budget's hour and the 24 after it
-    store.purge_old(engine)
+    classes.purge_old(engine)
     assert count("rate_counters") == 0
 
 
 def test_a_class_past_30_days_is_gone_even_before_the_purge(engine, clock):
     new = start(engine)
-    ann = store.join_class(engine, new.code, "Ann").student_token
+    ann = admission.join_class(engine, new.code, "Ann").student_token
     clock[0] += records.KEEP_CLASS_S + 1
     with pytest.raises(ClassroomError, match="teacher link does not open a class"):
         teacher_link.check_teacher(engine, new.code, new.teacher_token)
     with pytest.raises(ClassroomError, match="teacher link does not open a class"):
         export.class_results_csv(engine, new.code, new.teacher_token)
     with pytest.raises(ClassroomError, match="student link is not valid"):
-        store.student_state(engine, new.code, ann)
+        answers.student_state(engine, new.code, ann)
 
 
 # --- names ----------------------------------------------------------------------------------------------------
@@ -290,7 +305,7 @@ def test_names_that_would_overlap_a_row_are_refused():
 def test_duplicate_names_are_told_apart_on_the_dashboard(engine, clock):
     new = start(engine)
     for name in ("Ann", "Bob", "Ann", "Ann (2)", "Ann"):
-        store.join_class(engine, new.code, name)
+        admission.join_class(engine, new.code, name)
     labels = [s.label for s in dashboards.dashboard(engine, new.code, new.teacher_token).students]
     # the second Ann cannot be "Ann (2)": someone typed that name
     assert labels == ["Ann", "Bob", "Ann (3)", "Ann (2)", "Ann (4)"]

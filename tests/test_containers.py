@@ -409,9 +409,10 @@ def test_kubernetes_yaml_on_podman_end_to_end(tmp_path, request):
         # 5. a class's data in PostgreSQL, shared by the replicas
         made = app_python(
             APP[0],
-            "import json; from lab.classroom import store; from lab.classroom.db import make_engine\n"
-            "e = make_engine(); c = store.create_class(e, 'Containers'); s = store.join_class(e, c.code, 'Ada')\n"
-            "v = store.class_version(e, c.code)\n"
+            "import json; from lab.classroom import admission, classes, versions\n"
+            "from lab.classroom.db import make_engine\n"
+            "e = make_engine(); c = classes.create_class(e, 'Containers'); s = admission.join_class(e, c.code, 'Ada')\n"
+            "v = versions.stored_class_version(e, c.code)\n"
             "print(json.dumps({'code': c.code, 'teacher': c.teacher_token, 'student': s.student_token,"
             " 'key': v.follow_key, 'version': v.version, 'url': e.url.render_as_string(hide_password=True)}))",
         )
@@ -434,8 +435,8 @@ def test_kubernetes_yaml_on_podman_end_to_end(tmp_path, request):
         assert status == 200 and json.loads(body) == {"version": made["version"], "open": True, "layout": "none"}, body
         app_python(
             APP[0],
-            "import json; from lab.classroom import store; from lab.classroom.db import make_engine\n"
-            f"store.end_class(make_engine(), {made['code']!r}, {made['teacher']!r}); print('{{}}')",
+            "import json; from lab.classroom import classes; from lab.classroom.db import make_engine\n"
+            f"classes.end_class(make_engine(), {made['code']!r}, {made['teacher']!r}); print('{{}}')",
         )
         wait_for(
             "replica r1 sees the class ended on r0",

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 from pagetest import open_linked_page
 
-from lab.classroom import store
+from lab.classroom import admission, classes
 from lab.classroom.db import make_engine
 from lab.views import classroom_db
 
@@ -26,8 +26,8 @@ def data(tmp_path, monkeypatch):
 
 
 def test_a_joined_students_other_pages_wait_for_the_end_of_the_class(data):
-    new = store.create_class(data)
-    ann = store.join_class(data, new.code, "Ann").student_token
+    new = classes.create_class(data)
+    ann = admission.join_class(data, new.code, "Ann").student_token
     at = open_linked_page(PAGE, {"code": new.code, "student": ann})  # the student's own page holds the class
     at.switch_page(LAB).run()
     assert not at.exception
@@ -38,6 +38,6 @@ def test_a_joined_students_other_pages_wait_for_the_end_of_the_class(data):
     at.query_params.clear()
     at.switch_page(PAGE).run()  # the menu's Class (no link parameters): the student's page again
     assert at.query_params["student"] == ann and any("You joined as Ann" in c.value for c in at.caption)
-    store.end_class(data, new.code, new.teacher_token)
+    classes.end_class(data, new.code, new.teacher_token)
     at.switch_page(LAB).run()
     assert not any("is in progress" in i.value for i in at.info) and at.number_input  # the lab is back

@@ -10,7 +10,7 @@ import pytest
 from exercise_reference import expected_answer
 from pagetest import charts, markdown_text, messages, metric, open_linked_page, open_tab, plain
 
-from lab.classroom import limits, store, teacher_link
+from lab.classroom import admission, answers, classes, limits, teacher_link, versions
 from lab.classroom.db import make_engine
 from lab.teaching.exercises import generate_problems
 
@@ -50,7 +50,7 @@ def join(at, code: str, name: str):
 
 
 def test_bad_code_and_long_name_are_refused(data):
-    new = store.create_class(data)
+    new = classes.create_class(data)
     at = open_linked_page(PAGE)
     join(at, "QQQQQQ", "Ann")
     # the message is escaped as markdown whole (":" too, so no ":icon:" shortcode in it can become an icon)
@@ -74,8 +74,8 @@ def test_bad_code_and_long_name_are_refused(data):
 
 
 def test_forged_or_foreign_links_are_refused(data):
-    mine, theirs = store.create_class(data), store.create_class(data)
-    zoe = store.join_class(data, theirs.code, "Zoe").student_token
+    mine, theirs = classes.create_class(data), classes.create_class(data)
+    zoe = admission.join_class(data, theirs.code, "Zoe").student_token
     cases = [
         ({"code": mine.code, "student": "A" * 22}, "This student link is not valid"),
         ({"code": mine.code, "student": zoe}, "belongs to another class"),
@@ -90,9 +90,9 @@ def test_forged_or_foreign_links_are_refused(data):
 
 
 def test_student_submits_and_sees_the_answer_only_after_the_reveal(data):
-    new = store.create_class(data, "<script>x</script>")
-    store.open_activity(data, new.code, new.teacher_token, "predict", {"source": "worked-example"})
-    token = store.join_class(data, new.code, "**Ann**").student_token
+    new = classes.create_class(data, "<script>x</script>")
+    classes.open_activity(data, new.code, new.teacher_token, "predict", {"source": "worked-example"})
+    token = admission.join_class(data, new.code, "**Ann**").student_token
     at = open_linked_page(PAGE, {"code": new.code, "student": token})
     assert "\\*\\*Ann\\*\\*" in at.caption[0].value  # the name is escaped, shown as typed
     assert at.header[0].value == f"Class {new.code} · \\<script\\>x\\</script\\>"
@@ -100,14 +100,14 @@ def test_student_submits_and_sees_the_answer_only_after_the_reveal(data):
     at.number_input(key=f"cls_pred_{1}_1").set_value(0.3)
     at.button(key=f"FormSubmitter:cls_pred_form_{1}-Submit").click().run()
     assert at.success[0].value.startswith("Saved at")
-    assert store.student_state(data, new.code, token).prediction == (Fraction(7, 10), Fraction(3, 10))
+    assert answers.student_state(data, new.code, token).prediction == (Fraction(7, 10), Fraction(3, 10))
     assert not revealed_table(at)  # no exact answer before the reveal
-    store.reveal(data, new.code, new.teacher_token)
+    classes.reveal(data, new.code, new.teacher_token)
     at = open_linked_page(PAGE, {"code": new.code, "student": token})  # a reload resumes the page
     assert at.number_input(key="cls_pred_1_0").value == pytest.approx(0.7)
     assert revealed_table(at)["exact"] == ["3/4 (0.75)", "1/4 (0.25)"]
     assert revealed_table(at)["yours"] == ["0.70", "0.30"]
-    store.lock(data, new.code, new.teacher_token)
+    classes.lock(data, new.code, new.teacher_token)
     at = open_linked_page(PAGE, {"code": new.code, "student": token})
     assert at.button(key="FormSubmitter:cls_pred_form_1-Submit").disabled
 
@@ -120,9 +120,9 @@ def test_teacher_dashboard_counts_and_hides_names(data):
     assert [m.value for m in at.metric][0] == code
     at.button(key="cls_open").click().run()
     for name in ("Ann", "Bob"):
-        t = store.join_class(data, code, name).student_token
-        store.submit_prediction(data, code, t, 1, ["0.75", "0.25"])
-    store.join_class(data, code, "Cat")
+        t = admission.join_class(data, code, name).student_token
+        answers.submit_prediction(data, code, t, 1, ["0.75", "0.25"])
+    admission.join_class(data, code, "Cat")
     at = open_linked_page(PAGE, {"code": code, "teacher": token})
     assert [m.value for m in at.metric][-2:] == ["3", "2 of 3"]
     assert not at.text  # the student list is drawn only while it is open
@@ -155,9 +155,9 @@ def test_a_student_sees_the_assignment_problems_and_an_answer_is_saved(data):
     """The class's assignment on a student's page: each problem's question and its p / q table (read from the
     page's markdown, compared with the problems generated for the same seed, count and level), and a right
     answer checked and saved."""
-    new = store.create_class(data)
-    store.open_activity(data, new.code, new.teacher_token, "assignment", {"seed": 12, "level": "zeros", "count": 3})
-    token = store.join_class(data, new.code, "Ann").student_token
+    new = classes.create_class(data)
+    classes.open_activity(data, new.code, new.teacher_token, "assignment", {"seed": 12, "level": "zeros", "count": 3})
+    token = admission.join_class(data, new.code, "Ann").student_token
     at = open_linked_page(PAGE, {"code": new.code, "student": token})
     problems = generate_problems(12, 3, "zeros")
     cards = [m.value for m in at.markdown if m.value.startswith("**Problem")]
@@ -175,7 +175,7 @@ def test_a_student_sees_the_assignment_problems_and_an_answer_is_saved(data):
     at.text_input(key=f"cls_ans_1_{first.number}").set_value(text)
     at.button(key=f"FormSubmitter:cls_ans_form_1_{first.number}-Check and save").click().run()
     assert not at.exception
-    assert store.student_state(data, new.code, token).attempts[first.number].correct
+    assert answers.student_state(data, new.code, token).attempts[first.number].correct
 
 
 # --- security and faults (docs/security.md) ---------------------------------------------------------------------
@@ -186,7 +186,7 @@ def warnings(at) -> list[str]:
 
 
 def test_the_join_link_fills_in_the_code_and_admits_when_typed_codes_are_paused(data, monkeypatch):
-    new = store.create_class(data)
+    new = classes.create_class(data)
     monkeypatch.setattr(limits, "WRONG_CODE_RISK_BUDGET", 0)  # the class's guessing budget is spent
     at = open_linked_page(PAGE, {"code": new.code})
     join(at, new.code, "Ann")
@@ -203,7 +203,7 @@ def test_the_join_link_fills_in_the_code_and_admits_when_typed_codes_are_paused(
 
 def test_the_teacher_panel_shows_the_join_link_with_its_key(data, monkeypatch):
     monkeypatch.setenv("RESIDUAL_LAB_PUBLIC_URL", "http://lab.example:8501")  # AppTest's page is on localhost
-    new = store.create_class(data)
+    new = classes.create_class(data)
     at = open_linked_page(PAGE, {"code": new.code, "teacher": new.teacher_token})
     key = teacher_link.check_teacher(data, new.code, new.teacher_token).join_key
     links = [c.value for c in at.code]
@@ -211,11 +211,11 @@ def test_the_teacher_panel_shows_the_join_link_with_its_key(data, monkeypatch):
 
 
 def test_after_end_class_the_teacher_link_shows_results_only_and_the_student_link_is_read_only(data):
-    new = store.create_class(data)
-    store.open_activity(data, new.code, new.teacher_token, "predict", {"source": "worked-example"})
-    token = store.join_class(data, new.code, "Ann").student_token
-    store.submit_prediction(data, new.code, token, 1, ["0.75", "0.25"])
-    store.end_class(data, new.code, new.teacher_token)
+    new = classes.create_class(data)
+    classes.open_activity(data, new.code, new.teacher_token, "predict", {"source": "worked-example"})
+    token = admission.join_class(data, new.code, "Ann").student_token
+    answers.submit_prediction(data, new.code, token, 1, ["0.75", "0.25"])
+    classes.end_class(data, new.code, new.teacher_token)
     at = open_linked_page(PAGE, {"code": new.code, "teacher": new.teacher_token})
     assert [b.label for b in at.button] == []  # no Reveal, Lock, Next, Open, Remove, End
     assert at.get("download_button")  # the results
@@ -229,10 +229,10 @@ def test_after_end_class_the_teacher_link_shows_results_only_and_the_student_lin
 
 
 def test_bulk_removal_from_the_dashboard(data):
-    new = store.create_class(data)
-    store.open_activity(data, new.code, new.teacher_token, "predict", {"source": "worked-example"})
-    tokens = [store.join_class(data, new.code, f"S{i}").student_token for i in range(4)]
-    store.submit_prediction(data, new.code, tokens[0], 1, ["0.75", "0.25"])
+    new = classes.create_class(data)
+    classes.open_activity(data, new.code, new.teacher_token, "predict", {"source": "worked-example"})
+    tokens = [admission.join_class(data, new.code, f"S{i}").student_token for i in range(4)]
+    answers.submit_prediction(data, new.code, tokens[0], 1, ["0.75", "0.25"])
     at = open_linked_page(PAGE, {"code": new.code, "teacher": new.teacher_token})
     at.toggle(key="cls_show_students").set_value(True).run()
     at.button(key="cls_remove_waiting").click().run()
@@ -245,9 +245,9 @@ def test_bulk_removal_from_the_dashboard(data):
 
 
 def test_duplicate_names_and_shortcodes_on_the_dashboard(data):
-    new = store.create_class(data, ":material/home: Period 3")
+    new = classes.create_class(data, ":material/home: Period 3")
     for name in ("Ann", ":red[RED] :smile:", "Ann"):
-        store.join_class(data, new.code, name)
+        admission.join_class(data, new.code, name)
     at = open_linked_page(PAGE, {"code": new.code, "teacher": new.teacher_token})
     assert at.header[0].value == "\\:\u2060material/home\\: Period 3"
     at.toggle(key="cls_show_students").set_value(True).run()
@@ -255,10 +255,10 @@ def test_duplicate_names_and_shortcodes_on_the_dashboard(data):
 
 
 def test_a_long_class_is_paged(data):
-    new = store.create_class(data)
-    store.open_activity(data, new.code, new.teacher_token, "predict", {"source": "worked-example"})
+    new = classes.create_class(data)
+    classes.open_activity(data, new.code, new.teacher_token, "predict", {"source": "worked-example"})
     for i in range(120):
-        store.join_class(data, new.code, f"S{i:03}")
+        admission.join_class(data, new.code, f"S{i:03}")
     at = open_linked_page(PAGE, {"code": new.code, "teacher": new.teacher_token})
     at.toggle(key="cls_show_students").set_value(True).run()
     names = [t.value for t in at.text][::2]
@@ -272,9 +272,9 @@ def test_one_submit_is_saved_once_and_the_page_shows_what_the_database_holds(dat
     tests/browser/test_classroom_faults_browser.py); when the callback did run, nothing is saved twice."""
     from sqlalchemy import text
 
-    new = store.create_class(data)
-    store.open_activity(data, new.code, new.teacher_token, "predict", {"source": "worked-example"})
-    token = store.join_class(data, new.code, "Ann").student_token
+    new = classes.create_class(data)
+    classes.open_activity(data, new.code, new.teacher_token, "predict", {"source": "worked-example"})
+    token = admission.join_class(data, new.code, "Ann").student_token
     at = open_linked_page(PAGE, {"code": new.code, "student": token})
     assert any(c.value == "Nothing saved yet for this activity." for c in at.caption)
     at.number_input(key="cls_pred_1_0").set_value(0.55)
@@ -295,9 +295,9 @@ def test_a_database_outage_is_said_plainly_and_the_page_recovers(own_postgres, t
     monkeypatch.setenv("RESIDUAL_LAB_DATABASE_URL", own_postgres.url)
     monkeypatch.setenv("RESIDUAL_LAB_DATA", str(tmp_path))
     engine = make_engine(own_postgres.url)
-    new = store.create_class(engine, "outage")
-    store.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
-    token = store.join_class(engine, new.code, "Ann").student_token
+    new = classes.create_class(engine, "outage")
+    classes.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
+    token = admission.join_class(engine, new.code, "Ann").student_token
     engine.dispose()
     student = open_linked_page(PAGE, {"code": new.code, "student": token})
     teacher = open_linked_page(PAGE, {"code": new.code, "teacher": new.teacher_token})
@@ -334,7 +334,7 @@ def test_a_database_outage_is_said_plainly_and_the_page_recovers(own_postgres, t
     teacher.run()
     assert not teacher.exception and [m.value for m in teacher.metric][-2:] == ["1", "1 of 1"]
     check = make_engine(own_postgres.url)
-    assert store.student_state(check, new.code, token).prediction == (Fraction(3, 5), Fraction(2, 5))
+    assert answers.student_state(check, new.code, token).prediction == (Fraction(3, 5), Fraction(2, 5))
     check.dispose()
 
 
@@ -377,9 +377,9 @@ def codes(at) -> list[str]:
 
 
 def test_presentation_mode_hides_the_teacher_link_and_names_toggle_or_link(data):
-    new = store.create_class(data, "Period 3")
-    store.open_activity(data, new.code, new.teacher_token, "predict", {"source": "worked-example"})
-    store.join_class(data, new.code, "Ann")
+    new = classes.create_class(data, "Period 3")
+    classes.open_activity(data, new.code, new.teacher_token, "predict", {"source": "worked-example"})
+    admission.join_class(data, new.code, "Ann")
     at = open_linked_page(PAGE, {"code": new.code, "teacher": new.teacher_token})
     assert any(new.teacher_token in c for c in codes(at))  # the teacher's own screen shows it
     at.toggle(key="cls_show_students").set_value(True).run()  # the list is drawn only while open
@@ -399,7 +399,7 @@ def test_presentation_mode_hides_the_teacher_link_and_names_toggle_or_link(data)
 
 
 def test_new_teacher_link_replaces_the_old_one(data):
-    new = store.create_class(data)
+    new = classes.create_class(data)
     at = open_linked_page(PAGE, {"code": new.code, "teacher": new.teacher_token})
     at.button(key="cls_new_link").click().run()
     assert not at.exception
@@ -414,7 +414,7 @@ def test_new_teacher_link_replaces_the_old_one(data):
 def test_the_join_link_and_its_qr_code_use_the_public_address(data, monkeypatch):
     from lab.views.once_per_server import qr_image
 
-    new = store.create_class(data)
+    new = classes.create_class(data)
     join = "&join=" + teacher_link.check_teacher(data, new.code, new.teacher_token).join_key  # the join link's key
     at = open_linked_page(PAGE, {"code": new.code, "teacher": new.teacher_token})
     # AppTest has no browser address: as a page opened on localhost, no join link and no QR code, and why
@@ -435,7 +435,7 @@ def test_the_join_link_and_its_qr_code_use_the_public_address(data, monkeypatch)
     assert images == [qr_image(link)]
     # the projector link carries the display-only key, never the teacher token
     projector = [b.proto.url for b in at.get("link_button") if b.proto.label == "Projector view"]
-    key = store.class_version(data, new.code).display_key
+    key = versions.stored_class_version(data, new.code).display_key
     assert len(projector) == 1 and f"display={key}" in projector[0] and new.teacher_token not in projector[0]
 
 
@@ -458,12 +458,12 @@ def test_the_projector_shows_the_class_without_names_secrets_or_controls(data, m
     from lab.views.once_per_server import qr_image
 
     monkeypatch.setenv("RESIDUAL_LAB_PUBLIC_URL", "http://lab.example:8501")
-    new = store.create_class(data, "Period 3")
-    store.open_activity(data, new.code, new.teacher_token, "predict", {"source": "worked-example"})
-    tokens = {n: store.join_class(data, new.code, n).student_token for n in ("Ann", "Bob", "Cat")}
-    store.submit_prediction(data, new.code, tokens["Ann"], 1, ["0.75", "0.25"])
-    store.submit_prediction(data, new.code, tokens["Bob"], 1, ["0.5", "0.5"])
-    key = store.class_version(data, new.code).display_key
+    new = classes.create_class(data, "Period 3")
+    classes.open_activity(data, new.code, new.teacher_token, "predict", {"source": "worked-example"})
+    tokens = {n: admission.join_class(data, new.code, n).student_token for n in ("Ann", "Bob", "Cat")}
+    answers.submit_prediction(data, new.code, tokens["Ann"], 1, ["0.75", "0.25"])
+    answers.submit_prediction(data, new.code, tokens["Bob"], 1, ["0.5", "0.5"])
+    key = versions.stored_class_version(data, new.code).display_key
     at = open_linked_page(PROJECTOR, {"code": new.code, "display": key})
     text = projector_text(at)
     assert f"Class code **{new.code}**" in [t.value for t in at.title] and "2 of 3 submitted" in text
@@ -487,13 +487,13 @@ def test_the_projector_shows_the_class_without_names_secrets_or_controls(data, m
     # no control of any kind: no button, toggle (presentation mode), input or navigation
     for kind in ("button", "toggle", "text_input", "number_input", "selectbox", "radio", "link_button", "page_link"):
         assert not at.get(kind), kind
-    store.show_responses(data, new.code, new.teacher_token)
+    classes.show_responses(data, new.code, new.teacher_token)
     at = open_linked_page(PROJECTOR, {"code": new.code, "display": key})
     (chart,) = results_charts(at).values()
     # (traces by name: the last "predictions" box is r(C)'s)
     assert sorted(chart["predictions"]["y"]) == [0.25, 0.5] and "exact answer" not in chart
     assert "3/4" not in projector_text(at) and "Within 0.05" not in projector_text(at)
-    store.reveal(data, new.code, new.teacher_token)
+    classes.reveal(data, new.code, new.teacher_token)
     at = open_linked_page(PROJECTOR, {"code": new.code, "display": key})
     (chart,) = results_charts(at).values()
     assert chart["exact answer"]["y"] == [0.75, 0.25]  # the labelled diamonds
@@ -508,11 +508,11 @@ def test_the_projector_shows_the_class_without_names_secrets_or_controls(data, m
 
 
 def test_two_rounds_side_by_side_on_the_dashboard_and_the_projector(data):
-    new = store.create_class(data)
-    store.open_activity(data, new.code, new.teacher_token, "predict", {"source": "worked-example"})
-    tokens = {n: store.join_class(data, new.code, n).student_token for n in ("Ann", "Bob", "Cat")}
+    new = classes.create_class(data)
+    classes.open_activity(data, new.code, new.teacher_token, "predict", {"source": "worked-example"})
+    tokens = {n: admission.join_class(data, new.code, n).student_token for n in ("Ann", "Bob", "Cat")}
     for name, values in {"Ann": ["0.75", "0.25"], "Bob": ["0.5", "0.5"], "Cat": ["0.1", "0.6"]}.items():
-        store.submit_prediction(data, new.code, tokens[name], 1, values)
+        answers.submit_prediction(data, new.code, tokens[name], 1, values)
     at = open_linked_page(PAGE, {"code": new.code, "teacher": new.teacher_token})
     at.button(key="cls_vote_again").click().run()
     assert not at.exception and not errors(at)
@@ -529,13 +529,13 @@ def test_two_rounds_side_by_side_on_the_dashboard_and_the_projector(data):
     first, second = shown.values()
     assert sorted(first["predictions"]["y"]) == [0.25, 0.5, 0.6] and second["predictions"]["y"] == [0.3]  # r(C)
     assert "1 of the 1 students who voted in both rounds moved toward the exact answer" in markdown_text(at)
-    key = store.class_version(data, new.code).display_key
+    key = versions.stored_class_version(data, new.code).display_key
     projector = open_linked_page(PROJECTOR, {"code": new.code, "display": key})
     assert not results_charts(projector)  # round 2's responses are not shown yet
-    store.show_responses(data, new.code, new.teacher_token)
+    classes.show_responses(data, new.code, new.teacher_token)
     projector = open_linked_page(PROJECTOR, {"code": new.code, "display": key})
     assert len(results_charts(projector)) == 2 and "moved toward" not in projector_text(projector)  # before the reveal
-    store.reveal(data, new.code, new.teacher_token)
+    classes.reveal(data, new.code, new.teacher_token)
     projector = open_linked_page(PROJECTOR, {"code": new.code, "display": key})
     text = projector_text(projector)
     # each round's chart titled above it, and its facts under it
@@ -551,9 +551,9 @@ def test_joining_or_starting_while_the_database_is_down_says_what_was_not_done(d
     def down(*args, **kwargs):
         raise OperationalError("SELECT 1", {}, ConnectionRefusedError("connection refused"))
 
-    new = store.create_class(data)
-    monkeypatch.setattr(store, "join_class", down)
-    monkeypatch.setattr(store, "create_class", down)
+    new = classes.create_class(data)
+    monkeypatch.setattr(admission, "join_class", down)
+    monkeypatch.setattr(classes, "create_class", down)
     at = open_linked_page(PAGE)
     join(at, new.code, "Ann")
     said = [e.replace("\\", "") for e in errors(at)]

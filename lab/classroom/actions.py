@@ -13,7 +13,7 @@ from typing import TypeVar
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import SQLAlchemyError
 
-from lab.classroom import naming, refusals, store, teacher_link
+from lab.classroom import admission, answers, classes, naming, refusals, teacher_link
 from lab.classroom.activities import ASSIGNMENT, PREDICT
 from lab.classroom.gate import NotAnswering, bounded
 
@@ -94,12 +94,13 @@ def link_key(typed_code: str, link_code: str, key: str) -> str:
     return key if same else ""
 
 
-def join_class(
+def join_from_landing(
     db: Engine, typed_code: str, name: str, *, client: str, address: str, link_code: str, key: str
-) -> tuple[store.Joined | None, str]:
-    """Join from the landing page: (the seat, "") or (None, why not; an outage says nothing was joined)."""
+) -> tuple[admission.Joined | None, str]:
+    """Join from the landing page (lab.classroom.admission.join_class, in words): (the seat, "") or (None, why not;
+    an outage says nothing was joined)."""
     return attempt(
-        lambda: store.join_class(
+        lambda: admission.join_class(
             db, typed_code, name, client=client, address=address, link_key=link_key(typed_code, link_code, key)
         ),
         DATABASE_DOWN.replace("nothing was saved", "you have not joined yet"),
@@ -108,11 +109,11 @@ def join_class(
 
 def start_class(
     db: Engine, class_name: str, *, client: str = "", address: str = ""
-) -> tuple[store.NewClass | None, str]:
+) -> tuple[classes.NewClass | None, str]:
     """Start a class from the landing page: (the new class, "") or (None, why not: also when this browser or
     address started too many classes)."""
     return attempt(
-        lambda: store.create_class(db, class_name, client=client, address=address),
+        lambda: classes.create_class(db, class_name, client=client, address=address),
         DATABASE_DOWN.replace("nothing was saved", "no class was started"),
     )
 
@@ -125,7 +126,8 @@ class TeacherDesk:
     token: str
 
     def act(self, db: Engine, action: Callable, *args, on_pending: Callable | None = None) -> str:
-        """Run a teacher action of lab.classroom.store (``action(db, code, token, *args)``); returns the refusal
+        """Run a teacher action of the class store (lab.classroom.classes, admission, roster: ``action(db, code,
+        token, *args)``); returns the refusal
         to show, or "" (``on_pending``: see attempt)."""
         return attempt(lambda: action(db, self.code, self.token, *args), TEACHER_DOWN, on_pending)[1]
 
@@ -133,8 +135,8 @@ class TeacherDesk:
         """Open the activity the dashboard's form describes: a prediction of ``source`` for PREDICT_LABEL, else an
         assignment of ``seed``, ``level`` and ``count``; returns the refusal to show, or ""."""
         if kind_label == PREDICT_LABEL:
-            return self.act(db, store.open_activity, PREDICT, {"source": source})
-        return self.act(db, store.open_activity, ASSIGNMENT, {"seed": seed, "level": level, "count": count})
+            return self.act(db, classes.open_activity, PREDICT, {"source": source})
+        return self.act(db, classes.open_activity, ASSIGNMENT, {"seed": seed, "level": level, "count": count})
 
     def new_teacher_link(self, db: Engine) -> str:
         """Replace the teacher token (this desk then holds the new one); returns the refusal to show, or ""."""
@@ -145,7 +147,7 @@ class TeacherDesk:
 
     def set_join_address(self, db: Engine, address: str) -> str:
         """Keep the address students can reach with the class; returns the refusal to show, or ""."""
-        return attempt(lambda: store.set_join_address(db, self.code, self.token, address), TEACHER_DOWN)[1]
+        return attempt(lambda: admission.set_join_address(db, self.code, self.token, address), TEACHER_DOWN)[1]
 
 
 @dataclass(frozen=True)
@@ -172,7 +174,7 @@ class StudentSeat:
         if missing:
             return Feedback("warning", f"Type a value for {', '.join(missing)} first.")
         saved, refusal = attempt(
-            lambda: store.submit_prediction(
+            lambda: answers.submit_prediction(
                 db, self.code, self.token, activity_id, [f"{v:.4f}" for v in values], round_number=round_number
             ),
             DATABASE_DOWN,
@@ -190,7 +192,7 @@ class StudentSeat:
         """Check and save the answer to problem ``number``: right (success), counted but wrong (error), or not read
         as an answer and not saved (warning); ``on_pending``: see attempt."""
         checked, refusal = attempt(
-            lambda: store.submit_answer(db, self.code, self.token, activity_id, number, answer),
+            lambda: answers.submit_answer(db, self.code, self.token, activity_id, number, answer),
             DATABASE_DOWN,
             on_pending,
         )

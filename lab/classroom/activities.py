@@ -1,7 +1,7 @@
 """What a live class works on: prediction activities and Exercises assignments, with their exact answers
-and the dashboard's aggregates. Pure Python (no database, no Streamlit): lab.classroom.store keeps the rows,
-this module turns them into figures. Exact answers come from the core (residual_exact, through
-lab.teaching.class_question), never from a page.
+and the dashboard's aggregates. Pure Python (no database, no Streamlit): the class store's rooms
+(lab.classroom.classes, answers, dashboards, ...) keep the rows, this module turns them into figures. Exact
+answers come from the core (residual_exact, through lab.teaching.class_question), never from a page.
 
 Two kinds of activity:
 

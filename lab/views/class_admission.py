@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from lab.classroom import dashboards, limits, refusals, store
+from lab.classroom import admission, dashboards, limits, refusals, roster
 from lab.classroom.actions import database_down
 from lab.classroom.gate import bounded
 from lab.core.formatting import markdown_escape
@@ -19,7 +19,7 @@ PREVIEW_NAMES = 12  # names a bulk rule's preview lists before "and N more"
 
 def _set_expected_size(act) -> None:
     # the box is read here, in the page's callback: the action itself runs on the database's own thread
-    act(store.set_expected_size, st.session_state.get(Keys.EXPECTED_SIZE) or 0)
+    act(admission.set_expected_size, st.session_state.get(Keys.EXPECTED_SIZE) or 0)
 
 
 def _names(labels, hide: bool, word: str) -> str:
@@ -44,13 +44,13 @@ def admission_panel(board: dashboards.Dashboard, hide: bool, button, act) -> Non
         st.markdown(f"**Who gets in.** New joins: {joins}; {size}.")
         lock, size_box, new_link = st.columns(3)
         if klass.joins_locked:
-            button(lock, "Allow new joins", Keys.OPEN_JOINS, store.lock_joins, False, width="stretch")
+            button(lock, "Allow new joins", Keys.OPEN_JOINS, admission.lock_joins, False, width="stretch")
         else:
             button(
                 lock,
                 "Stop new joins",
                 Keys.LOCK_JOINS,
-                store.lock_joins,
+                admission.lock_joins,
                 True,
                 width="stretch",
                 help="No one new can join; students already in come back through their private links.",
@@ -72,7 +72,7 @@ def admission_panel(board: dashboards.Dashboard, hide: bool, button, act) -> Non
                 "Replaces the join link and its QR code: the old ones stop admitting at once (a QR code that went "
                 "round). Students already in keep their private links; the typed code works until you lock."
             )
-            button(st, "Replace the join link now", Keys.NEW_JOIN_LINK, store.new_join_link, type="primary")
+            button(st, "Replace the join link now", Keys.NEW_JOIN_LINK, admission.new_join_link, type="primary")
         waiting_list(board.waiting, hide, button)
 
 
@@ -80,12 +80,12 @@ def waiting_list(waiting, hide: bool, button) -> None:
     if not waiting:
         return
     st.markdown(f"**Asking to join ({len(waiting)})**: they joined beyond the expected size.")
-    button(st, f"Let all {len(waiting)} in", Keys.ADMIT_ALL, store.admit_waiting, [s.id for s in waiting])
+    button(st, f"Let all {len(waiting)} in", Keys.ADMIT_ALL, roster.admit_waiting, [s.id for s in waiting])
     for i, student in enumerate(waiting[:WAITING_SHOWN], start=1):
         name, let_in, refuse = st.columns([4, 1, 1], vertical_alignment="center")
         name.markdown(f"Waiting student {i}" if hide else markdown_escape(student.label))
-        button(let_in, "Let in", Keys.admit(student.id), store.admit_waiting, [student.id])
-        button(refuse, "Refuse", Keys.refuse(student.id), store.remove_students, [student.id])
+        button(let_in, "Let in", Keys.admit(student.id), roster.admit_waiting, [student.id])
+        button(refuse, "Refuse", Keys.refuse(student.id), roster.remove_students, [student.id])
     if len(waiting) > WAITING_SHOWN:
         st.caption(f"and {len(waiting) - WAITING_SHOWN} more (Let all in takes them too)")
 
@@ -95,8 +95,8 @@ def remove_by_rule(board: dashboards.Dashboard, code: str, token: str, db, hide:
     with st.popover("Remove by a rule"):
         rule = st.radio(
             "Remove every student who",
-            tuple(store.BULK_RULES),
-            format_func=store.BULK_RULES.get,
+            tuple(roster.BULK_RULES),
+            format_func=roster.BULK_RULES.get,
             key=Keys.BULK_RULE,
         )
         seconds = 60
@@ -104,7 +104,7 @@ def remove_by_rule(board: dashboards.Dashboard, code: str, token: str, db, hide:
             seconds = int(st.number_input("N (seconds)", 1, 24 * 3600, 60, step=10, key=Keys.BULK_SECONDS) or 60)
         include = st.checkbox("also those who submitted something", key=Keys.BULK_INCLUDE)
         try:
-            match = bounded(lambda: store.bulk_match(db, code, token, rule, seconds, include))
+            match = bounded(lambda: roster.bulk_match(db, code, token, rule, seconds, include))
         except refusals.ClassroomError as exc:
             st.error(markdown_escape(exc))
             return
@@ -119,4 +119,4 @@ def remove_by_rule(board: dashboards.Dashboard, code: str, token: str, db, hide:
             st.markdown("Nobody matches this rule now.")
             return
         st.markdown(f"Removes {len(match.ids)}: {_names(match.labels, hide, 'students')}.")
-        button(st, f"Remove these {len(match.ids)} now", Keys.REMOVE_MATCHED, store.remove_students, list(match.ids))
+        button(st, f"Remove these {len(match.ids)} now", Keys.REMOVE_MATCHED, roster.remove_students, list(match.ids))

@@ -13,7 +13,7 @@ from urllib.parse import urlencode, urlsplit, urlunsplit
 
 import streamlit as st
 
-from lab.classroom import dashboards, export, records, refusals, store, teacher_link
+from lab.classroom import answers, classes, dashboards, export, records, refusals, roster, teacher_link, versions
 from lab.classroom.actions import (
     DATABASE_DOWN,
     PENDING,
@@ -25,7 +25,7 @@ from lab.classroom.actions import (
     clock,
     database_down,
     down_words,
-    join_class,
+    join_from_landing,
     start_class,
 )
 from lab.classroom.activities import PREDICT, WORKED_EXAMPLE, scenario_choices
@@ -144,7 +144,7 @@ def join_form(code: str) -> str:
         pressed = st.form_submit_button("Join", type="primary")
     if not pressed:
         return ""
-    joined, refusal = join_class(
+    joined, refusal = join_from_landing(
         engine(),
         typed_code,
         name,
@@ -232,9 +232,9 @@ def _teacher_action(action, *args, focus: str = "") -> None:
 
 
 def teacher_button(place, label: str, key: str, action, *args, focus: str = "", idle: bool = False, **options) -> None:
-    """A button in ``place`` that runs a teacher action of lab.classroom.store on this tab's class (``focus``: see
-    _teacher_action). ``idle``: pressed, it does nothing (it is never disabled: focus would drop to the page's
-    body)."""
+    """A button in ``place`` that runs a teacher action of the class store (lab.classroom.classes, admission,
+    roster) on this tab's class (``focus``: see _teacher_action). ``idle``: pressed, it does nothing (it is never
+    disabled: focus would drop to the page's body)."""
     place.button(
         label,
         key=key,
@@ -411,7 +411,7 @@ def activity_buttons(activity: records.ActivityView) -> None:
             show,
             "Show responses",
             Keys.SHOW,
-            store.show_responses,
+            classes.show_responses,
             idle=activity.shown or activity.revealed,  # once shown or revealed it does nothing
             help="Puts this round's predictions on the projector, without the exact answer.",
             width="stretch",
@@ -420,18 +420,20 @@ def activity_buttons(activity: records.ActivityView) -> None:
             vote,
             "Vote again",
             Keys.VOTE_AGAIN,  # after the reveal or the last round the refusal is said
-            store.vote_again,
+            classes.vote_again,
             help="Round 2 of the same question: students discuss, then vote again (round 1 is kept).",
             width="stretch",
         )
     else:
         reveal, lock, next_one = st.columns(3)
     teacher_button(
-        reveal, "Reveal to class", Keys.REVEAL, store.reveal, idle=activity.revealed, type="primary", width="stretch"
+        reveal, "Reveal to class", Keys.REVEAL, classes.reveal, idle=activity.revealed, type="primary", width="stretch"
     )
-    label, key, action = ("Unlock", Keys.UNLOCK, store.unlock) if activity.locked else ("Lock", Keys.LOCK, store.lock)
+    label, key, action = (
+        ("Unlock", Keys.UNLOCK, classes.unlock) if activity.locked else ("Lock", Keys.LOCK, classes.lock)
+    )
     teacher_button(lock, label, key, action, focus="lock", width="stretch")
-    teacher_button(next_one, "Next activity", Keys.NEXT, store.next_activity, focus="activity", width="stretch")
+    teacher_button(next_one, "Next activity", Keys.NEXT, classes.next_activity, focus="activity", width="stretch")
     if activity.kind == PREDICT:
         draw_question(
             activity.spec.question, Keys.question_chart(activity.id), PRESENT_TEXT_PX if is_presenting() else None
@@ -490,7 +492,7 @@ def student_list(board: dashboards.Dashboard, hide: bool, actions: bool) -> None
         name.text(f"Student {i}" if hide else student.label)
         answered.text("submitted" if student.submitted else "waiting")
         if actions:
-            teacher_button(remove, "Remove", Keys.remove(student.id), store.remove_student, student.id)
+            teacher_button(remove, "Remove", Keys.remove(student.id), roster.remove_student, student.id)
     if actions and board.joined:
         remove_by_rule(board, board.klass.code, the_desk().token, engine(), hide, teacher_button)
     if board.removed:
@@ -499,7 +501,7 @@ def student_list(board: dashboards.Dashboard, hide: bool, actions: bool) -> None
             name, let_back = st.columns([6, 1], vertical_alignment="center")
             name.text(f"Removed student {i}" if hide else student.label)
             if actions:
-                teacher_button(let_back, "Let back in", Keys.let_back(student.id), store.allow_back, student.id)
+                teacher_button(let_back, "Let back in", Keys.let_back(student.id), roster.allow_back, student.id)
 
 
 def round_results(summary, activity, label: str, key: str, height: int) -> None:
@@ -690,7 +692,7 @@ def running_dashboard(code: str, token: str, klass: records.ClassRow, class_head
     results_download(download, code, token, klass)
     with end.popover("End class"):
         st.write("Ending the class expires its code: students can no longer join or answer. Results stay.")
-        teacher_button(st, "End the class now", Keys.END, store.end_class, focus="class")
+        teacher_button(st, "End the class now", Keys.END, classes.end_class, focus="class")
 
 
 def teacher_page(code: str, token: str) -> None:
@@ -786,7 +788,7 @@ def _submit_answer(code: str, token: str, activity_id: int, number: int) -> None
     )
 
 
-def vote_again_note(activity: records.ActivityView, state: store.StudentState) -> None:
+def vote_again_note(activity: records.ActivityView, state: answers.StudentState) -> None:
     """Round 2 or later: vote again, with the student's round 1 prediction."""
     spec = activity.spec
     st.markdown(
@@ -802,7 +804,7 @@ def vote_again_note(activity: records.ActivityView, state: store.StudentState) -
     )
 
 
-def prediction_form(state: store.StudentState, code: str, token: str) -> None:
+def prediction_form(state: answers.StudentState, code: str, token: str) -> None:
     """A box per predicted value and Submit, disabled once locked or ended."""
     activity = state.activity
     fields = activity.spec.fields
@@ -830,7 +832,7 @@ def prediction_form(state: store.StudentState, code: str, token: str) -> None:
         st.rerun()  # saved in this run: the page shows what the database now holds
 
 
-def prediction_panel(state: store.StudentState, code: str, token: str) -> None:
+def prediction_panel(state: answers.StudentState, code: str, token: str) -> None:
     """The bars the student draws above the boxes they are bound to; Submit saves the boxes. Not a fragment: a
     fragment's rerun asked for by a page whose server restarted names a fragment the new session does not know,
     and Streamlit skips it, so the first Submit after a restart would be lost (test_classroom_faults_browser)."""
@@ -846,7 +848,7 @@ def prediction_panel(state: store.StudentState, code: str, token: str) -> None:
     prediction_form(state, code, token)
 
 
-def revealed_prediction(state: store.StudentState) -> str:
+def revealed_prediction(state: answers.StudentState) -> str:
     """The exact answer beside the student's saved prediction; returns the sentence announced."""
     activity = state.activity
     spec = activity.spec
@@ -877,7 +879,7 @@ def revealed_prediction(state: store.StudentState) -> str:
     )
 
 
-def predict_student(state: store.StudentState, code: str, token: str) -> tuple[str, str]:
+def predict_student(state: answers.StudentState, code: str, token: str) -> tuple[str, str]:
     """Draw a predict activity; returns what to announce: (said, refused)."""
     activity = state.activity
     spec = activity.spec
@@ -903,7 +905,7 @@ def predict_student(state: store.StudentState, code: str, token: str) -> tuple[s
     return said, refused  # the exact answer (or where it will appear) is drawn by student_live
 
 
-def problem_card(state: store.StudentState, problem, code: str, token: str) -> tuple[str, str]:
+def problem_card(state: answers.StudentState, problem, code: str, token: str) -> tuple[str, str]:
     """One problem of an assignment: its question, the answer box, what was checked and saved, and the worked
     solution after the reveal; returns what to announce (said, refused), empty when nothing was just checked."""
     activity = state.activity
@@ -952,7 +954,7 @@ def problem_card(state: store.StudentState, problem, code: str, token: str) -> t
     return said, refused
 
 
-def assignment_student(state: store.StudentState, code: str, token: str) -> tuple[str, str]:
+def assignment_student(state: answers.StudentState, code: str, token: str) -> tuple[str, str]:
     """Draw an assignment; returns what to announce: (said, refused), from the problem just checked."""
     said = refused = ""
     problems = state.activity.spec.problems
@@ -964,12 +966,12 @@ def assignment_student(state: store.StudentState, code: str, token: str) -> tupl
     return said, refused
 
 
-def read_student_state(code: str, token: str) -> tuple[store.StudentState | None, bool]:
+def read_student_state(code: str, token: str) -> tuple[answers.StudentState | None, bool]:
     """The student's state from the database, or, while it cannot be reached, the state last read (None when this
     session has none for this student), and whether the database is down. A refused link is drawn here."""
     try:
         db = engine()
-        state = bounded(lambda: store.student_state(db, code, token))
+        state = bounded(lambda: answers.student_state(db, code, token))
     except refusals.Waiting as exc:
         st.info(markdown_escape(exc))
         announce(Keys.LIVE, str(exc))
@@ -1003,7 +1005,7 @@ def wait_to_be_let_in(code: str, token: str) -> None:
     """A student waiting for the teacher's approval: redraw the whole page once they are in (or refused)."""
     try:
         db = engine()
-        bounded(lambda: store.student_state(db, code, token))
+        bounded(lambda: answers.student_state(db, code, token))
     except refusals.Waiting:
         return
     except Exception as exc:
@@ -1016,7 +1018,7 @@ def wait_to_be_let_in(code: str, token: str) -> None:
 
 
 
-def student_view(state: store.StudentState) -> tuple:
+def student_view(state: answers.StudentState) -> tuple:
     """What a student's page draws outside its live part (student_live): when the teacher's action changes any of
     it (an activity opened, a new round, Lock, the end of the class), the whole page is drawn again; a reveal of
     a prediction, or the responses shown on the projector, only redraw the live part."""
@@ -1028,16 +1030,16 @@ def student_view(state: store.StudentState) -> tuple:
     return (state.open, state.name, state.class_name, shown, state.prediction, state.saved_at, state.earlier)
 
 
-def layout_of(state: store.StudentState) -> str:
-    """The page's layout as the version route says it (store.page_layout): when the route's differs, the follow
+def layout_of(state: answers.StudentState) -> str:
+    """The page's layout as the version route says it (versions.page_layout): when the route's differs, the follow
     component reruns the whole page at once, not the live part (which would find out and rerun the whole page)."""
     a = state.activity
     if a is None:
-        return store.page_layout(None, 0, False, "", False)
-    return store.page_layout(a.id, a.round, a.locked, a.kind, a.revealed)
+        return versions.page_layout(None, 0, False, "", False)
+    return versions.page_layout(a.id, a.round, a.locked, a.kind, a.revealed)
 
 
-def student_said(state: store.StudentState) -> str:
+def student_said(state: answers.StudentState) -> str:
     """What the live region says of the class's state when nothing was just done on the page."""
     heading = f"Class {state.code}" + (f" · {state.class_name}" if state.class_name else "")
     said = f"You joined {heading} as {state.name}."
@@ -1051,11 +1053,11 @@ def student_said(state: store.StudentState) -> str:
     return said
 
 
-def live_state(code: str, token: str) -> store.StudentState | None:
+def live_state(code: str, token: str) -> answers.StudentState | None:
     """The student's state read again in the live part's own run; None when the whole page has to say why not."""
     try:
         db = engine()
-        return bounded(lambda: store.student_state(db, code, token))
+        return bounded(lambda: answers.student_state(db, code, token))
     except Exception as exc:
         if isinstance(exc, refusals.ClassroomError) or database_down(exc):
             return None
@@ -1063,7 +1065,7 @@ def live_state(code: str, token: str) -> store.StudentState | None:
 
 
 @st.fragment
-def student_live(code: str, token: str, state: store.StudentState, said: str, refused: str, focus: str) -> None:
+def student_live(code: str, token: str, state: answers.StudentState, said: str, refused: str, focus: str) -> None:
     """The part of a student's page a teacher's action changes most often, with the page's live region and the
     follow component: the exact answer once revealed (or where it will appear). The follow component's trigger
     reruns only this part, from the database; when something outside it changed too, the whole page runs

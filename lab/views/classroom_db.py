@@ -15,7 +15,7 @@ import streamlit as st
 from sqlalchemy.exc import SQLAlchemyError
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from lab.classroom import keys, store
+from lab.classroom import classes, keys, versions
 from lab.classroom.db import DATA_ENV, URL_ENV, database_url, engine_options, prepare
 from lab.classroom.gate import bounded
 
@@ -116,14 +116,14 @@ _purge_lock = threading.Lock()
 
 
 def purge_if_due(db) -> None:
-    """Delete what is past its keeping time (store.purge_old) when this process starts and then hourly; a
+    """Delete what is past its keeping time (classes.purge_old) when this process starts and then hourly; a
     failure (the database is down) is tried again on a later run."""
     if _purged_at and time.monotonic() - _purged_at[0] < PURGE_EVERY_S:
         return
     if not _purge_lock.acquire(blocking=False):
         return  # another session is purging
     try:
-        bounded(lambda: store.purge_old(db))
+        bounded(lambda: classes.purge_old(db))
         _purged_at[:] = [time.monotonic()]
     except (SQLAlchemyError, OSError):  # OSError: the gate's NotAnswering
         pass
@@ -137,12 +137,12 @@ def purge_if_due(db) -> None:
 # any script run, and it is read far more often than written.
 VERSION_TTL_S = 0.5
 _MAX_CLASSES_KEPT = 1000
-_versions: dict[str, tuple[float, store.ClassVersion | None]] = {}
+_versions: dict[str, tuple[float, versions.ClassVersion | None]] = {}
 _versions_lock = threading.Lock()
 _last_engine = None  # the engine the pages use, for the route (set by engine(): a page ran before any route call)
 
 
-def cached_class_version(code: str) -> store.ClassVersion | None | bool:
+def cached_class_version(code: str) -> versions.ClassVersion | None | bool:
     """The kept value if it is fresh, else False (the caller reads the database off the event loop)."""
     kept = _versions.get(code)
     if kept is not None and time.monotonic() - kept[0] < VERSION_TTL_S:
@@ -150,10 +150,10 @@ def cached_class_version(code: str) -> store.ClassVersion | None | bool:
     return False
 
 
-def read_class_version(code: str, db) -> store.ClassVersion | None:
+def read_class_version(code: str, db) -> versions.ClassVersion | None:
     """Read the class-state version from the database and keep it for VERSION_TTL_S (run it through the gate)."""
     read_at = time.monotonic()
-    value = store.class_version(db, code)
+    value = versions.stored_class_version(db, code)
     with _versions_lock:
         if len(_versions) >= _MAX_CLASSES_KEPT:
             _versions.clear()  # bounded: unknown codes asked for once each do not pile up
@@ -161,7 +161,7 @@ def read_class_version(code: str, db) -> store.ClassVersion | None:
     return value
 
 
-def class_version(code: str, db=None) -> store.ClassVersion | None:
+def class_version(code: str, db=None) -> versions.ClassVersion | None:
     """The class-state version, shared by every student's page of the class for a second (a bounded wait)."""
     kept = cached_class_version(code)
     if kept is not False:

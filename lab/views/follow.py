@@ -124,7 +124,7 @@ def page_redraw() -> None:
 def follow_teacher(code: str, drawn_version: int, key: str, fragment, layout: str | None = None) -> None:
     """Keep this page current: the HTTP check when the route is served, else ``fragment`` every FOLLOW_EVERY_S
     (``fragment(code, drawn_version)`` reruns the page when the version moved). ``layout``: the page was drawn
-    with it (store.page_layout) and holds :func:`page_redraw`; when the route says another, the whole page reruns,
+    with it (versions.page_layout) and holds :func:`page_redraw`; when the route says another, the whole page reruns,
     else what holds this follower (a page's live part)."""
     if route_mounted:
         path = "." + ROUTE_PATH + "?" + urlencode({"code": code, "key": key})  # relative: also under a URL prefix

@@ -20,7 +20,7 @@ from urllib.parse import urlencode, urlsplit, urlunsplit
 
 import streamlit as st
 
-from lab.classroom import refusals, store
+from lab.classroom import admission, refusals
 from lab.classroom.keys import TRUSTED_PROXIES_ENV
 from lab.core.formatting import markdown_escape
 
@@ -72,7 +72,7 @@ def student_address(typed: str = "") -> StudentAddress:
     public = os.environ.get(PUBLIC_URL_ENV, "").strip()
     if public:
         try:
-            return StudentAddress(_root(store.check_join_address(public), True), "environment")
+            return StudentAddress(_root(admission.check_join_address(public), True), "environment")
         except refusals.ClassroomError as exc:
             problem = f"{PUBLIC_URL_ENV} is not used: {exc}"
     if typed:
@@ -81,7 +81,7 @@ def student_address(typed: str = "") -> StudentAddress:
     parts = urlsplit(here)
     if here and not is_loopback(parts.hostname):
         try:
-            store.check_join_address(urlunsplit((parts.scheme, parts.netloc, parts.path, "", "")))
+            admission.check_join_address(urlunsplit((parts.scheme, parts.netloc, parts.path, "", "")))
         except refusals.ClassroomError:
             pass  # an address no QR code could hold: as if unknown
         else:

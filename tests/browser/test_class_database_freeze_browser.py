@@ -26,7 +26,7 @@ from sqlalchemy import text
 from test_classroom_faults_browser import _env, alert_text, student_typing
 
 from browserlib import DESKTOP, ROOT, goto, screenshot_full, start_streamlit, stop_process, wait_idle
-from lab.classroom import keys, store
+from lab.classroom import answers, classes, keys, versions
 from lab.classroom.db import make_engine
 from lab.views.classroom_db import VERSION_TTL_S
 
@@ -47,9 +47,9 @@ def test_a_frozen_postgresql_stalls_only_the_class(browser, own_postgres, tmp_pa
     engine = make_engine(own_postgres.url)
     frozen = False
     try:
-        new = store.create_class(engine, "freeze")
-        store.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
-        key = store.class_version(engine, new.code).follow_key
+        new = classes.create_class(engine, "freeze")
+        classes.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
+        key = versions.stored_class_version(engine, new.code).follow_key
         ctx, page = student_typing(browser, url, new.code)
         token = page.url.split("student=")[1].split("&")[0]
         index = fetch(f"{url}/")[1].decode()
@@ -59,7 +59,7 @@ def test_a_frozen_postgresql_stalls_only_the_class(browser, own_postgres, tmp_pa
         goto(lab, f"{url}/")  # a lab page, loaded once before the freeze
         teacher = browser.new_context(viewport=DESKTOP).new_page()
         goto(teacher, f"{url}/class?code={new.code}&teacher={new.teacher_token}")
-        version_before = store.class_version(engine, new.code).version
+        version_before = versions.stored_class_version(engine, new.code).version
 
         own_postgres.freeze()
         frozen = True
@@ -146,8 +146,8 @@ def test_a_frozen_postgresql_stalls_only_the_class(browser, own_postgres, tmp_pa
         else:  # it never started: refused at the press, and nothing happened
             assert revealed is None
         if revealed is not None:
-            assert store.class_version(engine, new.code).version == version_before + 1  # one bump: once
-        assert store.student_state(engine, new.code, token).prediction == (Fraction(3, 5), Fraction(2, 5))
+            assert versions.stored_class_version(engine, new.code).version == version_before + 1  # one bump: once
+        assert answers.student_state(engine, new.code, token).prediction == (Fraction(3, 5), Fraction(2, 5))
         assert json.loads(fetch(f"{url}/_ready")[1]) == {"database": "ok"}
         ctx.close()
     finally:

@@ -115,9 +115,9 @@ def test_the_assignment_link_and_its_qr_code_use_the_public_address(browser, pub
 
 def test_on_loopback_the_pages_say_so_and_offer_no_address_nobody_can_reach(browser, loopback_hall):
     url, engine = loopback_hall
-    from lab.classroom import store
+    from lab.classroom import classes
 
-    new = store.create_class(engine, "Loopback")
+    new = classes.create_class(engine, "Loopback")
     page = browser.new_page(viewport=DESKTOP)
     goto(page, f"{url}/class?code={new.code}&teacher={new.teacher_token}")
     warning = page.locator("[data-testid=stAlert]", has_text="No join link yet").inner_text()
@@ -138,10 +138,10 @@ def nav_titles(page) -> list[str]:
 
 def test_a_joined_students_menu_during_and_after_the_class(browser, loopback_hall):
     url, engine = loopback_hall
-    from lab.classroom import store
+    from lab.classroom import classes
 
-    new = store.create_class(engine, "Focus")
-    store.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
+    new = classes.create_class(engine, "Focus")
+    classes.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
     ctx = browser.new_context(viewport=DESKTOP)
     page = ctx.new_page()
     goto(page, f"{url}/class?code={new.code}")
@@ -155,12 +155,12 @@ def test_a_joined_students_menu_during_and_after_the_class(browser, loopback_hal
     # after the reveal the answer names the Binomial lab's setting, but the student's page links to no other
     # page while the class runs (another page reached inside the app says the class is in progress:
     # tests/test_pages_class_focus.py)
-    store.reveal(engine, new.code, new.teacher_token)
+    classes.reveal(engine, new.code, new.teacher_token)
     page.get_by_text("lab success p = 0.75, n = 1", exact=False).first.wait_for(timeout=20_000)
     wait_idle(page, started_timeout=50)
     assert page.get_by_role("link", name="Open the Binomial lab there").count() == 0
     assert set(nav_titles(page)) <= {"Class"} and "student=" in page.url
-    store.end_class(engine, new.code, new.teacher_token)
+    classes.end_class(engine, new.code, new.teacher_token)
     page.get_by_text("This class has ended", exact=False).first.wait_for(timeout=20_000)
     wait_idle(page, started_timeout=50)
     assert len(nav_titles(page)) == 8  # after End class: every page again
@@ -208,10 +208,10 @@ def largest(facts: dict) -> str:
 
 def test_the_projector_from_the_back_row_at_1920x1080(browser, public_hall, screenshot_dir):
     url, engine = public_hall
-    from lab.classroom import store
+    from lab.classroom import admission, answers, classes, versions
 
-    new = store.create_class(engine, "Hall")
-    key = store.class_version(engine, new.code).display_key
+    new = classes.create_class(engine, "Hall")
+    key = versions.stored_class_version(engine, new.code).display_key
     ctx = browser.new_context(viewport=PROJECTOR_SIZE)
     page = ctx.new_page()
     href = f"{url}/projector?code={new.code}&display={key}"
@@ -227,13 +227,13 @@ def test_the_projector_from_the_back_row_at_1920x1080(browser, public_hall, scre
     assert lines == [1, 1], lines
     page.screenshot(path=str(screenshot_dir / "projector-waiting-1920x1080.png"))
 
-    store.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
-    students = [store.join_class(engine, new.code, f"Student {i}").student_token for i in range(12)]
+    classes.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
+    students = [admission.join_class(engine, new.code, f"Student {i}").student_token for i in range(12)]
 
     def vote(values, round_number):
         for i, token in enumerate(students):
-            activity = store.student_state(engine, new.code, token).activity.id
-            store.submit_prediction(engine, new.code, token, activity, values[i % len(values)], round_number)
+            activity = answers.student_state(engine, new.code, token).activity.id
+            answers.submit_prediction(engine, new.code, token, activity, values[i % len(values)], round_number)
 
     vote([["0.75", "0.25"], ["0.6", "0.4"], ["0.5", "0.5"]], 1)
     goto(page, href)  # an activity open: the QR code stays scannable
@@ -241,21 +241,21 @@ def test_the_projector_from_the_back_row_at_1920x1080(browser, public_hall, scre
     assert facts["qr"] >= 300, facts["qr"]
     assert "are in the bar chart" in page.inner_text("body") and "shown below" not in page.inner_text("body")
 
-    store.show_responses(engine, new.code, new.teacher_token)
+    classes.show_responses(engine, new.code, new.teacher_token)
     goto(page, href)
     facts = projector_facts(page)
     assert facts["qr"] >= 300 and min(facts["dots"]) >= 12, (facts["qr"], facts["dots"][:3])
     assert facts["titles"] and facts["titles"][0].startswith("Round 1")
 
-    store.vote_again(engine, new.code, new.teacher_token)
+    classes.vote_again(engine, new.code, new.teacher_token)
     vote([["0.75", "0.25"], ["0.7", "0.3"]], 2)
-    store.show_responses(engine, new.code, new.teacher_token)
+    classes.show_responses(engine, new.code, new.teacher_token)
     goto(page, href)
     facts = projector_facts(page)
     assert [t.split(" ·")[0] for t in facts["titles"]] == ["Round 1", "Round 2"]
     assert facts["qr"] >= 300 and min(facts["dots"]) >= 12
 
-    store.reveal(engine, new.code, new.teacher_token)
+    classes.reveal(engine, new.code, new.teacher_token)
     goto(page, href)
     facts = projector_facts(page)
     assert facts["qr"] >= 300 and min(facts["dots"]) >= 12

@@ -7,7 +7,7 @@ from __future__ import annotations
 from test_classroom_faults_browser import alert_text, join, start_serve, stop_serve
 
 from browserlib import DESKTOP, goto, haproxy_stats, wait_idle
-from lab.classroom import dashboards, store, teacher_link
+from lab.classroom import classes, dashboards, roster, teacher_link
 from lab.classroom.db import make_engine
 
 
@@ -23,8 +23,8 @@ def test_a_removed_student_is_refused_on_both_replicas(browser, tmp_path):
     proc, url = start_serve(tmp_path, data)
     engine = make_engine(f"sqlite:///{data / 'classroom.db'}")
     try:
-        new = store.create_class(engine, "two replicas")
-        store.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
+        new = classes.create_class(engine, "two replicas")
+        classes.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
         key = teacher_link.check_teacher(engine, new.code, new.teacher_token).join_key
         link = f"{url}/class?code={new.code}&join={key}"
         bob = pinned(browser, url, "r1")
@@ -33,7 +33,7 @@ def test_a_removed_student_is_refused_on_both_replicas(browser, tmp_path):
         join(page, new.code, "Bob")
         page.wait_for_url("**student=**")
         (bob_row,) = dashboards.dashboard(engine, new.code, new.teacher_token).students
-        store.remove_student(engine, new.code, new.teacher_token, bob_row.id)
+        roster.remove_student(engine, new.code, new.teacher_token, bob_row.id)
         refusals = {}
         for replica in ("r1", "r2"):
             # his own browser session, moved to this replica (same cookies, another name)

@@ -134,7 +134,7 @@ def test_kill_9_keeps_every_saved_answer_and_students_resume(browser, tmp_path):
     import signal
 
     from browserlib import free_port
-    from lab.classroom import store
+    from lab.classroom import classes
     from lab.classroom.db import make_engine
 
     old = os.environ.get("RESIDUAL_LAB_DATA")
@@ -143,8 +143,8 @@ def test_kill_9_keeps_every_saved_answer_and_students_resume(browser, tmp_path):
     try:
         proc, url = start_streamlit("server.py", cwd=ROOT, port=port)
         engine = make_engine(f"sqlite:///{tmp_path / 'classroom.db'}")
-        new = store.create_class(engine, "restart")
-        store.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
+        new = classes.create_class(engine, "restart")
+        classes.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
         ctx, page = join_and_submit(browser, url, new.code, "Ann", ("0.65", "0.35"), DESKTOP)
         student_url = page.url
         proc.send_signal(signal.SIGKILL)
@@ -177,7 +177,7 @@ def test_the_class_version_route(browser, tmp_path):
     from urllib.parse import urlencode
 
     from browserlib import free_port
-    from lab.classroom import store
+    from lab.classroom import classes, dashboards, versions
     from lab.classroom.db import make_engine
 
     old = os.environ.get("RESIDUAL_LAB_DATA")
@@ -191,10 +191,10 @@ def test_the_class_version_route(browser, tmp_path):
             os.environ["RESIDUAL_LAB_DATA"] = old
     engine = make_engine(f"sqlite:///{tmp_path / 'classroom.db'}")
     try:
-        mine, theirs = store.create_class(engine, "route"), store.create_class(engine, "other")
-        store.open_activity(engine, mine.code, mine.teacher_token, "predict", {"source": "worked-example"})
-        key = store.class_version(engine, mine.code).follow_key
-        opened = store.dashboard(engine, mine.code, mine.teacher_token).activity.id
+        mine, theirs = classes.create_class(engine, "route"), classes.create_class(engine, "other")
+        classes.open_activity(engine, mine.code, mine.teacher_token, "predict", {"source": "worked-example"})
+        key = versions.stored_class_version(engine, mine.code).follow_key
+        opened = dashboards.dashboard(engine, mine.code, mine.teacher_token).activity.id
 
         def get(code, key):
             request = f"{url}/_class_version?{urlencode({'code': code, 'key': key})}"
@@ -211,12 +211,12 @@ def test_the_class_version_route(browser, tmp_path):
         status, body, cache = get(mine.code, key)
         assert status == 200 and cache == "no-store"
         # the layout: activity, round 1, not locked (a student's page redraws whole when it moves)
-        drawn = store.class_version(engine, mine.code).version
+        drawn = versions.stored_class_version(engine, mine.code).version
         assert body == {"version": drawn, "open": True, "layout": f"{opened}.1.0"}
         version = body["version"]
         for code, wrong in [
             (mine.code, key[:-1] + ("0" if key[-1] != "0" else "1")),  # one digit off
-            (mine.code, store.class_version(engine, theirs.code).follow_key),  # another class's key
+            (mine.code, versions.stored_class_version(engine, theirs.code).follow_key),  # another class's key
             ("QQQQQQ", key),  # no such class
             (mine.code.lower(), key),  # not a class code as stored (and not looked up)
             (mine.code + "\u0000", key),
@@ -225,10 +225,10 @@ def test_the_class_version_route(browser, tmp_path):
         ]:
             status, body, cache = get(code, wrong)
             assert status == 404 and body == {"error": "unknown class or key"} and cache == "no-store"
-        store.lock(engine, mine.code, mine.teacher_token)
+        classes.lock(engine, mine.code, mine.teacher_token)
         time.sleep(1.2)  # past the one-second window in which the pages of a class share one reading
         assert get(mine.code, key)[1] == {"version": version + 1, "open": True, "layout": f"{opened}.1.1"}  # locked
-        store.end_class(engine, mine.code, mine.teacher_token)
+        classes.end_class(engine, mine.code, mine.teacher_token)
         time.sleep(1.2)
         assert get(mine.code, key)[1] == {"version": version + 2, "open": False, "layout": f"{opened}.1.1"}
     finally:
@@ -325,17 +325,17 @@ def wait_for_trace(page, name: str, timeout: float) -> float:
 @pytest.mark.browser
 @pytest.mark.parametrize("size", [(1920, 1080), (1280, 720)], ids=["1920x1080", "1280x720"])
 def test_projector_view_fits_follows_and_shows_no_secret(browser, public_app, screenshot_dir, size):
-    from lab.classroom import store, teacher_link
+    from lab.classroom import admission, answers, classes, teacher_link
 
     url, engine = public_app
     width, height = size
-    new = store.create_class(engine, "Lecture hall")
-    store.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
+    new = classes.create_class(engine, "Lecture hall")
+    classes.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
     names = ("Ann Lovelace", "Bob Noyce", "Cat Hopper")
     for name, values in zip(names, (["0.75", "0.25"], ["0.5", "0.5"], ["0.1", "0.6"])):
-        student = store.join_class(engine, new.code, name).student_token
-        activity = store.student_state(engine, new.code, student).activity.id
-        store.submit_prediction(engine, new.code, student, activity, values)
+        student = admission.join_class(engine, new.code, name).student_token
+        activity = answers.student_state(engine, new.code, student).activity.id
+        answers.submit_prediction(engine, new.code, student, activity, values)
     teacher_ctx = browser.new_context(viewport=DESKTOP)
     teacher = teacher_ctx.new_page()
     goto(teacher, f"{url}/class?code={new.code}&teacher={new.teacher_token}")
@@ -415,10 +415,10 @@ def wait_for_live_status(page, start: str, timeout: float = 10_000) -> None:
 def test_join_link_and_qr_code_use_the_public_address(browser, public_app, screenshot_dir):
     """RESIDUAL_LAB_PUBLIC_URL=http://lab.example:8501: the dashboard's join link uses it (though the page was
     opened as 127.0.0.1), and its QR code is segno's own encoding of exactly that link."""
-    from lab.classroom import store, teacher_link
+    from lab.classroom import classes, teacher_link
 
     url, engine = public_app
-    new = store.create_class(engine, "QR")
+    new = classes.create_class(engine, "QR")
     page = browser.new_page(viewport=DESKTOP)
     goto(page, f"{url}/class?code={new.code}&teacher={new.teacher_token}")
     join = teacher_link.check_teacher(engine, new.code, new.teacher_token).join_key
@@ -588,16 +588,16 @@ def test_two_rounds_with_three_students(browser, class_app, screenshot_dir):
 def test_presentation_mode_dashboard_is_readable_and_shows_no_secret(browser, public_app, screenshot_dir):
     """The dashboard opened with present=1 at 1920x1080: no teacher token in its text or address bar, no name,
     chart text at least 22 px, body text at least 24 px."""
-    from lab.classroom import store
+    from lab.classroom import admission, answers, classes
 
     url, engine = public_app
-    new = store.create_class(engine, "Presenting")
-    store.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
+    new = classes.create_class(engine, "Presenting")
+    classes.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
     names = ("Dana Scully", "Fox Mulder")
     for name, values in zip(names, (["0.75", "0.25"], ["0.5", "0.5"])):
-        student = store.join_class(engine, new.code, name).student_token
-        activity = store.student_state(engine, new.code, student).activity.id
-        store.submit_prediction(engine, new.code, student, activity, values)
+        student = admission.join_class(engine, new.code, name).student_token
+        activity = answers.student_state(engine, new.code, student).activity.id
+        answers.submit_prediction(engine, new.code, student, activity, values)
     ctx = browser.new_context(viewport={"width": 1920, "height": 1080})
     page = ctx.new_page()
     goto(page, f"{url}/class?code={new.code}&teacher={new.teacher_token}&present=1")

@@ -38,7 +38,7 @@ from browserlib import (
     stop_serve,
     wait_idle,
 )
-from lab.classroom import dashboards, limits, store
+from lab.classroom import answers, classes, dashboards, limits, versions
 from lab.classroom.db import make_engine
 
 WRONG = "QQQQQQ"
@@ -110,8 +110,8 @@ def test_one_browsers_wrong_codes_never_keep_another_out(browser, tmp_path, serv
         stop = stop_serve
     engine = make_engine(f"sqlite:///{data / 'classroom.db'}")
     try:
-        new = store.create_class(engine, "one address")
-        store.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
+        new = classes.create_class(engine, "one address")
+        classes.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
         guesser = browser.new_context(viewport=DESKTOP, extra_http_headers={"X-Forwarded-For": "10.9.9.1"})
         page = guesser.new_page()
         goto(page, f"{url}/class")
@@ -161,8 +161,8 @@ def test_first_submit_after_a_kill_9_and_restart_is_saved(browser, tmp_path, scr
         proc, url = start_streamlit("server.py", cwd=ROOT, port=port)
     engine = make_engine(f"sqlite:///{tmp_path / 'classroom.db'}")
     try:
-        new = store.create_class(engine, "restart")
-        store.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
+        new = classes.create_class(engine, "restart")
+        classes.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
         ctx = browser.new_context(viewport=DESKTOP)
         page = ctx.new_page()
         goto(page, f"{url}/class?code={new.code}")
@@ -190,7 +190,7 @@ def test_first_submit_after_a_kill_9_and_restart_is_saved(browser, tmp_path, scr
         page.get_by_text("Saved in the class database: 0.55 for r(B), 0.45 for r(C)", exact=False).wait_for(
             timeout=15_000
         )
-        assert store.student_state(engine, new.code, token).prediction == (
+        assert answers.student_state(engine, new.code, token).prediction == (
             Fraction(11, 20),
             Fraction(9, 20),
         )
@@ -207,9 +207,9 @@ def test_postgresql_stops_mid_class_and_the_page_recovers(browser, own_postgres,
         proc, url = start_streamlit("server.py", cwd=ROOT)
     engine = make_engine(own_postgres.url)
     try:
-        new = store.create_class(engine, "outage")
-        store.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
-        key = store.class_version(engine, new.code).follow_key
+        new = classes.create_class(engine, "outage")
+        classes.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
+        key = versions.stored_class_version(engine, new.code).follow_key
         ctx, page = student_typing(browser, url, new.code)
 
         own_postgres.halt()
@@ -243,7 +243,7 @@ def test_postgresql_stops_mid_class_and_the_page_recovers(browser, own_postgres,
         assert "Saved at" in alert_text(page)
         engine = make_engine(own_postgres.url)
         token = page.url.split("student=")[1].split("&")[0]
-        assert store.student_state(engine, new.code, token).prediction == (Fraction(3, 5), Fraction(2, 5))
+        assert answers.student_state(engine, new.code, token).prediction == (Fraction(3, 5), Fraction(2, 5))
         ctx.close()
     finally:
         engine.dispose()

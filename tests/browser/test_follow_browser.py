@@ -58,12 +58,12 @@ def is_trigger(message) -> bool:
 
 
 def test_a_page_keeps_following_after_a_failed_check_a_hung_check_and_a_lost_redraw(browser, follow_app):
-    from lab.classroom import store
+    from lab.classroom import admission, classes
 
     url, engine = follow_app
-    new = store.create_class(engine, "Follow")
-    store.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
-    student = store.join_class(engine, new.code, "Ann").student_token
+    new = classes.create_class(engine, "Follow")
+    classes.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
+    student = admission.join_class(engine, new.code, "Ann").student_token
     context = browser.new_context(viewport=DESKTOP)
     page = context.new_page()
     checks = {"seen": 0, "held": []}
@@ -100,18 +100,18 @@ def test_a_page_keeps_following_after_a_failed_check_a_hung_check_and_a_lost_red
     while checks["seen"] < 2 and time.monotonic() < deadline:
         page.wait_for_timeout(250)
     assert checks["seen"] >= 2, "the page stopped checking after a check answered 503"
-    store.lock(engine, new.code, new.teacher_token)
+    classes.lock(engine, new.code, new.teacher_token)
     assert shows(page, LOCKED), "after a failed and a hung check the page no longer follows the teacher"
     # the redraw the page asks for after the next action is lost on the way: it asks again
     socket["drop"] = True
-    store.unlock(engine, new.code, new.teacher_token)
+    classes.unlock(engine, new.code, new.teacher_token)
     deadline = time.monotonic() + 10
     while LOCKED in page.inner_text("body") and time.monotonic() < deadline:
         page.wait_for_timeout(250)
     assert socket["dropped"] == 1
     assert LOCKED not in page.inner_text("body"), "a redraw lost on the way was not asked for again"
     # two actions in quick succession: the page ends on the newest state
-    store.lock(engine, new.code, new.teacher_token)
-    store.reveal(engine, new.code, new.teacher_token)
+    classes.lock(engine, new.code, new.teacher_token)
+    classes.reveal(engine, new.code, new.teacher_token)
     assert shows(page, REVEALED) and shows(page, LOCKED, 2)
     context.close()

@@ -171,14 +171,14 @@ def wait_text(page, text: str, timeout: float = 20_000) -> None:
     ],
 )
 def test_a_class_sees_no_answer_before_the_reveal(browser, class_app, source, scenario, asked, guesses):
-    from lab.classroom import store
+    from lab.classroom import classes
     from lab.classroom.db import make_engine
 
     url, data = class_app
     hand = ANSWERS[scenario]
     engine = make_engine(f"sqlite:///{data / 'classroom.db'}")
-    new = store.create_class(engine, "Period 4")
-    store.open_activity(engine, new.code, new.teacher_token, "predict", {"source": source})
+    new = classes.create_class(engine, "Period 4")
+    classes.open_activity(engine, new.code, new.teacher_token, "predict", {"source": source})
 
     student = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
     goto(student, f"{url}/class?code={new.code}")

@@ -1,0 +1,238 @@
+"""A student's side of a class: their private link checked, what their page shows (student_state), and the
+answers they save (a prediction, an assignment's attempts)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from sqlalchemy import text
+from sqlalchemy.engine import Engine
+
+from lab.classroom import db
+from lab.classroom.activities import (
+    ASSIGNMENT,
+    PREDICT,
+    ActivityError,
+    check_assignment_answer,
+    decode_prediction,
+    encode_prediction,
+    parse_prediction,
+)
+from lab.classroom.db import reading, writing
+from lab.classroom.keys import follow_key, link_seed, token_hash
+from lab.classroom.limits import count_submission
+from lab.classroom.naming import normalize_code
+from lab.classroom.records import (
+    ACTIVITY_COLUMNS,
+    CLASS_COLUMNS,
+    KEEP_CLASS_S,
+    ActivityView,
+    activity_record,
+    class_record,
+)
+from lab.classroom.refusals import ClassroomError, Waiting
+from lab.teaching.exercises import Attempt, Check
+
+
+@dataclass(frozen=True)
+class StudentState:
+    code: str
+    class_name: str
+    name: str
+    version: int
+    activity: ActivityView | None
+    prediction: tuple[Fraction, ...] | None  # the student's saved prediction (predict activities)
+    saved_at: float | None
+    attempts: dict[int, Attempt] = field(default_factory=dict)  # the student's saved answers (assignments)
+    exact: tuple[Fraction, ...] | None = None  # only after the reveal
+    follow_key: str = ""  # what the page presents to read the class's version (follow_key())
+    open: bool = True  # False once the class ended (or its code expired): the page is read-only
+    earlier: tuple[Fraction, ...] | None = None  # the student's prediction in the round before this one
+
+
+_STUDENT_QUERY = f"""
+SELECT s.id AS student_id, s.name AS student_name, s.removed_at, s.approved, {CLASS_COLUMNS}, c.teacher_hash,
+       {ACTIVITY_COLUMNS}
+FROM students s
+JOIN classes c ON c.id = s.class_id
+LEFT JOIN activities a ON a.id = c.current_activity
+WHERE s.token_hash = :hash
+"""
+
+
+def _student(conn, code: str, student_token: str, *, for_write: bool = True):
+    code = normalize_code(code)
+    row = conn.execute(text(_STUDENT_QUERY), {"hash": token_hash(student_token or "")}).first()
+    if row is None:
+        raise ClassroomError("This student link is not valid: join the class again with its code and your name.")
+    if row.code != code:
+        raise ClassroomError(f"This student link belongs to another class, not {code}: use the link you joined with.")
+    if row.removed_at is not None:
+        raise ClassroomError("Your teacher removed you from this class.")
+    if not row.approved:
+        raise Waiting(
+            f"You are waiting to be let in: class {row.code} has as many students as your teacher expected, so "
+            "your teacher lets each new student in from the dashboard. This page opens by itself when you are in."
+        )
+    klass = class_record(row)
+    if klass.created_at < db.now() - KEEP_CLASS_S:
+        raise ClassroomError("This student link is not valid: join the class again with its code and your name.")
+    if for_write and not klass.open:
+        raise ClassroomError(f"Class {code} has ended: nothing can change now; thank you for taking part.")
+    activity = activity_record(row)
+    return row, klass, activity
+
+
+def student_state(engine: Engine, code: str, student_token: str) -> StudentState:
+    """What the student's page shows: the current activity, their own saved answers, and the exact answer
+    only once the teacher revealed it."""
+    with reading(engine) as conn:
+        row, klass, activity = _student(conn, code, student_token, for_write=False)
+        subs, earlier = _own_answers(conn, activity, row.student_id)
+    prediction, saved_at, attempts, exact = _shown_answers(activity, subs)
+    return StudentState(
+        klass.code, klass.name, row.student_name, klass.version, activity, prediction, saved_at, attempts, exact,
+        follow_key(link_seed(row)), klass.open, earlier,
+    )  # fmt: skip
+
+
+def _own_answers(conn, activity: ActivityView | None, student_id: int):
+    """The student's submissions to the current activity, and (from round 2) their prediction of the round
+    before (None when they did not vote in it)."""
+    if activity is None:
+        return [], None
+    subs = conn.execute(
+        text(
+            "SELECT problem, answer, correct, tries, updated_at FROM submissions "
+            "WHERE activity_id = :a AND student_id = :s ORDER BY problem"
+        ),
+        {"a": activity.id, "s": student_id},
+    ).all()
+    before = None
+    if activity.round > 1:
+        before = conn.execute(
+            text("SELECT answer FROM earlier_answers WHERE activity_id = :a AND student_id = :s AND round = :r"),
+            {"a": activity.id, "s": student_id, "r": activity.round - 1},
+        ).first()
+    return subs, decode_prediction(before.answer) if before is not None else None
+
+
+def _shown_answers(activity: ActivityView | None, subs):
+    """(the saved prediction, when it was saved, the assignment's attempts, the exact answer once revealed)."""
+    prediction = saved_at = exact = None
+    attempts: dict[int, Attempt] = {}
+    if activity is not None and activity.kind == PREDICT:
+        if subs:
+            prediction, saved_at = decode_prediction(subs[0].answer), subs[0].updated_at
+        if activity.revealed:
+            exact = activity.spec.exact
+    elif activity is not None:
+        attempts = {s.problem: Attempt(s.answer, bool(s.correct), s.tries) for s in subs}
+        saved_at = max((s.updated_at for s in subs), default=None)
+    return prediction, saved_at, attempts, exact
+
+
+def _open_activity_for(
+    activity: ActivityView | None, activity_id: int, kind: str, round_number: int | None = None
+) -> ActivityView:
+    if activity is None or activity.id != activity_id:
+        raise ClassroomError("Your teacher has moved on to another activity: this answer was not saved.")
+    if round_number is not None and activity.round != round_number:
+        raise ClassroomError(
+            f"Your teacher opened round {activity.round} of this question: this answer was not saved. Vote again."
+        )
+    if activity.kind != kind:
+        raise ClassroomError("This answer does not fit the current activity: it was not saved.")
+    if activity.locked:
+        raise ClassroomError("Your teacher has locked this activity: answers can no longer change.")
+    return activity
+
+
+@dataclass(frozen=True)
+class Saved:
+    updated_at: float
+    revisions: int
+
+
+def submit_prediction(
+    engine: Engine, code: str, student_token: str, activity_id: int, values, round_number: int | None = None
+) -> Saved:
+    """Save (or revise) the student's prediction for the open activity (for its round ``round_number``, the one
+    the student's page showed, when given); returns once committed."""
+    at = db.now()
+    with writing(engine) as conn:
+        row, _klass, activity = _student(conn, code, student_token)
+        activity = _open_activity_for(activity, activity_id, PREDICT, round_number)
+        try:
+            parsed = parse_prediction(activity.spec, values)
+        except ActivityError as exc:
+            raise ClassroomError(str(exc)) from None
+        count_submission(conn, row.student_id, at)
+        saved = conn.execute(
+            text(
+                "INSERT INTO submissions (activity_id, student_id, problem, answer, correct, tries, revisions, "
+                "created_at, updated_at) VALUES (:a, :s, 0, :answer, 0, 1, 1, :at, :at) "
+                "ON CONFLICT (activity_id, student_id, problem) DO UPDATE SET answer = excluded.answer, "
+                "tries = submissions.tries + 1, revisions = submissions.revisions + 1, "
+                "updated_at = excluded.updated_at "
+                "RETURNING updated_at, revisions"
+            ),
+            {"a": activity.id, "s": row.student_id, "answer": encode_prediction(parsed), "at": at},
+        ).first()
+    return Saved(saved.updated_at, saved.revisions)
+
+
+def submit_answer(
+    engine: Engine, code: str, student_token: str, activity_id: int, problem_number: int, answer: str
+) -> tuple[Check, Attempt]:
+    """Check an assignment answer as the Exercises page does and save the attempt (unreadable input is
+    not saved and does not use a try; an answer after a correct one changes nothing)."""
+    at = db.now()
+    with writing(engine) as conn:
+        row, _klass, activity = _student(conn, code, student_token)
+        activity = _open_activity_for(activity, activity_id, ASSIGNMENT)
+        problem = _problem(activity, problem_number)
+        count_submission(conn, row.student_id, at)
+        attempt = _saved_attempt(conn, activity.id, row.student_id, problem.number)
+        before = (attempt.answer, attempt.correct, attempt.tries)
+        try:
+            check = check_assignment_answer(attempt, problem, answer)
+        except ActivityError as exc:
+            raise ClassroomError(str(exc)) from None
+        if (attempt.answer, attempt.correct, attempt.tries) != before:
+            _save_attempt(conn, activity.id, row.student_id, problem.number, attempt, at)
+    return check, attempt
+
+
+def _problem(activity: ActivityView, problem_number: int):
+    problems = activity.spec.problems
+    if not 1 <= int(problem_number) <= len(problems):
+        raise ClassroomError(f"Problem {problem_number} is not part of this assignment (1 to {len(problems)}).")
+    return problems[int(problem_number) - 1]
+
+
+def _saved_attempt(conn, activity_id: int, student_id: int, number: int) -> Attempt:
+    old = conn.execute(
+        text(
+            "SELECT answer, correct, tries FROM submissions WHERE activity_id = :a AND student_id = :s AND problem = :p"
+        ),
+        {"a": activity_id, "s": student_id, "p": number},
+    ).first()
+    return Attempt(old.answer, bool(old.correct), old.tries) if old else Attempt()
+
+
+def _save_attempt(conn, activity_id: int, student_id: int, number: int, attempt: Attempt, at: float) -> None:
+    conn.execute(
+        text(
+            "INSERT INTO submissions (activity_id, student_id, problem, answer, correct, tries, revisions, "
+            "created_at, updated_at) VALUES (:a, :s, :p, :answer, :correct, :tries, 1, :at, :at) "
+            "ON CONFLICT (activity_id, student_id, problem) DO UPDATE SET answer = excluded.answer, "
+            "correct = excluded.correct, tries = excluded.tries, revisions = submissions.revisions + 1, "
+            "updated_at = excluded.updated_at"
+        ),
+        {
+            "a": activity_id, "s": student_id, "p": number, "answer": attempt.answer,
+            "correct": int(attempt.correct), "tries": attempt.tries, "at": at,
+        },  # fmt: skip
+    )

@@ -1,0 +1,214 @@
+"""A class's life as its teacher runs it: starting it, its activities (open, reveal, lock, show responses, vote
+again, next), ending it, and deleting what is past its lifetime."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy import text
+from sqlalchemy.engine import Engine
+
+from lab.classroom import db
+from lab.classroom.activities import PREDICT, ActivityError, encode_params
+from lab.classroom.db import prepare, writing
+from lab.classroom.keys import new_display_key, token_hash
+from lab.classroom.limits import FORGET_WRONG_CODES_S, check_limits, class_start_limits, count_limits
+from lab.classroom.naming import MAX_CLASS_NAME, check_text, new_class_code
+from lab.classroom.records import KEEP_CLASS_S, KEEP_STUDY_S, ClassRow, bump_version
+from lab.classroom.refusals import ClassroomError
+from lab.classroom.teacher_link import new_teacher_token, teacher_class
+
+MAX_ROUNDS = 2  # peer instruction: vote, discuss, vote again
+
+
+@dataclass(frozen=True)
+class NewClass:
+    code: str
+    teacher_token: str
+    name: str
+
+
+def purge_old(engine: Engine, at: float | None = None) -> None:
+    """Delete classes older than 30 days (with their students and answers), stale self-study records,
+    wrong-code counts 10 minutes after a browser's last wrong code, and counters whose window ended. Runs when
+    a class starts and, from the pages, when a process starts and then hourly (lab.views.classroom_db)."""
+    at = db.now() if at is None else at
+    with writing(engine) as conn:
+        old = {"cut": at - KEEP_CLASS_S}
+        old_class = "SELECT id FROM classes WHERE created_at < :cut"
+        old_activity = f"SELECT id FROM activities WHERE class_id IN ({old_class})"
+        conn.execute(text(f"DELETE FROM submissions WHERE activity_id IN ({old_activity})"), old)
+        conn.execute(text(f"DELETE FROM earlier_answers WHERE activity_id IN ({old_activity})"), old)
+        conn.execute(text(f"DELETE FROM retired_teacher_links WHERE class_id IN ({old_class})"), old)
+        conn.execute(text(f"DELETE FROM students WHERE class_id IN ({old_class})"), old)
+        conn.execute(text(f"DELETE FROM activities WHERE class_id IN ({old_class})"), old)
+        conn.execute(text("DELETE FROM classes WHERE created_at < :cut"), old)
+        study_cut = {"cut": at - KEEP_STUDY_S}
+        conn.execute(
+            text("DELETE FROM study_attempts WHERE study_id IN (SELECT id FROM studies WHERE updated_at < :cut)"),
+            study_cut,
+        )
+        conn.execute(text("DELETE FROM studies WHERE updated_at < :cut"), study_cut)
+        conn.execute(text("DELETE FROM join_failures WHERE last_at < :cut"), {"cut": at - FORGET_WRONG_CODES_S})
+        conn.execute(text("DELETE FROM rate_counters WHERE window_end <= :at"), {"at": at})
+
+
+def create_class(engine: Engine, name: str = "", *, client: str = "", address: str = "") -> NewClass:
+    """Start a class. ``client`` (the browser session) and ``address`` bound how many classes one browser and one
+    address start (CLASSES_PER_BROWSER, CLASSES_PER_ADDRESS in CLASS_WINDOW_S); only keyed HMACs are stored."""
+    prepare(engine)
+    cleaned = check_text("Class name", name, MAX_CLASS_NAME)
+    purge_old(engine)
+    token = new_teacher_token()
+    limits = class_start_limits(client, address)
+    for _ in range(20):
+        code = new_class_code()
+        with writing(engine) as conn:
+            at = db.now()
+            check_limits(conn, limits, at)  # raises, inside the transaction: nothing is written
+            if conn.execute(text("SELECT 1 FROM classes WHERE code = :code"), {"code": code}).first():
+                continue
+            count_limits(conn, limits, at)
+            conn.execute(
+                text(
+                    "INSERT INTO classes (code, name, teacher_hash, created_at, version, student_count, display_key) "
+                    "VALUES (:code, :name, :hash, :at, 1, 0, :display)"
+                ),
+                {"code": code, "name": cleaned, "hash": token_hash(token), "at": at, "display": new_display_key()},
+            )
+        return NewClass(code, token, cleaned)
+    raise ClassroomError("Could not find a free class code; try again.")  # pragma: no cover (31^6 codes)
+
+
+def open_activity(engine: Engine, code: str, teacher_token: str, kind: str, params: dict) -> int:
+    """Open a new activity (the previous one is locked); returns its position (1, 2, ...)."""
+    try:
+        stored = encode_params(kind, params)
+    except ActivityError as exc:
+        raise ClassroomError(str(exc)) from None
+    with writing(engine) as conn:
+        klass = teacher_class(conn, code, teacher_token)
+        at = db.now()
+        if klass.current_activity is not None:
+            conn.execute(
+                text("UPDATE activities SET locked_at = :at WHERE id = :id AND locked_at IS NULL"),
+                {"at": at, "id": klass.current_activity},
+            )
+        position = (
+            conn.execute(text("SELECT COUNT(*) FROM activities WHERE class_id = :id"), {"id": klass.id}).scalar_one()
+            + 1
+        )
+        activity_id = conn.execute(
+            text(
+                "INSERT INTO activities (class_id, position, kind, params, opened_at) "
+                "VALUES (:cid, :pos, :kind, :params, :at) RETURNING id"
+            ),
+            {"cid": klass.id, "pos": position, "kind": kind, "params": stored, "at": at},
+        ).scalar_one()
+        conn.execute(
+            text("UPDATE classes SET current_activity = :a WHERE id = :id"), {"a": activity_id, "id": klass.id}
+        )
+        bump_version(conn, klass.id)
+    return position
+
+
+def _set_current(engine: Engine, code: str, teacher_token: str, column: str, value) -> None:
+    assert column in ("revealed_at", "locked_at")
+    with writing(engine) as conn:
+        klass = teacher_class(conn, code, teacher_token)
+        if klass.current_activity is None:
+            raise ClassroomError("No activity is open: open one first.")
+        conn.execute(
+            text(f"UPDATE activities SET {column} = :v WHERE id = :id"), {"v": value, "id": klass.current_activity}
+        )
+        bump_version(conn, klass.id)
+
+
+def reveal(engine: Engine, code: str, teacher_token: str) -> None:
+    """Show the exact answer of the current activity to the class (submissions stay open until Lock)."""
+    _set_current(engine, code, teacher_token, "revealed_at", db.now())
+
+
+def lock(engine: Engine, code: str, teacher_token: str) -> None:
+    _set_current(engine, code, teacher_token, "locked_at", db.now())
+
+
+def unlock(engine: Engine, code: str, teacher_token: str) -> None:
+    _set_current(engine, code, teacher_token, "locked_at", None)
+
+
+def _current_prediction(conn, klass: ClassRow, action: str):
+    """The current activity's row for a peer-instruction action (a prediction activity), or a clear refusal."""
+    if klass.current_activity is None:
+        raise ClassroomError("No activity is open: open one first.")
+    row = conn.execute(
+        text("SELECT id, kind, round, revealed_at FROM activities WHERE id = :id"), {"id": klass.current_activity}
+    ).one()
+    if row.kind != PREDICT:
+        raise ClassroomError(f"{action} works on a prediction activity; the open activity is an assignment.")
+    return row
+
+
+def show_responses(engine: Engine, code: str, teacher_token: str) -> None:
+    """Put the current round's distribution of predictions on the projector (without the exact answer)."""
+    with writing(engine) as conn:
+        klass = teacher_class(conn, code, teacher_token)
+        row = _current_prediction(conn, klass, "Show responses")
+        conn.execute(text("UPDATE activities SET shown_at = :at WHERE id = :id"), {"at": db.now(), "id": row.id})
+        bump_version(conn, klass.id)
+
+
+def vote_again(engine: Engine, code: str, teacher_token: str) -> int:
+    """Peer instruction: open the next round of the same question. The round's predictions are kept (as that
+    round's) and every student votes again; returns the new round's number."""
+    with writing(engine) as conn:
+        klass = teacher_class(conn, code, teacher_token)
+        row = _current_prediction(conn, klass, "Vote again")
+        if row.revealed_at is not None:
+            raise ClassroomError(
+                "The exact answer is already revealed: a new vote would only copy it. Open another activity."
+            )
+        if row.round >= MAX_ROUNDS:
+            raise ClassroomError(f"This question has had its {MAX_ROUNDS} rounds: reveal the answer, or open another.")
+        voted = conn.execute(
+            text("SELECT COUNT(*) FROM submissions WHERE activity_id = :a"), {"a": row.id}
+        ).scalar_one()
+        if not voted:
+            raise ClassroomError(f"Nobody has voted in round {row.round} yet: vote again once students have submitted.")
+        conn.execute(
+            text(
+                "INSERT INTO earlier_answers (activity_id, student_id, round, answer, tries, created_at, updated_at) "
+                "SELECT activity_id, student_id, :round, answer, tries, created_at, updated_at FROM submissions "
+                "WHERE activity_id = :a"
+            ),
+            {"a": row.id, "round": row.round},
+        )
+        conn.execute(text("DELETE FROM submissions WHERE activity_id = :a"), {"a": row.id})
+        conn.execute(
+            text("UPDATE activities SET round = round + 1, shown_at = NULL, locked_at = NULL WHERE id = :a"),
+            {"a": row.id},
+        )
+        bump_version(conn, klass.id)
+    return row.round + 1
+
+
+def next_activity(engine: Engine, code: str, teacher_token: str) -> None:
+    """Lock the current activity and leave the class waiting for the next one."""
+    with writing(engine) as conn:
+        klass = teacher_class(conn, code, teacher_token)
+        if klass.current_activity is not None:
+            conn.execute(
+                text("UPDATE activities SET locked_at = :at WHERE id = :id AND locked_at IS NULL"),
+                {"at": db.now(), "id": klass.current_activity},
+            )
+        conn.execute(text("UPDATE classes SET current_activity = NULL WHERE id = :id"), {"id": klass.id})
+        bump_version(conn, klass.id)
+
+
+def end_class(engine: Engine, code: str, teacher_token: str) -> None:
+    """End the class: the code stops working for students; the teacher can still download the results."""
+    with writing(engine) as conn:
+        klass = teacher_class(conn, code, teacher_token, must_be_open=False)
+        if klass.ended_at is None:
+            conn.execute(text("UPDATE classes SET ended_at = :at WHERE id = :id"), {"at": db.now(), "id": klass.id})
+        bump_version(conn, klass.id)

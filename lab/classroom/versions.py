@@ -1,0 +1,53 @@
+"""What a student's page and the projector poll: the class's version (bumped by every change), whether it is
+open, the key that may ask, and the student page's layout (what of the page a change moved)."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from sqlalchemy import text
+from sqlalchemy.engine import Engine
+
+from lab.classroom import db
+from lab.classroom.activities import PREDICT
+from lab.classroom.db import reading
+from lab.classroom.keys import follow_key, link_seed
+from lab.classroom.records import CODE_LIFETIME_S
+
+
+class ClassVersion(NamedTuple):
+    version: int  # bumped by every teacher action
+    open: bool
+    follow_key: str  # what a student's page shows to read this (see follow_key)
+    display_key: str = ""  # the projector's key: it may read the version too
+    layout: str = ""  # the student page's structure (page_layout): when it moved, the whole page redraws
+
+
+def page_layout(activity_id: int | None, round_: int, locked: bool, kind: str, revealed: bool) -> str:
+    """What of a student's page the teacher's actions change beyond its live part (the exact answer, the live
+    region): the open activity, its round, Lock, and an assignment's reveal (its cards show the solutions). The
+    version route says it, so a page knows whether its live part or the whole page has to run again."""
+    if activity_id is None:
+        return "none"
+    return f"{activity_id}.{round_}.{int(locked)}" + (f".{int(revealed)}" if kind != PREDICT else "")
+
+
+def stored_class_version(engine: Engine, code: str) -> ClassVersion | None:
+    """The class-state version and whether the class is open: what a student's page polls. None for an
+    unknown code."""
+    with reading(engine) as conn:
+        row = conn.execute(
+            text(
+                "SELECT c.version, c.ended_at, c.created_at, c.teacher_hash, c.display_key, c.current_activity, "
+                "a.round, a.locked_at, a.kind, a.revealed_at FROM classes c "
+                "LEFT JOIN activities a ON a.id = c.current_activity WHERE c.code = :code"
+            ),
+            {"code": code},
+        ).first()
+    if row is None:
+        return None
+    is_open = row.ended_at is None and db.now() - row.created_at < CODE_LIFETIME_S
+    layout = page_layout(
+        row.current_activity, row.round, row.locked_at is not None, row.kind, row.revealed_at is not None
+    )
+    return ClassVersion(row.version, is_open, follow_key(link_seed(row)), row.display_key or "", layout)
