@@ -96,6 +96,50 @@ def test_the_layering_check_would_catch_an_upward_import(tmp_path, monkeypatch):
     assert layering_offenders([sample]) == ["lab.core.residual imports lab.views.common"]
 
 
+# The class store's rooms (lab/classroom/) and the rank each stands on: a room imports only rooms of a lower rank,
+# so each reads knowing only those below it (docs/architecture.md lists what each owns). A new module gets a rank.
+CLASSROOM_ROOMS = {
+    **dict.fromkeys(("refusals", "keys", "gate", "activities"), 0),
+    **dict.fromkeys(("naming", "db"), 1),
+    **dict.fromkeys(("limits", "records", "secret", "study"), 2),
+    **dict.fromkeys(("teacher_link", "versions", "answers"), 3),
+    **dict.fromkeys(("dashboards", "export", "classes"), 4),
+    "roster": 5,
+    "admission": 6,
+    "actions": 7,  # the Class page's buttons: over every room
+}
+
+
+def room_offenders(paths) -> list[str]:
+    offenders = []
+    for path in paths:
+        mine = CLASSROOM_ROOMS.get(path.stem)
+        if mine is None:
+            offenders.append(f"lab.classroom.{path.stem} has no rank in CLASSROOM_ROOMS")
+            continue
+        for target in sorted(lab_imports(path)):
+            parts = target.split(".")
+            if parts[:2] == ["lab", "classroom"] and len(parts) > 2 and CLASSROOM_ROOMS.get(parts[2], mine) >= mine:
+                offenders.append(f"lab.classroom.{path.stem} imports {target}")
+    return offenders
+
+
+def test_the_class_store_rooms_import_only_rooms_below_them():
+    assert room_offenders(sorted(p for p in (LAB / "classroom").glob("*.py") if p.name != "__init__.py")) == []
+
+
+def test_the_room_check_would_catch_an_upward_import(tmp_path):
+    sample = tmp_path / "naming.py"
+    naming = (LAB / "classroom" / "naming.py").read_text(encoding="utf-8")
+    sample.write_text(naming + "\nfrom lab.classroom import roster\n")
+    unranked = tmp_path / "store.py"
+    unranked.write_text("from lab.classroom.naming import check_name\n")
+    assert room_offenders([sample, unranked]) == [
+        "lab.classroom.naming imports lab.classroom.roster",
+        "lab.classroom.store has no rank in CLASSROOM_ROOMS",
+    ]
+
+
 def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
     state: dict[str, int] = {}
     stack: list[str] = []
