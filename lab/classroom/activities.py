@@ -44,7 +44,7 @@ from lab.teaching.exercises import (
     parse_seed,
     record_try,
 )
-from lab.teaching.mistakes import MISTAKES, Field, Mistake, R, Z, matching_mistakes, wrong_patterns
+from lab.teaching.mistakes import MISTAKES, AnswerMistake, Field, R, Z, matching_mistakes, wrong_patterns
 
 PREDICT, ASSIGNMENT = "predict", "assignment"
 CLOSE = Fraction(1, 20)  # "within 0.05 of the exact answer" (inclusive)
@@ -111,7 +111,7 @@ class PredictSpec:
         """The wrong patterns by their dashboard names."""
         return {MISTAKES[key].name: values for key, values in self.wrong_patterns.items()}
 
-    def diagnose(self, values: tuple[Fraction, ...]) -> tuple[Mistake, ...]:
+    def diagnose(self, values: tuple[Fraction, ...]) -> tuple[AnswerMistake, ...]:
         """The mistakes one submission matches within 0.05 (none when it is within 0.05 everywhere)."""
         if _close(values, self.exact):
             return ()

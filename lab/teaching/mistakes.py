@@ -7,6 +7,11 @@ Fractions, computed from a :class:`~lab.core.residual.ResidualResult` over the t
 
 A student's sentence names the mistake and says what to do differently; it never contains a value, so it
 never gives the right answer away.
+
+Three things are called mistakes in the lab, each with its own name: an :class:`AnswerMistake` (here) is a wrong
+answer a student gives; a mistaken sampler is a :class:`~lab.core.variants.Variant` (a rule of speculative
+sampling), and its :class:`~lab.teaching.pitfalls.PitfallCard` is the card that teaches it (with its words,
+``VARIANT_WORDS``).
 """
 
 from __future__ import annotations
@@ -30,40 +35,40 @@ class Field:
 
 
 @dataclass(frozen=True)
-class Mistake:
+class AnswerMistake:
     key: str
     name: str  # the teacher's dashboard words
     feedback: str  # one sentence for the student; ``{t}`` is the asked token; never a value
 
 
-P_FOR_R = Mistake(
+P_FOR_R = AnswerMistake(
     "p-for-r",
     "r proportional to p",
     "That is p({t}), the target's own probability: r({t}) is only the part of p({t}) that q({t}) misses, "
     "max(0, p({t}) − q({t})), divided by Z.",
 )
-NOT_DIVIDED_BY_Z = Mistake(
+NOT_DIVIDED_BY_Z = AnswerMistake(
     "not-divided-by-z",
     "p − q not normalised by Z",
     "That is max(0, p({t}) − q({t})) itself, which is Z·r({t}), the correction term: r({t}) divides it by Z.",
 )
-R_FOR_CORRECTION = Mistake(
+R_FOR_CORRECTION = AnswerMistake(
     "r-for-correction",
     "r given for Z·r",
     "That is r({t}), the residual itself: the question asks for the correction term Z·r({t}), so multiply r({t}) by Z.",
 )
-ALPHA_FOR_Z = Mistake(
+ALPHA_FOR_Z = AnswerMistake(
     "alpha-for-z",
     "Z confused with α",
     "That uses α, the acceptance probability Σ min(p, q), where Z, the rejection probability Σ max(0, p − q), belongs.",
 )
-Z_FOR_ALPHA = Mistake(
+Z_FOR_ALPHA = AnswerMistake(
     "z-for-alpha",
     "α confused with Z",
     "That is Z, the rejection probability Σ max(0, p − q): the question asks for α, the acceptance "
     "probability Σ min(p, q).",
 )
-NUMBER_WITHOUT_REJECTION = Mistake(
+NUMBER_WITHOUT_REJECTION = AnswerMistake(
     "number-without-rejection",
     "a number where r is not defined",
     "A number here misses the no-rejection case: check Z first, and ask what r({t}) = max(0, p({t}) − q({t})) / Z "
@@ -103,7 +108,7 @@ def mistaken_values(
     asks_z = any(f.quantity == Z for f in fields)
     found: dict[str, dict[int, Fraction]] = {}
 
-    def put(mistake: Mistake, index: int, value: Fraction) -> None:
+    def put(mistake: AnswerMistake, index: int, value: Fraction) -> None:
         found.setdefault(mistake.key, {})[index] = value
 
     for n, field in enumerate(fields):
@@ -141,7 +146,7 @@ def wrong_patterns(
 
 def matching_mistakes(
     patterns: dict[str, dict[int, Fraction]], values: Sequence[Fraction], tolerance: Fraction = Fraction(0)
-) -> tuple[Mistake, ...]:
+) -> tuple[AnswerMistake, ...]:
     """The mistakes of ``patterns`` (from :func:`wrong_patterns`) that ``values`` match within ``tolerance``
     in every field the mistake changes."""
     return tuple(
@@ -153,7 +158,7 @@ def matching_mistakes(
 
 def diagnose(
     result: ResidualResult, field: Field, value: Fraction, tolerance: Fraction = Fraction(0)
-) -> Mistake | None:
+) -> AnswerMistake | None:
     """The mistake a wrong answer ``value`` to one asked ``field`` matches (within ``tolerance``), or None.
 
     An answer that matches two mistakes at once is not evidence of either: None. A number given for r on
@@ -167,6 +172,6 @@ def diagnose(
     return found[0] if len(found) == 1 else None
 
 
-def feedback(mistake: Mistake, token: str | None) -> str:
+def feedback(mistake: AnswerMistake, token: str | None) -> str:
     """The student's sentence for ``mistake`` about ``token``."""
     return mistake.feedback.format(t=token or "x")
