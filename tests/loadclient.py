@@ -67,6 +67,8 @@ PAGES: dict[str, tuple[str, tuple[str, ...] | None]] = {
     "exercises": (_address("exercises", "tab=Predict+the+bars"), ("exq_bar_",)),
     # an assignment link as the teacher shares it: the problems tab, nothing numeric to move (for join storms)
     "exercises-link": (_address("exercises", "seed=1&count=5&level=basic"), ()),
+    # the Class page as a student opens it before joining (the join form): nothing numeric to move (join storms)
+    "class": (_address("class"), ()),
     # the pages for self-study and engineers, with their numeric controls
     "numerics": (_address("numerics"), ("numerics_temperature", "numerics_top_k", "numerics_top_p")),
     "sampling": (_address("sampling"), ("sl_steps", "sl_seed", "sl_guess")),

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from lab.core.binomial import N_MAX, N_MIN, BinomialInputError
 from lab.core.distributions import snap_to_step, to_fraction
@@ -34,6 +35,15 @@ LAB_P = Control("lab_p", "bl_p", "lab success p", "probability", link="lab_p")
 N = Control("n", "bl_n", "n", "whole", low=N_MIN, high=N_MAX, link="n", named="number of trials")
 PREDICTION_PARAM = "pred"
 BARS_HIDDEN_AGAIN = "lab success p or n changed, so the bars are hidden again: predict, then Reveal."
+
+
+@lru_cache(maxsize=256, typed=True)
+def _worked_sum(lab_p: float, n: int):
+    """The guide's worked sum for the lab at (lab success p, n), the same for every student: made once per process
+    (the guide is checked at the end of every change, and each time the worked example's scenario file was looked up
+    on disk and its residual computed again in fractions). The result is frozen, so sessions share it."""
+    exact = display_values(lab_result(lab_p, n))
+    return worked_sum(dict(zip(outcome_labels(n), exact)) if n == 1 else {}, WORKED_EXAMPLE_SCENARIO)
 
 
 @dataclass
@@ -87,8 +97,7 @@ class BinomialLabModel:
 
     def guide(self):
         """The worked-example guide for the lab as it is: (the worked sum, the checklist's steps)."""
-        exact = display_values(lab_result(self.lab_p, self.n))
-        worked = worked_sum(dict(zip(outcome_labels(self.n), exact)) if self.n == 1 else {}, WORKED_EXAMPLE_SCENARIO)
+        worked = _worked_sum(self.lab_p, self.n)
         state = GuideState(
             self.clean_start,
             self.lab_p,

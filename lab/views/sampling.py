@@ -238,6 +238,21 @@ def one_step_results(model: SamplingModel, scenario: Scenario) -> None:
     convergence_chart(run, scenario)
 
 
+@st.fragment
+def one_step_section() -> bool:
+    """Scenario, N, seed, the guess, Run and the results: a fragment, so changing one of them reruns this section
+    only (a whole run of the page cost 2.6x the minimal app's CPU per change). False: the scenario's file is broken
+    (a full run then draws nothing after this section)."""
+    model = step_controls()
+    scenario = chosen_scenario(model)
+    if scenario is None:
+        return False
+    scenario_table(scenario)
+    predict_and_run(model, scenario)
+    one_step_results(model, scenario)
+    return True
+
+
 def compare_intro() -> None:
     section("Different text, same law")
     st.markdown(
@@ -405,13 +420,8 @@ def main() -> None:
         SamplingModel.from_url(st.query_params)[1] + CompareModel.from_url(st.query_params)[1], "sl_link_problems"
     )
     intro()
-    model = step_controls()
-    scenario = chosen_scenario(model)
-    if scenario is None:
-        return
-    scenario_table(scenario)
-    predict_and_run(model, scenario)
-    one_step_results(model, scenario)
+    if not one_step_section():
+        return  # the scenario's file is broken: said in the section, and the rest of the page is not drawn
     compare_intro()
     compare_section()
 
