@@ -27,10 +27,13 @@ from lab.views.controls import Widgets
 from lab.views.once_per_server import exact_comparison
 from lab.views.page_state import (
     controls_model,
+    drawn_outside,
     kept_in_session,
     push_to_widgets,
+    redraw_page_if_changed,
     refuse_link_values,
     show_link_warnings,
+    whole_page,
 )
 
 MAX_K = MAX_BLOCK
@@ -39,6 +42,7 @@ LIMITS = {"max_k": MAX_K, "max_l": MAX_L}  # the model's controls K and L go up 
 WIDGETS = Widgets(BlocksModel, bound=True, limits=LIMITS)  # each widget from its control, declared in the model
 GAMMAS = list(range(0, 16))
 LAW_CHART_ROWS = 40  # the law is drawn as bars up to this many outputs (the table lists every one)
+MODEL_SHOWN = "bk_model_shown"  # the model the part after the block section describes (its acceptance rate)
 SEARCH_NOTE = "bk_search_note"  # what the last "Find a block that ends at …" has to say (None: it found one)
 
 
@@ -373,6 +377,22 @@ def exact_law(state: BlocksModel, markov: MarkovModel) -> None:
     )
 
 
+@st.fragment
+def block_section() -> MarkovModel | None:
+    """The model, K, L and the seed, the block stepped through and the exact law: a fragment, so changing K, L or
+    the seed reruns this section only (a whole run of the page, its tables converted again, cost about twice the
+    minimal app's CPU per change). A new model changes the section below too: the whole page then runs once."""
+    state = block_controls()
+    markov = chosen_model(state)
+    redraw_page_if_changed(MODEL_SHOWN, markov and markov.name)
+    if markov is None:
+        return None
+    model_notes(state, markov)
+    one_block(state, markov)
+    exact_law(state, markov)
+    return markov
+
+
 def speedup_intro(markov: MarkovModel) -> None:
     section("What speculation buys")
     start_alpha = acceptance_rate(markov.p(START), markov.q(START))
@@ -423,13 +443,11 @@ def speedup_section() -> None:
 def main() -> None:
     refuse_link_values(BlocksModel.from_url(st.query_params, **LIMITS)[1], "bk_link_problems")
     intro()
-    state = block_controls()
-    markov = chosen_model(state)
+    with whole_page():
+        markov = block_section()
+        drawn_outside(MODEL_SHOWN, markov and markov.name)
     if markov is None:
-        return
-    model_notes(state, markov)
-    one_block(state, markov)
-    exact_law(state, markov)
+        return  # the model's file is broken: said in the section, and the rest of the page is not drawn
     speedup_intro(markov)
     speedup_section()
 
