@@ -316,8 +316,10 @@ async def main_async(args) -> int:
                 a, m = results[(app, idle)], results[("minimal app", idle)]
                 print(
                     f"  idle {idle}: CPU per change {app} / minimal = {ratio(a.cpu_per_change, m.cpu_per_change)}"
-                    f" (target <= 2x); CPU per join {ratio(a.cpu_per_join, m.cpu_per_join)};"
+                    f" (target <= 1.5x); CPU per join {ratio(a.cpu_per_join, m.cpu_per_join)};"
                     f" join p95 {ratio(percentile(a.joins, 0.95), percentile(m.joins, 0.95))}"
+                    + (" (join storm target <= 2x)" if args.join_storm else "")
+                    + f"; load average {os.getloadavg()[0]:.1f}"
                 )
         if args.idle:
             for label, *_ in targets:
