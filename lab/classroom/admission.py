@@ -33,70 +33,7 @@ from lab.classroom.teacher_link import teacher_class
 from lab.teaching.exercises import ExerciseInputError
 from lab.teaching.exports import check_base_url
 
-# --- the teacher's settings for who may join ------------------------------------------------------------
-
-
-def check_join_address(address: str) -> str:
-    """An app address typed by the teacher for students: http(s) with a host, nothing else ("" clears it). The
-    same rule as the Exercises page's assignment links (one home: lab.teaching.exports.check_base_url)."""
-    if not str(address).strip():
-        return ""
-    try:
-        return check_base_url(address)
-    except ExerciseInputError as exc:
-        raise ClassroomError(f"Address for students: {exc} (e.g. http://192.168.1.20:8501).") from None
-
-
-def set_join_address(engine: Engine, code: str, teacher_token: str, address: str) -> str:
-    """Keep the app address students use (join link and QR code on the dashboard and the projector)."""
-    cleaned = check_join_address(address)
-    with writing(engine) as conn:
-        klass = teacher_class(conn, code, teacher_token)
-        conn.execute(
-            text("UPDATE classes SET join_address = :a WHERE id = :id"), {"a": cleaned or None, "id": klass.id}
-        )
-        bump_version(conn, klass.id)  # the projector redraws its QR code
-    return cleaned
-
-
-def lock_joins(engine: Engine, code: str, teacher_token: str, locked: bool = True) -> None:
-    """Lock the class to new joins (students already in come back through their private links), or open it."""
-    with writing(engine) as conn:
-        klass = teacher_class(conn, code, teacher_token)
-        conn.execute(
-            text("UPDATE classes SET joins_locked_at = :at WHERE id = :id"),
-            {"at": db.now() if locked else None, "id": klass.id},
-        )
-        bump_version(conn, klass.id)
-
-
-def set_expected_size(engine: Engine, code: str, teacher_token: str, size) -> int | None:
-    """The class's expected size (1 to MAX_STUDENTS; None or 0: no approval): once that many students are in,
-    further joins wait for the teacher's approval on the dashboard instead of taking a seat."""
-    try:
-        cleaned = int(size) if size not in (None, "") else 0
-    except (TypeError, ValueError):
-        raise ClassroomError(f"Expected size: {size!r} is not a whole number of students.") from None
-    if not 0 <= cleaned <= MAX_STUDENTS:
-        raise ClassroomError(f"Expected size: {cleaned} students; type 1 to {MAX_STUDENTS}, or 0 for no approval.")
-    with writing(engine) as conn:
-        klass = teacher_class(conn, code, teacher_token)
-        conn.execute(
-            text("UPDATE classes SET expected_size = :n WHERE id = :id"), {"n": cleaned or None, "id": klass.id}
-        )
-        bump_version(conn, klass.id)
-    return cleaned or None
-
-
-def new_join_link(engine: Engine, code: str, teacher_token: str) -> str:
-    """Replace the class's join link key (a QR code that went round): the old link and QR code stop admitting at
-    once; returns the new key. Students already in keep their private links."""
-    with writing(engine) as conn:
-        klass = teacher_class(conn, code, teacher_token)
-        seed = new_join_seed()
-        conn.execute(text("UPDATE classes SET join_seed = :s WHERE id = :id"), {"s": seed, "id": klass.id})
-        bump_version(conn, klass.id)
-    return join_key(seed)
+# --- the join ----------------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -290,3 +227,69 @@ def _admission(conn, klass: ClassRow, request: JoinRequest, by_link: bool) -> Cl
             else _no_open_class(klass.code)
         )
     return None
+
+
+# --- the teacher's settings for who may join ------------------------------------------------------------
+
+
+def check_join_address(address: str) -> str:
+    """An app address typed by the teacher for students: http(s) with a host, nothing else ("" clears it). The
+    same rule as the Exercises page's assignment links (one home: lab.teaching.exports.check_base_url)."""
+    if not str(address).strip():
+        return ""
+    try:
+        return check_base_url(address)
+    except ExerciseInputError as exc:
+        raise ClassroomError(f"Address for students: {exc} (e.g. http://192.168.1.20:8501).") from None
+
+
+def set_join_address(engine: Engine, code: str, teacher_token: str, address: str) -> str:
+    """Keep the app address students use (join link and QR code on the dashboard and the projector)."""
+    cleaned = check_join_address(address)
+    with writing(engine) as conn:
+        klass = teacher_class(conn, code, teacher_token)
+        conn.execute(
+            text("UPDATE classes SET join_address = :a WHERE id = :id"), {"a": cleaned or None, "id": klass.id}
+        )
+        bump_version(conn, klass.id)  # the projector redraws its QR code
+    return cleaned
+
+
+def lock_joins(engine: Engine, code: str, teacher_token: str, locked: bool = True) -> None:
+    """Lock the class to new joins (students already in come back through their private links), or open it."""
+    with writing(engine) as conn:
+        klass = teacher_class(conn, code, teacher_token)
+        conn.execute(
+            text("UPDATE classes SET joins_locked_at = :at WHERE id = :id"),
+            {"at": db.now() if locked else None, "id": klass.id},
+        )
+        bump_version(conn, klass.id)
+
+
+def set_expected_size(engine: Engine, code: str, teacher_token: str, size) -> int | None:
+    """The class's expected size (1 to MAX_STUDENTS; None or 0: no approval): once that many students are in,
+    further joins wait for the teacher's approval on the dashboard instead of taking a seat."""
+    try:
+        cleaned = int(size) if size not in (None, "") else 0
+    except (TypeError, ValueError):
+        raise ClassroomError(f"Expected size: {size!r} is not a whole number of students.") from None
+    if not 0 <= cleaned <= MAX_STUDENTS:
+        raise ClassroomError(f"Expected size: {cleaned} students; type 1 to {MAX_STUDENTS}, or 0 for no approval.")
+    with writing(engine) as conn:
+        klass = teacher_class(conn, code, teacher_token)
+        conn.execute(
+            text("UPDATE classes SET expected_size = :n WHERE id = :id"), {"n": cleaned or None, "id": klass.id}
+        )
+        bump_version(conn, klass.id)
+    return cleaned or None
+
+
+def new_join_link(engine: Engine, code: str, teacher_token: str) -> str:
+    """Replace the class's join link key (a QR code that went round): the old link and QR code stop admitting at
+    once; returns the new key. Students already in keep their private links."""
+    with writing(engine) as conn:
+        klass = teacher_class(conn, code, teacher_token)
+        seed = new_join_seed()
+        conn.execute(text("UPDATE classes SET join_seed = :s WHERE id = :id"), {"s": seed, "id": klass.id})
+        bump_version(conn, klass.id)
+    return join_key(seed)
