@@ -581,6 +581,26 @@ def test_the_version_route_says_when_a_student_page_must_redraw_whole(engine):
     ]
 
 
+def test_a_reveal_or_show_responses_applied_to_the_last_state_is_what_the_database_then_gives(engine):
+    """A student's live part redraws a Reveal or Show responses from the class's shared version (with_flags), not
+    from a read of its own: that state equals student_state read afterwards (the exact answer only once revealed:
+    the worked example's p - q on B and C is 3/10 and 1/10, so r is 3/4 and 1/4)."""
+    new = classes.create_class(engine)
+    ann = admission.join_class(engine, new.code, "Ann").student_token
+    classes.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
+    activity = answers.student_state(engine, new.code, ann).activity.id
+    answers.submit_prediction(engine, new.code, ann, activity, ["0.6", "0.4"])
+    for act in (classes.show_responses, classes.reveal):
+        before = answers.student_state(engine, new.code, ann)
+        act(engine, new.code, new.teacher_token)
+        current = versions.stored_class_version(engine, new.code)
+        assert current.version == before.version + 1
+        after = answers.with_flags(before, current.version, current.revealed, current.shown)
+        assert after == answers.student_state(engine, new.code, ann)
+    assert after.activity.shown and after.activity.revealed and after.exact == (F(3, 4), F(1, 4))
+    assert answers.with_flags(before, before.version, False, True).exact is None  # not revealed: no exact answer
+
+
 # --- schema 2: New teacher link, the projector's key, peer-instruction rounds, the address for students ------
 
 

@@ -27,11 +27,12 @@ def data(tmp_path, monkeypatch):
 
 
 def revealed_table(at) -> dict[str, list[str]]:
-    """The student's value / yours / exact table (a markdown table), read from its rows, escapes removed;
-    empty when the page shows none."""
+    """The student's value / yours / exact table (a markdown table, the first lines of its element; the answer
+    follows it), read from its rows, escapes removed; empty when the page shows none."""
     for m in at.markdown:
-        lines = [line for line in m.value.split("\n") if line.startswith("|")]
-        if lines and lines[0] == "| value | yours | exact |":
+        lines = m.value.split("\n")
+        if lines[0] == "| value | yours | exact |":
+            lines = lines[: next((i for i, line in enumerate(lines) if not line.startswith("|")), len(lines))]
             rows = [line.strip("| ").split(" | ") for line in lines[2:]]
             return {name: [r[i].replace("\\", "") for r in rows] for i, name in enumerate(("value", "yours", "exact"))}
     return {}

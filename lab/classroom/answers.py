@@ -3,7 +3,7 @@ answers they save (a prediction, an assignment's attempts)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from fractions import Fraction
 
 from sqlalchemy import text
@@ -82,6 +82,14 @@ def _student(conn, code: str, student_token: str, *, for_write: bool = True):
         raise ClassroomError(f"Class {code} has ended: nothing can change now; thank you for taking part.")
     activity = activity_record(row)
     return row, klass, activity
+
+
+def with_flags(state: StudentState, version: int, revealed: bool, shown: bool) -> StudentState:
+    """``state`` (with a current activity) as the teacher's Reveal or Show responses left it at ``version``: what
+    student_state would read then, without reading (the exact answer of a prediction only once revealed)."""
+    activity = replace(state.activity, revealed=revealed, shown=shown)
+    exact = activity.spec.exact if activity.kind == PREDICT and revealed else None
+    return replace(state, version=version, activity=activity, exact=exact)
 
 
 def student_state(engine: Engine, code: str, student_token: str) -> StudentState:

@@ -21,6 +21,8 @@ class ClassVersion(NamedTuple):
     follow_key: str  # what a student's page shows to read this (see follow_key)
     display_key: str = ""  # the projector's key: it may read the version too
     layout: str = ""  # the student page's structure (page_layout): when it moved, the whole page redraws
+    revealed: bool = False  # the current activity's answer is revealed (its flags: a page's live part redraws
+    shown: bool = False  # from them, shared by the class, when a Reveal or Show responses is all that moved)
 
 
 def page_layout(activity_id: int | None, round_: int, locked: bool, kind: str, revealed: bool) -> str:
@@ -39,7 +41,7 @@ def stored_class_version(engine: Engine, code: str) -> ClassVersion | None:
         row = conn.execute(
             text(
                 "SELECT c.version, c.ended_at, c.created_at, c.teacher_hash, c.display_key, c.current_activity, "
-                "a.round, a.locked_at, a.kind, a.revealed_at FROM classes c "
+                "a.round, a.locked_at, a.kind, a.revealed_at, a.shown_at FROM classes c "
                 "LEFT JOIN activities a ON a.id = c.current_activity WHERE c.code = :code"
             ),
             {"code": code},
@@ -50,4 +52,12 @@ def stored_class_version(engine: Engine, code: str) -> ClassVersion | None:
     layout = page_layout(
         row.current_activity, row.round, row.locked_at is not None, row.kind, row.revealed_at is not None
     )
-    return ClassVersion(row.version, is_open, follow_key(link_seed(row)), row.display_key or "", layout)
+    return ClassVersion(
+        row.version,
+        is_open,
+        follow_key(link_seed(row)),
+        row.display_key or "",
+        layout,
+        row.revealed_at is not None,
+        row.shown_at is not None,
+    )

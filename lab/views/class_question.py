@@ -31,9 +31,8 @@ def draw_answer(answer: ClassAnswer, *, lab_link: bool = True) -> None:
     """The exact answer (only after the teacher's reveal): the fields' exact values, Z, the Binomial lab's
     setting with the same bars (with ``lab_link``, a link that opens it), the reconstruction min(p, q) + Z·r = p
     per token, and the scenario's explanation."""
-    st.markdown("**Exact answer:** " + markdown_escape("; ".join(answer.exact_lines())) + ".")
-    if answer.lab_link is not None:
-        st.markdown(markdown_escape(f"{answer.fields[0]} and {answer.fields[1]} are {answer.lab_link.text}."))
+    for part in _answer_parts(answer):
+        st.markdown(part)
     if answer.lab_link is not None and lab_link:
         st.page_link(
             page_named(answer.lab_link.page).file,
@@ -41,10 +40,28 @@ def draw_answer(answer: ClassAnswer, *, lab_link: bool = True) -> None:
             query_params=answer.lab_link.params,
             icon=":material/casino:",
         )
+    st.markdown(reconstruction_markdown(answer))
+
+
+def reconstruction_markdown(answer: ClassAnswer) -> str:
+    """The reconstruction min(p, q) + Z·r = p per token, and the scenario's explanation, as one markdown."""
     verdict = "gives p for every token" if answer.recovers_target else "does NOT give p"
-    st.markdown(
+    text = (
         f"**Reconstruction:** min(p, q) + Z·r {verdict}.\n\n"
         + markdown_table(answer.reconstruction_header(), answer.reconstruction_cells())
     )
-    if answer.explanation:
-        st.markdown(markdown_escape(answer.explanation))
+    return text + (f"\n\n{markdown_escape(answer.explanation)}" if answer.explanation else "")
+
+
+def answer_markdown(answer: ClassAnswer) -> str:
+    """:func:`draw_answer` without the link to the Binomial lab, as one markdown (a student's page during the class
+    draws it at the moment of the reveal, with every other page of the class)."""
+    return "\n\n".join([*_answer_parts(answer), reconstruction_markdown(answer)])
+
+
+def _answer_parts(answer: ClassAnswer) -> list[str]:
+    """The fields' exact values, and the Binomial lab's setting with the same bars (when there is one)."""
+    parts = ["**Exact answer:** " + markdown_escape("; ".join(answer.exact_lines())) + "."]
+    if answer.lab_link is not None:
+        parts.append(markdown_escape(f"{answer.fields[0]} and {answer.fields[1]} are {answer.lab_link.text}."))
+    return parts

@@ -49,7 +49,7 @@ from lab.views.accessibility import announce, section, subsection, title
 from lab.views.bar_predictor import bar_predictor
 from lab.views.class_admission import admission_panel, remove_by_rule
 from lab.views.class_keys import Keys
-from lab.views.class_question import draw_answer, draw_question
+from lab.views.class_question import answer_markdown, draw_answer, draw_question
 from lab.views.class_results import change_text, pattern_text, results_chart
 from lab.views.classroom_db import browser_key, class_version, client_address, engine
 from lab.views.common import chart, figure
@@ -853,7 +853,7 @@ def revealed_prediction(state: answers.StudentState) -> str:
     activity = state.activity
     spec = activity.spec
     saved = state.prediction
-    st.markdown("**The exact answer** (revealed by your teacher):")
+    intro = "**The exact answer** (revealed by your teacher):"
     bars = len(spec.tokens)
     if saved:
         # figures are cached and shared: predictions move in steps of 0.05, many students draw the same one
@@ -866,14 +866,19 @@ def revealed_prediction(state: answers.StudentState) -> str:
                 f"{f}: yours {float(v):.2f}, exact {fraction_text(e)}"
                 for f, v, e in zip(spec.fields, saved, state.exact)
             ),
+            intro=intro,
         )
+    else:
+        st.markdown(intro)
     yours = [f"{float(v):.2f}" for v in saved] if saved else ["–"] * len(spec.fields)
-    # a markdown table, not st.table: every student's page draws it at the same moment (the reveal)
+    # one markdown (a table, not st.table), with the answer: every student's page draws it at the same moment (the
+    # reveal), and each element costs the server per page. No link to the Binomial lab: during the class this browser
+    # shows the class only (lab/views/class_focus.py)
     st.markdown(
         markdown_table(("value", "yours", "exact"), zip(spec.fields, yours, (with_decimal(e, 3) for e in state.exact)))
+        + "\n\n"
+        + answer_markdown(spec.answer)
     )
-    # no link to the Binomial lab: during the class this browser shows the class only (lab/views/class_focus.py)
-    draw_answer(spec.answer, lab_link=False)
     return "Your teacher revealed the exact answer: " + "; ".join(
         f"{f} is {with_decimal(e, 3)}, yours {v}" for f, e, v in zip(spec.fields, state.exact, yours)
     )
@@ -1054,7 +1059,29 @@ def student_said(state: answers.StudentState) -> str:
 
 
 def live_state(code: str, token: str) -> answers.StudentState | None:
-    """The student's state read again in the live part's own run; None when the whole page has to say why not."""
+    """The student's state in the live part's own run; None when the whole page has to say why not. When all that
+    moved since the state last read is one Reveal or one Show responses (the class's shared version says so), that
+    state with the activity's new flags: every page of the class redraws at that moment, and the shared version is
+    one reading for the class, not one database read a page (docs/performance.md). Else read again."""
+    last = st.session_state.get(Keys.LAST_STATE)
+    if last is not None and last.activity is not None and st.session_state.get(Keys.LAST_TOKEN) == token:
+        try:
+            current = class_version(code)
+        except Exception as exc:
+            if not database_down(exc):
+                raise
+            return None
+        flags = (last.activity.revealed, last.activity.shown)
+        if (
+            current is not None
+            and current.open
+            and current.version == last.version + 1
+            and current.layout == layout_of(last)
+            and sum(a != b for a, b in zip(flags, (current.revealed, current.shown))) == 1
+        ):
+            state = answers.with_flags(last, current.version, current.revealed, current.shown)
+            st.session_state[Keys.LAST_STATE] = state
+            return state
     try:
         db = engine()
         return bounded(lambda: answers.student_state(db, code, token))

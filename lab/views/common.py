@@ -74,15 +74,18 @@ def figure(builder: str, *args):
     return _figure(builder, call)
 
 
-def chart(fig, key: str, alt: str, table: tuple | None = None, height="content") -> None:
+def chart(fig, key: str, alt: str, table: tuple | None = None, height="content", intro: str = "") -> None:
     """A figure with ``alt`` as its text alternative (its exact values), under its title drawn as page text (it wraps
     on a narrow screen, where plotly would cut it off: lab.charts.base.layout). ``table``: (header, rows) of a chart
     that has no table of its values beside it on the page: they go in an expander under it, drawn only while open
     (opening it reruns), so a run costs one element more, not a table. ``height="stretch"``: as tall as its
-    container (whose height CSS sets), for a figure without a height."""
+    container (whose height CSS sets), for a figure without a height. ``intro``: markdown drawn before the title,
+    in the same element (one element less a run)."""
     heading, subtitle = title_of({"meta": fig.layout.meta})
     if heading:
-        st.markdown(f"**{markdown_escape(heading)}**" + (f"  \n{markdown_escape(subtitle)}" if subtitle else ""))
+        heading = f"**{markdown_escape(heading)}**" + (f"  \n{markdown_escape(subtitle)}" if subtitle else "")
+    if heading or intro:
+        st.markdown("\n\n".join(part for part in (intro, heading) if part))
     st.plotly_chart(fig, width="stretch", height=height, theme=None, key=key, config=CHART_CONFIG, alt=alt)
     if table is not None:
         values = st.expander("The chart's values as a table", key=f"{key}_values", on_change="rerun")
