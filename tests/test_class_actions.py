@@ -12,6 +12,8 @@ from sqlalchemy import create_engine
 from lab.classroom import admission, answers, classes, dashboards, refusals, teacher_link
 from lab.classroom.actions import (
     DATABASE_DOWN,
+    MAYBE_SAVED,
+    PENDING,
     PREDICT_LABEL,
     TEACHER_DOWN,
     Feedback,
@@ -148,3 +150,48 @@ def test_an_answer_is_checked_and_saved_or_not(engine):
         "error", "Problem 9 is not part of this assignment (1 to 3)."
     )
     assert seat.submit_answer(unreachable(), activity.id, 2, "1/2") == Feedback("error", DATABASE_DOWN)
+
+
+def test_a_new_teacher_link_the_database_answers_late_still_reaches_the_desk(tmp_path, monkeypatch):
+    """New teacher link while the database does not answer in time (SQLite's write lock held elsewhere, longer
+    than the page's wait): the page says it may still be saved (or, given somewhere to keep the call, that it
+    waits: PENDING); once the database answers, the replacement is saved and the desk holds the new token, so the
+    teacher's tab still opens its dashboard (the old link is refused from then on)."""
+    import time
+
+    from lab.classroom.db import prepare
+    from lab.classroom.gate import TIMEOUT_ENV
+
+    monkeypatch.setenv(TIMEOUT_ENV, "0.5")
+    db = prepare(create_engine(f"sqlite:///{tmp_path / 'classroom.db'}"))
+    new = classes.create_class(db, "late")
+    desk = TeacherDesk(new.code, new.teacher_token)
+
+    def held_lock(replace):
+        with db.connect().execution_options(sqlite_begin="IMMEDIATE") as holder:
+            holder.begin()  # the write lock, held past the page's wait
+            said = replace()
+            holder.rollback()
+        return said
+
+    def replaced(old: str) -> bool:
+        try:
+            teacher_link.check_teacher(db, new.code, old)
+        except refusals.ClassroomError:
+            return True
+        return False
+
+    old = desk.token
+    assert held_lock(lambda: desk.new_teacher_link(db)) == MAYBE_SAVED
+    for _wait in range(100):  # the database answers: the replacement runs
+        if replaced(old):
+            break
+        time.sleep(0.1)
+    assert replaced(old) and desk.token != old
+    assert teacher_link.check_teacher(db, new.code, desk.token).code == new.code
+
+    old, handed = desk.token, []
+    assert held_lock(lambda: desk.new_teacher_link(db, on_pending=handed.append)) == PENDING
+    assert handed[0].result(timeout=15) == desk.token != old
+    assert TeacherDesk(new.code, old).act(db, classes.lock)  # the old link is refused
+    db.dispose()

@@ -1,23 +1,41 @@
-"""What the Class page's buttons change, as methods that return what the page tells the user: joining or starting
-a class, the teacher's actions on the dashboard (:class:`TeacherDesk`) and a student's submissions
-(:class:`StudentSeat`). A refusal (:class:`lab.classroom.refusals.ClassroomError`) and a database outage become words;
-nothing here imports Streamlit."""
+"""What the Class page's views read and change, as functions and methods that return what the page tells the
+user: joining or starting a class, the teacher's dashboard (:class:`TeacherDesk`: its reads, and the actions of
+:class:`TeacherActions`) and a student's page (:class:`StudentSeat`). Every call meets the class database through
+:func:`outcome` (a bounded wait, lab.classroom.gate), the one place where a refusal
+(:class:`lab.classroom.refusals.ClassroomError`) and a database outage become words; the views never call the
+store's rooms (classes, admission, roster, answers, ...) themselves. Nothing here imports Streamlit."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TypeVar
+from typing import Generic, TypeVar
 
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import SQLAlchemyError
 
-from lab.classroom import admission, answers, classes, naming, refusals, teacher_link
+from lab.classroom import admission, answers, classes, dashboards, export, naming, roster, teacher_link
+from lab.classroom import db as database
 from lab.classroom.activities import ASSIGNMENT, PREDICT
+from lab.classroom.answers import StudentState, with_flags
+from lab.classroom.dashboards import Dashboard
 from lab.classroom.gate import NotAnswering, bounded
+from lab.classroom.limits import MAX_STUDENTS
+from lab.classroom.records import ActivityView, ClassRow
+from lab.classroom.refusals import ClassroomError, Waiting
+from lab.classroom.roster import BULK_RULES
+from lab.classroom.versions import page_layout
+from lab.teaching.exercises import Feedback
+
+__all__ = [  # read by the views from here, with the functions below
+    "BULK_RULES", "MAX_STUDENTS", "ActivityView", "ClassRow", "ClassroomError", "Dashboard", "Feedback", "StudentState",
+    "page_layout", "with_flags",
+]
 
 Result = TypeVar("Result")
+Connect = Callable[[], Engine]  # the pages' engine(): it prepares the database on first use, so it may meet an outage
 
 DATABASE_DOWN = (
     "The class database cannot be reached right now, so nothing was saved. What you typed stays on this page; "
@@ -60,28 +78,88 @@ def down_words(exc: BaseException, down: str) -> str:
     return down
 
 
-def attempt(
-    call: Callable[[], Result], down: str, on_pending: Callable | None = None
-) -> tuple[Result | None, str]:
-    """Run one store call with a bounded wait (lab.classroom.gate): (its result, ""), or (None, the refusal to
-    show), where a database outage says ``down``. A call the database did not answer in time but that had
-    started is handed to ``on_pending`` (a future: it completes or fails once, when the database answers) and
-    the page says PENDING. Any other exception is a bug and propagates."""
+def sent_at() -> str:
+    """Now, as the page says when a call was sent (clock)."""
+    return clock(database.now())
+
+
+@dataclass(frozen=True)
+class Outcome(Generic[Result]):
+    """What one call to the class database came to: its ``value``, or the words to show (``refusal``), with why:
+    the store refused it (``refused``; a :class:`Waiting` student is one), or the database could not be reached
+    or did not answer in time (``down``; ``pending``: the call had started and may still complete)."""
+
+    value: Result | None = None
+    refusal: str = ""
+    refused: ClassroomError | None = None
+    down: bool = False
+    pending: Future | None = None
+
+    @property
+    def waiting(self) -> bool:
+        """A student who joined beyond the expected size, waiting for the teacher to let them in."""
+        return isinstance(self.refused, Waiting)
+
+
+def outcome(
+    call: Callable[[Engine | None], Result], db: Engine | Connect | None, down: str, *, gated: bool = True
+) -> Outcome[Result]:
+    """``call(engine)`` with ``db`` (an engine, or the page's engine() run here first: preparing the database can
+    meet the outage too), through the gate's bounded wait unless ``gated`` is False (a call that bounds its own
+    wait, or one that never did); a refusal or an outage becomes an Outcome whose ``refusal`` says why (an outage:
+    ``down``, or the same sentence saying the database is not answering). The one place a class view meets an
+    outage; any other exception is a bug and propagates."""
     try:
-        return bounded(call), ""
-    except refusals.ClassroomError as exc:
-        return None, str(exc)
-    except NotAnswering as exc:
-        if exc.pending is not None:
-            if on_pending is None:
-                return None, MAYBE_SAVED
-            on_pending(exc.pending)
-            return None, PENDING
-        return None, down_words(exc, down)
+        engine = db() if callable(db) else db
+        return Outcome(bounded(lambda: call(engine)) if gated else call(engine))
+    except ClassroomError as exc:
+        return Outcome(refusal=str(exc), refused=exc)
     except Exception as exc:
         if not database_down(exc):
             raise
-        return None, down
+        return Outcome(refusal=down_words(exc, down), down=True, pending=getattr(exc, "pending", None))
+
+
+def attempt(
+    call: Callable[[], Result], down: str, on_pending: Callable | None = None
+) -> tuple[Result | None, str]:
+    """Run one store call with a bounded wait (outcome): (its result, ""), or (None, the refusal to show), where a
+    database outage says ``down``. A call the database did not answer in time but that had started is handed to
+    ``on_pending`` (a future: it completes or fails once, when the database answers) and the page says PENDING."""
+    result = outcome(lambda _engine: call(), None, down)
+    return result.value, words(result, on_pending)
+
+
+def words(result: Outcome, on_pending: Callable | None = None) -> str:
+    """What the page says of a change's outcome ("" when it went through): its refusal, or for a call the database
+    did not answer in time but that had started, PENDING once ``on_pending`` has the call's future (MAYBE_SAVED
+    without one)."""
+    if result.pending is None:
+        return result.refusal
+    if on_pending is None:
+        return MAYBE_SAVED
+    on_pending(result.pending)
+    return PENDING
+
+
+def refused(text: str) -> Feedback:
+    """A submission that did not go through: an error, or a warning while it waits for the database (PENDING)."""
+    return Feedback("warning" if text == PENDING else "error", text)
+
+
+def answered_later(future: Future) -> Outcome:
+    """What a call the database answered late came to (``future`` is done: lab.classroom.gate)."""
+    return outcome(lambda _engine: future.result(), None, DATABASE_DOWN, gated=False)
+
+
+def database_answers(db: Engine | Connect) -> bool:
+    """Whether the class database answers a trivial query now (a page waiting for it asks every few seconds)."""
+
+    def probe(engine: Engine) -> None:
+        with engine.connect() as conn:
+            conn.exec_driver_sql("SELECT 1")
+
+    return not outcome(probe, db, DATABASE_DOWN).down
 
 
 def link_key(typed_code: str, link_code: str, key: str) -> str:
@@ -89,73 +167,127 @@ def link_key(typed_code: str, link_code: str, key: str) -> str:
     normalising both): a code typed by hand joins without the link's key."""
     try:
         same = naming.normalize_code(typed_code) == naming.normalize_code(link_code)
-    except refusals.ClassroomError:
+    except ClassroomError:
         return ""
     return key if same else ""
 
 
 def join_from_landing(
-    db: Engine, typed_code: str, name: str, *, client: str, address: str, link_code: str, key: str
+    db: Engine | Connect, typed_code: str, name: str, *, client: str, address: str, link_code: str, key: str
 ) -> tuple[admission.Joined | None, str]:
     """Join from the landing page (lab.classroom.admission.join_class, in words): (the seat, "") or (None, why not;
     an outage says nothing was joined)."""
-    return attempt(
-        lambda: admission.join_class(
-            db, typed_code, name, client=client, address=address, link_key=link_key(typed_code, link_code, key)
+    result = outcome(
+        lambda engine: admission.join_class(
+            engine, typed_code, name, client=client, address=address, link_key=link_key(typed_code, link_code, key)
         ),
+        db,
         DATABASE_DOWN.replace("nothing was saved", "you have not joined yet"),
     )
+    return result.value, words(result)
 
 
 def start_class(
-    db: Engine, class_name: str, *, client: str = "", address: str = ""
+    db: Engine | Connect, class_name: str, *, client: str = "", address: str = ""
 ) -> tuple[classes.NewClass | None, str]:
     """Start a class from the landing page: (the new class, "") or (None, why not: also when this browser or
     address started too many classes)."""
-    return attempt(
-        lambda: classes.create_class(db, class_name, client=client, address=address),
+    result = outcome(
+        lambda engine: classes.create_class(engine, class_name, client=client, address=address),
+        db,
         DATABASE_DOWN.replace("nothing was saved", "no class was started"),
     )
+    return result.value, words(result)
+
+
+class TeacherActions:
+    """The store's teacher actions the dashboard's buttons run through :meth:`TeacherDesk.act` (each is
+    ``action(db, code, token, *args)``; its name, capitalised, is how the page names it while it waits)."""
+
+    show_responses = staticmethod(classes.show_responses)
+    vote_again = staticmethod(classes.vote_again)
+    reveal = staticmethod(classes.reveal)
+    lock = staticmethod(classes.lock)
+    unlock = staticmethod(classes.unlock)
+    next_activity = staticmethod(classes.next_activity)
+    end_class = staticmethod(classes.end_class)
+    remove_student = staticmethod(roster.remove_student)
+    remove_students = staticmethod(roster.remove_students)
+    allow_back = staticmethod(roster.allow_back)
+    lock_joins = staticmethod(admission.lock_joins)
+    set_expected_size = staticmethod(admission.set_expected_size)
+    new_join_link = staticmethod(admission.new_join_link)
+    admit_waiting = staticmethod(roster.admit_waiting)
+
+
+RESULTS_DOWN = "The class database could not be reached: download the results again in a moment.\n"
 
 
 @dataclass
 class TeacherDesk:
-    """The class a teacher's dashboard runs: its code and the teacher token (which New teacher link replaces)."""
+    """The class a teacher's dashboard runs: its code and the teacher token (which New teacher link replaces;
+    ``replaced``: the token it replaced, which the tab's address may still hold)."""
 
     code: str
     token: str
+    replaced: str = ""
 
-    def act(self, db: Engine, action: Callable, *args, on_pending: Callable | None = None) -> str:
-        """Run a teacher action of the class store (lab.classroom.classes, admission, roster: ``action(db, code,
-        token, *args)``); returns the refusal
-        to show, or "" (``on_pending``: see attempt)."""
-        return attempt(lambda: action(db, self.code, self.token, *args), TEACHER_DOWN, on_pending)[1]
+    def act(self, db: Engine | Connect, action: Callable, *args, on_pending: Callable | None = None) -> str:
+        """Run a teacher action of the class store (``action(db, code, token, *args)``: TeacherActions, or a
+        method of this desk); returns the refusal to show, or "" (``on_pending``: see attempt)."""
+        return words(outcome(lambda engine: action(engine, self.code, self.token, *args), db, TEACHER_DOWN), on_pending)
 
-    def open_activity(self, db: Engine, kind_label: str, source: str, seed, level, count) -> str:
+    def open_activity(
+        self, db: Engine | Connect, kind_label: str, source: str, seed, level, count, on_pending: Callable | None = None
+    ) -> str:
         """Open the activity the dashboard's form describes: a prediction of ``source`` for PREDICT_LABEL, else an
-        assignment of ``seed``, ``level`` and ``count``; returns the refusal to show, or ""."""
+        assignment of ``seed``, ``level`` and ``count``; returns the refusal to show, or "" (``on_pending``: see
+        attempt)."""
         if kind_label == PREDICT_LABEL:
-            return self.act(db, classes.open_activity, PREDICT, {"source": source})
-        return self.act(db, classes.open_activity, ASSIGNMENT, {"seed": seed, "level": level, "count": count})
+            return self.act(db, classes.open_activity, PREDICT, {"source": source}, on_pending=on_pending)
+        spec = {"seed": seed, "level": level, "count": count}
+        return self.act(db, classes.open_activity, ASSIGNMENT, spec, on_pending=on_pending)
 
-    def new_teacher_link(self, db: Engine) -> str:
-        """Replace the teacher token (this desk then holds the new one); returns the refusal to show, or ""."""
-        token, refusal = attempt(lambda: teacher_link.new_teacher_link(db, self.code, self.token), TEACHER_DOWN)
-        if token is not None:
-            self.token = token
-        return refusal
+    def new_teacher_link(self, db: Engine | Connect, on_pending: Callable | None = None) -> str:
+        """Replace the teacher token (this desk then holds the new one, also when the database answers late: the
+        old link no longer opens the dashboard then); returns the refusal to show, or ""."""
 
-    def set_join_address(self, db: Engine, address: str) -> str:
+        def replace(engine: Engine) -> str:
+            old = self.token
+            self.token = teacher_link.new_teacher_link(engine, self.code, old)
+            self.replaced = old
+            return self.token
+
+        return words(outcome(replace, db, TEACHER_DOWN), on_pending)
+
+    def set_join_address(self, db: Engine | Connect, address: str, on_pending: Callable | None = None) -> str:
         """Keep the address students can reach with the class; returns the refusal to show, or ""."""
-        return attempt(lambda: admission.set_join_address(db, self.code, self.token, address), TEACHER_DOWN)[1]
+        keep = lambda engine: admission.set_join_address(engine, self.code, self.token, address)  # noqa: E731
+        return words(outcome(keep, db, TEACHER_DOWN), on_pending)
 
+    def check(self, db: Engine | Connect) -> Outcome[ClassRow]:
+        """The class, when this token is its teacher's."""
+        return outcome(lambda engine: teacher_link.check_teacher(engine, self.code, self.token), db, TEACHER_DOWN)
 
-@dataclass(frozen=True)
-class Feedback:
-    """What the page says after a submission, and how: ``kind`` is "success", "warning" or "error"."""
+    def dashboard(self, db: Engine | Connect) -> Outcome[Dashboard]:
+        """The dashboard's figures (one aggregate query)."""
+        return outcome(lambda engine: dashboards.dashboard(engine, self.code, self.token), db, TEACHER_DOWN)
 
-    kind: str
-    text: str
+    def bulk_match(self, db: Engine | Connect, rule: str, seconds: int, include: bool) -> Outcome:
+        """Whom a removal rule takes (and whom it keeps because they submitted)."""
+        return outcome(
+            lambda engine: roster.bulk_match(engine, self.code, self.token, rule, seconds, include), db, TEACHER_DOWN
+        )
+
+    def results_csv(self, db: Engine | Connect) -> str:
+        """The class's results as CSV, or, while the database cannot be reached, a line saying so (the download's
+        content: the button is drawn before it is pressed)."""
+        result = outcome(lambda engine: export.class_results_csv(engine, self.code, self.token), db, TEACHER_DOWN)
+        if result.down:
+            return RESULTS_DOWN
+        if result.refused is not None:
+            raise result.refused
+        return result.value
 
 
 @dataclass
@@ -165,39 +297,44 @@ class StudentSeat:
     code: str
     token: str
 
+    def state(self, db: Engine | Connect) -> Outcome[StudentState]:
+        """What the student's page shows, from the database (``waiting``: not let in yet)."""
+        return outcome(lambda engine: answers.student_state(engine, self.code, self.token), db, DATABASE_DOWN)
+
     def submit_prediction(
-        self, db: Engine, activity_id: int, fields, values, round_number: int, on_pending: Callable | None = None
+        self, db: Engine | Connect, activity_id: int, fields, values, round_number: int,
+        on_pending: Callable | None = None,
     ) -> Feedback:
         """Save the prediction boxes' ``values`` (None: left empty) for the round the page showed (``on_pending``:
         see attempt)."""
         missing = [field for field, value in zip(fields, values) if value is None]
         if missing:
             return Feedback("warning", f"Type a value for {', '.join(missing)} first.")
-        saved, refusal = attempt(
-            lambda: answers.submit_prediction(
-                db, self.code, self.token, activity_id, [f"{v:.4f}" for v in values], round_number=round_number
+        result = outcome(
+            lambda engine: answers.submit_prediction(
+                engine, self.code, self.token, activity_id, [f"{v:.4f}" for v in values], round_number=round_number
             ),
+            db,
             DATABASE_DOWN,
-            on_pending,
         )
-        if saved is None:
-            return Feedback("warning" if refusal == PENDING else "error", refusal)
+        if result.value is None:
+            return refused(words(result, on_pending))
         return Feedback(
-            "success", f"Saved at {clock(saved.updated_at)}. You can change it until your teacher locks the activity."
+            "success",
+            f"Saved at {clock(result.value.updated_at)}. You can change it until your teacher locks the activity.",
         )
 
     def submit_answer(
-        self, db: Engine, activity_id: int, number: int, answer: str, on_pending: Callable | None = None
+        self, db: Engine | Connect, activity_id: int, number: int, answer: str, on_pending: Callable | None = None
     ) -> Feedback:
         """Check and save the answer to problem ``number``: right (success), counted but wrong (error), or not read
         as an answer and not saved (warning); ``on_pending``: see attempt."""
-        checked, refusal = attempt(
-            lambda: answers.submit_answer(db, self.code, self.token, activity_id, number, answer),
+        result = outcome(
+            lambda engine: answers.submit_answer(engine, self.code, self.token, activity_id, number, answer),
+            db,
             DATABASE_DOWN,
-            on_pending,
         )
-        if checked is None:
-            return Feedback("warning" if refusal == PENDING else "error", refusal)
-        check, _attempt = checked
-        kind = "success" if check.correct else ("error" if check.counted else "warning")
-        return Feedback(kind, check.message + (" Saved." if check.counted else " Not saved."))
+        if result.value is None:
+            return refused(words(result, on_pending))
+        check, _attempt = result.value
+        return Feedback.of_check(check, check.message + (" Saved." if check.counted else " Not saved."))

@@ -22,6 +22,7 @@ from lab.teaching.exercises import (
     MIN_COUNT,
     MIN_SEED,
     Attempt,
+    Feedback,
     Problem,
     hints,
     record_try,
@@ -61,7 +62,7 @@ class Sheet:
     teacher: bool  # a teacher link of this assignment: its keys and the presenter's Reveal buttons
     link_token: str
     attempts: dict = field(default_factory=dict)
-    feedback: dict = field(default_factory=dict)
+    feedback: dict[int, Feedback] = field(default_factory=dict)
     revealed: set = field(default_factory=set)
     checked_bars: dict = field(default_factory=dict)
 
@@ -76,14 +77,13 @@ class Sheet:
         attempt = self.attempts.setdefault(problem.number, Attempt())
         if text is None or not str(text).strip():
             message = "Type an answer first." if not problem.is_choice else "Choose a branch first."
-            self.feedback[problem.number] = ("warning", message)
+            self.feedback[problem.number] = Feedback("warning", message)
             return None, ("", f"{problem.title}: {message}")
         if attempt.correct:
-            self.feedback[problem.number] = ("success", "Already solved: your correct answer is recorded.")
+            self.feedback[problem.number] = Feedback("success", "Already solved: your correct answer is recorded.")
             return None, None
         check = record_try(attempt, problem, str(text))
-        kind = "success" if check.correct else ("error" if check.counted else "warning")
-        self.feedback[problem.number] = (kind, check.message)
+        self.feedback[problem.number] = Feedback.of_check(check)
         said = f"{problem.title}, try {attempt.tries}: {check.message}"
         return (attempt, (said, "")) if check.counted else (None, ("", said))
 

@@ -85,7 +85,7 @@ class ReconstructionRow:
 class LabLink:
     """the Binomial lab's setting that shows the same bars: its page and link parameters."""
 
-    page: str  # the page's url path (lab/views/shell.py maps it to its view): no view file named here
+    page: str  # the page's url path (the app's list of pages knows which page it is)
     params: dict
     text: str
 

@@ -14,6 +14,7 @@ import random
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cached_property
+from typing import NamedTuple
 
 from lab.core.distance import total_variation
 from lab.core.distributions import Distribution, LabInputError
@@ -343,6 +344,25 @@ class Check:
     correct: bool
     counted: bool  # False for unreadable input: it does not use up a try
     message: str
+
+
+class Feedback(NamedTuple):
+    """What a page says after a submission, and how: ``kind`` is "success", "warning" or "error" (the name of the
+    Streamlit call that shows it). The one home of that choice, for the Exercises and the Class pages."""
+
+    kind: str
+    text: str
+
+    @classmethod
+    def of_check(cls, check: Check, text: str | None = None) -> Feedback:
+        """A checked answer: right (success), counted but wrong (error), or not read as an answer (warning);
+        ``text``: the words shown (the check's message by default)."""
+        kind = "success" if check.correct else ("error" if check.counted else "warning")
+        return cls(kind, check.message if text is None else text)
+
+    @property
+    def refused(self) -> bool:
+        return self.kind == "error"
 
 
 def check_answer(problem: Problem, text: str) -> Check:

@@ -1,15 +1,13 @@
 """The dashboard's say over who gets in (docs/security.md): lock new joins, the expected size and the students
 waiting beyond it, a new join link, and removal by a rule the teacher sees before pressing. Drawn inside the
 dashboard's timed fragment from the board it already read; its buttons are the Class page's teacher buttons
-(``button``: lab.views.classroom.teacher_button), so a refusal or an outage is said the same way."""
+(``button``: lab.views.class_teacher.teacher_button), so a refusal or an outage is said the same way."""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from lab.classroom import admission, dashboards, limits, refusals, roster
-from lab.classroom.actions import database_down
-from lab.classroom.gate import bounded
+from lab.classroom.actions import BULK_RULES, MAX_STUDENTS, Dashboard, TeacherActions, TeacherDesk
 from lab.core.formatting import markdown_escape
 from lab.views.class_keys import Keys
 
@@ -19,7 +17,7 @@ PREVIEW_NAMES = 12  # names a bulk rule's preview lists before "and N more"
 
 def _set_expected_size(act) -> None:
     # the box is read here, in the page's callback: the action itself runs on the database's own thread
-    act(admission.set_expected_size, st.session_state.get(Keys.EXPECTED_SIZE) or 0)
+    act(TeacherActions.set_expected_size, st.session_state.get(Keys.EXPECTED_SIZE) or 0)
 
 
 def _names(labels, hide: bool, word: str) -> str:
@@ -30,7 +28,7 @@ def _names(labels, hide: bool, word: str) -> str:
     return markdown_escape(shown + (f" and {more} more" if more > 0 else ""))
 
 
-def admission_panel(board: dashboards.Dashboard, hide: bool, button, act) -> None:
+def admission_panel(board: Dashboard, hide: bool, button, act) -> None:
     """Lock, expected size, New join link, and the students waiting for approval. ``act(action, *args)`` runs a
     teacher action from a callback (the Class page's _teacher_action)."""
     klass = board.klass
@@ -44,13 +42,13 @@ def admission_panel(board: dashboards.Dashboard, hide: bool, button, act) -> Non
         st.markdown(f"**Who gets in.** New joins: {joins}; {size}.")
         lock, size_box, new_link = st.columns(3)
         if klass.joins_locked:
-            button(lock, "Allow new joins", Keys.OPEN_JOINS, admission.lock_joins, False, width="stretch")
+            button(lock, "Allow new joins", Keys.OPEN_JOINS, TeacherActions.lock_joins, False, width="stretch")
         else:
             button(
                 lock,
                 "Stop new joins",
                 Keys.LOCK_JOINS,
-                admission.lock_joins,
+                TeacherActions.lock_joins,
                 True,
                 width="stretch",
                 help="No one new can join; students already in come back through their private links.",
@@ -60,7 +58,7 @@ def admission_panel(board: dashboards.Dashboard, hide: bool, button, act) -> Non
                 st.number_input(
                     "Expected number of students (0: no approval)",
                     0,
-                    limits.MAX_STUDENTS,
+                    MAX_STUDENTS,
                     klass.expected_size or 0,
                     step=1,
                     key=Keys.EXPECTED_SIZE,
@@ -72,7 +70,7 @@ def admission_panel(board: dashboards.Dashboard, hide: bool, button, act) -> Non
                 "Replaces the join link and its QR code: the old ones stop admitting at once (a QR code that went "
                 "round). Students already in keep their private links; the typed code works until you lock."
             )
-            button(st, "Replace the join link now", Keys.NEW_JOIN_LINK, admission.new_join_link, type="primary")
+            button(st, "Replace the join link now", Keys.NEW_JOIN_LINK, TeacherActions.new_join_link, type="primary")
         waiting_list(board.waiting, hide, button)
 
 
@@ -80,43 +78,42 @@ def waiting_list(waiting, hide: bool, button) -> None:
     if not waiting:
         return
     st.markdown(f"**Asking to join ({len(waiting)})**: they joined beyond the expected size.")
-    button(st, f"Let all {len(waiting)} in", Keys.ADMIT_ALL, roster.admit_waiting, [s.id for s in waiting])
+    button(st, f"Let all {len(waiting)} in", Keys.ADMIT_ALL, TeacherActions.admit_waiting, [s.id for s in waiting])
     for i, student in enumerate(waiting[:WAITING_SHOWN], start=1):
         name, let_in, refuse = st.columns([4, 1, 1], vertical_alignment="center")
         name.markdown(f"Waiting student {i}" if hide else markdown_escape(student.label))
-        button(let_in, "Let in", Keys.admit(student.id), roster.admit_waiting, [student.id])
-        button(refuse, "Refuse", Keys.refuse(student.id), roster.remove_students, [student.id])
+        button(let_in, "Let in", Keys.admit(student.id), TeacherActions.admit_waiting, [student.id])
+        button(refuse, "Refuse", Keys.refuse(student.id), TeacherActions.remove_students, [student.id])
     if len(waiting) > WAITING_SHOWN:
         st.caption(f"and {len(waiting) - WAITING_SHOWN} more (Let all in takes them too)")
 
 
-def remove_by_rule(board: dashboards.Dashboard, code: str, token: str, db, hide: bool, button) -> None:
+def remove_by_rule(board: Dashboard, desk: TeacherDesk, db, hide: bool, button) -> None:
     """Remove several students by a rule, showing whom it takes (and whom it keeps because they submitted)."""
     with st.popover("Remove by a rule"):
         rule = st.radio(
             "Remove every student who",
-            tuple(roster.BULK_RULES),
-            format_func=roster.BULK_RULES.get,
+            tuple(BULK_RULES),
+            format_func=BULK_RULES.get,
             key=Keys.BULK_RULE,
         )
         seconds = 60
         if rule == "joined-recently":
             seconds = int(st.number_input("N (seconds)", 1, 24 * 3600, 60, step=10, key=Keys.BULK_SECONDS) or 60)
         include = st.checkbox("also those who submitted something", key=Keys.BULK_INCLUDE)
-        try:
-            match = bounded(lambda: roster.bulk_match(db, code, token, rule, seconds, include))
-        except refusals.ClassroomError as exc:
-            st.error(markdown_escape(exc))
+        read = desk.bulk_match(db, rule, seconds, include)
+        if read.refused is not None:
+            st.error(markdown_escape(read.refusal))
             return
-        except Exception as exc:
-            if not database_down(exc):
-                raise
+        if read.down:
             st.caption("The class database cannot be reached: try again in a moment.")
             return
+        match = read.value
         if match.kept:
             st.markdown(f"Kept because they submitted: {_names(match.kept, hide, 'students')}.")
         if not match.ids:
             st.markdown("Nobody matches this rule now.")
             return
         st.markdown(f"Removes {len(match.ids)}: {_names(match.labels, hide, 'students')}.")
-        button(st, f"Remove these {len(match.ids)} now", Keys.REMOVE_MATCHED, roster.remove_students, list(match.ids))
+        remove = f"Remove these {len(match.ids)} now"
+        button(st, remove, Keys.REMOVE_MATCHED, TeacherActions.remove_students, list(match.ids))

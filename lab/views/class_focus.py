@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from lab.classroom.actions import database_down
+from lab.classroom.actions import DATABASE_DOWN, outcome
 from lab.views.accessibility import title
 from lab.views.class_keys import Keys
 from lab.views.classroom_db import class_version
@@ -38,12 +38,10 @@ def running_class() -> tuple[str, str] | None:
         if not (code and student):
             return None
         held = (code, student)
-    try:
-        current = class_version(held[0])
-    except Exception as exc:
-        if not database_down(exc):
-            raise
+    read = outcome(lambda _engine: class_version(held[0]), None, DATABASE_DOWN, gated=False)  # its own bounded wait
+    if read.down:
         return held  # the class cannot be read: it may still run, so the focus stays
+    current = read.value
     if current is None or not current.open:
         release()
         return None

@@ -11,6 +11,7 @@ from lab.charts.base import title_of
 from lab.charts.figures import FIGURES
 from lab.core.formatting import markdown_escape, markdown_table
 from lab.core.variants import Variant
+from lab.teaching.exercises import Feedback
 
 CHART_CONFIG = {"displayModeBar": False, "responsive": True}
 
@@ -72,6 +73,11 @@ def figure(builder: str, *args):
     except TypeError:  # a part Python cannot hash: build it for this run only
         return FIGURES[builder](*args)
     return _figure(builder, call)
+
+
+def show_feedback(feedback: Feedback) -> None:
+    """What a submission came to, drawn as its kind says (success, warning or error): user text is escaped."""
+    getattr(st, feedback.kind)(markdown_escape(feedback.text))
 
 
 def chart(fig, key: str, alt: str, table: tuple | None = None, height="content", intro: str = "") -> None:

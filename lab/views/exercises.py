@@ -44,8 +44,9 @@ from lab.teaching.exports import (
 )
 from lab.views import study_resume
 from lab.views.accessibility import announce, section, title
+from lab.views.assignment_form import assignment_fields, start_from
 from lab.views.bar_predictor import bar_predictor
-from lab.views.common import chart, figure
+from lab.views.common import chart, figure, show_feedback
 from lab.views.controls import Widgets
 from lab.views.join_link import no_address_warning, student_address
 from lab.views.once_per_server import assignment_downloads, pq_table, qr_image, shared_assignment
@@ -183,8 +184,7 @@ def draw_problem(sheet: Sheet, problem: Problem) -> None:
         # with every hint shown, they say so or change nothing
         st.form_submit_button("Check", on_click=_submit, args=(sheet, problem))
         if problem.number in sheet.feedback:
-            kind, message = sheet.feedback[problem.number]
-            getattr(st, kind)(markdown_escape(message))
+            show_feedback(sheet.feedback[problem.number])
         # the presenter's Reveal button sits beside Hint, in one row; without it, no row at all
         reveal_button = sheet.presenting and sheet.teacher  # the presenter's button: a teacher link's only
         buttons = st.container(horizontal=True) if reveal_button else st
@@ -405,17 +405,12 @@ def assignment_controls(sheet: Sheet) -> None:
         st.error(markdown_escape(f"{message}. The link keeps its last valid assignment."))
     section("Build an assignment")
     st.write("Seed, count and level are in the page's link: everyone who opens it gets the same problems.")
-    for field in ASSIGNMENT:  # each control starts from the link (no default value: no conflict with it)
-        if WIDGETS.key(field) not in st.session_state:
-            st.session_state[WIDGETS.key(field)] = getattr(sheet, field)
+    keys = tuple(WIDGETS.key(field) for field in ASSIGNMENT)
+    start_from({WIDGETS.key(field): getattr(sheet, field) for field in ASSIGNMENT})  # from the link: no default
     c1, c2 = st.columns(2)
-    with c1:
-        WIDGETS.number_input(st, "seed", on_change=_write_assignment, help="Any whole number")
-        st.button("New random seed", on_click=_new_seed, key="exq_new_seed")
-    with c2:
-        WIDGETS.number_input(st, "count", on_change=_write_assignment)
-        WIDGETS.selectbox(st, "level", on_change=_write_assignment)
-        st.caption(LEVEL_TITLES.get(sheet.level, ""))
+    assignment_fields((c1, c2, c2), keys, on_change=_write_assignment)
+    c1.button("New random seed", on_click=_new_seed, key="exq_new_seed")
+    c2.caption(LEVEL_TITLES.get(sheet.level, ""))
 
 
 def assignment_link(sheet: Sheet) -> str:
@@ -533,7 +528,7 @@ def main() -> None:
     )
     sheet = open_sheet(assignment)
     if resume_problem := study_resume.load_saved(sheet.key, sheet.attempts) or st.session_state.pop(
-        "exq_resume_error", None
+        study_resume.RESUME_ERROR, None
     ):
         st.warning(f"Resume link: {markdown_escape(resume_problem)}")
         if study_resume.waiting():

@@ -6,8 +6,7 @@ from __future__ import annotations
 import streamlit as st
 
 from lab.classroom import study
-from lab.classroom.actions import database_down
-from lab.classroom.refusals import ClassroomError
+from lab.classroom.actions import outcome
 from lab.teaching.exercises import Attempt
 from lab.views.classroom_db import engine
 
@@ -18,8 +17,16 @@ DATABASE_DOWN = (
 
 RESUME_PARAM = "resume"
 PENDING = "exq_resume_pending"  # (resume id, assignment, problem) -> attempt, while the database is down
+RESUME_ERROR = "exq_resume_error"  # what to say of the resume link in the next run (the Exercises page shows it)
 UNLOADED = "exq_resume_unloaded"  # the assignment whose saved attempts could not be read yet
 RETRY_SECONDS = 3
+
+
+def _stored(call):
+    """``call(engine)`` on the classroom database as lab.classroom.actions meets it (its Outcome: a refusal or an
+    outage in words). Not through the gate's bounded wait: these calls never took one (the page's own retry
+    covers an outage)."""
+    return outcome(call, engine, DATABASE_DOWN, gated=False)
 
 
 def resume_token() -> str | None:
@@ -38,18 +45,15 @@ def load_saved(assignment_key: str, attempts: dict[int, Attempt]) -> str | None:
     done = st.session_state.setdefault("exq_resumed", set())
     if (token, assignment_key) in done:
         return None
-    try:
-        saved = study.load_attempts(engine(), token, assignment_key)
-    except ClassroomError as exc:
+    loaded = _stored(lambda db: study.load_attempts(db, token, assignment_key))
+    if loaded.refused is not None:
         st.session_state.pop(UNLOADED, None)
-        return str(exc)
-    except Exception as exc:
-        if not database_down(exc):
-            raise
+        return loaded.refusal
+    if loaded.down:
         st.session_state[UNLOADED] = assignment_key  # not marked done: the next run (or the retry) tries again
         return DATABASE_DOWN
     st.session_state.pop(UNLOADED, None)
-    for number, attempt in saved.items():
+    for number, attempt in loaded.value.items():
         attempts.setdefault(number, attempt)  # an attempt made on this page is newer than the stored one
     done.add((token, assignment_key))
     return None
@@ -67,14 +71,8 @@ def retry_while_down() -> None:
     if not flush():
         return
     if (assignment_key := st.session_state.get(UNLOADED)) is not None:
-        try:
-            study.load_attempts(engine(), resume_token() or "", assignment_key)
-        except ClassroomError:
-            pass  # the full run says what is wrong with the link
-        except Exception as exc:
-            if not database_down(exc):
-                raise
-            return
+        if _stored(lambda db: study.load_attempts(db, resume_token() or "", assignment_key)).down:
+            return  # (a refused link: the full run says what is wrong with it)
     st.rerun()
 
 
@@ -82,15 +80,12 @@ def flush() -> bool:
     """Store every attempt that waits (they wait here while the database is down). True when none waits."""
     pending = st.session_state.setdefault(PENDING, {})
     for key, attempt in list(pending.items()):
-        token, assignment_key, number = key
-        try:
-            study.save_attempt(engine(), token, assignment_key, number, attempt)
-        except ClassroomError as exc:
-            st.session_state["exq_resume_error"] = str(exc)
-        except Exception as exc:
-            if not database_down(exc):
-                raise
+        # key: (resume id, assignment, problem), save_attempt's arguments before the attempt
+        saved = _stored(lambda db, key=key, attempt=attempt: study.save_attempt(db, *key, attempt))
+        if saved.down:
             return False
+        if saved.refused is not None:
+            st.session_state[RESUME_ERROR] = saved.refusal
         pending.pop(key)
     return True
 
@@ -101,19 +96,23 @@ def save(assignment_key: str, number: int, attempt: Attempt) -> None:
     if token:
         st.session_state.setdefault(PENDING, {})[(token, assignment_key, number)] = attempt
         if not flush():
-            st.session_state["exq_resume_error"] = DATABASE_DOWN
+            st.session_state[RESUME_ERROR] = DATABASE_DOWN
 
 
 def start(assignment_key: str, attempts: dict[int, Attempt]) -> None:
     """A button's callback: a new resume id in the link, with every attempt so far stored under it."""
-    try:
-        token = study.new_study(engine())
+    def store_all(db) -> str:
+        token = study.new_study(db)
         for number, attempt in attempts.items():
-            study.save_attempt(engine(), token, assignment_key, number, attempt)
-    except Exception as exc:
-        if not database_down(exc):
-            raise
-        st.session_state["exq_resume_error"] = DATABASE_DOWN.replace("under this link", "yet")
+            study.save_attempt(db, token, assignment_key, number, attempt)
+        return token
+
+    started = _stored(store_all)
+    if started.refused is not None:
+        raise started.refused  # (new_study refuses nothing: a bug)
+    if started.down:
+        st.session_state[RESUME_ERROR] = DATABASE_DOWN.replace("under this link", "yet")
         return
+    token = started.value
     st.query_params[RESUME_PARAM] = token
     st.session_state.setdefault("exq_resumed", set()).add((token, assignment_key))

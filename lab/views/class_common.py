@@ -1,0 +1,94 @@
+"""What the Class page's three views (class_landing, class_teacher, class_student) share: the page's links, a call
+the class database answered late (said once, by name), and waiting for the database while it is down. Every read
+and change goes through lab.classroom.actions (its ``outcome``: the one place a refusal or an outage becomes
+words)."""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode, urlsplit, urlunsplit
+
+import streamlit as st
+
+from lab.classroom.actions import answered_later, database_answers, sent_at
+from lab.core.formatting import markdown_escape
+from lab.views.accessibility import announce
+from lab.views.class_keys import Keys
+from lab.views.classroom_db import engine
+from lab.views.page_state import sync_query_params
+
+URL_PATH = "class"
+URL_PATH_PAGE = "lab/views/classroom.py"
+PROJECTOR_PATH = "projector"
+RETRY_EVERY_S = 3.0  # how often a page that lost the class database tries again
+WAIT_FOR_PENDING = "What you sent before is still waiting for the class database: nothing new was sent."
+
+
+def page_url(page: str, **params) -> str:
+    """A link to a page of this app with ``params``, from the address this browser opened (a path prefix is
+    kept): for the teacher's own links (the teacher link, the projector), not for students (see join_link)."""
+    parts = urlsplit(st.context.url or "http://localhost:8501/")
+    path = parts.path.rstrip("/")
+    prefix = path.rsplit("/", 1)[0] if path.count("/") > 1 else ""
+    return urlunsplit((parts.scheme, parts.netloc, f"{prefix}/{page}", urlencode(params), ""))
+
+
+def go_to(**params) -> None:
+    """Replace the page's URL parameters (keeping the app-wide ones) and run the page again."""
+    sync_query_params(params)
+    st.rerun()
+
+
+def keep_pending(what: str):
+    """An ``on_pending`` for lab.classroom.actions: keep the call in this session, so the page says once what
+    became of it (pending_outcome)."""
+
+    def keep(future) -> None:
+        st.session_state[Keys.PENDING] = (what, sent_at(), future)
+
+    return keep
+
+
+def still_pending() -> bool:
+    kept = st.session_state.get(Keys.PENDING)
+    return kept is not None and not kept[2].done()
+
+
+def pending_outcome() -> None:
+    """Say, once, what became of a call the database had not answered in time: saved or refused when it
+    answered (by name), or still waiting."""
+    kept = st.session_state.get(Keys.PENDING)
+    if kept is None:
+        return
+    what, sent, future = kept
+    if not future.done():
+        st.info(markdown_escape(f"{what} (sent at {sent}) is waiting for the class database: not saved yet."))
+        return
+    del st.session_state[Keys.PENDING]
+    answered = answered_later(future)
+    if answered.refused is not None:
+        refused = f"{what} (sent at {sent}) was refused when the database answered: {answered.refusal}"
+        st.error(markdown_escape(refused))
+    elif answered.down:
+        st.error(markdown_escape(f"{what} (sent at {sent}) was not saved: the database failed. Send it again."))
+    else:
+        result = answered.value
+        extra = f" {result[0].message}" if isinstance(result, tuple) and hasattr(result[0], "message") else ""
+        st.success(markdown_escape(f"{what} (sent at {sent}) was saved when the database answered.{extra}"))
+
+
+def wait_for_database() -> None:
+    """On a page that could not read the class database: try again every RETRY_EVERY_S and redraw the whole
+    page once it answers (what the student typed stays: the page is drawn again with the same widgets)."""
+
+    def retry() -> None:
+        if database_answers(engine):
+            st.rerun()
+
+    st.fragment(run_every=RETRY_EVERY_S)(retry)()
+
+
+def database_lost(message: str) -> None:
+    """The page could not read the class database: say so, announce it, and wait for it."""
+    st.warning(markdown_escape(message))
+    announce(Keys.LIVE, error=message)
+    wait_for_database()

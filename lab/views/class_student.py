@@ -1,0 +1,452 @@
+"""The Class page's student view: a joined student's private page (``?code=C&student=ID``: a reload or a new tab
+resumes it). It follows the teacher's activity: a prediction (the bars the student draws, bound to the boxes
+Submit saves) or an assignment's problems, and after the reveal the exact answer. The part a teacher's action
+changes most often is a fragment (student_live) that the follow component reruns. Every read and submission goes
+through lab.classroom.actions (StudentSeat)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from lab.classroom.actions import (
+    DATABASE_DOWN,
+    ActivityView,
+    Feedback,
+    StudentSeat,
+    StudentState,
+    clock,
+    outcome,
+    page_layout,
+    with_flags,
+)
+from lab.classroom.activities import PREDICT
+from lab.core.formatting import fraction_text, markdown_escape, markdown_table, with_decimal
+from lab.teaching.exercises import PREDICT_STEP, worked_solution
+from lab.views import class_focus
+from lab.views.accessibility import announce, section, subsection
+from lab.views.bar_predictor import bar_predictor
+from lab.views.class_common import (
+    RETRY_EVERY_S,
+    URL_PATH_PAGE,
+    WAIT_FOR_PENDING,
+    keep_pending,
+    pending_outcome,
+    still_pending,
+    wait_for_database,
+)
+from lab.views.class_keys import Keys
+from lab.views.class_question import answer_markdown, draw_question
+from lab.views.classroom_db import class_version, engine
+from lab.views.common import chart, figure, show_feedback
+from lab.views.follow import follow_teacher, page_redraw
+from lab.views.once_per_server import pq_table
+from lab.views.page_state import drawn_outside, in_whole_page, redraw_page_if_changed, whole_page
+from lab.views.presentation import is_presenting
+
+
+def follow(code: str, drawn_version: int) -> None:
+    """The fallback without the HTTP route (lab.views.follow): a timed fragment that reruns the whole page only
+    when the teacher changed something since this page was drawn (versions only grow; the shared value may lag
+    the page by up to a second)."""
+    read = outcome(lambda _engine: class_version(code), None, DATABASE_DOWN, gated=False)  # it bounds its own wait
+    if read.down:
+        st.rerun()  # the whole page says the database is unreachable, and waits for it
+    current = read.value
+    if current is None or not current.open or current.version > drawn_version:
+        st.rerun()
+
+
+def submitted_without_callback(pressed: bool, submit, *args) -> None:
+    """A form's Submit whose callback did not run: the first press on a page whose server restarted (or whose
+    replica died) under it arrives in a new session that has not drawn the form yet, so Streamlit knows no
+    callback for it, yet the button reads as pressed. Save it here, then draw the page again from the database:
+    the first Submit after a reconnect is saved (or says why not), never dropped."""
+    ran = st.session_state.pop(Keys.SUBMIT_RAN, False)
+    if pressed and not ran:
+        submit(*args)
+        st.session_state.pop(Keys.SUBMIT_RAN, None)
+        st.rerun()
+
+
+def prediction_key(activity: ActivityView) -> str:
+    """The widget keys' stem of a prediction form: a new round is a new form (its boxes start again)."""
+    return Keys.prediction(activity.id, activity.round)
+
+
+def _submit_prediction(
+    code: str, token: str, activity_id: int, fields: tuple[str, ...], stem: str, round_number: int
+) -> None:
+    st.session_state[Keys.SUBMIT_RAN] = True
+    if still_pending():
+        st.session_state[Keys.FEEDBACK] = Feedback("warning", WAIT_FOR_PENDING)
+        return
+    values = [st.session_state.get(Keys.prediction_box(stem, i)) for i in range(len(fields))]
+    st.session_state[Keys.FEEDBACK] = StudentSeat(code, token).submit_prediction(
+        engine, activity_id, fields, values, round_number, keep_pending("Your prediction")
+    )
+
+
+def _submit_answer(code: str, token: str, activity_id: int, number: int) -> None:
+    st.session_state[Keys.SUBMIT_RAN] = True
+    if still_pending():
+        st.session_state[Keys.answer_feedback(number)] = Feedback("warning", WAIT_FOR_PENDING)
+        return
+    typed = st.session_state.get(Keys.answer(activity_id, number)) or ""
+    st.session_state[Keys.answer_feedback(number)] = StudentSeat(code, token).submit_answer(
+        engine, activity_id, number, typed, keep_pending(f"Your answer to problem {number}")
+    )
+
+
+def vote_again_note(activity: ActivityView, state: StudentState) -> None:
+    """Round 2 or later: vote again, with the student's round 1 prediction."""
+    spec = activity.spec
+    st.markdown(
+        f"**Round {activity.round}: vote again.** Talk it over with your neighbour, then submit your prediction "
+        "again (the same or a new one)."
+        + (
+            " Your round 1 prediction: "
+            + markdown_escape(", ".join(f"{f} = {float(v):.2f}" for f, v in zip(spec.fields, state.earlier)))
+            + "."
+            if state.earlier
+            else ""
+        )
+    )
+
+
+def prediction_form(state: StudentState, code: str, token: str) -> None:
+    """A box per predicted value and Submit, disabled once locked or ended."""
+    activity = state.activity
+    fields = activity.spec.fields
+    frozen = activity.locked or not state.open
+    stem = prediction_key(activity)
+    start = state.prediction or state.earlier
+    submit_args = (code, token, activity.id, fields, stem, activity.round)
+    with st.form(Keys.prediction_form(activity.id), border=True, enter_to_submit=False):
+        for i, (column, field) in enumerate(zip(st.columns(len(fields)), fields)):
+            column.number_input(
+                f"Predict {field}",
+                min_value=0.0,
+                max_value=1.0,
+                value=float(start[i]) if start else None,
+                step=float(PREDICT_STEP),
+                format="%.2f",
+                key=Keys.prediction_box(stem, i),
+                disabled=frozen,
+            )
+        pressed = st.form_submit_button(
+            "Submit", type="primary", disabled=frozen, on_click=_submit_prediction, args=submit_args
+        )
+    submitted_without_callback(pressed, _submit_prediction, *submit_args)
+    if pressed:
+        st.rerun()  # saved in this run: the page shows what the database now holds
+
+
+def prediction_panel(state: StudentState, code: str, token: str) -> None:
+    """The bars the student draws above the boxes they are bound to; Submit saves the boxes. Not a fragment: a
+    fragment's rerun asked for by a page whose server restarted names a fragment the new session does not know,
+    and Streamlit skips it, so the first Submit after a restart would be lost (test_classroom_faults_browser)."""
+    activity = state.activity
+    bars = [field for field in activity.spec.fields if field != "Z"]
+    boxes = [f"{prediction_key(activity)}_{i}" for i in range(len(bars))]
+    start = state.prediction or state.earlier or ()
+    values = [st.session_state.get(box, start[i] if i < len(start) else None) for i, box in enumerate(boxes)]
+    bar_predictor(
+        Keys.bars(activity.id), bars, [float(v) if v is not None else 0.0 for v in values], boxes,
+        large=is_presenting(), disabled=activity.locked or not state.open,
+    )
+    prediction_form(state, code, token)
+
+
+def revealed_prediction(state: StudentState) -> str:
+    """The exact answer beside the student's saved prediction; returns the sentence announced."""
+    activity = state.activity
+    spec = activity.spec
+    saved = state.prediction
+    intro = "**The exact answer** (revealed by your teacher):"
+    bars = len(spec.tokens)
+    if saved:
+        # figures are cached and shared: predictions move in steps of 0.05, many students draw the same one
+        prediction = tuple(float(v) for v in saved[:bars])
+        chart(
+            figure("prediction_vs_residual", spec.tokens, prediction, state.exact[:bars]),
+            Keys.truth_chart(activity.id),
+            "Bar chart of your prediction beside the exact answer: "
+            + "; ".join(
+                f"{f}: yours {float(v):.2f}, exact {fraction_text(e)}"
+                for f, v, e in zip(spec.fields, saved, state.exact)
+            ),
+            intro=intro,
+        )
+    else:
+        st.markdown(intro)
+    yours = [f"{float(v):.2f}" for v in saved] if saved else ["–"] * len(spec.fields)
+    # one markdown (a table, not st.table), with the answer: every student's page draws it at the same moment (the
+    # reveal), and each element costs the server per page. No link to the Binomial lab: during the class this browser
+    # shows the class only (lab/views/class_focus.py)
+    st.markdown(
+        markdown_table(("value", "yours", "exact"), zip(spec.fields, yours, (with_decimal(e, 3) for e in state.exact)))
+        + "\n\n"
+        + answer_markdown(spec.answer)
+    )
+    return "Your teacher revealed the exact answer: " + "; ".join(
+        f"{f} is {with_decimal(e, 3)}, yours {v}" for f, e, v in zip(spec.fields, state.exact, yours)
+    )
+
+
+def predict_student(state: StudentState, code: str, token: str) -> tuple[str, str]:
+    """Draw a predict activity; returns what to announce: (said, refused)."""
+    activity = state.activity
+    spec = activity.spec
+    draw_question(spec.question, Keys.student_question(activity.id))
+    saved = state.prediction
+    if activity.round > 1:
+        vote_again_note(activity, state)
+    prediction_panel(state, code, token)
+    feedback = st.session_state.pop(Keys.FEEDBACK, None)
+    said = refused = ""
+    if feedback:
+        show_feedback(feedback)
+        refused, said = (feedback.text, "") if feedback.kind == "error" else ("", feedback.text)
+    # what the database holds, whatever the boxes show (they may hold a value not submitted yet)
+    if saved:
+        # "0.60 for r(B)", not "r(B) = 0.60": before the reveal nothing on the page reads as a statement of r
+        values = ", ".join(f"{float(v):.2f} for {f}" for f, v in zip(spec.fields, saved))
+        st.caption(markdown_escape(f"Saved in the class database: {values} (at {clock(state.saved_at)})."))
+    elif not feedback:
+        st.caption("Nothing saved yet for this activity.")
+    if activity.locked:
+        st.info("Your teacher has locked this activity: answers can no longer change.")
+    return said, refused  # the exact answer (or where it will appear) is drawn by student_live
+
+
+def problem_card(state: StudentState, problem, code: str, token: str) -> tuple[str, str]:
+    """One problem of an assignment: its question, the answer box, what was checked and saved, and the worked
+    solution after the reveal; returns what to announce (said, refused), empty when nothing was just checked."""
+    activity = state.activity
+    attempt = state.attempts.get(problem.number)
+    said = refused = ""
+    with st.container(border=True):
+        # the question and its p / q table in one markdown element (the table is built once for the class)
+        st.markdown(
+            f"**{problem.title}: {markdown_escape(problem.prompt)}**\n\n"
+            + pq_table(problem.p.tokens, problem.p.values, problem.q.values)
+        )
+        done = bool(attempt and attempt.correct)
+        frozen = activity.locked or done or not state.open
+        with st.form(Keys.answer_form(activity.id, problem.number), border=False):
+            st.text_input(
+                "Your answer",
+                value=attempt.answer if attempt else "",
+                key=Keys.answer(activity.id, problem.number),
+                placeholder="A fraction, a decimal or a word",
+                disabled=frozen,
+            )
+            pressed = st.form_submit_button(
+                "Check and save",
+                disabled=frozen,
+                on_click=_submit_answer,
+                args=(code, token, activity.id, problem.number),
+            )
+        submitted_without_callback(pressed, _submit_answer, code, token, activity.id, problem.number)
+        feedback = st.session_state.pop(Keys.answer_feedback(problem.number), None)
+        if feedback:
+            show_feedback(feedback)
+            said = f"{problem.title}: {feedback.text}"
+            refused = feedback.text if feedback.kind == "error" and "Not saved" in feedback.text else ""
+        if attempt:
+            st.caption(
+                markdown_escape(
+                    f"Saved in the class database: {attempt.answer} · "
+                    + ("solved" if attempt.correct else "not solved yet")
+                    + f" · {attempt.tries} tries"
+                )
+            )
+        if activity.revealed:
+            with st.expander("Worked solution (revealed by your teacher)"):
+                for line in worked_solution(problem):
+                    st.markdown(f"- {markdown_escape(line)}")
+    return said, refused
+
+
+def assignment_student(state: StudentState, code: str, token: str) -> tuple[str, str]:
+    """Draw an assignment; returns what to announce: (said, refused), from the problem just checked."""
+    said = refused = ""
+    problems = state.activity.spec.problems
+    solved = sum(a.correct for a in state.attempts.values())
+    st.metric("Solved", f"{solved} of {len(problems)}")
+    for problem in problems:
+        checked, refusal = problem_card(state, problem, code, token)
+        said, refused = checked or said, refusal or refused
+    return said, refused
+
+
+def read_student_state(code: str, token: str) -> tuple[StudentState | None, bool]:
+    """The student's state from the database, or, while it cannot be reached, the state last read (None when this
+    session has none for this student), and whether the database is down. A refused link is drawn here."""
+    read = StudentSeat(code, token).state(engine)
+    if read.waiting:
+        st.info(markdown_escape(read.refusal))
+        announce(Keys.LIVE, read.refusal)
+        st.fragment(run_every=RETRY_EVERY_S)(wait_to_be_let_in)(code, token)
+        return None, False
+    if read.refused is not None:
+        st.error(markdown_escape(read.refusal))
+        st.page_link(URL_PATH_PAGE, label="Join a class")
+        announce(Keys.LIVE, error=read.refusal)
+        return None, False
+    if read.down:
+        # the page as last read, so the boxes (and what the student typed in them) stay on screen
+        state = st.session_state.get(Keys.LAST_STATE)
+        said = read.refusal
+        if still_pending():  # what was sent may yet be saved: the page says so below, this does not deny it
+            said = said.replace(", so nothing was saved", "")
+        st.session_state[Keys.DOWN_WORDS] = said
+        st.warning(markdown_escape(said))
+        if state is None or (state.code, st.session_state.get(Keys.LAST_TOKEN)) != (code, token):
+            announce(Keys.LIVE, error=said)
+            wait_for_database()
+            return None, True
+        return state, True
+    state = read.value
+    st.session_state[Keys.LAST_STATE], st.session_state[Keys.LAST_TOKEN] = state, token
+    return state, False
+
+
+def wait_to_be_let_in(code: str, token: str) -> None:
+    """A student waiting for the teacher's approval: redraw the whole page once they are in (or refused)."""
+    read = StudentSeat(code, token).state(engine)
+    if read.waiting or read.down:
+        return
+    st.rerun()
+
+
+def student_view(state: StudentState) -> tuple:
+    """What a student's page draws outside its live part (student_live): when the teacher's action changes any of
+    it (an activity opened, a new round, Lock, the end of the class), the whole page is drawn again; a reveal of
+    a prediction, or the responses shown on the projector, only redraw the live part."""
+    activity = state.activity
+    shown = None
+    if activity is not None:
+        shown = (activity.id, activity.round, activity.locked, activity.kind)
+        shown += (activity.revealed,) if activity.kind != PREDICT else ()  # an assignment's cards show its reveal
+    return (state.open, state.name, state.class_name, shown, state.prediction, state.saved_at, state.earlier)
+
+
+def layout_of(state: StudentState) -> str:
+    """The page's layout as the version route says it (page_layout): when the route's differs, the follow
+    component reruns the whole page at once, not the live part (which would find out and rerun the whole page)."""
+    a = state.activity
+    if a is None:
+        return page_layout(None, 0, False, "", False)
+    return page_layout(a.id, a.round, a.locked, a.kind, a.revealed)
+
+
+def student_said(state: StudentState) -> str:
+    """What the live region says of the class's state when nothing was just done on the page."""
+    heading = f"Class {state.code}" + (f" · {state.class_name}" if state.class_name else "")
+    said = f"You joined {heading} as {state.name}."
+    if not state.open:
+        said = "This class has ended: your answers are shown as saved."
+    activity = state.activity
+    if activity is not None:
+        said = f"Activity {activity.position} is open: {activity.spec.title}" + (
+            ", locked by your teacher." if activity.locked else "."
+        )
+    return said
+
+
+def live_state(code: str, token: str) -> StudentState | None:
+    """The student's state in the live part's own run; None when the whole page has to say why not. When all that
+    moved since the state last read is one Reveal or one Show responses (the class's shared version says so), that
+    state with the activity's new flags: every page of the class redraws at that moment, and the shared version is
+    one reading for the class, not one database read a page (docs/performance.md). Else read again."""
+    last = st.session_state.get(Keys.LAST_STATE)
+    if last is not None and last.activity is not None and st.session_state.get(Keys.LAST_TOKEN) == token:
+        read = outcome(lambda _engine: class_version(code), None, DATABASE_DOWN, gated=False)  # its own bounded wait
+        if read.down:
+            return None
+        current = read.value
+        flags = (last.activity.revealed, last.activity.shown)
+        if (
+            current is not None
+            and current.open
+            and current.version == last.version + 1
+            and current.layout == layout_of(last)
+            and sum(a != b for a, b in zip(flags, (current.revealed, current.shown))) == 1
+        ):
+            state = with_flags(last, current.version, current.revealed, current.shown)
+            st.session_state[Keys.LAST_STATE] = state
+            return state
+    return StudentSeat(code, token).state(engine).value
+
+
+@st.fragment
+def student_live(code: str, token: str, state: StudentState, said: str, refused: str, focus: str) -> None:
+    """The part of a student's page a teacher's action changes most often, with the page's live region and the
+    follow component: the exact answer once revealed (or where it will appear). The follow component's trigger
+    reruns only this part, from the database; when something outside it changed too, the whole page runs
+    (redraw_page_if_changed). Teacher actions redraw every page of the class at once, and this part is a third of
+    a full run's elements (docs/performance.md). ``state``, ``said``, ``refused`` and ``focus``: the whole page's,
+    used in its run only (a fragment's own rerun gets the arguments of the last whole run)."""
+    if not in_whole_page():
+        state = live_state(code, token)
+        if state is None:
+            st.rerun()
+        redraw_page_if_changed(Keys.STUDENT_DRAWN, student_view(state))
+        said, refused, focus = "", "", ""
+    activity = state.activity
+    if activity is not None and activity.kind == PREDICT:
+        if state.exact is not None:
+            said = said or revealed_prediction(state)
+        elif state.prediction:
+            st.caption("The exact answer appears here when your teacher reveals it.")
+    announce(Keys.LIVE, said or student_said(state), error=refused, focus=focus)
+    if state.open:
+        # Last, so a run cut short keeps the previous (older) version on the page, which then redraws it.
+        follow_teacher(state.code, state.version, state.follow_key, follow, layout_of(state))
+
+
+def student_page(code: str, token: str) -> None:
+    with whole_page():
+        student_page_drawn(code, token)
+
+
+def student_page_drawn(code: str, token: str) -> None:
+    state, down = read_student_state(code, token)
+    if state is None:
+        return
+    heading = f"Class {state.code}" + (f" · {state.class_name}" if state.class_name else "")
+    # one block, so the live part below stays at the same place in the page whatever this draws (a notice, a
+    # refusal): its live region is then the same element from run to run, and a screen reader announces it
+    with st.container():
+        section(markdown_escape(heading))
+        pending_outcome()
+        st.caption(
+            f"You joined as {markdown_escape(state.name)}. "
+            "Keep this page's link: it brings you back here with your answers."
+        )
+        activity = state.activity
+        said = refused = ""  # what was just done on the page (Submit, Check); else student_said
+        if state.open:
+            class_focus.hold(state.code, token)  # until the class ends, this browser shows the class only
+        else:
+            class_focus.release()
+        if not state.open:
+            st.info("This class has ended: your answers are shown as saved; nothing can change now.")
+        if activity is None:
+            if state.open:
+                st.info("Wait for your teacher to open an activity: this page follows the class by itself.")
+        else:
+            subsection(f"Activity {activity.position}: {markdown_escape(activity.spec.title)}")
+            draw_activity = predict_student if activity.kind == PREDICT else assignment_student
+            said, refused = draw_activity(state, code, token)
+    # focus to the page's heading once, right after Join (the Join button is gone: focus would fall to the body)
+    focus = heading if st.session_state.pop(Keys.JOINED, False) else ""
+    if down:
+        refused = st.session_state.get(Keys.DOWN_WORDS, DATABASE_DOWN)
+        announce(Keys.LIVE, said or student_said(state), error=refused, focus=focus)
+        wait_for_database()
+        return
+    drawn_outside(Keys.STUDENT_DRAWN, student_view(state))
+    page_redraw()  # what the live part's follower reruns the whole page with (lab.views.follow); always: same place
+    student_live(code, token, state, said, refused, focus)
