@@ -1,6 +1,8 @@
-"""Joining a class: the join itself (join_class, in named steps: the request, the limits, the admission, the seat)
-and the teacher's settings for who may join (the address for students, Lock joins, the expected size, New join
-link)."""
+"""Joining a class: join_class in named steps, and the teacher's settings for who may join.
+
+The join's steps: the request, the limits, the admission, the seat. The settings: the address for students,
+Lock joins, the expected size, New join link.
+"""
 
 from __future__ import annotations
 

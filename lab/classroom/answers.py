@@ -1,5 +1,4 @@
-"""A student's side of a class: their private link checked, what their page shows (student_state), and the
-answers they save (a prediction, an assignment's attempts)."""
+"""A student's side of a class: their link checked, what their page shows, the answers they save."""
 
 from __future__ import annotations
 

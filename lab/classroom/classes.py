@@ -1,5 +1,8 @@
-"""A class's life as its teacher runs it: starting it, its activities (open, reveal, lock, show responses, vote
-again, next), ending it, and deleting what is past its lifetime."""
+"""A class's life as its teacher runs it: start, activities, rounds, end, purge.
+
+Starting a class, its activities (open, reveal, lock, show responses, vote again, next), ending it, and
+deleting what is past its lifetime.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
-"""The teacher's dashboard and the projector's view: ONE query per read (the class, its current activity, every
-student and their answers to it), aggregated into a Dashboard, of which the projector sees a Projection."""
+"""The teacher's dashboard and the projector's view: one query per read, aggregated.
+
+The query reads the class, its current activity, every student and their answers to it; the aggregation is
+in named steps (_gather, _rosters, _summaries) and the projector sees a Projection of it.
+"""
 
 from __future__ import annotations
 

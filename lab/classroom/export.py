@@ -1,6 +1,8 @@
-"""The class's results as CSV, made from one column spec (CSV_COLUMNS): each column names its header, the SQL
-values it reads (by name, from both halves of the query) and how it makes its cell; the header, the query and each
-row all come from that list, so a column is added in one place."""
+"""The class's results as CSV, made from one column spec (CSV_COLUMNS).
+
+Each column names its header, the SQL values it reads (by name, from both halves of the query) and how it makes
+its cell; the header, the query and each row all come from that list, so a column is added in one place.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,7 @@
-"""Keys: who is asking, without storing who they are (keyed hashes of browser sessions and addresses, the address a
-request really came from), and a class's secrets with the keys derived from them. Nothing here imports Streamlit.
+"""Keys: who is asking, without storing who they are, and a class's secrets with the keys derived from them.
+
+Who is asking: keyed hashes of browser sessions and addresses, and the address a request really came from.
+Nothing here imports Streamlit.
 
 - The server secret comes from ``RESIDUAL_LAB_SECRET`` (deploy/serve gives its replicas one, so their counters in
   a shared database agree); without it each process draws a random one at start. It is never stored, so a copy

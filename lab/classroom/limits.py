@@ -1,5 +1,8 @@
-"""How much one browser, one address, one student or the whole server may try: the counters and their words, the
-wrong-code slowing, each class's guessing budget, and the seats (figures and reasons: docs/security.md)."""
+"""Limits: the counters, the wrong-code slowing, each class's guessing budget, and the seats.
+
+How much one browser, one address, one student or the whole server may try, and the words of a wait; figures
+and reasons: docs/security.md.
+"""
 
 from __future__ import annotations
 

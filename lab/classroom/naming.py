@@ -1,5 +1,4 @@
-"""What a class and its people are called: class codes, and names as a row shows them (their width, their
-sameness, their labels)."""
+"""Names: class codes, and people's names as a row shows them (width, sameness, labels)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,8 @@
-"""The transaction layer's shared reads: a class and its current activity as records (the columns every query
-selects, the row → record conversions), looking a class up by code, the lifetimes, and the version bump every
-change makes (the students' pages and the projector redraw on it)."""
+"""The transaction layer's shared reads: class and activity records, a class by code, the version bump.
+
+The columns every query selects and the row -> record conversions, the lifetimes, and the bump every change
+makes (the students' pages and the projector redraw on it).
+"""
 
 from __future__ import annotations
 

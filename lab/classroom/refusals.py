@@ -1,5 +1,7 @@
-"""The refusals a class action raises: each message says what was wrong and what to do; a refused action wrote
-nothing."""
+"""The refusals a class action raises (a refused action wrote nothing).
+
+Each message says what was wrong and what to do.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,7 @@
-"""Who is in a class, as its teacher changes it: removing students (one, many, by a rule), letting one back in,
-letting in those waiting for approval, and the seat each of them takes."""
+"""Who is in a class: removing students, letting them back or in, and the seat each takes.
+
+Removing one, many or by a rule (bulk_match), Let back in, letting in those waiting for approval.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
-"""The teacher link: the teacher token drawn, checked against its stored hash, and replaced (New teacher link).
-Every teacher action opens its class through teacher_class; only the token's SHA-256 is stored."""
+"""The teacher link: the teacher token drawn, checked against its stored hash, and replaced.
+
+Every teacher action opens its class through teacher_class; only the token's SHA-256 is stored; New teacher
+link keeps the replaced hashes, so an old link is told it was replaced.
+"""
 
 from __future__ import annotations
 

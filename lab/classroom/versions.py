@@ -1,5 +1,4 @@
-"""What a student's page and the projector poll: the class's version (bumped by every change), whether it is
-open, the key that may ask, and the student page's layout (what of the page a change moved)."""
+"""What a student's page and the projector poll: the class's version, open or not, the page layout."""
 
 from __future__ import annotations
 
