@@ -44,7 +44,7 @@ from lab.teaching.exports import (
 )
 from lab.views import study_resume
 from lab.views.accessibility import announce, section, title
-from lab.views.assignment_form import assignment_fields, start_from
+from lab.views.assignment_form import ASSIGNMENT, assignment_fields, start_from
 from lab.views.bar_predictor import bar_predictor
 from lab.views.common import chart, figure, show_feedback
 from lab.views.controls import Widgets
@@ -58,8 +58,7 @@ BARS_TAB_KEY = "exq_bars_exercise"  # the open predict-the-bars exercise
 KEPT_WIDGET_PREFIXES = ("exq_bar_", "exq_base_url", BARS_TAB_KEY)  # values of widgets in tabs that may be closed
 
 
-WIDGETS = Widgets(ExercisesModel, start=False)  # each widget from its control; its value is put in the session first
-ASSIGNMENT = ("seed", "count", "level")  # the Teacher tab's controls (their keys are the link's parameters)
+WIDGETS = Widgets(ExercisesModel, start=False)  # each control's key (the link's parameter), declared in the model
 SAID = "exq_said"  # what the last Check, Hint or Reveal showed: (said, refused), for the page's live region
 
 
