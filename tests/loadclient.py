@@ -37,7 +37,12 @@ from streamlit.proto.NumberInput_pb2 import NumberInput
 from streamlit.proto.Slider_pb2 import Slider
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 
+from lab.models.binomial_lab import LAB_P, N
 from lab.models.blocks import BlocksModel
+from lab.models.explorer import R_PREDICTION, Z_PREDICTION
+from lab.models.numerics import NumericsModel
+from lab.models.pitfalls import PitfallsModel
+from lab.models.sampling import SamplingModel
 from lab.views.shell import page_named
 
 FINISHED = ForwardMsg.ScriptFinishedStatus
@@ -53,12 +58,13 @@ def _address(url_path: str, query: str = "") -> str:
 
 
 # The pages a student opens in class: address (the default page is served at "/") and the numeric
-# controls a student changes there (keys; one ending in "_" is a prefix; None: every number input and slider).
+# controls a student changes there (keys, from the pages' declared controls; one ending in "_" is a prefix; None:
+# every number input and slider).
 # Exercises: the assignment's seed and count are the teacher's (changing them gives a new assignment); the page
 # draws only its open tab, so the students open the link of the predict-the-bars tab. A path may carry a query.
 PAGES: dict[str, tuple[str, tuple[str, ...] | None]] = {
-    "binomial-lab": (_address("binomial-lab"), ("bl_p", "bl_n", "bl_pred_")),
-    "explorer": (_address("explorer"), ("ex_r_", "ex_z")),
+    "binomial-lab": (_address("binomial-lab"), (LAB_P.key, N.key, "bl_pred_")),
+    "explorer": (_address("explorer"), (f"{R_PREDICTION.key}_", Z_PREDICTION.key)),
     # a prediction change alone: a typed box, and the same pages predicting with the bar predictor (a key
     # starting with "@": one bar dragged by 0.01 and released)
     "binomial-lab-boxes": (_address("binomial-lab"), ("bl_pred_",)),
@@ -70,10 +76,10 @@ PAGES: dict[str, tuple[str, tuple[str, ...] | None]] = {
     # the Class page as a student opens it before joining (the join form): nothing numeric to move (join storms)
     "class": (_address("class"), ()),
     # the pages for self-study and engineers, with their numeric controls
-    "numerics": (_address("numerics"), ("numerics_temperature", "numerics_top_k", "numerics_top_p")),
-    "sampling": (_address("sampling"), ("sl_steps", "sl_seed", "sl_guess")),
+    "numerics": (_address("numerics"), tuple(NumericsModel.PARAMS[f] for f in ("temperature", "top_k", "top_p"))),
+    "sampling": (_address("sampling"), tuple(SamplingModel.PARAMS[f] for f in ("steps", "seed", "guess"))),
     "blocks": (_address("blocks"), tuple(BlocksModel.PARAMS[f] for f in ("block", "length", "seed", "alpha", "cost"))),
-    "pitfalls": (_address("pitfalls"), ("pit_block", "pit_length")),
+    "pitfalls": (_address("pitfalls"), tuple(PitfallsModel.PARAMS[f] for f in ("block", "length"))),
     "minimal": ("", None),  # bench/minimal_app.py
 }
 
