@@ -18,6 +18,7 @@ DATABASE_DOWN = (
 RESUME_PARAM = "resume"
 PENDING = "exq_resume_pending"  # (resume id, assignment, problem) -> attempt, while the database is down
 RESUME_ERROR = "exq_resume_error"  # what to say of the resume link in the next run (the Exercises page shows it)
+RESUMED = "exq_resumed"  # the (resume id, assignment) pairs whose saved attempts this session has loaded
 UNLOADED = "exq_resume_unloaded"  # the assignment whose saved attempts could not be read yet
 RETRY_SECONDS = 3
 
@@ -42,7 +43,7 @@ def load_saved(assignment_key: str, attempts: dict[int, Attempt]) -> str | None:
         return None
     if not flush():  # attempts made while the database was down are stored first
         return DATABASE_DOWN
-    done = st.session_state.setdefault("exq_resumed", set())
+    done = st.session_state.setdefault(RESUMED, set())
     if (token, assignment_key) in done:
         return None
     loaded = _stored(lambda db: study.load_attempts(db, token, assignment_key))
@@ -115,4 +116,4 @@ def start(assignment_key: str, attempts: dict[int, Attempt]) -> None:
         return
     token = started.value
     st.query_params[RESUME_PARAM] = token
-    st.session_state.setdefault("exq_resumed", set()).add((token, assignment_key))
+    st.session_state.setdefault(RESUMED, set()).add((token, assignment_key))
