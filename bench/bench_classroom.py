@@ -61,6 +61,7 @@ from sqlalchemy import text  # noqa: E402
 
 from lab.classroom import admission, answers, classes, dashboards, versions  # noqa: E402
 from lab.classroom.db import make_engine, metadata  # noqa: E402
+from lab.classroom.limits import MAX_STUDENTS  # noqa: E402
 from tests.loadclient import hall_page, http_checks  # noqa: E402
 
 
@@ -690,40 +691,50 @@ def hall_floor(url: str, pids: list[int], n: int) -> dict:
 def hall_class(url: str, pids: list[int], engine, n: int, projector: bool = True) -> dict:
     """``n`` students who all voted, on their pages, following the teacher; the teacher opens a predict activity,
     shows the responses, opens round 2 (everyone votes again) and reveals. Per action: when the last page showed
-    it (a finished full run that drew the new version), the median page, and the server CPU per page."""
-    new = classes.create_class(engine, "hall")
-    tokens = [admission.join_class(engine, new.code, f"S{i}", client=f"h{i}").student_token for i in range(n)]
+    it (a finished run that drew the new version, or a check that found nothing to redraw), the median page, and
+    the server CPU per page. More students than a class holds (MAX_STUDENTS): as many classes of equal size, each
+    action done in every class at the same moment; the projector follows the first."""
+    count = -(-n // MAX_STUDENTS)
+    rooms = [classes.create_class(engine, f"hall {k + 1}") for k in range(count)]
+    seats = [
+        (room, admission.join_class(engine, room.code, f"S{i}", client=f"h{i}").student_token)
+        for i in range(n)
+        for room in [rooms[i % count]]
+    ]
     base_ws = url.replace("http://", "ws://")
 
     def vote(round_number=None):
-        activity = answers.student_state(engine, new.code, tokens[0]).activity.id
-        for i, token in enumerate(tokens):  # every student has voted: every page draws its own prediction
-            b = (i % 21) / 20
-            answers.submit_prediction(engine, new.code, token, activity, [f"{b:.2f}", f"{1 - b:.2f}"], round_number)
+        for room in rooms:
+            token = next(t for r, t in seats if r is room)
+            activity = answers.student_state(engine, room.code, token).activity.id
+            for i, (r, token) in enumerate(seats):  # every student has voted: every page draws its own prediction
+                if r is room:
+                    b = (i % 21) / 20
+                    values = [f"{b:.2f}", f"{1 - b:.2f}"]
+                    answers.submit_prediction(engine, r.code, token, activity, values, round_number)
 
     steps = {
-        "Open activity": lambda: classes.open_activity(
-            engine, new.code, new.teacher_token, "predict", {"source": "worked-example"}
+        "Open activity": lambda r: classes.open_activity(
+            engine, r.code, r.teacher_token, "predict", {"source": "worked-example"}
         ),
-        "Show responses": lambda: classes.show_responses(engine, new.code, new.teacher_token),
-        "Vote again": lambda: classes.vote_again(engine, new.code, new.teacher_token),
-        "Reveal": lambda: classes.reveal(engine, new.code, new.teacher_token),
+        "Show responses": lambda r: classes.show_responses(engine, r.code, r.teacher_token),
+        "Vote again": lambda r: classes.vote_again(engine, r.code, r.teacher_token),
+        "Reveal": lambda r: classes.reveal(engine, r.code, r.teacher_token),
     }
 
     async def run():
         stop = asyncio.Event()
         pages = [{} for _ in range(n)]
         tasks = []
-        for token, page in zip(tokens, pages):  # opened over ~3 s: a class coming in, not a storm
-            query = f"code={new.code}&student={token}"
+        for (room, token), page in zip(seats, pages):  # opened over ~3 s: a class coming in, not a storm
+            query = f"code={room.code}&student={token}"
             tasks.append(asyncio.create_task(hall_page(base_ws, query, "class", page, stop)))
             await asyncio.sleep(3 / n)
-        display = versions.stored_class_version(engine, new.code).display_key
+        display = versions.stored_class_version(engine, rooms[0].code).display_key
         watch = {}
         if projector:
-            tasks.append(
-                asyncio.create_task(hall_page(base_ws, f"code={new.code}&display={display}", "projector", watch, stop))
-            )
+            query = f"code={rooms[0].code}&display={display}"
+            tasks.append(asyncio.create_task(hall_page(base_ws, query, "projector", watch, stop)))
         deadline = time.monotonic() + 120
         while sum("drawn" in p for p in pages) < n and time.monotonic() < deadline:
             await asyncio.sleep(0.2)
@@ -743,19 +754,26 @@ def hall_class(url: str, pids: list[int], engine, n: int, projector: bool = True
             if action == "Reveal":
                 await voted(2)
             cpu0, own0, t0 = sum(cpu_seconds(p) for p in pids), time.process_time(), time.monotonic()
-            steps[action]()
-            target = versions.stored_class_version(engine, new.code).version
+            for room in rooms:
+                steps[action](room)
+            target = {room.code: versions.stored_class_version(engine, room.code).version for room in rooms}
+            wanted = [target[room.code] for room, _ in seats]
+
+            def done(page, version):
+                return page.get("drawn", -1) >= version
+
             while (
-                sum(p.get("drawn", -1) >= target for p in pages) < n or watch.get("drawn", -1) < target and projector
+                sum(done(p, v) for p, v in zip(pages, wanted)) < n
+                or projector and not done(watch, target[rooms[0].code])
             ) and time.monotonic() < t0 + 60:
                 await asyncio.sleep(0.05)
             cpu = sum(cpu_seconds(p) for p in pids) - cpu0
-            shown = sorted(p["at"] - t0 for p in pages if p.get("drawn", -1) >= target)
+            shown = sorted(p["at"] - t0 for p, v in zip(pages, wanted) if done(p, v))
             results[action] = {
                 "pages": len(shown),
                 "last": shown[-1] if shown else float("nan"),
                 "p50": statistics.median(shown) if shown else float("nan"),
-                "projector": watch["at"] - t0 if watch.get("drawn", -1) >= target else float("nan"),
+                "projector": watch["at"] - t0 if done(watch, target[rooms[0].code]) else float("nan"),
                 "cpu": cpu / n,
                 "client": time.process_time() - own0,
                 "elements": statistics.median(p["elements"][-1] for p in pages if p.get("elements")),

@@ -432,12 +432,22 @@ DRAWN = (0, 3)  # ScriptFinishedStatus: FINISHED_SUCCESSFULLY, FINISHED_FRAGMENT
 
 
 async def http_checks(
-    base_http: str, path: str, every_ms: int, drawn: int, counters: dict, stop: asyncio.Event, on_change, layout=None
+    base_http: str,
+    path: str,
+    every_ms: int,
+    drawn: int,
+    counters: dict,
+    stop: asyncio.Event,
+    on_change,
+    layout=None,
+    live=None,
+    on_current=None,
 ) -> None:
     """The page's follow component (lab.views.follow), as a browser runs it: GET the class version over one
     kept-alive HTTP/1.1 connection every ``every_ms``; when it moved past ``drawn`` (or the class closed), call
     ``on_change(whole)`` (the browser's trigger) and stop: ``whole`` when the whole page must run (the route's
-    layout is not ``layout``, the page's; the class closed or is unknown), else what holds the follower."""
+    layout is not ``layout``, the page's; the class closed or is unknown), else what holds the follower. A new
+    version whose ``live`` is the page's is nothing the page draws: taken without a run (``on_current(version)``)."""
     from urllib.parse import urljoin, urlsplit
 
     url = urlsplit(urljoin(base_http + "/class", path))
@@ -457,6 +467,11 @@ async def http_checks(
             status = int(head.split(b" ")[1])
             if status == 404 or (status == 200 and (body["version"] > drawn or not body["open"])):
                 whole = status == 404 or not body["open"] or (layout is not None and body.get("layout") != layout)
+                if not whole and live is not None and body.get("live") == live:
+                    drawn = body["version"]
+                    if on_current is not None:
+                        on_current(drawn)
+                    continue
                 await on_change(whole)
                 return
     finally:
@@ -492,6 +507,10 @@ async def hall_page(base_ws: str, query: str, page_name: str, page: dict, stop: 
             msg.rerun_script.page_script_hash = state["hash"]
             await ws.send(msg.SerializeToString())
 
+        def current(version):  # a new version this page draws nothing of: shown as it is, no run, no element
+            page["drawn"], page["at"] = version, time.monotonic()
+            page.setdefault("elements", []).append(0)
+
         page["submitted"] = submitted
         await rerun()
         while not stop.is_set():
@@ -519,7 +538,7 @@ async def hall_page(base_ws: str, query: str, page_name: str, page: dict, stop: 
                     state["task"] = asyncio.create_task(
                         http_checks(
                             base_http, data["path"], data["every_ms"], data["version"], {}, stop, rerun,
-                            data.get("layout"),
+                            data.get("layout"), data.get("live"), current,
                         )
                     )
             elif kind == "script_finished" and msg.script_finished in DRAWN and state["version"] is not None:

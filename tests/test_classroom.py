@@ -581,6 +581,30 @@ def test_the_version_route_says_when_a_student_page_must_redraw_whole(engine):
     ]
 
 
+def test_the_version_route_says_when_a_new_version_is_nothing_a_student_page_draws(engine):
+    """The route's live key: the layout, the reveal and how many were removed. Show responses leaves it as it was
+    (a student's page then takes the new version without a run); a prediction's reveal and a removal move it."""
+    new = classes.create_class(engine)
+    ann = admission.join_class(engine, new.code, "Ann").student_token
+    admission.join_class(engine, new.code, "Bob")
+    classes.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
+    activity = answers.student_state(engine, new.code, ann).activity.id
+    answers.submit_prediction(engine, new.code, ann, activity, ["0.5", "0.5"])
+
+    def live():
+        return versions.stored_class_version(engine, new.code).live
+
+    opened = live()
+    assert opened == f"{activity}.1.0|0|0"
+    classes.show_responses(engine, new.code, new.teacher_token)
+    assert live() == opened
+    classes.reveal(engine, new.code, new.teacher_token)
+    assert live() == f"{activity}.1.0|1|0"
+    bob = next(s.id for s in dashboards.dashboard(engine, new.code, new.teacher_token).students if s.name == "Bob")
+    roster.remove_students(engine, new.code, new.teacher_token, [bob])
+    assert live() == f"{activity}.1.0|1|1"
+
+
 def test_a_reveal_or_show_responses_applied_to_the_last_state_is_what_the_database_then_gives(engine):
     """A student's live part redraws a Reveal or Show responses from the class's shared version (with_flags), not
     from a read of its own: that state equals student_state read afterwards (the exact answer only once revealed:

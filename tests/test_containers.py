@@ -431,8 +431,9 @@ def test_kubernetes_yaml_on_podman_end_to_end(tmp_path, request):
         run = loop.run(student_page())
         assert run.exceptions == [] and page.cookies["RLSERVER"] == "r1"
         version_url = f"{url}/_class_version?code={made['code']}&key={made['key']}"
+        made_version = {"version": made["version"], "layout": "none", "live": "none|0|0"}  # no activity, nobody removed
         status, _, body = http_get(version_url, cookie="RLSERVER=r1")
-        assert status == 200 and json.loads(body) == {"version": made["version"], "open": True, "layout": "none"}, body
+        assert status == 200 and json.loads(body) == {**made_version, "open": True}, body
         app_python(
             APP[0],
             "import json; from lab.classroom import classes; from lab.classroom.db import make_engine\n"
@@ -441,7 +442,7 @@ def test_kubernetes_yaml_on_podman_end_to_end(tmp_path, request):
         wait_for(
             "replica r1 sees the class ended on r0",
             lambda: json.loads(http_get(version_url, cookie="RLSERVER=r1")[2]) == {
-                "version": made["version"] + 1, "open": False, "layout": "none"},  # no activity opened
+                **made_version, "version": made["version"] + 1, "open": False},
             10,
         )  # fmt: skip
         t = lap("class data", t)

@@ -26,12 +26,12 @@ from lab.classroom.limits import MAX_STUDENTS
 from lab.classroom.records import ActivityView, ClassRow
 from lab.classroom.refusals import ClassroomError, Waiting
 from lab.classroom.roster import BULK_RULES
-from lab.classroom.versions import page_layout
+from lab.classroom.versions import live_key, page_layout
 from lab.teaching.exercises import Feedback
 
 __all__ = [  # read by the views from here, with the functions below
     "BULK_RULES", "MAX_STUDENTS", "ActivityView", "ClassRow", "ClassroomError", "Dashboard", "Feedback", "StudentState",
-    "page_layout", "with_flags",
+    "live_key", "page_layout", "with_flags",
 ]
 
 Result = TypeVar("Result")

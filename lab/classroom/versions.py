@@ -22,6 +22,19 @@ class ClassVersion(NamedTuple):
     layout: str = ""  # the student page's structure (page_layout): when it moved, the whole page redraws
     revealed: bool = False  # the current activity's answer is revealed (its flags: a page's live part redraws
     shown: bool = False  # from them, shared by the class, when a Reveal or Show responses is all that moved)
+    removed: int = 0  # students removed from the class (a removed student's page has to say so)
+
+    @property
+    def live(self) -> str:
+        """What of this version a student's page draws (live_key): the version route says it."""
+        return live_key(self.layout, self.revealed, self.removed)
+
+
+def live_key(layout: str, revealed: bool, removed: int) -> str:
+    """All a teacher's action can change on a student's page: its layout, the reveal and who was removed. When the
+    route's equals the page's, the new version is nothing the page draws (Show responses, the projector's address):
+    the page takes it without a run; else its live part (or, with another layout, the whole page) runs again."""
+    return f"{layout}|{int(revealed)}|{removed}"
 
 
 def page_layout(activity_id: int | None, round_: int, locked: bool, kind: str, revealed: bool) -> str:
@@ -40,7 +53,9 @@ def stored_class_version(engine: Engine, code: str) -> ClassVersion | None:
         row = conn.execute(
             text(
                 "SELECT c.version, c.ended_at, c.created_at, c.teacher_hash, c.display_key, c.current_activity, "
-                "a.round, a.locked_at, a.kind, a.revealed_at, a.shown_at FROM classes c "
+                "a.round, a.locked_at, a.kind, a.revealed_at, a.shown_at, "
+                "(SELECT COUNT(*) FROM students s WHERE s.class_id = c.id AND s.removed_at IS NOT NULL) AS removed "
+                "FROM classes c "
                 "LEFT JOIN activities a ON a.id = c.current_activity WHERE c.code = :code"
             ),
             {"code": code},
@@ -59,4 +74,5 @@ def stored_class_version(engine: Engine, code: str) -> ClassVersion | None:
         layout,
         row.revealed_at is not None,
         row.shown_at is not None,
+        row.removed,
     )

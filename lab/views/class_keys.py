@@ -28,6 +28,7 @@ class Keys:
     LAST_TOKEN = "cls_last_token"  # the student whose state LAST_STATE is
     DOWN_WORDS = "cls_down_words"  # what the student's page said of the outage it met in this run
     STUDENT_DRAWN = "cls_student_drawn"  # what the page outside its live part shows (page_state.drawn_outside)
+    REMOVED_DRAWN = "cls_removed_drawn"  # how many of the class were removed when its live part was drawn
     HELD = "cls_focus"  # (class code, student token) of the class this session's student joined (class_focus)
 
     # --- landing: join or start -----------------------------------------------------------------------

@@ -15,6 +15,7 @@ from lab.classroom.actions import (
     StudentSeat,
     StudentState,
     clock,
+    live_key,
     outcome,
     page_layout,
     with_flags,
@@ -341,6 +342,19 @@ def layout_of(state: StudentState) -> str:
     return page_layout(a.id, a.round, a.locked, a.kind, a.revealed)
 
 
+def live_of(state: StudentState) -> str | None:
+    """What of the class this page draws as the version route says it (live_key), with how many were removed from
+    the class's shared version (kept for live_state); None while that cannot be read: then every new version reruns
+    the live part."""
+    read = outcome(lambda _engine: class_version(state.code), None, DATABASE_DOWN, gated=False)
+    if read.down or read.value is None:
+        st.session_state.pop(Keys.REMOVED_DRAWN, None)
+        return None
+    st.session_state[Keys.REMOVED_DRAWN] = read.value.removed
+    a = state.activity
+    return live_key(layout_of(state), bool(a is not None and a.revealed), read.value.removed)
+
+
 def student_said(state: StudentState) -> str:
     """What the live region says of the class's state when nothing was just done on the page."""
     heading = f"Class {state.code}" + (f" · {state.class_name}" if state.class_name else "")
@@ -356,23 +370,23 @@ def student_said(state: StudentState) -> str:
 
 
 def live_state(code: str, token: str) -> StudentState | None:
-    """The student's state in the live part's own run; None when the whole page has to say why not. When all that
-    moved since the state last read is one Reveal or one Show responses (the class's shared version says so), that
-    state with the activity's new flags: every page of the class redraws at that moment, and the shared version is
-    one reading for the class, not one database read a page (docs/performance.md). Else read again."""
+    """The student's state in the live part's own run; None when the whole page has to say why not. When only the
+    activity's flags moved since the state last read (a Reveal, Show responses: the class's shared version says so,
+    the page's layout and who was removed are the same), that state with the new flags: every page of the class
+    redraws at that moment, and the shared version is one reading for the class, not one database read a page
+    (docs/performance.md). Else read again."""
     last = st.session_state.get(Keys.LAST_STATE)
     if last is not None and last.activity is not None and st.session_state.get(Keys.LAST_TOKEN) == token:
         read = outcome(lambda _engine: class_version(code), None, DATABASE_DOWN, gated=False)  # its own bounded wait
         if read.down:
             return None
         current = read.value
-        flags = (last.activity.revealed, last.activity.shown)
         if (
             current is not None
             and current.open
-            and current.version == last.version + 1
+            and current.version > last.version
             and current.layout == layout_of(last)
-            and sum(a != b for a, b in zip(flags, (current.revealed, current.shown))) == 1
+            and current.removed == st.session_state.get(Keys.REMOVED_DRAWN)
         ):
             state = with_flags(last, current.version, current.revealed, current.shown)
             st.session_state[Keys.LAST_STATE] = state
@@ -403,7 +417,7 @@ def student_live(code: str, token: str, state: StudentState, said: str, refused:
     announce(Keys.LIVE, said or student_said(state), error=refused, focus=focus)
     if state.open:
         # Last, so a run cut short keeps the previous (older) version on the page, which then redraws it.
-        follow_teacher(state.code, state.version, state.follow_key, follow, layout_of(state))
+        follow_teacher(state.code, state.version, state.follow_key, follow, layout_of(state), live_of(state))
 
 
 def student_page(code: str, token: str) -> None:

@@ -56,6 +56,7 @@ export default function (component) {
   let stopped = false;
   let timer = null;
   let askedAt = 0;
+  let drawn = data.version;
   const url = new URL(data.path, window.location.href);
   const wait = () => data.every_ms * (0.75 + 0.5 * Math.random());
   const typing = () => {
@@ -86,7 +87,11 @@ export default function (component) {
       else if (response.ok) {
         const state = await response.json();
         const whole = !state.open || state.layout !== data.layout;
-        if (state.version > data.version || !state.open) ask(state.version, whole);
+        if (state.version > drawn || !state.open) {
+          // nothing this page draws moved (Show responses, on a student's page): take the version, no run
+          if (!whole && data.live !== undefined && state.live === data.live) drawn = state.version;
+          else ask(state.version, whole);
+        }
       }
     } catch (error) { /* the server is restarting, or the request was given up: ask again next time */ }
     clearTimeout(giveUp);
@@ -121,16 +126,21 @@ def page_redraw() -> None:
         _page_redraw(key="cls_page_redraw", data={}, on_redraw_change=lambda: None, height=0)
 
 
-def follow_teacher(code: str, drawn_version: int, key: str, fragment, layout: str | None = None) -> None:
+def follow_teacher(
+    code: str, drawn_version: int, key: str, fragment, layout: str | None = None, live: str | None = None
+) -> None:
     """Keep this page current: the HTTP check when the route is served, else ``fragment`` every FOLLOW_EVERY_S
     (``fragment(code, drawn_version)`` reruns the page when the version moved). ``layout``: the page was drawn
     with it (versions.page_layout) and holds :func:`page_redraw`; when the route says another, the whole page reruns,
-    else what holds this follower (a page's live part)."""
+    else what holds this follower (a page's live part). ``live``: what of the class the page drew (versions.live_key);
+    a new version with the same is taken without a run."""
     if route_mounted:
         path = "." + ROUTE_PATH + "?" + urlencode({"code": code, "key": key})  # relative: also under a URL prefix
         data = {"path": path, "version": drawn_version, "every_ms": CHECK_EVERY_MS, "retry_ms": RETRY_MS}
         if layout is not None:
             data["layout"] = layout
+        if live is not None:
+            data["live"] = live
         _follower(
             key="cls_follower",
             data=data,
@@ -180,6 +190,7 @@ def routes() -> list:
             or (state.display_key and hmac.compare_digest(state.display_key.encode(), key.encode()))  # the projector
         ):
             return refused
-        return JSONResponse({"version": state.version, "open": state.open, "layout": state.layout}, headers=headers)
+        answer = {"version": state.version, "open": state.open, "layout": state.layout, "live": state.live}
+        return JSONResponse(answer, headers=headers)
 
     return [Route(ROUTE_PATH, class_version_endpoint, methods=["GET"])]

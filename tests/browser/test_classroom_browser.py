@@ -210,9 +210,9 @@ def test_the_class_version_route(browser, tmp_path):
         page.close()
         status, body, cache = get(mine.code, key)
         assert status == 200 and cache == "no-store"
-        # the layout: activity, round 1, not locked (a student's page redraws whole when it moves)
         drawn = versions.stored_class_version(engine, mine.code).version
-        assert body == {"version": drawn, "open": True, "layout": f"{opened}.1.0"}
+        # the layout: activity, round 1, not locked; live: the layout, not revealed, nobody removed
+        assert body == {"version": drawn, "open": True, "layout": f"{opened}.1.0", "live": f"{opened}.1.0|0|0"}
         version = body["version"]
         for code, wrong in [
             (mine.code, key[:-1] + ("0" if key[-1] != "0" else "1")),  # one digit off
@@ -227,10 +227,11 @@ def test_the_class_version_route(browser, tmp_path):
             assert status == 404 and body == {"error": "unknown class or key"} and cache == "no-store"
         classes.lock(engine, mine.code, mine.teacher_token)
         time.sleep(1.2)  # past the one-second window in which the pages of a class share one reading
-        assert get(mine.code, key)[1] == {"version": version + 1, "open": True, "layout": f"{opened}.1.1"}  # locked
+        locked = {"layout": f"{opened}.1.1", "live": f"{opened}.1.1|0|0"}
+        assert get(mine.code, key)[1] == {"version": version + 1, "open": True, **locked}
         classes.end_class(engine, mine.code, mine.teacher_token)
         time.sleep(1.2)
-        assert get(mine.code, key)[1] == {"version": version + 2, "open": False, "layout": f"{opened}.1.1"}
+        assert get(mine.code, key)[1] == {"version": version + 2, "open": False, **locked}
     finally:
         engine.dispose()
         stop_process(proc)
