@@ -284,10 +284,8 @@ def checked_bars(sheet: Sheet, exercise, current: tuple[float, ...]) -> str:
     return said
 
 
-@st.fragment
 def bars_exercise(sheet: Sheet, exercise) -> None:
-    """One predict-the-bars exercise. A fragment: moving one of its sliders reruns this exercise only,
-    not the whole page (the problems, the other exercises and the Teacher tab stay as they are)."""
+    """One predict-the-bars exercise: its p and q, then the bars (a fragment, below)."""
     with st.container(border=True, key=f"exq_bars_{exercise.number}"):
         chart(
             figure("pq_bars", exercise.p.tokens, exercise.p.values, exercise.q.values),
@@ -305,27 +303,34 @@ def bars_exercise(sheet: Sheet, exercise) -> None:
                 ],
             ),
         )
-        # the bars you draw, bound to the sliders below (a release moves the sliders; a slider moves its bar)
-        keys = [_bar_key(sheet, exercise.number, token) for token in exercise.p.tokens]
-        bar_predictor(
-            f"exq_bars_{sheet.key}_{exercise.number}", [f"r({t})" for t in exercise.p.tokens],
-            _current_bars(sheet, exercise), keys, large=sheet.presenting, sum_note=" (a residual always sums to 1).",
-        )
-        # one row of sliders sharing its width, wrapping on a phone (one layout block, not one per token)
-        with st.container(horizontal=True):
-            for token, key in zip(exercise.p.tokens, keys):
-                # no value: it starts at 0 (min_value), and a value carried over from a closed tab is no conflict
-                st.slider(f"Predict r({token})", 0.0, 1.0, step=float(BAR_STEP), key=key)
-        current = _current_bars(sheet, exercise)
-        st.button(
-            "Check",
-            key=f"exq_check_bars_{sheet.key}_{exercise.number}",
-            on_click=_check_bars,
-            args=(sheet, exercise),
-            type="primary",
-        )
-        said = checked_bars(sheet, exercise, current)
-        announce(f"exq-bars-{exercise.number}", said)
+        predicted_bars(sheet, exercise)
+
+
+@st.fragment
+def predicted_bars(sheet: Sheet, exercise) -> None:
+    """The bars you draw, their sliders, Check and the score. A fragment: moving a bar or a slider reruns this part
+    only, not the whole page nor the exercise's p and q chart above it (which a change never alters)."""
+    # the bars you draw, bound to the sliders below (a release moves the sliders; a slider moves its bar)
+    keys = [_bar_key(sheet, exercise.number, token) for token in exercise.p.tokens]
+    bar_predictor(
+        f"exq_bars_{sheet.key}_{exercise.number}", [f"r({t})" for t in exercise.p.tokens],
+        _current_bars(sheet, exercise), keys, large=sheet.presenting, sum_note=" (a residual always sums to 1).",
+    )
+    # one row of sliders sharing its width, wrapping on a phone (one layout block, not one per token)
+    with st.container(horizontal=True):
+        for token, key in zip(exercise.p.tokens, keys):
+            # no value: it starts at 0 (min_value), and a value carried over from a closed tab is no conflict
+            st.slider(f"Predict r({token})", 0.0, 1.0, step=float(BAR_STEP), key=key)
+    current = _current_bars(sheet, exercise)
+    st.button(
+        "Check",
+        key=f"exq_check_bars_{sheet.key}_{exercise.number}",
+        on_click=_check_bars,
+        args=(sheet, exercise),
+        type="primary",
+    )
+    said = checked_bars(sheet, exercise, current)
+    announce(f"exq-bars-{exercise.number}", said)
 
 
 def bars_tab(sheet: Sheet, tab) -> None:
