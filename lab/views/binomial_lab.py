@@ -111,6 +111,7 @@ def lab_controls() -> None:
     if message:
         st.info(message)
     controls.button("Reveal", key="bl_reveal", type="primary", on_click=model.reveal)
+    section("Your prediction")  # outside the bars' fragment: a moved bar does not send the heading again
     bars()
 
 
@@ -183,7 +184,6 @@ def bars() -> None:
     exact = display_values(result)
     boxes = list(prediction_widgets(model))
     model.set_predictions([st.session_state[key] for key in boxes])
-    section("Your prediction")
     left, right = st.columns([3, 2], gap="large")
     with left:
         # the bars' names as the boxes say them (P(3), not 3); r(B), r(C) at the worked example
