@@ -20,7 +20,7 @@ from lab.classroom import admission, answers, classes, dashboards, export, namin
 from lab.classroom import db as database
 from lab.classroom.activities import ASSIGNMENT, PREDICT
 from lab.classroom.answers import StudentState, with_flags
-from lab.classroom.dashboards import Dashboard
+from lab.classroom.dashboards import Dashboard, Projection
 from lab.classroom.gate import NotAnswering, bounded
 from lab.classroom.limits import MAX_STUDENTS
 from lab.classroom.records import ActivityView, ClassRow
@@ -30,8 +30,8 @@ from lab.classroom.versions import live_key, page_layout
 from lab.teaching.exercises import Feedback
 
 __all__ = [  # read by the views from here, with the functions below
-    "BULK_RULES", "MAX_STUDENTS", "ActivityView", "ClassRow", "ClassroomError", "Dashboard", "Feedback", "StudentState",
-    "live_key", "page_layout", "with_flags",
+    "BULK_RULES", "MAX_STUDENTS", "ActivityView", "ClassRow", "ClassroomError", "Dashboard", "Feedback", "Projection",
+    "StudentState", "live_key", "page_layout", "with_flags",
 ]
 
 Result = TypeVar("Result")
@@ -56,6 +56,9 @@ PENDING = (
 MAYBE_SAVED = (
     "The class database is not answering: what you just sent may still be saved when it answers. Look at the "
     "page once it is back before sending it again."
+)
+PROJECTOR_DOWN = (
+    "The class database cannot be reached right now: the projector shows the class again as soon as it answers."
 )
 PREDICT_LABEL = "Predict the bars"  # the dashboard's choice of activity that opens a prediction
 
@@ -150,6 +153,11 @@ def refused(text: str) -> Feedback:
 def answered_later(future: Future) -> Outcome:
     """What a call the database answered late came to (``future`` is done: lab.classroom.gate)."""
     return outcome(lambda _engine: future.result(), None, DATABASE_DOWN, gated=False)
+
+
+def projection(db: Engine | Connect, code: str, key: str) -> Outcome[Projection]:
+    """What the projector may show of class ``code`` with its display-only ``key`` (lab.classroom.dashboards)."""
+    return outcome(lambda engine: dashboards.projection(engine, code, key), db, PROJECTOR_DOWN)
 
 
 def database_answers(db: Engine | Connect) -> bool:

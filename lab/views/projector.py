@@ -15,10 +15,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from lab.classroom import dashboards, refusals
-from lab.classroom.actions import database_down
+from lab.classroom.actions import Projection, projection
 from lab.classroom.activities import PREDICT
-from lab.classroom.gate import NotAnswering, bounded
 from lab.core.formatting import markdown_escape, with_decimal
 from lab.views.accessibility import announce, section, title
 from lab.views.class_results import (
@@ -57,7 +55,7 @@ def follow(code: str, drawn_version: int) -> None:
         st.rerun()
 
 
-def results(shown: dashboards.Projection, visible: bool, key: str) -> None:
+def results(shown: Projection, visible: bool, key: str) -> None:
     """The round's chart(s), full width: Round 1 and Round 2 side by side once a second round is open."""
     activity = shown.activity
     revealed = activity.revealed
@@ -100,16 +98,14 @@ def results(shown: dashboards.Projection, visible: bool, key: str) -> None:
 
 def live(code: str, key: str) -> None:
     """Counts and results, redrawn every PROJECTOR_EVERY_S seconds (students submit without a teacher action)."""
-    try:
-        shown = read(code, key)
-    except refusals.ClassroomError as exc:
-        st.error(markdown_escape(exc))
+    read = projection(engine, code, key)
+    if read.refused is not None:
+        st.error(markdown_escape(read.refusal))
         return
-    except Exception as exc:
-        if not database_down(exc):
-            raise
-        st.warning(outage_words(exc))  # this part is redrawn every few seconds: it comes back by itself
+    if read.down:
+        st.warning(read.refusal)  # this part is redrawn every few seconds: it comes back by itself
         return
+    shown = read.value
     activity = shown.activity
     if activity is None or not activity.revealed:  # after the reveal each round's title says how many voted
         # what the room reads while it waits: how many have joined, then how many have submitted
@@ -132,7 +128,7 @@ def live(code: str, key: str) -> None:
         st.markdown("Responses appear here when the teacher shows them.")
 
 
-def status(shown: dashboards.Projection) -> str:
+def status(shown: Projection) -> str:
     activity = shown.activity
     if activity is None:
         return f"{shown.joined} joined · waiting for the next activity"
@@ -140,7 +136,7 @@ def status(shown: dashboards.Projection) -> str:
     return f"**{shown.submitted} of {shown.joined} submitted**{round_text}"
 
 
-def announcement(shown: dashboards.Projection) -> str:
+def announcement(shown: Projection) -> str:
     """What the page's polite live region says: the state the teacher's last action brought (the page redraws
     on each one), so a screen reader on this page hears responses shown, a new round and the reveal."""
     activity = shown.activity
@@ -167,27 +163,10 @@ def join_line(link) -> None:
         st.text(link.url)
 
 
-def read(code: str, key: str) -> dashboards.Projection:
-    """The projection, with a bounded wait for the class database (lab.classroom.gate)."""
-    db = engine()
-    return bounded(lambda: dashboards.projection(db, code, key))
-
-
-def outage_words(exc: BaseException) -> str:
-    state = "is not answering" if isinstance(exc, NotAnswering) else "cannot be reached"
-    return f"The class database {state} right now: the projector shows the class again as soon as it answers."
-
-
 def wait_and_redraw(code: str, key: str) -> None:
     """While the database is away: try every RETRY_EVERY_S, redraw the whole page once it answers."""
-    try:
-        read(code, key)
-    except Exception as exc:
-        if not (isinstance(exc, refusals.ClassroomError) or database_down(exc)):
-            raise
-        if not isinstance(exc, refusals.ClassroomError):
-            return
-    st.rerun()
+    if not projection(engine, code, key).down:
+        st.rerun()
 
 
 RETRY_EVERY_S = 3.0
@@ -206,19 +185,17 @@ def typed_address(link) -> None:
 
 
 def projector_page(code: str, key: str) -> None:
-    try:
-        shown = read(code, key)
-    except refusals.ClassroomError as exc:
+    read = projection(engine, code, key)
+    if read.refused is not None:
         title("Projector view")
-        st.error(markdown_escape(exc))
+        st.error(markdown_escape(read.refusal))
         return
-    except Exception as exc:
-        if not database_down(exc):
-            raise
+    if read.down:
         title("Projector view")
-        st.warning(outage_words(exc))
+        st.warning(read.refusal)
         st.fragment(run_every=RETRY_EVERY_S)(wait_and_redraw)(code, key)
         return
+    shown = read.value
     klass = shown.klass
     if not klass.open:
         title(f"Class {klass.code} has ended")
