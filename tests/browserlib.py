@@ -181,6 +181,19 @@ def app_with_class_data(data: str | Path) -> Iterator[str]:
         stop_process(proc)
 
 
+@contextmanager
+def app_and_class_engine(data: str | Path) -> Iterator[tuple[str, object]]:
+    """:func:`app_with_class_data`, and an engine on that class database: yields (base url, engine)."""
+    from lab.classroom.db import make_engine
+
+    with app_with_class_data(data) as url:
+        engine = make_engine(f"sqlite:///{Path(data) / 'classroom.db'}")
+        try:
+            yield url, engine
+        finally:
+            engine.dispose()
+
+
 def _remove(path: str) -> None:
     Path(path).unlink(missing_ok=True)
 

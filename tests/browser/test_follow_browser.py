@@ -18,7 +18,7 @@ import time
 
 import pytest
 
-from browserlib import DESKTOP, app_with_class_data, goto
+from browserlib import DESKTOP, app_and_class_engine, goto
 
 LOCKED = "Your teacher has locked this activity"
 REVEALED = "The exact answer (revealed by your teacher)"
@@ -26,13 +26,8 @@ REVEALED = "The exact answer (revealed by your teacher)"
 
 @pytest.fixture(scope="module")
 def follow_app(tmp_path_factory):
-    from lab.classroom.db import make_engine
-
-    data = tmp_path_factory.mktemp("followdata")
-    with app_with_class_data(data) as url:
-        engine = make_engine(f"sqlite:///{data / 'classroom.db'}")
-        yield url, engine
-        engine.dispose()
+    with app_and_class_engine(tmp_path_factory.mktemp("followdata")) as app:
+        yield app
 
 
 def shows(page, text: str, timeout_s: float = 10) -> bool:

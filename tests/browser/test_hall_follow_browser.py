@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-from browserlib import PHONE, app_with_class_data, goto
+from browserlib import PHONE, app_and_class_engine, goto
 
 CROWD = 100
 LIMIT_S = 4.0
@@ -43,13 +43,8 @@ SEEN_JS = """
 @pytest.fixture(scope="module")
 def hall_app(tmp_path_factory):
     """server.py on a class database of its own, and an engine on it."""
-    from lab.classroom.db import make_engine
-
-    data = tmp_path_factory.mktemp("halldata")
-    with app_with_class_data(data) as url:
-        engine = make_engine(f"sqlite:///{data / 'classroom.db'}")
-        yield url, engine
-        engine.dispose()
+    with app_and_class_engine(tmp_path_factory.mktemp("halldata")) as app:
+        yield app
 
 
 def test_a_projector_and_two_phones_beside_100_students_show_every_action_within_4_s(browser, hall_app):
