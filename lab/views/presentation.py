@@ -124,8 +124,9 @@ html { font-size: 3.4vh; }
   padding: 0; overflow-wrap: anywhere; font-family: "Source Code Pro", monospace; }
 .st-key-proj-top-results .st-key-proj-address code,
 .st-key-proj-top-open .st-key-proj-address code { white-space: nowrap; }
-.st-key-proj-join [data-testid="stText"] { font-family: "Source Code Pro", monospace; overflow-wrap: anywhere;
-  white-space: normal; }
+.st-key-proj-join [data-testid="stText"] { overflow-wrap: anywhere; white-space: normal; }
+/* while waiting the join link has the code's column: in monospace it wraps alike whatever its letters */
+.st-key-proj-top-wait .st-key-proj-join [data-testid="stText"] span { font-family: "Source Code Pro", monospace; }
 .st-key-proj-join [data-testid="stMarkdownContainer"] p { white-space: nowrap; }
 .st-key-proj-qr img { height: min(44vh, 24vw) !important; width: auto !important; max-width: 100%;
   object-fit: contain; }
