@@ -287,7 +287,7 @@ class TeacherDesk:
             lambda engine: roster.bulk_match(engine, self.code, self.token, rule, seconds, include), db, TEACHER_DOWN
         )
 
-    def results_csv(self, db: Engine | Connect) -> str:
+    def class_results_csv(self, db: Engine | Connect) -> str:
         """The class's results as CSV, or, while the database cannot be reached, a line saying so (the download's
         content: the button is drawn before it is pressed)."""
         result = outcome(lambda engine: export.class_results_csv(engine, self.code, self.token), db, TEACHER_DOWN)

@@ -52,7 +52,7 @@ MAX_QR_LINK = 2000  # characters of a join link a QR code is made for
 # --- the buttons' callbacks -------------------------------------------------------------------------
 
 
-def teacher_token(code: str) -> str:
+def tab_teacher_token(code: str) -> str:
     """The teacher token of this tab: from the link, or kept in the session while the address bar does not show
     it. In presentation mode the token leaves the address bar (a projected address bar would show it to the
     room) and comes back when presentation mode is turned off; a reload while presenting needs the saved link."""
@@ -458,7 +458,7 @@ def results_download(place, code: str, token: str, klass: ClassRow) -> None:
     """Download results (CSV) in ``place`` (the page, or a column); the CSV is made only when pressed."""
     place.download_button(
         "Download results (CSV)",
-        lambda: TeacherDesk(code, token).results_csv(engine),
+        lambda: TeacherDesk(code, token).class_results_csv(engine),
         file_name=f"residual-lab-class-{klass.code}.csv",
         mime="text/csv",
         on_click="ignore",

@@ -18,14 +18,14 @@ from lab.views.accessibility import title
 from lab.views.class_common import go_to
 from lab.views.class_landing import landing
 from lab.views.class_student import student_page
-from lab.views.class_teacher import teacher_page, teacher_token
+from lab.views.class_teacher import tab_teacher_token, teacher_page
 
 
 def main() -> None:
     title("Class")
     code = str(st.query_params.get("code", ""))[:40]
     student = str(st.query_params.get("student", ""))[:100]
-    teacher = "" if student and "teacher" not in st.query_params else teacher_token(code)
+    teacher = "" if student and "teacher" not in st.query_params else tab_teacher_token(code)
     if not (code or student or teacher) and (held := class_focus.running_class()):
         go_to(code=held[0], student=held[1])  # the menu's Class, during the student's class: their own page
     if teacher:
