@@ -30,6 +30,8 @@ class Keys:
     STUDENT_DRAWN = "cls_student_drawn"  # what the page outside its live part shows (page_state.drawn_outside)
     REMOVED_DRAWN = "cls_removed_drawn"  # how many of the class were removed when its live part was drawn
     HELD = "cls_focus"  # (class code, student token) of the class this session's student joined (class_focus)
+    FOLLOWER = "cls_follower"  # the follow component (lab.views.follow): checks the class's version
+    PAGE_REDRAW = "cls_page_redraw"  # its silent trigger outside the live part: reruns the whole page
 
     # --- landing: join or start -----------------------------------------------------------------------
     JOIN_FORM = "cls_join_form"

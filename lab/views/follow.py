@@ -22,6 +22,7 @@ from lab.classroom import naming
 from lab.classroom.actions import database_down
 from lab.classroom.gate import gate
 from lab.views import classroom_db
+from lab.views.class_keys import Keys
 
 ROUTE_PATH = "/_class_version"
 CHECK_EVERY_MS = 1000  # how often a page asks for the version over HTTP (on average: each wait is jittered)
@@ -123,7 +124,7 @@ def page_redraw() -> None:
     """Outside the fragment that calls :func:`follow_teacher` with a ``layout``: lets its follower rerun the whole
     page when the layout moved. Nothing without the route (the fallback fragment reruns the whole page itself)."""
     if route_mounted:
-        _page_redraw(key="cls_page_redraw", data={}, on_redraw_change=lambda: None, height=0)
+        _page_redraw(key=Keys.PAGE_REDRAW, data={}, on_redraw_change=lambda: None, height=0)
 
 
 def follow_teacher(
@@ -142,7 +143,7 @@ def follow_teacher(
         if live is not None:
             data["live"] = live
         _follower(
-            key="cls_follower",
+            key=Keys.FOLLOWER,
             data=data,
             on_changed_change=lambda: None,  # the trigger itself reruns the page, which redraws from the database
             height=0,
