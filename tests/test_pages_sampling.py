@@ -205,3 +205,23 @@ def test_blocks_long_laws_and_the_named_limit():
     assert "32,768 sequences, too many for an exact law (limit 4,096" in message
     assert "The draft proposed 8 tokens" in markdown_text(at)
     assert metrics(at)["best K (0 to 15)"] == "6"
+
+
+@pytest.mark.parametrize(
+    "page, module, loader",
+    [(SAMPLING, "lab.core.scenarios", "load_scenario"), (BLOCKS, "lab.core.markov", "load_model")],
+)
+def test_a_data_file_broken_on_disk_is_named_and_the_page_stops_there(monkeypatch, page, module, loader):
+    import importlib
+
+    from lab.core.distributions import LabInputError
+
+    def broken(name, *args, **kwargs):
+        raise LabInputError(f"scenarios/{name}.toml: line 3: p must be a number")
+
+    monkeypatch.setattr(importlib.import_module(module), loader, broken)
+    at = open_page(page)
+    assert not at.exception
+    chosen = at.session_state["sl_scenario" if page == SAMPLING else "bk_model"]
+    assert [e.value for e in at.error] == [f"scenarios/{chosen}.toml: line 3: p must be a number"]
+    assert not at.get("plotly_chart") and not at.metric  # nothing drawn from a file that could not be read

@@ -29,6 +29,7 @@ from lab.views.page_state import (
     controls_model,
     drawn_outside,
     kept_in_session,
+    loaded_or_said,
     push_to_widgets,
     redraw_page_if_changed,
     refuse_link_values,
@@ -79,15 +80,6 @@ def block_controls() -> BlocksModel:
     )
     WIDGETS.number_input(second_row[2], "seed")
     return controls_model(BlocksModel, "bk_state", **LIMITS)
-
-
-def chosen_model(state: BlocksModel) -> MarkovModel | None:
-    """The model's file, or None after saying it is broken on disk (the rest of the page is not drawn)."""
-    try:
-        return load_model(state.model)
-    except LabInputError as exc:
-        st.error(str(exc))
-        return None
 
 
 def model_notes(state: BlocksModel, markov: MarkovModel) -> None:
@@ -383,7 +375,7 @@ def block_section() -> MarkovModel | None:
     the seed reruns this section only (a whole run of the page, its tables converted again, cost about twice the
     minimal app's CPU per change). A new model changes the section below too: the whole page then runs once."""
     state = block_controls()
-    markov = chosen_model(state)
+    markov = loaded_or_said(load_model, state.model)
     redraw_page_if_changed(MODEL_SHOWN, markov and markov.name)
     if markov is None:
         return None

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
+from typing import TypeVar
 
 import streamlit as st
 from streamlit.errors import StreamlitAPIException
@@ -133,6 +134,19 @@ def controls_model(model_cls, store: str, quiet: bool = False, **limits):
         return st.session_state.get(store, model_cls())
     st.session_state[store] = model
     return model
+
+
+T = TypeVar("T")
+
+
+def loaded_or_said(load: Callable[[str], T], name: str) -> T | None:
+    """The data file ``name`` read by ``load``, or None after saying on the page why it is broken on disk (the
+    rest of the page is then not drawn)."""
+    try:
+        return load(name)
+    except LabInputError as exc:
+        st.error(str(exc))
+        return None
 
 
 def keep_last_valid(store: str, compute: Callable[[], object]) -> tuple[object, LabInputError | None]:

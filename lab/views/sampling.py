@@ -22,7 +22,7 @@ from lab.teaching.exercises import TEXTS_MATCH_CHOICES, TEXTS_MATCH_QUESTION, gr
 from lab.views.accessibility import announce, section, title
 from lab.views.common import chart, figure
 from lab.views.controls import Widgets
-from lab.views.page_state import controls_model, refuse_link_values, show_link_warnings
+from lab.views.page_state import controls_model, loaded_or_said, refuse_link_values, show_link_warnings
 
 STEPS = Widgets(SamplingModel, bound=True)  # each widget from its control, declared in the model
 COMPARE = Widgets(CompareModel, bound=True)
@@ -57,15 +57,6 @@ def step_controls() -> SamplingModel:
     STEPS.number_input(controls[1], "steps", step=1000)
     STEPS.number_input(controls[2], "seed", help="Any whole number")
     return controls_model(SamplingModel, "sl_model")
-
-
-def chosen_scenario(model: SamplingModel) -> Scenario | None:
-    """The scenario's file, or None after saying it is broken on disk (the rest of the page is not drawn)."""
-    try:
-        return load_scenario(model.scenario)
-    except LabInputError as exc:
-        st.error(str(exc))
-        return None
 
 
 def scenario_table(scenario: Scenario) -> None:
@@ -244,7 +235,7 @@ def one_step_section() -> bool:
     only (a whole run of the page cost 2.6x the minimal app's CPU per change). False: the scenario's file is broken
     (a full run then draws nothing after this section)."""
     model = step_controls()
-    scenario = chosen_scenario(model)
+    scenario = loaded_or_said(load_scenario, model.scenario)
     if scenario is None:
         return False
     scenario_table(scenario)
