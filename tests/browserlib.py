@@ -51,14 +51,16 @@ def start_streamlit(
     timeout: float = 60,
     extra: tuple[str, ...] = (),
     quiet: bool = False,
+    env: dict[str, str | None] | None = None,
 ):
     """Start a headless Streamlit server; return (process, base_url) once /_stcore/health says ok.
 
-    ``extra`` adds options (``--server.disconnectedSessionTTL 10``). The server's log (stderr) goes to a file,
-    read with ``server_log(proc)`` (``quiet``: to /dev/null), never to a pipe nobody reads while the server runs:
-    a full pipe (64 KiB) blocks the server's event loop on its next log line, and every session then stops
-    getting answers (seen with 300 sessions in bench/bench_classroom.py, where Streamlit logged a line for each
-    timed fragment rerun that arrived during a full run)."""
+    ``extra`` adds options (``--server.disconnectedSessionTTL 10``); ``env`` sets the server's environment
+    variables (None: unset), and only the server's: the test process keeps its own. The server's log (stderr)
+    goes to a file, read with ``server_log(proc)`` (``quiet``: to /dev/null), never to a pipe nobody reads while
+    the server runs: a full pipe (64 KiB) blocks the server's event loop on its next log line, and every session
+    then stops getting answers (seen with 300 sessions in bench/bench_classroom.py, where Streamlit logged a line
+    for each timed fragment rerun that arrived during a full run)."""
     port = port or free_port()
     log_fd, log_path = tempfile.mkstemp(prefix="streamlit-server-", suffix=".log")
     atexit.register(_remove, log_path)
@@ -87,6 +89,7 @@ def start_streamlit(
         cwd=cwd,
         stdout=subprocess.DEVNULL,
         stderr=log_fd,
+        env={k: v for k, v in {**os.environ, **(env or {})}.items() if v is not None},
     )
     if not quiet:
         os.close(log_fd)
@@ -164,17 +167,9 @@ def haproxy_stats(run_dir: Path) -> dict[str, dict[str, str]]:
 
 @contextmanager
 def app_with_class_data(data: str | Path) -> Iterator[str]:
-    """The app (server.py) with its class database in the folder ``data`` (RESIDUAL_LAB_DATA, set only while
-    the server starts, so nothing else in the test run sees it); yields its base url, stops the server after."""
-    old = os.environ.get("RESIDUAL_LAB_DATA")
-    os.environ["RESIDUAL_LAB_DATA"] = str(data)
-    try:
-        proc, url = start_streamlit("server.py", cwd=ROOT)
-    finally:
-        if old is None:
-            os.environ.pop("RESIDUAL_LAB_DATA", None)
-        else:
-            os.environ["RESIDUAL_LAB_DATA"] = old
+    """The app (server.py) with its class database in the folder ``data`` (RESIDUAL_LAB_DATA, set for the server
+    only, so nothing else in the test run sees it); yields its base url, stops the server after."""
+    proc, url = start_streamlit("server.py", cwd=ROOT, env={"RESIDUAL_LAB_DATA": str(data)})
     try:
         yield url
     finally:

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import base64
 import io
-import os
 from pathlib import Path
 
 import pytest
@@ -52,20 +51,9 @@ SCREEN_FACTS_JS = """() => {
 
 
 def _server(data: Path, public: str | None):
-    saved = {k: os.environ.get(k) for k in ("RESIDUAL_LAB_DATA", "RESIDUAL_LAB_PUBLIC_URL")}
-    os.environ["RESIDUAL_LAB_DATA"] = str(data)
-    if public:
-        os.environ["RESIDUAL_LAB_PUBLIC_URL"] = public
-    else:
-        os.environ.pop("RESIDUAL_LAB_PUBLIC_URL", None)
-    try:
-        return start_streamlit("server.py", cwd=ROOT)
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+    return start_streamlit(
+        "server.py", cwd=ROOT, env={"RESIDUAL_LAB_DATA": str(data), "RESIDUAL_LAB_PUBLIC_URL": public or None}
+    )
 
 
 @pytest.fixture(scope="module")

@@ -80,19 +80,9 @@ KEY_BUTTONS = ("Answer key (Markdown)", "Answer key (CSV)")
 def linked_app_url():
     """A server whose address for students (RESIDUAL_LAB_PUBLIC_URL) is its own: on a loopback address alone the
     Teacher tab gives no assignment link (no phone could open it)."""
-    import os
-
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    saved = os.environ.get("RESIDUAL_LAB_PUBLIC_URL")
-    os.environ["RESIDUAL_LAB_PUBLIC_URL"] = url
-    try:
-        proc, _ = start_streamlit("server.py", port=port)
-    finally:
-        if saved is None:
-            os.environ.pop("RESIDUAL_LAB_PUBLIC_URL", None)
-        else:
-            os.environ["RESIDUAL_LAB_PUBLIC_URL"] = saved
+    proc, _ = start_streamlit("server.py", port=port, env={"RESIDUAL_LAB_PUBLIC_URL": url})
     yield url
     stop_process(proc)
 
