@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
 
 from lab.core.blocks import BlockTrace, DraftTest, run_block
 from lab.core.markov import START, MarkovModel, all_model_names
@@ -60,7 +61,7 @@ class BlocksModel(PageModel):
     def trace(self, markov: MarkovModel, seed: int | None = None) -> BlockTrace:
         """One block of ``markov`` drafted, tested and corrected from ``seed`` (the model's own by default)."""
         seed = self.seed if seed is None else seed
-        return run_block(markov, self.block, START, make_streams(seed), self.algorithm, room=self.room(markov))
+        return _one_block(markov, self.block, seed, self.variant, self.room(markov))
 
     def block_key(self, markov: MarkovModel) -> tuple:
         """What the block on screen depends on: when it changes, the reader starts stepping again."""
@@ -77,6 +78,13 @@ class BlocksModel(PageModel):
             if self.trace(markov, candidate).ends_output:
                 return candidate, None
         return None, NO_BLOCK_ENDS
+
+
+@lru_cache(maxsize=256)
+def _one_block(markov: MarkovModel, block: int, seed: int, variant: str, room: int | None) -> BlockTrace:
+    """The block a seed draws, made once per (model, K, seed, algorithm, room) for the process: every step through
+    the block runs the page again, and a trace is frozen, so sessions share it."""
+    return run_block(markov, block, START, make_streams(seed), VARIANTS[variant], room=room)
 
 
 @dataclass

@@ -24,7 +24,7 @@ from lab.teaching.pitfalls import VARIANT_WORDS
 from lab.views.accessibility import announce, section, spoken, subsection, title
 from lab.views.common import chart, figure
 from lab.views.controls import Widgets
-from lab.views.once_per_server import exact_comparison
+from lab.views.once_per_server import exact_comparison, law_table
 from lab.views.page_state import (
     controls_model,
     drawn_outside,
@@ -62,23 +62,29 @@ def intro() -> None:
     show_link_warnings("bk_link_problems")
 
 
-def block_controls() -> BlocksModel:
-    """Model, algorithm, K, L and seed, read into the page model (a refused value keeps the last valid one)."""
+def model_controls() -> None:
+    """Model and algorithm, drawn above the block section and outside its fragment: choosing either runs the whole
+    page (a new model changes the speed-up section too), and a change of K, L or the seed does not send them again."""
     first_row = st.columns([3, 3], vertical_alignment="bottom")
     models_help = "Markov models (kind markov) first, then one-step scenarios repeated at every position"
     WIDGETS.selectbox(first_row[0], "model", help=models_help)
     variants_help = "correct speculative sampling, or one of the named mistakes (see the Pitfalls page)"
     WIDGETS.selectbox(first_row[1], "variant", help=variants_help)
-    second_row = st.columns(3, vertical_alignment="bottom")
-    WIDGETS.number_input(second_row[0], "block")
+
+
+def block_controls() -> BlocksModel:
+    """K, L and seed, read with the model and algorithm into the page model (a refused value keeps the last valid
+    one)."""
+    second_row = st.container(horizontal=True, vertical_alignment="bottom")  # one element, not three columns
+    WIDGETS.number_input(second_row, "block")
     WIDGETS.number_input(
-        second_row[1],
+        second_row,
         "length",
         help=f"The exact law lists every sequence of L tokens the algorithm can produce, at most {MAX_OUTCOMES:,}. "
         "With a model that stops, L is the maximum length: an output ends with the stop token or is cut at L "
         "tokens, the stop token counted as one of them.",
     )
-    WIDGETS.number_input(second_row[2], "seed")
+    WIDGETS.number_input(second_row, "seed")
     return controls_model(BlocksModel, "bk_state", **LIMITS)
 
 
@@ -116,11 +122,11 @@ def on_find_stop(state: BlocksModel, markov: MarkovModel) -> None:
 def block_buttons(state: BlocksModel, markov: MarkovModel, steps: BlockSteps, trace: BlockTrace) -> None:
     # The buttons never disable themselves (focus would fall to the page's body, WCAG 2.4.3): on a complete block
     # Step and Show all change nothing, and the live region below says the block is complete.
-    buttons = st.columns(4)
-    buttons[0].button("Step", key="bk_step", type="primary", on_click=steps.step, args=(trace,), width="stretch")
-    buttons[1].button("Show all", key="bk_all", on_click=steps.show_all, args=(trace,), width="stretch")
-    buttons[2].button("Restart", key="bk_restart", on_click=steps.restart, width="stretch")
-    buttons[3].button("New block (seed + 1)", key="bk_next_seed", on_click=on_next_seed, args=(state,), width="stretch")
+    buttons = st.container(horizontal=True)  # one row that wraps on a phone: one element, not four columns
+    buttons.button("Step", key="bk_step", type="primary", on_click=steps.step, args=(trace,), width="stretch")
+    buttons.button("Show all", key="bk_all", on_click=steps.show_all, args=(trace,), width="stretch")
+    buttons.button("Restart", key="bk_restart", on_click=steps.restart, width="stretch")
+    buttons.button("New block (seed + 1)", key="bk_next_seed", on_click=on_next_seed, args=(state,), width="stretch")
     stop_md = stop_markdown(markov)
     if stop_md is not None:
         st.button(
@@ -290,8 +296,7 @@ def one_block(state: BlocksModel, markov: MarkovModel) -> None:
     block_buttons(state, markov, steps, trace)
     trace_chart(markov, steps, trace)
     lines = block_lines(state, markov, steps, trace)
-    for line in lines:
-        st.markdown("- " + line)
+    st.markdown("\n".join("- " + line for line in lines))  # one list, one element (not one per line)
     # what the last Step or Show all showed, said by a screen reader (the newest line: a test, or the block's end)
     finished = steps.finished(trace)
     announce(
@@ -339,8 +344,9 @@ def exact_law(state: BlocksModel, markov: MarkovModel) -> None:
         else f"The {state.variant} mistake moves {with_decimal(comparison.distance)} of probability away from the "
         "target."
     )
-    rows = comparison.rows()
-    if stop_md is not None and len(rows) <= LAW_CHART_ROWS:
+    table = law_table(markov.name, state.block, length, state.variant, "sequence" if stop_md is None else "output")
+    if stop_md is not None and table.num_rows <= LAW_CHART_ROWS:
+        rows = comparison.rows()
         outcomes = tuple(markov.sequence_text(seq) for seq, _, _ in rows)
         chart(
             figure(
@@ -355,25 +361,14 @@ def exact_law(state: BlocksModel, markov: MarkovModel) -> None:
             "Bars of the target's and block decoding's exact probability of each complete output: "
             + "; ".join(f"{o}: {exact_text(t)} and {exact_text(s)}" for o, (_, t, s) in zip(outcomes, rows)),
         )
-    st.dataframe(
-        {
-            ("sequence" if stop_md is None else "output"): [markov.sequence_text(seq) for seq, _, _ in rows],
-            "target": [exact_text(t) for _, t, _ in rows],
-            "speculative": [exact_text(s) for _, _, s in rows],
-            "target (decimal)": [decimal_text(t) for _, t, _ in rows],
-            "difference": [exact_text(s - t) for _, t, s in rows],
-        },
-        hide_index=True,
-        key="bk_law",
-        height=min(38 + 35 * len(rows), 420),
-    )
+    st.dataframe(table, hide_index=True, key="bk_law", height=min(38 + 35 * table.num_rows, 420))
 
 
 @st.fragment
 def block_section() -> MarkovModel | None:
-    """The model, K, L and the seed, the block stepped through and the exact law: a fragment, so changing K, L or
-    the seed reruns this section only (a whole run of the page, its tables converted again, cost about twice the
-    minimal app's CPU per change). A new model changes the section below too: the whole page then runs once."""
+    """K, L and the seed, the block stepped through and the exact law: a fragment, so changing K, L or the seed
+    reruns this section only (a whole run of the page cost about twice the minimal app's CPU per change). A new
+    model changes the section below too: the whole page then runs once."""
     state = block_controls()
     markov = loaded_or_said(load_model, state.model)
     redraw_page_if_changed(MODEL_SHOWN, markov and markov.name)
@@ -401,22 +396,22 @@ def speedup_intro(markov: MarkovModel) -> None:
 def speedup_section() -> None:
     """α and c, and what they change: a fragment, so moving them reruns this section only (the block and its
     exact law above stay as they are)."""
-    sliders = st.columns(2)
-    WIDGETS.slider(sliders[0], "alpha")
-    WIDGETS.slider(sliders[1], "cost")
+    sliders = st.container(horizontal=True, gap="medium")  # one element each row, not two or three columns
+    WIDGETS.slider(sliders, "alpha")
+    WIDGETS.slider(sliders, "cost")
     state = controls_model(BlocksModel, "bk_state", quiet=True, **LIMITS)  # with the sliders' values
     alpha, cost = float(state.alpha), float(state.cost)
     curve = speedup_curve(alpha, cost, GAMMAS)
     best = best_gamma(alpha, cost, max_gamma=GAMMAS[-1])
-    metrics = st.columns(3)
+    metrics = st.container(horizontal=True, gap="medium")
     if best is None:
-        metrics[0].metric("best K (0 to 15)", "none")
+        metrics.metric("best K (0 to 15)", "none")
         st.caption(NO_BEST_GAMMA[0].upper() + NO_BEST_GAMMA[1:] + ".")
         best_text = "no best K: the improvement grows with K"
     else:
-        metrics[0].metric("best K (0 to 15)", str(best.gamma))
-        metrics[1].metric("walltime improvement", f"{float(best.improvement):.3f}×")
-        metrics[2].metric("tokens per block at best K", f"{float(best.tokens_per_block):.3f}")
+        metrics.metric("best K (0 to 15)", str(best.gamma))
+        metrics.metric("walltime improvement", f"{float(best.improvement):.3f}×")
+        metrics.metric("tokens per block at best K", f"{float(best.tokens_per_block):.3f}")
         best_text = f"best K {best.gamma} with improvement {float(best.improvement):.3f}"
     chart(
         figure("speedup_chart", curve, best.gamma if best else None, alpha, cost),
@@ -436,6 +431,7 @@ def main() -> None:
     refuse_link_values(BlocksModel.from_url(st.query_params, **LIMITS)[1], "bk_link_problems")
     intro()
     with whole_page():
+        model_controls()
         markov = block_section()
         drawn_outside(MODEL_SHOWN, markov and markov.name)
     if markov is None:

@@ -20,7 +20,7 @@ import segno
 import streamlit as st
 
 from lab.core.blocks import compare_laws
-from lab.core.formatting import markdown_table, with_decimal
+from lab.core.formatting import decimal_text, exact_text, markdown_table, with_decimal
 from lab.core.markov import load_model
 from lab.teaching.exercises import generate_predictions, generate_problems
 from lab.teaching.exports import (
@@ -69,10 +69,33 @@ def pq_table(tokens: tuple, p: tuple, q: tuple) -> str:
     return markdown_table(("token", "p", "q"), rows)
 
 
-@st.cache_data(max_entries=128, show_spinner="Computing the exact law…")
+@functools.lru_cache(maxsize=128)
 def exact_comparison(model_name: str, block: int, length: int, variant_name: str):
-    """The exact law comparison (a forward pass over at most MAX_OUTCOMES sequences: well under a second)."""
-    return compare_laws(load_model(model_name), block, length, variant_name)
+    """The exact law comparison (a forward pass over at most MAX_OUTCOMES sequences: well under a second), shared,
+    not copied: st.cache_data would unpickle the laws and the model on every run of the page, and st.cache_resource
+    hashes its arguments through their signature (both a tenth of a change's CPU on Blocks). The spinner shows while
+    it is computed (a refused law, LabInputError, is not kept: it is refused again, at once)."""
+    with st.spinner("Computing the exact law…"):
+        return compare_laws(load_model(model_name), block, length, variant_name)
+
+
+@functools.lru_cache(maxsize=128)
+def law_table(model_name: str, block: int, length: int, variant_name: str, first_column: str):
+    """The exact law as the page's table (a pyarrow table of text columns, made once per law): st.dataframe sends an
+    Arrow table as it is, where a dict of columns goes through pandas on every run (a sixth of a change's CPU)."""
+    import pyarrow as pa  # streamlit's own dependency
+
+    comparison = exact_comparison(model_name, block, length, variant_name)
+    rows, model = comparison.rows(), comparison.model
+    return pa.table(
+        {
+            first_column: [model.sequence_text(seq) for seq, _, _ in rows],
+            "target": [exact_text(t) for _, t, _ in rows],
+            "speculative": [exact_text(s) for _, _, s in rows],
+            "target (decimal)": [decimal_text(t) for _, t, _ in rows],
+            "difference": [exact_text(s - t) for _, t, s in rows],
+        }
+    )
 
 
 @st.cache_data(show_spinner=False)
