@@ -10,6 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from fractions import Fraction
+from functools import lru_cache
+
+import numpy as np
 
 from lab.models.url import Control, PageModel
 from lab.teaching.processing import ProcessedStep, Processing, processed_step_from_text
@@ -45,5 +48,17 @@ class NumericsModel(PageModel):
     def processed_step(self) -> ProcessedStep:
         """The logits processed by the temperature, top-k and top-p controls, with both checks' output laws (raises
         LabInputError naming the logit text or setting it refuses)."""
-        processing = Processing(float(self.temperature), self.top_k, float(self.top_p))
-        return processed_step_from_text(self.target_logits, self.draft_logits, processing)
+        return _processed_step(
+            self.target_logits, self.draft_logits, float(self.temperature), self.top_k, float(self.top_p)
+        )
+
+
+@lru_cache(maxsize=256)
+def _processed_step(target_text: str, draft_text: str, temperature: float, top_k: int, top_p: float) -> ProcessedStep:
+    """The step for these settings, made once for the process (a class tries the same few settings; every change of
+    a control runs the page again). Shared, so its arrays are made read-only; a refused text raises and is not kept."""
+    step = processed_step_from_text(target_text, draft_text, Processing(temperature, top_k, top_p))
+    for value in vars(step).values():
+        if isinstance(value, np.ndarray):
+            value.flags.writeable = False
+    return step

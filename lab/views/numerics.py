@@ -80,7 +80,9 @@ def processed_chart(step) -> None:
     )
 
 
-def processed_table(step) -> None:
+def processed_table(step) -> str:
+    """The p′/q′ table, and the residual's line (returned: the next chart draws it with its title, one element), or
+    the Z = 0 branch said in a box."""
     res = step.residual
     r_cells = [f"{v:.6g}" for v in res.residual] if res.residual is not None else ["—"] * len(step.tokens)
     st.markdown(  # a markdown table: built as text, not converted to a data frame on every change
@@ -97,12 +99,13 @@ def processed_table(step) -> None:
     )
     if res.residual is None:
         st.info("Z = 0 for the processed p′ and q′: the no-rejection branch, r is not defined.")
-    else:
-        st.markdown(f"float64: α = {res.alpha:.6g}, Z = {res.z:.6g} (from the processed p′ and q′).")
+        return ""
+    return f"float64: α = {res.alpha:.6g}, Z = {res.z:.6g} (from the processed p′ and q′)."
 
 
-def check_laws(step) -> None:
-    """Each check's output law against the processed target, and its distance from it."""
+def check_laws(step, intro: str = "") -> None:
+    """Each check's output law against the processed target, and its distance from it (``intro``: markdown drawn
+    above the chart's title, in the same element)."""
     laws = {}  # plain tuples, so that the figure is cached like the others (a class tries the same settings)
     if step.correct_law is not None:
         laws["propose q′, check q′ (correct)"] = tuple(step.correct_law)
@@ -113,6 +116,7 @@ def check_laws(step) -> None:
             "law_vs_target", step.tokens, tuple(step.p), laws, "Output law against the processed target p′", "target p′"
         ),
         key="numerics_mismatch_chart",
+        intro=intro,
         alt="Bars of the processed target p′ beside the output law of each check: "
         + "; ".join(
             f"{t}: target p′ {step.p[i]:.6g}" + "".join(f", {name} {law[i]:.6g}" for name, law in laws.items())
@@ -141,8 +145,7 @@ def processed_section() -> None:
     if step is None:
         return
     processed_chart(step)
-    processed_table(step)
-    check_laws(step)
+    check_laws(step, intro=processed_table(step))
 
 
 def tiny_z_intro() -> None:
