@@ -152,14 +152,13 @@ def mistake_card(report, variant: str) -> None:
             f"This {'scenario' if report.kind == 'step' else 'model'} has no stop token, so this mistake changes "
             f"nothing here: choose a model that stops ({stopping})."
         )
-    if card.reports:
-        st.markdown("**Reported publicly:** " + reports_text(card) + ".")
-    else:
-        st.markdown(
-            "**Reported publicly:** no report is cited for this one: it is a mistake that is easy to make, not one "
-            "a project is known to have shipped."
-        )
-    st.markdown(f"**Harmless:** {card.harmless_when}")
+    reported = (
+        reports_text(card) + "."
+        if card.reports
+        else "no report is cited for this one: it is a mistake that is easy to make, not one a project is known to "
+        "have shipped."
+    )
+    st.markdown(f"**Reported publicly:** {reported}\n\n**Harmless:** {card.harmless_when}")  # one element
 
 
 def predict_inputs(report, variant: str) -> tuple:
@@ -167,15 +166,15 @@ def predict_inputs(report, variant: str) -> tuple:
     subsection("Predict first")
     choice = f"{report.model}::{report.block}::{report.length}::{variant}"
     reveal_key = f"pit_revealed::{choice}"
-    p1, p2 = st.columns(2)
-    guess_biased = p1.radio(
+    guesses = st.container(horizontal=True, gap="medium")  # one element, not two columns
+    guess_biased = guesses.radio(
         f"Is {variant} biased on this {'scenario' if report.kind == 'step' else 'model'}?",
         ["yes, biased", "no, exact"],
         index=None,
         key=f"pit_guess_biased::{choice}",
         horizontal=True,
     )
-    guess_gain = p2.selectbox(
+    guess_gain = guesses.selectbox(
         "Which outcome gains mass?",
         [NO_GAIN, *report.outcomes],
         index=None,
