@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 import streamlit.elements.widgets as widgets
 from pagetest import open_linked_page
+from streamlit.runtime.state.session_state import SessionState
 
 from lab.views import state_lookup
 
@@ -34,12 +35,29 @@ def test_the_view_answers_as_filtered_state_for_every_key(page):
     assert answers(state_lookup.FilteredView(safe), keys) == answers(full, keys)
 
 
+@pytest.mark.parametrize("page", PAGES)
+def test_in_session_state_answers_as_streamlit_for_every_key(page):
+    """``key in session_state`` without presenting the value: Streamlit's own answer for every key of a real page's
+    session, the components' keys and raw ids among them (their presenters are what the shortcut skips)."""
+    at = open_linked_page(page)
+    state = at.session_state._state._state
+    keys = [*state._keys(), *state._key_id_mapper.id_key_mapping, *state._key_id_mapper._key_id_mapping, *ABSENT]
+    presented = [k for k in state._keys() if state._get_widget_id(k) in state._new_widget_state.widget_metadata
+                 and state._new_widget_state.widget_metadata[state._get_widget_id(k)].presenter is not None]
+    assert presented, "no component on the page: the case the shortcut is for is not tested"
+    assert {k: state_lookup.contains(state, k) for k in keys} == {
+        k: state_lookup.STREAMLIT_CONTAINS(state, k) for k in keys
+    }
+    assert any(state_lookup.STREAMLIT_CONTAINS(state, k) for k in presented)
+
+
 def test_installed_once_in_every_widget_module():
     state_lookup.install()
     first = [importlib.import_module(name).get_session_state for name in state_lookup.WIDGET_MODULES]
     state_lookup.install()
     again = [importlib.import_module(name).get_session_state for name in state_lookup.WIDGET_MODULES]
     assert first == again and all(f._lab_view for f in first)
+    assert SessionState.__contains__ is state_lookup.contains
 
 
 def _one_key_uses(tree: ast.AST) -> tuple[int, list[str]]:

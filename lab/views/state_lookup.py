@@ -12,6 +12,13 @@ docs/performance.md, "Serving a class").
 that question for the one key asked (``in`` and ``[]``, the same answer as the dict, under the same lock); every
 other use of session state is Streamlit's own. tests/test_state_lookup.py checks the view against
 ``filtered_state`` for every key of real page sessions, and fails if a Streamlit upgrade changes the call sites.
+
+It also gives ``SessionState`` a ``__contains__`` that does not present the value it finds: Streamlit's asks
+``self[key]`` and catches KeyError, so every ``key in session_state`` of a component's key built that component's
+presented value (a new class each time). Registering any widget asks that twice, so each component on a page
+(live regions, the bar predictor, the follower) paid it on every run: 9 % of the server's CPU while 150 class
+pages redrew at once (py-spy --gil). A presenter swallows every error and only ever returns a value, so whether
+``self[key]`` raises KeyError does not depend on it; tests/test_state_lookup.py checks the answers are the same.
 """
 
 from __future__ import annotations
@@ -84,8 +91,29 @@ class _WidgetSessionState:
         return getattr(self._safe, name)
 
 
+STREAMLIT_CONTAINS = _session_state.SessionState.__contains__  # Streamlit's own, kept for the test beside ours
+
+
+def contains(state, key) -> bool:
+    """``key in state`` as Streamlit 1.67's ``SessionState.__contains__`` answers it (``state[key]`` raises
+    KeyError or not), without passing the value found through its widget's presenter (see the module's text)."""
+    widget_id = state._get_widget_id(key)
+    if widget_id in state._key_id_mapper.id_key_mapping and widget_id == key:
+        key = state._key_id_mapper.id_key_mapping[widget_id]  # a raw widget id: looked up by its user key
+    try:
+        state._getitem(widget_id, key)
+    except KeyError:
+        return False
+    return True
+
+
+contains._lab_view = True
+
+
 def install() -> None:
-    """Give each widget module the reader above once per process (later calls do nothing)."""
+    """Give each widget module the reader above, and ``SessionState`` the ``__contains__`` above, once per process
+    (later calls do nothing)."""
+    _session_state.SessionState.__contains__ = contains
     for name in WIDGET_MODULES:
         module = importlib.import_module(name)
         original = module.get_session_state
