@@ -47,3 +47,24 @@ def test_a_set_option_and_a_new_parse_are_seen(cached):
     assert cached(key) == before
     config.get_config_options(force_reparse=True)  # the files read again: the cache starts again from them
     assert cached(key) == locked(key)
+
+
+def test_every_section_reads_as_streamlit_reads_it_also_after_a_set_option(cached):
+    def locked_section(section):
+        with config._config_lock:
+            return {o.name: o.value for o in config.get_config_options().values() if o.section == section}
+
+    sections = {option.section for option in config.get_config_options().values()}
+    assert {"theme", "theme.sidebar", "server"} <= sections
+    for section in sections:
+        assert config.get_options_for_section(section) == locked_section(section), section
+        assert config.get_options_for_section(section) == locked_section(section), section  # from the cache
+    config.get_options_for_section("theme")["base"] = "changed by a caller"  # a copy each time
+    assert config.get_options_for_section("theme") == locked_section("theme")
+    before = config.get_option("theme.base")
+    try:
+        config.set_option("theme.base", "dark")
+        assert config.get_options_for_section("theme")["base"] == "dark" == locked_section("theme")["base"]
+    finally:
+        config.set_option("theme.base", before)
+    assert config.get_options_for_section("theme") == locked_section("theme")

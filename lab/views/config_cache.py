@@ -6,12 +6,13 @@ for every run, and each read takes one ``RLock`` for the whole process. When a t
 once, 300 script threads queue on that lock: py-spy put 40 % of the server's samples there during a reveal
 (docs/performance.md, "A lecture hall at once").
 
-:func:`install` puts a read-through cache in front of ``config.get_option``: a value is read once through
-Streamlit's own locked path and kept until the configuration changes (``config._on_config_parsed``, sent after
-Streamlit parsed its files again, and every ``config._set_option``, which ``st.set_option`` and the parsing use).
-A generation counter keeps a read that raced with such a change out of the cache. Reading a dict is atomic under
-the interpreter lock, so the cached path needs no lock. tests/test_config_cache.py checks every option against
-Streamlit's own reading, and fails if a Streamlit upgrade moves what is wrapped here.
+:func:`install` puts a read-through cache in front of ``config.get_option`` (and of ``get_options_for_section``,
+which every run's new-session message calls for the theme's sections: 3 % of a class page's run): a value is read
+once through Streamlit's own locked path and kept until the configuration changes (``config._on_config_parsed``,
+sent after Streamlit parsed its files again, and every ``config._set_option``, which ``st.set_option`` and the
+parsing use). A generation counter keeps a read that raced with such a change out of the cache. Reading a dict is
+atomic under the interpreter lock, so the cached path needs no lock. tests/test_config_cache.py checks every option
+against Streamlit's own reading, and fails if a Streamlit upgrade moves what is wrapped here.
 """
 
 from __future__ import annotations
@@ -21,11 +22,14 @@ from streamlit import config
 _MISSING = object()
 _values: dict[str, object] = {}
 _generation = [0]
+_sections: list[dict] = []  # the cache of whole sections (get_options_for_section), once installed
 
 
 def _forget(*_args, **_kwargs) -> None:
     _generation[0] += 1
     _values.clear()
+    for sections in _sections:
+        sections.clear()
 
 
 def install() -> None:
@@ -53,8 +57,24 @@ def install() -> None:
         finally:
             _forget()
 
+    locked_section = config.get_options_for_section
+    sections: dict[str, dict] = {}
+
+    def get_options_for_section(section: str) -> dict:
+        # every run's new-session message builds the theme from four sections, each a walk of every option
+        values = sections.get(section)
+        if values is None:
+            generation = _generation[0]
+            values = locked_section(section)
+            if generation == _generation[0]:
+                sections[section] = values
+        return dict(values)  # a copy: the caller may change it
+
+    _sections.append(sections)
     get_option.__doc__ = locked_get.__doc__
     get_option._lab_cached = True
+    get_options_for_section.__doc__ = locked_section.__doc__
+    config.get_options_for_section = get_options_for_section
     config._set_option = _set_option
     config._on_config_parsed.connect(_forget, weak=False)
     config.get_option = get_option
