@@ -8,7 +8,10 @@ timed fragment)."""
 
 import streamlit as st
 
-from lab.views import classroom_db, follow, readiness
+from lab.views import classroom_db, follow, fragment_fallback, readiness
+
+# before any session: the first message a page sends to a restarted server may be a press inside a fragment
+fragment_fallback.install()
 
 classroom_db.believe_forwarded_only_from_trusted_proxies()  # X-Forwarded-For: RESIDUAL_LAB_TRUSTED_PROXIES only
 

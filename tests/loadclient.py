@@ -490,14 +490,14 @@ async def hall_page(base_ws: str, query: str, page_name: str, page: dict, stop: 
 
     base_http = base_ws.replace("ws://", "http://", 1)
     async with websockets.connect(f"{base_ws}/_stcore/stream", max_size=None, ping_interval=None) as ws:
-        state = {"hash": "", "version": None, "elements": 0, "task": None, "fragment": ""}
+        state = {"hash": "", "version": None, "elements": 0, "task": None, "fragment": "", "page_fragment": ""}
 
         async def rerun(whole=False):  # the follower's trigger reruns what holds it (the page, or its fragment);
-            msg = BackMsg()  # the page's own trigger (lab.views.follow.page_redraw) reruns the whole page
-            msg.rerun_script.query_string = query
+            msg = BackMsg()  # the page's own trigger (lab.views.follow.page_redraw) reruns what holds it: on a
+            msg.rerun_script.query_string = query  # student's page its activity part, on the projector the page
             msg.rerun_script.page_name = page_name
             msg.rerun_script.page_script_hash = state["hash"]
-            msg.rerun_script.fragment_id = "" if whole else state["fragment"]
+            msg.rerun_script.fragment_id = state["page_fragment"] if whole else state["fragment"]
             await ws.send(msg.SerializeToString())
 
         async def submitted():  # a Submit redraws the student's whole page (saved at the storage level here)
@@ -528,6 +528,10 @@ async def hall_page(base_ws: str, query: str, page_name: str, page: dict, stop: 
             elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
                 state["elements"] += 1
                 element = msg.delta.new_element
+                if element.WhichOneof("type") == "bidi_component" and element.bidi_component.component_name.endswith(
+                    "class_page_redraw"
+                ):
+                    state["page_fragment"] = msg.delta.fragment_id
                 if element.WhichOneof("type") == "bidi_component" and element.bidi_component.component_name.endswith(
                     "class_follower"
                 ):

@@ -73,11 +73,12 @@ def bar_predictor(
     refused = st.session_state.pop(REFUSED + key, "")
     if refused:
         st.error(markdown_escape(refused), icon=":material/error:")
+    # tuples, not lists: Streamlit asks of every list in a component's data whether it is a data frame (25 µs each)
     data = {
         "key": key,
-        "labels": list(labels),
-        "short": [str(label) for label in short_labels],
-        "values": [round(float(v), 4) for v in values],
+        "labels": labels,
+        "short": tuple(str(label) for label in short_labels),
+        "values": tuple(round(float(v), 4) for v in values),
         "large": large,
         "disabled": disabled,
         "colors": COLORS,

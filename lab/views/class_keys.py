@@ -28,10 +28,12 @@ class Keys:
     LAST_TOKEN = "cls_last_token"  # the student whose state LAST_STATE is
     DOWN_WORDS = "cls_down_words"  # what the student's page said of the outage it met in this run
     STUDENT_DRAWN = "cls_student_drawn"  # what the page outside its live part shows (page_state.drawn_outside)
+    STUDENT_OUTSIDE = "cls_student_outside"  # what the page outside its activity part shows (the heading, ended)
+    ACTIVITY_RERUN = "cls_activity_rerun"  # True while the activity part runs on its own (class_student)
     REMOVED_DRAWN = "cls_removed_drawn"  # how many of the class were removed when its live part was drawn
     HELD = "cls_focus"  # (class code, student token) of the class this session's student joined (class_focus)
     FOLLOWER = "cls_follower"  # the follow component (lab.views.follow): checks the class's version
-    PAGE_REDRAW = "cls_page_redraw"  # its silent trigger outside the live part: reruns the whole page
+    PAGE_REDRAW = "cls_page_redraw"  # its silent trigger outside the live part: reruns the activity part
 
     # --- landing: join or start -----------------------------------------------------------------------
     JOIN_FORM = "cls_join_form"

@@ -18,12 +18,12 @@ def draw_question(question: ClassQuestion, key: str, text_size: int | None = Non
     """The prompt, then target p and draft q over the whole vocabulary: a chart with exact bar labels and the
     same values, exact, in a table (the chart's alt text holds them too). ``text_size``: a projected screen's
     chart text in px (presentation mode), every text of the chart at that size."""
-    st.markdown(f"**{markdown_escape(question.prompt)}**")
     if text_size:
         fig = figure("pq_bars_projected", question.tokens, question.p, question.q, text_size, PROJECTED_HEIGHT)
     else:
         fig = figure("pq_bars", question.tokens, question.p, question.q)
-    chart(fig, key, question.pq_alt())
+    # the prompt in the chart title's element: every page of a class draws the question at the same moment
+    chart(fig, key, question.pq_alt(), intro=f"**{markdown_escape(question.prompt)}**")
     st.markdown(markdown_table(("token", "target p", "draft q"), question.pq_rows()))
 
 

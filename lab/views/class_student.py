@@ -123,8 +123,10 @@ def prediction_form(state: StudentState, code: str, token: str) -> None:
     start = state.prediction or state.earlier
     submit_args = (code, token, activity.id, fields, stem, activity.round)
     with st.form(Keys.prediction_form(activity.id), border=True, enter_to_submit=False):
-        for i, (column, field) in enumerate(zip(st.columns(len(fields)), fields)):
-            column.number_input(
+        # one row block, not a block per column: every page of the class draws this form at the same moment
+        row = st.container(horizontal=True)
+        for i, field in enumerate(fields):
+            row.number_input(
                 f"Predict {field}",
                 min_value=0.0,
                 max_value=1.0,
@@ -138,14 +140,16 @@ def prediction_form(state: StudentState, code: str, token: str) -> None:
             "Submit", type="primary", disabled=frozen, on_click=_submit_prediction, args=submit_args
         )
     submitted_without_callback(pressed, _submit_prediction, *submit_args)
-    if pressed:
+    if pressed and not st.session_state.get(Keys.ACTIVITY_RERUN):
         st.rerun()  # saved in this run: the page shows what the database now holds
+    # (in the activity part's own rerun the callback saved before this run read the database: it shows it already,
+    # and a whole run from inside the part would draw its live region anew, which a screen reader does not announce)
 
 
 def prediction_panel(state: StudentState, code: str, token: str) -> None:
-    """The bars the student draws above the boxes they are bound to; Submit saves the boxes. Not a fragment: a
-    fragment's rerun asked for by a page whose server restarted names a fragment the new session does not know,
-    and Streamlit skips it, so the first Submit after a restart would be lost (test_classroom_faults_browser)."""
+    """The bars the student draws above the boxes they are bound to; Submit saves the boxes. In the activity part (a
+    fragment): a press there after the server restarted runs the whole page (lab.views.fragment_fallback), so the
+    first Submit after a restart is saved (test_classroom_faults_browser)."""
     activity = state.activity
     bars = [field for field in activity.spec.fields if field != "Z"]
     boxes = [f"{prediction_key(activity)}_{i}" for i in range(len(bars))]
@@ -323,8 +327,8 @@ def wait_to_be_let_in(code: str, token: str) -> None:
 
 def student_view(state: StudentState) -> tuple:
     """What a student's page draws outside its live part (student_live): when the teacher's action changes any of
-    it (an activity opened, a new round, Lock, the end of the class), the whole page is drawn again; a reveal of
-    a prediction, or the responses shown on the projector, only redraw the live part."""
+    it (an activity opened, a new round, Lock, the end of the class), the activity part (or the whole page) is drawn
+    again; a reveal of a prediction, or the responses shown on the projector, only redraw the live part."""
     activity = state.activity
     shown = None
     if activity is not None:
@@ -335,7 +339,7 @@ def student_view(state: StudentState) -> tuple:
 
 def layout_of(state: StudentState) -> str:
     """The page's layout as the version route says it (page_layout): when the route's differs, the follow
-    component reruns the whole page at once, not the live part (which would find out and rerun the whole page)."""
+    component reruns the activity part at once, not the live part (which would find out and rerun the page)."""
     a = state.activity
     if a is None:
         return page_layout(None, 0, False, "", False)
@@ -425,12 +429,18 @@ def student_page(code: str, token: str) -> None:
         student_page_drawn(code, token)
 
 
+def outside_of(state: StudentState) -> tuple:
+    """What a student's page draws outside its activity part (student_activity): the heading, who joined, whether
+    the class is open. When a teacher's action changes any of it (the end of the class), the whole page runs."""
+    return (state.open, state.name, state.class_name, state.code)
+
+
 def student_page_drawn(code: str, token: str) -> None:
     state, down = read_student_state(code, token)
     if state is None:
         return
     heading = f"Class {state.code}" + (f" · {state.class_name}" if state.class_name else "")
-    # one block, so the live part below stays at the same place in the page whatever this draws (a notice, a
+    # one block, so the activity part below stays at the same place in the page whatever this draws (a notice, a
     # refusal): its live region is then the same element from run to run, and a screen reader announces it
     with st.container():
         section(markdown_escape(heading))
@@ -439,14 +449,52 @@ def student_page_drawn(code: str, token: str) -> None:
             f"You joined as {markdown_escape(state.name)}. "
             "Keep this page's link: it brings you back here with your answers."
         )
-        activity = state.activity
-        said = refused = ""  # what was just done on the page (Submit, Check); else student_said
         if state.open:
             class_focus.hold(state.code, token)  # until the class ends, this browser shows the class only
         else:
             class_focus.release()
         if not state.open:
             st.info("This class has ended: your answers are shown as saved; nothing can change now.")
+    # focus to the page's heading once, right after Join (the Join button is gone: focus would fall to the body)
+    focus = heading if st.session_state.pop(Keys.JOINED, False) else ""
+    drawn_outside(Keys.STUDENT_OUTSIDE, outside_of(state))
+    student_activity(code, token, state, down, focus)
+
+
+@st.fragment
+def student_activity(code: str, token: str, state: StudentState, down: bool, focus: str) -> None:
+    """The activity the teacher opened (or where it will appear), with the live part: a teacher's action that
+    changes the page's layout (an activity opened, a new round, Lock) reruns this part, not the whole page
+    (lab.views.follow.page_redraw is drawn in it): every page of a class redraws at that moment, and the heading,
+    the navigation and the page's styles are a third of a full run's elements (docs/performance.md). When
+    something outside it changed too (the end of the class), the whole page runs (redraw_page_if_changed).
+    A Submit or a bar let go reruns this part too; a server that restarted under the page does not know it, and
+    runs the whole page with what the browser sent instead (lab.views.fragment_fallback), so the first Submit after
+    a restart is saved. ``state``, ``down`` and ``focus``: the whole page's, used in its run only (a fragment's own
+    rerun gets the arguments of the last whole run)."""
+    if not in_whole_page():
+        read = StudentSeat(code, token).state(engine)
+        if read.value is None or read.waiting or read.down:
+            st.rerun()  # the whole page says why (refused, waiting, the database unreachable)
+        state, down, focus = read.value, False, ""
+        st.session_state[Keys.LAST_STATE], st.session_state[Keys.LAST_TOKEN] = state, token
+        redraw_page_if_changed(Keys.STUDENT_OUTSIDE, outside_of(state))
+        st.session_state[Keys.ACTIVITY_RERUN] = True  # read by prediction_form: no second run after a Submit
+        try:
+            with whole_page():  # the live part inside is drawn as part of this run, not a rerun of its own
+                student_activity_drawn(code, token, state, down, focus)
+        finally:
+            st.session_state[Keys.ACTIVITY_RERUN] = False
+        return
+    student_activity_drawn(code, token, state, down, focus)
+
+
+def student_activity_drawn(code: str, token: str, state: StudentState, down: bool, focus: str) -> None:
+    activity = state.activity
+    said = refused = ""  # what was just done on the page (Submit, Check); else student_said
+    # one block, so the live part below stays at the same place whatever the activity draws (a Saved notice): its
+    # live region is then the same element from run to run, and a screen reader announces it
+    with st.container():
         if activity is None:
             if state.open:
                 st.info("Wait for your teacher to open an activity: this page follows the class by itself.")
@@ -454,13 +502,11 @@ def student_page_drawn(code: str, token: str) -> None:
             subsection(f"Activity {activity.position}: {markdown_escape(activity.spec.title)}")
             draw_activity = predict_student if activity.kind == PREDICT else assignment_student
             said, refused = draw_activity(state, code, token)
-    # focus to the page's heading once, right after Join (the Join button is gone: focus would fall to the body)
-    focus = heading if st.session_state.pop(Keys.JOINED, False) else ""
     if down:
         refused = st.session_state.get(Keys.DOWN_WORDS, DATABASE_DOWN)
         announce(Keys.LIVE, said or student_said(state), error=refused, focus=focus)
         wait_for_database()
         return
     drawn_outside(Keys.STUDENT_DRAWN, student_view(state))
-    page_redraw()  # what the live part's follower reruns the whole page with (lab.views.follow); always: same place
+    page_redraw()  # what the live part's follower reruns this part with (lab.views.follow); always: same place
     student_live(code, token, state, said, refused, focus)

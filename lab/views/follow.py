@@ -47,9 +47,10 @@ route_mounted = False
 #   run of this page is still going (asking then would restart a run a busy server has not finished).
 # Before, a 503 or a lost redraw stopped the loop for good, and a hung request held it: the page no longer followed.
 # A student's page holds this component in its live part (a fragment), whose trigger reruns that part only, and a
-# second, silent one outside it (_PAGE_JS), whose trigger reruns the whole page: when the route's layout differs from
-# the one the page was drawn with (an activity opened, a new round, Lock, the end of the class), the whole page is
-# asked for at once, instead of a run of the live part that would only find out and ask for it (one run, not two).
+# second, silent one outside it (_PAGE_JS), in the page's activity part, whose trigger reruns that part: when the
+# route's layout differs from the one the page was drawn with (an activity opened, a new round, Lock, the end of the
+# class), the activity part is asked for at once, instead of a run of the live part that would only find out and ask
+# for it (one run, not two); the activity part runs the whole page when the heading changed too (the end of a class).
 _JS = """
 export default function (component) {
   const { data, setTriggerValue, parentElement } = component;
@@ -105,8 +106,8 @@ export default function (component) {
 }
 """
 
-# The whole page's trigger, drawn outside the fragment that holds the follower: it only lends the follower a way to
-# rerun the whole page (a trigger reruns what holds its element).
+# The activity part's trigger, drawn outside the fragment that holds the follower: it only lends the follower a way to
+# rerun that part (a trigger reruns what holds its element).
 _PAGE_JS = """
 export default function (component) {
   const { setTriggerValue } = component;
@@ -121,8 +122,9 @@ _page_redraw = st.components.v2.component("residual_lab.class_page_redraw", js=_
 
 
 def page_redraw() -> None:
-    """Outside the fragment that calls :func:`follow_teacher` with a ``layout``: lets its follower rerun the whole
-    page when the layout moved. Nothing without the route (the fallback fragment reruns the whole page itself)."""
+    """Outside the fragment that calls :func:`follow_teacher` with a ``layout``: lets its follower rerun what holds
+    this (a student page's activity part) when the layout moved. Nothing without the route (the fallback fragment
+    reruns the whole page itself)."""
     if route_mounted:
         _page_redraw(key=Keys.PAGE_REDRAW, data={}, on_redraw_change=lambda: None, height=0)
 
@@ -132,7 +134,7 @@ def follow_teacher(
 ) -> None:
     """Keep this page current: the HTTP check when the route is served, else ``fragment`` every FOLLOW_EVERY_S
     (``fragment(code, drawn_version)`` reruns the page when the version moved). ``layout``: the page was drawn
-    with it (versions.page_layout) and holds :func:`page_redraw`; when the route says another, the whole page reruns,
+    with it (versions.page_layout) and holds :func:`page_redraw`; when the route says another, what holds that reruns,
     else what holds this follower (a page's live part). ``live``: what of the class the page drew (versions.live_key);
     a new version with the same is taken without a run."""
     if route_mounted:
