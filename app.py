@@ -3,13 +3,15 @@
 import pandas  # noqa: F401 - before any page: threads importing it lazily at once can see it half-initialised
 import streamlit as st
 
-from lab.views import accessibility, class_focus, config_cache, fragment_fallback, shell, state_lookup, widget_guard
+from lab.views import accessibility, class_focus, config_cache, shell, state_lookup, widget_guard
 from lab.views.presentation import apply_presentation_style, is_projector_link, presentation_toggle
 
 config_cache.install()  # Streamlit's options read without its process-wide lock (300 pages redraw at once)
 widget_guard.install()  # widget values a browser never sends: replaced before Streamlit deserializes them
 state_lookup.install()  # a widget asks session state about its own key without copying all of it
-fragment_fallback.install()  # a press in a part of the page a restarted server does not know runs the whole page
+# before the navigation: with the page's icon sent only after it, the browser fetches the navigation's material
+# icons from a public font server (tests/browser/test_hostile_links_browser.py); the title follows the navigation
+st.set_page_config(page_title=shell.APP_TITLE, page_icon=shell.FAVICON, layout="wide")
 projector = is_projector_link()  # the projector view: no toggle and no navigation on the big screen
 held = None if projector else class_focus.running_class()  # a joined student's running class: the class only
 # larger text and charts, no sidebar, reveals on press (not offered to a student held by a class)
@@ -17,8 +19,7 @@ presenting = not projector and held is None and presentation_toggle()
 page = st.navigation(
     shell.pages(class_only=held is not None), position="hidden" if projector else "top" if presenting else "sidebar"
 )
-# one call, once the page is known ("Binomial lab · Residual Lab": each page its own title): each call is a message
-st.set_page_config(page_title=shell.tab_title(page), page_icon=shell.FAVICON, layout="wide")
+st.set_page_config(page_title=shell.tab_title(page))  # "Binomial lab · Residual Lab": each page its own title
 apply_presentation_style()
 accessibility.scroll_boxes()  # a table wider than the screen scrolls in its own box: a tab stop
 if held is not None and page.url_path != shell.CLASS_URL_PATH:
