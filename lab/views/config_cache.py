@@ -22,14 +22,13 @@ from streamlit import config
 _MISSING = object()
 _values: dict[str, object] = {}
 _generation = [0]
-_sections: list[dict] = []  # the cache of whole sections (get_options_for_section), once installed
+_sections: dict[str, dict] = {}  # whole sections (get_options_for_section): section -> its options
 
 
 def _forget(*_args, **_kwargs) -> None:
     _generation[0] += 1
     _values.clear()
-    for sections in _sections:
-        sections.clear()
+    _sections.clear()
 
 
 def install() -> None:
@@ -58,19 +57,17 @@ def install() -> None:
             _forget()
 
     locked_section = config.get_options_for_section
-    sections: dict[str, dict] = {}
 
     def get_options_for_section(section: str) -> dict:
         # every run's new-session message builds the theme from four sections, each a walk of every option
-        values = sections.get(section)
+        values = _sections.get(section)
         if values is None:
             generation = _generation[0]
             values = locked_section(section)
             if generation == _generation[0]:
-                sections[section] = values
+                _sections[section] = values
         return dict(values)  # a copy: the caller may change it
 
-    _sections.append(sections)
     get_option.__doc__ = locked_get.__doc__
     get_option._lab_cached = True
     get_options_for_section.__doc__ = locked_section.__doc__

@@ -107,9 +107,6 @@ def contains(state, key) -> bool:
     return True
 
 
-contains._lab_view = True
-
-
 def install() -> None:
     """Give each widget module the reader above, and ``SessionState`` the ``__contains__`` above, once per process
     (later calls do nothing)."""
