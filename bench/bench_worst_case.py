@@ -36,6 +36,8 @@ import streamlit as st  # noqa: E402
 import streamlit.logger  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
+from lab.core.caching import SizedCache  # noqa: E402
+
 APP = str(ROOT / "app.py")
 st.config.set_option("logger.level", "error")  # bare-mode warnings (no server runtime) are expected here
 streamlit.logger.set_log_level("error")
@@ -78,13 +80,13 @@ class Measure:
 
 
 def clear_caches() -> None:
-    """Forget every cached result of the lab (functools caches in lab modules, st.cache_data)."""
+    """Forget every cached result of the lab (functools and lab.core.caching caches in lab modules, st.cache_data)."""
     st.cache_data.clear()
     for name, module in list(sys.modules.items()):
         if not name.startswith("lab."):
             continue
         for value in list(vars(module).values()):
-            if isinstance(value, functools._lru_cache_wrapper):
+            if isinstance(value, (functools._lru_cache_wrapper, SizedCache)):
                 value.cache_clear()
 
 

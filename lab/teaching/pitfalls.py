@@ -13,7 +13,8 @@ from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
 
-from lab.core.blocks import block_chain, check_block_args, check_outcomes, forward_law, target_law
+from lab.core.blocks import MAX_OUTCOMES, block_chain, check_block_args, check_outcomes, forward_law, target_law
+from lab.core.caching import cached_by_size
 from lab.core.distance import total_variation
 from lab.core.distributions import LabInputError
 from lab.core.formatting import fraction_text
@@ -394,7 +395,9 @@ def mistakes(
     return _mistakes_cached(model, block, length, allow_large)
 
 
-@lru_cache(maxsize=16)  # a report holds up to 10 laws of 4,096 sequences: keep few
+# a report holds one law per variant over its outcomes: at most as much as 16 of the largest reports (4,096
+# outcomes each), and many more of the small ones a class asks for
+@cached_by_size(budget=16 * MAX_OUTCOMES, size_of=lambda report: len(report.outcomes), refused=LabInputError)
 def _mistakes_cached(model: MarkovModel, block: int, length: int, allow_large: bool = False) -> MistakeReport:
     check_block_args(model, block, length, allow_large)
     # Without a stop token a stop-token mistake is the correct decoder exactly (its switches never fire), so it

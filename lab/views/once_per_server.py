@@ -19,7 +19,9 @@ import io
 import segno
 import streamlit as st
 
-from lab.core.blocks import compare_laws
+from lab.core.blocks import MAX_OUTCOMES, compare_laws
+from lab.core.caching import cached_by_size
+from lab.core.distributions import LabInputError
 from lab.core.formatting import decimal_text, exact_text, markdown_table, with_decimal
 from lab.core.markov import load_model
 from lab.teaching.exercises import generate_predictions, generate_problems
@@ -69,12 +71,13 @@ def pq_table(tokens: tuple, p: tuple, q: tuple) -> str:
     return markdown_table(("token", "p", "q"), rows)
 
 
-@functools.lru_cache(maxsize=128)
+# at most as many sequences as 128 of the largest laws, and many more of the small ones a class asks for
+@cached_by_size(budget=128 * MAX_OUTCOMES, size_of=lambda law: len(law.speculative), refused=LabInputError)
 def exact_comparison(model_name: str, block: int, length: int, variant_name: str):
     """The exact law comparison (a forward pass over at most MAX_OUTCOMES sequences: well under a second), shared,
     not copied: st.cache_data would unpickle the laws and the model on every run of the page, and st.cache_resource
     hashes its arguments through their signature (both a tenth of a change's CPU on Blocks). The spinner shows while
-    it is computed (a refused law, LabInputError, is not kept: it is refused again, at once)."""
+    it is computed. A refused law (LabInputError) is kept as refused: asked again, it is refused at once."""
     with st.spinner("Computing the exact law…"):
         return compare_laws(load_model(model_name), block, length, variant_name)
 
