@@ -3,13 +3,23 @@
 import pandas  # noqa: F401 - before any page: threads importing it lazily at once can see it half-initialised
 import streamlit as st
 
-from lab.views import accessibility, class_focus, config_cache, fragment_fallback, shell, state_lookup, widget_guard
+from lab.views import (
+    accessibility,
+    class_focus,
+    config_cache,
+    fragment_fallback,
+    gc_settings,
+    shell,
+    state_lookup,
+    widget_guard,
+)
 from lab.views.presentation import apply_presentation_style, is_projector_link, presentation_toggle
 
 config_cache.install()  # Streamlit's options read without its process-wide lock (300 pages redraw at once)
 widget_guard.install()  # widget values a browser never sends: replaced before Streamlit deserializes them
 state_lookup.install()  # a widget asks session state about its own key without copying all of it
 fragment_fallback.install()  # a press in a part of the page a restarted server does not know runs the whole page
+gc_settings.install()  # the imported code frozen out of the cycle collector's scans, young collections rarer
 # before the navigation: with the page's icon sent only after it, the browser fetches the navigation's material
 # icons from a public font server (tests/browser/test_hostile_links_browser.py); the title follows the navigation
 st.set_page_config(page_title=shell.APP_TITLE, page_icon=shell.FAVICON, layout="wide")
