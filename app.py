@@ -6,7 +6,9 @@ import streamlit as st
 from lab.views import (
     accessibility,
     class_focus,
+    common,
     config_cache,
+    fragment_copies,
     fragment_fallback,
     gc_settings,
     shell,
@@ -19,6 +21,8 @@ config_cache.install()  # Streamlit's options read without its process-wide lock
 widget_guard.install()  # widget values a browser never sends: replaced before Streamlit deserializes them
 state_lookup.install()  # a widget asks session state about its own key without copying all of it
 fragment_fallback.install()  # a press in a part of the page a restarted server does not know runs the whole page
+fragment_copies.install()  # a fragment's snapshot of the cursors copied directly, not by the generic deepcopy
+common.install()  # a shared figure's JSON made once, not on every run that draws it
 gc_settings.install()  # the imported code frozen out of the cycle collector's scans, young collections rarer
 # before the navigation: with the page's icon sent only after it, the browser fetches the navigation's material
 # icons from a public font server (tests/browser/test_hostile_links_browser.py); the title follows the navigation

@@ -52,3 +52,34 @@ def test_named_laws_in_a_dict_are_cached_by_their_names_and_values():
     assert other is not first and renamed is not first
     law = next(t for t in other.to_dict()["data"] if t["name"] == "mistake law")
     assert law["y"] == [0.25, 0.75]  # the values given, not the first figure's
+
+
+def test_a_shared_figures_json_is_made_once_and_is_plotlys_own_text():
+    import plotly.io
+
+    from lab.charts.figures import FIGURES
+    from lab.views import common
+
+    common.install()
+    wrapped = plotly.io.to_json
+    common.install()  # once per process: a second call does not wrap it again
+    assert plotly.io.to_json is wrapped
+    args = (("A", "B"), (F(1, 3), F(2, 3)), (F(1, 2), F(1, 2)))
+    shared = figure("pq_bars", *args)
+    plain = FIGURES["pq_bars"](*args).to_dict()  # a plain dict: plotly's own path, made anew
+    made = shared.to_dict()
+    spec = plotly.io.to_json(made, validate=False)  # as st.plotly_chart asks
+    assert spec == plotly.io.to_json(plain, validate=False)
+    assert plotly.io.to_json(made, validate=False) is spec  # kept, not made again
+    assert plotly.io.to_json(made, validate=False, pretty=True) != spec  # other options: plotly's own, each time
+    assert '"y":[0.3333333333333333,0.6666666666666666]' in spec.replace(" ", "")  # p = 1/3, 2/3 as float64
+
+
+def test_st_plotly_chart_still_asks_for_the_json_of_the_figures_dict():
+    import inspect
+
+    from streamlit.elements import plotly_chart
+
+    source = inspect.getsource(plotly_chart.PlotlyMixin.plotly_chart)
+    assert "plotly.tools.return_figure_from_figure_or_data(" in source
+    assert "plotly.io.to_json(figure, validate=False)" in source

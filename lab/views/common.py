@@ -44,6 +44,13 @@ class _Call:
         return isinstance(other, _Call) and self.key == other.key
 
 
+class _SharedSpec(dict):
+    """A shared figure's dict, and its JSON once made: st.plotly_chart turns the dict into JSON on every call (a
+    chart's largest cost on a page's rerun), always the same text for the same dict."""
+
+    __slots__ = ("json",)
+
+
 class _SharedFigure(go.Figure):
     """A cached figure: shared by every session, never modified, so it makes its dict once (st.plotly_chart asks
     for it on every call and only reads it; plotly would deep-copy the whole figure each time)."""
@@ -51,8 +58,30 @@ class _SharedFigure(go.Figure):
     def to_dict(self) -> dict:
         made = self.__dict__.get("_lab_dict")
         if made is None:
-            made = self._lab_dict = super().to_dict()
+            made = self._lab_dict = _SharedSpec(super().to_dict())
         return made
+
+
+def install() -> None:
+    """Wrap ``plotly.io.to_json`` once per process (installed by app.py): a shared figure's dict is turned into JSON
+    once, as st.plotly_chart asks for it (``to_json(figure_dict, validate=False)``); every other call is plotly's own.
+    tests/test_figure_cache.py checks that the text is plotly's, and fails if Streamlit stops asking this way."""
+    import plotly.io
+
+    original = plotly.io.to_json
+    if getattr(original, "_lab_shared", False):
+        return
+
+    def to_json(fig, *args, **kwargs):
+        if type(fig) is _SharedSpec and not args and kwargs == {"validate": False}:
+            made = getattr(fig, "json", None)
+            if made is None:  # two sessions at once may both make it: the same text
+                made = fig.json = original(fig, validate=False)
+            return made
+        return original(fig, *args, **kwargs)
+
+    to_json._lab_shared = True
+    plotly.io.to_json = to_json
 
 
 @functools.lru_cache(maxsize=512)
