@@ -41,7 +41,15 @@ from functools import cache
 from pathlib import Path
 
 from lab.core.distributions import DistributionError, LabInputError, TokenNameError, check_token_name, from_pairs
-from lab.core.scenarios import SCENARIO_DIR, STEP_KIND, ScenarioError, load_scenario_file, read_toml, scenario_kind
+from lab.core.scenarios import (
+    SCENARIO_DIR,
+    STEP_KIND,
+    ScenarioError,
+    load_scenario_file,
+    names_by_kind,
+    read_toml,
+    scenario_kind,
+)
 from lab.core.scenarios import scenario_names as _scenario_names
 
 MARKOV_KIND = "markov"
@@ -207,7 +215,8 @@ def model_names(directory: Path = SCENARIO_DIR) -> list[str]:
 
 def all_model_names(directory: Path = SCENARIO_DIR) -> list[str]:
     """Markov models first, then one-step scenarios (usable as i.i.d. models)."""
-    return model_names(directory) + _scenario_names(kind=STEP_KIND, directory=directory)
+    by_kind = names_by_kind(directory)
+    return by_kind.get(MARKOV_KIND, []) + by_kind.get(STEP_KIND, [])
 
 
 @cache

@@ -157,13 +157,21 @@ def _kind_cached(path: str, mtime_ns: int) -> str:
     return scenario_kind(read_toml(Path(path)))
 
 
-def scenario_names(kind: str = STEP_KIND, directory: Path = SCENARIO_DIR) -> list[str]:
-    """Names of the scenarios of one kind, sorted; the worked example (bernoulli-residual) first."""
+def names_by_kind(directory: Path = SCENARIO_DIR) -> dict[str, list[str]]:
+    """Every kind's scenario names, sorted, the worked example (bernoulli-residual) first, from one listing of the
+    folder (a page that lists Markov models and one-step scenarios together reads it once, not twice)."""
     with os.scandir(directory) as entries:
         files = [(e.name[: -len(".toml")], e.path, e.stat().st_mtime_ns) for e in entries
                  if e.name.endswith(".toml") and e.is_file()]
-    names = [name for name, path, mtime_ns in files if _kind_cached(path, mtime_ns) == kind]
-    return sorted(names, key=lambda n: (n != "bernoulli-residual", n))
+    by_kind: dict[str, list[str]] = {}
+    for name, path, mtime_ns in sorted(files, key=lambda f: (f[0] != "bernoulli-residual", f[0])):
+        by_kind.setdefault(_kind_cached(path, mtime_ns), []).append(name)
+    return by_kind
+
+
+def scenario_names(kind: str = STEP_KIND, directory: Path = SCENARIO_DIR) -> list[str]:
+    """Names of the scenarios of one kind, sorted; the worked example (bernoulli-residual) first."""
+    return names_by_kind(directory).get(kind, [])
 
 
 @cache
