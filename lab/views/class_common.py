@@ -20,6 +20,7 @@ URL_PATH = "class"
 URL_PATH_PAGE = "lab/views/classroom.py"
 PROJECTOR_PATH = "projector"
 RETRY_EVERY_S = 3.0  # how often a page that lost the class database tries again
+PENDING_CHECK_EVERY_S = 1.0  # how often a page with a call still waiting for the database looks whether it ended
 WAIT_FOR_PENDING = "What you sent before is still waiting for the class database: nothing new was sent."
 
 
@@ -62,6 +63,7 @@ def pending_outcome() -> None:
     what, sent, future = kept
     if not future.done():
         st.info(markdown_escape(f"{what} (sent at {sent}) is waiting for the class database: not saved yet."))
+        redraw_when_done(future)
         return
     del st.session_state[Keys.PENDING]
     answered = answered_later(future)
@@ -74,6 +76,28 @@ def pending_outcome() -> None:
         result = answered.value
         extra = f" {result[0].message}" if isinstance(result, tuple) and hasattr(result[0], "message") else ""
         st.success(markdown_escape(f"{what} (sent at {sent}) was saved when the database answered.{extra}"))
+
+
+def redraw_when_done(future) -> None:
+    """While ``future`` (a call the database had not answered in time) runs: look every PENDING_CHECK_EVERY_S and
+    run the whole page once it ended, so the page says what became of it by itself, as PENDING promises (a page
+    with nothing else due to run said "waiting" until the next press: a student's Submit saved late,
+    tests/browser/test_class_pending_browser.py)."""
+
+    def look() -> None:
+        if future.done():
+            st.rerun()
+
+    st.fragment(run_every=PENDING_CHECK_EVERY_S)(look)()
+
+
+def redraw_when_pending_ends() -> None:
+    """In a part of the page that runs alone (a fragment: a student's Submit reruns only the activity), while the
+    page's heading, outside it, is where pending_outcome says what became of a call: look until the call ended,
+    then run the whole page."""
+    kept = st.session_state.get(Keys.PENDING)
+    if kept is not None:
+        redraw_when_done(kept[2])
 
 
 def wait_for_database() -> None:

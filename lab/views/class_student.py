@@ -32,6 +32,7 @@ from lab.views.class_common import (
     WAIT_FOR_PENDING,
     keep_pending,
     pending_outcome,
+    redraw_when_pending_ends,
     still_pending,
     wait_for_database,
 )
@@ -485,6 +486,7 @@ def student_activity(code: str, token: str, state: StudentState, down: bool, foc
                 student_activity_drawn(code, token, state, down, focus)
         finally:
             st.session_state[Keys.ACTIVITY_RERUN] = False
+        redraw_when_pending_ends()  # a Submit the database did not answer in time: the heading says its outcome
         return
     student_activity_drawn(code, token, state, down, focus)
 
