@@ -100,7 +100,11 @@ def test_a_frozen_postgresql_stalls_only_the_class(browser, own_postgres, tmp_pa
         assert page.get_by_role("spinbutton", name="Predict r(C)").input_value() == "0.40"
         screenshot_full(page, screenshot_dir / "class-student-database-frozen-1280.png")
         teacher.get_by_role("button", name="Reveal to class").click()  # the teacher presses during the freeze
-        wait_idle(teacher)
+        # the press's own run, which waits up to 3 s for the database: on a busy machine it can start later than
+        # wait_idle's usual 0.4 s, and the dashboard already says "not answering" (its own check), so without the
+        # longer wait the page was read before it said what became of the press (seen in CI: a Reveal kept waiting,
+        # then saved, read as refused at the press)
+        wait_idle(teacher, started_timeout=5_000)
         teacher.get_by_text("not answering", exact=False).first.wait_for(timeout=10_000)
         teacher_said = alert_text(teacher)
         # what the dashboard says became of the press may come while still frozen (the call failed) or after
