@@ -6,8 +6,9 @@ objects once the app has run) and the shared caches, on top of the sessions' own
 Pitfalls every 5 s, the collector took 0.43 s of the server's CPU in 20 s (7 %), 3 full collections each pausing
 every page for tens of milliseconds. :func:`install` moves everything alive at the first run into the permanent
 generation (``gc.freeze()``: never scanned again; freeing by reference count works as before) and collects the
-young generation every 10,000 allocations instead of 700: the same run took 0.13 s (docs/performance.md, "The
-cycle collector"). Cycles are still collected, and ``runner.postScriptGC`` stays off (.streamlit/config.toml).
+young generation every 10,000 allocations instead of 700: the same run took 0.13 s (docs/performance.md, "At
+commit f8f38cc against 71e9c4a"). Cycles are still collected, and ``runner.postScriptGC`` stays off
+(.streamlit/config.toml).
 """
 
 from __future__ import annotations
