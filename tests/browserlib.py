@@ -224,6 +224,26 @@ def wait_idle(page, timeout: float = 30_000, started_timeout: float = 400) -> No
     )
 
 
+def count_runs(page) -> list[str]:
+    """From now on, the returned list grows by one entry per script run the server starts for this page's
+    WebSockets: every run, whoever asked for it (a whole-page run or a fragment's), begins with a ``new_session``
+    message. The app's script-state attribute is no count: a short run can start and end between two paints and
+    never show as running, and the attribute stays "running" across an immediate rerun."""
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    runs: list[str] = []
+
+    def on_frame(payload) -> None:
+        if isinstance(payload, (bytes, bytearray)):
+            msg = ForwardMsg()
+            msg.ParseFromString(bytes(payload))
+            if msg.WhichOneof("type") == "new_session":
+                runs.append(msg.new_session.page_script_hash)
+
+    page.on("websocket", lambda ws: ws.on("framereceived", on_frame))
+    return runs
+
+
 def goto(page, url: str, timeout: float = 30_000) -> None:
     page.goto(url)
     page.wait_for_selector(CONNECTED_SELECTOR, timeout=timeout, state="attached")

@@ -12,9 +12,8 @@ from __future__ import annotations
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from streamlit.proto.BackMsg_pb2 import BackMsg
 
-from browserlib import PHONE, app_with_class_data, goto, plotly_data, wait_idle
+from browserlib import PHONE, app_with_class_data, count_runs, goto, plotly_data, wait_idle
 
 
 def bar(page, label: str):
@@ -73,24 +72,13 @@ def test_mouse_drag_sets_the_box_and_the_stored_value(page, app_url):
 
 
 def test_one_drag_is_one_run(page, app_url):
-    """Sent once, on release: a drag across many pixels asks the server for one script run, not one per pointer move.
-    Counted as the page's rerun requests on its websocket: the page's "running" state is no count, since a short run
-    can start and end between two paints and never show. (At n = 5: at the worked example the first bar set also
-    ticks the guide's step, which redraws the page once more.)"""
-    reruns = []
-
-    def on_websocket(ws):
-        def on_sent(payload):
-            if isinstance(payload, bytes) and BackMsg.FromString(payload).WhichOneof("type") == "rerun_script":
-                reruns.append(payload)
-
-        ws.on("framesent", on_sent)
-
-    page.on("websocket", on_websocket)
+    """Sent once, on release: a drag across many pixels makes one script run, not one per pointer move. Runs are
+    counted on the WebSocket (browserlib.count_runs). (At n = 5: at the worked example the first bar set also ticks
+    the guide's step, which redraws the page once more.)"""
+    runs = count_runs(page)
     goto(page, f"{app_url}/binomial-lab")
     bar(page, "P(2)").wait_for()
-    wait_idle(page)
-    before = len(reruns)
+    before = len(runs)
     assert before >= 1  # the page's own first run was seen: the count is live
     x, y0 = column_point(page, "P(2)", 0.1)
     _, y1 = column_point(page, "P(2)", 0.9)
@@ -98,15 +86,15 @@ def test_one_drag_is_one_run(page, app_url):
     page.mouse.down()
     page.mouse.move(x, y1, steps=40)
     page.wait_for_timeout(400)
-    assert len(reruns) == before  # still held: nothing sent
+    assert len(runs) == before  # still held: nothing sent
     page.mouse.up()
-    deadline = 30_000  # the release's request (late on a busy machine)
-    while len(reruns) == before and deadline > 0:
+    deadline = 30_000  # the release's run (late on a busy machine)
+    while len(runs) == before and deadline > 0:
         page.wait_for_timeout(100)
         deadline -= 100
     wait_idle(page)
     page.wait_for_timeout(300)
-    assert len(reruns) == before + 1
+    assert len(runs) == before + 1
     assert page.get_by_role("spinbutton", name="Predict P(2)").input_value() == "0.90"
 
 

@@ -10,26 +10,15 @@ Exercises page (not committed) all three Exercises cases fail with 2 runs."""
 from __future__ import annotations
 
 import pytest
-from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-from browserlib import IDLE_SELECTOR, wait_idle
+from browserlib import IDLE_SELECTOR, count_runs, wait_idle
 
 SETTLE_MS = 2500  # an extra run after the load would start within this time (it follows the first run's messages)
 
 
 def open_counting_runs(page, url: str) -> list[str]:
-    """Open url; the returned list grows by one entry per script run the server starts for this tab
-    (each run, whoever asked for it, begins with a ``new_session`` message on the WebSocket)."""
-    runs: list[str] = []
-
-    def on_frame(payload) -> None:
-        if isinstance(payload, (bytes, bytearray)):
-            msg = ForwardMsg()
-            msg.ParseFromString(bytes(payload))
-            if msg.WhichOneof("type") == "new_session":
-                runs.append(msg.new_session.page_script_hash)
-
-    page.on("websocket", lambda ws: ws.on("framereceived", on_frame))
+    """Open url; the returned list grows by one entry per script run the server starts for this tab."""
+    runs = count_runs(page)
     page.goto(url, wait_until="commit")
     return runs
 
