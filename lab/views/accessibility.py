@@ -37,12 +37,14 @@ def subsection(text: str) -> None:
 # ``focus``: the text of a heading, or the label of a button, to move keyboard focus to once, for an action whose
 # button leaves the page (Join, Open for the class) or is replaced (Lock by Unlock): focus would otherwise fall back
 # to the page's body. Each request carries a number of its own, so asking for the same target again moves it again.
-_LIVE_HTML = (
+LIVE_REGION_HTML = (
     '<div role="status" aria-live="polite" aria-atomic="true" data-live="status"></div>'
     '<div role="alert" aria-live="assertive" aria-atomic="true" data-live="alert"></div>'
 )
-_LIVE_JS = """
-export default function ({ data, parentElement }) {
+# A named function, so a component that is also something else (lab.views.follow: a student page's live region is its
+# follower too, one element instead of two on every page of a class) can hold the same regions.
+LIVE_REGION_FUNCTION = """
+function liveRegion({ data, parentElement }) {
   for (const name of ["status", "alert"]) {
     const region = parentElement.querySelector(`[data-live=${name}]`);
     const text = (data && data[name]) || "";
@@ -69,7 +71,10 @@ export default function ({ data, parentElement }) {
 """
 LIVE_KEY_PREFIX = "live-"  # the regions' element keys: presentation.py's CSS takes them out of the layout
 _live_region = st.components.v2.component(
-    "residual_lab_live_region", html=_LIVE_HTML, js=_LIVE_JS, isolate_styles=False
+    "residual_lab_live_region",
+    html=LIVE_REGION_HTML,
+    js=LIVE_REGION_FUNCTION + "export default liveRegion;\n",
+    isolate_styles=False,
 )
 
 
@@ -84,11 +89,20 @@ def announce(key: str, message: str = "", *, error: str = "", focus: str = "") -
     empty). Call it on every run of the page (or of its fragment), with the same ``key``, so the region exists
     before its text changes; a screen reader announces a change of the text. ``focus``: see above (pass it only in
     the run right after the action)."""
+    _live_region(key=live_element_key(key), data=live_data(key, message, error=error, focus=focus))
+
+
+def live_element_key(key: str) -> str:
+    """The element key of ``announce(key, …)``'s regions."""
+    return f"{LIVE_KEY_PREFIX}{key}"
+
+
+def live_data(key: str, message: str = "", *, error: str = "", focus: str = "") -> dict:
+    """What :func:`announce` sends its regions (LIVE_REGION_FUNCTION reads it); counts this run's focus request."""
     seq_key = f"{LIVE_KEY_PREFIX}{key}-focus-seq"
     if focus:
         st.session_state[seq_key] = st.session_state.get(seq_key, 0) + 1
-    data = {"status": message, "alert": error, "focus": focus, "focus_seq": st.session_state.get(seq_key, 0)}
-    _live_region(key=f"{LIVE_KEY_PREFIX}{key}", data=data)
+    return {"status": message, "alert": error, "focus": focus, "focus_seq": st.session_state.get(seq_key, 0)}
 
 
 # --- wide tables: a box that scrolls sideways is a tab stop ----------------------------------------------

@@ -40,7 +40,7 @@ from lab.views.class_keys import Keys
 from lab.views.class_question import answer_markdown, draw_question
 from lab.views.classroom_db import class_version, engine
 from lab.views.common import chart, figure, show_feedback
-from lab.views.follow import follow_teacher, page_redraw
+from lab.views.follow import announce_and_follow, page_redraw
 from lab.views.once_per_server import pq_table
 from lab.views.page_state import drawn_outside, in_whole_page, redraw_page_if_changed, whole_page
 from lab.views.presentation import is_presenting
@@ -419,10 +419,11 @@ def student_live(code: str, token: str, state: StudentState, said: str, refused:
             said = said or revealed_prediction(state)
         elif state.prediction:
             st.caption("The exact answer appears here when your teacher reveals it.")
-    announce(Keys.LIVE, said or student_said(state), error=refused, focus=focus)
+    # Last, so a run cut short keeps the previous (older) version on the page, which then redraws it.
+    following = None
     if state.open:
-        # Last, so a run cut short keeps the previous (older) version on the page, which then redraws it.
-        follow_teacher(state.code, state.version, state.follow_key, follow, layout_of(state), live_of(state))
+        following = (state.code, state.version, state.follow_key, follow, layout_of(state), live_of(state))
+    announce_and_follow(Keys.LIVE, said or student_said(state), refused, focus, following)
 
 
 def student_page(code: str, token: str) -> None:

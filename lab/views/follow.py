@@ -22,6 +22,7 @@ from lab.classroom import naming
 from lab.classroom.actions import database_down
 from lab.classroom.gate import gate
 from lab.views import classroom_db
+from lab.views.accessibility import LIVE_REGION_FUNCTION, LIVE_REGION_HTML, announce, live_data, live_element_key
 from lab.views.class_keys import Keys
 
 ROUTE_PATH = "/_class_version"
@@ -51,10 +52,12 @@ route_mounted = False
 # route's layout differs from the one the page was drawn with (an activity opened, a new round, Lock, the end of the
 # class), the activity part is asked for at once, instead of a run of the live part that would only find out and ask
 # for it (one run, not two); the activity part runs the whole page when the heading changed too (the end of a class).
-_JS = """
-export default function (component) {
+_FOLLOW_FUNCTION = """
+function follow(component) {
   const { data, setTriggerValue, parentElement } = component;
   if (parentElement.__labFollowStop) parentElement.__labFollowStop();
+  delete parentElement.__labFollowStop;
+  if (!data || !data.path) return undefined;  // a live region with nothing to follow (the class has ended)
   let stopped = false;
   let timer = null;
   let askedAt = 0;
@@ -105,6 +108,14 @@ export default function (component) {
   return stop;
 }
 """
+_JS = _FOLLOW_FUNCTION + "export default follow;\n"
+# A student page's follower is its live region too (lab.views.accessibility): one element instead of two in the part
+# every page of a class redraws at the same moment (docs/performance.md).
+_LIVE_JS = (
+    LIVE_REGION_FUNCTION
+    + _FOLLOW_FUNCTION
+    + "export default function (component) { liveRegion(component); return follow(component); }\n"
+)
 
 # The activity part's trigger, drawn outside the fragment that holds the follower: it only lends the follower a way to
 # rerun that part (a trigger reruns what holds its element).
@@ -118,6 +129,9 @@ export default function (component) {
 """
 
 _follower = st.components.v2.component("residual_lab.class_follower", js=_JS)
+_live_follower = st.components.v2.component(
+    "residual_lab.live_class_follower", html=LIVE_REGION_HTML, js=_LIVE_JS, isolate_styles=False
+)
 _page_redraw = st.components.v2.component("residual_lab.class_page_redraw", js=_PAGE_JS)
 
 
@@ -138,20 +152,40 @@ def follow_teacher(
     else what holds this follower (a page's live part). ``live``: what of the class the page drew (versions.live_key);
     a new version with the same is taken without a run."""
     if route_mounted:
-        path = "." + ROUTE_PATH + "?" + urlencode({"code": code, "key": key})  # relative: also under a URL prefix
-        data = {"path": path, "version": drawn_version, "every_ms": CHECK_EVERY_MS, "retry_ms": RETRY_MS}
-        if layout is not None:
-            data["layout"] = layout
-        if live is not None:
-            data["live"] = live
         _follower(
             key=Keys.FOLLOWER,
-            data=data,
+            data=_follow_data(code, drawn_version, key, layout, live),
             on_changed_change=lambda: None,  # the trigger itself reruns the page, which redraws from the database
             height=0,
         )
     else:
         st.fragment(run_every=FOLLOW_EVERY_S)(fragment)(code, drawn_version)
+
+
+def announce_and_follow(live_key: str, message: str, error: str, focus: str, follow: tuple | None) -> None:
+    """``announce(live_key, message, error=…, focus=…)`` (lab.views.accessibility), then, unless ``follow`` is None
+    (the class has ended), ``follow_teacher(*follow)``. Served with the route, both are one element: the live
+    regions are the follower's (the same regions, the same key, from run to run, whether it follows or not)."""
+    if not route_mounted:
+        announce(live_key, message, error=error, focus=focus)
+        if follow is not None:
+            follow_teacher(*follow)
+        return
+    data = live_data(live_key, message, error=error, focus=focus)
+    if follow is not None:
+        code, drawn_version, key, _fragment, *rest = follow
+        data.update(_follow_data(code, drawn_version, key, *rest))
+    _live_follower(key=live_element_key(live_key), data=data, on_changed_change=lambda: None)
+
+
+def _follow_data(code: str, drawn_version: int, key: str, layout: str | None = None, live: str | None = None) -> dict:
+    path = "." + ROUTE_PATH + "?" + urlencode({"code": code, "key": key})  # relative: also under a URL prefix
+    data = {"path": path, "version": drawn_version, "every_ms": CHECK_EVERY_MS, "retry_ms": RETRY_MS}
+    if layout is not None:
+        data["layout"] = layout
+    if live is not None:
+        data["live"] = live
+    return data
 
 
 # --- the server side ------------------------------------------------------------------------------------------
