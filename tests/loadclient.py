@@ -479,6 +479,15 @@ async def http_checks(
             writer.close()
 
 
+def lends_page_redraw(component) -> bool:
+    """A components element whose trigger reruns a student page's activity part (lab.views.follow.page_redraw, or
+    the bar predictor standing in for it)."""
+    name = component.component_name
+    return name.endswith("class_page_redraw") or (
+        name.endswith("bar_predictor") and bool(json.loads(component.json).get("redraws_page"))
+    )
+
+
 async def hall_page(base_ws: str, query: str, page_name: str, page: dict, stop: asyncio.Event) -> None:
     """One student's browser tab, reduced to its protocol, for the hall bench: load the page, follow the teacher
     through the version route as the page's follow component does (lab.views.follow: every ``every_ms``, a full
@@ -528,9 +537,7 @@ async def hall_page(base_ws: str, query: str, page_name: str, page: dict, stop: 
             elif kind == "delta" and msg.delta.WhichOneof("type") == "new_element":
                 state["elements"] += 1
                 element = msg.delta.new_element
-                if element.WhichOneof("type") == "bidi_component" and element.bidi_component.component_name.endswith(
-                    "class_page_redraw"
-                ):
+                if element.WhichOneof("type") == "bidi_component" and lends_page_redraw(element.bidi_component):
                     state["page_fragment"] = msg.delta.fragment_id
                 if element.WhichOneof("type") == "bidi_component" and element.bidi_component.component_name.endswith(
                     "class_follower"

@@ -143,3 +143,22 @@ def test_class_screens_before_and_after_the_reveal(data, source, scenario, asked
             assert [(link.page, link.query_string) for link in links] == expected, who
         else:
             assert not links, who
+
+
+def test_a_class_screens_texts_are_made_once_per_question_object():
+    """Every page of a class draws the question and the answer at the same moment: each text is made once per
+    question object (lab.views.class_question.once_per_object), and an equal but new object gets its own."""
+    from lab.views.class_question import once_per_object
+
+    made = []
+
+    @once_per_object
+    def text_of(obj):
+        made.append(obj)
+        return f"text of {obj[0]}"
+
+    first, equal = ["worked-example"], ["worked-example"]
+    assert text_of(first) == "text of worked-example" and text_of(first) == "text of worked-example"
+    assert len(made) == 1
+    assert text_of(equal) == "text of worked-example" and len(made) == 2  # identity, not equality
+    assert made[0] is first and made[1] is equal

@@ -64,11 +64,13 @@ def bar_predictor(
     on_set: Callable[[list[float]], None] | None = None,
     sum_note: str = ".",
     short_labels: Sequence[str] = (),
+    redraws_page: bool = False,
 ) -> None:
     """Draw the bars ``labels`` at heights ``values`` (the page's current prediction); a release writes the new
     heights into the widget keys ``boxes`` (one per bar) and calls ``on_set(heights)``. ``large``: presentation
     mode. ``sum_note`` follows "Your bars add up to 1.05" (e.g. " (a residual adds up to 1)."). ``short_labels``:
-    the names drawn under bars too narrow for ``labels`` (``3`` for ``P(3)``; the slider keeps the long name)."""
+    the names drawn under bars too narrow for ``labels`` (``3`` for ``P(3)``; the slider keeps the long name).
+    ``redraws_page``: also stands in for lab.views.follow.page_redraw (its trigger reruns what holds the bars)."""
     labels = tuple(str(label) for label in labels)
     refused = st.session_state.pop(REFUSED + key, "")
     if refused:
@@ -87,8 +89,8 @@ def bar_predictor(
         "group": "Your bars: " + ", ".join(labels),
         "bar_word": "Your bar",
     }
-    _component(
-        key=key,
-        data=data,
-        on_bars_change=None if disabled else (lambda: _on_bars(key, labels, tuple(boxes), on_set)),
-    )
+    callbacks = {"on_bars_change": None if disabled else (lambda: _on_bars(key, labels, tuple(boxes), on_set))}
+    if redraws_page:
+        data["redraws_page"] = True
+        callbacks["on_redraw_change"] = lambda: None  # the trigger itself reruns what holds the bars
+    _component(key=key, data=data, **callbacks)

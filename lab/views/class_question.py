@@ -23,8 +23,33 @@ def draw_question(question: ClassQuestion, key: str, text_size: int | None = Non
     else:
         fig = figure("pq_bars", question.tokens, question.p, question.q)
     # the prompt in the chart title's element: every page of a class draws the question at the same moment
-    chart(fig, key, question.pq_alt(), intro=f"**{markdown_escape(question.prompt)}**")
-    st.markdown(markdown_table(("token", "target p", "draft q"), question.pq_rows()))
+    alt, intro, table = _question_texts(question)
+    chart(fig, key, alt, intro=intro)
+    st.markdown(table)
+
+
+def once_per_object(build):
+    """``build(obj)`` made once per object and kept: a class's questions and answers are made once per source and
+    scenario version (lab.teaching.class_question) and never modified, and every page of a class draws them at the
+    same moment. Keyed by identity (hashing one would hash each of its fractions on every call)."""
+    made: dict[int, tuple] = {}
+
+    def once(obj):
+        hit = made.get(id(obj))
+        if hit is None or hit[0] is not obj:
+            if len(made) >= 256:
+                made.clear()
+            hit = made[id(obj)] = (obj, build(obj))
+        return hit[1]
+
+    return once
+
+
+@once_per_object
+def _question_texts(question: ClassQuestion) -> tuple[str, str, str]:
+    """The chart's text alternative, the prompt and the p / q table."""
+    table = markdown_table(("token", "target p", "draft q"), question.pq_rows())
+    return question.pq_alt(), f"**{markdown_escape(question.prompt)}**", table
 
 
 def draw_answer(answer: ClassAnswer, *, lab_link: bool = True) -> None:
@@ -53,6 +78,7 @@ def reconstruction_markdown(answer: ClassAnswer) -> str:
     return text + (f"\n\n{markdown_escape(answer.explanation)}" if answer.explanation else "")
 
 
+@once_per_object
 def answer_markdown(answer: ClassAnswer) -> str:
     """:func:`draw_answer` without the link to the Binomial lab, as one markdown (a student's page during the class
     draws it at the moment of the reveal, with every other page of the class)."""

@@ -40,7 +40,7 @@ from lab.views.class_keys import Keys
 from lab.views.class_question import answer_markdown, draw_question
 from lab.views.classroom_db import class_version, engine
 from lab.views.common import chart, figure, show_feedback
-from lab.views.follow import announce_and_follow, page_redraw
+from lab.views.follow import announce_and_follow, lends_page_redraw, page_redraw
 from lab.views.once_per_server import pq_table
 from lab.views.page_state import drawn_outside, in_whole_page, redraw_page_if_changed, whole_page
 from lab.views.presentation import is_presenting
@@ -158,7 +158,7 @@ def prediction_panel(state: StudentState, code: str, token: str) -> None:
     values = [st.session_state.get(box, start[i] if i < len(start) else None) for i, box in enumerate(boxes)]
     bar_predictor(
         Keys.bars(activity.id), bars, [float(v) if v is not None else 0.0 for v in values], boxes,
-        large=is_presenting(), disabled=activity.locked or not state.open,
+        large=is_presenting(), disabled=activity.locked or not state.open, redraws_page=lends_page_redraw(),
     )
     prediction_form(state, code, token)
 
@@ -505,11 +505,13 @@ def student_activity_drawn(code: str, token: str, state: StudentState, down: boo
             subsection(f"Activity {activity.position}: {markdown_escape(activity.spec.title)}")
             draw_activity = predict_student if activity.kind == PREDICT else assignment_student
             said, refused = draw_activity(state, code, token)
+        # what the live part's follower reruns this part with (lab.views.follow); in this block, so the live part
+        # stays the same element whether it is drawn or lent (a prediction's bars lend their trigger)
+        page_redraw(lent=activity is not None and activity.kind == PREDICT)
     if down:
         refused = st.session_state.get(Keys.DOWN_WORDS, DATABASE_DOWN)
         announce(Keys.LIVE, said or student_said(state), error=refused, focus=focus)
         wait_for_database()
         return
     drawn_outside(Keys.STUDENT_DRAWN, student_view(state))
-    page_redraw()  # what the live part's follower reruns this part with (lab.views.follow); always: same place
     student_live(code, token, state, said, refused, focus)

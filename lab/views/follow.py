@@ -135,12 +135,18 @@ _live_follower = st.components.v2.component(
 _page_redraw = st.components.v2.component("residual_lab.class_page_redraw", js=_PAGE_JS)
 
 
-def page_redraw() -> None:
+def page_redraw(lent: bool = False) -> None:
     """Outside the fragment that calls :func:`follow_teacher` with a ``layout``: lets its follower rerun what holds
     this (a student page's activity part) when the layout moved. Nothing without the route (the fallback fragment
-    reruns the whole page itself)."""
-    if route_mounted:
+    reruns the whole page itself), nor when ``lent``: another element there lends its trigger (the bar predictor,
+    when drawn with ``redraws_page=lends_page_redraw()``)."""
+    if route_mounted and not lent:
         _page_redraw(key=Keys.PAGE_REDRAW, data={}, on_redraw_change=lambda: None, height=0)
+
+
+def lends_page_redraw() -> bool:
+    """Whether an element that can stand in for :func:`page_redraw` should (only where the route is served)."""
+    return route_mounted
 
 
 def follow_teacher(

@@ -10,6 +10,13 @@ export default function (component) {
   if (!st) st = root.__rlbp = build(root);
   st.component = component;  // the newest setTriggerValue
   update(st, data);
+  // On a class page this element's trigger also reruns the activity part that holds it, when the follower asks
+  // (lab/views/follow.py, page_redraw): one element instead of two on every page of the class.
+  if (data.redraws_page) {
+    const redraw = (value) => st.component.setTriggerValue("redraw", value);
+    window.__labRedrawPage = redraw;
+    return () => { if (window.__labRedrawPage === redraw) delete window.__labRedrawPage; };
+  }
 }
 
 const GRID = [0, 0.2, 0.4, 0.6, 0.8, 1];
