@@ -131,6 +131,62 @@ def test_threads_sharing_it_see_right_values_and_a_consistent_total():
     assert total == sum(kept) <= 50 and entries == len(kept)
 
 
+def test_a_result_being_computed_is_computed_once_for_every_thread_asking_meanwhile():
+    """A class moving K together asks for the same new law from many pages at once: one computes it, the others
+    wait for it and get the same object (without the wait, each would compute it beside the first)."""
+    calls, started, release = [], threading.Event(), threading.Event()
+
+    @cached_by_size(budget=100, size_of=len, refused=LabInputError)
+    def slow(n):
+        calls.append(n)
+        started.set()
+        release.wait(5)
+        return tuple(range(n))
+
+    got = []
+    first = threading.Thread(target=lambda: got.append(slow(7)))
+    first.start()
+    assert started.wait(5)
+    others = [threading.Thread(target=lambda: got.append(slow(7))) for _ in range(4)]
+    for t in others:
+        t.start()
+    threading.Event().wait(0.3)  # the others reach the cache while the first still computes
+    assert calls == [7]
+    release.set()
+    for t in [first, *others]:
+        t.join(5)
+    assert calls == [7] and len(got) == 5 and all(r is got[0] for r in got) and got[0] == tuple(range(7))
+
+
+def test_a_refusal_or_a_failure_while_others_wait_does_not_leave_them_waiting():
+    """The thread computing is refused (remembered: the waiting ones are refused too) or fails otherwise (nothing
+    kept: the next asking computes again); nobody is left waiting."""
+    refused = []
+
+    @cached_by_size(budget=100, size_of=len, refused=LabInputError)
+    def build(n):
+        if n < 0:
+            raise Refused(f"n = {n} is refused")
+        if n == 0:
+            raise RuntimeError("broken")
+        return tuple(range(n))
+
+    def ask(n):
+        try:
+            build(n)
+        except (Refused, RuntimeError) as exc:
+            refused.append(type(exc).__name__)
+
+    threads = [threading.Thread(target=ask, args=(n,)) for n in (-1, -1, 0, 0, 3, 3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(5)
+    assert not any(t.is_alive() for t in threads)
+    assert sorted(refused) == ["Refused", "Refused", "RuntimeError", "RuntimeError"]
+    assert build._running == {} and build(3) == (0, 1, 2)
+
+
 def test_the_pages_law_caches_are_sized_caches():
     from lab.teaching import pitfalls
     from lab.views import once_per_server

@@ -6,7 +6,8 @@ fixed number of entries must be sized for the large ones, so it keeps few and re
 over (16 reports on Pitfalls, where one model alone has 56 K/L choices: about a fifth of the server's CPU under
 150 students). :func:`cached_by_size` keeps any mix whose total size stays within a budget, least recently used
 out first, and also remembers refusals (a choice too large is refused again at once, without building its chains
-first). Thread-safe: the pages' script threads share it.
+first). Thread-safe: the pages' script threads share it, and a result being computed is computed once: the others
+asking for it meanwhile wait for it.
 """
 
 from __future__ import annotations
@@ -29,17 +30,28 @@ class SizedCache:
         self._results: OrderedDict = OrderedDict()  # key -> (result, size), least recently used first
         self._refusals: OrderedDict = OrderedDict()  # key -> the exception
         self._held = 0
+        self._running: dict = {}  # key -> set once the thread computing it is done
         self._lock = threading.Lock()
         functools.update_wrapper(self, function)
 
     def __call__(self, *args):
-        with self._lock:
-            if args in self._results:
-                self._results.move_to_end(args)
-                return self._results[args][0]
-            refusal = self._refusals.get(args)
-            if refusal is not None:
-                self._refusals.move_to_end(args)
+        while True:
+            with self._lock:
+                if args in self._results:
+                    self._results.move_to_end(args)
+                    return self._results[args][0]
+                refusal = self._refusals.get(args)
+                if refusal is not None:
+                    self._refusals.move_to_end(args)
+                    break
+                running = self._running.get(args)
+                if running is None:
+                    self._running[args] = threading.Event()
+                    break
+            # Another thread is computing the same arguments: wait for it instead of computing them again beside it
+            # (a class that moves K together asks for the same new law from many pages at once). Then look again:
+            # kept, refused, or (too large to keep, or failed otherwise) computed here.
+            running.wait()
         if refusal is not None:
             raise copy.copy(refusal)  # a fresh one each time: a raised exception collects its traceback
         try:  # outside the lock: another thread's different choice is not held up by this one
@@ -50,14 +62,18 @@ class SizedCache:
                 while len(self._refusals) > REFUSALS_KEPT:
                     self._refusals.popitem(last=False)
             raise
-        size = self.size_of(result)
-        with self._lock:
-            if size <= self.budget and args not in self._results:
-                self._results[args] = (result, size)
-                self._held += size
-                while self._held > self.budget:
-                    _, (_, dropped) = self._results.popitem(last=False)
-                    self._held -= dropped
+        else:
+            size = self.size_of(result)
+            with self._lock:
+                if size <= self.budget and args not in self._results:
+                    self._results[args] = (result, size)
+                    self._held += size
+                    while self._held > self.budget:
+                        _, (_, dropped) = self._results.popitem(last=False)
+                        self._held -= dropped
+        finally:
+            with self._lock:
+                self._running.pop(args).set()
         return result
 
     def held(self) -> tuple[int, int]:
