@@ -299,6 +299,10 @@ async def main_async(args) -> int:
             print(f"RSS growth from {points[0][0]} to {points[-1][0]} sessions: {growth:+.0f} MB (target <= 50 MB)")
             return 0
 
+        if args.warm:  # unmeasured: the same students first, so what a server computes once per choice is computed
+            for label, url, pids, page in targets:
+                await run_phase(label, url, pids, page, args.students, 0, args.warm, False)
+            print(f"(each server ran the same students for {args.warm:g} s first, unmeasured)")
         results: dict[tuple[str, int], PhaseResult] = {}
         for idle in [0, args.idle] if args.idle else [0]:
             for label, url, pids, page in targets:
@@ -345,6 +349,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--duration", type=float, default=60, help="seconds of interaction per phase (default 60)")
     parser.add_argument("--join-storm", action="store_true", help="all students open the page at the same moment")
     parser.add_argument(
+        "--warm",
+        type=float,
+        default=0.0,
+        metavar="S",
+        help="first run the same students S seconds on each server, unmeasured: the exact laws a page computes once "
+        "per choice and process (Blocks, Pitfalls) are then computed, as on a server a class has used for a while",
+    )
+    parser.add_argument(
         "--join-within",
         type=float,
         default=0.0,
@@ -371,6 +383,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--join-within needs --join-storm and at most {MAX_JOIN_WITHIN} s")
     if not 0 < args.duration <= MAX_DURATION:
         parser.error(f"--duration must be in (0, {MAX_DURATION}]")
+    if not 0 <= args.warm <= MAX_DURATION:
+        parser.error(f"--warm must be in [0, {MAX_DURATION}]")
     return asyncio.run(main_async(args))
 
 
