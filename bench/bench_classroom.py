@@ -35,6 +35,10 @@ Two parts, each printed side by side for SQLite and PostgreSQL:
    refresh and the elements sent, with the student list closed (the default: drawn only while open) and
    open (a page of 50), beside an empty class.
 
+5. ``student read`` (``--student-read``, only this part): what every page of a class reads at the same moment when the
+   teacher opens an activity or a new round, one student's state, its CPU per read and the SELECT statements it sends,
+   beside the smallest query through the same engine (``SELECT 1``), timed alternately, for SQLite and PostgreSQL.
+
 Usage: ``python bench/bench_classroom.py [--students 300] [--window 10] [--postgres URL] [--skip-follow]``
 (PostgreSQL URL default: $RESIDUAL_LAB_TEST_POSTGRES_URL, e.g. from ``eval "$(.ci/postgres start)"``).
 Figures vary with machine load: compare the columns of one run, not runs.
@@ -142,6 +146,60 @@ def storage_bench(url: str, students: int, window: float) -> dict:
         "first failure": failures[0][:80] if failures else "",
     }
 
+
+
+def student_read_bench(url: str, reads: int = 2000) -> dict:
+    """What every page of a class reads at the same moment when the teacher opens an activity or a new round: one
+    student's state (round 2, with a prediction in each round), its CPU per read in this process and the SELECT
+    statements it sends, beside the floor, the smallest query through the same engine (``SELECT 1``), timed
+    alternately in the same run."""
+    from sqlalchemy import event
+
+    engine = make_engine(url)
+    if engine.dialect.name == "postgresql":  # start from an empty database
+        metadata.drop_all(engine)
+        engine.dispose()
+        engine = make_engine(url)
+    new = classes.create_class(engine, "bench")
+    classes.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
+    token = admission.join_class(engine, new.code, "Student", client="c").student_token
+    activity = answers.student_state(engine, new.code, token).activity.id
+    answers.submit_prediction(engine, new.code, token, activity, ["0.40", "0.60"], 1)
+    classes.vote_again(engine, new.code, new.teacher_token)
+    answers.submit_prediction(engine, new.code, token, activity, ["0.45", "0.55"], 2)
+
+    def read():
+        answers.student_state(engine, new.code, token)
+
+    def floor():
+        with engine.connect() as conn:
+            conn.execute(text("SELECT 1")).scalar()
+
+    statements = []
+
+    def seen(*args):
+        statements.append(args[2])
+
+    event.listen(engine, "before_cursor_execute", seen)
+    read()
+    event.remove(engine, "before_cursor_execute", seen)
+    selects = sum(s.lstrip().upper().startswith("SELECT") for s in statements)
+    spent = {read: 0.0, floor: 0.0}
+    for _ in range(10):  # alternately, so both see the same machine
+        for call in (read, floor):
+            t0 = time.process_time()
+            for _ in range(reads // 10):
+                call()
+            spent[call] += time.process_time() - t0
+    engine.dispose()
+    per_read, per_floor = (1e6 * spent[c] / reads for c in (read, floor))
+    return {
+        "database": engine.dialect.name,
+        "SELECTs per read": selects,
+        "CPU per read (us)": f"{per_read:.0f}",
+        "floor: SELECT 1 (us)": f"{per_floor:.0f}",
+        "read vs floor": f"{per_read / per_floor:.2f}x",
+    }
 
 # --- page level: the cost of following the teacher ----------------------------------------------------
 
@@ -875,7 +933,18 @@ def main() -> None:
     parser.add_argument(
         "--hall-replicas", type=int, default=0, help="with --hall: serve through deploy/serve.py with N replicas"
     )
+    parser.add_argument(
+        "--student-read",
+        action="store_true",
+        help="only a student's page read (what every page of a class reads at once), beside SELECT 1",
+    )
     args = parser.parse_args()
+    if args.student_read:
+        urls = [f"sqlite:///{tempfile.mkdtemp(prefix='classbench-')}/classroom.db"]
+        urls += [args.postgres] if args.postgres else []
+        print("a student's page read (round 2, a prediction in each round), CPU in this process, beside SELECT 1")
+        table([student_read_bench(url) for url in urls])
+        return
     if args.hall:
         hall_bench([int(n) for n in args.hall.split(",")], args.hall_replicas)
         return

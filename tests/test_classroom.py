@@ -471,6 +471,63 @@ def test_the_dashboard_is_one_query(engine):
     assert len([s for s in statements if s.lstrip().upper().startswith("SELECT")]) == 1
 
 
+def selects(engine, call):
+    """What ``call()`` returns, and how many SELECT statements it sent."""
+    statements = []
+
+    def seen(*args):
+        statements.append(args[2])
+
+    event.listen(engine, "before_cursor_execute", seen)
+    try:
+        result = call()
+    finally:
+        event.remove(engine, "before_cursor_execute", seen)
+    return result, len([s for s in statements if s.lstrip().upper().startswith("SELECT")])
+
+
+def test_a_students_page_is_one_query_in_every_round(engine):
+    """Every page of a class reads its student's state at the same moment (an activity opened, a new round): one
+    query, whatever it holds. Ann votes 3/4, 1/4 then, in round 2, 7/10, 3/10; Bob votes in round 2 only."""
+    new = start(engine)
+    ann, bob = (admission.join_class(engine, new.code, n).student_token for n in ("Ann", "Bob"))
+    state, count = selects(engine, lambda: answers.student_state(engine, new.code, ann))
+    assert count == 1 and state.prediction is None and state.earlier is None and state.attempts == {}
+    activity = state.activity.id
+    answers.submit_prediction(engine, new.code, ann, activity, ["0.75", "0.25"], round_number=1)
+    state, count = selects(engine, lambda: answers.student_state(engine, new.code, ann))
+    assert count == 1 and state.prediction == (F(3, 4), F(1, 4)) and state.earlier is None
+    classes.vote_again(engine, new.code, new.teacher_token)
+    state, count = selects(engine, lambda: answers.student_state(engine, new.code, ann))
+    assert count == 1 and state.prediction is None and state.earlier == (F(3, 4), F(1, 4))
+    answers.submit_prediction(engine, new.code, ann, activity, ["0.7", "0.3"], round_number=2)
+    answers.submit_prediction(engine, new.code, bob, activity, ["0.5", "0.5"], round_number=2)
+    state, count = selects(engine, lambda: answers.student_state(engine, new.code, ann))
+    assert count == 1 and state.prediction == (F(7, 10), F(3, 10)) and state.earlier == (F(3, 4), F(1, 4))
+    bobs = answers.student_state(engine, new.code, bob)
+    assert bobs.prediction == (F(1, 2), F(1, 2)) and bobs.earlier is None and bobs.name == "Bob"
+    classes.reveal(engine, new.code, new.teacher_token)
+    state, count = selects(engine, lambda: answers.student_state(engine, new.code, ann))
+    assert count == 1 and state.exact == (F(3, 4), F(1, 4))  # the worked example's r(B), r(C)
+
+
+def test_a_students_page_in_an_assignment_is_one_query_with_every_problem(engine):
+    """Each problem answered is a row of its own: Ann answers problem 3 (wrong), then problem 1 (wrong twice)."""
+    new = start(engine, kind="assignment", seed=12, level="zeros", count=3)
+    ann = admission.join_class(engine, new.code, "Ann").student_token
+    activity = answers.student_state(engine, new.code, ann).activity.id
+    answers.submit_answer(engine, new.code, ann, activity, 3, "7/3")
+    for _ in range(2):
+        answers.submit_answer(engine, new.code, ann, activity, 1, "7/3")
+    state, count = selects(engine, lambda: answers.student_state(engine, new.code, ann))
+    assert count == 1 and sorted(state.attempts) == [1, 3] and state.prediction is None
+    assert (state.attempts[1].tries, state.attempts[3].tries) == (2, 1)
+    assert not state.attempts[1].correct and state.attempts[1].answer == "7/3"
+    with db.reading(engine) as conn:  # when the page says they were saved: the later of the two
+        latest = conn.execute(text("SELECT MAX(updated_at) FROM submissions")).scalar()
+    assert state.saved_at == latest
+
+
 def test_concurrent_submissions_are_all_stored(engine):
     from concurrent.futures import ThreadPoolExecutor
 

@@ -52,17 +52,44 @@ class StudentState:
 
 _STUDENT_QUERY = f"""
 SELECT s.id AS student_id, s.name AS student_name, s.removed_at, s.approved, {CLASS_COLUMNS}, c.teacher_hash,
-       {ACTIVITY_COLUMNS}
+       {ACTIVITY_COLUMNS}{{extra}}
 FROM students s
 JOIN classes c ON c.id = s.class_id
-LEFT JOIN activities a ON a.id = c.current_activity
+LEFT JOIN activities a ON a.id = c.current_activity{{joins}}
 WHERE s.token_hash = :hash
 """
+_STUDENT = text(_STUDENT_QUERY.format(extra="", joins=""))
+# What a student's page shows, in one round trip (every page of a class reads it at the same moment when the teacher
+# opens an activity or a new round): the student, the class and its current activity, a row for each of the student's
+# submissions to it (a prediction has one, an assignment one per problem), and their prediction of the round before.
+_STATE = text(
+    _STUDENT_QUERY.format(
+        extra=",\n       sub.problem AS sub_problem, sub.answer AS sub_answer, sub.correct AS sub_correct, "
+        "sub.tries AS sub_tries, sub.updated_at AS sub_updated_at, e.answer AS earlier_answer",
+        joins="\nLEFT JOIN submissions sub ON sub.activity_id = a.id AND sub.student_id = s.id"
+        "\nLEFT JOIN earlier_answers e ON e.activity_id = a.id AND e.student_id = s.id AND e.round = a.round - 1",
+    )
+    + "ORDER BY sub.problem"
+)
+
+
+@dataclass(frozen=True)
+class _Submission:
+    problem: int
+    answer: str
+    correct: int
+    tries: int
+    updated_at: float
 
 
 def _student(conn, code: str, student_token: str, *, for_write: bool = True):
+    row = conn.execute(_STUDENT, {"hash": token_hash(student_token or "")}).first()
+    return _checked_student(row, code, for_write=for_write)
+
+
+def _checked_student(row, code: str, *, for_write: bool):
+    """The student's row checked against the class code of their link: (row, the class, its current activity)."""
     code = normalize_code(code)
-    row = conn.execute(text(_STUDENT_QUERY), {"hash": token_hash(student_token or "")}).first()
     if row is None:
         raise ClassroomError("This student link is not valid: join the class again with its code and your name.")
     if row.code != code:
@@ -95,34 +122,22 @@ def student_state(engine: Engine, code: str, student_token: str) -> StudentState
     """What the student's page shows: the current activity, their own saved answers, and the exact answer
     only once the teacher revealed it."""
     with reading(engine) as conn:
-        row, klass, activity = _student(conn, code, student_token, for_write=False)
-        subs, earlier = _own_answers(conn, activity, row.student_id)
+        rows = conn.execute(_STATE, {"hash": token_hash(student_token or "")}).all()
+    row, klass, activity = _checked_student(rows[0] if rows else None, code, for_write=False)
+    subs = []
+    earlier = None
+    if activity is not None:
+        subs = [
+            _Submission(r.sub_problem, r.sub_answer, r.sub_correct, r.sub_tries, r.sub_updated_at)
+            for r in rows
+            if r.sub_problem is not None
+        ]
+        earlier = decode_prediction(row.earlier_answer) if row.earlier_answer is not None else None
     prediction, saved_at, attempts, exact = _shown_answers(activity, subs)
     return StudentState(
         klass.code, klass.name, row.student_name, klass.version, activity, prediction, saved_at, attempts, exact,
         follow_key(link_seed(row)), klass.open, earlier,
     )  # fmt: skip
-
-
-def _own_answers(conn, activity: ActivityView | None, student_id: int):
-    """The student's submissions to the current activity, and (from round 2) their prediction of the round
-    before (None when they did not vote in it)."""
-    if activity is None:
-        return [], None
-    subs = conn.execute(
-        text(
-            "SELECT problem, answer, correct, tries, updated_at FROM submissions "
-            "WHERE activity_id = :a AND student_id = :s ORDER BY problem"
-        ),
-        {"a": activity.id, "s": student_id},
-    ).all()
-    before = None
-    if activity.round > 1:
-        before = conn.execute(
-            text("SELECT answer FROM earlier_answers WHERE activity_id = :a AND student_id = :s AND round = :r"),
-            {"a": activity.id, "s": student_id, "r": activity.round - 1},
-        ).first()
-    return subs, decode_prediction(before.answer) if before is not None else None
 
 
 def _shown_answers(activity: ActivityView | None, subs):
