@@ -85,7 +85,8 @@ def percentile(values, q):
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
 
 
-def storage_bench(url: str, students: int, window: float) -> dict:
+def bench_class(url: str):
+    """(an engine on ``url``, emptied first when it is PostgreSQL; a class with the worked example open in it)."""
     engine = make_engine(url)
     if engine.dialect.name == "postgresql":  # start from an empty database
         metadata.drop_all(engine)
@@ -93,6 +94,11 @@ def storage_bench(url: str, students: int, window: float) -> dict:
         engine = make_engine(url)
     new = classes.create_class(engine, "bench")
     classes.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
+    return engine, new
+
+
+def storage_bench(url: str, students: int, window: float) -> dict:
+    engine, new = bench_class(url)
     t0 = time.perf_counter()
     tokens = [
         admission.join_class(engine, new.code, f"Student {i}", client=f"c{i}").student_token for i in range(students)
@@ -155,13 +161,7 @@ def student_read_bench(url: str, reads: int = 2000) -> dict:
     alternately in the same run."""
     from sqlalchemy import event
 
-    engine = make_engine(url)
-    if engine.dialect.name == "postgresql":  # start from an empty database
-        metadata.drop_all(engine)
-        engine.dispose()
-        engine = make_engine(url)
-    new = classes.create_class(engine, "bench")
-    classes.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
+    engine, new = bench_class(url)
     token = admission.join_class(engine, new.code, "Student", client="c").student_token
     activity = answers.student_state(engine, new.code, token).activity.id
     answers.submit_prediction(engine, new.code, token, activity, ["0.40", "0.60"], 1)
