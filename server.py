@@ -7,6 +7,7 @@ so that a waiting class costs the server a dictionary lookup per page every few 
 timed fragment)."""
 
 import streamlit as st
+from starlette.middleware import Middleware
 
 from lab.views import classroom_db, follow, fragment_fallback, readiness
 
@@ -15,4 +16,8 @@ fragment_fallback.install()
 
 classroom_db.believe_forwarded_only_from_trusted_proxies()  # X-Forwarded-For: RESIDUAL_LAB_TRUSTED_PROXIES only
 
-app = st.App("app.py", routes=follow.routes() + readiness.routes())
+app = st.App(
+    "app.py",
+    routes=follow.routes() + readiness.routes(),
+    middleware=[Middleware(follow.VersionShortcut)],  # the version route answered before Streamlit's middleware
+)

@@ -99,10 +99,10 @@ def _submit_answer(code: str, token: str, activity_id: int, number: int) -> None
     )
 
 
-def vote_again_note(activity: ActivityView, state: StudentState) -> None:
-    """Round 2 or later: vote again, with the student's round 1 prediction."""
+def vote_again_note(activity: ActivityView, state: StudentState) -> str:
+    """Round 2 or later: vote again, with the student's round 1 prediction (markdown)."""
     spec = activity.spec
-    st.markdown(
+    return (
         f"**Round {activity.round}: vote again.** Talk it over with your neighbour, then submit your prediction "
         "again (the same or a new one)."
         + (
@@ -203,10 +203,10 @@ def predict_student(state: StudentState, code: str, token: str) -> tuple[str, st
     """Draw a predict activity; returns what to announce: (said, refused)."""
     activity = state.activity
     spec = activity.spec
-    draw_question(spec.question, Keys.student_question(activity.id))
+    # from round 2, the note under the question's table, in its element: every page of the class draws it at once
+    note = vote_again_note(activity, state) if activity.round > 1 else ""
+    draw_question(spec.question, Keys.student_question(activity.id), after=note)
     saved = state.prediction
-    if activity.round > 1:
-        vote_again_note(activity, state)
     prediction_panel(state, code, token)
     feedback = st.session_state.pop(Keys.FEEDBACK, None)
     said = refused = ""

@@ -197,6 +197,44 @@ def _follow_data(code: str, drawn_version: int, key: str, layout: str | None = N
 # --- the server side ------------------------------------------------------------------------------------------
 
 
+_HEADERS = {"Cache-Control": "no-store"}
+_REFUSED = (404, {"error": "unknown class or key"})
+_UNAVAILABLE = (503, {"error": "unavailable"})
+
+
+async def class_version_answer(query_string: bytes | str) -> tuple[int, dict]:
+    """The route's answer to ``?code=...&key=...``: (status, body). 404 for anything but a class's follow or display
+    key (nothing about the class), 503 while the database does not answer or no page has opened it here."""
+    from starlette.datastructures import QueryParams
+
+    params = QueryParams(query_string)
+    code = params.get("code", "")[:_MAX_PARAM]
+    key = params.get("key", "")[:_MAX_PARAM]
+    if len(code) != naming.CODE_LENGTH or not set(code) <= _CODE_CHARACTERS:
+        return _REFUSED  # not a class code at all: no database query for it
+    state = classroom_db.cached_class_version(code)
+    if state is False:  # not fresh: one small query, off the event loop
+        db = classroom_db.engine_for_routes()
+        if db is None:  # no page ran in this process yet (a restart): the page asks again
+            return _UNAVAILABLE
+        try:  # on the class database's own bounded pool, never on the threads that serve pages and files
+            future = gate().submit(lambda: classroom_db.read_class_version(code, db))
+            state = await asyncio.wait_for(asyncio.wrap_future(future), ROUTE_WAIT_S)
+        except TimeoutError:
+            gate().abandon(future)  # later callers wait briefly: the database is known not to answer
+            return _UNAVAILABLE  # the database is not answering: the page says so, and asks again
+        except Exception as exc:
+            if not database_down(exc):
+                raise
+            return _UNAVAILABLE  # the database is unreachable: no details; the page asks again
+    if state is None or not (
+        hmac.compare_digest(state.follow_key.encode(), key.encode())  # a student's page
+        or (state.display_key and hmac.compare_digest(state.display_key.encode(), key.encode()))  # the projector
+    ):
+        return _REFUSED
+    return 200, {"version": state.version, "open": state.open, "layout": state.layout, "live": state.live}
+
+
 def routes() -> list:
     """The HTTP route server.py mounts beside the app; marks the pages of this process as able to use it."""
     from starlette.responses import JSONResponse
@@ -204,36 +242,33 @@ def routes() -> list:
 
     global route_mounted
     route_mounted = True
-    headers = {"Cache-Control": "no-store"}
-    refused = JSONResponse({"error": "unknown class or key"}, status_code=404, headers=headers)
-    unavailable = JSONResponse({"error": "unavailable"}, status_code=503, headers=headers)
 
     async def class_version_endpoint(request):
-        code = request.query_params.get("code", "")[:_MAX_PARAM]
-        key = request.query_params.get("key", "")[:_MAX_PARAM]
-        if len(code) != naming.CODE_LENGTH or not set(code) <= _CODE_CHARACTERS:
-            return refused  # not a class code at all: no database query for it
-        state = classroom_db.cached_class_version(code)
-        if state is False:  # not fresh: one small query, off the event loop
-            db = classroom_db.engine_for_routes()
-            if db is None:  # no page ran in this process yet (a restart): the page asks again
-                return unavailable
-            try:  # on the class database's own bounded pool, never on the threads that serve pages and files
-                future = gate().submit(lambda: classroom_db.read_class_version(code, db))
-                state = await asyncio.wait_for(asyncio.wrap_future(future), ROUTE_WAIT_S)
-            except TimeoutError:
-                gate().abandon(future)  # later callers wait briefly: the database is known not to answer
-                return unavailable  # the database is not answering: the page says so, and asks again
-            except Exception as exc:
-                if not database_down(exc):
-                    raise
-                return unavailable  # the database is unreachable: no details; the page asks again
-        if state is None or not (
-            hmac.compare_digest(state.follow_key.encode(), key.encode())  # a student's page
-            or (state.display_key and hmac.compare_digest(state.display_key.encode(), key.encode()))  # the projector
-        ):
-            return refused
-        answer = {"version": state.version, "open": state.open, "layout": state.layout, "live": state.live}
-        return JSONResponse(answer, headers=headers)
+        status, body = await class_version_answer(request.scope["query_string"])
+        return JSONResponse(body, status_code=status, headers=_HEADERS)
 
     return [Route(ROUTE_PATH, class_version_endpoint, methods=["GET"])]
+
+
+class VersionShortcut:
+    """ASGI middleware (server.py, first in line): answers GET and HEAD of the version route itself, with the route's
+    own answer and headers, before Streamlit's middleware stack (path checks, sessions, compression, exception
+    handling, the router), which costs a request about 0.2 ms of the server's one interpreter: every page of a class
+    asks about once a second, and while a teacher's action redraws 300 pages these requests run beside the redraws
+    (docs/performance.md). Any other request, and any other method on the route (405 from its Route), goes on."""
+
+    def __init__(self, app) -> None:
+        self.app = app
+
+    async def __call__(self, scope, receive, send) -> None:
+        if scope["type"] != "http" or scope["path"] != ROUTE_PATH or scope.get("root_path") or scope["method"] not in (
+            "GET",
+            "HEAD",
+        ):
+            await self.app(scope, receive, send)
+            return
+        from starlette.responses import JSONResponse
+
+        status, body = await class_version_answer(scope["query_string"])
+        response = JSONResponse(body, status_code=status, headers=_HEADERS)  # the route's exact bytes and headers
+        await response(scope, receive, send)  # for HEAD, uvicorn sends the headers only

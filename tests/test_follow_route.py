@@ -1,0 +1,99 @@
+"""The class-version route (lab.views.follow) answered before Streamlit's middleware (VersionShortcut, server.py)
+gives the same status, headers and body as the route itself, for every kind of request a page or a stranger sends;
+any other path or method goes on to the app. Called as ASGI apps directly: no server, no browser."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+from starlette.applications import Starlette
+from starlette.middleware import Middleware
+
+from lab.classroom import classes, versions
+from lab.views import classroom_db, follow
+
+
+def call(app, path: str, query: str = "", method: str = "GET") -> tuple[int, dict, bytes]:
+    sent = []
+
+    async def receive():
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message):
+        sent.append(message)
+
+    scope = {
+        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": method, "scheme": "http",
+        "path": path, "raw_path": path.encode(), "root_path": "", "query_string": query.encode(),
+        "headers": [(b"host", b"testserver")], "client": ("127.0.0.1", 5000), "server": ("testserver", 80),
+    }
+    asyncio.run(app(scope, receive, send))
+    start = next(m for m in sent if m["type"] == "http.response.start")
+    body = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
+    return start["status"], {k.decode(): v.decode() for k, v in start["headers"]}, body
+
+
+@pytest.fixture
+def apps(engine, monkeypatch):
+    """The route alone, and the route behind the shortcut; the engine a page of this process would have opened."""
+    monkeypatch.setattr(classroom_db, "_last_engine", engine)
+    monkeypatch.setattr(classroom_db, "VERSION_TTL_S", 0.0)  # every request reads the database: no shared reading
+    fallthrough = []
+
+    async def elsewhere(request):
+        from starlette.responses import PlainTextResponse
+
+        fallthrough.append(request.url.path)
+        return PlainTextResponse("the app")
+
+    from starlette.routing import Route
+
+    routes = follow.routes() + [Route("/other", elsewhere)]
+    return Starlette(routes=routes), Starlette(routes=routes, middleware=[Middleware(follow.VersionShortcut)]), fallthrough
+
+
+def test_the_shortcut_answers_as_the_route_does(engine, apps):
+    plain, shortcut = apps[:2]
+    new, other = classes.create_class(engine, "route"), classes.create_class(engine, "other")
+    key = versions.stored_class_version(engine, new.code).follow_key
+    display = versions.stored_class_version(engine, new.code).display_key
+    classes.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
+    activity = versions.stored_class_version(engine, new.code).layout.split(".")[0]
+    opened = {"version": 2, "open": True, "layout": f"{activity}.1.0", "live": f"{activity}.1.0|0|0"}
+    cases = [
+        (f"code={new.code}&key={key}", 200, opened),  # a student's page
+        (f"code={new.code}&key={display}", 200, opened),  # the projector
+        (f"code={new.code}&key={key[:-1]}", 404, {"error": "unknown class or key"}),
+        (f"code={new.code}&key={versions.stored_class_version(engine, other.code).follow_key}", 404, None),
+        (f"code=QQQQQQ&key={key}", 404, None),
+        (f"code={new.code.lower()}&key={key}", 404, None),
+        (f"code={new.code}%00&key={key}", 404, None),
+        (f"code={new.code}&key={'k' * 10_000}", 404, None),
+        ("", 404, None),
+        (f"code=QQQQQQ&code={new.code}&key={key}", 200, opened),  # the last of a repeated parameter, as Starlette
+    ]
+    for query, status, body in cases:
+        answered = call(shortcut, follow.ROUTE_PATH, query)
+        assert answered == call(plain, follow.ROUTE_PATH, query), query
+        assert answered[0] == status and answered[1]["cache-control"] == "no-store", query
+        assert json.loads(answered[2]) == (body or {"error": "unknown class or key"}), query
+        assert call(shortcut, follow.ROUTE_PATH, query, "HEAD") == call(plain, follow.ROUTE_PATH, query, "HEAD"), query
+    classes.lock(engine, new.code, new.teacher_token)
+    locked = call(shortcut, follow.ROUTE_PATH, f"code={new.code}&key={key}")
+    assert json.loads(locked[2]) == {**opened, "version": 3, "layout": f"{activity}.1.1", "live": f"{activity}.1.1|0|0"}
+
+
+def test_no_database_yet_is_a_503_and_other_requests_go_on(engine, apps, monkeypatch):
+    plain, shortcut, fallthrough = apps
+    new = classes.create_class(engine, "route")
+    query = f"code={new.code}&key={versions.stored_class_version(engine, new.code).follow_key}"
+    monkeypatch.setattr(classroom_db, "_last_engine", None)  # a restarted process: no page has run yet
+    answered = call(shortcut, follow.ROUTE_PATH, query)
+    assert answered == call(plain, follow.ROUTE_PATH, query)
+    assert answered[0] == 503 and json.loads(answered[2]) == {"error": "unavailable"}
+    post = call(shortcut, follow.ROUTE_PATH, query, "POST")  # the route's own refusal, not the shortcut's
+    assert post == call(plain, follow.ROUTE_PATH, query, "POST") and post[0] == 405
+    assert call(shortcut, "/other")[2] == b"the app" and fallthrough == ["/other"]
+    assert call(shortcut, follow.ROUTE_PATH + "/x", query)[0] == 404  # only the route's own path
