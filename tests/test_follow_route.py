@@ -51,7 +51,8 @@ def apps(engine, monkeypatch):
     from starlette.routing import Route
 
     routes = follow.routes() + [Route("/other", elsewhere)]
-    return Starlette(routes=routes), Starlette(routes=routes, middleware=[Middleware(follow.VersionShortcut)]), fallthrough
+    shortcut = Starlette(routes=routes, middleware=[Middleware(follow.VersionShortcut)])
+    return Starlette(routes=routes), shortcut, fallthrough
 
 
 def test_the_shortcut_answers_as_the_route_does(engine, apps):
