@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from starlette.applications import Starlette
@@ -29,7 +30,9 @@ def call(app, path: str, query: str = "", method: str = "GET") -> tuple[int, dic
         "path": path, "raw_path": path.encode(), "root_path": "", "query_string": query.encode(),
         "headers": [(b"host", b"testserver")], "client": ("127.0.0.1", 5000), "server": ("testserver", 80),
     }
-    asyncio.run(app(scope, receive, send))
+    # on a thread of its own: the browser tests' Playwright keeps an event loop running on this one
+    with ThreadPoolExecutor(1) as thread:
+        thread.submit(asyncio.run, app(scope, receive, send)).result()
     start = next(m for m in sent if m["type"] == "http.response.start")
     body = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
     return start["status"], {k.decode(): v.decode() for k, v in start["headers"]}, body
