@@ -235,17 +235,23 @@ async def class_version_answer(query_string: bytes | str) -> tuple[int, dict]:
     return 200, {"version": state.version, "open": state.open, "layout": state.layout, "live": state.live}
 
 
+async def _version_response(scope):
+    """The route's response to the request ``scope``: the one both the route and VersionShortcut send."""
+    from starlette.responses import JSONResponse
+
+    status, body = await class_version_answer(scope["query_string"])
+    return JSONResponse(body, status_code=status, headers=_HEADERS)
+
+
 def routes() -> list:
     """The HTTP route server.py mounts beside the app; marks the pages of this process as able to use it."""
-    from starlette.responses import JSONResponse
     from starlette.routing import Route
 
     global route_mounted
     route_mounted = True
 
     async def class_version_endpoint(request):
-        status, body = await class_version_answer(request.scope["query_string"])
-        return JSONResponse(body, status_code=status, headers=_HEADERS)
+        return await _version_response(request.scope)
 
     return [Route(ROUTE_PATH, class_version_endpoint, methods=["GET"])]
 
@@ -261,14 +267,9 @@ class VersionShortcut:
         self.app = app
 
     async def __call__(self, scope, receive, send) -> None:
-        if scope["type"] != "http" or scope["path"] != ROUTE_PATH or scope.get("root_path") or scope["method"] not in (
-            "GET",
-            "HEAD",
-        ):
+        ours = scope["type"] == "http" and scope["path"] == ROUTE_PATH and not scope.get("root_path")
+        if not ours or scope["method"] not in ("GET", "HEAD"):
             await self.app(scope, receive, send)
             return
-        from starlette.responses import JSONResponse
-
-        status, body = await class_version_answer(scope["query_string"])
-        response = JSONResponse(body, status_code=status, headers=_HEADERS)  # the route's exact bytes and headers
+        response = await _version_response(scope)
         await response(scope, receive, send)  # for HEAD, uvicorn sends the headers only
