@@ -4,13 +4,14 @@ self-study attempts come back from the resume link in a new session. Each test g
 
 from __future__ import annotations
 
+import concurrent.futures
 from fractions import Fraction
 
 import pytest
 from exercise_reference import expected_answer
 from pagetest import charts, markdown_text, messages, metric, open_linked_page, open_tab, plain
 
-from lab.classroom import admission, answers, classes, limits, teacher_link, versions
+from lab.classroom import actions, admission, answers, classes, limits, teacher_link, versions
 from lab.classroom.db import make_engine
 from lab.teaching.exercises import generate_problems
 
@@ -567,3 +568,28 @@ def test_joining_or_starting_while_the_database_is_down_says_what_was_not_done(d
     assert len(said) == 1
     assert said[0].startswith("The class database cannot be reached right now, so no class was started.")
     assert "teacher" not in at.query_params
+
+
+def test_what_became_of_a_late_press_stays_until_the_next_press(data):
+    """A Reveal the database answered late (its call kept pending), saved after the page had shown the outage:
+    the run that finds it done says so, and the page's own rerun at once (the dashboard redraws the whole page
+    without the outage banner) must not drop it. It goes at the teacher's next press."""
+    new = classes.create_class(data, "late")
+    classes.open_activity(data, new.code, new.teacher_token, "predict", {"source": "worked-example"})
+    at = open_linked_page(PAGE, {"code": new.code, "teacher": new.teacher_token})
+    version = versions.stored_class_version(data, new.code).version
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:  # the call, answered late on a thread of its own
+        late = pool.submit(classes.reveal, data, new.code, new.teacher_token)
+        late.result()
+    at.session_state["cls_pending"] = ("Reveal", "10:00:00", late)  # as the press's callback kept it
+    at.session_state["cls_teacher_error"] = actions.PENDING  # what the press said at the time
+    at.run()
+    assert not at.exception
+    said = [plain(s.value).replace("\u2060", "") for s in at.success]  # a word joiner after each ":" (no icon)
+    assert said == ["Reveal (sent at 10:00:00) was saved when the database answered."]
+    assert not any("not answering" in e for e in errors(at))  # the outage banner went
+    assert versions.stored_class_version(data, new.code).version == version + 1  # revealed once
+    at.run()  # the dashboard's next refresh: still said
+    assert [plain(s.value).replace("\u2060", "") for s in at.success] == said
+    at.button(key="cls_lock").click().run()  # the teacher's next press
+    assert not at.success and not errors(at)

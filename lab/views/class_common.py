@@ -54,28 +54,44 @@ def still_pending() -> bool:
     return kept is not None and not kept[2].done()
 
 
+def may_send() -> bool:
+    """Before a press sends anything: False while an earlier call still waits for the database. Otherwise the
+    page stops saying what became of the last late call: this press is the user's next step."""
+    if still_pending():
+        return False
+    st.session_state.pop(Keys.PENDING_SAID, None)
+    return True
+
+
 def pending_outcome() -> None:
-    """Say, once, what became of a call the database had not answered in time: saved or refused when it
-    answered (by name), or still waiting."""
+    """Say what became of a call the database had not answered in time: saved or refused when it answered (by
+    name), or still waiting. Once said, it stays on the page until the next press (may_send): the page may run
+    again by itself at once (the teacher's dashboard redraws the whole page when the database is back), and a
+    run that dropped it would leave the user never told."""
     kept = st.session_state.get(Keys.PENDING)
-    if kept is None:
-        return
-    what, sent, future = kept
-    if not future.done():
-        st.info(markdown_escape(f"{what} (sent at {sent}) is waiting for the class database: not saved yet."))
-        redraw_when_done(future)
-        return
-    del st.session_state[Keys.PENDING]
-    answered = answered_later(future)
+    if kept is not None:
+        what, sent, future = kept
+        if not future.done():
+            st.info(markdown_escape(f"{what} (sent at {sent}) is waiting for the class database: not saved yet."))
+            redraw_when_done(future)
+            return
+        del st.session_state[Keys.PENDING]
+        st.session_state[Keys.PENDING_SAID] = _late_answer(what, sent, answered_later(future))
+    said = st.session_state.get(Keys.PENDING_SAID)
+    if said is not None:
+        kind, words = said
+        {"error": st.error, "success": st.success}[kind](markdown_escape(words))
+
+
+def _late_answer(what: str, sent: str, answered) -> tuple[str, str]:
+    """(kind, words): what a call answered late came to, in words (``answered``: its Outcome)."""
     if answered.refused is not None:
-        refused = f"{what} (sent at {sent}) was refused when the database answered: {answered.refusal}"
-        st.error(markdown_escape(refused))
-    elif answered.down:
-        st.error(markdown_escape(f"{what} (sent at {sent}) was not saved: the database failed. Send it again."))
-    else:
-        result = answered.value
-        extra = f" {result[0].message}" if isinstance(result, tuple) and hasattr(result[0], "message") else ""
-        st.success(markdown_escape(f"{what} (sent at {sent}) was saved when the database answered.{extra}"))
+        return "error", f"{what} (sent at {sent}) was refused when the database answered: {answered.refusal}"
+    if answered.down:
+        return "error", f"{what} (sent at {sent}) was not saved: the database failed. Send it again."
+    result = answered.value
+    extra = f" {result[0].message}" if isinstance(result, tuple) and hasattr(result[0], "message") else ""
+    return "success", f"{what} (sent at {sent}) was saved when the database answered.{extra}"
 
 
 def redraw_when_done(future) -> None:

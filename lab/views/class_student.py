@@ -31,6 +31,7 @@ from lab.views.class_common import (
     URL_PATH_PAGE,
     WAIT_FOR_PENDING,
     keep_pending,
+    may_send,
     pending_outcome,
     redraw_when_pending_ends,
     still_pending,
@@ -79,7 +80,7 @@ def _submit_prediction(
     code: str, token: str, activity_id: int, fields: tuple[str, ...], stem: str, round_number: int
 ) -> None:
     st.session_state[Keys.SUBMIT_RAN] = True
-    if still_pending():
+    if not may_send():
         st.session_state[Keys.FEEDBACK] = Feedback("warning", WAIT_FOR_PENDING)
         return
     values = [st.session_state.get(Keys.prediction_box(stem, i)) for i in range(len(fields))]
@@ -90,7 +91,7 @@ def _submit_prediction(
 
 def _submit_answer(code: str, token: str, activity_id: int, number: int) -> None:
     st.session_state[Keys.SUBMIT_RAN] = True
-    if still_pending():
+    if not may_send():
         st.session_state[Keys.answer_feedback(number)] = Feedback("warning", WAIT_FOR_PENDING)
         return
     typed = st.session_state.get(Keys.answer(activity_id, number)) or ""

@@ -31,9 +31,9 @@ from lab.views.class_common import (
     WAIT_FOR_PENDING,
     database_lost,
     keep_pending,
+    may_send,
     page_url,
     pending_outcome,
-    still_pending,
 )
 from lab.views.class_keys import Keys
 from lab.views.class_question import draw_answer, draw_question
@@ -87,7 +87,7 @@ def _change(change, label: str, *, focus: str = "", refusal_key: str = Keys.TEAC
     in its place). Returns whether it went through."""
     if focus:
         st.session_state[Keys.TEACHER_FOCUS] = focus
-    if still_pending():
+    if not may_send():
         st.session_state[refusal_key] = WAIT_FOR_PENDING
         return False
     if refusal := change(keep_pending(label)):
