@@ -9,11 +9,12 @@ from urllib.parse import urlencode, urlsplit, urlunsplit
 
 import streamlit as st
 
-from lab.classroom.actions import answered_later, database_answers, sent_at
+from lab.classroom.actions import Feedback, Outcome, answered_later, database_answers, sent_at
 from lab.core.formatting import markdown_escape
 from lab.views.accessibility import announce
 from lab.views.class_keys import Keys
 from lab.views.classroom_db import engine
+from lab.views.common import show_feedback
 from lab.views.page_state import sync_query_params
 
 URL_PATH = "class"
@@ -79,19 +80,18 @@ def pending_outcome() -> None:
         st.session_state[Keys.PENDING_SAID] = _late_answer(what, sent, answered_later(future))
     said = st.session_state.get(Keys.PENDING_SAID)
     if said is not None:
-        kind, words = said
-        {"error": st.error, "success": st.success}[kind](markdown_escape(words))
+        show_feedback(said)
 
 
-def _late_answer(what: str, sent: str, answered) -> tuple[str, str]:
-    """(kind, words): what a call answered late came to, in words (``answered``: its Outcome)."""
+def _late_answer(what: str, sent: str, answered: Outcome) -> Feedback:
+    """What a call answered late came to, in words."""
     if answered.refused is not None:
-        return "error", f"{what} (sent at {sent}) was refused when the database answered: {answered.refusal}"
+        return Feedback("error", f"{what} (sent at {sent}) was refused when the database answered: {answered.refusal}")
     if answered.down:
-        return "error", f"{what} (sent at {sent}) was not saved: the database failed. Send it again."
+        return Feedback("error", f"{what} (sent at {sent}) was not saved: the database failed. Send it again.")
     result = answered.value
     extra = f" {result[0].message}" if isinstance(result, tuple) and hasattr(result[0], "message") else ""
-    return "success", f"{what} (sent at {sent}) was saved when the database answered.{extra}"
+    return Feedback("success", f"{what} (sent at {sent}) was saved when the database answered.{extra}")
 
 
 def redraw_when_done(future) -> None:

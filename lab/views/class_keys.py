@@ -22,7 +22,7 @@ class Keys:
     ADDRESS_ERROR = "cls_address_error"  # Use this address was refused: said in the address panel
     OUTAGE_SHOWN = "cls_outage_shown"  # the page shows an outage banner: redraw it whole once the database is back
     PENDING = "cls_pending"  # (what was sent, when, its future): a call the database did not answer in time
-    PENDING_SAID = "cls_pending_said"  # (kind, words): what became of it, shown until the next press
+    PENDING_SAID = "cls_pending_said"  # what became of it (a Feedback), shown until the next press
     FEEDBACK = "cls_feedback"  # what the student's Submit came to (a Feedback), shown in the next run
     SUBMIT_RAN = "cls_submit_ran"  # a form's callback ran in this run (see class_student.submitted_without_callback)
     LAST_STATE = "cls_last_state"  # the student's state last read: drawn again while the database is down
