@@ -25,7 +25,7 @@ from fractions import Fraction
 from sqlalchemy import text
 from test_classroom_faults_browser import _env, alert_text, student_typing
 
-from browserlib import DESKTOP, ROOT, goto, screenshot_full, start_streamlit, stop_process, wait_idle
+from browserlib import DESKTOP, PHONE, ROOT, goto, screenshot_full, start_streamlit, stop_process, wait_idle
 from lab.classroom import answers, classes, keys, versions
 from lab.classroom.db import make_engine
 from lab.views.classroom_db import VERSION_TTL_S
@@ -154,6 +154,11 @@ def test_a_frozen_postgresql_stalls_only_the_class(browser, own_postgres, tmp_pa
             else:
                 assert "was not saved" in still or "was refused" in still
             screenshot_full(teacher, screenshot_dir / "class-dashboard-database-back-1280.png")
+            for name, size in (("390", PHONE), ("1920", {"width": 1920, "height": 1080})):
+                teacher.set_viewport_size(size)
+                wait_idle(teacher)
+                screenshot_full(teacher, screenshot_dir / f"class-dashboard-database-back-{name}.png")
+            teacher.set_viewport_size(DESKTOP)
         else:  # it never started: refused at the press, and nothing happened
             assert revealed is None
         if revealed is not None:
