@@ -590,16 +590,16 @@ def test_follow_key_is_per_class_and_derived_from_the_display_key_only(engine):
 
 
 def test_the_version_route_says_when_a_student_page_must_redraw_whole(engine):
-    """The route's layout (what a student's page shows beyond its live part) moves with Open, Vote again, Lock,
-    Next activity and an assignment's reveal, not with Show responses or a prediction's reveal (those redraw the
-    live part only); it is the one the student's own state gives (versions.page_layout of its activity)."""
+    """The route's layout (what a student's page shows beyond its live part) moves with Open, Lock, Next activity
+    and an assignment's reveal, not with Show responses, Vote again or a prediction's reveal (those redraw the live
+    part only); it is the one the student's own state gives (versions.page_layout of its activity)."""
     new = classes.create_class(engine)
     ann = admission.join_class(engine, new.code, "Ann").student_token
 
     def layouts():
         a = answers.student_state(engine, new.code, ann).activity
-        mine = versions.page_layout(None, 0, False, "", False) if a is None else versions.page_layout(
-            a.id, a.round, a.locked, a.kind, a.revealed
+        mine = versions.page_layout(None, False, "", False) if a is None else versions.page_layout(
+            a.id, a.locked, a.kind, a.revealed
         )
         route = versions.stored_class_version(engine, new.code).layout
         assert route == mine
@@ -627,20 +627,21 @@ def test_the_version_route_says_when_a_student_page_must_redraw_whole(engine):
     first, second = activity, activity + 1
     assert seen == [
         "none",
-        f"{first}.1.0",
-        f"{first}.1.0",  # Show responses: the live part
-        f"{first}.2.0",  # Vote again: round 2
-        f"{first}.2.0",  # a prediction's reveal: the live part
-        f"{first}.2.1",  # Lock
-        f"{second}.1.0.0",  # an assignment (its cards show the solutions once revealed)
-        f"{second}.1.0.1",
+        f"{first}.0",
+        f"{first}.0",  # Show responses: the live part
+        f"{first}.0",  # Vote again: the live part (round 2 is in the live key)
+        f"{first}.0",  # a prediction's reveal: the live part
+        f"{first}.1",  # Lock
+        f"{second}.0.0",  # an assignment (its cards show the solutions once revealed)
+        f"{second}.0.1",
         "none",
     ]
 
 
 def test_the_version_route_says_when_a_new_version_is_nothing_a_student_page_draws(engine):
-    """The route's live key: the layout, the reveal and how many were removed. Show responses leaves it as it was
-    (a student's page then takes the new version without a run); a prediction's reveal and a removal move it."""
+    """The route's live key: the layout, the round, the reveal and how many were removed. Show responses leaves it
+    as it was (a student's page then takes the new version without a run); Vote again, a prediction's reveal and a
+    removal move it."""
     new = classes.create_class(engine)
     ann = admission.join_class(engine, new.code, "Ann").student_token
     admission.join_class(engine, new.code, "Bob")
@@ -652,14 +653,16 @@ def test_the_version_route_says_when_a_new_version_is_nothing_a_student_page_dra
         return versions.stored_class_version(engine, new.code).live
 
     opened = live()
-    assert opened == f"{activity}.1.0|0|0"
+    assert opened == f"{activity}.0|1|0|0"
     classes.show_responses(engine, new.code, new.teacher_token)
     assert live() == opened
+    classes.vote_again(engine, new.code, new.teacher_token)
+    assert live() == f"{activity}.0|2|0|0"
     classes.reveal(engine, new.code, new.teacher_token)
-    assert live() == f"{activity}.1.0|1|0"
+    assert live() == f"{activity}.0|2|1|0"
     bob = next(s.id for s in dashboards.dashboard(engine, new.code, new.teacher_token).students if s.name == "Bob")
     roster.remove_students(engine, new.code, new.teacher_token, [bob])
-    assert live() == f"{activity}.1.0|1|1"
+    assert live() == f"{activity}.0|2|1|1"
 
 
 def test_a_reveal_or_show_responses_applied_to_the_last_state_is_what_the_database_then_gives(engine):

@@ -431,7 +431,7 @@ def test_kubernetes_yaml_on_podman_end_to_end(tmp_path, request):
         run = loop.run(student_page())
         assert run.exceptions == [] and page.cookies["RLSERVER"] == "r1"
         version_url = f"{url}/_class_version?code={made['code']}&key={made['key']}"
-        made_version = {"version": made["version"], "layout": "none", "live": "none|0|0"}  # no activity, nobody removed
+        made_version = {"version": made["version"], "layout": "none", "live": "none|0|0|0"}  # round 0, nobody removed
         status, _, body = http_get(version_url, cookie="RLSERVER=r1")
         assert status == 200 and json.loads(body) == {**made_version, "open": True}, body
         app_python(

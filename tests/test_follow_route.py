@@ -65,7 +65,7 @@ def test_the_shortcut_answers_as_the_route_does(engine, apps):
     display = versions.stored_class_version(engine, new.code).display_key
     classes.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
     activity = versions.stored_class_version(engine, new.code).layout.split(".")[0]
-    opened = {"version": 2, "open": True, "layout": f"{activity}.1.0", "live": f"{activity}.1.0|0|0"}
+    opened = {"version": 2, "open": True, "layout": f"{activity}.0", "live": f"{activity}.0|1|0|0"}
     cases = [
         (f"code={new.code}&key={key}", 200, opened),  # a student's page
         (f"code={new.code}&key={display}", 200, opened),  # the projector
@@ -86,7 +86,7 @@ def test_the_shortcut_answers_as_the_route_does(engine, apps):
         assert call(shortcut, follow.ROUTE_PATH, query, "HEAD") == call(plain, follow.ROUTE_PATH, query, "HEAD"), query
     classes.lock(engine, new.code, new.teacher_token)
     locked = call(shortcut, follow.ROUTE_PATH, f"code={new.code}&key={key}")
-    assert json.loads(locked[2]) == {**opened, "version": 3, "layout": f"{activity}.1.1", "live": f"{activity}.1.1|0|0"}
+    assert json.loads(locked[2]) == {**opened, "version": 3, "layout": f"{activity}.1", "live": f"{activity}.1|1|0|0"}
 
 
 def test_no_database_yet_is_a_503_and_other_requests_go_on(engine, apps, monkeypatch):

@@ -23,27 +23,31 @@ class ClassVersion(NamedTuple):
     revealed: bool = False  # the current activity's answer is revealed (its flags: a page's live part redraws
     shown: bool = False  # from them, shared by the class, when a Reveal or Show responses is all that moved)
     removed: int = 0  # students removed from the class (a removed student's page has to say so)
+    round: int = 0  # the current activity's round (0: none open); a new round redraws a page's live part only
 
     @property
     def live(self) -> str:
         """What of this version a student's page draws (live_key): the version route says it."""
-        return live_key(self.layout, self.revealed, self.removed)
+        return live_key(self.layout, self.round, self.revealed, self.removed)
 
 
-def live_key(layout: str, revealed: bool, removed: int) -> str:
-    """All a teacher's action can change on a student's page: its layout, the reveal and who was removed. When the
-    route's equals the page's, the new version is nothing the page draws (Show responses, the projector's address):
-    the page takes it without a run; else its live part (or, with another layout, the whole page) runs again."""
-    return f"{layout}|{int(revealed)}|{removed}"
+def live_key(layout: str, round_: int, revealed: bool, removed: int) -> str:
+    """All a teacher's action can change on a student's page: its layout, the round, the reveal and who was
+    removed. When the route's equals the page's, the new version is nothing the page draws (Show responses, the
+    projector's address): the page takes it without a run; else its live part (or, with another layout, its
+    activity part) runs again."""
+    return f"{layout}|{round_}|{int(revealed)}|{removed}"
 
 
-def page_layout(activity_id: int | None, round_: int, locked: bool, kind: str, revealed: bool) -> str:
-    """What of a student's page the teacher's actions change beyond its live part (the exact answer, the live
-    region): the open activity, its round, Lock, and an assignment's reveal (its cards show the solutions). The
-    version route says it, so a page knows whether its live part or the whole page has to run again."""
+def page_layout(activity_id: int | None, locked: bool, kind: str, revealed: bool) -> str:
+    """What of a student's page the teacher's actions change beyond its live part (the exact answer, the round's
+    note and what is saved, the live region): the open activity, Lock, and an assignment's reveal (its cards show
+    the solutions). Not the round: a new round changes what the live part draws (the boxes keep their values, the
+    Submit saves for the round the live part shows), so Vote again costs every page of a class a live part's run,
+    not its activity part's (docs/performance.md). The version route says it, so a page knows which part to run."""
     if activity_id is None:
         return "none"
-    return f"{activity_id}.{round_}.{int(locked)}" + (f".{int(revealed)}" if kind != PREDICT else "")
+    return f"{activity_id}.{int(locked)}" + (f".{int(revealed)}" if kind != PREDICT else "")
 
 
 def stored_class_version(engine: Engine, code: str) -> ClassVersion | None:
@@ -63,9 +67,7 @@ def stored_class_version(engine: Engine, code: str) -> ClassVersion | None:
     if row is None:
         return None
     is_open = row.ended_at is None and db.now() - row.created_at < CODE_LIFETIME_S
-    layout = page_layout(
-        row.current_activity, row.round, row.locked_at is not None, row.kind, row.revealed_at is not None
-    )
+    layout = page_layout(row.current_activity, row.locked_at is not None, row.kind, row.revealed_at is not None)
     return ClassVersion(
         row.version,
         is_open,
@@ -75,4 +77,5 @@ def stored_class_version(engine: Engine, code: str) -> ClassVersion | None:
         row.revealed_at is not None,
         row.shown_at is not None,
         row.removed,
+        row.round if row.current_activity is not None else 0,
     )

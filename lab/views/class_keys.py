@@ -24,6 +24,7 @@ class Keys:
     PENDING = "cls_pending"  # (what was sent, when, its future): a call the database did not answer in time
     PENDING_SAID = "cls_pending_said"  # what became of it (a Feedback), shown until the next press
     FEEDBACK = "cls_feedback"  # what the student's Submit came to (a Feedback), shown in the next run
+    ROUND_SHOWN = "cls_round_shown"  # (activity id, round) the live part last drew: what a Submit is saved for
     SUBMIT_RAN = "cls_submit_ran"  # a form's callback ran in this run (see class_student.submitted_without_callback)
     LAST_STATE = "cls_last_state"  # the student's state last read: drawn again while the database is down
     LAST_TOKEN = "cls_last_token"  # the student whose state LAST_STATE is
@@ -119,9 +120,10 @@ class Keys:
         return f"cls_pred_form_{activity_id}"
 
     @staticmethod
-    def prediction(activity_id: int, round_number: int) -> str:
-        """The prediction boxes' stem (box i is ``{stem}_{i}``): a new round is a new form (its boxes start again)."""
-        return f"cls_pred_{activity_id}" + (f"r{round_number}" if round_number > 1 else "")
+    def prediction(activity_id: int) -> str:
+        """The prediction boxes' stem (box i is ``{stem}_{i}``): the same in every round of an activity, so a new
+        round keeps what the boxes hold (the student's last prediction) and only the live part redraws."""
+        return f"cls_pred_{activity_id}"
 
     @staticmethod
     def prediction_box(stem: str, i: int) -> str:

@@ -14,11 +14,10 @@ from lab.views.shell import page_named
 PROJECTED_HEIGHT = 360  # the p / q chart's height on a projected dashboard
 
 
-def draw_question(question: ClassQuestion, key: str, text_size: int | None = None, after: str = "") -> None:
+def draw_question(question: ClassQuestion, key: str, text_size: int | None = None) -> None:
     """The prompt, then target p and draft q over the whole vocabulary: a chart with exact bar labels and the
     same values, exact, in a table (the chart's alt text holds them too). ``text_size``: a projected screen's
-    chart text in px (presentation mode), every text of the chart at that size. ``after``: markdown that follows
-    the table, in its element (one element less on every page of the class when a round opens)."""
+    chart text in px (presentation mode), every text of the chart at that size."""
     if text_size:
         fig = figure("pq_bars_projected", question.tokens, question.p, question.q, text_size, PROJECTED_HEIGHT)
     else:
@@ -26,7 +25,7 @@ def draw_question(question: ClassQuestion, key: str, text_size: int | None = Non
     # the prompt in the chart title's element: every page of a class draws the question at the same moment
     alt, intro, table = _question_texts(question)
     chart(fig, key, alt, intro=intro)
-    st.markdown(table + ("\n\n" + after if after else ""))
+    st.markdown(table)
 
 
 def once_per_object(build):

@@ -72,8 +72,16 @@ def submitted_without_callback(pressed: bool, submit, *args) -> None:
 
 
 def prediction_key(activity: ActivityView) -> str:
-    """The widget keys' stem of a prediction form: a new round is a new form (its boxes start again)."""
-    return Keys.prediction(activity.id, activity.round)
+    """The widget keys' stem of a prediction form: the same in every round (a new round keeps the boxes' values)."""
+    return Keys.prediction(activity.id)
+
+
+def shown_round(activity_id: int, drawn_with: int) -> int:
+    """The round a Submit is saved for: the one the page shows. A new round redraws only the live part (it says
+    "Round 2: vote again"), not the form whose callback arguments hold the round it was drawn with; the live part
+    notes the round it drew (Keys.ROUND_SHOWN). The database refuses a Submit for another round than its own."""
+    shown = st.session_state.get(Keys.ROUND_SHOWN)
+    return shown[1] if isinstance(shown, tuple) and shown[0] == activity_id else drawn_with
 
 
 def _submit_prediction(
@@ -85,7 +93,7 @@ def _submit_prediction(
         return
     values = [st.session_state.get(Keys.prediction_box(stem, i)) for i in range(len(fields))]
     st.session_state[Keys.FEEDBACK] = StudentSeat(code, token).submit_prediction(
-        engine, activity_id, fields, values, round_number, keep_pending("Your prediction")
+        engine, activity_id, fields, values, shown_round(activity_id, round_number), keep_pending("Your prediction")
     )
 
 
@@ -203,27 +211,35 @@ def revealed_prediction(state: StudentState) -> str:
 def predict_student(state: StudentState, code: str, token: str) -> tuple[str, str]:
     """Draw a predict activity; returns what to announce: (said, refused)."""
     activity = state.activity
-    spec = activity.spec
-    # from round 2, the note under the question's table, in its element: every page of the class draws it at once
-    note = vote_again_note(activity, state) if activity.round > 1 else ""
-    draw_question(spec.question, Keys.student_question(activity.id), after=note)
-    saved = state.prediction
+    draw_question(activity.spec.question, Keys.student_question(activity.id))
     prediction_panel(state, code, token)
     feedback = st.session_state.pop(Keys.FEEDBACK, None)
     said = refused = ""
     if feedback:
         show_feedback(feedback)
         refused, said = (feedback.text, "") if feedback.kind == "error" else ("", feedback.text)
-    # what the database holds, whatever the boxes show (they may hold a value not submitted yet)
+    if activity.locked:
+        st.info("Your teacher has locked this activity: answers can no longer change.")
+    return said, refused  # the round, what is saved and the exact answer are drawn by student_live
+
+
+def round_and_saved(state: StudentState, just_told: bool) -> None:
+    """Under a prediction's form, in the live part (a new round redraws only that): from round 2 the vote-again
+    note, then what the database holds, whatever the boxes show (they may hold a value not submitted yet); nothing
+    of the kind when the page has just said what a Submit came to (``just_told``)."""
+    activity = state.activity
+    spec = activity.spec
+    st.session_state[Keys.ROUND_SHOWN] = (activity.id, activity.round)  # what a Submit is saved for (shown_round)
+    if activity.round > 1:
+        st.markdown(vote_again_note(activity, state))
+    saved = state.prediction
     if saved:
         # "0.60 for r(B)", not "r(B) = 0.60": before the reveal nothing on the page reads as a statement of r
         values = ", ".join(f"{float(v):.2f} for {f}" for f, v in zip(spec.fields, saved))
-        st.caption(markdown_escape(f"Saved in the class database: {values} (at {clock(state.saved_at)})."))
-    elif not feedback:
+        waiting = "" if state.exact is not None else " The exact answer appears here when your teacher reveals it."
+        st.caption(markdown_escape(f"Saved in the class database: {values} (at {clock(state.saved_at)}).") + waiting)
+    elif not just_told:
         st.caption("Nothing saved yet for this activity.")
-    if activity.locked:
-        st.info("Your teacher has locked this activity: answers can no longer change.")
-    return said, refused  # the exact answer (or where it will appear) is drawn by student_live
 
 
 def problem_card(state: StudentState, problem, code: str, token: str) -> tuple[str, str]:
@@ -334,9 +350,10 @@ def student_view(state: StudentState) -> tuple:
     activity = state.activity
     shown = None
     if activity is not None:
-        shown = (activity.id, activity.round, activity.locked, activity.kind)
+        shown = (activity.id, activity.locked, activity.kind)
         shown += (activity.revealed,) if activity.kind != PREDICT else ()  # an assignment's cards show its reveal
-    return (state.open, state.name, state.class_name, shown, state.prediction, state.saved_at, state.earlier)
+    # not the round nor what is saved: the live part draws those (a Submit reruns the activity part itself)
+    return (state.open, state.name, state.class_name, shown)
 
 
 def layout_of(state: StudentState) -> str:
@@ -344,8 +361,8 @@ def layout_of(state: StudentState) -> str:
     component reruns the activity part at once, not the live part (which would find out and rerun the page)."""
     a = state.activity
     if a is None:
-        return page_layout(None, 0, False, "", False)
-    return page_layout(a.id, a.round, a.locked, a.kind, a.revealed)
+        return page_layout(None, False, "", False)
+    return page_layout(a.id, a.locked, a.kind, a.revealed)
 
 
 def live_of(state: StudentState) -> str | None:
@@ -358,7 +375,9 @@ def live_of(state: StudentState) -> str | None:
         return None
     st.session_state[Keys.REMOVED_DRAWN] = read.value.removed
     a = state.activity
-    return live_key(layout_of(state), bool(a is not None and a.revealed), read.value.removed)
+    return live_key(
+        layout_of(state), a.round if a is not None else 0, bool(a is not None and a.revealed), read.value.removed
+    )
 
 
 def student_said(state: StudentState) -> str:
@@ -372,15 +391,17 @@ def student_said(state: StudentState) -> str:
         said = f"Activity {activity.position} is open: {activity.spec.title}" + (
             ", locked by your teacher." if activity.locked else "."
         )
+        if activity.round > 1 and not activity.locked:
+            said += f" Round {activity.round}: vote again."
     return said
 
 
 def live_state(code: str, token: str) -> StudentState | None:
     """The student's state in the live part's own run; None when the whole page has to say why not. When only the
     activity's flags moved since the state last read (a Reveal, Show responses: the class's shared version says so,
-    the page's layout and who was removed are the same), that state with the new flags: every page of the class
-    redraws at that moment, and the shared version is one reading for the class, not one database read a page
-    (docs/performance.md). Else read again."""
+    the page's layout, the round and who was removed are the same), that state with the new flags: every page of
+    the class redraws at that moment, and the shared version is one reading for the class, not one database read a
+    page (docs/performance.md). Else read again (a new round: the student's round 1 prediction, nothing saved)."""
     last = st.session_state.get(Keys.LAST_STATE)
     if last is not None and last.activity is not None and st.session_state.get(Keys.LAST_TOKEN) == token:
         read = outcome(lambda _engine: class_version(code), None, DATABASE_DOWN, gated=False)  # its own bounded wait
@@ -392,6 +413,7 @@ def live_state(code: str, token: str) -> StudentState | None:
             and current.open
             and current.version > last.version
             and current.layout == layout_of(last)
+            and current.round == last.activity.round
             and current.removed == st.session_state.get(Keys.REMOVED_DRAWN)
         ):
             state = with_flags(last, current.version, current.revealed, current.shown)
@@ -416,10 +438,9 @@ def student_live(code: str, token: str, state: StudentState, said: str, refused:
         said, refused, focus = "", "", ""
     activity = state.activity
     if activity is not None and activity.kind == PREDICT:
+        round_and_saved(state, bool(said or refused))
         if state.exact is not None:
             said = said or revealed_prediction(state)
-        elif state.prediction:
-            st.caption("The exact answer appears here when your teacher reveals it.")
     # Last, so a run cut short keeps the previous (older) version on the page, which then redraws it.
     following = None
     if state.open:
@@ -510,6 +531,8 @@ def student_activity_drawn(code: str, token: str, state: StudentState, down: boo
         # stays the same element whether it is drawn or lent (a prediction's bars lend their trigger)
         page_redraw(lent=activity is not None and activity.kind == PREDICT)
     if down:
+        if activity is not None and activity.kind == PREDICT:
+            round_and_saved(state, bool(said or refused))  # as last read: what was saved stays on screen
         refused = st.session_state.get(Keys.DOWN_WORDS, DATABASE_DOWN)
         announce(Keys.LIVE, said or student_said(state), error=refused, focus=focus)
         wait_for_database()

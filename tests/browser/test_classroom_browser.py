@@ -211,8 +211,8 @@ def test_the_class_version_route(browser, tmp_path):
         status, body, cache = get(mine.code, key)
         assert status == 200 and cache == "no-store"
         drawn = versions.stored_class_version(engine, mine.code).version
-        # the layout: activity, round 1, not locked; live: the layout, not revealed, nobody removed
-        assert body == {"version": drawn, "open": True, "layout": f"{opened}.1.0", "live": f"{opened}.1.0|0|0"}
+        # the layout: activity, not locked; live: the layout, round 1, not revealed, nobody removed
+        assert body == {"version": drawn, "open": True, "layout": f"{opened}.0", "live": f"{opened}.0|1|0|0"}
         version = body["version"]
         for code, wrong in [
             (mine.code, key[:-1] + ("0" if key[-1] != "0" else "1")),  # one digit off
@@ -227,7 +227,7 @@ def test_the_class_version_route(browser, tmp_path):
             assert status == 404 and body == {"error": "unknown class or key"} and cache == "no-store"
         classes.lock(engine, mine.code, mine.teacher_token)
         time.sleep(1.2)  # past the one-second window in which the pages of a class share one reading
-        locked = {"layout": f"{opened}.1.1", "live": f"{opened}.1.1|0|0"}
+        locked = {"layout": f"{opened}.1", "live": f"{opened}.1|1|0|0"}
         assert get(mine.code, key)[1] == {"version": version + 1, "open": True, **locked}
         classes.end_class(engine, mine.code, mine.teacher_token)
         time.sleep(1.2)
