@@ -229,7 +229,6 @@ def round_and_saved(state: StudentState, just_told: bool) -> None:
     of the kind when the page has just said what a Submit came to (``just_told``)."""
     activity = state.activity
     spec = activity.spec
-    st.session_state[Keys.ROUND_SHOWN] = (activity.id, activity.round)  # what a Submit is saved for (shown_round)
     if activity.round > 1:
         st.markdown(vote_again_note(activity, state))
     saved = state.prediction
@@ -438,8 +437,10 @@ def student_live(code: str, token: str, state: StudentState, said: str, refused:
         said, refused, focus = "", "", ""
     activity = state.activity
     if activity is not None and activity.kind == PREDICT:
-        round_and_saved(state, bool(said or refused))
-        if state.exact is not None:
+        st.session_state[Keys.ROUND_SHOWN] = (activity.id, activity.round)  # what a Submit is saved for (shown_round)
+        if state.exact is None:  # after the reveal, the table says what was saved and the round no longer matters
+            round_and_saved(state, bool(said or refused))
+        else:
             said = said or revealed_prediction(state)
     # Last, so a run cut short keeps the previous (older) version on the page, which then redraws it.
     following = None
@@ -532,6 +533,7 @@ def student_activity_drawn(code: str, token: str, state: StudentState, down: boo
         page_redraw(lent=activity is not None and activity.kind == PREDICT)
     if down:
         if activity is not None and activity.kind == PREDICT:
+            st.session_state[Keys.ROUND_SHOWN] = (activity.id, activity.round)
             round_and_saved(state, bool(said or refused))  # as last read: what was saved stays on screen
         refused = st.session_state.get(Keys.DOWN_WORDS, DATABASE_DOWN)
         announce(Keys.LIVE, said or student_said(state), error=refused, focus=focus)
