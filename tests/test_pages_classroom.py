@@ -525,6 +525,7 @@ def test_two_rounds_side_by_side_on_the_dashboard_and_the_projector(data):
     assert not at.exception and not errors(at)
     student = open_linked_page(PAGE, {"code": new.code, "student": tokens["Bob"]})
     assert "Round 2: vote again" in plain(markdown_text(student))
+    assert "Your round 1 prediction: 0.50 for r(B), 0.50 for r(C)." in plain(markdown_text(student))  # Bob's
     assert student.number_input(key="cls_pred_1_0").value == pytest.approx(0.5)  # keeps round 1's
     student.number_input(key="cls_pred_1_0").set_value(0.7)
     student.number_input(key="cls_pred_1_1").set_value(0.3)

@@ -116,7 +116,8 @@ def vote_again_note(activity: ActivityView, state: StudentState) -> str:
         "again (the same or a new one)."
         + (
             " Your round 1 prediction: "
-            + markdown_escape(", ".join(f"{f} = {float(v):.2f}" for f, v in zip(spec.fields, state.earlier)))
+            # "0.40 for r(B)", as the saved caption: before the reveal nothing on the page reads as a statement of r
+            + markdown_escape(", ".join(f"{float(v):.2f} for {f}" for f, v in zip(spec.fields, state.earlier)))
             + "."
             if state.earlier
             else ""
