@@ -665,6 +665,56 @@ def test_the_version_route_says_when_a_new_version_is_nothing_a_student_page_dra
     assert live() == f"{activity}.0|2|1|1"
 
 
+def test_a_newly_opened_activity_from_the_class_reading_is_what_the_database_then_gives(engine):
+    """A student's page draws an activity the teacher just opened from the class's shared reading (newly_opened),
+    not from a read of its own: that state equals student_state read afterwards, for a prediction and an assignment
+    (nothing of the student's in them: no prediction, no attempts, no earlier round). Where the reading cannot tell
+    (no activity open after Next activity, the student answered in it already, was removed, the same activity in a
+    new round, nothing newer, an ended class) it gives None and the page reads."""
+    new = classes.create_class(engine, "shared")
+    ann = admission.join_class(engine, new.code, "Ann").student_token
+    bob = admission.join_class(engine, new.code, "Bob").student_token
+
+    def opened(token):
+        return answers.newly_opened(answers.student_state(engine, new.code, token), reading())
+
+    def reading():
+        return answers.class_activity(engine, new.code)
+
+    for step in (
+        lambda: classes.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"}),
+        lambda: classes.next_activity(engine, new.code, new.teacher_token),
+    ):
+        before = answers.student_state(engine, new.code, ann)
+        step()
+        after = answers.student_state(engine, new.code, ann)
+        if after.activity is None:  # next_activity with nothing queued: no activity open
+            assert answers.newly_opened(before, reading()) is None
+            continue
+        assert answers.newly_opened(before, reading()) == after
+        assert after.prediction is None and after.attempts == {} and after.earlier is None
+    before = {t: answers.student_state(engine, new.code, t) for t in (ann, bob)}
+    classes.open_activity(engine, new.code, new.teacher_token, "assignment", {"seed": 1, "level": "zeros", "count": 2})
+    assert answers.newly_opened(before[ann], reading()) == answers.student_state(engine, new.code, ann)
+    problem = answers.student_state(engine, new.code, ann).activity
+    answers.submit_answer(engine, new.code, ann, problem.id, 1, "0")  # Ann answered in it (wrong or right)
+    assert answers.newly_opened(before[ann], reading()) is None  # her attempt is hers: read it
+    assert answers.newly_opened(before[bob], reading()) == answers.student_state(engine, new.code, bob)
+    bob_id = answers.student_state(engine, new.code, bob).student_id
+    assert bob_id and reading().answered == {answers.student_state(engine, new.code, ann).student_id}
+    roster.remove_students(engine, new.code, new.teacher_token, [bob_id])
+    assert answers.newly_opened(before[bob], reading()) is None  # removed: the page reads (and says so)
+    classes.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
+    current = answers.student_state(engine, new.code, ann)
+    answers.submit_prediction(engine, new.code, ann, current.activity.id, ["0.5", "0.5"])
+    classes.vote_again(engine, new.code, new.teacher_token)
+    assert answers.newly_opened(current, reading()) is None  # the same activity, round 2: read
+    classes.reveal(engine, new.code, new.teacher_token)
+    assert opened(ann) is None  # nothing newer than the state itself
+    classes.end_class(engine, new.code, new.teacher_token)
+    assert answers.newly_opened(before[ann], reading()) is None
+
+
 def test_a_reveal_or_show_responses_applied_to_the_last_state_is_what_the_database_then_gives(engine):
     """A student's live part redraws a Reveal or Show responses from the class's shared version (with_flags), not
     from a read of its own: that state equals student_state read afterwards (the exact answer only once revealed:

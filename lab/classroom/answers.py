@@ -48,6 +48,7 @@ class StudentState:
     follow_key: str = ""  # what the page presents to read the class's version (follow_key())
     open: bool = True  # False once the class ended (or its code expired): the page is read-only
     earlier: tuple[Fraction, ...] | None = None  # the student's prediction in the round before this one
+    student_id: int = 0  # the student's row (what class_activity's ``answered`` and ``removed`` hold)
 
 
 _STUDENT_QUERY = f"""
@@ -136,7 +137,74 @@ def student_state(engine: Engine, code: str, student_token: str) -> StudentState
     prediction, saved_at, attempts, exact = _shown_answers(activity, subs)
     return StudentState(
         klass.code, klass.name, row.student_name, klass.version, activity, prediction, saved_at, attempts, exact,
-        follow_key(link_seed(row)), klass.open, earlier,
+        follow_key(link_seed(row)), klass.open, earlier, row.student_id,
+    )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class ClassActivity:
+    """A class's current activity as each student's page of it reads it, with who has an answer saved in it and
+    who was removed: one reading for the whole class (lab.views.classroom_db keeps it half a second)."""
+
+    version: int
+    open: bool
+    valid: bool  # the class is not past KEEP_CLASS_S (its links then stop working)
+    class_name: str
+    follow_key: str
+    activity: ActivityView | None
+    answered: frozenset[int]  # students with an answer saved in the current activity
+    removed: frozenset[int]  # students removed from the class
+
+
+_CLASS_ACTIVITY = text(
+    f"SELECT {CLASS_COLUMNS}, c.teacher_hash, {ACTIVITY_COLUMNS} FROM classes c "
+    "LEFT JOIN activities a ON a.id = c.current_activity WHERE c.code = :code"
+)
+_ANSWERED = text("SELECT DISTINCT student_id FROM submissions WHERE activity_id = :a")
+_REMOVED = text("SELECT id FROM students WHERE class_id = :c AND removed_at IS NOT NULL")
+
+
+def class_activity(engine: Engine, code: str) -> ClassActivity | None:
+    """The class's current activity, who answered in it and who was removed (None for an unknown code)."""
+    with reading(engine) as conn:
+        row = conn.execute(_CLASS_ACTIVITY, {"code": normalize_code(code)}).first()
+        if row is None:
+            return None
+        klass, activity = class_record(row), activity_record(row)
+        answered = conn.execute(_ANSWERED, {"a": activity.id}).scalars().all() if activity is not None else ()
+        removed = conn.execute(_REMOVED, {"c": klass.id}).scalars().all()
+    valid = klass.created_at >= db.now() - KEEP_CLASS_S
+    return ClassActivity(
+        klass.version, klass.open, valid, klass.name, follow_key(link_seed(row)), activity, frozenset(answered),
+        frozenset(removed),
+    )  # fmt: skip
+
+
+def newly_opened(last: StudentState, current: ClassActivity) -> StudentState | None:
+    """The student's state once the teacher opened a new activity, from ``last`` (this student's state as their
+    page last read it) and the class's shared reading, without reading the student's own: what student_state would
+    read at that reading, or None when that is not known from it (then read). Known when the activity is another
+    one than ``last``'s, in its first round and not revealed, and the reading says this student has no answer in it
+    and was not removed: then nothing of theirs is in it yet (``_shown_answers`` of no answers). Every page of a
+    class redraws at that moment; one reading for the class instead of one read a page (docs/performance.md)."""
+    activity = current.activity
+    if (
+        activity is None
+        or not (current.open and current.valid)
+        or current.version <= last.version
+        or (last.activity is not None and last.activity.id == activity.id)
+        or activity.round != 1
+        or activity.revealed
+        or last.student_id in current.answered
+        or last.student_id in current.removed
+        or not last.student_id
+    ):
+        return None
+    prediction, saved_at, attempts, exact = _shown_answers(activity, [])
+    return replace(
+        last, version=current.version, activity=activity, prediction=prediction, saved_at=saved_at,
+        attempts=attempts, exact=exact, open=True, earlier=None, class_name=current.class_name,
+        follow_key=current.follow_key,
     )  # fmt: skip
 
 

@@ -16,6 +16,7 @@ from lab.classroom.actions import (
     StudentState,
     clock,
     live_key,
+    newly_opened,
     outcome,
     page_layout,
     with_flags,
@@ -39,7 +40,7 @@ from lab.views.class_common import (
 )
 from lab.views.class_keys import Keys
 from lab.views.class_question import answer_markdown, draw_question
-from lab.views.classroom_db import class_version, engine
+from lab.views.classroom_db import class_activity, class_version, engine
 from lab.views.common import chart, figure, show_feedback
 from lab.views.follow import announce_and_follow, lends_page_redraw, page_redraw
 from lab.views.once_per_server import pq_table
@@ -422,6 +423,19 @@ def live_state(code: str, token: str) -> StudentState | None:
     return StudentSeat(code, token).state(engine).value
 
 
+def opened_state(code: str, token: str) -> StudentState | None:
+    """In the activity part's own run: when the teacher opened a new activity, the student's state from the class's
+    shared reading (answers.newly_opened: the activity, and that this student has no answer in it), without a read
+    of their own; None when it is not known from that (then the part reads it)."""
+    last = st.session_state.get(Keys.LAST_STATE)
+    if last is None or st.session_state.get(Keys.LAST_TOKEN) != token or last.code != code:
+        return None
+    read = outcome(lambda _engine: class_activity(code), None, DATABASE_DOWN, gated=False)  # its own bounded wait
+    if read.down or read.value is None:
+        return None
+    return newly_opened(last, read.value)
+
+
 @st.fragment
 def student_live(code: str, token: str, state: StudentState, said: str, refused: str, focus: str) -> None:
     """The part of a student's page a teacher's action changes most often, with the page's live region and the
@@ -499,10 +513,13 @@ def student_activity(code: str, token: str, state: StudentState, down: bool, foc
     a restart is saved. ``state``, ``down`` and ``focus``: the whole page's, used in its run only (a fragment's own
     rerun gets the arguments of the last whole run)."""
     if not in_whole_page():
-        read = StudentSeat(code, token).state(engine)
-        if read.value is None or read.waiting or read.down:
-            st.rerun()  # the whole page says why (refused, waiting, the database unreachable)
-        state, down, focus = read.value, False, ""
+        state = opened_state(code, token)
+        if state is None:
+            read = StudentSeat(code, token).state(engine)
+            if read.value is None or read.waiting or read.down:
+                st.rerun()  # the whole page says why (refused, waiting, the database unreachable)
+            state = read.value
+        down, focus = False, ""
         st.session_state[Keys.LAST_STATE], st.session_state[Keys.LAST_TOKEN] = state, token
         redraw_page_if_changed(Keys.STUDENT_OUTSIDE, outside_of(state))
         st.session_state[Keys.ACTIVITY_RERUN] = True  # read by prediction_form: no second run after a Submit

@@ -15,7 +15,7 @@ import streamlit as st
 from sqlalchemy.exc import SQLAlchemyError
 from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-from lab.classroom import classes, keys, versions
+from lab.classroom import answers, classes, keys, versions
 from lab.classroom.db import DATA_ENV, URL_ENV, database_url, engine_options, prepare
 from lab.classroom.gate import bounded
 
@@ -168,6 +168,29 @@ def class_version(code: str, db=None) -> versions.ClassVersion | None:
         return kept
     db = db if db is not None else engine()
     return bounded(lambda: read_class_version(code, db))
+
+
+# The class's current activity, who answered in it and who was removed, also one reading per class kept half a second:
+# when the teacher opens an activity every student's page of the class draws it at the same moment, from this
+# (answers.newly_opened) instead of one read of its own each (docs/performance.md).
+_activities: dict[str, tuple[float, answers.ClassActivity | None]] = {}
+_activities_lock = threading.Lock()
+
+
+def class_activity(code: str, db=None) -> answers.ClassActivity | None:
+    """The class's shared reading of its current activity (answers.class_activity), kept VERSION_TTL_S (a bounded
+    wait)."""
+    kept = _activities.get(code)
+    if kept is not None and time.monotonic() - kept[0] < VERSION_TTL_S:
+        return kept[1]
+    db = db if db is not None else engine()
+    read_at = time.monotonic()
+    value = bounded(lambda: answers.class_activity(db, code))
+    with _activities_lock:
+        if len(_activities) >= _MAX_CLASSES_KEPT:
+            _activities.clear()  # bounded: unknown codes asked for once each do not pile up
+        _activities[code] = (read_at, value)
+    return value
 
 
 def engine_for_routes():
