@@ -19,7 +19,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from lab.classroom import admission, answers, classes, dashboards, export, naming, roster, teacher_link
 from lab.classroom import db as database
 from lab.classroom.activities import ASSIGNMENT, PREDICT
-from lab.classroom.answers import ClassActivity, StudentState, newly_opened, with_flags
+from lab.classroom.answers import StudentState, newly_opened, with_flags
 from lab.classroom.dashboards import Dashboard, Projection
 from lab.classroom.gate import NotAnswering, bounded
 from lab.classroom.limits import MAX_STUDENTS
@@ -31,7 +31,7 @@ from lab.teaching.exercises import Feedback
 
 __all__ = [  # read by the views from here, with the functions below
     "BULK_RULES", "MAX_STUDENTS", "ActivityView", "ClassRow", "ClassroomError", "Dashboard", "Feedback", "Projection",
-    "ClassActivity", "StudentState", "live_key", "newly_opened", "page_layout", "with_flags",
+    "StudentState", "live_key", "newly_opened", "page_layout", "with_flags",
 ]
 
 Result = TypeVar("Result")

@@ -228,9 +228,11 @@ def predict_student(state: StudentState, code: str, token: str) -> tuple[str, st
 def round_and_saved(state: StudentState, just_told: bool) -> None:
     """Under a prediction's form, in the live part (a new round redraws only that): from round 2 the vote-again
     note, then what the database holds, whatever the boxes show (they may hold a value not submitted yet); nothing
-    of the kind when the page has just said what a Submit came to (``just_told``)."""
+    of the kind when the page has just said what a Submit came to (``just_told``). Notes the round it drew: what a
+    Submit is saved for (shown_round)."""
     activity = state.activity
     spec = activity.spec
+    st.session_state[Keys.ROUND_SHOWN] = (activity.id, activity.round)
     if activity.round > 1:
         st.markdown(vote_again_note(activity, state))
     saved = state.prediction
@@ -452,8 +454,7 @@ def student_live(code: str, token: str, state: StudentState, said: str, refused:
         said, refused, focus = "", "", ""
     activity = state.activity
     if activity is not None and activity.kind == PREDICT:
-        st.session_state[Keys.ROUND_SHOWN] = (activity.id, activity.round)  # what a Submit is saved for (shown_round)
-        if state.exact is None:  # after the reveal, the table says what was saved and the round no longer matters
+        if state.exact is None:  # after the reveal, the table says what was saved, and no Submit is taken
             round_and_saved(state, bool(said or refused))
         else:
             said = said or revealed_prediction(state)
@@ -551,7 +552,6 @@ def student_activity_drawn(code: str, token: str, state: StudentState, down: boo
         page_redraw(lent=activity is not None and activity.kind == PREDICT)
     if down:
         if activity is not None and activity.kind == PREDICT:
-            st.session_state[Keys.ROUND_SHOWN] = (activity.id, activity.round)
             round_and_saved(state, bool(said or refused))  # as last read: what was saved stays on screen
         refused = st.session_state.get(Keys.DOWN_WORDS, DATABASE_DOWN)
         announce(Keys.LIVE, said or student_said(state), error=refused, focus=focus)

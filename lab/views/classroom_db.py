@@ -137,28 +137,51 @@ def purge_if_due(db) -> None:
 # any script run, and it is read far more often than written.
 VERSION_TTL_S = 0.5
 _MAX_CLASSES_KEPT = 1000
-_versions: dict[str, tuple[float, versions.ClassVersion | None]] = {}
-_versions_lock = threading.Lock()
+_NOT_KEPT = object()
 _last_engine = None  # the engine the pages use, for the route (set by engine(): a page ran before any route call)
+
+
+class _KeptPerClass:
+    """A value per class code, fresh for VERSION_TTL_S after the moment its reading began."""
+
+    def __init__(self):
+        self._kept: dict[str, tuple[float, object]] = {}
+        self._lock = threading.Lock()
+
+    def fresh(self, code: str):
+        """The kept value if it is fresh, else _NOT_KEPT."""
+        kept = self._kept.get(code)
+        if kept is not None and time.monotonic() - kept[0] < VERSION_TTL_S:
+            return kept[1]
+        return _NOT_KEPT
+
+    def read(self, code: str, reading):
+        """Run reading() and keep what it gives (a failure is not kept: the next caller reads again)."""
+        read_at = time.monotonic()
+        value = reading()
+        with self._lock:
+            if len(self._kept) >= _MAX_CLASSES_KEPT:
+                self._kept.clear()  # bounded: unknown codes asked for once each do not pile up
+            self._kept[code] = (read_at, value)
+        return value
+
+
+_versions = _KeptPerClass()
+# The class's current activity, who answered in it and who was removed, also one reading per class kept half a second:
+# when the teacher opens an activity every student's page of the class draws it at the same moment, from this
+# (answers.newly_opened) instead of one read of its own each (docs/performance.md).
+_activities = _KeptPerClass()
 
 
 def cached_class_version(code: str) -> versions.ClassVersion | None | bool:
     """The kept value if it is fresh, else False (the caller reads the database off the event loop)."""
-    kept = _versions.get(code)
-    if kept is not None and time.monotonic() - kept[0] < VERSION_TTL_S:
-        return kept[1]
-    return False
+    kept = _versions.fresh(code)
+    return False if kept is _NOT_KEPT else kept
 
 
 def read_class_version(code: str, db) -> versions.ClassVersion | None:
     """Read the class-state version from the database and keep it for VERSION_TTL_S (run it through the gate)."""
-    read_at = time.monotonic()
-    value = versions.stored_class_version(db, code)
-    with _versions_lock:
-        if len(_versions) >= _MAX_CLASSES_KEPT:
-            _versions.clear()  # bounded: unknown codes asked for once each do not pile up
-        _versions[code] = (read_at, value)
-    return value
+    return _versions.read(code, lambda: versions.stored_class_version(db, code))
 
 
 def class_version(code: str, db=None) -> versions.ClassVersion | None:
@@ -170,27 +193,14 @@ def class_version(code: str, db=None) -> versions.ClassVersion | None:
     return bounded(lambda: read_class_version(code, db))
 
 
-# The class's current activity, who answered in it and who was removed, also one reading per class kept half a second:
-# when the teacher opens an activity every student's page of the class draws it at the same moment, from this
-# (answers.newly_opened) instead of one read of its own each (docs/performance.md).
-_activities: dict[str, tuple[float, answers.ClassActivity | None]] = {}
-_activities_lock = threading.Lock()
-
-
 def class_activity(code: str, db=None) -> answers.ClassActivity | None:
     """The class's shared reading of its current activity (answers.class_activity), kept VERSION_TTL_S (a bounded
     wait)."""
-    kept = _activities.get(code)
-    if kept is not None and time.monotonic() - kept[0] < VERSION_TTL_S:
-        return kept[1]
+    kept = _activities.fresh(code)
+    if kept is not _NOT_KEPT:
+        return kept
     db = db if db is not None else engine()
-    read_at = time.monotonic()
-    value = bounded(lambda: answers.class_activity(db, code))
-    with _activities_lock:
-        if len(_activities) >= _MAX_CLASSES_KEPT:
-            _activities.clear()  # bounded: unknown codes asked for once each do not pile up
-        _activities[code] = (read_at, value)
-    return value
+    return bounded(lambda: _activities.read(code, lambda: answers.class_activity(db, code)))
 
 
 def engine_for_routes():
