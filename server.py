@@ -9,7 +9,7 @@ timed fragment)."""
 import streamlit as st
 from starlette.middleware import Middleware
 
-from lab.views import classroom_db, follow, fragment_fallback, readiness
+from lab.views import classroom_db, component_code, follow, fragment_fallback, readiness
 
 # before any session: the first message a page sends to a restarted server may be a press inside a fragment
 fragment_fallback.install()
@@ -18,6 +18,6 @@ classroom_db.believe_forwarded_only_from_trusted_proxies()  # X-Forwarded-For: R
 
 app = st.App(
     "app.py",
-    routes=follow.routes() + readiness.routes(),
+    routes=follow.routes() + readiness.routes() + component_code.routes(),
     middleware=[Middleware(follow.VersionShortcut)],  # the version route answered before Streamlit's middleware
 )

@@ -134,7 +134,7 @@ def predictors(at: AppTest) -> dict[str, dict]:
     values, ...)}."""
     found = {}
     for element in at.get("bidi_component"):
-        if element.proto.component_name == "residual_lab.bar_predictor":
+        if element.proto.component_name.endswith("bar_predictor"):  # inline, or loaded (lab.views.component_code)
             data = json.loads(element.proto.json)
             found[data["key"]] = data
     return found

@@ -1,12 +1,12 @@
 """The bar predictor: the student draws the bars they predict (one Streamlit component, ``st.components.v2``, for
 every page where a user predicts bars).
 
-Its HTML, CSS and JavaScript are the files in lab/views/assets/ (read once per process, nothing is fetched from
-elsewhere). The browser sends the bars once per release (a pointer lifted, a key let go) as a trigger; the
-callback checks them (lab/models/bars.py: a crafted message can put any JSON there), then writes them into the
-page's own boxes or sliders, the ones a student types exact values in: the page reads its prediction from those
-as before, so dragging updates the boxes, and typing updates the bars (they are drawn from the page's values on
-every run). A refused message is named on the page and the last valid bars stay.
+Its HTML, CSS and JavaScript are the files in lab/views/assets/ (read once per process; served by this app, each
+browser fetches the code once: lab/views/component_code.py). The browser sends the bars once per release (a pointer
+lifted, a key let go) as a trigger; the callback checks them (lab/models/bars.py: a crafted message can put any JSON
+there), then writes them into the page's own boxes or sliders, the ones a student types exact values in: the page
+reads its prediction from those as before, so dragging updates the boxes, and typing updates the bars (they are
+drawn from the page's values on every run). A refused message is named on the page and the last valid bars stay.
 """
 
 from __future__ import annotations
@@ -19,22 +19,25 @@ import streamlit as st
 from lab.charts import palette
 from lab.core.formatting import markdown_escape
 from lab.models.bars import BarsRefused, read_bars
+from lab.views import component_code
 
 _ASSETS = Path(__file__).with_name("assets")
-_component = st.components.v2.component(
+_component = component_code.component(
     "residual_lab.bar_predictor",
     html=(_ASSETS / "bar_predictor.html").read_text(encoding="utf-8"),
     css=(_ASSETS / "bar_predictor.css").read_text(encoding="utf-8"),
     js=(_ASSETS / "bar_predictor.js").read_text(encoding="utf-8"),
     isolate_styles=False,  # in the page's own DOM: document.activeElement is the focused bar, axe scans it as is
 )
-COLORS = {
-    "bar": palette.PREDICTION,  # the student's guess, as on every chart, with the same cross-hatch
-    "paper": palette.PAPER,
-    "text": palette.TEXT,
-    "axis": palette.AXIS,
-    "grid": palette.GRID,
-}
+# (name, colour) pairs, not a dict: Streamlit asks of every dict in a component's data whether it is a data frame
+# (about 100 µs), and every page of a class draws the bars at the same moment
+COLORS = (
+    ("bar", palette.PREDICTION),  # the student's guess, as on every chart, with the same cross-hatch
+    ("paper", palette.PAPER),
+    ("text", palette.TEXT),
+    ("axis", palette.AXIS),
+    ("grid", palette.GRID),
+)
 REFUSED = "_bar_predictor_refused_"  # session key prefix: a refusal to show on the next run
 
 

@@ -21,7 +21,7 @@ import streamlit as st
 from lab.classroom import naming
 from lab.classroom.actions import database_down
 from lab.classroom.gate import gate
-from lab.views import classroom_db
+from lab.views import classroom_db, component_code
 from lab.views.accessibility import LIVE_REGION_FUNCTION, LIVE_REGION_HTML, announce, live_data, live_element_key
 from lab.views.class_keys import Keys
 
@@ -128,8 +128,9 @@ export default function (component) {
 }
 """
 
-_follower = st.components.v2.component("residual_lab.class_follower", js=_JS)
-_live_follower = st.components.v2.component(
+# their code fetched once by each browser, not sent in every element (lab.views.component_code)
+_follower = component_code.component("residual_lab.class_follower", js=_JS)
+_live_follower = component_code.component(
     "residual_lab.live_class_follower", html=LIVE_REGION_HTML, js=_LIVE_JS, isolate_styles=False
 )
 _page_redraw = st.components.v2.component("residual_lab.class_page_redraw", js=_PAGE_JS)

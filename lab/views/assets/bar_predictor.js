@@ -159,7 +159,7 @@ function update(st, data) {
   st.disabled = !!data.disabled;
   st.root.classList.toggle("rl-bp-large", !!data.large);
   st.root.classList.toggle("rl-bp-disabled", st.disabled);
-  for (const [name, colour] of Object.entries(data.colors || {})) st.root.style.setProperty(`--rl-bp-${name}`, colour);
+  for (const [name, colour] of data.colors || []) st.root.style.setProperty(`--rl-bp-${name}`, colour);
   st.root.querySelector(".rl-bp-group").setAttribute("aria-label", data.group || "Your bars");
   st.root.querySelector(".rl-bp-help").id = `rl-bp-help-${st.key.replace(/[^\w-]/g, "_")}`;
   if (labels.join("\u0000") !== st.labels.join("\u0000")) {  // new outcomes: new columns
