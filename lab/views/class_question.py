@@ -15,17 +15,17 @@ PROJECTED_HEIGHT = 360  # the p / q chart's height on a projected dashboard
 
 
 def draw_question(question: ClassQuestion, key: str, text_size: int | None = None) -> None:
-    """The prompt, then target p and draft q over the whole vocabulary: a chart with exact bar labels and the
-    same values, exact, in a table (the chart's alt text holds them too). ``text_size``: a projected screen's
-    chart text in px (presentation mode), every text of the chart at that size."""
+    """The prompt, then target p and draft q over the whole vocabulary: their exact values in a table, then a chart
+    with exact bar labels (its alt text holds the values too). ``text_size``: a projected screen's chart text in px
+    (presentation mode), every text of the chart at that size."""
     if text_size:
         fig = figure("pq_bars_projected", question.tokens, question.p, question.q, text_size, PROJECTED_HEIGHT)
     else:
         fig = figure("pq_bars", question.tokens, question.p, question.q)
-    # the prompt in the chart title's element: every page of a class draws the question at the same moment
-    alt, intro, table = _question_texts(question)
+    # the prompt and the table in the chart title's element: every page of a class draws the question at the same
+    # moment, and each element costs the server per page (docs/performance.md)
+    alt, intro = _question_texts(question)
     chart(fig, key, alt, intro=intro)
-    st.markdown(table)
 
 
 def once_per_object(build):
@@ -46,10 +46,10 @@ def once_per_object(build):
 
 
 @once_per_object
-def _question_texts(question: ClassQuestion) -> tuple[str, str, str]:
-    """The chart's text alternative, the prompt and the p / q table."""
+def _question_texts(question: ClassQuestion) -> tuple[str, str]:
+    """The chart's text alternative, and the prompt with the p / q table."""
     table = markdown_table(("token", "target p", "draft q"), question.pq_rows())
-    return question.pq_alt(), f"**{markdown_escape(question.prompt)}**", table
+    return question.pq_alt(), f"**{markdown_escape(question.prompt)}**\n\n{table}"
 
 
 def draw_answer(answer: ClassAnswer, *, lab_link: bool = True) -> None:
