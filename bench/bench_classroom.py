@@ -685,9 +685,9 @@ def dashboard_bench(students: int, refreshes: int) -> list[dict]:
 HALL_ACTIONS = ("Open activity", "Show responses", "Vote again", "Reveal")
 
 
-async def floor_page(base_ws: str, page: dict, go: asyncio.Event, stop: asyncio.Event) -> None:
-    """One tab of bench/minimal_app.py: load it, then, when ``go`` is set, rerun once (what a teacher action asks
-    of every page at the same moment); ``page["at"]`` is when that rerun finished."""
+async def floor_page(base_ws: str, page: dict, go: list[asyncio.Event], stop: asyncio.Event) -> None:
+    """One tab of bench/minimal_app.py: load it, then, each time one of ``go`` is set, rerun once (what a teacher
+    action asks of every page at the same moment); ``page["at"][k]`` is when the k-th rerun finished."""
     import websockets
     from streamlit.proto.BackMsg_pb2 import BackMsg
     from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
@@ -712,46 +712,55 @@ async def floor_page(base_ws: str, page: dict, go: asyncio.Event, stop: asyncio.
         await ws.send(msg.SerializeToString())
         await until_finished()
         page["loaded"] = True
-        await go.wait()
+        page["at"] = []
         msg.rerun_script.page_script_hash = page_hash
-        await ws.send(msg.SerializeToString())
-        await until_finished()
-        page["at"] = time.monotonic()
+        for event in go:
+            await event.wait()
+            await ws.send(msg.SerializeToString())
+            await until_finished()
+            page["at"].append(time.monotonic())
         await stop.wait()
 
 
-def hall_floor(url: str, pids: list[int], n: int) -> dict:
-    """The floor: ``n`` sessions of the minimal app (one slider, one chart) rerun at the same moment."""
+def hall_floor(url: str, pids: list[int], n: int, rounds: int = 1) -> list[dict]:
+    """The floor: ``n`` sessions of the minimal app (one slider, one chart) rerun at the same moment, ``rounds``
+    times (a second apart); one result per round."""
     base_ws = url.replace("http://", "ws://")
 
     async def run():
-        stop, go = asyncio.Event(), asyncio.Event()
+        stop, go = asyncio.Event(), [asyncio.Event() for _ in range(rounds)]
         pages = [{} for _ in range(n)]
         tasks = [asyncio.create_task(floor_page(base_ws, p, go, stop)) for p in pages]
         deadline = time.monotonic() + 120
         while sum("loaded" in p for p in pages) < n and time.monotonic() < deadline:
             await asyncio.sleep(0.2)
-        await asyncio.sleep(1)
-        cpu0, own0, t0 = sum(cpu_seconds(p) for p in pids), time.process_time(), time.monotonic()
-        go.set()
-        while sum("at" in p for p in pages) < n and time.monotonic() < t0 + 60:
-            await asyncio.sleep(0.05)
-        cpu = sum(cpu_seconds(p) for p in pids) - cpu0
-        own = time.process_time() - own0
-        done = [p["at"] - t0 for p in pages if "at" in p]
+        results = []
+        for k, event in enumerate(go):
+            await asyncio.sleep(1)
+            cpu0, own0, t0 = sum(cpu_seconds(p) for p in pids), time.process_time(), time.monotonic()
+            event.set()
+            while sum(len(p.get("at", ())) > k for p in pages) < n and time.monotonic() < t0 + 60:
+                await asyncio.sleep(0.05)
+            cpu = sum(cpu_seconds(p) for p in pids) - cpu0
+            own = time.process_time() - own0
+            done = [p["at"][k] - t0 for p in pages if len(p.get("at", ())) > k]
+            results.append(
+                {"pages": len(done), "last": max(done, default=float("nan")), "cpu": cpu / n, "client": own}
+            )
         stop.set()
         await asyncio.gather(*tasks, return_exceptions=True)
-        return {"pages": len(done), "last": max(done, default=float("nan")), "cpu": cpu / n, "client": own}
+        return results
 
     return asyncio.run(run())
 
 
-def hall_class(url: str, pids: list[int], engine, n: int, projector: bool = True) -> dict:
-    """``n`` students who all voted, on their pages, following the teacher; the teacher opens a predict activity,
-    shows the responses, opens round 2 (everyone votes again) and reveals. Per action: when the last page showed
-    it (a finished run that drew the new version, or a check that found nothing to redraw), the median page, and
-    the server CPU per page. More students than a class holds (MAX_STUDENTS): as many classes of equal size, each
-    action done in every class at the same moment; the projector follows the first."""
+def hall_class(url: str, pids: list[int], engine, n: int, projector: bool = True, rounds: int = 1) -> dict:
+    """``n`` students who all voted, on their pages, following the teacher; the teacher opens a predict activity, shows
+    the responses, opens round 2 (everyone votes again) and reveals, ``rounds`` times over. Per action, a list with
+    one result per round: when the last page showed it (a finished run that drew the new version, or a check that
+    found nothing to redraw), the median page, and the server CPU per page. More students than a class holds
+    (MAX_STUDENTS): as many classes of equal size, each action done in every class at the same moment; the projector
+    follows the first."""
     count = -(-n // MAX_STUDENTS)
     rooms = [classes.create_class(engine, f"hall {k + 1}") for k in range(count)]
     seats = [
@@ -806,8 +815,8 @@ def hall_class(url: str, pids: list[int], engine, n: int, projector: bool = True
             while any(p.get("runs", 0) <= r for p, r in zip(pages, runs)) and time.monotonic() < deadline:
                 await asyncio.sleep(0.1)
 
-        results = {}
-        for action in HALL_ACTIONS:
+        results = {action: [] for action in HALL_ACTIONS}
+        for action in HALL_ACTIONS * rounds:
             await asyncio.sleep(3)  # every page idle again
             if action == "Reveal":
                 await voted(2)
@@ -827,7 +836,7 @@ def hall_class(url: str, pids: list[int], engine, n: int, projector: bool = True
                 await asyncio.sleep(0.05)
             cpu = sum(cpu_seconds(p) for p in pids) - cpu0
             shown = sorted(p["at"] - t0 for p, v in zip(pages, wanted) if done(p, v))
-            results[action] = {
+            results[action].append({
                 "pages": len(shown),
                 "last": shown[-1] if shown else float("nan"),
                 "p50": statistics.median(shown) if shown else float("nan"),
@@ -835,7 +844,7 @@ def hall_class(url: str, pids: list[int], engine, n: int, projector: bool = True
                 "cpu": cpu / n,
                 "client": time.process_time() - own0,
                 "elements": statistics.median(p["elements"][-1] for p in pages if p.get("elements")),
-            }
+            })
             if action == "Open activity":
                 await voted()
         stop.set()
@@ -855,7 +864,7 @@ def start_replicas(app: str, replicas: int):
     return proc, url, [r["pid"] for r in json.loads((run_dir / "replicas.json").read_text()).values()]
 
 
-def hall_bench(sizes: list[int], replicas: int = 0) -> None:
+def hall_bench(sizes: list[int], replicas: int = 0, rounds: int = 3) -> None:
     """Print, for each class size, each action's time until the last page showed it and the server CPU per page,
     beside the floor (the minimal app, as many sessions rerun at once, served the same way) measured in the same
     run, and the ratio. ``replicas``: served by deploy/serve.py with that many replicas behind HAProxy."""
@@ -880,23 +889,35 @@ def hall_bench(sizes: list[int], replicas: int = 0) -> None:
             floor_pids = [floor_proc.pid]
         engine = make_engine(f"sqlite:///{os.environ['RESIDUAL_LAB_DATA']}/classroom.db")
         for n in sizes:
-            floor = hall_floor(floor_url, floor_pids, n)
-            results = hall_class(url, pids, engine, n)
+            floors = hall_floor(floor_url, floor_pids, n, rounds)
+            results = hall_class(url, pids, engine, n, rounds=rounds)
+            floor_cpu = statistics.median(f["cpu"] for f in floors)
+            per_round = ", ".join(f"{1000 * f['cpu']:.1f}" for f in floors)
             print(
                 f"\n{n} students who voted ({len(pids)} server process{'es' if len(pids) > 1 else ''}), load "
-                f"{os.getloadavg()[0]:.1f}; floor: {floor['pages']} minimal-app pages rerun at once, last after "
-                f"{floor['last']:.2f} s, {1000 * floor['cpu']:.1f} ms server CPU a page"
+                f"{os.getloadavg()[0]:.1f}, {rounds} round{'s' if rounds > 1 else ''}; floor: "
+                f"{floors[0]['pages']} minimal-app pages rerun at once, last after "
+                f"{statistics.median(f['last'] for f in floors):.2f} s, {1000 * floor_cpu:.1f} ms server CPU a page "
+                f"(medians; per round {per_round} ms)"
             )
             print(
-                f"  {'action':15} {'pages':>6} {'last page':>10} {'median':>7} {'projector':>10} "
+                f"  {'action':15} {'pages':>6} {'last page':>10} {'worst':>6} {'median':>7} {'projector':>10} "
                 f"{'CPU/page':>9} {'vs floor':>9} {'elements':>9} {'client CPU':>11}"
             )
-            for action, r in results.items():
+            for action, rows in results.items():
+                def med(key, rows=rows):
+                    return statistics.median(r[key] for r in rows)
+
                 print(
-                    f"  {action:15} {r['pages']:>6} {r['last']:>9.2f}s {r['p50']:>6.2f}s {r['projector']:>9.2f}s "
-                    f"{1000 * r['cpu']:>7.1f}ms {r['cpu'] / floor['cpu']:>8.2f}x {r['elements']:>9.0f} "
-                    f"{r['client']:>10.1f}s"
+                    f"  {action:15} {min(r['pages'] for r in rows):>6} {med('last'):>9.2f}s "
+                    f"{max(r['last'] for r in rows):>5.2f}s {med('p50'):>6.2f}s {med('projector'):>9.2f}s "
+                    f"{1000 * med('cpu'):>7.1f}ms {med('cpu') / floor_cpu:>8.2f}x {med('elements'):>9.0f} "
+                    f"{med('client'):>10.1f}s"
                 )
+            print(
+                "  (each figure the median over the rounds, 'worst' the slowest round's last page; 'pages' the fewest "
+                "that showed an action in a round)"
+            )
         engine.dispose()
     finally:
         for proc in procs:
@@ -934,6 +955,10 @@ def main() -> None:
         "--hall-replicas", type=int, default=0, help="with --hall: serve through deploy/serve.py with N replicas"
     )
     parser.add_argument(
+        "--hall-rounds", type=int, default=3,
+        help="with --hall: each action (and the floor) measured this many times; medians are printed",
+    )
+    parser.add_argument(
         "--student-read",
         action="store_true",
         help="only a student's page read (what every page of a class reads at once), beside SELECT 1",
@@ -946,7 +971,7 @@ def main() -> None:
         table([student_read_bench(url) for url in urls])
         return
     if args.hall:
-        hall_bench([int(n) for n in args.hall.split(",")], args.hall_replicas)
+        hall_bench([int(n) for n in args.hall.split(",")], args.hall_replicas, args.hall_rounds)
         return
     if not args.skip_dashboard:
         print(f"teacher's dashboard, {args.refreshes} refreshes of its 2-second fragment, one after another")

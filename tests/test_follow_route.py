@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
@@ -101,3 +103,72 @@ def test_no_database_yet_is_a_503_and_other_requests_go_on(engine, apps, monkeyp
     assert post == call(plain, follow.ROUTE_PATH, query, "POST") and post[0] == 405
     assert call(shortcut, "/other")[2] == b"the app" and fallthrough == ["/other"]
     assert call(shortcut, follow.ROUTE_PATH + "/x", query)[0] == 404  # only the route's own path
+
+
+def timed_call(app, query: str) -> tuple[float, tuple[int, dict, bytes]]:
+    started = time.monotonic()
+    answered = call(app, follow.ROUTE_PATH, query)
+    return time.monotonic() - started, answered
+
+
+def test_a_check_after_the_drawn_version_is_held_until_the_teacher_acts(engine, apps, monkeypatch):
+    """A page that says which version it drew (``&after=``) gets no answer until there is something new: the
+    teacher's next action (answered within the watcher's interval, not the page's), or the end of the hold."""
+    plain, shortcut = apps[:2]
+    monkeypatch.setattr(follow, "HOLD_S", 1.5)
+    new = classes.create_class(engine, "held")
+    key = versions.stored_class_version(engine, new.code).follow_key
+    classes.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
+    query = f"code={new.code}&key={key}&after="
+    # nothing new: held for the whole hold, then the version as it is
+    took, (status, _headers, body) = timed_call(shortcut, query + "2")
+    assert status == 200 and json.loads(body)["version"] == 2 and 1.5 <= took < 3.0
+    # the teacher acts 0.6 s into the hold: answered then, with the new version (through the route itself too)
+    for app, action in ((shortcut, classes.lock), (plain, classes.unlock)):
+        version = versions.stored_class_version(engine, new.code).version
+        timer = threading.Timer(0.6, action, (engine, new.code, new.teacher_token))
+        timer.start()
+        took, (status, _headers, body) = timed_call(app, query + str(version))
+        timer.join()
+        assert status == 200 and json.loads(body)["version"] == version + 1
+        assert 0.6 <= took < 1.2, took
+    # an older version, a class that ended, a wrong key, or an unreadable ``after``: answered at once
+    version = versions.stored_class_version(engine, new.code).version
+    for late, expected in ((query + str(version - 1), 200), (f"code={new.code}&key={key[:-1]}&after={version}", 404),
+                           (query + "x", 200), (query + "-1", 200), (query + "9" * 100, 200)):
+        took, (status, _headers, _body) = timed_call(shortcut, late)
+        assert status == expected and took < 0.5, late
+    classes.end_class(engine, new.code, new.teacher_token)
+    took, (status, _headers, body) = timed_call(shortcut, query + str(version))
+    assert status == 200 and json.loads(body)["open"] is False and took < 0.5
+    assert follow._watches == {} or all(w["waiting"] == 0 for w in follow._watches.values())
+
+
+def test_held_checks_of_a_whole_class_are_all_answered_by_one_action(engine, apps, monkeypatch):
+    """Forty pages held at once (on one event loop, as the server holds them) are all answered within about the
+    watcher's interval of the teacher's action; past MAX_HELD a check is answered at once."""
+    monkeypatch.setattr(follow, "HOLD_S", 5.0)
+    new = classes.create_class(engine, "hall")
+    key = versions.stored_class_version(engine, new.code).follow_key
+    classes.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
+    query = f"code={new.code}&key={key}&after={versions.stored_class_version(engine, new.code).version}"
+
+    async def hall():
+        loop = asyncio.get_running_loop()
+        pages = [asyncio.ensure_future(follow.class_version_answer(query)) for _ in range(40)]
+        await asyncio.sleep(0.5)
+        assert not any(p.done() for p in pages) and follow._held_now[0] == 40
+        monkeypatch.setattr(follow, "MAX_HELD", 40)
+        started = loop.time()
+        assert (await follow.class_version_answer(query))[0] == 200 and loop.time() - started < 0.3  # not held
+        acted = loop.time()
+        await loop.run_in_executor(None, lambda: classes.show_responses(engine, new.code, new.teacher_token))
+        answers = await asyncio.gather(*pages)
+        return loop.time() - acted, answers
+
+    took, answers = asyncio.run(hall())
+    assert took < 1.0, took
+    assert {(status, body["version"]) for status, body in answers} == {
+        (200, versions.stored_class_version(engine, new.code).version)
+    }
+    assert follow._held_now[0] == 0

@@ -132,9 +132,9 @@ def purge_if_due(db) -> None:
 
 
 # One value per class for the whole process, kept for half a second: every student's page of a class asks for it
-# about every second (through lab.views.follow's HTTP route, or its timed fragment), and it costs two small queries
-# a second per class whatever the number of students. A plain dict, not st.cache_data: the route reads it outside
-# any script run, and it is read far more often than written.
+# (through lab.views.follow's HTTP route, whose watcher also reads it afresh while pages wait, or its timed
+# fragment), and it costs a few small queries a second per class whatever the number of students. A plain dict, not
+# st.cache_data: the route reads it outside any script run, and it is read far more often than written.
 VERSION_TTL_S = 0.5
 _MAX_CLASSES_KEPT = 1000
 _NOT_KEPT = object()

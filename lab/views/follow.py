@@ -36,13 +36,16 @@ _CODE_CHARACTERS = frozenset(naming.CODE_ALPHABET)
 # Set by routes(), which server.py calls before the server starts: the pages of this process can use the route.
 route_mounted = False
 
-# The browser side: ask for the version about every data.every_ms (each wait drawn between 0.75 and 1.25 times it, so
-# that a class whose pages were all redrawn at the same moment does not ask, and redraw, in step); when it moved past
-# the page's (or the class closed, or the server no longer knows the class), send one trigger, which reruns the page;
-# the rerun draws the component again with the new version. The checking never stops while the page shows it:
+# The browser side: ask for the version, saying which one the page drew (``after``); the server holds the answer
+# until there is something new (see HOLD_S below), so the page asks again at once after an answer that said nothing
+# new, and about every data.every_ms otherwise (each wait drawn between 0.75 and 1.25 times it). When the version
+# moved past the page's (or the class closed, or the server no longer knows the class), send one trigger, which
+# reruns the page; the rerun draws the component again with the new version. The checking never stops while the page
+# shows it:
 # - Streamlit calls this function again when the data changes, without the previous call's cleanup: the previous
 #   loop is stopped here (one loop per element), never left running beside the new one;
-# - a request that fails or hangs (given up after 1.5 intervals) is simply tried again;
+# - a request that fails or hangs (given up an interval after the longest hold) is simply tried again, and a
+#   stopped loop's held request is given up at once (a browser allows a few connections a server);
 # - a redraw that was asked for but did not come (the trigger, or its rerun, lost on the way; the database answered
 #   the route but not the page, or the other way round) is asked for again every data.retry_ms, but never while a
 #   run of this page is still going (asking then would restart a run a busy server has not finished).
@@ -60,6 +63,7 @@ function follow(component) {
   if (!data || !data.path) return undefined;  // a live region with nothing to follow (the class has ended)
   let stopped = false;
   let timer = null;
+  let request = null;
   let askedAt = 0;
   let drawn = data.version;
   const url = new URL(data.path, window.location.href);
@@ -82,8 +86,12 @@ function follow(component) {
   async function check() {
     if (stopped) return;
     const controller = new AbortController();
-    const giveUp = setTimeout(() => controller.abort(), 1.5 * data.every_ms);
+    request = controller;
+    const startedAt = Date.now();
+    const giveUp = setTimeout(() => controller.abort(), data.hold_ms + data.every_ms);
+    let next = wait();  // after a redraw asked for, a refusal or a failure: about a second later
     try {
+      url.searchParams.set("after", String(drawn));  // held by the server until there is something new
       const response = await fetch(url, { cache: "no-store", credentials: "same-origin", signal: controller.signal });
       if (response.status === 404) ask(-1, true);
       // the class database is unreachable: redraw, so the page says so (it then waits for the database); not while
@@ -92,19 +100,23 @@ function follow(component) {
       else if (response.ok) {
         const state = await response.json();
         const whole = !state.open || state.layout !== data.layout;
+        // nothing new (held until the server gave up), or a version taken without a run: ask again at once, but
+        // never more than about twice a second
+        const again = Date.now() - startedAt >= data.every_ms / 2 ? 0 : data.every_ms / 2;
         if (state.version > drawn || !state.open) {
           // nothing this page draws moved (Show responses, on a student's page): take the version, no run
-          if (!whole && data.live !== undefined && state.live === data.live) drawn = state.version;
+          if (!whole && data.live !== undefined && state.live === data.live) { drawn = state.version; next = again; }
           else ask(state.version, whole);
-        }
+        } else next = again;
       }
     } catch (error) { /* the server is restarting, or the request was given up: ask again next time */ }
     clearTimeout(giveUp);
-    if (!stopped) timer = setTimeout(check, wait());
+    if (!stopped) timer = setTimeout(check, next);
   }
-  const stop = () => { stopped = true; clearTimeout(timer); };
+  // stopped (a redraw drew this element again, or it left the page): its held request goes too
+  const stop = () => { stopped = true; clearTimeout(timer); if (request) request.abort(); };
   parentElement.__labFollowStop = stop;
-  timer = setTimeout(check, wait());
+  timer = setTimeout(check, 0);
   return stop;
 }
 """
@@ -187,7 +199,10 @@ def announce_and_follow(live_key: str, message: str, error: str, focus: str, fol
 
 def _follow_data(code: str, drawn_version: int, key: str, layout: str | None = None, live: str | None = None) -> dict:
     path = "." + ROUTE_PATH + "?" + urlencode({"code": code, "key": key})  # relative: also under a URL prefix
-    data = {"path": path, "version": drawn_version, "every_ms": CHECK_EVERY_MS, "retry_ms": RETRY_MS}
+    data = {
+        "path": path, "version": drawn_version, "every_ms": CHECK_EVERY_MS, "retry_ms": RETRY_MS,
+        "hold_ms": int(HOLD_S * 1000),
+    }
     if layout is not None:
         data["layout"] = layout
     if live is not None:
@@ -205,35 +220,128 @@ _UNAVAILABLE = (503, {"error": "unavailable"})
 
 async def class_version_answer(query_string: bytes | str) -> tuple[int, dict]:
     """The route's answer to ``?code=...&key=...``: (status, body). 404 for anything but a class's follow or display
-    key (nothing about the class), 503 while the database does not answer or no page has opened it here."""
+    key (nothing about the class), 503 while the database does not answer or no page has opened it here. With
+    ``&after=N`` (the version the page drew), an answer that would say nothing new (the class open, its version N or
+    less) is held until the version moves, the class closes, or HOLD_S passes (see _held)."""
     from starlette.datastructures import QueryParams
 
     params = QueryParams(query_string)
     code = params.get("code", "")[:_MAX_PARAM]
     key = params.get("key", "")[:_MAX_PARAM]
+    after = params.get("after", "")[:_MAX_PARAM]
+    answer = await _answer_now(code, key)
+    drawn = int(after) if after.isdigit() and len(after) <= 12 else None
+    if drawn is not None and answer[0] == 200 and answer[1]["open"] and answer[1]["version"] <= drawn:
+        if _held_now[0] < MAX_HELD:  # beyond that, answered at once, as without ``after``
+            answer = await _held(code, key, drawn)
+    return answer
+
+
+async def _answer_now(code: str, key: str) -> tuple[int, dict]:
     if len(code) != naming.CODE_LENGTH or not set(code) <= _CODE_CHARACTERS:
         return _REFUSED  # not a class code at all: no database query for it
-    state = classroom_db.cached_class_version(code)
-    if state is False:  # not fresh: one small query, off the event loop
-        db = classroom_db.engine_for_routes()
-        if db is None:  # no page ran in this process yet (a restart): the page asks again
-            return _UNAVAILABLE
-        try:  # on the class database's own bounded pool, never on the threads that serve pages and files
-            future = gate().submit(lambda: classroom_db.read_class_version(code, db))
-            state = await asyncio.wait_for(asyncio.wrap_future(future), ROUTE_WAIT_S)
-        except TimeoutError:
-            gate().abandon(future)  # later callers wait briefly: the database is known not to answer
-            return _UNAVAILABLE  # the database is not answering: the page says so, and asks again
-        except Exception as exc:
-            if not database_down(exc):
-                raise
-            return _UNAVAILABLE  # the database is unreachable: no details; the page asks again
+    state = await _read_version(code)
+    if state is False:
+        return _UNAVAILABLE  # the database is not answering, or unreachable (no details): the page says so, asks again
     if state is None or not (
         hmac.compare_digest(state.follow_key.encode(), key.encode())  # a student's page
         or (state.display_key and hmac.compare_digest(state.display_key.encode(), key.encode()))  # the projector
     ):
         return _REFUSED
     return 200, {"version": state.version, "open": state.open, "layout": state.layout, "live": state.live}
+
+
+async def _read_version(code: str, fresh: bool = False):
+    """The class's version: the shared reading (classroom_db), read again when older than VERSION_TTL_S or when
+    ``fresh``; None for no such class; False when the database did not answer in ROUTE_WAIT_S, is unreachable, or no
+    page has opened it in this process yet (a restart: the page asks again)."""
+    state = False if fresh else classroom_db.cached_class_version(code)
+    if state is not False:
+        return state
+    db = classroom_db.engine_for_routes()
+    if db is None:
+        return False
+    try:  # on the class database's own bounded pool, never on the threads that serve pages and files
+        future = gate().submit(lambda: classroom_db.read_class_version(code, db))
+        return await asyncio.wait_for(asyncio.wrap_future(future), ROUTE_WAIT_S)
+    except TimeoutError:
+        gate().abandon(future)  # later callers wait briefly: the database is known not to answer
+        return False
+    except Exception as exc:
+        if not database_down(exc):
+            raise
+        return False
+
+
+# A held check (``&after=``): a page asks once and is answered when the teacher acts, instead of asking every second.
+# While pages of a class wait, one watcher per class reads its version every WATCH_EVERY_S (one small query) and
+# wakes them all when it moved: every page hears of an action within about WATCH_EVERY_S instead of within its check
+# interval, and a waiting class costs the server ten small queries a second instead of a request per page a second
+# (docs/performance.md). A held request is a coroutine waiting on an event; at most MAX_HELD wait in a process (a
+# page beyond that is answered at once, and asks again about a second later).
+# The longest a check is held; the page then asks again at once. Short: a request that hangs (a connection lost on
+# the way) cannot be told from a held one before the page gives up on it (after HOLD_S and one interval), and a page
+# must notice every action within 4 s.
+HOLD_S = 2.0
+WATCH_EVERY_S = 0.1
+MAX_HELD = 5000
+_held_now = [0]
+_watches: dict[str, dict] = {}  # class code -> its watch; touched on the event loop only
+
+
+def _says_something_new(state, after: int) -> bool:
+    return state is False or state is None or not state.open or state.version > after
+
+
+def _moved_on(state):
+    """What of a reading a held page acts on."""
+    return state if state is None or state is False else (state.version, state.open)
+
+
+async def _held(code: str, key: str, after: int) -> tuple[int, dict]:
+    """The answer once the class's watcher saw something new for a page that drew ``after`` (a later version, the
+    class closed or gone, the database not answering), or after HOLD_S."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + HOLD_S
+    watch = _watches.get(code)
+    if watch is None:  # "seen": the watcher's last reading ("unread" before its first)
+        watch = _watches[code] = {"seen": "unread", "moved": asyncio.Event(), "waiting": 0}
+        watch["task"] = asyncio.ensure_future(_watch(code, watch))  # held here: a task nobody holds may be collected
+    watch["waiting"] += 1
+    _held_now[0] += 1
+    try:
+        # the reading and the event are taken together (no await between): the watcher changes both at once
+        while watch["seen"] == "unread" or not _says_something_new(watch["seen"], after):
+            remaining = deadline - loop.time()
+            if remaining <= 0:
+                break
+            try:
+                await asyncio.wait_for(watch["moved"].wait(), remaining)
+            except TimeoutError:
+                break
+        return await _answer_now(code, key)
+    finally:
+        watch["waiting"] -= 1
+        _held_now[0] -= 1
+
+
+async def _watch(code: str, watch: dict) -> None:
+    """While pages of the class ``code`` wait: read its version every WATCH_EVERY_S (keeping the shared reading
+    fresh); when the reading changed, wake every waiting page."""
+    try:
+        while watch["waiting"] > 0:
+            try:
+                state = await _read_version(code, fresh=True)
+            except Exception:  # not a database outage (a bug): the pages answer from their own reading
+                state = False
+            if watch["seen"] == "unread" or _moved_on(watch["seen"]) != _moved_on(state):
+                watch["seen"] = state
+                moved, watch["moved"] = watch["moved"], asyncio.Event()
+                moved.set()
+            await asyncio.sleep(WATCH_EVERY_S)
+    finally:
+        if _watches.get(code) is watch:
+            del _watches[code]
 
 
 async def _version_response(scope):
@@ -261,8 +369,9 @@ class VersionShortcut:
     """ASGI middleware (server.py, first in line): answers GET and HEAD of the version route itself, with the route's
     own answer and headers, before Streamlit's middleware stack (path checks, sessions, compression, exception
     handling, the router), which costs a request about 0.2 ms of the server's one interpreter: every page of a class
-    asks about once a second, and while a teacher's action redraws 300 pages these requests run beside the redraws
-    (docs/performance.md). Any other request, and any other method on the route (405 from its Route), goes on."""
+    asks again at least every HOLD_S, and while a teacher's action redraws 300 pages these requests run beside the
+    redraws (docs/performance.md). Any other request, and any other method on the route (405 from its Route), goes
+    on."""
 
     def __init__(self, app) -> None:
         self.app = app
