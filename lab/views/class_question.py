@@ -14,10 +14,11 @@ from lab.views.shell import page_named
 PROJECTED_HEIGHT = 360  # the p / q chart's height on a projected dashboard
 
 
-def draw_question(question: ClassQuestion, key: str, text_size: int | None = None) -> None:
+def draw_question(question: ClassQuestion, key: str, text_size: int | None = None, heading: str = "") -> None:
     """The prompt, then target p and draft q over the whole vocabulary: their exact values in a table, then a chart
     with exact bar labels (its alt text holds the values too). ``text_size``: a projected screen's chart text in px
-    (presentation mode), every text of the chart at that size."""
+    (presentation mode), every text of the chart at that size. ``heading``: markdown drawn above as an h3, in the same
+    element."""
     if text_size:
         fig = figure("pq_bars_projected", question.tokens, question.p, question.q, text_size, PROJECTED_HEIGHT)
     else:
@@ -25,7 +26,7 @@ def draw_question(question: ClassQuestion, key: str, text_size: int | None = Non
     # the prompt and the table in the chart title's element: every page of a class draws the question at the same
     # moment, and each element costs the server per page (docs/performance.md)
     alt, intro = _question_texts(question)
-    chart(fig, key, alt, intro=intro)
+    chart(fig, key, alt, intro=f"### {heading}\n\n{intro}" if heading else intro)
 
 
 def once_per_object(build):

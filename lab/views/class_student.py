@@ -210,10 +210,10 @@ def revealed_prediction(state: StudentState) -> str:
     )
 
 
-def predict_student(state: StudentState, code: str, token: str) -> tuple[str, str]:
-    """Draw a predict activity; returns what to announce: (said, refused)."""
+def predict_student(state: StudentState, code: str, token: str, heading: str) -> tuple[str, str]:
+    """Draw a predict activity under its ``heading`` (markdown); returns what to announce: (said, refused)."""
     activity = state.activity
-    draw_question(activity.spec.question, Keys.student_question(activity.id))
+    draw_question(activity.spec.question, Keys.student_question(activity.id), heading=heading)
     prediction_panel(state, code, token)
     feedback = st.session_state.pop(Keys.FEEDBACK, None)
     said = refused = ""
@@ -544,9 +544,12 @@ def student_activity_drawn(code: str, token: str, state: StudentState, down: boo
             if state.open:
                 st.info("Wait for your teacher to open an activity: this page follows the class by itself.")
         else:
-            subsection(f"Activity {activity.position}: {markdown_escape(activity.spec.title)}")
-            draw_activity = predict_student if activity.kind == PREDICT else assignment_student
-            said, refused = draw_activity(state, code, token)
+            heading = f"Activity {activity.position}: {markdown_escape(activity.spec.title)}"
+            if activity.kind == PREDICT:
+                said, refused = predict_student(state, code, token, heading)
+            else:
+                subsection(heading)
+                said, refused = assignment_student(state, code, token)
         # what the live part's follower reruns this part with (lab.views.follow); in this block, so the live part
         # stays the same element whether it is drawn or lent (a prediction's bars lend their trigger)
         page_redraw(lent=activity is not None and activity.kind == PREDICT)

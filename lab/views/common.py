@@ -120,7 +120,7 @@ def chart(fig, key: str, alt: str, table: tuple | None = None, height="content",
     if heading:
         heading = f"**{markdown_escape(heading)}**" + (f"  \n{markdown_escape(subtitle)}" if subtitle else "")
     if heading or intro:
-        st.markdown("\n\n".join(part for part in (intro, heading) if part))
+        st.markdown("\n\n".join(part for part in (intro, heading) if part), anchors=False)  # no link icon on a heading
     st.plotly_chart(fig, width="stretch", height=height, theme=None, key=key, config=CHART_CONFIG, alt=alt)
     if table is not None:
         values = st.expander("The chart's values as a table", key=f"{key}_values", on_change="rerun")
