@@ -468,6 +468,7 @@ async def http_checks(
 
     pause = 0.0
     stopping = asyncio.ensure_future(stop.wait())
+    asked = None
     try:
         while not stop.is_set():
             await asyncio.sleep(pause)
@@ -493,8 +494,10 @@ async def http_checks(
                 return
             if status == 200:
                 pause = again
-    finally:
+    finally:  # also when this task is cancelled (the page drew a new follower): its held request goes too
         stopping.cancel()
+        if asked is not None and not asked.done():
+            asked.cancel()
         if writer is not None:
             writer.close()
 
