@@ -15,18 +15,22 @@ PROJECTED_HEIGHT = 360  # the p / q chart's height on a projected dashboard
 
 
 def draw_question(question: ClassQuestion, key: str, text_size: int | None = None, heading: str = "") -> None:
-    """The prompt, then target p and draft q over the whole vocabulary: their exact values in a table, then a chart
-    with exact bar labels (its alt text holds the values too). ``text_size``: a projected screen's chart text in px
-    (presentation mode), every text of the chart at that size. ``heading``: markdown drawn above as an h3, in the same
-    element."""
+    """The prompt, then target p and draft q over the whole vocabulary: a chart with exact bar labels and their exact
+    values in a table (the chart's alt text holds them too). ``text_size``: a projected screen's chart text in px
+    (presentation mode), every text of the chart at that size. ``heading`` (a student's page): markdown drawn above
+    as an h3, in one element with the prompt and the table, which then come before the chart: every page of a class
+    draws the question at the same moment, and each element costs the server per page (docs/performance.md). The
+    teacher's screen, often projected, keeps the chart first, under the prompt."""
     if text_size:
         fig = figure("pq_bars_projected", question.tokens, question.p, question.q, text_size, PROJECTED_HEIGHT)
     else:
         fig = figure("pq_bars", question.tokens, question.p, question.q)
-    # the prompt and the table in the chart title's element: every page of a class draws the question at the same
-    # moment, and each element costs the server per page (docs/performance.md)
-    alt, intro = _question_texts(question)
-    chart(fig, key, alt, intro=f"### {heading}\n\n{intro}" if heading else intro)
+    alt, prompt, table = _question_texts(question)
+    if heading:
+        chart(fig, key, alt, intro=f"### {heading}\n\n{prompt}\n\n{table}")
+    else:
+        chart(fig, key, alt, intro=prompt)
+        st.markdown(table)
 
 
 def once_per_object(build):
@@ -47,10 +51,10 @@ def once_per_object(build):
 
 
 @once_per_object
-def _question_texts(question: ClassQuestion) -> tuple[str, str]:
-    """The chart's text alternative, and the prompt with the p / q table."""
+def _question_texts(question: ClassQuestion) -> tuple[str, str, str]:
+    """The chart's text alternative, the prompt and the p / q table."""
     table = markdown_table(("token", "target p", "draft q"), question.pq_rows())
-    return question.pq_alt(), f"**{markdown_escape(question.prompt)}**\n\n{table}"
+    return question.pq_alt(), f"**{markdown_escape(question.prompt)}**", table
 
 
 def draw_answer(answer: ClassAnswer, *, lab_link: bool = True) -> None:
