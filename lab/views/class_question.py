@@ -24,7 +24,7 @@ def draw_question(question: ClassQuestion, key: str, text_size: int | None = Non
     if text_size:
         fig = figure("pq_bars_projected", question.tokens, question.p, question.q, text_size, PROJECTED_HEIGHT)
     else:
-        fig = figure("pq_bars", question.tokens, question.p, question.q)
+        fig = _question_figure(question)
     alt, prompt, table = _question_texts(question)
     if heading:
         chart(fig, key, alt, intro=f"### {heading}\n\n{prompt}\n\n{table}")
@@ -48,6 +48,13 @@ def once_per_object(build):
         return hit[1]
 
     return once
+
+
+@once_per_object
+def _question_figure(question: ClassQuestion):
+    """The question's p / q chart, found once per question (figure() would make its key from every fraction of p and
+    q again on every page that draws it)."""
+    return figure("pq_bars", question.tokens, question.p, question.q)
 
 
 @once_per_object
