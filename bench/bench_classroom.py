@@ -11,15 +11,16 @@ Two parts, each printed side by side for SQLite and PostgreSQL:
    = 300), and that the dashboard (ONE query) shows 300 and how long it took after the last submit.
 
 2. ``follow``: page level. Starts ``streamlit run server.py`` (what ./run serves), then ``streamlit run app.py``,
-   on a free port and opens ``--students`` WebSocket sessions (a minimal Streamlit protocol client,
-   streamlit.proto) on student pages of one class. Each follows the teacher as a browser does: with server.py,
-   the page's follow component asks ``GET /_class_version`` every 2 s over a kept-alive connection and reruns
-   the page when the version moved; with app.py alone, it reruns the page's timed follow fragment whenever the
-   server asks (``@st.fragment(run_every=...)``). Reports the server process's CPU use (cores) while they wait,
-   against the same server with no sessions, and how long until every page shows the teacher's reveal. Then one
-   projector view (lab/views/projector.py: the follow route with the display key, and its counts fragment every
-   2 s) joins the 300 waiting pages: the server's CPU is measured again over the same time, and the projector's
-   own cost is the difference (target: the whole, 300 pages and the projector, at most 0.2 of a core).
+   on a free port and opens ``--students`` WebSocket sessions (a minimal Streamlit protocol client, streamlit.proto)
+   on student pages of one class. Each follows the teacher as a browser does: with server.py, the page's follow
+   component asks ``GET /_class_version`` over a kept-alive connection, saying which version it drew (the server
+   holds the answer until the version moves, at most 2 s), and reruns the page when it moved; with app.py alone, it
+   reruns the page's timed follow fragment whenever the server asks (``@st.fragment(run_every=...)``). Reports the
+   server process's CPU use (cores) while they wait, against the same server with no sessions, and how long until
+   every page shows the teacher's reveal. Then one projector view (lab/views/projector.py: the follow route with the
+   display key, and its counts fragment every 2 s) joins the 300 waiting pages: the server's CPU is measured again
+   over the same time, and the projector's own cost is the difference (target: the whole, 300 pages and the
+   projector, at most 0.2 of a core).
 
 3. ``page submit``: the same client, 300 tabs loaded and following; each types its two predictions and
    presses Submit at a random moment within ``--window`` s (one rerun carrying the widget states, as the
@@ -38,6 +39,12 @@ Two parts, each printed side by side for SQLite and PostgreSQL:
 5. ``student read`` (``--student-read``, only this part): what every page of a class reads at the same moment when the
    teacher opens an activity or a new round, one student's state, its CPU per read and the SELECT statements it sends,
    beside the smallest query through the same engine (``SELECT 1``), timed alternately, for SQLite and PostgreSQL.
+
+6. ``hall`` (``--hall 150,300``, only this part; ``--hall-replicas 2`` through deploy/serve): N students who all
+   voted, each page following the teacher, and the projector; the teacher opens an activity, shows the responses,
+   votes again and reveals, ``--hall-rounds`` times (default 3). Per action: the last page, the median page, the
+   projector, the server CPU a page and the elements a redraw sent, beside the floor (as many sessions of
+   bench/minimal_app.py rerun at once, served the same way), as medians over the rounds.
 
 Usage: ``python bench/bench_classroom.py [--students 300] [--window 10] [--postgres URL] [--skip-follow]``
 (PostgreSQL URL default: $RESIDUAL_LAB_TEST_POSTGRES_URL, e.g. from ``eval "$(.ci/postgres start)"``).
