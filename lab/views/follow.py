@@ -251,26 +251,32 @@ async def _answer_now(code: str, key: str) -> tuple[int, dict]:
     return 200, {"version": state.version, "open": state.open, "layout": state.layout, "live": state.live}
 
 
-async def _read_version(code: str, fresh: bool = False):
-    """The class's version: the shared reading (classroom_db), read again when older than VERSION_TTL_S or when
-    ``fresh``; None for no such class; False when the database did not answer in ROUTE_WAIT_S, is unreachable, or no
-    page has opened it in this process yet (a restart: the page asks again)."""
-    state = False if fresh else classroom_db.cached_class_version(code)
+async def _read_version(code: str):
+    """The class's version: the shared reading (classroom_db), read again when older than VERSION_TTL_S; None for no
+    such class; False when the database did not answer in ROUTE_WAIT_S, is unreachable, or no page has opened it in
+    this process yet (a restart: the page asks again)."""
+    state = classroom_db.cached_class_version(code)
     if state is not False:
         return state
+    return (await _read_afresh(code))[0]
+
+
+async def _read_afresh(code: str):
+    """(the version read from the database, as _read_version; the read, when it still runs after ROUTE_WAIT_S: a
+    database that hangs holds the thread until it answers)."""
     db = classroom_db.engine_for_routes()
     if db is None:
-        return False
+        return False, None
     try:  # on the class database's own bounded pool, never on the threads that serve pages and files
         future = gate().submit(lambda: classroom_db.read_class_version(code, db))
-        return await asyncio.wait_for(asyncio.wrap_future(future), ROUTE_WAIT_S)
+        return await asyncio.wait_for(asyncio.wrap_future(future), ROUTE_WAIT_S), None
     except TimeoutError:
         gate().abandon(future)  # later callers wait briefly: the database is known not to answer
-        return False
+        return False, future
     except Exception as exc:
         if not database_down(exc):
             raise
-        return False
+        return False, None
 
 
 # A held check (``&after=``): a page asks once and is answered when the teacher acts, instead of asking every second.
@@ -319,6 +325,8 @@ async def _held(code: str, key: str, after: int) -> tuple[int, dict]:
                 await asyncio.wait_for(watch["moved"].wait(), remaining)
             except TimeoutError:
                 break
+        if watch["seen"] is False:  # the watcher's read found the database not answering: say so now, not after a
+            return _UNAVAILABLE  # second wait for it (the page then redraws and says so)
         return await _answer_now(code, key)
     finally:
         watch["waiting"] -= 1
@@ -327,13 +335,19 @@ async def _held(code: str, key: str, after: int) -> tuple[int, dict]:
 
 async def _watch(code: str, watch: dict) -> None:
     """While pages of the class ``code`` wait: read its version every WATCH_EVERY_S (keeping the shared reading
-    fresh); when the reading changed, wake every waiting page."""
+    fresh); when the reading changed, wake every waiting page. Never a second read while one that did not answer in
+    time still holds a database thread (a hung database would otherwise take every thread of the pool, one read a
+    second, from the pages' own calls)."""
+    hung = None
     try:
         while watch["waiting"] > 0:
-            try:
-                state = await _read_version(code, fresh=True)
-            except Exception:  # not a database outage (a bug): the pages answer from their own reading
+            if hung is not None and not hung.done():
                 state = False
+            else:
+                try:
+                    state, hung = await _read_afresh(code)
+                except Exception:  # not a database outage (a bug): the pages answer from their own reading
+                    state, hung = False, None
             if watch["seen"] == "unread" or _moved_on(watch["seen"]) != _moved_on(state):
                 watch["seen"] = state
                 moved, watch["moved"] = watch["moved"], asyncio.Event()
