@@ -135,7 +135,9 @@ def test_a_check_after_the_drawn_version_is_held_until_the_teacher_acts(engine, 
     # an older version, a class that ended, a wrong key, or an unreadable ``after``: answered at once
     version = versions.stored_class_version(engine, new.code).version
     for late, expected in ((query + str(version - 1), 200), (f"code={new.code}&key={key[:-1]}&after={version}", 404),
-                           (query + "x", 200), (query + "-1", 200), (query + "9" * 100, 200)):
+                           (query + "x", 200), (query + "-1", 200), (query + "9" * 100, 200),
+                           (query + "%C2%B2", 200), (query + "nan", 200), (query + "1e999", 200),
+                           (query + "1" * 1_000_000, 200)):
         took, (status, _headers, _body) = timed_call(shortcut, late)
         assert status == expected and took < 0.5, late
     classes.end_class(engine, new.code, new.teacher_token)

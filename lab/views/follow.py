@@ -230,7 +230,7 @@ async def class_version_answer(query_string: bytes | str) -> tuple[int, dict]:
     key = params.get("key", "")[:_MAX_PARAM]
     after = params.get("after", "")[:_MAX_PARAM]
     answer = await _answer_now(code, key)
-    drawn = int(after) if after.isdigit() and len(after) <= 12 else None
+    drawn = int(after) if after.isascii() and after.isdigit() and len(after) <= 12 else None  # "²" is a digit too
     if drawn is not None and answer[0] == 200 and answer[1]["open"] and answer[1]["version"] <= drawn:
         if _held_now[0] < MAX_HELD:  # beyond that, answered at once, as without ``after``
             answer = await _held(code, key, drawn)
