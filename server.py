@@ -9,12 +9,14 @@ timed fragment)."""
 import streamlit as st
 from starlette.middleware import Middleware
 
-from lab.views import classroom_db, component_code, follow, fragment_fallback, readiness
+from lab.views import classroom_db, component_code, follow, fragment_fallback, readiness, served
 
 # before any session: the first message a page sends to a restarted server may be a press inside a fragment
 fragment_fallback.install()
 
 classroom_db.believe_forwarded_only_from_trusted_proxies()  # X-Forwarded-For: RESIDUAL_LAB_TRUSTED_PROXIES only
+
+served.mark_routes_mounted()  # the pages of this process use the routes below
 
 app = st.App(
     "app.py",

@@ -13,7 +13,7 @@ import pytest
 from starlette.applications import Starlette
 from streamlit.testing.v1 import AppTest
 
-from lab.views import component_code
+from lab.views import component_code, served
 from tests.test_follow_route import call
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -22,7 +22,7 @@ ASSETS = ROOT / "lab" / "views" / "assets"
 
 def drawn_bars(mounted: bool, monkeypatch) -> object:
     """The bar predictor's element as a page draws it, with or without the route."""
-    monkeypatch.setattr(component_code, "routes_mounted", mounted)
+    monkeypatch.setattr(served, "routes_mounted", mounted)
 
     def script():
         from lab.views.bar_predictor import bar_predictor
@@ -65,7 +65,7 @@ def test_with_the_route_the_element_loads_the_served_module_which_holds_the_code
      "/_lab_assets/" + "a" * 5000],
 )
 def test_the_route_serves_nothing_else(monkeypatch, path):
-    monkeypatch.setattr(component_code, "routes_mounted", False)
+    monkeypatch.setattr(served, "routes_mounted", False)
     app = Starlette(routes=component_code.routes())
     status, headers, body = call(app, path)
     assert status == 404 and body == b"not found"

@@ -16,11 +16,12 @@ import re
 
 import streamlit as st
 
+from lab.views import served
+
 ROUTE_PREFIX = "/_lab_assets/"
 _CACHED = "public, max-age=31536000, immutable"  # the name holds the content's hash
 _NAME = re.compile(r"[a-z0-9_]+\.[0-9a-f]{16}\.js")
 _served: dict[str, bytes] = {}  # file name -> the module's bytes (fixed at import: nothing else is served)
-routes_mounted = False
 
 
 def _module(js: str, css: str | None, name: str) -> str:
@@ -67,7 +68,7 @@ def component(name: str, *, js: str, css: str | None = None, html: str | None = 
     )
 
     def mount(**kwargs):
-        return (loaded if routes_mounted else inline)(**kwargs)
+        return (loaded if served.routes_mounted else inline)(**kwargs)
 
     return mount
 
@@ -78,13 +79,10 @@ def served_file(file_name: str) -> bytes | None:
 
 
 def routes() -> list:
-    """The route server.py mounts beside the app; from then on the components of this process load their code
-    from it."""
+    """The route server.py mounts beside the app (the components load their code from it once
+    ``served.routes_mounted``)."""
     from starlette.responses import Response
     from starlette.routing import Route
-
-    global routes_mounted
-    routes_mounted = True
 
     async def asset(request):
         body = served_file(request.path_params["file_name"])

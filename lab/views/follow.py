@@ -21,7 +21,7 @@ import streamlit as st
 from lab.classroom import naming
 from lab.classroom.actions import database_down
 from lab.classroom.gate import gate
-from lab.views import classroom_db, component_code
+from lab.views import classroom_db, component_code, served
 from lab.views.accessibility import LIVE_REGION_FUNCTION, LIVE_REGION_HTML, announce, live_data, live_element_key
 from lab.views.class_keys import Keys
 
@@ -32,9 +32,6 @@ FOLLOW_EVERY_S = 5.0  # the fallback fragment's interval (a script run each time
 ROUTE_WAIT_S = 1.0  # the version is one tiny query: a database that takes longer is not answering
 _MAX_PARAM = 64
 _CODE_CHARACTERS = frozenset(naming.CODE_ALPHABET)
-
-# Set by routes(), which server.py calls before the server starts: the pages of this process can use the route.
-route_mounted = False
 
 # The browser side: ask for the version, saying which one the page drew (``after``); the server holds the answer
 # until there is something new (see HOLD_S below), so the page asks again at once after an answer that said nothing
@@ -153,13 +150,13 @@ def page_redraw(lent: bool = False) -> None:
     this (a student page's activity part) when the layout moved. Nothing without the route (the fallback fragment
     reruns the whole page itself), nor when ``lent``: another element there lends its trigger (the bar predictor,
     when drawn with ``redraws_page=lends_page_redraw()``)."""
-    if route_mounted and not lent:
+    if served.routes_mounted and not lent:
         _page_redraw(key=Keys.PAGE_REDRAW, data={}, on_redraw_change=lambda: None, height=0)
 
 
 def lends_page_redraw() -> bool:
     """Whether an element that can stand in for :func:`page_redraw` should (only where the route is served)."""
-    return route_mounted
+    return served.routes_mounted
 
 
 def follow_teacher(
@@ -170,7 +167,7 @@ def follow_teacher(
     with it (versions.page_layout) and holds :func:`page_redraw`; when the route says another, what holds that reruns,
     else what holds this follower (a page's live part). ``live``: what of the class the page drew (versions.live_key);
     a new version with the same is taken without a run."""
-    if route_mounted:
+    if served.routes_mounted:
         _follower(
             key=Keys.FOLLOWER,
             data=_follow_data(code, drawn_version, key, layout, live),
@@ -185,7 +182,7 @@ def announce_and_follow(live_key: str, message: str, error: str, focus: str, fol
     """``announce(live_key, message, error=…, focus=…)`` (lab.views.accessibility), then, unless ``follow`` is None
     (the class has ended), ``follow_teacher(*follow)``. Served with the route, both are one element: the live
     regions are the follower's (the same regions, the same key, from run to run, whether it follows or not)."""
-    if not route_mounted:
+    if not served.routes_mounted:
         announce(live_key, message, error=error, focus=focus)
         if follow is not None:
             follow_teacher(*follow)
@@ -232,7 +229,7 @@ async def class_version_answer(query_string: bytes | str) -> tuple[int, dict]:
     answer = await _answer_now(code, key)
     drawn = int(after) if after.isascii() and after.isdigit() and len(after) <= 12 else None  # "²" is a digit too
     if drawn is not None and answer[0] == 200 and answer[1]["open"] and answer[1]["version"] <= drawn:
-        if _held_now[0] < MAX_HELD:  # beyond that, answered at once, as without ``after``
+        if _held_now < MAX_HELD:  # beyond that, answered at once, as without ``after``
             answer = await _held(code, key, drawn)
     return answer
 
@@ -291,7 +288,7 @@ async def _read_afresh(code: str):
 HOLD_S = 2.0
 WATCH_EVERY_S = 0.1
 MAX_HELD = 5000
-_held_now = [0]
+_held_now = 0  # checks held in this process (on the event loop only)
 _watches: dict[str, dict] = {}  # class code -> its watch; touched on the event loop only
 
 
@@ -313,8 +310,9 @@ async def _held(code: str, key: str, after: int) -> tuple[int, dict]:
     if watch is None:  # "seen": the watcher's last reading ("unread" before its first)
         watch = _watches[code] = {"seen": "unread", "moved": asyncio.Event(), "waiting": 0}
         watch["task"] = asyncio.ensure_future(_watch(code, watch))  # held here: a task nobody holds may be collected
+    global _held_now
     watch["waiting"] += 1
-    _held_now[0] += 1
+    _held_now += 1
     try:
         # the reading and the event are taken together (no await between): the watcher changes both at once
         while watch["seen"] == "unread" or not _says_something_new(watch["seen"], after):
@@ -330,7 +328,7 @@ async def _held(code: str, key: str, after: int) -> tuple[int, dict]:
         return await _answer_now(code, key)
     finally:
         watch["waiting"] -= 1
-        _held_now[0] -= 1
+        _held_now -= 1
 
 
 async def _watch(code: str, watch: dict) -> None:
@@ -367,11 +365,8 @@ async def _version_response(scope):
 
 
 def routes() -> list:
-    """The HTTP route server.py mounts beside the app; marks the pages of this process as able to use it."""
+    """The HTTP route server.py mounts beside the app."""
     from starlette.routing import Route
-
-    global route_mounted
-    route_mounted = True
 
     async def class_version_endpoint(request):
         return await _version_response(request.scope)
