@@ -51,6 +51,36 @@ def test_in_session_state_answers_as_streamlit_for_every_key(page):
     assert any(state_lookup.STREAMLIT_CONTAINS(state, k) for k in presented)
 
 
+def kept(state, read) -> dict:
+    """What a compaction keeps as old values: ``read(state, key)`` for each key, as Streamlit's loop does it."""
+    values = {}
+    for key in state:
+        try:
+            values[key] = read(state, key)
+        except KeyError:
+            pass
+    return values
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_a_run_keeps_each_value_as_streamlit_does_without_presenting_it(page):
+    """The old values a run starts from: the same keys and the same values as Streamlit's compaction keeps, for
+    every key of a real page's session; the components' values are kept as stored, not as the presenter's
+    write-through dict (what the shortcut skips), which holds the same items."""
+    at = open_linked_page(page)
+    state = at.session_state._state._state
+    ours, streamlits = kept(state, state_lookup.stored), kept(state, SessionState.__getitem__)
+    assert ours.keys() == streamlits.keys() and len(ours) > 10
+    presented = [k for k in ours if type(ours[k]) is not type(streamlits[k])]
+    assert presented, "no component on the page: the case the shortcut is for is not tested"
+    assert all(isinstance(ours[k], dict) and isinstance(streamlits[k], dict) for k in presented)
+    assert {k: dict(v) if k in presented else v for k, v in streamlits.items()} == ours
+    # and the compaction itself: the old values it leaves, the new ones cleared
+    state_lookup.compact_state(state)
+    assert state._old_state.keys() >= ours.keys() and not state._new_session_state and not state._new_widget_state
+    assert {k: state._old_state[k] for k in ours} == ours
+
+
 def test_installed_once_in_every_widget_module():
     state_lookup.install()
     first = [importlib.import_module(name).get_session_state for name in state_lookup.WIDGET_MODULES]
@@ -58,6 +88,7 @@ def test_installed_once_in_every_widget_module():
     again = [importlib.import_module(name).get_session_state for name in state_lookup.WIDGET_MODULES]
     assert first == again and all(f._lab_view for f in first)
     assert SessionState.__contains__ is state_lookup.contains
+    assert SessionState._compact_state is state_lookup.compact_state
 
 
 def _one_key_uses(tree: ast.AST) -> tuple[int, list[str]]:

@@ -19,6 +19,14 @@ presented value (a new class each time). Registering any widget asks that twice,
 (live regions, the bar predictor, the follower) paid it on every run: 9 % of the server's CPU while 150 class
 pages redrew at once (py-spy --gil). A presenter swallows every error and only ever returns a value, so whether
 ``self[key]`` raises KeyError does not depend on it; tests/test_state_lookup.py checks the answers are the same.
+
+And it gives ``SessionState`` a ``_compact_state`` (what every run does first: each value of the last run is kept
+as the old value) that keeps each value as stored, not presented. Streamlit's keeps ``self[key]``, so every
+component on the page built its presented value, a write-through dict of a class defined anew on each call, at
+the start of every run: 4 % of a student page's rerun (bench A/B of one page's activity part, 200 reruns x 10,
+alternating). The presented value holds the stored one plus the component's trigger values, and those are reset
+at the end of every run (``_reset_triggers``), so it is the stored value in another dict; every read of the kept
+value presents it again as before. tests/test_state_lookup.py compares what both keep for every key of real pages.
 """
 
 from __future__ import annotations
@@ -97,20 +105,41 @@ STREAMLIT_CONTAINS = _session_state.SessionState.__contains__  # Streamlit's own
 def contains(state, key) -> bool:
     """``key in state`` as Streamlit 1.67's ``SessionState.__contains__`` answers it (``state[key]`` raises
     KeyError or not), without passing the value found through its widget's presenter (see the module's text)."""
-    widget_id = state._get_widget_id(key)
-    if widget_id in state._key_id_mapper.id_key_mapping and widget_id == key:
-        key = state._key_id_mapper.id_key_mapping[widget_id]  # a raw widget id: looked up by its user key
     try:
-        state._getitem(widget_id, key)
+        stored(state, key)
     except KeyError:
         return False
     return True
 
 
+STREAMLIT_COMPACT_STATE = _session_state.SessionState._compact_state
+
+
+def stored(state, key):
+    """``state[key]`` as Streamlit 1.67's ``SessionState.__getitem__`` finds it, not passed through the widget's
+    presenter (KeyError when there is nothing)."""
+    widget_id = state._get_widget_id(key)
+    if widget_id in state._key_id_mapper.id_key_mapping and widget_id == key:
+        key = state._key_id_mapper.id_key_mapping[widget_id]  # a raw widget id: looked up by its user key
+    return state._getitem(widget_id, key)
+
+
+def compact_state(state) -> None:
+    """Streamlit 1.67's ``SessionState._compact_state``, keeping each value as stored (see the module's text)."""
+    for key_or_wid in state:
+        try:
+            state._old_state[key_or_wid] = stored(state, key_or_wid)
+        except KeyError:
+            pass  # as Streamlit: widget state without metadata (streamlit/streamlit#7206)
+    state._new_session_state.clear()
+    state._new_widget_state.clear()
+
+
 def install() -> None:
-    """Give each widget module the reader above, and ``SessionState`` the ``__contains__`` above, once per process
-    (later calls do nothing)."""
+    """Give each widget module the reader above, and ``SessionState`` the ``__contains__`` and ``_compact_state``
+    above, once per process (later calls do nothing)."""
     _session_state.SessionState.__contains__ = contains
+    _session_state.SessionState._compact_state = compact_state
     for name in WIDGET_MODULES:
         module = importlib.import_module(name)
         original = module.get_session_state
