@@ -42,7 +42,7 @@ from lab.views.class_keys import Keys
 from lab.views.class_question import answer_markdown, draw_question
 from lab.views.classroom_db import class_activity, class_version, engine
 from lab.views.common import chart, figure, show_feedback
-from lab.views.follow import announce_and_follow, lends_page_redraw, page_redraw
+from lab.views.follow import announce_and_follow, draw_lines, lends_page_redraw, page_redraw, shown_line
 from lab.views.once_per_server import pq_table
 from lab.views.page_state import drawn_outside, in_whole_page, redraw_page_if_changed, whole_page
 from lab.views.presentation import is_presenting
@@ -109,20 +109,20 @@ def _submit_answer(code: str, token: str, activity_id: int, number: int) -> None
     )
 
 
-def vote_again_note(activity: ActivityView, state: StudentState) -> str:
-    """Round 2 or later: vote again, with the student's round 1 prediction (markdown)."""
+def vote_again_note(activity: ActivityView, state: StudentState) -> dict:
+    """Round 2 or later: vote again, with the student's round 1 prediction (a shown_line)."""
     spec = activity.spec
-    return (
-        f"**Round {activity.round}: vote again.** Talk it over with your neighbour, then submit your prediction "
-        "again (the same or a new one)."
+    return shown_line(
+        "Talk it over with your neighbour, then submit your prediction again (the same or a new one)."
         + (
             " Your round 1 prediction: "
             # "0.40 for r(B)", as the saved caption: before the reveal nothing on the page reads as a statement of r
-            + markdown_escape(", ".join(f"{float(v):.2f} for {f}" for f, v in zip(spec.fields, state.earlier)))
+            + ", ".join(f"{float(v):.2f} for {f}" for f, v in zip(spec.fields, state.earlier))
             + "."
             if state.earlier
             else ""
-        )
+        ),
+        bold=f"Round {activity.round}: vote again.",
     )
 
 
@@ -225,24 +225,25 @@ def predict_student(state: StudentState, code: str, token: str, heading: str) ->
     return said, refused  # the round, what is saved and the exact answer are drawn by student_live
 
 
-def round_and_saved(state: StudentState, just_told: bool) -> None:
-    """Under a prediction's form, in the live part (a new round redraws only that): from round 2 the vote-again
-    note, then what the database holds, whatever the boxes show (they may hold a value not submitted yet); nothing
-    of the kind when the page has just said what a Submit came to (``just_told``). Notes the round it drew: what a
-    Submit is saved for (shown_round)."""
+def round_and_saved(state: StudentState, just_told: bool) -> list[dict]:
+    """The lines under a prediction's form, in the live part (a new round redraws only that; shown_line): from
+    round 2 the vote-again note, then what the database holds, whatever the boxes show (they may hold a value not
+    submitted yet); nothing of the kind when the page has just said what a Submit came to (``just_told``). Notes
+    the round it drew: what a Submit is saved for (shown_round)."""
     activity = state.activity
     spec = activity.spec
     st.session_state[Keys.ROUND_SHOWN] = (activity.id, activity.round)
-    if activity.round > 1:
-        st.markdown(vote_again_note(activity, state))
+    lines = [vote_again_note(activity, state)] if activity.round > 1 else []
     saved = state.prediction
     if saved:
         # "0.60 for r(B)", not "r(B) = 0.60": before the reveal nothing on the page reads as a statement of r
         values = ", ".join(f"{float(v):.2f} for {f}" for f, v in zip(spec.fields, saved))
         waiting = "" if state.exact is not None else " The exact answer appears here when your teacher reveals it."
-        st.caption(markdown_escape(f"Saved in the class database: {values} (at {clock(state.saved_at)}).") + waiting)
+        saved_text = f"Saved in the class database: {values} (at {clock(state.saved_at)}).{waiting}"
+        lines.append(shown_line(saved_text, small=True))
     elif not just_told:
-        st.caption("Nothing saved yet for this activity.")
+        lines.append(shown_line("Nothing saved yet for this activity.", small=True))
+    return lines
 
 
 def problem_card(state: StudentState, problem, code: str, token: str) -> tuple[str, str]:
@@ -453,16 +454,17 @@ def student_live(code: str, token: str, state: StudentState, said: str, refused:
         redraw_page_if_changed(Keys.STUDENT_DRAWN, student_view(state))
         said, refused, focus = "", "", ""
     activity = state.activity
+    lines = []
     if activity is not None and activity.kind == PREDICT:
         if state.exact is None:  # after the reveal, the table says what was saved, and no Submit is taken
-            round_and_saved(state, bool(said or refused))
+            lines = round_and_saved(state, bool(said or refused))
         else:
             said = said or revealed_prediction(state)
     # Last, so a run cut short keeps the previous (older) version on the page, which then redraws it.
     following = None
     if state.open:
         following = (state.code, state.version, state.follow_key, follow, layout_of(state), live_of(state))
-    announce_and_follow(Keys.LIVE, said or student_said(state), refused, focus, following)
+    announce_and_follow(Keys.LIVE, said or student_said(state), refused, focus, following, lines)
 
 
 def student_page(code: str, token: str) -> None:
@@ -555,7 +557,7 @@ def student_activity_drawn(code: str, token: str, state: StudentState, down: boo
         page_redraw(lent=activity is not None and activity.kind == PREDICT)
     if down:
         if activity is not None and activity.kind == PREDICT:
-            round_and_saved(state, bool(said or refused))  # as last read: what was saved stays on screen
+            draw_lines(round_and_saved(state, bool(said or refused)))  # as last read: what was saved stays
         refused = st.session_state.get(Keys.DOWN_WORDS, DATABASE_DOWN)
         announce(Keys.LIVE, said or student_said(state), error=refused, focus=focus)
         wait_for_database()

@@ -21,6 +21,7 @@ import streamlit as st
 from lab.classroom import naming
 from lab.classroom.actions import database_down
 from lab.classroom.gate import gate
+from lab.core.formatting import markdown_escape
 from lab.views import classroom_db, component_code, served
 from lab.views.accessibility import LIVE_REGION_FUNCTION, LIVE_REGION_HTML, announce, live_data, live_element_key
 from lab.views.class_keys import Keys
@@ -120,10 +121,35 @@ function follow(component) {
 _JS = _FOLLOW_FUNCTION + "export default follow;\n"
 # A student page's follower is its live region too (lab.views.accessibility): one element instead of two in the part
 # every page of a class redraws at the same moment (docs/performance.md).
+# The lines a student's live part shows (announce_and_follow's ``lines``), as plain text (never HTML), above its
+# live regions (presentation.py's CSS shows the element only while it has lines, and never the regions).
+_SHOWN_HTML = '<div data-shown=""></div>'
+_SHOWN_FUNCTION = """
+function shownLines({ data, parentElement }) {
+  const box = parentElement.querySelector("[data-shown]");
+  const lines = (data && data.shown) || [];
+  const drawn = JSON.stringify(lines);
+  if (!box || box.dataset.shown === drawn) return;
+  box.dataset.shown = drawn;
+  box.replaceChildren(...lines.map((line) => {
+    const p = document.createElement("p");
+    if (line.small) p.className = "rl-small";
+    if (line.bold) {
+      const strong = document.createElement("strong");
+      strong.textContent = line.bold;
+      p.append(strong, " ");
+    }
+    p.append(String(line.text || ""));
+    return p;
+  }));
+}
+"""
 _LIVE_JS = (
     LIVE_REGION_FUNCTION
+    + _SHOWN_FUNCTION
     + _FOLLOW_FUNCTION
-    + "export default function (component) { liveRegion(component); return follow(component); }\n"
+    + "export default function (component) {\n"
+    + "  shownLines(component); liveRegion(component); return follow(component);\n}\n"
 )
 
 # The activity part's trigger, drawn outside the fragment that holds the follower: it only lends the follower a way to
@@ -140,7 +166,7 @@ export default function (component) {
 # their code fetched once by each browser, not sent in every element (lab.views.component_code)
 _follower = component_code.component("residual_lab.class_follower", js=_JS)
 _live_follower = component_code.component(
-    "residual_lab.live_class_follower", html=LIVE_REGION_HTML, js=_LIVE_JS, isolate_styles=False
+    "residual_lab.live_class_follower", html=_SHOWN_HTML + LIVE_REGION_HTML, js=_LIVE_JS, isolate_styles=False
 )
 _page_redraw = st.components.v2.component("residual_lab.class_page_redraw", js=_PAGE_JS)
 
@@ -178,16 +204,35 @@ def follow_teacher(
         st.fragment(run_every=FOLLOW_EVERY_S)(fragment)(code, drawn_version)
 
 
-def announce_and_follow(live_key: str, message: str, error: str, focus: str, follow: tuple | None) -> None:
-    """``announce(live_key, message, error=…, focus=…)`` (lab.views.accessibility), then, unless ``follow`` is None
-    (the class has ended), ``follow_teacher(*follow)``. Served with the route, both are one element: the live
-    regions are the follower's (the same regions, the same key, from run to run, whether it follows or not)."""
+def shown_line(text: str, bold: str = "", small: bool = False) -> dict:
+    """A line of plain text that :func:`announce_and_follow` shows (``bold``: its first words, in bold; ``small``:
+    as a caption)."""
+    return {"bold": bold, "text": text, "small": small}
+
+
+def draw_lines(lines: list[dict]) -> None:
+    """``shown_line`` lines as Streamlit elements: a caption for a small one, else markdown."""
+    for line in lines:
+        text = (f"**{markdown_escape(line['bold'])}** " if line["bold"] else "") + markdown_escape(line["text"])
+        (st.caption if line["small"] else st.markdown)(text)
+
+
+def announce_and_follow(
+    live_key: str, message: str, error: str, focus: str, follow: tuple | None, lines: list[dict] = ()
+) -> None:
+    """``lines`` (:func:`shown_line`), then ``announce(live_key, message, error=…, focus=…)``
+    (lab.views.accessibility), then, unless ``follow`` is None (the class has ended), ``follow_teacher(*follow)``.
+    Served with the route, all three are one element: the live regions are the follower's (the same regions, the
+    same key, from run to run, whether it follows or not), and it shows the lines above them (every page of a class
+    draws this part at the same moment, and each element costs the server per page: docs/performance.md)."""
     if not served.routes_mounted:
+        draw_lines(lines)
         announce(live_key, message, error=error, focus=focus)
         if follow is not None:
             follow_teacher(*follow)
         return
     data = live_data(live_key, message, error=error, focus=focus)
+    data["shown"] = list(lines)
     if follow is not None:
         code, drawn_version, key, _fragment, *rest = follow
         data.update(_follow_data(code, drawn_version, key, *rest))

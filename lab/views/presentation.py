@@ -40,11 +40,15 @@ label:has(input[type="checkbox"]:focus-visible), label:has(input[type="radio"]:f
   outline-offset: 2px !important;
 }}
 {_CODE_CSS}
-/* live regions and the scroll-box observer (lab/views/accessibility.py): out of the layout and invisible */
-[class*="st-key-live-"], .st-key-a11y-scroll-boxes {{
+/* live regions and the scroll-box observer (lab/views/accessibility.py): out of the layout and invisible; a student
+   page's live part shows its lines (lab/views/follow.py: the round, what was saved), its regions still invisible */
+[class*="st-key-live-"]:not(:has([data-shown] > p)), .st-key-a11y-scroll-boxes, [class*="st-key-live-"] [data-live] {{
   position: absolute !important; width: 1px !important; height: 1px !important; overflow: hidden !important;
   clip-path: inset(50%) !important; white-space: nowrap !important; margin: -1px !important; padding: 0 !important;
 }}
+[data-shown] p {{ margin: 0 0 0.5rem; }}
+[data-shown] p:last-child {{ margin-bottom: 0; }}
+[data-shown] p.rl-small {{ font-size: 0.875rem; color: rgba(17, 17, 17, 0.6); }}
 h1, h2, h3, h4 {{ overflow-wrap: anywhere; }}
 [data-testid="stMarkdownContainer"]:has(> table) {{ overflow-x: auto; }}
 @media (min-width: 700px) {{ [class*="st-key-scroll-cue-"] {{ display: none !important; }} }}
