@@ -9,13 +9,18 @@ generation (``gc.freeze()``: never scanned again; freeing by reference count wor
 young generation every 10,000 allocations instead of 700: the same run took 0.13 s (docs/performance.md, "At
 commit f8f38cc against 71e9c4a"). Cycles are still collected, and ``runner.postScriptGC`` stays off
 (.streamlit/config.toml).
+
+The middle generation is collected every 100 young collections instead of 20. When a teacher's action redraws 300
+pages at once, what those runs made is still alive (their messages wait to be sent), so a middle collection scans
+it all and frees nothing: 0.1–0.2 s each, two or three in five bursts, half the collector's time there
+(docs/performance.md, "Fewer collections during a burst").
 """
 
 from __future__ import annotations
 
 import gc
 
-THRESHOLDS = (10_000, 20, 100)  # young, middle, old: see gc.set_threshold
+THRESHOLDS = (10_000, 100, 100)  # young, middle, old: see gc.set_threshold
 _installed = []
 
 
