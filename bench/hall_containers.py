@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -127,6 +128,7 @@ def run(sizes: list[int], rounds: int) -> None:
             signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut the tear-down short
             t = time.monotonic()
             tear_down(play_file)
+            shutil.rmtree(work, ignore_errors=True)  # the play file and the secrets made for this run
             left = left_behind(in_store)
             say(f"torn down in {time.monotonic() - t:.1f} s; left behind: {left or 'nothing'}")
     finally:
