@@ -44,7 +44,12 @@ Two parts, each printed side by side for SQLite and PostgreSQL:
    voted, each page following the teacher, and the projector; the teacher opens an activity, shows the responses,
    votes again and reveals, ``--hall-rounds`` times (default 3). Per action: the last page, the median page, the
    projector, the server CPU a page and the elements a redraw sent, beside the floor (as many sessions of
-   bench/minimal_app.py rerun at once, served the same way), as medians over the rounds.
+   bench/minimal_app.py rerun at once, served the same way), as medians over the rounds. Against a deployment
+   already running: ``--hall 600 --hall-url http://127.0.0.1:PORT --hall-pids PID0,PID1 --hall-database URL``
+   (a loopback URL; the server processes' host pids, for their CPU; the database the deployment uses, where the
+   bench makes its classes, students and votes); the floor is then served by deploy/serve with as many
+   replicas as pids, on this machine, in the same run. bench/hall_containers.py does this for the container
+   deployment (deploy/podman/residual-lab.yaml) in one command.
 
 Usage: ``python bench/bench_classroom.py [--students 300] [--window 10] [--postgres URL] [--skip-follow]``
 (PostgreSQL URL default: $RESIDUAL_LAB_TEST_POSTGRES_URL, e.g. from ``eval "$(.ci/postgres start)"``).
@@ -63,6 +68,7 @@ import sys
 import tempfile
 import threading
 import time
+import urllib.parse
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -871,10 +877,14 @@ def start_replicas(app: str, replicas: int):
     return proc, url, [r["pid"] for r in json.loads((run_dir / "replicas.json").read_text()).values()]
 
 
-def hall_bench(sizes: list[int], replicas: int = 0, rounds: int = 3) -> None:
+def hall_bench(
+    sizes: list[int], replicas: int = 0, rounds: int = 3, running: tuple[str, list[int], str] | None = None
+) -> None:
     """Print, for each class size, each action's time until the last page showed it and the server CPU per page,
     beside the floor (the minimal app, as many sessions rerun at once, served the same way) measured in the same
-    run, and the ratio. ``replicas``: served by deploy/serve.py with that many replicas behind HAProxy."""
+    run, and the ratio. ``replicas``: served by deploy/serve.py with that many replicas behind HAProxy.
+    ``running``: (url, server pids, database URL) of a deployment already running (the container deployment:
+    bench/hall_containers.py); the floor is then served by deploy/serve.py with as many replicas as pids."""
     from tests.browserlib import start_streamlit, stop_process
 
     procs = []
@@ -882,7 +892,18 @@ def hall_bench(sizes: list[int], replicas: int = 0, rounds: int = 3) -> None:
     os.environ["RESIDUAL_LAB_DATA"] = data
     os.environ.pop("RESIDUAL_LAB_DATABASE_URL", None)
     try:
-        if replicas:
+        if running:
+            url, pids, database = running
+            floor_proc, floor_url, floor_pids = start_replicas("bench/minimal_app.py", len(pids))
+            procs.append(floor_proc)
+            engine = make_engine(database)
+            print(
+                f"the app: the deployment running at {url} ({len(pids)} server processes {','.join(map(str, pids))}, "
+                f"database {engine.url.render_as_string(hide_password=True)}); the floor: bench/minimal_app.py "
+                f"through deploy/serve with {len(pids)} replica{'s' if len(pids) > 1 else ''} on this machine "
+                "(not in containers)"
+            )
+        elif replicas:
             proc, url, pids = start_replicas("server.py", replicas)
             procs.append(proc)
             floor_proc, floor_url, floor_pids = start_replicas("bench/minimal_app.py", replicas)
@@ -894,7 +915,8 @@ def hall_bench(sizes: list[int], replicas: int = 0, rounds: int = 3) -> None:
             floor_proc, floor_url = start_streamlit("bench/minimal_app.py", cwd=ROOT, quiet=True)
             procs.append(floor_proc)
             floor_pids = [floor_proc.pid]
-        engine = make_engine(f"sqlite:///{os.environ['RESIDUAL_LAB_DATA']}/classroom.db")
+        if not running:
+            engine = make_engine(f"sqlite:///{os.environ['RESIDUAL_LAB_DATA']}/classroom.db")
         for n in sizes:
             floors = hall_floor(floor_url, floor_pids, n, rounds)
             results = hall_class(url, pids, engine, n, rounds=rounds)
@@ -966,11 +988,29 @@ def main() -> None:
         help="with --hall: each action (and the floor) measured this many times; medians are printed",
     )
     parser.add_argument(
+        "--hall-url",
+        help="with --hall: a deployment already running (loopback), e.g. http://127.0.0.1:8501 (HAProxy); needs "
+        "--hall-pids and --hall-database; the floor is served by deploy/serve with as many replicas as pids",
+    )
+    parser.add_argument("--hall-pids", help="with --hall-url: the server processes' ids (comma-separated), for CPU")
+    parser.add_argument(
+        "--hall-database",
+        help="with --hall-url: the URL of the database the deployment uses, reachable from here (the bench makes "
+        "its classes, students and votes there)",
+    )
+    parser.add_argument(
         "--student-read",
         action="store_true",
         help="only a student's page read (what every page of a class reads at once), beside SELECT 1",
     )
     args = parser.parse_args()
+    if args.hall_url or args.hall_pids or args.hall_database:
+        if not (args.hall and args.hall_url and args.hall_pids and args.hall_database):
+            parser.error("--hall-url, --hall-pids and --hall-database go together, with --hall")
+        if args.hall_replicas:
+            parser.error("--hall-replicas starts its own deployment: not with --hall-url")
+        if urllib.parse.urlsplit(args.hall_url).hostname not in ("127.0.0.1", "localhost", "::1"):
+            parser.error("--hall-url must be a loopback address")
     if args.student_read:
         urls = [f"sqlite:///{tempfile.mkdtemp(prefix='classbench-')}/classroom.db"]
         urls += [args.postgres] if args.postgres else []
@@ -978,7 +1018,11 @@ def main() -> None:
         table([student_read_bench(url) for url in urls])
         return
     if args.hall:
-        hall_bench([int(n) for n in args.hall.split(",")], args.hall_replicas, args.hall_rounds)
+        running = None
+        if args.hall_url:
+            pids = [int(p) for p in args.hall_pids.split(",")]
+            running = (args.hall_url.rstrip("/"), pids, args.hall_database)
+        hall_bench([int(n) for n in args.hall.split(",")], args.hall_replicas, args.hall_rounds, running)
         return
     if not args.skip_dashboard:
         print(f"teacher's dashboard, {args.refreshes} refreshes of its 2-second fragment, one after another")

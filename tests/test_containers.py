@@ -25,8 +25,6 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import fcntl
-import ipaddress
 import json
 import os
 import random
@@ -37,23 +35,31 @@ import subprocess
 import sys
 import threading
 import time
-import urllib.error
-import urllib.request
-from pathlib import Path
 
 import pytest
 
 from loadclient import PAGES, Student
+from podmanlib import (
+    APP,
+    MAKE_SECRETS,
+    POSTGRES,
+    build_images,
+    free_port,
+    free_subnet,
+    haproxy_stats,
+    hold_the_lock,
+    http_get,
+    last_log_lines,
+    left_behind,
+    play_file_for,
+    podman,
+    podman_objects,
+    residual_lab_pods,
+    tear_down,
+    wait_for,
+)
 
-ROOT = Path(__file__).resolve().parents[1]
-PLAY_KUBE = ROOT / "deploy" / "podman" / "residual-lab.yaml"
-BUILD = ROOT / "deploy" / "container" / "build"
-MAKE_SECRETS = ROOT / "deploy" / "container" / "make-secrets"
-CONTAINERS_CONF = ROOT / "deploy" / "container" / "containers.conf"
 PREFIX = "residual-lab-test"  # this test's network, secret and volume (a real deployment's are "residual-lab")
-APP = ["residual-lab-pod-0-app", "residual-lab-pod-1-app"]
-PROXY = "residual-lab-proxy-pod-0-haproxy"
-POSTGRES = "residual-lab-postgres-pod-0-postgres"
 STUDENTS = 12
 CHANGES = 6
 
@@ -80,53 +86,6 @@ def report(message: str) -> None:
         sys.stderr.flush()
 
 
-def podman(*args: str, check: bool = True, timeout: float = 300) -> subprocess.CompletedProcess:
-    env = {**os.environ, "CONTAINERS_CONF": str(CONTAINERS_CONF)}
-    result = subprocess.run(["podman", *args], capture_output=True, text=True, timeout=timeout, env=env)
-    if check and result.returncode != 0:
-        raise AssertionError(f"podman {' '.join(args)}: exit {result.returncode}: {result.stderr.strip()}")
-    return result
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def http_get(url: str, cookie: str = "", timeout: float = 5) -> tuple[int, list[str], bytes]:
-    """Status, the Set-Cookie headers and the body of a GET."""
-    request = urllib.request.Request(url, headers={"Cookie": cookie} if cookie else {})
-    try:
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            return response.status, response.headers.get_all("Set-Cookie") or [], response.read()
-    except urllib.error.HTTPError as exc:
-        return exc.code, exc.headers.get_all("Set-Cookie") or [], exc.read()
-
-
-def wait_for(what: str, check, timeout: float, every: float = 0.5):
-    deadline = time.monotonic() + timeout
-    last = None
-    while time.monotonic() < deadline:
-        try:
-            last = check()
-            if last:
-                return last
-        except OSError as exc:
-            last = exc
-        time.sleep(every)
-    raise AssertionError(f"{what}: not within {timeout:.0f} s (last: {last!r})")
-
-
-def haproxy_stats() -> dict[str, dict[str, str]]:
-    """HAProxy's stats of the replicas (r0, r1), read inside the proxy's pod (the page is on its loopback)."""
-    script = 'import urllib.request; print(urllib.request.urlopen("http://127.0.0.1:8404/stats;csv").read().decode())'
-    lines = podman("exec", PROXY, "python3", "-c", script, timeout=30).stdout.splitlines()
-    header = lines[0].lstrip("# ").split(",")
-    rows = [dict(zip(header, line.split(","))) for line in lines[1:] if line]
-    return {r["svname"]: r for r in rows if r["pxname"] == "replicas" and r["svname"] in ("r0", "r1")}
-
-
 def app_python(container: str, code: str) -> dict:
     """Run Python in a replica's container, with the app's code and its database URL; its JSON result."""
     result = podman("exec", container, "python", "-c", code, timeout=60)
@@ -137,109 +96,23 @@ def psql(sql: str) -> str:
     return podman("exec", POSTGRES, "psql", "-U", "lab", "-d", "residual_lab", "-Atc", sql, timeout=30).stdout.strip()
 
 
-def free_subnet() -> str:
-    """A /24 no podman network and no route of this machine uses."""
-    used = set()
-    for name in podman("network", "ls", "--format", "{{.Name}}").stdout.split():
-        info = json.loads(podman("network", "inspect", name).stdout)[0]
-        used |= {s["subnet"] for s in info.get("subnets", [])}
-    routes = subprocess.run(["ip", "-4", "route"], capture_output=True, text=True).stdout if shutil.which("ip") else ""
-    for third in range(240, 250):
-        subnet = f"10.89.{third}.0/24"
-        net = ipaddress.ip_network(subnet)
-        if subnet not in used and not any(
-            w.count(".") == 3 and ipaddress.ip_network(w, strict=False).overlaps(net)
-            for w in routes.split()
-            if w[0].isdigit() and "/" in w
-        ):
-            return subnet
-    raise AssertionError("no free 10.89.240-249.0/24 subnet for the test network")
-
-
-LOCK = Path("/run/lock" if Path("/run/lock").is_dir() else "/tmp") / "residual-lab-containers-test.lock"
-
-
-def hold_the_lock():
-    """One run of this test at a time on a machine (the pods' names are fixed): wait for another run to end."""
-    handle = LOCK.open("w")
-    deadline = time.monotonic() + 900
-    while True:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            return handle
-        except BlockingIOError:
-            assert time.monotonic() < deadline, "another run of this test held the lock for 15 minutes"
-            time.sleep(2)
-
-
 def remove_stale_test_deployment() -> None:
-    """A run of this test that was killed leaves its pods (they live outside the test's processes); with the
-    lock held, pods on a test network are such leftovers: remove them. Pods of a real deployment on this
-    machine (not on a test network) are left alone."""
-    pods = podman("pod", "ps", "--format", "{{.Name}}", "--filter", "name=^residual-lab").stdout.split()
-    if not pods:
-        return
-    networks = podman("pod", "inspect", *pods, "--format", "{{.InfraConfig.Networks}}", check=False).stdout
-    if f"{PREFIX}-" not in networks:
-        message = f"pods {pods} of another residual-lab deployment run here; stop them first"
+    """A run of this test (or of bench/hall_containers.py) that was killed leaves its pods (they live outside its
+    processes); with the lock held, pods on one of their networks are such leftovers: remove them. Pods of a real
+    deployment on this machine (not on such a network) are left alone, and the test does not run beside them."""
+    ours, others = residual_lab_pods()
+    if others:
+        message = f"pods {others} of another residual-lab deployment run here; stop them first"
         if os.environ.get("CI") == "true":
             pytest.fail(message, pytrace=False)
         pytest.skip(message)
-    report(f"removing pods a killed run of this test left: {pods}")
-    tear_down(None)
-
-
-def tear_down(play_file: Path | None) -> None:
-    if play_file is not None:
-        podman("play", "kube", "--down", str(play_file), check=False, timeout=120)
-    for pod in podman("pod", "ps", "--format", "{{.Name}}", "--filter", "name=^residual-lab").stdout.split():
-        podman("pod", "rm", "--force", pod, check=False, timeout=120)
-    for name in podman("secret", "ls", "--format", "{{.Name}}").stdout.split():
-        if name.startswith(PREFIX):
-            podman("secret", "rm", name, check=False)
-    for name in podman("volume", "ls", "--format", "{{.Name}}").stdout.split():
-        if name.startswith(PREFIX):
-            podman("volume", "rm", "--force", name, check=False)
-    for name in podman("network", "ls", "--format", "{{.Name}}").stdout.split():
-        if name.startswith(f"{PREFIX}-"):
-            podman("network", "rm", "--force", name, check=False)
-
-
-def play_file_for_test(tmp_path: Path, port: int, subnet: str) -> Path:
-    """deploy/podman/residual-lab.yaml with this test's port, secret, volume and network addresses."""
-    text = PLAY_KUBE.read_text()
-    replacements = {
-        "hostPort: 8501": f"hostPort: {port}",
-        "secretKeyRef: {name: residual-lab,": f"secretKeyRef: {{name: {PREFIX},",
-        "claimName: residual-lab-postgres": f"claimName: {PREFIX}-postgres",
-        "value: 10.89.24.0/24": f"value: {subnet}",
-    }
-    for old, new in replacements.items():
-        assert old in text, old
-        text = text.replace(old, new)
-    path = tmp_path / "residual-lab.yaml"
-    path.write_text(text)
-    return path
-
-
-LISTINGS = {
-    "pods": ("pod", "ps", "--format", "{{.Name}}"),
-    "containers": ("ps", "--all", "--format", "{{.Names}}"),
-    "volumes": ("volume", "ls", "--format", "{{.Name}}"),
-    "networks": ("network", "ls", "--format", "{{.Name}}"),
-    "secrets": ("secret", "ls", "--format", "{{.Name}}"),
-}
-
-
-def podman_objects() -> dict[str, set[str]]:
-    """What podman's store holds besides images, by name."""
-    return {kind: set(podman(*command).stdout.split()) for kind, command in LISTINGS.items()}
+    if ours:
+        report(f"removing pods a killed run left: {ours}")
+        tear_down(None)
 
 
 def dump_logs() -> None:
-    for name in [POSTGRES, *APP, PROXY]:
-        logs = podman("logs", "--tail", "15", name, check=False)
-        report(f"--- last log lines of {name}:\n{logs.stdout}{logs.stderr}")
+    report(last_log_lines())
 
 
 # --- the students (tests/loadclient.py: Streamlit's WebSocket protocol) ----------------------------------------
@@ -336,13 +209,7 @@ def test_kubernetes_yaml_on_podman_end_to_end(tmp_path, request):
 
     lock = hold_the_lock()  # released when the file closes: at the end, or when the test fails before the pods
     t = time.monotonic()
-    build = subprocess.run(
-        [str(BUILD)],
-        capture_output=True,
-        text=True,
-        timeout=1200,
-        env={**os.environ, "CONTAINERS_CONF": str(CONTAINERS_CONF)},
-    )
+    build = build_images()
     assert build.returncode == 0, build.stderr[-3000:]
     t = lap("build", t)
     report(f"images built in {timings['build']:.0f} s: {' / '.join(build.stderr.strip().splitlines())}")
@@ -351,7 +218,7 @@ def test_kubernetes_yaml_on_podman_end_to_end(tmp_path, request):
     in_store = podman_objects()
     port, subnet = free_port(), free_subnet()
     network = f"{PREFIX}-{os.getpid()}"
-    play_file = play_file_for_test(tmp_path, port, subnet)
+    play_file = play_file_for(PREFIX, tmp_path, port, subnet)
     secrets_dir = tmp_path / "secrets"
     subprocess.run([str(MAKE_SECRETS), str(secrets_dir), "residual-lab-postgres-pod-0"], check=True, timeout=30)
     url = f"http://127.0.0.1:{port}"
@@ -532,8 +399,7 @@ def test_kubernetes_yaml_on_podman_end_to_end(tmp_path, request):
         loop.close(students)
         t = time.monotonic()
         tear_down(play_file)
-        after = podman_objects()
-        left = {kind: sorted(after[kind] - in_store[kind]) for kind in after if after[kind] - in_store[kind]}
+        left = left_behind(in_store)
         timings["tear down"] = time.monotonic() - t
         report(f"torn down in {timings['tear down']:.1f} s (pods, containers, secret, volume, network); left: {left}")
         lock.close()
