@@ -232,7 +232,7 @@ def announce_and_follow(
             follow_teacher(*follow)
         return
     data = live_data(live_key, message, error=error, focus=focus)
-    data["shown"] = list(lines)
+    data["shown"] = tuple(lines)  # a tuple: Streamlit asks of every list in the data whether it is a data frame
     if follow is not None:
         code, drawn_version, key, _fragment, *rest = follow
         data.update(_follow_data(code, drawn_version, key, *rest))
