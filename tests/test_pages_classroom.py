@@ -283,7 +283,7 @@ def test_one_submit_is_saved_once_and_the_page_shows_what_the_database_holds(dat
     classes.open_activity(data, new.code, new.teacher_token, "predict", {"source": "worked-example"})
     token = admission.join_class(data, new.code, "Ann").student_token
     at = open_linked_page(PAGE, {"code": new.code, "student": token})
-    assert any(c.value == "Nothing saved yet for this activity." for c in at.caption)
+    assert any(c.value.replace("\\", "") == "Nothing saved yet for this activity." for c in at.caption)
     at.number_input(key="cls_pred_1_0").set_value(0.55)
     at.number_input(key="cls_pred_1_1").set_value(0.45)
     at.button(key="FormSubmitter:cls_pred_form_1-Submit").click().run()

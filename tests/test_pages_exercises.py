@@ -261,13 +261,16 @@ def test_the_answer_box_suggests_no_answer():
     assert placeholders == {"A fraction, a decimal or a word"}
 
 
+PRESENTING = "html { font-size:"  # presentation mode's larger root font (lab/views/presentation.py)
+
+
 def test_presentation_toggle_on_every_page_and_reveal_on_button_only():
     at = AppTest.from_file(APP, default_timeout=30).run()
     assert any(":focus-visible" in h.proto.body for h in at.get("html"))  # the accessibility styles: always
-    assert not any("font-size" in h.proto.body for h in at.get("html"))
+    assert not any(PRESENTING in h.proto.body for h in at.get("html"))
     at.toggle(key="present").set_value(True).run()
     assert not at.exception
-    assert any("font-size" in h.proto.body for h in at.get("html"))
+    assert any(PRESENTING in h.proto.body for h in at.get("html"))
     at.query_params["teacher"] = token_of(1)  # the presenter's Reveal buttons: a teacher link's only
     at.switch_page(PAGE).run()
     assert at.toggle(key="present").value
@@ -281,7 +284,7 @@ def test_presentation_toggle_on_every_page_and_reveal_on_button_only():
     at.button(key="exq_reveal_1-basic_3").click().run()
     assert at.expander[-1].proto.expanded
     at.toggle(key="present").set_value(False).run()
-    assert not at.get("html") or not any("font-size" in h.proto.body for h in at.get("html"))
+    assert not at.get("html") or not any(PRESENTING in h.proto.body for h in at.get("html"))
     assert "present" not in at.query_params
 
 

@@ -37,6 +37,7 @@ DARK_TEXT = "#111111"  # a label inside a light bar (4.9:1 on the accepted green
 AXIS = "#444444"  # axis lines and the zero line, 9.7:1
 GRID = "#dddddd"  # grid lines: light on purpose, they carry no meaning
 MUTED = "#767676"  # discarded drafts, in the block chart and the Blocks table, 4.5:1
+CAPTION = "#707070"  # a line drawn as a caption (Streamlit's: the theme's #111111 text at 60 %), 4.95:1
 
 # series that are not one of the roles above
 LAW = "#332288"  # a mistaken (or checked) output law: indigo, 12:1

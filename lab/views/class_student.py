@@ -426,17 +426,21 @@ def live_state(code: str, token: str) -> StudentState | None:
     return StudentSeat(code, token).state(engine).value
 
 
-def opened_state(code: str, token: str) -> StudentState | None:
+NOT_ANSWERING = "not answering"  # opened_state's answer when the class's reading found the database not answering
+
+
+def opened_state(code: str, token: str) -> StudentState | str | None:
     """In the activity part's own run: when the teacher opened a new activity, the student's state from the class's
     shared reading (answers.newly_opened: the activity, and that this student has no answer in it), without a read
-    of their own; None when it is not known from that (then the part reads it)."""
+    of their own; None when it is not known from that (then the part reads it); NOT_ANSWERING when that reading
+    found the database not answering (then the whole page says so, without a second wait for it)."""
     last = st.session_state.get(Keys.LAST_STATE)
     if last is None or st.session_state.get(Keys.LAST_TOKEN) != token or last.code != code:
         return None
     read = outcome(lambda _engine: class_activity(code), None, DATABASE_DOWN, gated=False)  # its own bounded wait
-    if read.down or read.value is None:
-        return None
-    return newly_opened(last, read.value)
+    if read.down:
+        return NOT_ANSWERING
+    return None if read.value is None else newly_opened(last, read.value)
 
 
 @st.fragment
@@ -517,6 +521,8 @@ def student_activity(code: str, token: str, state: StudentState, down: bool, foc
     rerun gets the arguments of the last whole run)."""
     if not in_whole_page():
         state = opened_state(code, token)
+        if state is NOT_ANSWERING:
+            st.rerun()  # the whole page says so (and waits for the database)
         if state is None:
             read = StudentSeat(code, token).state(engine)
             if read.value is None or read.waiting or read.down:

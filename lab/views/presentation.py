@@ -48,7 +48,7 @@ label:has(input[type="checkbox"]:focus-visible), label:has(input[type="radio"]:f
 }}
 [data-shown] p {{ margin: 0 0 0.5rem; }}
 [data-shown] p:last-child {{ margin-bottom: 0; }}
-[data-shown] p.rl-small {{ font-size: 0.875rem; color: rgba(17, 17, 17, 0.6); }}
+[data-shown] p.rl-small {{ font-size: 0.875rem; color: {palette.CAPTION}; }}
 h1, h2, h3, h4 {{ overflow-wrap: anywhere; }}
 [data-testid="stMarkdownContainer"]:has(> table) {{ overflow-x: auto; }}
 @media (min-width: 700px) {{ [class*="st-key-scroll-cue-"] {{ display: none !important; }} }}
@@ -87,7 +87,7 @@ PROJECTOR_PAIR_TEXT_PX = 22  # the projector's two rounds side by side (half the
 CLASS_PRESENTING_CSS = """
 <style>
 html { font-size: 24px; }
-[data-testid="stCaptionContainer"], [data-testid="stCaptionContainer"] p,
+[data-testid="stCaptionContainer"], [data-testid="stCaptionContainer"] p, [data-shown] p.rl-small,
 [data-testid="stWidgetLabel"] p, [data-testid="stMetricLabel"] p { color: __INK__ !important; }
 /* after PRESENTATION_CSS's 16 px: the class's charts are drawn with PRESENT_TEXT_PX, and keep it */
 .js-plotly-plot .xtick text, .js-plotly-plot .ytick text, .js-plotly-plot .bartext,
