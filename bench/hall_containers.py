@@ -23,7 +23,6 @@ import argparse
 import os
 import shutil
 import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -35,20 +34,18 @@ sys.path.insert(0, str(ROOT))
 from bench.bench_classroom import hall_bench  # noqa: E402
 from tests.podmanlib import (  # noqa: E402
     APP,
-    MAKE_SECRETS,
     POSTGRES_POD,
     build_images,
-    free_port,
-    free_subnet,
     haproxy_stats,
     hold_the_lock,
     http_get,
     last_log_lines,
     left_behind,
-    play_file_for,
+    play,
     pod_address,
     podman,
     podman_objects,
+    prepare,
     residual_lab_pods,
     tear_down,
     wait_for,
@@ -101,22 +98,18 @@ def run(sizes: list[int], rounds: int) -> None:
             tear_down(None)
         in_store = podman_objects()
         work = Path(tempfile.mkdtemp(prefix="hall-containers-"))
-        port, subnet, network = free_port(), free_subnet(), f"{PREFIX}-{os.getpid()}"
-        play_file = play_file_for(PREFIX, work, port, subnet, TAG)
-        secrets = work / "secrets"
-        subprocess.run([str(MAKE_SECRETS), str(secrets), POSTGRES_POD], check=True, timeout=30)
-        url = f"http://127.0.0.1:{port}"
+        deployment = prepare(PREFIX, work, TAG)
+        url = deployment.url
         try:
-            podman("network", "create", "--subnet", subnet, network)
-            podman("secret", "create", PREFIX, str(secrets / "podman-secret.json"))
             t = time.monotonic()
-            podman("play", "kube", "--network", network, str(play_file), timeout=300)
+            play(deployment)
             wait_for("/_stcore/health through HAProxy", lambda: http_get(f"{url}/_stcore/health")[2] == b"ok", 180)
             wait_for("both replicas answering through HAProxy", lambda: replicas_answer(url), 120, every=1)
             say(f"play kube and both replicas answering through HAProxy at {url}: {time.monotonic() - t:.0f} s")
             pids = [server_pid(name) for name in APP]
-            password = (secrets / "postgres-password").read_text().strip()
-            database = f"postgresql+psycopg://lab:{password}@{pod_address(POSTGRES_POD, network)}:5432/residual_lab"
+            password = (deployment.secrets / "postgres-password").read_text().strip()
+            address = pod_address(POSTGRES_POD, deployment.network)
+            database = f"postgresql+psycopg://lab:{password}@{address}:5432/residual_lab"
             say(f"replicas' server processes: {pids}; load average {os.getloadavg()[0]:.2f}")
             hall_bench(sizes, rounds=rounds, running=(url, pids, database))
             restarts = [podman("inspect", name, "--format", "{{.RestartCount}}").stdout.strip() for name in APP]
@@ -127,7 +120,7 @@ def run(sizes: list[int], rounds: int) -> None:
         finally:
             signal.signal(signal.SIGINT, signal.SIG_IGN)  # a second Ctrl-C must not cut the tear-down short
             t = time.monotonic()
-            tear_down(play_file)
+            tear_down(deployment.play_file)
             shutil.rmtree(work, ignore_errors=True)  # the play file and the secrets made for this run
             left = left_behind(in_store)
             say(f"torn down in {time.monotonic() - t:.1f} s; left behind: {left or 'nothing'}")

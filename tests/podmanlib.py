@@ -21,6 +21,7 @@ import subprocess
 import time
 import urllib.error
 import urllib.request
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -163,6 +164,43 @@ def play_file_for(prefix: str, directory: Path, port: int, subnet: str, tag: str
     path = directory / "residual-lab.yaml"
     path.write_text(text)
     return path
+
+
+@dataclass(frozen=True)
+class Deployment:
+    """One run's deployment of deploy/podman/residual-lab.yaml under ``prefix`` (one of OUR_PREFIXES): where it
+    answers, its network and subnet, its play file (for ``tear_down``) and the secrets deploy/container/make-secrets
+    wrote for it."""
+
+    prefix: str
+    url: str
+    port: int
+    network: str
+    subnet: str
+    play_file: Path
+    secrets: Path
+
+
+def prepare(prefix: str, directory: Path, tag: str = "latest") -> Deployment:
+    """A free loopback port and subnet, the play file and fresh secrets in ``directory``; nothing made in podman
+    yet."""
+    port, subnet = free_port(), free_subnet()
+    secrets = directory / "secrets"
+    subprocess.run([str(MAKE_SECRETS), str(secrets), POSTGRES_POD], check=True, timeout=30)
+    return Deployment(
+        prefix=prefix, url=f"http://127.0.0.1:{port}", port=port, network=f"{prefix}-{os.getpid()}", subnet=subnet,
+        play_file=play_file_for(prefix, directory, port, subnet, tag), secrets=secrets,
+    )  # fmt: skip
+
+
+def play(deployment: Deployment) -> float:
+    """Its network and secret, then ``podman play kube``; the seconds play kube took. Call it with the lock held, and
+    ``tear_down(deployment.play_file)`` afterwards, also when this fails."""
+    podman("network", "create", "--subnet", deployment.subnet, deployment.network)
+    podman("secret", "create", deployment.prefix, str(deployment.secrets / "podman-secret.json"))
+    started = time.monotonic()
+    podman("play", "kube", "--network", deployment.network, str(deployment.play_file), timeout=300)
+    return time.monotonic() - started
 
 
 def pod_address(pod: str, network: str) -> str:

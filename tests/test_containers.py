@@ -31,7 +31,6 @@ import random
 import shutil
 import signal
 import socket
-import subprocess
 import sys
 import threading
 import time
@@ -41,19 +40,17 @@ import pytest
 from loadclient import PAGES, Student
 from podmanlib import (
     APP,
-    MAKE_SECRETS,
     POSTGRES,
     build_images,
-    free_port,
-    free_subnet,
     haproxy_stats,
     hold_the_lock,
     http_get,
     last_log_lines,
     left_behind,
-    play_file_for,
+    play,
     podman,
     podman_objects,
+    prepare,
     residual_lab_pods,
     tear_down,
     wait_for,
@@ -216,20 +213,13 @@ def test_kubernetes_yaml_on_podman_end_to_end(tmp_path, request):
 
     remove_stale_test_deployment()
     in_store = podman_objects()
-    port, subnet = free_port(), free_subnet()
-    network = f"{PREFIX}-{os.getpid()}"
-    play_file = play_file_for(PREFIX, tmp_path, port, subnet)
-    secrets_dir = tmp_path / "secrets"
-    subprocess.run([str(MAKE_SECRETS), str(secrets_dir), "residual-lab-postgres-pod-0"], check=True, timeout=30)
-    url = f"http://127.0.0.1:{port}"
+    deployment = prepare(PREFIX, tmp_path)
+    url, port, secrets_dir = deployment.url, deployment.port, deployment.secrets
     loop = EventLoopThread()
     students: list[Student] = []
     try:
-        podman("network", "create", "--subnet", subnet, network)
-        podman("secret", "create", PREFIX, str(secrets_dir / "podman-secret.json"))
+        timings["play kube"] = play(deployment)
         t = time.monotonic()
-        podman("play", "kube", "--network", network, str(play_file), timeout=300)
-        t = lap("play kube", t)
 
         # 2. health through HAProxy, both replicas up
         wait_for("/_stcore/health through HAProxy", lambda: http_get(f"{url}/_stcore/health")[2] == b"ok", 120)
@@ -398,7 +388,7 @@ def test_kubernetes_yaml_on_podman_end_to_end(tmp_path, request):
     finally:
         loop.close(students)
         t = time.monotonic()
-        tear_down(play_file)
+        tear_down(deployment.play_file)
         left = left_behind(in_store)
         timings["tear down"] = time.monotonic() - t
         report(f"torn down in {timings['tear down']:.1f} s (pods, containers, secret, volume, network); left: {left}")
