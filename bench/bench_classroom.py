@@ -68,7 +68,6 @@ import sys
 import tempfile
 import threading
 import time
-import urllib.parse
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -79,7 +78,7 @@ from sqlalchemy import text  # noqa: E402
 from lab.classroom import admission, answers, classes, dashboards, versions  # noqa: E402
 from lab.classroom.db import make_engine, metadata  # noqa: E402
 from lab.classroom.limits import MAX_STUDENTS  # noqa: E402
-from tests.loadclient import hall_page, http_checks  # noqa: E402
+from tests.loadclient import hall_page, http_checks, is_loopback  # noqa: E402
 
 
 def submit_times(seconds: list[float]) -> dict:
@@ -900,8 +899,7 @@ def hall_bench(
             print(
                 f"the app: the deployment running at {url} ({len(pids)} server processes {','.join(map(str, pids))}, "
                 f"database {engine.url.render_as_string(hide_password=True)}); the floor: bench/minimal_app.py "
-                f"through deploy/serve with {len(pids)} replica{'s' if len(pids) > 1 else ''} on this machine "
-                "(not in containers)"
+                f"through deploy/serve with {len(pids)} replica{'s' if len(pids) > 1 else ''} on this machine"
             )
         elif replicas:
             proc, url, pids = start_replicas("server.py", replicas)
@@ -1009,7 +1007,7 @@ def main() -> None:
             parser.error("--hall-url, --hall-pids and --hall-database go together, with --hall")
         if args.hall_replicas:
             parser.error("--hall-replicas starts its own deployment: not with --hall-url")
-        if urllib.parse.urlsplit(args.hall_url).hostname not in ("127.0.0.1", "localhost", "::1"):
+        if not is_loopback(args.hall_url):
             parser.error("--hall-url must be a loopback address")
     if args.student_read:
         urls = [f"sqlite:///{tempfile.mkdtemp(prefix='classbench-')}/classroom.db"]

@@ -44,7 +44,7 @@ if __package__ in (None, ""):  # run as a script: make the repository importable
     sys.path.insert(0, str(ROOT))
 
 from tests.browserlib import start_streamlit, stop_process  # noqa: E402
-from tests.loadclient import PAGES, Student, StudentError  # noqa: E402
+from tests.loadclient import PAGES, Student, StudentError, is_loopback  # noqa: E402
 
 MAX_SESSIONS = 1000
 MAX_DURATION = 600
@@ -275,7 +275,7 @@ async def main_async(args) -> int:
     targets = []  # (label, url, pids, page)
     try:
         if args.url:
-            if urllib.parse.urlsplit(args.url).hostname not in ("127.0.0.1", "localhost", "::1"):
+            if not is_loopback(args.url):
                 raise SystemExit("bench_load: --url must be a loopback address")
             pids = [int(p) for p in args.pids.split(",")] if args.pids else []
             targets.append((args.page, args.url.rstrip("/"), pids, args.page))

@@ -51,6 +51,11 @@ TRIGGER_ID = "$$STREAMLIT_INTERNAL_KEY_{}__events"
 DONE_STATUSES = {FINISHED.FINISHED_SUCCESSFULLY, FINISHED.FINISHED_FRAGMENT_RUN_SUCCESSFULLY}
 
 
+def is_loopback(url: str) -> bool:
+    """Whether ``url`` names this machine: the benches drive only a server here, never one elsewhere."""
+    return urllib.parse.urlsplit(url).hostname in ("127.0.0.1", "localhost", "::1")
+
+
 def _address(url_path: str, query: str = "") -> str:
     """Where a link opens the app's page ``url_path`` (lab/views/shell.py, the one list of pages), with a query."""
     address = page_named(url_path).address
