@@ -44,7 +44,8 @@ Two parts, each printed side by side for SQLite and PostgreSQL:
    voted, each page following the teacher, and the projector; the teacher opens an activity, shows the responses,
    votes again and reveals, ``--hall-rounds`` times (default 3). Per action: the last page, the median page, the
    projector, the server CPU a page and the elements a redraw sent, beside the floor (as many sessions of
-   bench/minimal_app.py rerun at once, served the same way), as medians over the rounds. Against a deployment
+   bench/minimal_app.py rerun at once, served the same way, a second before each action: each action's cost is
+   divided by its own floor, and the ratio is the median of those), as medians over the rounds. Against a deployment
    already running: ``--hall 600 --hall-url http://127.0.0.1:PORT --hall-pids PID0,PID1 --hall-database URL``
    (a loopback URL; the server processes' host pids, for their CPU; the database the deployment uses, where the
    bench makes its classes, students and votes); the floor is then served by deploy/serve with as many
@@ -697,82 +698,101 @@ def dashboard_bench(students: int, refreshes: int) -> list[dict]:
 HALL_ACTIONS = ("Open activity", "Show responses", "Vote again", "Reveal")
 
 
-async def floor_page(base_ws: str, page: dict, go: list[asyncio.Event], stop: asyncio.Event) -> None:
-    """One tab of bench/minimal_app.py: load it, then, each time one of ``go`` is set, rerun once (what a teacher
-    action asks of every page at the same moment); ``page["at"][k]`` is when the k-th rerun finished."""
-    import websockets
-    from streamlit.proto.BackMsg_pb2 import BackMsg
-    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+class Floor:
+    """The floor: ``n`` tabs of bench/minimal_app.py (one slider, one chart), loaded once, then rerun all at the same
+    moment on each :meth:`burst`, what a teacher action asks of every page. The hall measures a burst right before
+    each action, so each action's cost has its own floor from the same minute (the machine is shared: its speed
+    drifts between minutes)."""
 
-    async with websockets.connect(f"{base_ws}/_stcore/stream", max_size=None, ping_interval=None) as ws:
-        page_hash = ""
+    def __init__(self, url: str, pids: list[int], n: int):
+        self.base_ws, self.pids, self.n = url.replace("http://", "ws://"), pids, n
+        self.pages = [{} for _ in range(n)]
+        self.events: dict[int, asyncio.Event] = {}
+        self.bursts = 0
+        self.stop = asyncio.Event()
+        self.tasks = []
 
-        async def until_finished() -> None:
-            nonlocal page_hash
-            while True:
-                msg = ForwardMsg()
-                msg.ParseFromString(await ws.recv())
-                if msg.WhichOneof("type") == "navigation":
-                    page_hash = msg.navigation.page_script_hash
-                elif msg.WhichOneof("type") == "new_session" and msg.new_session.page_script_hash:
-                    page_hash = msg.new_session.page_script_hash
-                elif msg.WhichOneof("type") == "script_finished":
-                    return
+    def _event(self, k: int) -> asyncio.Event:
+        return self.events.setdefault(k, asyncio.Event())
 
-        msg = BackMsg()
-        msg.rerun_script.query_string = ""
-        await ws.send(msg.SerializeToString())
-        await until_finished()
-        page["loaded"] = True
-        page["at"] = []
-        msg.rerun_script.page_script_hash = page_hash
-        for event in go:
-            await event.wait()
+    async def _page(self, page: dict) -> None:
+        import websockets
+        from streamlit.proto.BackMsg_pb2 import BackMsg
+        from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+        async with websockets.connect(f"{self.base_ws}/_stcore/stream", max_size=None, ping_interval=None) as ws:
+            page_hash = ""
+
+            async def until_finished() -> None:
+                nonlocal page_hash
+                while True:
+                    msg = ForwardMsg()
+                    msg.ParseFromString(await ws.recv())
+                    if msg.WhichOneof("type") == "navigation":
+                        page_hash = msg.navigation.page_script_hash
+                    elif msg.WhichOneof("type") == "new_session" and msg.new_session.page_script_hash:
+                        page_hash = msg.new_session.page_script_hash
+                    elif msg.WhichOneof("type") == "script_finished":
+                        return
+
+            msg = BackMsg()
+            msg.rerun_script.query_string = ""
             await ws.send(msg.SerializeToString())
             await until_finished()
-            page["at"].append(time.monotonic())
-        await stop.wait()
+            page["at"] = []
+            msg.rerun_script.page_script_hash = page_hash
+            k = 0
+            while True:
+                go = asyncio.create_task(self._event(k).wait())
+                stop = asyncio.create_task(self.stop.wait())
+                await asyncio.wait((go, stop), return_when=asyncio.FIRST_COMPLETED)
+                if self.stop.is_set():
+                    go.cancel()
+                    return
+                stop.cancel()
+                await ws.send(msg.SerializeToString())
+                await until_finished()
+                page["at"].append(time.monotonic())
+                k += 1
 
-
-def hall_floor(url: str, pids: list[int], n: int, rounds: int = 1) -> list[dict]:
-    """The floor: ``n`` sessions of the minimal app (one slider, one chart) rerun at the same moment, ``rounds``
-    times (a second apart); one result per round."""
-    base_ws = url.replace("http://", "ws://")
-
-    async def run():
-        stop, go = asyncio.Event(), [asyncio.Event() for _ in range(rounds)]
-        pages = [{} for _ in range(n)]
-        tasks = [asyncio.create_task(floor_page(base_ws, p, go, stop)) for p in pages]
+    async def start(self) -> None:
+        self.tasks = [asyncio.create_task(self._page(p)) for p in self.pages]
         deadline = time.monotonic() + 120
-        while sum("loaded" in p for p in pages) < n and time.monotonic() < deadline:
+        while sum("at" in p for p in self.pages) < self.n and time.monotonic() < deadline:
             await asyncio.sleep(0.2)
-        results = []
-        for k, event in enumerate(go):
-            await asyncio.sleep(1)
-            cpu0, own0, t0 = sum(cpu_seconds(p) for p in pids), time.process_time(), time.monotonic()
-            event.set()
-            while sum(len(p.get("at", ())) > k for p in pages) < n and time.monotonic() < t0 + 60:
-                await asyncio.sleep(0.05)
-            cpu = sum(cpu_seconds(p) for p in pids) - cpu0
-            own = time.process_time() - own0
-            done = [p["at"][k] - t0 for p in pages if len(p.get("at", ())) > k]
-            results.append(
-                {"pages": len(done), "last": max(done, default=float("nan")), "cpu": cpu / n, "client": own}
-            )
-        stop.set()
-        await asyncio.gather(*tasks, return_exceptions=True)
-        return results
+        await self.burst()  # not counted: a page's first rerun after loading costs more than the next ones
 
-    return asyncio.run(run())
+    async def burst(self) -> dict:
+        """Every page reruns at once; when the last finished, the server CPU per page and this client's CPU."""
+        k = self.bursts
+        self.bursts += 1
+        cpu0, own0, t0 = sum(cpu_seconds(p) for p in self.pids), time.process_time(), time.monotonic()
+        self._event(k).set()
+        while sum(len(p.get("at", ())) > k for p in self.pages) < self.n and time.monotonic() < t0 + 60:
+            await asyncio.sleep(0.05)
+        cpu = sum(cpu_seconds(p) for p in self.pids) - cpu0
+        done = [p["at"][k] - t0 for p in self.pages if len(p.get("at", ())) > k]
+        return {
+            "pages": len(done), "last": max(done, default=float("nan")), "cpu": cpu / self.n,
+            "client": time.process_time() - own0,
+        }
+
+    async def close(self) -> None:
+        self.stop.set()
+        await asyncio.gather(*self.tasks, return_exceptions=True)
 
 
-def hall_class(url: str, pids: list[int], engine, n: int, projector: bool = True, rounds: int = 1) -> dict:
+def hall_class(
+    url: str, pids: list[int], engine, n: int, projector: bool = True, rounds: int = 1,
+    floor: tuple[str, list[int]] | None = None,
+) -> dict:
     """``n`` students who all voted, on their pages, following the teacher; the teacher opens a predict activity, shows
     the responses, opens round 2 (everyone votes again) and reveals, ``rounds`` times over. Per action, a list with
     one result per round: when the last page showed it (a finished run that drew the new version, or a check that
     found nothing to redraw), the median page, and the server CPU per page. More students than a class holds
     (MAX_STUDENTS): as many classes of equal size, each action done in every class at the same moment; the projector
-    follows the first."""
+    follows the first. ``floor``: (url, pids) of the minimal app; ``n`` tabs of it rerun at once a second before
+    each action (Floor.burst), that action's floor in its result ("floor")."""
     count = -(-n // MAX_STUDENTS)
     rooms = [classes.create_class(engine, f"hall {k + 1}") for k in range(count)]
     seats = [
@@ -805,6 +825,9 @@ def hall_class(url: str, pids: list[int], engine, n: int, projector: bool = True
         stop = asyncio.Event()
         pages = [{} for _ in range(n)]
         tasks = []
+        minimal = Floor(floor[0], floor[1], n) if floor else None
+        if minimal:
+            await minimal.start()
         for (room, token), page in zip(seats, pages):  # opened over ~3 s: a class coming in, not a storm
             query = f"code={room.code}&student={token}"
             tasks.append(asyncio.create_task(hall_page(base_ws, query, "class", page, stop)))
@@ -832,6 +855,10 @@ def hall_class(url: str, pids: list[int], engine, n: int, projector: bool = True
             await asyncio.sleep(3)  # every page idle again
             if action == "Reveal":
                 await voted(2)
+            floor_burst = None
+            if minimal:
+                floor_burst = await minimal.burst()
+                await asyncio.sleep(1)
             cpu0, own0, t0 = sum(cpu_seconds(p) for p in pids), time.process_time(), time.monotonic()
             for room in rooms:
                 steps[action](room)
@@ -856,11 +883,14 @@ def hall_class(url: str, pids: list[int], engine, n: int, projector: bool = True
                 "cpu": cpu / n,
                 "client": time.process_time() - own0,
                 "elements": statistics.median(p["elements"][-1] for p in pages if p.get("elements")),
+                "floor": floor_burst,
             })
             if action == "Open activity":
                 await voted()
         stop.set()
         await asyncio.gather(*tasks, return_exceptions=True)
+        if minimal:
+            await minimal.close()
         return results
 
     return asyncio.run(run())
@@ -916,34 +946,35 @@ def hall_bench(
         if not running:
             engine = make_engine(f"sqlite:///{os.environ['RESIDUAL_LAB_DATA']}/classroom.db")
         for n in sizes:
-            floors = hall_floor(floor_url, floor_pids, n, rounds)
-            results = hall_class(url, pids, engine, n, rounds=rounds)
-            floor_cpu = statistics.median(f["cpu"] for f in floors)
-            per_round = ", ".join(f"{1000 * f['cpu']:.1f}" for f in floors)
+            results = hall_class(url, pids, engine, n, rounds=rounds, floor=(floor_url, floor_pids))
+            floors = [r["floor"] for rows in results.values() for r in rows]
             print(
                 f"\n{n} students who voted ({len(pids)} server process{'es' if len(pids) > 1 else ''}), load "
                 f"{os.getloadavg()[0]:.1f}, {rounds} round{'s' if rounds > 1 else ''}; floor: "
-                f"{floors[0]['pages']} minimal-app pages rerun at once, last after "
-                f"{statistics.median(f['last'] for f in floors):.2f} s, {1000 * floor_cpu:.1f} ms server CPU a page "
-                f"(medians; per round {per_round} ms)"
+                f"{min(f['pages'] for f in floors)} minimal-app pages rerun at once a second before each action, last "
+                f"after {statistics.median(f['last'] for f in floors):.2f} s, "
+                f"{1000 * statistics.median(f['cpu'] for f in floors):.1f} ms server CPU a page (medians; from "
+                f"{1000 * min(f['cpu'] for f in floors):.1f} to {1000 * max(f['cpu'] for f in floors):.1f} ms)"
             )
             print(
                 f"  {'action':15} {'pages':>6} {'last page':>10} {'worst':>6} {'median':>7} {'projector':>10} "
-                f"{'CPU/page':>9} {'vs floor':>9} {'elements':>9} {'client CPU':>11}"
+                f"{'CPU/page':>9} {'floor':>7} {'vs floor':>9} {'elements':>9} {'client CPU':>11}"
             )
             for action, rows in results.items():
                 def med(key, rows=rows):
                     return statistics.median(r[key] for r in rows)
 
+                ratio = statistics.median(r["cpu"] / r["floor"]["cpu"] for r in rows)  # each against its own floor
                 print(
                     f"  {action:15} {min(r['pages'] for r in rows):>6} {med('last'):>9.2f}s "
                     f"{max(r['last'] for r in rows):>5.2f}s {med('p50'):>6.2f}s {med('projector'):>9.2f}s "
-                    f"{1000 * med('cpu'):>7.1f}ms {med('cpu') / floor_cpu:>8.2f}x {med('elements'):>9.0f} "
-                    f"{med('client'):>10.1f}s"
+                    f"{1000 * med('cpu'):>7.1f}ms {1000 * statistics.median(r['floor']['cpu'] for r in rows):>5.1f}ms "
+                    f"{ratio:>8.2f}x {med('elements'):>9.0f} {med('client'):>10.1f}s"
                 )
             print(
                 "  (each figure the median over the rounds, 'worst' the slowest round's last page; 'pages' the fewest "
-                "that showed an action in a round)"
+                "that showed an action in a round; 'floor' the minimal app's burst right before the action, 'vs floor' "
+                "the median of each round's ratio to its own floor)"
             )
         engine.dispose()
     finally:
