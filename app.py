@@ -10,6 +10,7 @@ from lab.views import (
     config_cache,
     fragment_copies,
     fragment_fallback,
+    fragment_pool,
     gc_settings,
     shell,
     state_lookup,
@@ -22,6 +23,7 @@ widget_guard.install()  # widget values a browser never sends: replaced before S
 state_lookup.install()  # a widget asks session state about its own key without copying all of it
 fragment_fallback.install()  # a press in a part of the page a restarted server does not know runs the whole page
 fragment_copies.install()  # a fragment's snapshot of the cursors copied directly, not by the generic deepcopy
+fragment_pool.install()  # the thread pool for parallel fragments made when one is used, not at every run
 common.install()  # a shared figure's JSON made once, not on every run that draws it
 gc_settings.install()  # the imported code frozen out of the cycle collector's scans, young collections rarer
 # before the navigation: with the page's icon sent only after it, the browser fetches the navigation's material
