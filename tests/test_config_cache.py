@@ -68,3 +68,71 @@ def test_every_section_reads_as_streamlit_reads_it_also_after_a_set_option(cache
     finally:
         config.set_option("theme.base", before)
     assert config.get_options_for_section("theme") == locked_section("theme")
+
+
+THEME_SECTIONS = ("theme", "theme.light", "theme.dark", "theme.sidebar", "theme.light.sidebar", "theme.dark.sidebar")
+
+
+def parts() -> list[bytes]:
+    """Every configuration part of a new-session message, as the app's process makes it (the theme's sections as
+    app_session calls them: the first without a section)."""
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+    from streamlit.runtime import app_session
+
+    msg = ForwardMsg()
+    app_session._populate_config_msg(msg.new_session.config)
+    theme = msg.new_session.custom_theme
+    app_session._populate_theme_msg(theme)
+    for section, part in zip(THEME_SECTIONS[1:], (theme.light, theme.dark, theme.sidebar, theme.light.sidebar,
+                                                  theme.dark.sidebar)):
+        app_session._populate_theme_msg(part, section)
+    return [msg.SerializeToString(deterministic=True)]
+
+
+def streamlits_parts() -> list[bytes]:
+    from streamlit.runtime import app_session
+
+    saved = {name: getattr(app_session, name) for name in ("_populate_config_msg", "_populate_theme_msg")}
+    try:
+        for name, function in saved.items():
+            setattr(app_session, name, getattr(function, "__wrapped__", function))
+        return parts()
+    finally:
+        for name, function in saved.items():
+            setattr(app_session, name, function)
+
+
+def test_the_new_session_messages_configuration_is_streamlits_also_after_a_set_option(cached):
+    from streamlit.runtime import app_session
+
+    assert app_session._populate_config_msg.__wrapped__ and app_session._populate_theme_msg.__wrapped__
+    before = streamlits_parts()
+    assert parts() == before and parts() == before  # the second from the cache
+    settings = {"theme.primaryColor": "#1f5fa8", "theme.sidebar.backgroundColor": "#eeeeee", "ui.hideTopBar": True}
+    saved = {key: config.get_option(key) for key in settings}
+    try:
+        for key, value in settings.items():
+            config.set_option(key, value)
+        changed = streamlits_parts()
+        assert changed != before  # the options are in the message: the comparison below can fail
+        assert parts() == changed
+    finally:
+        for key, value in saved.items():
+            config.set_option(key, value)
+    assert parts() == streamlits_parts() == before
+
+
+def test_streamlit_fills_only_new_messages_with_them():
+    """The parts are merged into the message given: right only while Streamlit gives each a new one, in the new
+    session message it has just made. A Streamlit upgrade that calls them elsewhere fails here."""
+    import inspect
+    import re
+
+    from streamlit.runtime import app_session
+
+    source = inspect.getsource(app_session)
+    calls = re.findall(r"(?<!def )_populate_(?:config|theme)_msg\(\s*([^,)]+)", source)
+    made_in = inspect.getsource(app_session.AppSession._create_new_session_message)
+    assert len(calls) == 7 and len(re.findall(r"_populate_(?:config|theme)_msg\(", made_in)) == 7
+    assert all(call.startswith("msg.new_session.") for call in calls)
+    assert "msg = ForwardMsg()" in made_in

@@ -11,28 +11,60 @@ which every run's new-session message calls for the theme's sections: 3 % of a c
 once through Streamlit's own locked path and kept until the configuration changes (``config._on_config_parsed``,
 sent after Streamlit parsed its files again, and every ``config._set_option``, which ``st.set_option`` and the
 parsing use). A generation counter keeps a read that raced with such a change out of the cache. Reading a dict is
-atomic under the interpreter lock, so the cached path needs no lock. tests/test_config_cache.py checks every option
-against Streamlit's own reading, and fails if a Streamlit upgrade moves what is wrapped here.
+atomic under the interpreter lock, so the cached path needs no lock.
+
+The same holds for the parts of that new-session message made from the configuration alone: its ``config`` and its
+six theme sections (``_populate_config_msg``, ``_populate_theme_msg`` in ``streamlit/runtime/app_session.py``),
+each a walk of its options into a protobuf message on every run of every page, 1-2 % of a student page's run. Each
+part is made once by Streamlit's own function and merged into each new message, until the configuration changes.
+
+tests/test_config_cache.py checks every option, section and message part against Streamlit's own, and fails if a
+Streamlit upgrade moves what is wrapped here.
 """
 
 from __future__ import annotations
 
 from streamlit import config
+from streamlit.runtime import app_session
 
 _MISSING = object()
 _values: dict[str, object] = {}
 _generation = [0]
 _sections: dict[str, dict] = {}  # whole sections (get_options_for_section): section -> its options
+_parts: dict[tuple, object] = {}  # new-session message parts: (function name, its arguments) -> the part made
 
 
 def _forget(*_args, **_kwargs) -> None:
     _generation[0] += 1
     _values.clear()
     _sections.clear()
+    _parts.clear()
+
+
+def made_once(populate):
+    """``populate(msg, *args)``, which fills an empty message from the configuration, made once per configuration
+    and argument, then merged into each message it is given (always a new, empty one in a new-session message)."""
+    name = populate.__name__
+
+    def populate_from_cache(msg, *args) -> None:
+        part = _parts.get((name, *args), _MISSING)
+        if part is _MISSING:
+            generation = _generation[0]
+            part = type(msg)()
+            populate(part, *args)
+            part = part if part.ListFields() else None  # nothing set: merging it would mark msg as present
+            if generation == _generation[0]:
+                _parts[(name, *args)] = part
+        if part is not None:
+            msg.MergeFrom(part)
+
+    populate_from_cache.__wrapped__ = populate
+    return populate_from_cache
 
 
 def install() -> None:
-    """Wrap ``config.get_option`` and ``config._set_option`` once per process (later calls do nothing). Only
+    """Wrap ``config.get_option``, ``config._set_option`` and the new-session message's configuration parts once
+    per process (later calls do nothing). Only
     Streamlit's own function is wrapped: under AppTest ``config.get_option`` is a stand-in that overrides options
     for one run (``global.appTest``), which must not be kept."""
     locked_get = config.get_option
@@ -68,6 +100,8 @@ def install() -> None:
                 _sections[section] = values
         return dict(values)  # a copy: the caller may change it
 
+    for name in ("_populate_config_msg", "_populate_theme_msg"):
+        setattr(app_session, name, made_once(getattr(app_session, name)))
     get_option.__doc__ = locked_get.__doc__
     get_option._lab_cached = True
     get_options_for_section.__doc__ = locked_section.__doc__
