@@ -83,3 +83,14 @@ def test_st_plotly_chart_still_asks_for_the_json_of_the_figures_dict():
     source = inspect.getsource(plotly_chart.PlotlyMixin.plotly_chart)
     assert "plotly.tools.return_figure_from_figure_or_data(" in source
     assert "plotly.io.to_json(figure, validate=False)" in source
+
+
+def test_a_shared_figures_title_read_from_its_dict_is_the_one_its_layout_holds():
+    """lab.views.common.chart reads a shared figure's title from its dict, made once: the same title and subtitle
+    as plotly's own layout gives."""
+    from lab.charts.base import title_of
+
+    fig = figure("pq_bars", ("B", "C"), (F(3, 4), F(1, 4)), (F(1, 2), F(1, 2)))
+    title, subtitle = title_of(fig.to_dict()["layout"])
+    assert title and (title, subtitle) == title_of({"meta": fig.layout.meta})
+    assert fig.layout.meta["title"] == title

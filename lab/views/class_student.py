@@ -166,7 +166,11 @@ def prediction_panel(state: StudentState, code: str, token: str) -> None:
     bars = [field for field in activity.spec.fields if field != "Z"]
     boxes = [f"{prediction_key(activity)}_{i}" for i in range(len(bars))]
     start = state.prediction or state.earlier or ()
-    values = [st.session_state.get(box, start[i] if i < len(start) else None) for i, box in enumerate(boxes)]
+    # asked with `in` first: a box not drawn yet (a new activity on every page at once) costs .get an exception
+    values = [
+        st.session_state[box] if box in st.session_state else start[i] if i < len(start) else None
+        for i, box in enumerate(boxes)
+    ]
     bar_predictor(
         Keys.bars(activity.id), bars, [float(v) if v is not None else 0.0 for v in values], boxes,
         large=is_presenting(), disabled=activity.locked or not state.open, redraws_page=lends_page_redraw(),
