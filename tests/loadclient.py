@@ -447,6 +447,7 @@ async def http_checks(
     layout=None,
     live=None,
     on_current=None,
+    connection: dict | None = None,
 ) -> None:
     """The page's follow component (lab.views.follow), as a browser runs it: GET the class version, saying which
     one the page drew (``after``: the server holds the answer until there is something new), over one kept-alive
@@ -454,22 +455,37 @@ async def http_checks(
     about every ``every_ms``; when it moved past ``drawn`` (or the class closed), call ``on_change(whole)`` (the
     browser's trigger) and stop: ``whole`` when the whole page must run (the route's layout is not ``layout``, the
     page's; the class closed or is unknown), else what holds the follower. A new version whose ``live`` is the
-    page's is nothing the page draws: taken without a run (``on_current(version)``)."""
+    page's is nothing the page draws: taken without a run (``on_current(version)``). ``connection``: the page's
+    own (a dict this keeps it in), kept for the next follower's checks as a browser keeps its connections: closed
+    only when this stops with a check still held (a browser aborting that fetch drops its connection)."""
     from urllib.parse import urljoin, urlsplit
 
     url = urlsplit(urljoin(base_http + "/class", path))
-    reader = writer = None
+    kept = connection is not None
+    connection = connection if kept else {}
 
     async def ask() -> tuple[int, dict]:
-        nonlocal reader, writer
-        if writer is None:
-            reader, writer = await asyncio.open_connection(url.hostname, url.port)
-        writer.write(f"GET {url.path}?{url.query}&after={drawn} HTTP/1.1\r\nHost: {url.netloc}\r\n\r\n".encode())
-        head = await reader.readuntil(b"\r\n\r\n")
-        length = next(
-            int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length:")
-        )
-        return int(head.split(b" ")[1]), json.loads(await reader.readexactly(length))
+        for attempt in (0, 1):
+            if connection.get("writer") is None:
+                connection["reader"], connection["writer"] = await asyncio.open_connection(url.hostname, url.port)
+                attempt = 1  # a new connection: no second try
+            reader, writer = connection["reader"], connection["writer"]
+            try:
+                writer.write(
+                    f"GET {url.path}?{url.query}&after={drawn} HTTP/1.1\r\nHost: {url.netloc}\r\n\r\n".encode()
+                )
+                head = await reader.readuntil(b"\r\n\r\n")
+            except (ConnectionError, asyncio.IncompleteReadError):
+                writer.close()
+                connection["writer"] = None
+                if attempt:
+                    raise
+                continue  # a kept connection the server closed meanwhile: once more on a new one, as a browser
+            length = next(
+                int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length:")
+            )
+            return int(head.split(b" ")[1]), json.loads(await reader.readexactly(length))
+        raise ConnectionError("unreachable")
 
     pause = 0.0
     stopping = asyncio.ensure_future(stop.wait())
@@ -501,10 +517,12 @@ async def http_checks(
                 pause = again
     finally:  # also when this task is cancelled (the page drew a new follower): its held request goes too
         stopping.cancel()
-        if asked is not None and not asked.done():
+        held = asked is not None and not asked.done()
+        if held:
             asked.cancel()
-        if writer is not None:
-            writer.close()
+        if connection.get("writer") is not None and (held or not kept or stop.is_set()):
+            connection["writer"].close()
+            connection["writer"] = None
 
 
 def lends_page_redraw(component) -> bool:
@@ -528,6 +546,7 @@ async def hall_page(base_ws: str, query: str, page_name: str, page: dict, stop: 
     base_http = base_ws.replace("ws://", "http://", 1)
     async with websockets.connect(f"{base_ws}/_stcore/stream", max_size=None, ping_interval=None) as ws:
         state = {"hash": "", "version": None, "elements": 0, "task": None, "fragment": "", "page_fragment": ""}
+        connection = {}  # the tab's connection for its checks, kept from one follower to the next
 
         async def rerun(whole=False):  # the follower's trigger reruns what holds it (the page, or its fragment);
             msg = BackMsg()  # the page's own trigger (lab.views.follow.page_redraw) reruns what holds it: on a
@@ -577,7 +596,7 @@ async def hall_page(base_ws: str, query: str, page_name: str, page: dict, stop: 
                     state["task"] = asyncio.create_task(
                         http_checks(
                             base_http, data["path"], data["every_ms"], data["version"], {}, stop, rerun,
-                            data.get("layout"), data.get("live"), current,
+                            data.get("layout"), data.get("live"), current, connection,
                         )
                     )
             elif kind == "script_finished" and msg.script_finished in DRAWN and state["version"] is not None:
@@ -586,3 +605,6 @@ async def hall_page(base_ws: str, query: str, page_name: str, page: dict, stop: 
                 page.setdefault("elements", []).append(state["elements"])
         if state["task"] is not None:
             state["task"].cancel()
+            await asyncio.gather(state["task"], return_exceptions=True)
+        if connection.get("writer") is not None:
+            connection["writer"].close()
