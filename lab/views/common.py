@@ -116,7 +116,7 @@ def chart(fig, key: str, alt: str, table: tuple | None = None, height="content",
     (opening it reruns), so a run costs one element more, not a table. ``height="stretch"``: as tall as its
     container (whose height CSS sets), for a figure without a height. ``intro``: markdown drawn before the title,
     in the same element (one element less a run)."""
-    # a shared figure's layout read from its dict, made once: plotly's property access costs a page per run
+    # a shared figure's title read from its dict, made once: plotly's property access costs every page on every run
     heading, subtitle = title_of(fig.to_dict()["layout"] if type(fig) is _SharedFigure else {"meta": fig.layout.meta})
     if heading:
         heading = f"**{markdown_escape(heading)}**" + (f"  \n{markdown_escape(subtitle)}" if subtitle else "")

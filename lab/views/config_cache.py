@@ -64,9 +64,9 @@ def made_once(populate):
 
 def install() -> None:
     """Wrap ``config.get_option``, ``config._set_option`` and the new-session message's configuration parts once
-    per process (later calls do nothing). Only
-    Streamlit's own function is wrapped: under AppTest ``config.get_option`` is a stand-in that overrides options
-    for one run (``global.appTest``), which must not be kept."""
+    per process (later calls do nothing). Only Streamlit's own function is wrapped: under AppTest
+    ``config.get_option`` is a stand-in that overrides options for one run (``global.appTest``), which must not be
+    kept."""
     locked_get = config.get_option
     if getattr(locked_get, "_lab_cached", False) or locked_get.__module__ != "streamlit.config":
         return
