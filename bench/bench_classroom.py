@@ -700,9 +700,9 @@ HALL_ACTIONS = ("Open activity", "Show responses", "Vote again", "Reveal")
 
 class Floor:
     """The floor: ``n`` tabs of bench/minimal_app.py (one slider, one chart), loaded once, then rerun all at the same
-    moment on each :meth:`burst`, what a teacher action asks of every page. The hall measures a burst right before
-    each action, so each action's cost has its own floor from the same minute (the machine is shared: its speed
-    drifts between minutes)."""
+    moment on each :meth:`burst`, what a teacher action asks of every page. The hall measures a burst a second
+    before each action, so the floor is measured through the whole run, not only before it (the machine is shared:
+    its speed drifts between minutes)."""
 
     def __init__(self, url: str, pids: list[int], n: int):
         self.base_ws, self.pids, self.n = url.replace("http://", "ws://"), pids, n
@@ -948,21 +948,21 @@ def hall_bench(
         for n in sizes:
             results = hall_class(url, pids, engine, n, rounds=rounds, floor=(floor_url, floor_pids))
             floors = [r["floor"] for rows in results.values() for r in rows]
+            # the floor: the median of all its bursts in this run, spread through the run (one burst varies with what
+            # the machine does at that moment: 2.1-4.4 ms a page in one run)
+            floor_cpu = statistics.median(f["cpu"] for f in floors)
             print(
                 f"\n{n} students who voted ({len(pids)} server process{'es' if len(pids) > 1 else ''}), load "
                 f"{os.getloadavg()[0]:.1f}, {rounds} round{'s' if rounds > 1 else ''}; floor: "
                 f"{min(f['pages'] for f in floors)} minimal-app pages rerun at once a second before each action, last "
                 f"after {statistics.median(f['last'] for f in floors):.2f} s, "
-                f"{1000 * statistics.median(f['cpu'] for f in floors):.1f} ms server CPU a page (medians; from "
+                f"{1000 * floor_cpu:.1f} ms server CPU a page (medians; from "
                 f"{1000 * min(f['cpu'] for f in floors):.1f} to {1000 * max(f['cpu'] for f in floors):.1f} ms)"
             )
             print(
                 f"  {'action':15} {'pages':>6} {'last page':>10} {'worst':>6} {'median':>7} {'projector':>10} "
                 f"{'CPU/page':>9} {'vs floor':>9} {'elements':>9} {'client CPU':>11}"
             )
-            # the floor: the median of all its bursts in this run, spread through the run (one burst varies with what
-            # the machine does at that moment: 2.1-4.4 ms a page in one run)
-            floor_cpu = statistics.median(f["cpu"] for f in floors)
             for action, rows in results.items():
                 def med(key, rows=rows):
                     return statistics.median(r[key] for r in rows)

@@ -465,27 +465,23 @@ async def http_checks(
     connection = connection if kept else {}
 
     async def ask() -> tuple[int, dict]:
-        for attempt in (0, 1):
-            if connection.get("writer") is None:
-                connection["reader"], connection["writer"] = await asyncio.open_connection(url.hostname, url.port)
-                attempt = 1  # a new connection: no second try
-            reader, writer = connection["reader"], connection["writer"]
-            try:
-                writer.write(
-                    f"GET {url.path}?{url.query}&after={drawn} HTTP/1.1\r\nHost: {url.netloc}\r\n\r\n".encode()
-                )
-                head = await reader.readuntil(b"\r\n\r\n")
-            except (ConnectionError, asyncio.IncompleteReadError):
-                writer.close()
-                connection["writer"] = None
-                if attempt:
-                    raise
-                continue  # a kept connection the server closed meanwhile: once more on a new one, as a browser
-            length = next(
-                int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length:")
-            )
-            return int(head.split(b" ")[1]), json.loads(await reader.readexactly(length))
-        raise ConnectionError("unreachable")
+        reused = connection.get("writer") is not None
+        if not reused:
+            connection["reader"], connection["writer"] = await asyncio.open_connection(url.hostname, url.port)
+        reader, writer = connection["reader"], connection["writer"]
+        try:
+            writer.write(f"GET {url.path}?{url.query}&after={drawn} HTTP/1.1\r\nHost: {url.netloc}\r\n\r\n".encode())
+            head = await reader.readuntil(b"\r\n\r\n")
+        except (ConnectionError, asyncio.IncompleteReadError):
+            writer.close()
+            connection["writer"] = None
+            if reused:  # a kept connection the server closed meanwhile: once more on a new one, as a browser does
+                return await ask()
+            raise
+        length = next(
+            int(line.split(b":")[1]) for line in head.split(b"\r\n") if line.lower().startswith(b"content-length:")
+        )
+        return int(head.split(b" ")[1]), json.loads(await reader.readexactly(length))
 
     pause = 0.0
     stopping = asyncio.ensure_future(stop.wait())
