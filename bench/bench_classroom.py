@@ -79,7 +79,7 @@ from sqlalchemy import text  # noqa: E402
 from lab.classroom import admission, answers, classes, dashboards, versions  # noqa: E402
 from lab.classroom.db import make_engine, metadata  # noqa: E402
 from lab.classroom.limits import MAX_STUDENTS  # noqa: E402
-from tests.loadclient import hall_page, http_checks, is_loopback  # noqa: E402
+from tests.loadclient import TRIGGER_ID, hall_page, http_checks, is_loopback  # noqa: E402
 
 
 def submit_times(seconds: list[float]) -> dict:
@@ -229,8 +229,8 @@ async def student_session(
     """One browser tab, reduced to its protocol: load the page, then rerun the fragment the server asks to
     rerun every interval (ForwardMsg.auto_rerun), until ``stop``. With ``submit = (offset, (b, c), go)``:
     ``offset`` s after ``go["start"]`` (a monotonic time, set by the caller once every page loaded), type b and
-    c into the two prediction boxes and press Submit, as the browser sends it (one rerun with the widget
-    states); the time until the page shows "Saved at" is appended to ``saved``."""
+    c into the two prediction boxes and press Submit, as the browser sends it (the bar predictor's trigger: one
+    rerun of the part that holds it); the time until the page shows "Saved at" is appended to ``saved``."""
     import websockets
     from streamlit.proto.BackMsg_pb2 import BackMsg
     from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
@@ -242,8 +242,7 @@ async def student_session(
         await ws.send(first.SerializeToString())
         timers: dict[str, asyncio.Task] = {}
         page = {"hash": ""}  # the current page's script hash, as a browser sends it back
-        ids: dict[str, str] = {}  # widget label -> id
-        values: dict[str, float] = {}  # widget id -> the value typed: a browser sends it with every rerun
+        ids: dict[str, tuple[str, str]] = {}  # "bars" -> the bar predictor's (id, fragment id)
         sent = {"at": None, "done": False, "fragment_pending": False}
 
         async def press_submit():
@@ -251,18 +250,17 @@ async def student_session(
             while go.get("start") is None:
                 await asyncio.sleep(0.05)
             await asyncio.sleep(max(0.0, go["start"] + offset - time.monotonic()))
-            while not ({"Predict r(B)", "Predict r(C)", "Submit"} <= ids.keys() and sent.get("loaded")):
+            while not ("bars" in ids and sent.get("loaded")):
                 await asyncio.sleep(0.05)
+            component_id, fragment_id = ids["bars"]
             msg = BackMsg()
             msg.rerun_script.query_string = query
             msg.rerun_script.page_name = page_name
             msg.rerun_script.page_script_hash = page["hash"]
-            for label, value in zip(("Predict r(B)", "Predict r(C)"), submit[1]):
-                values[ids[label]] = value
-                widget = msg.rerun_script.widget_states.widgets.add()
-                widget.id, widget.double_value = ids[label], value
-            button = msg.rerun_script.widget_states.widgets.add()
-            button.id, button.trigger_value = ids["Submit"], True
+            msg.rerun_script.fragment_id = fragment_id
+            trigger = msg.rerun_script.widget_states.widgets.add()
+            trigger.id = TRIGGER_ID.format(component_id)
+            trigger.json_trigger_value = json.dumps([{"event": "submit", "value": [f"{v:.2f}" for v in submit[1]]}])
             if sent["fragment_pending"]:  # the race a click must survive: a timed fragment rerun still unanswered
                 counters["sent during a fragment rerun"] = counters.get("sent during a fragment rerun", 0) + 1
             sent["at"] = time.monotonic()
@@ -279,9 +277,6 @@ async def student_session(
             msg.rerun_script.page_name = page_name
             msg.rerun_script.page_script_hash = page["hash"]
             msg.rerun_script.fragment_id = "" if whole else page.get("follower_fragment", "")
-            for widget_id, value in values.items():
-                widget = msg.rerun_script.widget_states.widgets.add()
-                widget.id, widget.double_value = widget_id, value
             await ws.send(msg.SerializeToString())
 
         async def auto(fragment_id: str, interval: float):
@@ -293,9 +288,6 @@ async def student_session(
                 msg.rerun_script.page_script_hash = page["hash"]
                 msg.rerun_script.fragment_id = fragment_id
                 msg.rerun_script.is_auto_rerun = True
-                for widget_id, value in values.items():
-                    widget = msg.rerun_script.widget_states.widgets.add()
-                    widget.id, widget.double_value = widget_id, value
                 sent["fragment_pending"] = True
                 await ws.send(msg.SerializeToString())
                 counters["fragment_runs"] += 1
@@ -346,8 +338,8 @@ async def student_session(
                             follow_data.get("layout"),
                         )
                     )
-                if etype in ("number_input", "button"):
-                    ids[getattr(element, etype).label] = getattr(element, etype).id
+                if etype == "bidi_component" and element.bidi_component.component_name.endswith("bar_predictor"):
+                    ids["bars"] = (element.bidi_component.id, msg.delta.fragment_id)
                 if etype == "alert":
                     alerts = counters.setdefault("alerts", {})
                     alerts[element.alert.body[:40]] = alerts.get(element.alert.body[:40], 0) + 1

@@ -140,6 +140,21 @@ def predictors(at: AppTest) -> dict[str, dict]:
     return found
 
 
+def send_trigger(at: AppTest, key: str, event: str, value) -> AppTest:
+    """What the JavaScript of the custom component with ``key`` (its data's ``key``, as the bar predictor's) sends
+    with ``setTriggerValue(event, value)``: one rerun carrying the page's widgets and that trigger (AppTest has no
+    click for a custom component). A component in a fragment reruns the whole page here."""
+    found = [e for e in at.get("bidi_component") if json.loads(e.proto.json).get("key") == key]
+    assert found, f"no component with key {key!r} on the page"
+    states = at._tree.get_widget_states()
+    trigger = states.widgets.add()
+    # a custom component's triggers travel as one widget of their own, named after it (Streamlit 1.67)
+    trigger.id = f"$$STREAMLIT_INTERNAL_KEY_{found[0].proto.id}__events"
+    trigger.json_trigger_value = json.dumps([{"event": event, "value": value}])
+    at._run(states)
+    return at
+
+
 def open_expander(at: AppTest, key: str) -> AppTest:
     """Open the expander with ``key`` (one that draws its contents only while open), as a click does: a rerun."""
     at.session_state[key] = True

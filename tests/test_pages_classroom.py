@@ -9,7 +9,17 @@ from fractions import Fraction
 
 import pytest
 from exercise_reference import expected_answer
-from pagetest import charts, markdown_text, messages, metric, open_linked_page, open_tab, plain
+from pagetest import (
+    charts,
+    markdown_text,
+    messages,
+    metric,
+    open_linked_page,
+    open_tab,
+    plain,
+    predictors,
+    send_trigger,
+)
 
 from lab.classroom import actions, admission, answers, classes, limits, teacher_link, versions
 from lab.classroom.db import make_engine
@@ -25,6 +35,18 @@ def data(tmp_path, monkeypatch):
     engine = make_engine(f"sqlite:///{tmp_path / 'classroom.db'}")
     yield engine
     engine.dispose()
+
+
+def submit_boxes(at, *texts, activity: int = 1):
+    """Type ``texts`` into the prediction's boxes and press Submit: what the bar predictor sends (one trigger)."""
+    return send_trigger(at, f"cls_bars_{activity}", "submit", list(texts))
+
+
+def boxes(at, activity: int = 1) -> dict:
+    """The prediction's boxes as the page drew them: fields, values (their text) and stamp (lab.views.bar_predictor),
+    with ``disabled``."""
+    drawn = predictors(at)[f"cls_bars_{activity}"]
+    return {**drawn["form"], "disabled": drawn["disabled"]}
 
 
 def revealed_table(at) -> dict[str, list[str]]:
@@ -103,20 +125,18 @@ def test_student_submits_and_sees_the_answer_only_after_the_reveal(data):
     at = open_linked_page(PAGE, {"code": new.code, "student": token})
     assert "\\*\\*Ann\\*\\*" in at.caption[0].value  # the name is escaped, shown as typed
     assert at.header[0].value == f"Class {new.code} · \\<script\\>x\\</script\\>"
-    at.number_input(key=f"cls_pred_{1}_0").set_value(0.7)
-    at.number_input(key=f"cls_pred_{1}_1").set_value(0.3)
-    at.button(key=f"FormSubmitter:cls_pred_form_{1}-Submit").click().run()
+    submit_boxes(at, "0.7", "3/10")  # a box reads a fraction as exactly as a decimal
     assert at.success[0].value.startswith("Saved at")
     assert answers.student_state(data, new.code, token).prediction == (Fraction(7, 10), Fraction(3, 10))
     assert not revealed_table(at)  # no exact answer before the reveal
     classes.reveal(data, new.code, new.teacher_token)
     at = open_linked_page(PAGE, {"code": new.code, "student": token})  # a reload resumes the page
-    assert at.number_input(key="cls_pred_1_0").value == pytest.approx(0.7)
+    assert boxes(at)["values"] == ["0.70", "0.30"]
     assert revealed_table(at)["exact"] == ["3/4 (0.75)", "1/4 (0.25)"]
     assert revealed_table(at)["yours"] == ["0.70", "0.30"]
     classes.lock(data, new.code, new.teacher_token)
     at = open_linked_page(PAGE, {"code": new.code, "student": token})
-    assert at.button(key="FormSubmitter:cls_pred_form_1-Submit").disabled
+    assert boxes(at)["disabled"]
 
 
 def test_teacher_dashboard_counts_and_hides_names(data):
@@ -230,8 +250,7 @@ def test_after_end_class_the_teacher_link_shows_results_only_and_the_student_lin
     at.toggle(key="cls_show_students").set_value(True).run()
     assert [t.value for t in at.text] == ["Ann", "submitted"] and not at.button
     student = open_linked_page(PAGE, {"code": new.code, "student": token})
-    assert student.button(key="FormSubmitter:cls_pred_form_1-Submit").disabled
-    assert student.number_input(key="cls_pred_1_0").value == pytest.approx(0.75)
+    assert boxes(student)["disabled"] and boxes(student)["values"] == ["0.75", "0.25"]
     assert any("This class has ended" in i.value for i in student.info)
 
 
@@ -284,15 +303,48 @@ def test_one_submit_is_saved_once_and_the_page_shows_what_the_database_holds(dat
     token = admission.join_class(data, new.code, "Ann").student_token
     at = open_linked_page(PAGE, {"code": new.code, "student": token})
     assert any(c.value.replace("\\", "") == "Nothing saved yet for this activity." for c in at.caption)
-    at.number_input(key="cls_pred_1_0").set_value(0.55)
-    at.number_input(key="cls_pred_1_1").set_value(0.45)
-    at.button(key="FormSubmitter:cls_pred_form_1-Submit").click().run()
+    submit_boxes(at, "0.55", "0.45")
     assert not at.exception
     with data.connect() as conn:
         assert conn.execute(text("SELECT revisions FROM submissions")).scalar_one() == 1
     assert any(
         "Saved in the class database: 0.55 for r(B), 0.45 for r(C)" in c.value.replace("\\", "") for c in at.caption
     )
+
+
+def test_the_bars_boxes_and_submit_are_one_element_and_a_refused_box_is_named(data):
+    """The prediction is one element: a bar per r, a box per asked value (Z too, with no bar), and Submit. A box
+    that does not read as a number from 0 to 1, an empty box, or a crafted message is refused by name, nothing is
+    saved, and the boxes keep the student's text (the stamp stays); Z and the r values are saved exactly."""
+    new = classes.create_class(data)
+    classes.open_activity(data, new.code, new.teacher_token, "predict", {"source": "bernoulli-residual"})
+    token = admission.join_class(data, new.code, "Ann").student_token
+    at = open_linked_page(PAGE, {"code": new.code, "student": token})
+    drawn = predictors(at)["cls_bars_1"]
+    assert drawn["labels"] == ["r(A)", "r(B)", "r(C)"] and drawn["values"] == [0.0, 0.0, 0.0]
+    assert drawn["form"]["fields"] == ["r(A)", "r(B)", "r(C)", "Z"] and drawn["form"]["values"] == [None] * 4
+    assert not at.number_input and not at.get("form") and not at.button  # no form of Streamlit's: one element
+    stamp = drawn["form"]["stamp"]
+    refusals = [
+        (["0", "0.75", "abc", "0.4"], "r(C)"),
+        (["0", "0.75", "1.5", "0.4"], "outside 0 to 1"),
+        (["0", "0.75", "", "0.4"], "Type a value for r(C) first."),
+        ("0, 0.75", "expected the text of 4 boxes"),
+        (["0", "0.75", 0.25, "0.4"], "the box for r(C) sent float, not text"),
+        (["0"] * 5, "5 boxes sent for 4 values"),
+    ]
+    for sent, named in refusals:
+        send_trigger(at, "cls_bars_1", "submit", sent)
+        said = " ".join(errors(at) + warnings(at)).replace("\\", "")
+        assert not at.exception and named in said, (sent, said)
+        assert not at.success and boxes(at)["stamp"] == stamp
+    assert answers.student_state(data, new.code, token).prediction is None
+    submit_boxes(at, "0", "3/4", "0.25", "2/5")
+    assert at.success[0].value.startswith("Saved at") and boxes(at)["stamp"] != stamp
+    saved = answers.student_state(data, new.code, token).prediction
+    assert saved == (0, Fraction(3, 4), Fraction(1, 4), Fraction(2, 5))
+    assert boxes(at)["values"] == ["0.00", "0.75", "0.25", "0.40"]
+    assert predictors(at)["cls_bars_1"]["values"] == [0.0, 0.75, 0.25]
 
 
 def test_a_database_outage_is_said_plainly_and_the_page_recovers(own_postgres, tmp_path, monkeypatch):
@@ -309,18 +361,17 @@ def test_a_database_outage_is_said_plainly_and_the_page_recovers(own_postgres, t
     student = open_linked_page(PAGE, {"code": new.code, "student": token})
     teacher = open_linked_page(PAGE, {"code": new.code, "teacher": new.teacher_token})
     joining = open_linked_page(PAGE, {"code": new.code})
-    student.number_input(key="cls_pred_1_0").set_value(0.6)
-    student.number_input(key="cls_pred_1_1").set_value(0.4)
+    drawn = boxes(student)
 
     own_postgres.halt()
-    student.button(key="FormSubmitter:cls_pred_form_1-Submit").click().run()
+    submit_boxes(student, "0.6", "0.4")
     assert not student.exception
     said = " ".join(errors(student) + warnings(student)).replace("\\", "")
     assert "class database cannot be reached" in said and "nothing was saved" in said
-    assert student.number_input(key="cls_pred_1_0").value == pytest.approx(0.6)  # what was typed stays
-    assert student.number_input(key="cls_pred_1_1").value == pytest.approx(0.4)
+    # what was typed stays: the boxes keep the browser's text while the stamp (what the database holds) is the same
+    assert boxes(student)["stamp"] == drawn["stamp"]
     student.run()  # the page's retry (a timed fragment in the browser): still down
-    assert not student.exception and student.number_input(key="cls_pred_1_0").value == pytest.approx(0.6)
+    assert not student.exception and boxes(student)["stamp"] == drawn["stamp"]
     teacher.run()
     assert not teacher.exception and any("cannot be reached" in w for w in warnings(teacher))
     join(joining, new.code, "Bob")
@@ -334,9 +385,8 @@ def test_a_database_outage_is_said_plainly_and_the_page_recovers(own_postgres, t
 
     own_postgres.resume()
     student.run()  # recovers by itself: the page is drawn from the database again
-    assert not student.exception and not warnings(student)
-    assert student.number_input(key="cls_pred_1_0").value == pytest.approx(0.6)
-    student.button(key="FormSubmitter:cls_pred_form_1-Submit").click().run()
+    assert not student.exception and not warnings(student) and boxes(student)["stamp"] == drawn["stamp"]
+    submit_boxes(student, "0.6", "0.4")
     assert student.success[0].value.startswith("Saved at")
     teacher.run()
     assert not teacher.exception and [m.value for m in teacher.metric][-2:] == ["1", "1 of 1"]
@@ -526,10 +576,8 @@ def test_two_rounds_side_by_side_on_the_dashboard_and_the_projector(data):
     student = open_linked_page(PAGE, {"code": new.code, "student": tokens["Bob"]})
     assert "Round 2: vote again" in plain(markdown_text(student))
     assert "Your round 1 prediction: 0.50 for r(B), 0.50 for r(C)." in plain(markdown_text(student))  # Bob's
-    assert student.number_input(key="cls_pred_1_0").value == pytest.approx(0.5)  # keeps round 1's
-    student.number_input(key="cls_pred_1_0").set_value(0.7)
-    student.number_input(key="cls_pred_1_1").set_value(0.3)
-    student.button(key="FormSubmitter:cls_pred_form_1-Submit").click().run()
+    assert boxes(student)["values"] == ["0.50", "0.50"]  # keeps round 1's
+    submit_boxes(student, "0.7", "0.3")
     assert student.success[0].value.startswith("Saved at")
     at = open_linked_page(PAGE, {"code": new.code, "teacher": new.teacher_token})
     shown = {key: traces for key, traces in charts(at).items() if key.startswith("cls_dist_")}  # not the question

@@ -313,14 +313,15 @@ class StudentSeat:
         self, db: Engine | Connect, activity_id: int, fields, values, round_number: int,
         on_pending: Callable | None = None,
     ) -> Feedback:
-        """Save the prediction boxes' ``values`` (None: left empty) for the round the page showed (``on_pending``:
-        see attempt)."""
+        """Save the prediction boxes' ``values`` (each as typed, or a number; None: left empty) for the round the page
+        showed (``on_pending``: see attempt). Typed text is read by the one reader of numbers, exactly."""
         missing = [field for field, value in zip(fields, values) if value is None]
         if missing:
             return Feedback("warning", f"Type a value for {', '.join(missing)} first.")
         result = outcome(
             lambda engine: answers.submit_prediction(
-                engine, self.code, self.token, activity_id, [f"{v:.4f}" for v in values], round_number=round_number
+                engine, self.code, self.token, activity_id, [v if isinstance(v, str) else f"{v:.4f}" for v in values],
+                round_number=round_number,
             ),
             db,
             DATABASE_DOWN,

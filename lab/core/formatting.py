@@ -13,6 +13,17 @@ def fraction_text(value: Fraction | int) -> str:
     return str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
 
 
+def box_text(value: Fraction | int) -> str:
+    """A value as a box shows it and reads it back exactly: ``0.40`` (two places at least), ``0.4321``, or
+    ``1/3`` when no decimal of four places is exact."""
+    value = Fraction(value)
+    if (value * 10_000).denominator != 1:
+        return fraction_text(value)
+    text = f"{int(abs(value) * 10_000):05d}"  # ten-thousandths (exact here): at least "00000"
+    whole, places = text[:-4], text[-4:].rstrip("0")
+    return f"{'-' if value < 0 else ''}{whole}.{places.ljust(2, '0')}"
+
+
 def decimal_text(value, digits: int = 6) -> str:
     """A short decimal for display (``0.75``, ``1e-06``)."""
     return f"{float(value):.{digits}g}"

@@ -1,4 +1,5 @@
-"""What the bar predictor (lab/views/bar_predictor.py) may send: one height per bar, each a number from 0 to 1.
+"""What the bar predictor (lab/views/bar_predictor.py) may send: one height per bar, each a number from 0 to 1;
+and, with its boxes and Submit (a class page), the text of each box.
 
 Pure Python (no Streamlit). The browser's message can carry any JSON value in its place (a crafted WebSocket
 message, a script in the page), so every value is checked here before a page model or a widget sees it; a
@@ -15,6 +16,7 @@ from lab.core.distributions import snap_to_step
 from lab.core.numbers import shown
 
 BAR_STEP = Fraction(1, 100)  # a bar's height snaps to this step, in the browser and again here
+BOX_CHARS = 40  # a box's longest text (its input allows as many): "0.25" or "1/4" is what a box is for
 MAX_BARS = 64  # more than any page draws (the Binomial lab's 27 at n = 26); a longer list is refused unread
 
 
@@ -39,6 +41,26 @@ def read_bars(payload: object, labels: Sequence[str]) -> list[float]:
             raise BarsRefused(f"Bars not applied: the height of {label}, {shown(value)}, is outside [0, 1].")
         heights.append(float(snap_to_step(Fraction(value), BAR_STEP)))
     return heights
+
+
+def read_boxes(payload: object, fields: Sequence[str]) -> list[str | None]:
+    """The text of each box sent with Submit, one per field (None: left empty), not read as numbers yet (the class's
+    one reader does that, and names a box it refuses); raises :class:`BarsRefused` when it is not such a list."""
+    count = len(fields)
+    if not isinstance(payload, list):
+        raise BarsRefused(f"Not submitted: expected the text of {count} boxes, got {_kind(payload)}.")
+    if len(payload) != count:
+        raise BarsRefused(f"Not submitted: {len(payload):,} boxes sent for {count} values.")
+    texts = []
+    for field, value in zip(fields, payload):
+        if value is not None and not isinstance(value, str):
+            raise BarsRefused(f"Not submitted: the box for {field} sent {_kind(value)}, not text.")
+        if isinstance(value, str) and len(value) > BOX_CHARS:
+            raise BarsRefused(
+                f"Not submitted: the box for {field} holds {len(value):,} characters (at most {BOX_CHARS})."
+            )
+        texts.append((value.strip() or None) if isinstance(value, str) else None)
+    return texts
 
 
 def _kind(value: object) -> str:

@@ -25,7 +25,7 @@ class Keys:
     PENDING_SAID = "cls_pending_said"  # what became of it (a Feedback), shown until the next press
     FEEDBACK = "cls_feedback"  # what the student's Submit came to (a Feedback), shown in the next run
     ROUND_SHOWN = "cls_round_shown"  # (activity id, round) the live part last drew: what a Submit is saved for
-    SUBMIT_RAN = "cls_submit_ran"  # a form's callback ran in this run (see class_student.submitted_without_callback)
+    SUBMIT_RAN = "cls_submit_ran"  # an answer form's callback ran in this run (see submitted_without_callback)
     LAST_STATE = "cls_last_state"  # the student's state last read: drawn again while the database is down
     LAST_TOKEN = "cls_last_token"  # the student whose state LAST_STATE is
     DOWN_WORDS = "cls_down_words"  # what the student's page said of the outage it met in this run
@@ -116,22 +116,9 @@ class Keys:
         return f"cls_pq_{activity_id}"
 
     @staticmethod
-    def prediction_form(activity_id: int) -> str:
-        return f"cls_pred_form_{activity_id}"
-
-    @staticmethod
-    def prediction(activity_id: int) -> str:
-        """The prediction boxes' stem (box i is ``{stem}_{i}``): the same in every round of an activity, so a new
-        round keeps what the boxes hold (the student's last prediction) and only the live part redraws."""
-        return f"cls_pred_{activity_id}"
-
-    @staticmethod
-    def prediction_box(stem: str, i: int) -> str:
-        return f"{stem}_{i}"
-
-    @staticmethod
     def bars(activity_id: int) -> str:
-        """The bars the student draws (lab.views.bar_predictor)."""
+        """The bars the student draws, with their boxes and Submit (lab.views.bar_predictor): the same in every round
+        of an activity, so a new round redraws only the live part."""
         return f"cls_bars_{activity_id}"
 
     @staticmethod

@@ -6,6 +6,8 @@ through lab.classroom.actions (StudentSeat)."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import streamlit as st
 
 from lab.classroom.actions import (
@@ -22,11 +24,11 @@ from lab.classroom.actions import (
     with_flags,
 )
 from lab.classroom.activities import PREDICT
-from lab.core.formatting import fraction_text, markdown_escape, markdown_table, with_decimal
-from lab.teaching.exercises import PREDICT_STEP, worked_solution
+from lab.core.formatting import box_text, fraction_text, markdown_escape, markdown_table, with_decimal
+from lab.teaching.exercises import worked_solution
 from lab.views import class_focus
 from lab.views.accessibility import announce, section, subsection
-from lab.views.bar_predictor import bar_predictor
+from lab.views.bar_predictor import BoxesForm, bar_predictor
 from lab.views.class_common import (
     RETRY_EVERY_S,
     URL_PATH_PAGE,
@@ -72,11 +74,6 @@ def submitted_without_callback(pressed: bool, submit, *args) -> None:
         st.rerun()
 
 
-def prediction_key(activity: ActivityView) -> str:
-    """The widget keys' stem of a prediction form: the same in every round (a new round keeps the boxes' values)."""
-    return Keys.prediction(activity.id)
-
-
 def shown_round(activity_id: int, drawn_with: int) -> int:
     """The round a Submit is saved for: the one the page shows. A new round redraws only the live part (it says
     "Round 2: vote again"), not the form whose callback arguments hold the round it was drawn with; the live part
@@ -85,16 +82,13 @@ def shown_round(activity_id: int, drawn_with: int) -> int:
     return shown[1] if isinstance(shown, tuple) and shown[0] == activity_id else drawn_with
 
 
-def _submit_prediction(
-    code: str, token: str, activity_id: int, fields: tuple[str, ...], stem: str, round_number: int
-) -> None:
-    st.session_state[Keys.SUBMIT_RAN] = True
+def _submit_prediction(code: str, token: str, activity_id: int, fields: tuple[str, ...], round_number: int, texts):
+    """Submit's callback: the boxes' ``texts`` (checked for shape by the bar predictor) saved for the round shown."""
     if not may_send():
         st.session_state[Keys.FEEDBACK] = Feedback("warning", WAIT_FOR_PENDING)
         return
-    values = [st.session_state.get(Keys.prediction_box(stem, i)) for i in range(len(fields))]
     st.session_state[Keys.FEEDBACK] = StudentSeat(code, token).submit_prediction(
-        engine, activity_id, fields, values, shown_round(activity_id, round_number), keep_pending("Your prediction")
+        engine, activity_id, fields, texts, shown_round(activity_id, round_number), keep_pending("Your prediction")
     )
 
 
@@ -126,56 +120,30 @@ def vote_again_note(activity: ActivityView, state: StudentState) -> dict:
     )
 
 
-def prediction_form(state: StudentState, code: str, token: str) -> None:
-    """A box per predicted value and Submit, disabled once locked or ended."""
+def prediction_panel(state: StudentState, code: str, token: str) -> None:
+    """The bars the student draws, a box per predicted value bound to them, and Submit, all one element (the bar
+    predictor's BoxesForm: every page of the class draws it at the same moment); disabled once locked or ended. In
+    the activity part (a fragment): a press there after the server restarted runs the whole page
+    (lab.views.fragment_fallback), and the bar predictor saves it then (test_classroom_faults_browser)."""
     activity = state.activity
     fields = activity.spec.fields
-    frozen = activity.locked or not state.open
-    stem = prediction_key(activity)
-    start = state.prediction or state.earlier
-    submit_args = (code, token, activity.id, fields, stem, activity.round)
-    with st.form(Keys.prediction_form(activity.id), border=True, enter_to_submit=False):
-        # one row block, not a block per column: every page of the class draws this form at the same moment
-        row = st.container(horizontal=True)
-        for i, field in enumerate(fields):
-            row.number_input(
-                f"Predict {field}",
-                min_value=0.0,
-                max_value=1.0,
-                value=float(start[i]) if start else None,
-                step=float(PREDICT_STEP),
-                format="%.2f",
-                key=Keys.prediction_box(stem, i),
-                disabled=frozen,
-            )
-        pressed = st.form_submit_button(
-            "Submit", type="primary", disabled=frozen, on_click=_submit_prediction, args=submit_args
-        )
-    submitted_without_callback(pressed, _submit_prediction, *submit_args)
-    if pressed and not st.session_state.get(Keys.ACTIVITY_RERUN):
+    start = state.prediction or state.earlier or ()
+    texts = tuple(box_text(start[i]) if i < len(start) else None for i in range(len(fields)))
+    bars = [field for field in fields if field != "Z"]
+    heights = [float(start[fields.index(bar)]) if fields.index(bar) < len(start) else 0.0 for bar in bars]
+    submit = partial(_submit_prediction, code, token, activity.id, fields, activity.round)
+    # what the database holds for this student changed (a save here or in another tab, a new round): the boxes
+    # show it; until then they keep what the student drew or typed, through every rerun
+    stamp = f"{activity.id}/{activity.round}/{state.saved_at or ''}"
+    arrived = bar_predictor(
+        Keys.bars(activity.id), bars, heights, (),
+        large=is_presenting(), disabled=activity.locked or not state.open, redraws_page=lends_page_redraw(),
+        form=BoxesForm(fields, texts, stamp, submit),
+    )
+    if arrived == "here" or (arrived == "callback" and not st.session_state.get(Keys.ACTIVITY_RERUN)):
         st.rerun()  # saved in this run: the page shows what the database now holds
     # (in the activity part's own rerun the callback saved before this run read the database: it shows it already,
     # and a whole run from inside the part would draw its live region anew, which a screen reader does not announce)
-
-
-def prediction_panel(state: StudentState, code: str, token: str) -> None:
-    """The bars the student draws above the boxes they are bound to; Submit saves the boxes. In the activity part (a
-    fragment): a press there after the server restarted runs the whole page (lab.views.fragment_fallback), so the
-    first Submit after a restart is saved (test_classroom_faults_browser)."""
-    activity = state.activity
-    bars = [field for field in activity.spec.fields if field != "Z"]
-    boxes = [f"{prediction_key(activity)}_{i}" for i in range(len(bars))]
-    start = state.prediction or state.earlier or ()
-    # asked with `in` first: a box not drawn yet (a new activity on every page at once) costs .get an exception
-    values = [
-        st.session_state[box] if box in st.session_state else start[i] if i < len(start) else None
-        for i, box in enumerate(boxes)
-    ]
-    bar_predictor(
-        Keys.bars(activity.id), bars, [float(v) if v is not None else 0.0 for v in values], boxes,
-        large=is_presenting(), disabled=activity.locked or not state.open, redraws_page=lends_page_redraw(),
-    )
-    prediction_form(state, code, token)
 
 
 def revealed_prediction(state: StudentState) -> str:

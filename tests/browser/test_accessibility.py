@@ -250,8 +250,8 @@ def student_joined(page, base, presenting):
 def student_submitted(page, base, presenting):
     teacher, code = with_teacher(page, base, presenting)
     join_as_student(page, base, presenting, code)
-    page.get_by_role("spinbutton", name="Predict r(B)").fill("0.7")
-    page.get_by_role("spinbutton", name="Predict r(C)").fill("0.3")
+    page.get_by_role("textbox", name="Predict r(B)").fill("0.7")
+    page.get_by_role("textbox", name="Predict r(C)").fill("0.3")
     press(page, "Submit")
     teacher.context.close()
 
@@ -259,8 +259,8 @@ def student_submitted(page, base, presenting):
 def student_revealed(page, base, presenting):
     teacher, code = with_teacher(page, base, presenting)
     join_as_student(page, base, presenting, code)
-    page.get_by_role("spinbutton", name="Predict r(B)").fill("0.7")
-    page.get_by_role("spinbutton", name="Predict r(C)").fill("0.3")
+    page.get_by_role("textbox", name="Predict r(B)").fill("0.7")
+    page.get_by_role("textbox", name="Predict r(C)").fill("0.3")
     press(page, "Submit")
     press(teacher, "Reveal to class")
     page.get_by_text("revealed by your teacher", exact=False).first.wait_for(timeout=15_000)
@@ -469,8 +469,8 @@ def test_a_class_announces_joining_saved_the_teachers_reveal_and_refusals(browse
     teacher, code = with_teacher(student, a11y_app, False)
     join_as_student(student, a11y_app, False, code)
     assert live(student, "cls")["status"].startswith("Activity 1 is open: ")
-    student.get_by_role("spinbutton", name="Predict r(B)").fill("0.7")
-    student.get_by_role("spinbutton", name="Predict r(C)").fill("0.3")
+    student.get_by_role("textbox", name="Predict r(B)").fill("0.7")
+    student.get_by_role("textbox", name="Predict r(C)").fill("0.3")
     press(student, "Submit")
     region = live(student, "cls")
     assert region["same"] and region["status"].startswith("Saved at ")

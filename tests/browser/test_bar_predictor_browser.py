@@ -235,8 +235,8 @@ def test_a_phone_in_a_class_predicts_by_dragging(browser, class_app, screenshot_
                 touch(cdp, "touchMove", x, y0 + (y1 - y0) * k / 6)
             touch(cdp, "touchEnd", x, y1)
             wait_idle(phone)
-        assert phone.get_by_role("spinbutton", name="Predict r(B)").input_value() == "0.65"
-        assert phone.get_by_role("spinbutton", name="Predict r(C)").input_value() == "0.35"
+        assert phone.get_by_role("textbox", name="Predict r(B)").input_value() == "0.65"
+        assert phone.get_by_role("textbox", name="Predict r(C)").input_value() == "0.35"
         phone.screenshot(path=str(screenshot_dir / "class-student-bars-390.png"))
         phone.get_by_role("button", name="Submit").click()
         wait_idle(phone)

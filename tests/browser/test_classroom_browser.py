@@ -52,8 +52,8 @@ def join_and_submit(browser, base: str, code: str, name: str, values, viewport) 
     page.get_by_role("button", name="Join").click()
     page.wait_for_url("**student=**")
     wait_idle(page)
-    page.get_by_role("spinbutton", name="Predict r(B)").fill(values[0])
-    page.get_by_role("spinbutton", name="Predict r(C)").fill(values[1])
+    page.get_by_role("textbox", name="Predict r(B)").fill(values[0])
+    page.get_by_role("textbox", name="Predict r(C)").fill(values[1])
     page.get_by_role("button", name="Submit").click()
     wait_idle(page)
     assert "Saved at" in page.locator("[data-testid=stAlertContentSuccess]").inner_text()
@@ -121,7 +121,7 @@ def test_teacher_and_three_students(browser, class_app, screenshot_dir):
     # a reload resumes the student's page with the saved prediction
     ann = students["Ann"][1]
     goto(ann, ann.url)
-    assert ann.get_by_role("spinbutton", name="Predict r(B)").input_value() == "0.75"
+    assert ann.get_by_role("textbox", name="Predict r(B)").input_value() == "0.75"
     for ctx, _page in students.values():
         ctx.close()
     teacher_ctx.close()
@@ -151,8 +151,8 @@ def test_kill_9_keeps_every_saved_answer_and_students_resume(browser, tmp_path):
         proc.wait(timeout=10)
         proc, url = start_streamlit("server.py", cwd=ROOT, port=port)
         goto(page, student_url)
-        assert page.get_by_role("spinbutton", name="Predict r(B)").input_value() == "0.65"
-        assert page.get_by_role("spinbutton", name="Predict r(C)").input_value() == "0.35"
+        assert page.get_by_role("textbox", name="Predict r(B)").input_value() == "0.65"
+        assert page.get_by_role("textbox", name="Predict r(C)").input_value() == "0.35"
         teacher = ctx.new_page()
         goto(teacher, f"{url}/class?code={new.code}&teacher={new.teacher_token}")
         assert metric(teacher, "Submitted") == "1 of 1"
@@ -531,13 +531,13 @@ def test_two_rounds_with_three_students(browser, class_app, screenshot_dir):
         page = students[name][1]
         page.get_by_text("Round 2: vote again", exact=False).first.wait_for(timeout=15_000)
         wait_idle(page, started_timeout=50)
-        assert page.get_by_role("spinbutton", name="Predict r(B)").input_value() == f"{float(first[0]):.2f}"
+        assert page.get_by_role("textbox", name="Predict r(B)").input_value() == f"{float(first[0]):.2f}"
         if name == "Bob":
             screenshot_full(page, screenshot_dir / "class-student-round2-390.png")
         if second is None:
             continue
-        page.get_by_role("spinbutton", name="Predict r(B)").fill(second[0])
-        page.get_by_role("spinbutton", name="Predict r(C)").fill(second[1])
+        page.get_by_role("textbox", name="Predict r(B)").fill(second[0])
+        page.get_by_role("textbox", name="Predict r(C)").fill(second[1])
         page.get_by_role("button", name="Submit").click()
         wait_idle(page)
         assert "Saved at" in page.locator("[data-testid=stAlertContentSuccess]").inner_text()

@@ -87,9 +87,9 @@ def student_typing(browser, url: str, code: str):
     join(page, code, "Ann")
     page.wait_for_url("**student=**")
     wait_idle(page)
-    page.get_by_role("spinbutton", name="Predict r(B)").fill("0.6")
-    page.get_by_role("spinbutton", name="Predict r(C)").fill("0.4")
-    page.get_by_role("spinbutton", name="Predict r(C)").press("Tab")  # typed, not submitted, left the box
+    page.get_by_role("textbox", name="Predict r(B)").fill("0.6")
+    page.get_by_role("textbox", name="Predict r(C)").fill("0.4")
+    page.get_by_role("textbox", name="Predict r(C)").press("Tab")  # typed, not submitted, left the box
     return ctx, page
 
 
@@ -143,7 +143,7 @@ def test_one_browsers_wrong_codes_never_keep_another_out(browser, tmp_path, serv
         assert "Too many" not in alert_text(other)
         other.wait_for_url("**student=**", timeout=15_000)
         wait_idle(other)
-        assert other.get_by_role("spinbutton", name="Predict r(B)").is_visible()
+        assert other.get_by_role("textbox", name="Predict r(B)").is_visible()
         if server == "server.py":
             screenshot_full(other, screenshot_dir / "class-student-joined-390.png")
         guesser.close()
@@ -170,8 +170,8 @@ def test_first_submit_after_a_kill_9_and_restart_is_saved(browser, tmp_path, scr
         page.wait_for_url("**student=**")
         wait_idle(page)
         token = page.url.split("student=")[1].split("&")[0]
-        page.get_by_role("spinbutton", name="Predict r(B)").fill("0.65")
-        page.get_by_role("spinbutton", name="Predict r(C)").fill("0.35")
+        page.get_by_role("textbox", name="Predict r(B)").fill("0.65")
+        page.get_by_role("textbox", name="Predict r(C)").fill("0.35")
         page.get_by_role("button", name="Submit").click()
         wait_idle(page)
         assert "Saved at" in alert_text(page)
@@ -183,8 +183,8 @@ def test_first_submit_after_a_kill_9_and_restart_is_saved(browser, tmp_path, scr
         # the page reconnects by itself (no reload)
         page.wait_for_selector("[data-testid=stApp][data-test-connection-state=CONNECTED]", timeout=60_000)
         wait_idle(page)
-        page.get_by_role("spinbutton", name="Predict r(B)").fill("0.55")
-        page.get_by_role("spinbutton", name="Predict r(C)").fill("0.45")
+        page.get_by_role("textbox", name="Predict r(B)").fill("0.55")
+        page.get_by_role("textbox", name="Predict r(C)").fill("0.45")
         page.get_by_role("button", name="Submit").click()  # the first Submit after the restart
         wait_idle(page)
         page.get_by_text("Saved in the class database: 0.55 for r(B), 0.45 for r(C)", exact=False).wait_for(
@@ -222,8 +222,8 @@ def test_postgresql_stops_mid_class_and_the_page_recovers(browser, own_postgres,
         said = alert_text(page)
         assert "cannot be reached" in said and "nothing was saved" in said
         assert not page.locator("[data-testid=stException]").count()
-        assert page.get_by_role("spinbutton", name="Predict r(B)").input_value() == "0.60"
-        assert page.get_by_role("spinbutton", name="Predict r(C)").input_value() == "0.40"
+        assert page.get_by_role("textbox", name="Predict r(B)").input_value() == "0.6"
+        assert page.get_by_role("textbox", name="Predict r(C)").input_value() == "0.4"
         screenshot_full(page, screenshot_dir / "class-student-database-down-1280.png")
         try:
             urllib.request.urlopen(f"{url}/_class_version?code={new.code}&key={key}", timeout=10)
@@ -237,7 +237,7 @@ def test_postgresql_stops_mid_class_and_the_page_recovers(browser, own_postgres,
             "() => !document.body.innerText.includes('cannot be reached')", timeout=30_000, polling=500
         )
         wait_idle(page)
-        assert page.get_by_role("spinbutton", name="Predict r(B)").input_value() == "0.60"
+        assert page.get_by_role("textbox", name="Predict r(B)").input_value() == "0.6"
         page.get_by_role("button", name="Submit").click()
         wait_idle(page)
         assert "Saved at" in alert_text(page)

@@ -182,7 +182,7 @@ def test_a_class_sees_no_answer_before_the_reveal(browser, class_app, source, sc
     assert student.get_by_text("Presentation mode").count() == 0  # no presentation toggle
     fields = [f"r({t})" for t in (asked or hand.tokens)] + ([] if asked else ["Z"])
     for field, value in zip(fields, guesses):
-        student.get_by_role("spinbutton", name=f"Predict {field}").fill(value)
+        student.get_by_role("textbox", name=f"Predict {field}").fill(value)
     student.get_by_role("button", name="Submit").click()
     wait_text(student, "Saved at")
 

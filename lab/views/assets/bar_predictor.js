@@ -125,9 +125,14 @@ function set(st, i, v) {
   st.values[i] = snap(v);
   draw(st, i);
   sumText(st);
+  if (st.form) boxesFromBars(st, i);
 }
 
 function send(st) {
+  if (st.form) {  // with boxes and Submit (a class page): the bars go to the server only with Submit
+    remember(st);
+    return;
+  }
   const now = st.values.slice();
   if (st.sent && now.every((v, k) => v === st.sent[k])) return;
   st.sent = now;
@@ -177,11 +182,15 @@ function update(st, data) {
   }
   for (const b of st.bars) b.col.setAttribute("aria-disabled", st.disabled ? "true" : "false");
   const values = (data.values || []).map((v) => snap(Number(v) || 0));
-  if (st.dragging < 0) {  // the server's values (typed boxes, a reset); not under a finger that is still moving
+  // with boxes and Submit: what the student drew or typed stays until the server holds something new (a Submit
+  // saved, another tab's, a new round: a new stamp); a rerun for anything else keeps it
+  const keep = !!data.form && !!st.form && st.form.stamp === data.form.stamp;
+  if (st.dragging < 0 && !keep) {  // the server's values (typed boxes, a reset); not under a finger still moving
     st.values = labels.map((_, i) => values[i] || 0);
     st.sent = st.values.slice();
     st.bars.forEach((_, i) => draw(st, i));
   }
+  if (data.form) form(st, data.form, keep);
   sumText(st);
   const alert = data.refused || "";
   if (st.alert.textContent !== alert) st.alert.textContent = alert;
@@ -203,4 +212,90 @@ function fit(st) {
     const name = narrow && st.short.length === st.labels.length ? st.short[i] : st.labels[i];
     if (b.name.textContent !== name) b.name.textContent = name;
   });
+}
+
+// Boxes and Submit (a class page: data.form): one box per predicted value, bound to its bar, and a Submit that
+// sends what the boxes hold, as typed (the server reads each with the lab's one reader of numbers and names a box
+// it refuses). Until Submit nothing goes to the server: a drag or a keystroke costs the class no rerun.
+function form(st, spec, keep) {
+  const fields = spec.fields || [];
+  if (!st.form || st.form.fields.join("\u0000") !== fields.join("\u0000")) {
+    const area = st.root.querySelector(".rl-bp-form");
+    area.replaceChildren();
+    const row = document.createElement("div");
+    row.className = "rl-bp-boxes";
+    const boxes = fields.map((field, j) => {
+      const label = document.createElement("label");
+      label.className = "rl-bp-box";
+      const name = document.createElement("span");
+      name.textContent = `${spec.word || "Predict"} ${field}`;
+      const input = document.createElement("input");
+      input.type = "text";
+      input.inputMode = "decimal";
+      input.autocomplete = "off";
+      input.spellcheck = false;
+      input.maxLength = 40;
+      input.addEventListener("input", () => { barFromBox(st, j); remember(st); });
+      label.append(name, input);
+      row.appendChild(label);
+      return input;
+    });
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "rl-bp-submit";
+    button.textContent = spec.submit || "Submit";
+    button.addEventListener("click", () => {
+      if (st.disabled) return;
+      st.component.setTriggerValue("submit", st.form.boxes.map((b) => (b.value.trim() === "" ? null : b.value.trim())));
+    });
+    area.append(row, button);
+    area.hidden = false;
+    st.form = { fields: fields.slice(), boxes, button, stamp: null };
+    keep = false;
+  }
+  if (!keep) {
+    st.form.boxes.forEach((b, j) => { b.value = spec.values && spec.values[j] != null ? String(spec.values[j]) : ""; });
+    st.form.stamp = spec.stamp;
+    recall(st);
+  }
+  for (const b of st.form.boxes) b.disabled = st.disabled;
+  st.form.button.disabled = st.disabled;
+}
+
+// What the student drew or typed, kept in this tab's sessionStorage under the stamp it was made on: a page drawn
+// anew (its element rebuilt, a reload) shows it again while the server still holds the same (the same stamp).
+function remember(st) {
+  try {
+    sessionStorage.setItem(`rlbp:${st.key}`, JSON.stringify({ stamp: st.form.stamp, texts: st.form.boxes.map((b) => b.value) }));
+  } catch (e) { /* storage off or full: the boxes still hold it while the page stays */ }
+}
+
+function recall(st) {
+  let kept = null;
+  try { kept = JSON.parse(sessionStorage.getItem(`rlbp:${st.key}`) || "null"); } catch (e) { kept = null; }
+  if (!kept || kept.stamp !== st.form.stamp || !Array.isArray(kept.texts)) return;
+  st.form.boxes.forEach((b, j) => {
+    if (typeof kept.texts[j] === "string") { b.value = kept.texts[j].slice(0, 40); barFromBox(st, j); }
+  });
+}
+
+function boxesFromBars(st, moved) {  // the moved bar's box, and any empty box of a bar (the bar shows its value)
+  st.labels.forEach((label, i) => {
+    const j = st.form.fields.indexOf(label);
+    if (j < 0) return;
+    const box = st.form.boxes[j];
+    if (i === moved || box.value.trim() === "") box.value = text2(st.values[i]);
+  });
+}
+
+function barFromBox(st, j) {  // a typed value moves its bar when it reads as a number from 0 to 1 (a/b too)
+  const i = st.labels.indexOf(st.form.fields[j]);
+  if (i < 0) return;
+  const text = st.form.boxes[j].value.trim();
+  const parts = text.split("/");
+  const v = parts.length === 2 ? Number(parts[0]) / Number(parts[1]) : Number(text);
+  if (text === "" || parts.length > 2 || !Number.isFinite(v) || v < 0 || v > 1) return;
+  st.values[i] = snap(v);
+  draw(st, i);
+  sumText(st);
 }
