@@ -46,7 +46,7 @@ def boxes(at, activity: int = 1) -> dict:
     """The prediction's boxes as the page drew them: fields, values (their text) and stamp (lab.views.bar_predictor),
     with ``disabled``."""
     drawn = predictors(at)[f"cls_bars_{activity}"]
-    return {**drawn["form"], "disabled": drawn["disabled"]}
+    return {name: drawn[f"form_{name}"] for name in ("fields", "values", "stamp")} | {"disabled": drawn["disabled"]}
 
 
 def revealed_table(at) -> dict[str, list[str]]:
@@ -322,9 +322,9 @@ def test_the_bars_boxes_and_submit_are_one_element_and_a_refused_box_is_named(da
     at = open_linked_page(PAGE, {"code": new.code, "student": token})
     drawn = predictors(at)["cls_bars_1"]
     assert drawn["labels"] == ["r(A)", "r(B)", "r(C)"] and drawn["values"] == [0.0, 0.0, 0.0]
-    assert drawn["form"]["fields"] == ["r(A)", "r(B)", "r(C)", "Z"] and drawn["form"]["values"] == [None] * 4
+    assert drawn["form_fields"] == ["r(A)", "r(B)", "r(C)", "Z"] and drawn["form_values"] == [None] * 4
     assert not at.number_input and not at.get("form") and not at.button  # no form of Streamlit's: one element
-    stamp = drawn["form"]["stamp"]
+    stamp = drawn["form_stamp"]
     refusals = [
         (["0", "0.75", "abc", "0.4"], "r(C)"),
         (["0", "0.75", "1.5", "0.4"], "outside 0 to 1"),

@@ -184,13 +184,16 @@ function update(st, data) {
   const values = (data.values || []).map((v) => snap(Number(v) || 0));
   // with boxes and Submit: what the student drew or typed stays until the server holds something new (a Submit
   // saved, another tab's, a new round: a new stamp); a rerun for anything else keeps it
-  const keep = !!data.form && !!st.form && st.form.stamp === data.form.stamp;
+  const spec = data.form_fields ? {  // with boxes and Submit (flat in the data: see bar_predictor.py)
+    fields: data.form_fields, values: data.form_values, stamp: data.form_stamp, submit: data.form_submit, word: data.form_word,
+  } : null;
+  const keep = !!spec && !!st.form && st.form.stamp === spec.stamp;
   if (st.dragging < 0 && !keep) {  // the server's values (typed boxes, a reset); not under a finger still moving
     st.values = labels.map((_, i) => values[i] || 0);
     st.sent = st.values.slice();
     st.bars.forEach((_, i) => draw(st, i));
   }
-  if (data.form) form(st, data.form, keep);
+  if (spec) form(st, spec, keep);
   sumText(st);
   const alert = data.refused || "";
   if (st.alert.textContent !== alert) st.alert.textContent = alert;
@@ -214,7 +217,7 @@ function fit(st) {
   });
 }
 
-// Boxes and Submit (a class page: data.form): one box per predicted value, bound to its bar, and a Submit that
+// Boxes and Submit (a class page: data.form_*): one box per predicted value, bound to its bar, and a Submit that
 // sends what the boxes hold, as typed (the server reads each with the lab's one reader of numbers and names a box
 // it refuses). Until Submit nothing goes to the server: a drag or a keystroke costs the class no rerun.
 function form(st, spec, keep) {
