@@ -6,9 +6,7 @@ query waiting for ever; PostgreSQL's own timeouts cannot fire on a server that i
 shared threads, such waits took every worker that also serves the lab pages and the static files. Here they take
 at most ``RESIDUAL_LAB_DB_WORKERS`` threads of this pool; a caller gets :class:`NotAnswering` after
 ``RESIDUAL_LAB_DB_TIMEOUT_S`` seconds (default 3), and once a call is stuck, later callers wait
-``STUCK_WAIT_S`` only (the database is known not to answer), and so do callers already waiting when a call
-becomes stuck: a page read that began a moment before the database was known not to answer is not kept the
-whole timeout (the pages' version checks often find out first). A call that timed out before it started never
+``STUCK_WAIT_S`` only (the database is known not to answer). A call that timed out before it started never
 runs; one that had started finishes when the database answers again (committed or rolled back, once), and
 its caller can ask the :class:`NotAnswering`'s ``pending`` future what became of it. Nothing here imports
 Streamlit."""
@@ -17,7 +15,6 @@ from __future__ import annotations
 
 import os
 import threading
-import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
@@ -28,7 +25,6 @@ WORKERS_ENV = "RESIDUAL_LAB_DB_WORKERS"
 DEFAULT_TIMEOUT_S = 3.0
 DEFAULT_WORKERS = 8
 STUCK_WAIT_S = 0.5
-LOOK_EVERY_S = 0.1  # a waiting caller looks this often whether a call became stuck meanwhile
 MAX_QUEUED = 1000  # calls waiting for a thread of the pool at once; beyond: refused at once
 
 Result = TypeVar("Result")
@@ -86,25 +82,15 @@ class Gate:
     def wait(self, future: Future, timeout: float | None = None) -> Result:
         """The result of a submitted call, waiting at most ``timeout`` (default: timeout_s(), or STUCK_WAIT_S while a
         call is stuck); NotAnswering after that, with the call cancelled if it had not started."""
-        may_shorten = timeout is None  # a caller's own timeout is kept as given
         if timeout is None:
             timeout = min(timeout_s(), STUCK_WAIT_S) if self._stuck else timeout_s()
-        deadline = time.monotonic() + timeout
-        while True:
-            left = deadline - time.monotonic()
-            try:
-                return future.result(max(0.0, min(left, LOOK_EVERY_S)) if may_shorten else left)
-            except FutureTimeout:
-                now = time.monotonic()
-                if now >= deadline:
-                    break
-                if may_shorten and self._stuck:  # a call got stuck while this one waited: known not to answer
-                    deadline = min(deadline, now + STUCK_WAIT_S)
-                    may_shorten = False  # shortened once: the rest of the wait in one
-        started = not future.cancel()
-        if started:
-            self.abandon(future)
-        raise NotAnswering(future if started else None) from None
+        try:
+            return future.result(timeout)
+        except FutureTimeout:
+            started = not future.cancel()
+            if started:
+                self.abandon(future)
+            raise NotAnswering(future if started else None) from None
 
     def abandon(self, future: Future) -> None:
         """A caller stopped waiting for ``future`` (an async route's own timeout): count it as stuck while it runs."""
