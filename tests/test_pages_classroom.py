@@ -325,6 +325,10 @@ def test_the_bars_boxes_and_submit_are_one_element_and_a_refused_box_is_named(da
     assert drawn["form_fields"] == ["r(A)", "r(B)", "r(C)", "Z"] and drawn["form_values"] == [None] * 4
     assert not at.number_input and not at.get("form") and not at.button  # no form of Streamlit's: one element
     stamp = drawn["form_stamp"]
+    # another student in the same browser tab (a shared computer) does not get this one's unsaved text back
+    bo = admission.join_class(data, new.code, "Bo").student_token
+    other = open_linked_page(PAGE, {"code": new.code, "student": bo})
+    assert boxes(other)["stamp"] != stamp and boxes(other)["values"] == [None] * 4
     refusals = [
         (["0", "0.75", "abc", "0.4"], "r(C)"),
         (["0", "0.75", "1.5", "0.4"], "outside 0 to 1"),

@@ -133,8 +133,9 @@ def prediction_panel(state: StudentState, code: str, token: str) -> None:
     heights = [float(start[fields.index(bar)]) if fields.index(bar) < len(start) else 0.0 for bar in bars]
     submit = partial(_submit_prediction, code, token, activity.id, fields, activity.round)
     # what the database holds for this student changed (a save here or in another tab, a new round): the boxes
-    # show it; until then they keep what the student drew or typed, through every rerun
-    stamp = f"{activity.id}/{activity.round}/{state.saved_at or ''}"
+    # show it; until then they keep what the student drew or typed, through every rerun. The student's row is in
+    # it too: on a shared computer the next student in the same tab does not get the last one's unsaved text back
+    stamp = f"{state.student_id}/{activity.id}/{activity.round}/{state.saved_at or ''}"
     arrived = bar_predictor(
         Keys.bars(activity.id), bars, heights, (),
         large=is_presenting(), disabled=activity.locked or not state.open, redraws_page=lends_page_redraw(),
