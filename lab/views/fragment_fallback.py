@@ -8,8 +8,9 @@ to the first press after the server restarted (or after a replica died and the p
 new session has not run the page yet, so it knows none of its fragments, and the press would be lost.
 
 :func:`install` turns such a request into a run of the whole page with the same widget values, which is what the
-browser's first message after a reconnect gets anyway; the page then sees the press (a form's Submit whose
-callback the new session could not know: lab.views.class_student.submitted_without_callback saves it). Only a
+browser's first message after a reconnect gets anyway; the page then sees the press, whose callback the new
+session could not know: the bar predictor saves its Submit itself (lab.views.bar_predictor, "here"), and an
+answer form's lab.views.class_student.submitted_without_callback. Only a
 request the user made is turned: an automatic rerun (a timed fragment) of a fragment that a full run just removed
 is still dropped, as Streamlit drops it. tests/test_fragment_fallback.py checks both, and fails if a Streamlit
 upgrade changes the check this relies on.
