@@ -65,9 +65,9 @@ def test_the_boxes_text_is_passed_on_as_typed_and_an_empty_box_as_nothing():
 @pytest.mark.parametrize(
     ("payload", "words"),
     [
-        ("0.75, 0.25", "expected the text of 2 boxes, got the text"),
+        ("0.75, 0.25", "expected a list of 2 texts, got the text"),
         ({"r(B)": "0.75"}, "got an object with 1 fields"),
-        (["0.75"], "1 boxes sent for 2 values"),
+        (["0.75"], "1 texts sent for 2 boxes"),
         (["0.75", 0.25], "the box for r(C) sent float, not text"),
         (["0.75", ["1"]], "the box for r(C) sent a list of 1 items, not text"),
         (["0.75", "1" * 41], "the box for r(C) holds 41 characters (at most 40)"),

@@ -333,9 +333,9 @@ def test_the_bars_boxes_and_submit_are_one_element_and_a_refused_box_is_named(da
         (["0", "0.75", "abc", "0.4"], "r(C)"),
         (["0", "0.75", "1.5", "0.4"], "outside 0 to 1"),
         (["0", "0.75", "", "0.4"], "Type a value for r(C) first."),
-        ("0, 0.75", "expected the text of 4 boxes"),
+        ("0, 0.75", "expected a list of 4 texts"),
         (["0", "0.75", 0.25, "0.4"], "the box for r(C) sent float, not text"),
-        (["0"] * 5, "5 boxes sent for 4 values"),
+        (["0"] * 5, "5 texts sent for 4 boxes"),
     ]
     for sent, named in refusals:
         send_trigger(at, "cls_bars_1", "submit", sent)

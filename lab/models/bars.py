@@ -26,11 +26,7 @@ class BarsRefused(ValueError):
 
 def read_bars(payload: object, labels: Sequence[str]) -> list[float]:
     """The heights sent for the bars ``labels``, snapped to 0.01; raises :class:`BarsRefused` naming the problem."""
-    count = len(labels)
-    if not isinstance(payload, list):
-        raise BarsRefused(f"Bars not applied: expected a list of {count} heights, got {_kind(payload)}.")
-    if len(payload) != count:
-        raise BarsRefused(f"Bars not applied: {len(payload):,} heights sent for {count} bars.")
+    _list_of(payload, len(labels), "Bars not applied", "heights", "bars")
     heights = []
     for label, value in zip(labels, payload):
         if isinstance(value, bool) or not isinstance(value, (int, float)):
@@ -46,11 +42,7 @@ def read_bars(payload: object, labels: Sequence[str]) -> list[float]:
 def read_boxes(payload: object, fields: Sequence[str]) -> list[str | None]:
     """The text of each box sent with Submit, one per field (None: left empty), not read as numbers yet (the class's
     one reader does that, and names a box it refuses); raises :class:`BarsRefused` when it is not such a list."""
-    count = len(fields)
-    if not isinstance(payload, list):
-        raise BarsRefused(f"Not submitted: expected the text of {count} boxes, got {_kind(payload)}.")
-    if len(payload) != count:
-        raise BarsRefused(f"Not submitted: {len(payload):,} boxes sent for {count} values.")
+    _list_of(payload, len(fields), "Not submitted", "texts", "boxes")
     texts = []
     for field, value in zip(fields, payload):
         if value is not None and not isinstance(value, str):
@@ -61,6 +53,15 @@ def read_boxes(payload: object, fields: Sequence[str]) -> list[str | None]:
             )
         texts.append((value.strip() or None) if isinstance(value, str) else None)
     return texts
+
+
+def _list_of(payload: object, count: int, refused: str, items: str, places: str) -> None:
+    """Refuse (:class:`BarsRefused`, starting ``refused``) anything but a list of ``count`` ``items``, one for each
+    of the ``places`` ("expected a list of 2 heights, got ...", "3 heights sent for 2 bars")."""
+    if not isinstance(payload, list):
+        raise BarsRefused(f"{refused}: expected a list of {count} {items}, got {_kind(payload)}.")
+    if len(payload) != count:
+        raise BarsRefused(f"{refused}: {len(payload):,} {items} sent for {count} {places}.")
 
 
 def _kind(value: object) -> str:
