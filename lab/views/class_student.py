@@ -128,9 +128,10 @@ def prediction_panel(state: StudentState, code: str, token: str) -> None:
     activity = state.activity
     fields = activity.spec.fields
     start = state.prediction or state.earlier or ()
-    texts = tuple(box_text(start[i]) if i < len(start) else None for i in range(len(fields)))
-    bars = [field for field in fields if field != "Z"]
-    heights = [float(start[fields.index(bar)]) if fields.index(bar) < len(start) else 0.0 for bar in bars]
+    saved = [start[i] if i < len(start) else None for i in range(len(fields))]
+    texts = tuple(box_text(v) if v is not None else None for v in saved)
+    bars = [field for field in fields if field != "Z"]  # Z: a box, no bar
+    heights = [float(v or 0) for field, v in zip(fields, saved) if field != "Z"]
     submit = partial(_submit_prediction, code, token, activity.id, fields, activity.round)
     # what the database holds for this student changed (a save here or in another tab, a new round): the boxes
     # show it; until then they keep what the student drew or typed, through every rerun. The student's row is in
