@@ -314,14 +314,13 @@ class StudentSeat:
         on_pending: Callable | None = None,
     ) -> Feedback:
         """Save the prediction boxes' ``values`` (each as typed, or a number; None: left empty) for the round the page
-        showed (``on_pending``: see attempt). Typed text is read by the one reader of numbers, exactly."""
+        showed (``on_pending``: see attempt). Each is read by the one reader of numbers, exactly."""
         missing = [field for field, value in zip(fields, values) if value is None]
         if missing:
             return Feedback("warning", f"Type a value for {', '.join(missing)} first.")
         result = outcome(
             lambda engine: answers.submit_prediction(
-                engine, self.code, self.token, activity_id, [v if isinstance(v, str) else f"{v:.4f}" for v in values],
-                round_number=round_number,
+                engine, self.code, self.token, activity_id, values, round_number=round_number
             ),
             db,
             DATABASE_DOWN,
