@@ -20,6 +20,7 @@ export default function (component) {
 }
 
 const GRID = [0, 0.2, 0.4, 0.6, 0.8, 1];
+const BOX_CHARS = 40;  // a box's longest text: lab/models/bars.py BOX_CHARS, which the server checks again
 const snap = (v) => Math.round(Math.min(1, Math.max(0, v)) * 100) / 100;
 const text2 = (v) => v.toFixed(2);
 
@@ -237,7 +238,7 @@ function form(st, spec, keep) {
       input.inputMode = "decimal";
       input.autocomplete = "off";
       input.spellcheck = false;
-      input.maxLength = 40;
+      input.maxLength = BOX_CHARS;
       input.addEventListener("input", () => { barFromBox(st, j); remember(st); });
       label.append(name, input);
       row.appendChild(label);
@@ -278,7 +279,7 @@ function recall(st) {
   try { kept = JSON.parse(sessionStorage.getItem(`rlbp:${st.key}`) || "null"); } catch (e) { kept = null; }
   if (!kept || kept.stamp !== st.form.stamp || !Array.isArray(kept.texts)) return;
   st.form.boxes.forEach((b, j) => {
-    if (typeof kept.texts[j] === "string") { b.value = kept.texts[j].slice(0, 40); barFromBox(st, j); }
+    if (typeof kept.texts[j] === "string") { b.value = kept.texts[j].slice(0, BOX_CHARS); barFromBox(st, j); }
   });
 }
 
