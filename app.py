@@ -3,34 +3,17 @@
 import pandas  # noqa: F401 - before any page: threads importing it lazily at once can see it half-initialised
 import streamlit as st
 
-from lab.views import (
-    accessibility,
-    class_focus,
-    common,
-    config_cache,
-    fragment_copies,
-    fragment_fallback,
-    fragment_pool,
-    gc_settings,
-    shell,
-    state_lookup,
-    widget_guard,
-)
-from lab.views.presentation import apply_presentation_style, is_projector_link, presentation_toggle
+from lab.views import patches, shell
+from lab.views.live_class import holding
+from lab.views.ui import accessibility
+from lab.views.ui.presentation import apply_presentation_style, is_projector_link, presentation_toggle
 
-config_cache.install()  # Streamlit's options read without its process-wide lock (300 pages redraw at once)
-widget_guard.install()  # widget values a browser never sends: replaced before Streamlit deserializes them
-state_lookup.install()  # a widget asks session state about its own key without copying all of it
-fragment_fallback.install()  # a press in a part of the page a restarted server does not know runs the whole page
-fragment_copies.install()  # a fragment's snapshot of the cursors copied directly, not by the generic deepcopy
-fragment_pool.install()  # the thread pool for parallel fragments made when one is used, not at every run
-common.install()  # a shared figure's JSON made once, not on every run that draws it
-gc_settings.install()  # the imported code frozen out of the cycle collector's scans, young collections rarer
+patches.install_all()  # each patch of a library's internals once per process, where its library allows it
 # before the navigation: with the page's icon sent only after it, the browser fetches the navigation's material
 # icons from a public font server (tests/browser/test_hostile_links_browser.py); the title follows the navigation
 st.set_page_config(page_title=shell.APP_TITLE, page_icon=shell.FAVICON, layout="wide")
 projector = is_projector_link()  # the projector view: no toggle and no navigation on the big screen
-held = None if projector else class_focus.running_class()  # a joined student's running class: the class only
+held = None if projector else holding.running_class()  # a joined student's running class: the class only
 # larger text and charts, no sidebar, reveals on press (not offered to a student held by a class)
 presenting = not projector and held is None and presentation_toggle()
 page = st.navigation(
@@ -40,6 +23,6 @@ st.set_page_config(page_title=shell.tab_title(page))  # "Binomial lab · Residua
 apply_presentation_style()
 accessibility.scroll_boxes()  # a table wider than the screen scrolls in its own box: a tab stop
 if held is not None and page.url_path != shell.CLASS_URL_PATH:
-    class_focus.in_progress(held, page.title)  # instead of a page that could answer the class's question
+    holding.in_progress(held, page.title)  # instead of a page that could answer the class's question
 else:
     page.run()

@@ -17,7 +17,8 @@ Two parts, each printed side by side for SQLite and PostgreSQL:
    holds the answer until the version moves, at most 2 s), and reruns the page when it moved; with app.py alone, it
    reruns the page's timed follow fragment whenever the server asks (``@st.fragment(run_every=...)``). Reports the
    server process's CPU use (cores) while they wait, against the same server with no sessions, and how long until
-   every page shows the teacher's reveal. Then one projector view (lab/views/projector.py: the follow route with the
+   every page shows the teacher's reveal. Then one projector view (lab/views/live_class/projector.py: the follow route
+   with the
    display key, and its counts fragment every 2 s) joins the 300 waiting pages: the server's CPU is measured again
    over the same time, and the projector's own cost is the difference (target: the whole, 300 pages and the
    projector, at most 0.2 of a core).

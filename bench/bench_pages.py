@@ -113,7 +113,7 @@ def number_step(label: str):
 
 def bar_step(label: str):
     def change(page, i):
-        # a bar of the bar predictor (lab/views/bar_predictor.py): ArrowUp moves it by 0.01, its key-up sends it
+        # a bar of the bar predictor (lab/views/ui/bar_predictor.py): ArrowUp moves it by 0.01, its key-up sends it
         page.get_by_role("slider", name=f"Your bar {label}", exact=True).press("ArrowUp")
 
     return change

@@ -43,14 +43,14 @@ st.config.set_option("logger.level", "error")  # bare-mode warnings (no server r
 streamlit.logger.set_log_level("error")
 st.config.set_option("client.showErrorDetails", "full")  # name the exception in the report
 PAGES = {
-    "Explorer": "lab/views/explorer.py",
-    "Binomial lab": "lab/views/binomial_lab.py",
-    "Numerics": "lab/views/numerics.py",
-    "Sampling": "lab/views/sampling.py",
-    "Blocks": "lab/views/blocks.py",
-    "Pitfalls": "lab/views/pitfalls.py",
-    "Exercises": "lab/views/exercises.py",
-    "Class": "lab/views/classroom.py",
+    "Explorer": "lab/views/pages/explorer.py",
+    "Binomial lab": "lab/views/pages/binomial_lab.py",
+    "Numerics": "lab/views/pages/numerics.py",
+    "Sampling": "lab/views/pages/sampling.py",
+    "Blocks": "lab/views/pages/blocks.py",
+    "Pitfalls": "lab/views/pages/pitfalls.py",
+    "Exercises": "lab/views/pages/exercises.py",
+    "Class": "lab/views/live_class/classroom.py",
 }
 
 Action = Callable[[AppTest], object]  # changes widgets (without running); the measured rerun follows

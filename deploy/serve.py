@@ -71,6 +71,7 @@ class Replica:
                     or hashlib.sha256(f"counters:{self.cookie_secret}".encode()).hexdigest(),
                     # the replicas listen on loopback behind HAProxy only: its X-Forwarded-For is the client
                     "RESIDUAL_LAB_TRUSTED_PROXIES": "127.0.0.1,::1",
+                    "FORWARDED_ALLOW_IPS": "",  # uvicorn believes no proxy: the app decides (docs/security.md)
                 },
                 stdout=subprocess.DEVNULL,
                 stderr=log_file,

@@ -89,7 +89,8 @@ def start_streamlit(
         cwd=cwd,
         stdout=subprocess.DEVNULL,
         stderr=log_fd,
-        env={k: v for k, v in {**os.environ, **(env or {})}.items() if v is not None},
+        # as ./run: uvicorn believes no proxy, the app decides (docs/security.md)
+        env={k: v for k, v in {**os.environ, "FORWARDED_ALLOW_IPS": "", **(env or {})}.items() if v is not None},
     )
     if not quiet:
         os.close(log_fd)

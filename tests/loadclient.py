@@ -283,7 +283,7 @@ class Student:
 
     async def move_bar(self, key: str) -> RunResult:
         """A bar of the bar predictor ``key`` dragged by 0.01 and released: the heights it sends, as its JavaScript
-        does (lab/views/assets/bar_predictor.js)."""
+        does (lab/views/ui/assets/bar_predictor.js)."""
         import json
 
         heights = json.loads(self.components[key][2])["values"]
@@ -449,7 +449,8 @@ async def http_checks(
     on_current=None,
     connection: dict | None = None,
 ) -> None:
-    """The page's follow component (lab.views.follow), as a browser runs it: GET the class version, saying which
+    """The page's follow component (lab.views.live_class.follow), as a browser runs it: GET the class version, saying
+    which
     one the page drew (``after``: the server holds the answer until there is something new), over one kept-alive
     HTTP/1.1 connection, again at once after an answer that said nothing new (at most about twice a second), else
     about every ``every_ms``; when it moved past ``drawn`` (or the class closed), call ``on_change(whole)`` (the
@@ -522,7 +523,8 @@ async def http_checks(
 
 
 def lends_page_redraw(component) -> bool:
-    """A components element whose trigger reruns a student page's activity part (lab.views.follow.page_redraw, or
+    """A components element whose trigger reruns a student page's activity part
+    (lab.views.live_class.follow.page_redraw, or
     the bar predictor standing in for it)."""
     name = component.component_name
     return name.endswith("class_page_redraw") or (
@@ -532,7 +534,8 @@ def lends_page_redraw(component) -> bool:
 
 async def hall_page(base_ws: str, query: str, page_name: str, page: dict, stop: asyncio.Event) -> None:
     """One student's browser tab, reduced to its protocol, for the hall bench: load the page, follow the teacher
-    through the version route as the page's follow component does (lab.views.follow: every ``every_ms``, a full
+    through the version route as the page's follow component does (lab.views.live_class.follow: every ``every_ms``, a
+    full
     rerun when the version moved), and record in ``page`` the version each finished full run drew (``drawn``),
     when it finished (``at``), and how many elements each full run sent (``elements``)."""
     import websockets
@@ -545,7 +548,8 @@ async def hall_page(base_ws: str, query: str, page_name: str, page: dict, stop: 
         connection = {}  # the tab's connection for its checks, kept from one follower to the next
 
         async def rerun(whole=False):  # the follower's trigger reruns what holds it (the page, or its fragment);
-            msg = BackMsg()  # the page's own trigger (lab.views.follow.page_redraw) reruns what holds it: on a
+            # the page's own trigger (lab.views.live_class.follow.page_redraw) reruns what holds it: on a
+            msg = BackMsg()
             msg.rerun_script.query_string = query  # student's page its activity part, on the projector the page
             msg.rerun_script.page_name = page_name
             msg.rerun_script.page_script_hash = state["hash"]

@@ -130,11 +130,12 @@ def chart_traces(at: AppTest) -> dict[str, dict]:
 
 
 def predictors(at: AppTest) -> dict[str, dict]:
-    """Every bar predictor (lab/views/bar_predictor.py) on the page: {key: the data it was drawn with (labels,
+    """Every bar predictor (lab/views/ui/bar_predictor.py) on the page: {key: the data it was drawn with (labels,
     values, ...)}."""
     found = {}
     for element in at.get("bidi_component"):
-        if element.proto.component_name.endswith("bar_predictor"):  # inline, or loaded (lab.views.component_code)
+        # inline, or loaded (lab.views.serving.component_code)
+        if element.proto.component_name.endswith("bar_predictor"):
             data = json.loads(element.proto.json)
             found[data["key"]] = data
     return found

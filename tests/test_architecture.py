@@ -88,12 +88,12 @@ def test_imports_only_point_down():
 
 def test_the_layering_check_would_catch_an_upward_import(tmp_path, monkeypatch):
     fake = LAB / "core" / "residual.py"
-    text = fake.read_text(encoding="utf-8") + "\nfrom lab.views.common import chart\n"
+    text = fake.read_text(encoding="utf-8") + "\nfrom lab.views.ui.charts import chart\n"
     sample = tmp_path / "residual.py"
     sample.write_text(text, encoding="utf-8")
     # judged as if it stood at lab/core/residual.py
     monkeypatch.setattr(sys.modules[__name__], "module_name", lambda path: "lab.core.residual")
-    assert layering_offenders([sample]) == ["lab.core.residual imports lab.views.common"]
+    assert layering_offenders([sample]) == ["lab.core.residual imports lab.views.ui.charts"]
 
 
 # The class store's rooms (lab/classroom/) and the rank each stands on: a room imports only rooms of a lower rank,
@@ -126,6 +126,44 @@ def room_offenders(paths) -> list[str]:
 
 def test_the_class_store_rooms_import_only_rooms_below_them():
     assert room_offenders(sorted(p for p in (LAB / "classroom").glob("*.py") if p.name != "__init__.py")) == []
+
+
+# The web layer's rooms (lab/views/) and the rank each stands on, as the class store's: a room imports only rooms
+# of a lower rank (docs/architecture.md, "The web layer's rooms"). shell.py, the navigation's page list, stands
+# beside them; a new folder gets a rank here, and no other file stands at the top of lab/views/.
+VIEW_ROOMS = {"patches": 0, "serving": 1, "shell": 1, "ui": 2, "live_class": 3, "pages": 4}
+
+
+def view_room_offenders(paths) -> list[str]:
+    offenders = []
+    for path in paths:
+        name = module_name(path)
+        parts = name.split(".")
+        if len(parts) < 3:
+            continue  # lab.views itself
+        mine = VIEW_ROOMS.get(parts[2])
+        if mine is None:
+            offenders.append(f"{name} is in no room of VIEW_ROOMS")
+            continue
+        for target in sorted(lab_imports(path)):
+            theirs = target.split(".")
+            if theirs[:2] == ["lab", "views"] and len(theirs) > 2 and theirs[2] != parts[2]:
+                if VIEW_ROOMS.get(theirs[2], mine) >= mine:
+                    offenders.append(f"{name} imports {target}")
+    return offenders
+
+
+def test_the_web_layer_rooms_import_only_rooms_below_them():
+    assert view_room_offenders(sorted(VIEWS.rglob("*.py"))) == []
+    assert sorted(p.name for p in VIEWS.glob("*.py")) == ["__init__.py", "shell.py"]
+    assert {p.name for p in VIEWS.iterdir() if p.is_dir() and p.name != "__pycache__"} == set(VIEW_ROOMS) - {"shell"}
+
+
+def test_the_web_layer_room_check_would_catch_one(tmp_path, monkeypatch):
+    sample = tmp_path / "sample.py"
+    sample.write_text("from lab.views.pages import explorer\n", encoding="utf-8")
+    monkeypatch.setattr(sys.modules[__name__], "module_name", lambda path: "lab.views.patches.sample")
+    assert view_room_offenders([sample]) == ["lab.views.patches.sample imports lab.views.pages"]
 
 
 def test_the_room_check_would_catch_an_upward_import(tmp_path):
@@ -247,7 +285,7 @@ def page_path_offenders(paths) -> list[str]:
         f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path.name} names {text!r}"
         for path in paths
         for text in _code_strings(path)
-        if re.search(r"lab/views/\w+\.py", text)
+        if re.search(r"lab/views/[\w/]+\.py", text)
     ]
 
 
@@ -257,8 +295,10 @@ def test_no_page_path_below_the_views():
 
 def test_the_page_path_check_would_catch_one(tmp_path):
     sample = tmp_path / "sample.py"
-    sample.write_text('"""Drawn by lab/views/blocks.py (a docstring may say so)."""\nPAGE = "lab/views/blocks.py"\n')
-    assert page_path_offenders([sample]) == ["sample.py names 'lab/views/blocks.py'"]
+    sample.write_text(
+        '"""Drawn by lab/views/pages/blocks.py (a docstring may say so)."""\nPAGE = "lab/views/pages/blocks.py"\n'
+    )
+    assert page_path_offenders([sample]) == ["sample.py names 'lab/views/pages/blocks.py'"]
 
 
 def core_prose_offenders(paths) -> list[str]:

@@ -189,7 +189,7 @@ def test_a_refusal_or_a_failure_while_others_wait_does_not_leave_them_waiting():
 
 def test_the_pages_law_caches_are_sized_caches():
     from lab.teaching import pitfalls
-    from lab.views import once_per_server
+    from lab.views.live_class import once_per_server
 
     assert isinstance(pitfalls._mistakes_cached, SizedCache)
     assert isinstance(once_per_server.exact_comparison, SizedCache)

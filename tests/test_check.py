@@ -447,7 +447,7 @@ def test_the_web_app_never_imports_the_check():
 def test_the_pitfalls_page_points_to_the_check():
     from pagetest import open_linked_page
 
-    at = open_linked_page("lab/views/pitfalls.py")
+    at = open_linked_page("lab/views/pages/pitfalls.py")
     assert any("python -m lab check" in c.value and "docs/checking-a-sampler.md" in c.value for c in at.caption)
     assert (ROOT / "docs" / "checking-a-sampler.md").is_file()
 

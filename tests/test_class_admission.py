@@ -271,7 +271,7 @@ def data(tmp_path, monkeypatch):
 def test_the_dashboard_locks_sets_the_size_and_lets_the_waiting_in(data):
     from pagetest import open_linked_page, predictors
 
-    page = "lab/views/classroom.py"
+    page = "lab/views/live_class/classroom.py"
     new = start(data)
     at = open_linked_page(page, {"code": new.code, "teacher": new.teacher_token})
     at.button(key="cls_lock_joins").click().run()
@@ -300,6 +300,6 @@ def test_the_projector_says_the_database_cannot_be_reached_instead_of_an_excepti
     new = start(data)
     key = versions.stored_class_version(data, new.code).display_key
     monkeypatch.setenv("RESIDUAL_LAB_DATABASE_URL", "sqlite:////nonexistent-folder-of-the-test/classroom.db")
-    at = open_linked_page("lab/views/projector.py", {"code": new.code, "display": key})
+    at = open_linked_page("lab/views/live_class/projector.py", {"code": new.code, "display": key})
     assert not at.exception
     assert any("class database cannot be reached" in w.value for w in at.warning)

@@ -17,7 +17,7 @@ from lab.classroom.db import make_engine
 from lab.core.scenarios import scenario_names
 from lab.teaching.class_question import WORKED_EXAMPLE, ClassQuestionError, class_answer, class_question
 
-PAGE = "lab/views/classroom.py"
+PAGE = "lab/views/live_class/classroom.py"
 WORKED = ANSWERS["bernoulli-residual"]
 
 
@@ -138,7 +138,7 @@ def test_class_screens_before_and_after_the_reveal(data, source, scenario, asked
         links = page_links(at)
         if source == WORKED_EXAMPLE:
             assert "lab success p = 0.75, n = 1" in text, who
-            # a student's page links to no other page while the class runs (lab/views/class_focus.py)
+            # a student's page links to no other page while the class runs (lab/views/live_class/holding.py)
             expected = [] if who == "student" else [("binomial-lab", "lab_p=0.75&n=1")]
             assert [(link.page, link.query_string) for link in links] == expected, who
         else:
@@ -147,8 +147,8 @@ def test_class_screens_before_and_after_the_reveal(data, source, scenario, asked
 
 def test_a_class_screens_texts_are_made_once_per_question_object():
     """Every page of a class draws the question and the answer at the same moment: each text is made once per
-    question object (lab.views.class_question.once_per_object), and an equal but new object gets its own."""
-    from lab.views.class_question import once_per_object
+    question object (lab.views.live_class.question.once_per_object), and an equal but new object gets its own."""
+    from lab.views.live_class.question import once_per_object
 
     made = []
 

@@ -1,4 +1,4 @@
-"""A component's code (lab.views.component_code): inline in every element without server.py's route; with it, a
+"""A component's code (lab.views.serving.component_code): inline in every element without server.py's route; with it, a
 one-line loader in the element and the code, with its CSS, served once under a name that holds its content's hash,
 cached for good. Checked against the asset files themselves, through AppTest and the route called as an ASGI app."""
 
@@ -13,11 +13,11 @@ import pytest
 from starlette.applications import Starlette
 from streamlit.testing.v1 import AppTest
 
-from lab.views import component_code, served
+from lab.views.serving import component_code, served
 from tests.test_follow_route import call
 
 ROOT = Path(__file__).resolve().parents[1]
-ASSETS = ROOT / "lab" / "views" / "assets"
+ASSETS = ROOT / "lab" / "views" / "ui" / "assets"
 
 
 def drawn_bars(mounted: bool, monkeypatch) -> object:
@@ -25,7 +25,7 @@ def drawn_bars(mounted: bool, monkeypatch) -> object:
     monkeypatch.setattr(served, "routes_mounted", mounted)
 
     def script():
-        from lab.views.bar_predictor import bar_predictor
+        from lab.views.ui.bar_predictor import bar_predictor
 
         bar_predictor("bp", ["B", "C"], [0.4, 0.6], ["b0", "b1"])
 

@@ -1,4 +1,5 @@
-"""lab.views.config_cache: Streamlit's options read through a cache give exactly what Streamlit's own locked reading
+"""lab.views.patches.config_cache: Streamlit's options read through a cache give exactly what Streamlit's own locked
+reading
 gives, also after an option is set and after the configuration is parsed again."""
 
 from __future__ import annotations
@@ -6,7 +7,7 @@ from __future__ import annotations
 import pytest
 from streamlit import config
 
-from lab.views import config_cache
+from lab.views.patches import config_cache
 
 
 @pytest.fixture

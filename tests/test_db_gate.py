@@ -67,12 +67,13 @@ def test_the_timeout_is_configurable_and_bounded(monkeypatch):
     assert engine_options("sqlite:///x.db") == {"pool_timeout": 2.5}  # SQLite: its busy timeout (db.BUSY_TIMEOUT_MS)
 
 
-def test_uvicorn_passes_the_peer_address_through_and_the_app_decides():
+def test_uvicorn_started_as_the_launchers_start_it_passes_the_peer_address_through_and_the_app_decides(monkeypatch):
+    """./run, deploy/serve and the image set FORWARDED_ALLOW_IPS empty (uvicorn's own setting, read when its
+    configuration is made): uvicorn then believes no proxy, and the peer address reaches the app as it is."""
     import asyncio
 
-    from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
+    import uvicorn
 
-    import lab.views.classroom_db  # noqa: F401 - switches uvicorn's own X-Forwarded-For reading off
     from lab.classroom import keys
 
     seen = []
@@ -81,10 +82,27 @@ def test_uvicorn_passes_the_peer_address_through_and_the_app_decides():
         seen.append(scope["client"][0])
 
     scope = {"type": "http", "client": ("127.0.0.1", 5000), "headers": [(b"x-forwarded-for", b"6.6.6.6")]}
-    middleware = ProxyHeadersMiddleware(inner, trusted_hosts="127.0.0.1")
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:  # no asyncio.run() under Playwright's loop
-        pool.submit(asyncio.run, middleware(scope, None, None)).result()
-    assert seen == ["127.0.0.1"]  # uvicorn would have made it 6.6.6.6 (it trusts loopback by default)
+    for allowed, expected in ((None, "6.6.6.6"), ("", "127.0.0.1")):  # uvicorn's default, then the launchers'
+        if allowed is None:
+            monkeypatch.delenv("FORWARDED_ALLOW_IPS", raising=False)
+        else:
+            monkeypatch.setenv("FORWARDED_ALLOW_IPS", allowed)
+        config = uvicorn.Config(inner, proxy_headers=True)
+        config.load()
+        seen.clear()
+        with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:  # no asyncio.run() under Playwright's
+            pool.submit(asyncio.run, config.loaded_app(dict(scope), None, None)).result()
+        assert seen == [expected]
     # and the app believes the header from loopback only when RESIDUAL_LAB_TRUSTED_PROXIES lists it
     assert keys.client_address("127.0.0.1", "6.6.6.6", keys.trusted_proxies("")) == "127.0.0.1"
     assert keys.client_address("127.0.0.1", "6.6.6.6", keys.trusted_proxies("127.0.0.1")) == "6.6.6.6"
+
+
+def test_every_launcher_sets_uvicorns_proxy_list_empty():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    assert 'export FORWARDED_ALLOW_IPS=""' in (root / "run").read_text()
+    assert '"FORWARDED_ALLOW_IPS": ""' in (root / "deploy" / "serve.py").read_text()
+    assert 'os.environ["FORWARDED_ALLOW_IPS"] = ""' in (root / "deploy" / "container" / "start.py").read_text()
+    assert '"FORWARDED_ALLOW_IPS": ""' in (root / "tests" / "browserlib.py").read_text()

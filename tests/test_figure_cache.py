@@ -1,8 +1,8 @@
-"""The pages' one path to a figure (lab.views.common.figure) is cached by the arguments and their types."""
+"""The pages' one path to a figure (lab.views.ui.charts.figure) is cached by the arguments and their types."""
 
 from fractions import Fraction as F
 
-from lab.views.common import figure
+from lab.views.ui.charts import figure
 
 
 def test_same_arguments_share_one_figure_and_equal_values_of_other_types_do_not():
@@ -58,11 +58,11 @@ def test_a_shared_figures_json_is_made_once_and_is_plotlys_own_text():
     import plotly.io
 
     from lab.charts.figures import FIGURES
-    from lab.views import common
+    from lab.views.patches import plotly_json
 
-    common.install()
+    plotly_json.install()
     wrapped = plotly.io.to_json
-    common.install()  # once per process: a second call does not wrap it again
+    plotly_json.install()  # once per process: a second call does not wrap it again
     assert plotly.io.to_json is wrapped
     args = (("A", "B"), (F(1, 3), F(2, 3)), (F(1, 2), F(1, 2)))
     shared = figure("pq_bars", *args)
@@ -86,7 +86,7 @@ def test_st_plotly_chart_still_asks_for_the_json_of_the_figures_dict():
 
 
 def test_a_shared_figures_title_read_from_its_dict_is_the_one_its_layout_holds():
-    """lab.views.common.chart reads a shared figure's title from its dict, made once: the same title and subtitle
+    """lab.views.ui.charts.chart reads a shared figure's title from its dict, made once: the same title and subtitle
     as plotly's own layout gives."""
     from lab.charts.base import title_of
 

@@ -1,4 +1,5 @@
-"""The class-version route (lab.views.follow) answered before Streamlit's middleware (VersionShortcut, server.py)
+"""The class-version route (lab.views.live_class.follow) answered before Streamlit's middleware (VersionShortcut,
+server.py)
 gives the same status, headers and body as the route itself, for every kind of request a page or a stranger sends;
 any other path or method goes on to the app. Called as ASGI apps directly: no server, no browser."""
 
@@ -15,7 +16,7 @@ from starlette.applications import Starlette
 from starlette.middleware import Middleware
 
 from lab.classroom import classes, versions
-from lab.views import classroom_db, follow
+from lab.views.live_class import database, follow
 
 
 def call(app, path: str, query: str = "", method: str = "GET") -> tuple[int, dict, bytes]:
@@ -43,8 +44,8 @@ def call(app, path: str, query: str = "", method: str = "GET") -> tuple[int, dic
 @pytest.fixture
 def apps(engine, monkeypatch):
     """The route alone, and the route behind the shortcut; the engine a page of this process would have opened."""
-    monkeypatch.setattr(classroom_db, "_last_engine", engine)
-    monkeypatch.setattr(classroom_db, "VERSION_TTL_S", 0.0)  # every request reads the database: no shared reading
+    monkeypatch.setattr(database, "_last_engine", engine)
+    monkeypatch.setattr(database, "VERSION_TTL_S", 0.0)  # every request reads the database: no shared reading
     fallthrough = []
 
     async def elsewhere(request):
@@ -95,7 +96,7 @@ def test_no_database_yet_is_a_503_and_other_requests_go_on(engine, apps, monkeyp
     plain, shortcut, fallthrough = apps
     new = classes.create_class(engine, "route")
     query = f"code={new.code}&key={versions.stored_class_version(engine, new.code).follow_key}"
-    monkeypatch.setattr(classroom_db, "_last_engine", None)  # a restarted process: no page has run yet
+    monkeypatch.setattr(database, "_last_engine", None)  # a restarted process: no page has run yet
     answered = call(shortcut, follow.ROUTE_PATH, query)
     assert answered == call(plain, follow.ROUTE_PATH, query)
     assert answered[0] == 503 and json.loads(answered[2]) == {"error": "unavailable"}

@@ -1,4 +1,4 @@
-"""lab.views.fragment_copies: the cursors' own deepcopy makes the copy the generic deepcopy makes."""
+"""lab.views.patches.fragment_copies: the cursors' own deepcopy makes the copy the generic deepcopy makes."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import copy
 from streamlit.cursor import LockedCursor, RunningCursor, SparseList
 from streamlit.proto.Element_pb2 import Element
 
-from lab.views import fragment_copies
+from lab.views.patches import fragment_copies
 
 
 def generic(value):

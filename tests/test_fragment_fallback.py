@@ -1,4 +1,5 @@
-"""lab.views.fragment_fallback: a press in a fragment the session does not hold (a restarted server) asks for the
+"""lab.views.patches.fragment_fallback: a press in a fragment the session does not hold (a restarted server) asks for
+the
 whole page with the same widget values; everything else is asked for as the browser sent it."""
 
 from __future__ import annotations
@@ -8,7 +9,7 @@ import inspect
 from streamlit.proto.ClientState_pb2 import ClientState
 from streamlit.runtime.app_session import AppSession
 
-from lab.views import fragment_fallback
+from lab.views.patches import fragment_fallback
 
 
 class Session:

@@ -1,4 +1,5 @@
-"""lab.views.fragment_pool: a run that runs no fragment in parallel makes no thread pool; one that does still runs
+"""lab.views.patches.fragment_pool: a run that runs no fragment in parallel makes no thread pool; one that does still
+runs
 its fragments in a pool, as Streamlit's own."""
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from streamlit.runtime import parallel_coordinator
 from streamlit.runtime.parallel_coordinator import ParallelFragmentCoordinator
 from streamlit.testing.v1 import AppTest
 
-from lab.views import fragment_pool
+from lab.views.patches import fragment_pool
 
 
 def test_a_coordinator_that_is_given_nothing_makes_no_pool_and_ends_as_before():
@@ -53,7 +54,7 @@ def test_streamlit_calls_only_what_the_stand_in_has():
 PARALLEL_APP = """
 import threading
 import streamlit as st
-from lab.views import fragment_pool
+from lab.views.patches import fragment_pool
 fragment_pool.install()
 
 @st.fragment(parallel=True)

@@ -1,4 +1,5 @@
-"""Which address the join link uses (lab.views.join_link): RESIDUAL_LAB_PUBLIC_URL, else the address typed on the
+"""Which address the join link uses (lab.views.live_class.join_link): RESIDUAL_LAB_PUBLIC_URL, else the address typed
+on the
 dashboard, else the browser's own address unless it is a loopback one; links written out by hand here."""
 
 from __future__ import annotations
@@ -7,7 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from lab.views import join_link as jl
+from lab.views.live_class import join_link as jl
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from lab.core.formatting import plotly_text
 from lab.core.markov import START, load_model
 from lab.core.sampling import make_streams
 
-BLOCKS = "lab/views/blocks.py"
+BLOCKS = "lab/views/pages/blocks.py"
 
 
 def committed_row(at) -> list[str]:

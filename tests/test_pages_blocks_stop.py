@@ -9,7 +9,7 @@ from lab.core.blocks import run_block
 from lab.core.markov import START, load_model
 from lab.core.sampling import make_streams
 
-BLOCKS = "lab/views/blocks.py"
+BLOCKS = "lab/views/pages/blocks.py"
 
 
 def open_blocks(params):

@@ -9,17 +9,17 @@ from pagetest import open_linked_page
 
 from lab.classroom import admission, classes
 from lab.classroom.db import make_engine
-from lab.views import classroom_db
+from lab.views.live_class import database
 
-PAGE = "lab/views/classroom.py"
-LAB = "lab/views/binomial_lab.py"
+PAGE = "lab/views/live_class/classroom.py"
+LAB = "lab/views/pages/binomial_lab.py"
 
 
 @pytest.fixture
 def data(tmp_path, monkeypatch):
     monkeypatch.setenv("RESIDUAL_LAB_DATA", str(tmp_path))
     monkeypatch.delenv("RESIDUAL_LAB_DATABASE_URL", raising=False)
-    monkeypatch.setattr(classroom_db, "cached_class_version", lambda code: False)  # no second-long sharing here
+    monkeypatch.setattr(database, "cached_class_version", lambda code: False)  # no second-long sharing here
     engine = make_engine(f"sqlite:///{tmp_path / 'classroom.db'}")
     yield engine
     engine.dispose()

@@ -25,7 +25,7 @@ from lab.classroom import actions, admission, answers, classes, limits, teacher_
 from lab.classroom.db import make_engine
 from lab.teaching.exercises import generate_problems
 
-PAGE = "lab/views/classroom.py"
+PAGE = "lab/views/live_class/classroom.py"
 
 
 @pytest.fixture
@@ -43,7 +43,7 @@ def submit_boxes(at, *texts, activity: int = 1):
 
 
 def boxes(at, activity: int = 1) -> dict:
-    """The prediction's boxes as the page drew them: fields, values (their text) and stamp (lab.views.bar_predictor),
+    """The prediction's boxes as the page drew them: fields, values (their text) and stamp (lab.views.ui.bar_predictor),
     with ``disabled``."""
     drawn = predictors(at)[f"cls_bars_{activity}"]
     return {name: drawn[f"form_{name}"] for name in ("fields", "values", "stamp")} | {"disabled": drawn["disabled"]}
@@ -163,7 +163,7 @@ def test_teacher_dashboard_counts_and_hides_names(data):
 def test_exercises_resume_link_survives_a_new_session(data):
     params = {"seed": "12", "count": "3", "level": "zeros"}
     problems = generate_problems(12, 3, "zeros")
-    at = open_tab(open_linked_page("lab/views/exercises.py", params), "tab", "Your results")
+    at = open_tab(open_linked_page("lab/views/pages/exercises.py", params), "tab", "Your results")
     at.button(key="exq_resume_start").click().run()
     token = at.query_params["resume"]
     open_tab(at, "tab", "Problems")
@@ -171,9 +171,9 @@ def test_exercises_resume_link_survives_a_new_session(data):
     at.text_input(key=f"exq_answer_12-zeros_{numeric.number}").set_value(numeric.answer_text)
     at.button(key=f"FormSubmitter:exq_form_12-zeros_{numeric.number}-Check").click().run()
     assert not at.exception
-    again = open_linked_page("lab/views/exercises.py", {**params, "resume": token})  # a restart: a new session
+    again = open_linked_page("lab/views/pages/exercises.py", {**params, "resume": token})  # a restart: a new session
     assert again.metric[0].value == "1 / 3"
-    bad = open_linked_page("lab/views/exercises.py", {**params, "resume": "x" * 22})
+    bad = open_linked_page("lab/views/pages/exercises.py", {**params, "resume": "x" * 22})
     assert "No saved answers belong to this resume link" in bad.warning[0].value.replace("\\", "")
     assert bad.metric[0].value == "0 / 3"
 
@@ -383,7 +383,7 @@ def test_a_database_outage_is_said_plainly_and_the_page_recovers(own_postgres, t
     fresh = open_linked_page(PAGE, {"code": new.code, "student": token})  # a reload during the outage
     assert any("cannot be reached" in w for w in warnings(fresh))
     resume = open_linked_page(  # the Exercises page's resume link, opened during the outage
-        "lab/views/exercises.py", {"seed": "12", "count": "3", "level": "zeros", "resume": "x" * 22}
+        "lab/views/pages/exercises.py", {"seed": "12", "count": "3", "level": "zeros", "resume": "x" * 22}
     )
     assert any("class database cannot be reached" in w for w in warnings(resume))
 
@@ -413,7 +413,7 @@ def test_exercise_attempts_made_during_an_outage_are_stored_once_the_database_is
     token = study.new_study(engine)
     engine.dispose()
     params = {"seed": "12", "count": "3", "level": "zeros", "resume": token}
-    at = open_linked_page("lab/views/exercises.py", params)
+    at = open_linked_page("lab/views/pages/exercises.py", params)
     numeric = next(p for p in generate_problems(12, 3, "zeros") if not p.is_choice)
     own_postgres.halt()
     at.text_input(key=f"exq_answer_12-zeros_{numeric.number}").set_value(numeric.answer_text)
@@ -473,7 +473,7 @@ def test_new_teacher_link_replaces_the_old_one(data):
 
 
 def test_the_join_link_and_its_qr_code_use_the_public_address(data, monkeypatch):
-    from lab.views.once_per_server import qr_image
+    from lab.views.live_class.once_per_server import qr_image
 
     new = classes.create_class(data)
     join = "&join=" + teacher_link.check_teacher(data, new.code, new.teacher_token).join_key  # the join link's key
@@ -500,7 +500,7 @@ def test_the_join_link_and_its_qr_code_use_the_public_address(data, monkeypatch)
     assert len(projector) == 1 and f"display={key}" in projector[0] and new.teacher_token not in projector[0]
 
 
-PROJECTOR = "lab/views/projector.py"
+PROJECTOR = "lab/views/live_class/projector.py"
 
 
 def projector_text(at) -> str:
@@ -516,7 +516,7 @@ def results_charts(at) -> dict:
 
 
 def test_the_projector_shows_the_class_without_names_secrets_or_controls(data, monkeypatch):
-    from lab.views.once_per_server import qr_image
+    from lab.views.live_class.once_per_server import qr_image
 
     monkeypatch.setenv("RESIDUAL_LAB_PUBLIC_URL", "http://lab.example:8501")
     new = classes.create_class(data, "Period 3")

@@ -12,7 +12,7 @@ from streamlit.testing.v1 import AppTest
 
 from lab.teaching.exercises import generate_predictions, generate_problems
 
-PAGE = "lab/views/exercises.py"
+PAGE = "lab/views/pages/exercises.py"
 SECRET = "a test secret of the server, 32 chars"
 KEY_LABELS = {"Answer key (Markdown)", "Answer key (CSV)"}
 WORKSHEET_LABELS = {"Worksheet (HTML, prints cleanly)", "Worksheet (Markdown)", "Worksheet (CSV)"}
@@ -200,7 +200,7 @@ def test_predict_the_bars_scored_by_total_variation():
 
 
 def test_the_bars_exercises_open_one_at_a_time_and_keep_their_bars():
-    from lab.views.exercises import BARS_TAB_KEY
+    from lab.views.pages.exercises import BARS_TAB_KEY
 
     at = open_tab(open_page(seed="3"), "tab", "Predict the bars")
     first, second = generate_predictions(3, "basic")[:2]
@@ -261,7 +261,7 @@ def test_the_answer_box_suggests_no_answer():
     assert placeholders == {"A fraction, a decimal or a word"}
 
 
-PRESENTING = "html { font-size:"  # presentation mode's larger root font (lab/views/presentation.py)
+PRESENTING = "html { font-size:"  # presentation mode's larger root font (lab/views/ui/presentation.py)
 
 
 def test_presentation_toggle_on_every_page_and_reveal_on_button_only():

@@ -30,9 +30,12 @@ ONE_MB = "7" * 1_000_000
 # Every URL parameter a page reads: its page models' declared controls (lab/models/<page>.py, CONTROLS) when they
 # are in the link, and the state a model encodes by hand beside them. The pages are the app's own list
 # (lab/views/shell.py): each one is here, among the quiet pages, or tested by its own file (OWN_TESTS).
-HAND_ENCODED = {"lab/views/explorer.py": TABLE_PARAMS, "lab/views/binomial_lab.py": (PREDICTION_PARAM,)}
+HAND_ENCODED = {"lab/views/pages/explorer.py": TABLE_PARAMS, "lab/views/pages/binomial_lab.py": (PREDICTION_PARAM,)}
 # Flags: any value other than their "on" words means off, so they are never refused (checked: no exception).
-HAND_FLAGS = {"lab/views/explorer.py": (REVEAL_PARAM,), "lab/views/binomial_lab.py": ("inspect", "reset", "sum")}
+HAND_FLAGS = {
+    "lab/views/pages/explorer.py": (REVEAL_PARAM,),
+    "lab/views/pages/binomial_lab.py": ("inspect", "reset", "sum"),
+}
 LINKED = {
     page.file: [c for model in page_models(page.file) if model.IN_LINK for c in model.CONTROLS]
     for page in (*APP_PAGES, *LINKED_PAGES)
@@ -52,8 +55,8 @@ QUIET_PAGES = (
 )
 # A class's links carry codes and secrets: their refusals are tested with the class (a page of its own file).
 OWN_TESTS = {
-    "lab/views/classroom.py": "tests/test_pages_classroom.py",
-    "lab/views/projector.py": "tests/test_pages_classroom.py",
+    "lab/views/live_class/classroom.py": "tests/test_pages_classroom.py",
+    "lab/views/live_class/projector.py": "tests/test_pages_classroom.py",
 }
 
 
@@ -61,18 +64,20 @@ def test_every_page_of_the_app_has_its_links_tested():
     covered = [*PAGES, *QUIET_PAGES, *OWN_TESTS]
     untested = "a page without a model that declares its controls: list it in WITHOUT_MODEL or OWN_TESTS"
     assert sorted(covered) == sorted(page.file for page in (*APP_PAGES, *LINKED_PAGES)), untested
-    assert {"lab/views/numerics.py", "lab/views/pitfalls.py"} <= set(QUIET_PAGES)  # models without link state
-    assert PAGES["lab/views/exercises.py"] == ("seed", "count", "level", "tab")
-    assert PAGES["lab/views/blocks.py"] == ("bk_model", "bk_variant", "bk_k", "bk_l", "bk_seed", "bk_alpha", "bk_c")
-    assert sorted(PAGES["lab/views/explorer.py"]) == ["p", "q", "r", "scenario", "tokens", "z"]
-    assert FLAGS["lab/views/explorer.py"] == ("edit", "reveal")
-    assert PAGES["lab/views/binomial_lab.py"] == ("lab_p", "n", "pred")
-    assert PAGES["lab/views/sampling.py"][:4] == ("sl_scenario", "sl_steps", "sl_seed", "sl_guess")
+    # models without link state
+    assert {"lab/views/pages/numerics.py", "lab/views/pages/pitfalls.py"} <= set(QUIET_PAGES)
+    assert PAGES["lab/views/pages/exercises.py"] == ("seed", "count", "level", "tab")
+    blocks = ("bk_model", "bk_variant", "bk_k", "bk_l", "bk_seed", "bk_alpha", "bk_c")
+    assert PAGES["lab/views/pages/blocks.py"] == blocks
+    assert sorted(PAGES["lab/views/pages/explorer.py"]) == ["p", "q", "r", "scenario", "tokens", "z"]
+    assert FLAGS["lab/views/pages/explorer.py"] == ("edit", "reveal")
+    assert PAGES["lab/views/pages/binomial_lab.py"] == ("lab_p", "n", "pred")
+    assert PAGES["lab/views/pages/sampling.py"][:4] == ("sl_scenario", "sl_steps", "sl_seed", "sl_guess")
 
 
 def open_page(page: str, params: dict[str, str]) -> AppTest:
     """As a link would: the explorer is the default page, so its link is the app's first run."""
-    if page != "lab/views/explorer.py":
+    if page != "lab/views/pages/explorer.py":
         return open_linked_page(page, params)
     at = AppTest.from_file(APP, default_timeout=60)
     at.query_params.update(params)

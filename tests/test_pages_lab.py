@@ -7,8 +7,8 @@ import pytest
 from pagetest import chart_traces as traces
 from pagetest import charts, markdown_text, metric, open_default_page, open_linked_page, plain, predictors
 
-EXPLORER = "lab/views/explorer.py"
-BINOMIAL = "lab/views/binomial_lab.py"
+EXPLORER = "lab/views/pages/explorer.py"
+BINOMIAL = "lab/views/pages/binomial_lab.py"
 
 
 def open_page(page: str, params: dict[str, str] | None = None):

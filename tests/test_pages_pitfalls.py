@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from pagetest import chart_traces, markdown_text, open_expander, open_linked_page, plain
 
-NUMERICS = "lab/views/numerics.py"
-PITFALLS = "lab/views/pitfalls.py"
+NUMERICS = "lab/views/pages/numerics.py"
+PITFALLS = "lab/views/pages/pitfalls.py"
 
 
 def open_page(page: str):

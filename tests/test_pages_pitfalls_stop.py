@@ -7,7 +7,7 @@ from pagetest import open_linked_page, plain
 from lab.core.blocks import compare_laws
 from lab.core.markov import load_model
 
-PITFALLS = "lab/views/pitfalls.py"
+PITFALLS = "lab/views/pages/pitfalls.py"
 
 
 def choose(at, model: str, variant: str):

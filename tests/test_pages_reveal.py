@@ -55,7 +55,7 @@ def test_the_no_rejection_scenario_hides_z_until_reveal(name):
 
 # --- the Binomial lab's worked-example guide follows the page -------------------------------------------------
 
-BINOMIAL = "lab/views/binomial_lab.py"
+BINOMIAL = "lab/views/pages/binomial_lab.py"
 # By hand: Z = 2/5 (bernoulli-residual); the lab at 0.75, n = 1 shows r(B) = 3/4, r(C) = 1/4, so
 # Z·r(B) = 3/10 and Z·r(C) = 1/10; min(p, q) = (1/10, 3/10, 1/5) + (0, 3/10, 1/10) = p = (1/10, 3/5, 3/10).
 

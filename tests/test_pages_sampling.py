@@ -14,8 +14,8 @@ from lab.core.markov import START, all_model_names, load_model
 from lab.core.sampling import make_streams
 from lab.models.blocks import BlocksModel
 
-SAMPLING = "lab/views/sampling.py"
-BLOCKS = "lab/views/blocks.py"
+SAMPLING = "lab/views/pages/sampling.py"
+BLOCKS = "lab/views/pages/blocks.py"
 
 
 def open_page(page: str, params: dict[str, str] | None = None):

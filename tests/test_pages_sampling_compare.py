@@ -8,7 +8,7 @@ from pagetest import charts, markdown_text, metrics, open_linked_page, plain
 from lab.core.compare import compare_ordinary
 from lab.core.markov import load_model
 
-SAMPLING = "lab/views/sampling.py"
+SAMPLING = "lab/views/pages/sampling.py"
 
 
 def guess_key(params):

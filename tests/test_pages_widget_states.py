@@ -2,7 +2,7 @@
 exception box. Each case sends the raw ``WidgetState`` a message would carry (a string for a number input,
 inf for a whole number, a scenario name that is not in the list), through AppTest.
 
-Without lab/views/widget_guard.py (checked by removing its install() call, not committed) the number-input
+Without lab/views/patches/widget_guard.py (checked by removing its install() call, not committed) the number-input
 cases fail inside Streamlit before the page's code runs: TypeError and OverflowError in number_input's
 deserializer."""
 
@@ -28,13 +28,13 @@ FORGED = {
 # Controls whose widget AppTest cannot forge, and why.
 UNFORGEABLE = {"tab": "the Exercises tabs (st.tabs): AppTest gives them no widget state"}
 CASES = [
-    ("lab/views/explorer.py", "ex_scenario", "string_value", "markov-three"),  # a model, not a scenario
-    ("lab/views/explorer.py", "ex_z", "double_value", NAN),
-    ("lab/views/binomial_lab.py", "bl_p", "double_value", INF),
-    ("lab/views/sampling.py", "sl_steps", "string_value", "abc"),
-    ("lab/views/blocks.py", "bk_variant", "string_value", "nope"),
-    ("lab/views/exercises.py", "level", "string_value", "../x"),
-    ("lab/views/pitfalls.py", "pit_block", "string_value", "abc"),
+    ("lab/views/pages/explorer.py", "ex_scenario", "string_value", "markov-three"),  # a model, not a scenario
+    ("lab/views/pages/explorer.py", "ex_z", "double_value", NAN),
+    ("lab/views/pages/binomial_lab.py", "bl_p", "double_value", INF),
+    ("lab/views/pages/sampling.py", "sl_steps", "string_value", "abc"),
+    ("lab/views/pages/blocks.py", "bk_variant", "string_value", "nope"),
+    ("lab/views/pages/exercises.py", "level", "string_value", "../x"),
+    ("lab/views/pages/pitfalls.py", "pit_block", "string_value", "abc"),
     # every control each page's models declare (lab/models/<page>.py, CONTROLS), forged by its kind; a control
     # with a widget per token at its first
     *(
@@ -48,8 +48,8 @@ CASES = [
 KINDS = ("selectbox", "number_input", "slider", "text_input", "toggle", "radio")
 # The app's pages (lab/views/shell.py) without a case here, and why.
 NOT_HERE = {
-    "lab/views/classroom.py": "its codes and names are typed text, refused by tests/test_pages_classroom.py",
-    "lab/views/projector.py": "it has no widgets",
+    "lab/views/live_class/classroom.py": "its codes and names are typed text, refused by tests/test_pages_classroom.py",
+    "lab/views/live_class/projector.py": "it has no widgets",
 }
 
 
@@ -82,10 +82,10 @@ def forge(at: AppTest, key: str, field: str, value) -> None:
 
 @pytest.mark.parametrize("page, key, field, value", CASES, ids=[f"{k}={v!r}" for _, k, _, v in CASES])
 def test_forged_widget_value_never_reaches_an_exception_box(page, key, field, value):
-    if page == "lab/views/explorer.py":
+    if page == "lab/views/pages/explorer.py":
         at = AppTest.from_file(APP, default_timeout=60).run()
     else:  # the Exercises assignment's controls are drawn in its Teacher tab only
-        at = open_linked_page(page, {"tab": "Teacher"} if page == "lab/views/exercises.py" else {})
+        at = open_linked_page(page, {"tab": "Teacher"} if page == "lab/views/pages/exercises.py" else {})
     forge(at, key, field, value)
     at.run()
     assert not at.exception

@@ -1,4 +1,4 @@
-"""lab.views.state_lookup: a widget's look at session state through the view gives what Streamlit's own
+"""lab.views.patches.state_lookup: a widget's look at session state through the view gives what Streamlit's own
 ``filtered_state`` dict gives, for every key of real page sessions (page keys, keyed widgets, components, keys
 never set), and the widget modules still read session state only the way the view stands in for."""
 
@@ -13,9 +13,9 @@ import streamlit.elements.widgets as widgets
 from pagetest import open_linked_page
 from streamlit.runtime.state.session_state import SessionState
 
-from lab.views import state_lookup
+from lab.views.patches import state_lookup
 
-PAGES = ("lab/views/binomial_lab.py", "lab/views/explorer.py", "lab/views/exercises.py", "lab/views/blocks.py")
+PAGES = tuple(f"lab/views/pages/{name}.py" for name in ("binomial_lab", "explorer", "exercises", "blocks"))
 ABSENT = ("no-such-key", "", "$$ID-0000-None", "bl_p ")
 
 

@@ -1,6 +1,6 @@
 """The image's HEALTHCHECK (and the podman pods' exec probes): exit 0 when the app on this container answers
 ``/_stcore/health`` with ``ok`` within 4 s, else 1 (liveness). ``healthcheck.py ready``: exit 0 when ``/_ready``
-says the class database answers (readiness; lab.views.readiness). Python's standard library only: the image has
+says the class database answers (readiness; lab.views.serving.readiness). Python's standard library only: the image has
 no curl. ``healthcheck.py [ready] [PORT]``."""
 
 import sys

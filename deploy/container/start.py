@@ -41,6 +41,7 @@ for name in ("STREAMLIT_SERVER_COOKIE_SECRET", "RESIDUAL_LAB_SECRET"):
             file=sys.stderr,
         )
 
+os.environ["FORWARDED_ALLOW_IPS"] = ""  # uvicorn believes no proxy: the app decides (docs/security.md)
 command = [sys.executable, "-m", "streamlit", "run", "server.py"]
 command += ["--server.address", "0.0.0.0", "--server.port", "8501", "--server.headless", "true"]
 # no welcome banner: its "External URL" asks a public web service for this machine's address at every start

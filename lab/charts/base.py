@@ -132,7 +132,7 @@ def layout(
 ) -> dict:
     """Size, fonts, legend and the white paper of a figure. ``title`` (and a ``subtitle`` line) is not drawn by
     plotly: it is kept in the layout's ``meta`` and the page draws it as text above the chart
-    (lab.views.common.chart), where it wraps at any width (plotly never wraps a title, so a long one was cut off
+    (lab.views.ui.charts.chart), where it wraps at any width (plotly never wraps a title, so a long one was cut off
     on a 320 px screen; WCAG 1.4.10). ``more`` is added as given."""
     settings = {
         "meta": {"title": title, "subtitle": subtitle},

@@ -1,8 +1,8 @@
-"""Every figure builder of the lab by name (the registry behind lab.views.common.figure)."""
+"""Every figure builder of the lab by name (the registry behind lab.views.ui.charts.figure)."""
 
 from lab.charts import classroom, pitfalls, residual, sampling
 
-# The pages' one cached path, lab.views.common.figure, looks builders up here by name: a new figure is a
+# The pages' one cached path, lab.views.ui.charts.figure, looks builders up here by name: a new figure is a
 # function in one of the chart modules plus one line below.
 FIGURES = {
     builder.__name__: builder

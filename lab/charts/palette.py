@@ -49,7 +49,7 @@ FLOAT32 = TEXT  # the float32 error series: near black, square markers and a das
 REJECTED = DRAFT  # a rejected draft is the draft's token: vermillion, crossed out
 BOX_FILL = "rgba(85,85,85,0.08)"  # the live class's box around the predictions: PREDICTION, nearly clear
 
-# the page's own styles (lab/views/presentation.py): the keyboard focus outline, and code highlighting on
+# the page's own styles (lab/views/ui/presentation.py): the keyboard focus outline, and code highlighting on
 # Streamlit's code block background (#f7f7f6), each at least 5.9:1 there
 FOCUS_RING = "#1a1a1a"  # 17:1 on white, 15.5:1 on the sidebar's grey
 CODE_COLORS = {

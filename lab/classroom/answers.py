@@ -144,7 +144,7 @@ def student_state(engine: Engine, code: str, student_token: str) -> StudentState
 @dataclass(frozen=True)
 class ClassActivity:
     """A class's current activity as each student's page of it reads it, with who has an answer saved in it and
-    who was removed: one reading for the whole class (lab.views.classroom_db keeps it half a second)."""
+    who was removed: one reading for the whole class (lab.views.live_class.database keeps it half a second)."""
 
     version: int
     open: bool

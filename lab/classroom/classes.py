@@ -34,7 +34,7 @@ class NewClass:
 def purge_old(engine: Engine, at: float | None = None) -> None:
     """Delete classes older than 30 days (with their students and answers), stale self-study records,
     wrong-code counts 10 minutes after a browser's last wrong code, and counters whose window ended. Runs when
-    a class starts and, from the pages, when a process starts and then hourly (lab.views.classroom_db)."""
+    a class starts and, from the pages, when a process starts and then hourly (lab.views.live_class.database)."""
     at = db.now() if at is None else at
     with writing(engine) as conn:
         old = {"cut": at - KEEP_CLASS_S}

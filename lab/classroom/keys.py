@@ -137,7 +137,7 @@ def join_seed(row) -> str:
 
 
 def follow_key(seed: str) -> str:
-    """The key a student's page presents to read its class's version over plain HTTP (lab.views.follow): 128
+    """The key a student's page presents to read its class's version over plain HTTP (lab.views.live_class.follow): 128
     bits derived one-way from the class's link_seed, so only a page the class's students were given can ask, and
     the version endpoint is no way to find out which class codes exist."""
     return hashlib.sha256(f"follow:{seed}".encode()).hexdigest()[:32]

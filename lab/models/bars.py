@@ -1,4 +1,4 @@
-"""What the bar predictor (lab/views/bar_predictor.py) may send: one height per bar, each a number from 0 to 1;
+"""What the bar predictor (lab/views/ui/bar_predictor.py) may send: one height per bar, each a number from 0 to 1;
 and, with its boxes and Submit (a class page), the text of each box.
 
 Pure Python (no Streamlit). The browser's message can carry any JSON value in its place (a crafted WebSocket

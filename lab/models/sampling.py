@@ -2,7 +2,7 @@
 page's two Run buttons made.
 
 The page's widgets carry the controls in the link themselves (``bind="query-params"``); these models
-validate the link first (see :func:`lab.views.page_state.refuse_link_values` for why that is needed)
+validate the link first (see :func:`lab.views.ui.page_state.refuse_link_values` for why that is needed)
 and the widget values on every run. A run is shown only while the controls it ran for are on screen.
 """
 

@@ -36,17 +36,19 @@ class PageEntry(NamedTuple):
 
 # The navigation's pages; the first is the default one, served at "/".
 PAGES = (
-    PageEntry("lab/views/explorer.py", "Residual explorer", ":material/bar_chart:", "explorer"),
-    PageEntry("lab/views/binomial_lab.py", "Binomial lab", ":material/casino:", "binomial-lab"),
-    PageEntry("lab/views/numerics.py", "Numerics", ":material/calculate:", "numerics"),
-    PageEntry("lab/views/sampling.py", "Sampling lab", ":material/scatter_plot:", "sampling"),
-    PageEntry("lab/views/blocks.py", "Blocks", ":material/view_week:", "blocks"),
-    PageEntry("lab/views/pitfalls.py", "Pitfalls", ":material/bug_report:", "pitfalls"),
-    PageEntry("lab/views/exercises.py", "Exercises", ":material/school:", "exercises"),
-    PageEntry("lab/views/classroom.py", "Class", ":material/groups:", "class"),
+    PageEntry("lab/views/pages/explorer.py", "Residual explorer", ":material/bar_chart:", "explorer"),
+    PageEntry("lab/views/pages/binomial_lab.py", "Binomial lab", ":material/casino:", "binomial-lab"),
+    PageEntry("lab/views/pages/numerics.py", "Numerics", ":material/calculate:", "numerics"),
+    PageEntry("lab/views/pages/sampling.py", "Sampling lab", ":material/scatter_plot:", "sampling"),
+    PageEntry("lab/views/pages/blocks.py", "Blocks", ":material/view_week:", "blocks"),
+    PageEntry("lab/views/pages/pitfalls.py", "Pitfalls", ":material/bug_report:", "pitfalls"),
+    PageEntry("lab/views/pages/exercises.py", "Exercises", ":material/school:", "exercises"),
+    PageEntry("lab/views/live_class/classroom.py", "Class", ":material/groups:", "class"),
 )
 # Pages reached only by a link, never listed in the navigation.
-LINKED_PAGES = (PageEntry("lab/views/projector.py", "Projector view", ":material/present_to_all:", "projector"),)
+LINKED_PAGES = (
+    PageEntry("lab/views/live_class/projector.py", "Projector view", ":material/present_to_all:", "projector"),
+)
 
 
 def page_named(url_path: str) -> PageEntry:
@@ -60,7 +62,7 @@ CLASS_PAGE = page_named(CLASS_URL_PATH).file  # alone in the menu while a joined
 
 @st.cache_resource(show_spinner=False)
 def _page_prototypes(class_only: bool = False) -> tuple:
-    """``class_only``: a joined student's running class (lab.views.class_focus): every page but Class is hidden
+    """``class_only``: a joined student's running class (lab.views.live_class.holding): every page but Class is hidden
     from the menu (still routed, so a link to one is answered with the way back)."""
     listed = tuple(
         st.Page(

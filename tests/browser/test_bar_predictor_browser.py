@@ -1,4 +1,4 @@
-"""The bar predictor (lab/views/bar_predictor.py) in headless Chromium: a bar dragged with the mouse, tapped and
+"""The bar predictor (lab/views/ui/bar_predictor.py) in headless Chromium: a bar dragged with the mouse, tapped and
 dragged by touch (a context with hasTouch: the browser's own pointer events), moved by the keyboard alone; the
 worked example done by dragging alone; a phone in a class predicting by dragging, read on the dashboard.
 

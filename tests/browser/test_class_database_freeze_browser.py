@@ -28,7 +28,7 @@ from test_classroom_faults_browser import _env, alert_text, student_typing
 from browserlib import DESKTOP, PHONE, ROOT, goto, screenshot_full, start_streamlit, stop_process, wait_idle
 from lab.classroom import answers, classes, keys, versions
 from lab.classroom.db import make_engine
-from lab.views.classroom_db import VERSION_TTL_S
+from lab.views.live_class.database import VERSION_TTL_S
 
 
 def fetch(url: str, timeout: float = 10) -> tuple[int, bytes, float]:

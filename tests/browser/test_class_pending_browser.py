@@ -7,7 +7,7 @@ with no further press:
   timeout (10 s): the dashboard's own check finds the call ended and draws the page again;
 - a student's Submit saved once the other writer lets go. A Submit reruns only the page's activity part, and
   nothing of the class moved, so nothing else draws the page again: before
-  lab.views.class_common.redraw_when_pending_ends the page said "waits for it" until the student pressed
+  lab.views.live_class.common.redraw_when_pending_ends the page said "waits for it" until the student pressed
   something, against its own promise ("This page says whether it was saved as soon as the database answers").
 """
 
@@ -24,7 +24,7 @@ from test_classroom_faults_browser import _env, student_typing
 from browserlib import DESKTOP, ROOT, goto, screenshot_full, start_streamlit, stop_process, wait_idle
 from lab.classroom import classes, versions
 from lab.classroom.db import BUSY_TIMEOUT_MS, make_engine
-from lab.views.class_teacher import DASHBOARD_EVERY_S
+from lab.views.live_class.teacher import DASHBOARD_EVERY_S
 
 WAITING = "is waiting for the class database"
 

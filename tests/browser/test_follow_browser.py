@@ -1,7 +1,8 @@
 """A class page keeps following the teacher whatever happens to one check or one redraw (issue: a Reveal reached
 the projector after 40.8 s while the phones showed it after 3.4 s).
 
-Why a page stopped following: its follow component (lab.views.follow) stopped checking for good once it had asked
+Why a page stopped following: its follow component (lab.views.live_class.follow) stopped checking for good once it had
+asked
 for a redraw, counting on that redraw to start it again with the new version. A redraw that did not bring a new
 version (a check answered 503 while the page's own reading worked) or that never came (the trigger's rerun lost on
 the way) left it stopped, and a request that hung held it: the page then showed nothing more the teacher did until

@@ -1,0 +1,119 @@
+"""The dashboard's say over who gets in (docs/security.md): lock new joins, the expected size and the students
+waiting beyond it, a new join link, and removal by a rule the teacher sees before pressing. Drawn inside the
+dashboard's timed fragment from the board it already read; its buttons are the Class page's teacher buttons
+(``button``: lab.views.live_class.teacher.teacher_button), so a refusal or an outage is said the same way."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from lab.classroom.actions import BULK_RULES, MAX_STUDENTS, Dashboard, TeacherActions, TeacherDesk
+from lab.core.formatting import markdown_escape
+from lab.views.live_class.session_keys import Keys
+
+WAITING_SHOWN = 50  # rows of the waiting list drawn at once
+PREVIEW_NAMES = 12  # names a bulk rule's preview lists before "and N more"
+
+
+def _set_expected_size(act) -> None:
+    # the box is read here, in the page's callback: the action itself runs on the database's own thread
+    act(TeacherActions.set_expected_size, st.session_state.get(Keys.EXPECTED_SIZE) or 0)
+
+
+def _names(labels, hide: bool, word: str) -> str:
+    if hide:
+        return f"{len(labels)} {word}"
+    shown = ", ".join(labels[:PREVIEW_NAMES])
+    more = len(labels) - PREVIEW_NAMES
+    return markdown_escape(shown + (f" and {more} more" if more > 0 else ""))
+
+
+def admission_panel(board: Dashboard, hide: bool, button, act) -> None:
+    """Lock, expected size, New join link, and the students waiting for approval. ``act(action, *args)`` runs a
+    teacher action from a callback (the Class page's _teacher_action)."""
+    klass = board.klass
+    with st.container(border=True):
+        joins = "locked: no one new can join" if klass.joins_locked else "open"
+        size = (
+            f"expected size {klass.expected_size}: further joins wait for you"
+            if klass.expected_size
+            else "no expected size: every join takes a seat"
+        )
+        st.markdown(f"**Who gets in.** New joins: {joins}; {size}.")
+        lock, size_box, new_link = st.columns(3)
+        if klass.joins_locked:
+            button(lock, "Allow new joins", Keys.OPEN_JOINS, TeacherActions.lock_joins, False, width="stretch")
+        else:
+            button(
+                lock,
+                "Stop new joins",
+                Keys.LOCK_JOINS,
+                TeacherActions.lock_joins,
+                True,
+                width="stretch",
+                help="No one new can join; students already in come back through their private links.",
+            )
+        with size_box.popover("Expected size", width="stretch"):
+            with st.form(Keys.SIZE_FORM, border=False):
+                st.number_input(
+                    "Expected number of students (0: no approval)",
+                    0,
+                    MAX_STUDENTS,
+                    klass.expected_size or 0,
+                    step=1,
+                    key=Keys.EXPECTED_SIZE,
+                    help="Once this many are in, each new join waits for you to let it in here.",
+                )
+                st.form_submit_button("Set the expected size", on_click=_set_expected_size, args=(act,))
+        with new_link.popover("New join link", width="stretch"):
+            st.markdown(
+                "Replaces the join link and its QR code: the old ones stop admitting at once (a QR code that went "
+                "round). Students already in keep their private links; the typed code works until you lock."
+            )
+            button(st, "Replace the join link now", Keys.NEW_JOIN_LINK, TeacherActions.new_join_link, type="primary")
+        waiting_list(board.waiting, hide, button)
+
+
+def waiting_list(waiting, hide: bool, button) -> None:
+    if not waiting:
+        return
+    st.markdown(f"**Asking to join ({len(waiting)})**: they joined beyond the expected size.")
+    button(st, f"Let all {len(waiting)} in", Keys.ADMIT_ALL, TeacherActions.admit_waiting, [s.id for s in waiting])
+    for i, student in enumerate(waiting[:WAITING_SHOWN], start=1):
+        name, let_in, refuse = st.columns([4, 1, 1], vertical_alignment="center")
+        name.markdown(f"Waiting student {i}" if hide else markdown_escape(student.label))
+        button(let_in, "Let in", Keys.admit(student.id), TeacherActions.admit_waiting, [student.id])
+        button(refuse, "Refuse", Keys.refuse(student.id), TeacherActions.remove_students, [student.id])
+    if len(waiting) > WAITING_SHOWN:
+        st.caption(f"and {len(waiting) - WAITING_SHOWN} more (Let all in takes them too)")
+
+
+def remove_by_rule(board: Dashboard, desk: TeacherDesk, db, hide: bool, button) -> None:
+    """Remove several students by a rule, showing whom it takes (and whom it keeps because they submitted)."""
+    with st.popover("Remove by a rule"):
+        rule = st.radio(
+            "Remove every student who",
+            tuple(BULK_RULES),
+            format_func=BULK_RULES.get,
+            key=Keys.BULK_RULE,
+        )
+        seconds = 60
+        if rule == "joined-recently":
+            seconds = int(st.number_input("N (seconds)", 1, 24 * 3600, 60, step=10, key=Keys.BULK_SECONDS) or 60)
+        include = st.checkbox("also those who submitted something", key=Keys.BULK_INCLUDE)
+        read = desk.bulk_match(db, rule, seconds, include)
+        if read.refused is not None:
+            st.error(markdown_escape(read.refusal))
+            return
+        if read.down:
+            st.caption("The class database cannot be reached: try again in a moment.")
+            return
+        match = read.value
+        if match.kept:
+            st.markdown(f"Kept because they submitted: {_names(match.kept, hide, 'students')}.")
+        if not match.ids:
+            st.markdown("Nobody matches this rule now.")
+            return
+        st.markdown(f"Removes {len(match.ids)}: {_names(match.labels, hide, 'students')}.")
+        remove = f"Remove these {len(match.ids)} now"
+        button(st, remove, Keys.REMOVE_MATCHED, TeacherActions.remove_students, list(match.ids))

@@ -1,0 +1,71 @@
+"""The Class page before a class: join one (a student, with the class code and a name) or start one (a teacher).
+Both go through lab.classroom.actions; a joined student's page is lab.views.live_class.student, a teacher's
+lab.views.live_class.teacher."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from lab.classroom.actions import join_from_landing, start_class
+from lab.core.formatting import markdown_escape
+from lab.views.live_class.common import go_to
+from lab.views.live_class.database import browser_key, client_address, engine
+from lab.views.live_class.session_keys import Keys
+from lab.views.ui.accessibility import announce, section
+
+
+def join_form(code: str) -> str:
+    """Join with a class code and a name; returns the refusal to announce."""
+    section("Join a class")
+    with st.form(Keys.JOIN_FORM, border=True):
+        typed_code = st.text_input("Class code", value=code, placeholder="e.g. K7M2QX", key=Keys.JOIN_CODE)
+        name = st.text_input("Your name", key=Keys.JOIN_NAME, help="1 to 40 characters; your teacher sees it.")
+        pressed = st.form_submit_button("Join", type="primary")
+    if not pressed:
+        return ""
+    joined, refusal = join_from_landing(
+        engine,
+        typed_code,
+        name,
+        client=browser_key(),
+        address=client_address(),
+        link_code=code,
+        key=str(st.query_params.get("join", ""))[:64],
+    )
+    if joined is None:
+        st.error(markdown_escape(refusal))
+        return refusal
+    st.session_state[Keys.JOINED] = True  # the student's page moves keyboard focus to its heading
+    go_to(code=joined.code, student=joined.student_token)
+    return ""
+
+
+def start_form() -> str:
+    """Start a class; returns the refusal to announce."""
+    section("Start a class (teacher)")
+    with st.form(Keys.START_FORM, border=True):
+        class_name = st.text_input("Class name (optional)", key=Keys.START_NAME, placeholder="e.g. Period 3")
+        started = st.form_submit_button("Start a class")
+    if not started:
+        return ""
+    new, refusal = start_class(engine, class_name, client=browser_key(), address=client_address())
+    if new is None:
+        st.error(markdown_escape(refusal))
+        return refusal
+    st.session_state[Keys.NEW_CLASS] = new.code
+    st.session_state[Keys.TEACHER_FOCUS] = "class"  # the dashboard moves keyboard focus to its heading
+    go_to(code=new.code, teacher=new.teacher_token)
+    return ""
+
+
+def landing(code: str) -> None:
+    st.caption(
+        "Students: type the class code your teacher shows and your name. Teachers: start a class, project its "
+        "code, and watch the predictions arrive before you reveal the answer."
+    )
+    join, start = st.columns(2, gap="large")
+    with join:
+        refusal = join_form(code)
+    with start:
+        refusal = start_form() or refusal
+    announce(Keys.LIVE, error=refusal)

@@ -1,0 +1,272 @@
+"""Projector view: the class on the big screen, for the room. Opened from the teacher's dashboard (Projector
+view); its link carries the class code and the class's display-only key, which can do nothing but show this
+page: the class code in very large type, the QR code of the join link, the question, how many submitted, the
+round's results (the distribution once the teacher shows the responses; the exact answer over it, the share
+within 0.05 and the most common wrong pattern after the reveal). Never a name, the teacher link or a control.
+
+It follows the teacher as a student's page does (lab.views.live_class.follow, with the display key: a full redraw when
+the teacher acts) and redraws its counts and results every PROJECTOR_EVERY_S seconds (a fragment, one query).
+Laid out for 1920x1080 and 1280x720 without scrolling: the results chart's height is a share of the window's.
+
+URL: ``/projector?code=C&display=KEY``.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from lab.classroom.actions import Projection, projection
+from lab.classroom.activities import PREDICT
+from lab.core.formatting import markdown_escape, with_decimal
+from lab.views.live_class.database import class_version, engine
+from lab.views.live_class.follow import follow_teacher
+from lab.views.live_class.join_link import join_link
+from lab.views.live_class.once_per_server import qr_image
+from lab.views.live_class.results import (
+    change_text,
+    pattern_text,
+    pattern_text_short,
+    results_chart,
+    within_text,
+    within_text_short,
+)
+from lab.views.ui.accessibility import announce, section, title
+from lab.views.ui.charts import chart, figure
+from lab.views.ui.presentation import (
+    DISPLAY_PARAM,
+    PROJECTOR_CSS,
+    PROJECTOR_PAIR_TEXT_PX,
+    PROJECTOR_PQ_TEXT_PX,
+    PROJECTOR_TEXT_PX,
+    address_fit_key,
+)
+
+PROJECTOR_EVERY_S = 2.0
+MAX_QR_LINK = 2000
+LIVE = "proj"  # the page's live region (lab.views.ui.accessibility.announce)
+# the legend of the two rounds' charts, said once above them (each chart drawn without one)
+KEY_TEXT = "Dots: predictions, in a box · solid line: class mean · dashed line and diamond: the exact answer"
+
+
+def follow(code: str, drawn_version: int) -> None:
+    """Without the HTTP route: rerun the page when the teacher acted (as the student's page does)."""
+    current = class_version(code)
+    if current is None or not current.open or current.version > drawn_version:
+        st.rerun()
+
+
+def results(shown: Projection, visible: bool, key: str) -> None:
+    """The round's chart(s), full width: Round 1 and Round 2 side by side once a second round is open."""
+    activity = shown.activity
+    revealed = activity.revealed
+    rounds = [(f"Round {activity.round - 1}", shown.earlier), (f"Round {activity.round}", shown.predict)]
+    rounds = rounds if shown.earlier is not None else [(f"Round {activity.round}", shown.predict)]
+    if visible and len(rounds) > 1:
+        st.markdown(KEY_TEXT)
+    columns = st.columns(len(rounds), gap="large") if len(rounds) > 1 else [st.container()]
+    state = "revealed" if revealed else "shown"
+    text_px = PROJECTOR_TEXT_PX if len(rounds) == 1 else PROJECTOR_PAIR_TEXT_PX  # two charts side by side: 22 px
+    for i, (column, (label, summary)) in enumerate(zip(columns, rounds)):
+        with column:
+            if not visible:
+                continue
+            if summary.submitted == 0:
+                st.markdown(f"**{label}:** no predictions yet.")
+                continue
+            with st.container(key=f"proj-round-{i}"):  # each round's chart titled above it
+                st.markdown(f"**{label}** · {summary.submitted} of {shown.joined} submitted")
+            with st.container(key=f"proj-chart-{len(rounds)}-{state}-{i}"):  # its height: PROJECTOR_CSS
+                results_chart(
+                    summary,
+                    revealed,
+                    f"{key}_{label}",
+                    "stretch",
+                    text_px,
+                    label,
+                    legend=len(rounds) == 1,  # side by side: no legend (KEY_TEXT says it once), room for the labels
+                )
+            if revealed:
+                pair = len(rounds) > 1
+                st.markdown(
+                    (within_text_short(summary) if pair else within_text(summary))
+                    + "  \n"
+                    + (pattern_text_short(summary) if pair else pattern_text(summary, looked_for=False))
+                )
+    if visible and revealed and shown.change is not None:
+        st.markdown(change_text(shown.change, activity.round))
+
+
+def live(code: str, key: str) -> None:
+    """Counts and results, redrawn every PROJECTOR_EVERY_S seconds (students submit without a teacher action)."""
+    read = projection(engine, code, key)
+    if read.refused is not None:
+        st.error(markdown_escape(read.refusal))
+        return
+    if read.down:
+        st.warning(read.refusal)  # this part is redrawn every few seconds: it comes back by itself
+        return
+    shown = read.value
+    activity = shown.activity
+    if activity is None or not activity.revealed:  # after the reveal each round's title says how many voted
+        # what the room reads while it waits: how many have joined, then how many have submitted
+        waiting_for_results = activity is not None and activity.kind == PREDICT and not activity.shown
+        size = "wait" if activity is None else "big" if waiting_for_results else "normal"
+        with st.container(key=f"proj-status-{size}"):
+            st.markdown(status(shown))
+    if activity is None:
+        return
+    if activity.kind != PREDICT:
+        solved = ", ".join(
+            f"problem {i} {float(s):.0%}" if s is not None else f"problem {i} –"
+            for i, s in enumerate(shown.solved, start=1)
+        )
+        st.markdown(f"**Solved so far:** {solved}.")
+        return
+    visible = activity.shown or activity.revealed
+    results(shown, visible, f"proj_{activity.id}_{activity.round}_{int(activity.revealed)}")
+    if not visible:
+        st.markdown("Responses appear here when the teacher shows them.")
+
+
+def status(shown: Projection) -> str:
+    activity = shown.activity
+    if activity is None:
+        return f"{shown.joined} joined · waiting for the next activity"
+    round_text = f" · round {activity.round}" if activity.kind == PREDICT and activity.round > 1 else ""
+    return f"**{shown.submitted} of {shown.joined} submitted**{round_text}"
+
+
+def announcement(shown: Projection) -> str:
+    """What the page's polite live region says: the state the teacher's last action brought (the page redraws
+    on each one), so a screen reader on this page hears responses shown, a new round and the reveal."""
+    activity = shown.activity
+    if activity is None:
+        return "Waiting for the next activity."
+    if activity.kind != PREDICT:
+        return f"Activity {activity.position} is open: {activity.spec.title}."
+    if activity.revealed:
+        return "The exact answer is revealed: " + "; ".join(activity.spec.answer.exact_lines()) + "."
+    if activity.shown:
+        return f"Round {activity.round}: the class's responses are shown."
+    if activity.round > 1:
+        return f"Round {activity.round}: vote again."
+    return f"Activity {activity.position} is open: {activity.spec.title}."
+
+
+def join_line(link) -> None:
+    """The join link on one line across the page, as plain text: exactly what the QR code holds (no markdown,
+    which could change characters of an address)."""
+    if link.url is None:
+        return
+    with st.container(key="proj-join", horizontal=True, gap="small"):
+        st.markdown("**Join link:**", width="content")
+        st.text(link.url)
+
+
+def wait_and_redraw(code: str, key: str) -> None:
+    """While the database is away: try every RETRY_EVERY_S, redraw the whole page once it answers."""
+    if not projection(engine, code, key).down:
+        st.rerun()
+
+
+RETRY_EVERY_S = 3.0
+
+
+def typed_address(link) -> None:
+    """Beside the code, in large type: the address students type (the Class page's, without the link's key),
+    as inline code (no autolink: nothing on the big screen is a link), or that none is set yet."""
+    with st.container(key="proj-address"):
+        if link.typed:  # the app's address, then its Class page on a line of its own (no break inside a number)
+            root, page = link.typed.replace("`", "%60").rsplit("/", 1)
+            with st.container(key=address_fit_key([root, f"/{page}"])):
+                st.markdown(f"Go to  \n`{root}`  \n`/{page}` and type the code")
+        else:
+            st.markdown("No address for students is set yet: set it on the teacher's dashboard.")
+
+
+def projector_page(code: str, key: str) -> None:
+    read = projection(engine, code, key)
+    if read.refused is not None:
+        title("Projector view")
+        st.error(markdown_escape(read.refusal))
+        return
+    if read.down:
+        title("Projector view")
+        st.warning(read.refusal)
+        st.fragment(run_every=RETRY_EVERY_S)(wait_and_redraw)(code, key)
+        return
+    shown = read.value
+    klass = shown.klass
+    if not klass.open:
+        title(f"Class {klass.code} has ended")
+        st.markdown("Thank you for taking part.")
+        return
+    activity = shown.activity
+    link = join_link(klass.code, klass.join_address, klass.join_key)
+    predict = activity is not None and activity.kind == PREDICT
+    results_up = predict and (activity.shown or activity.revealed)
+    # the code and the address to type, the QR code, the question's chart; while waiting the code and the QR code
+    # fill the screen, and once results take the lower part the top band is smaller (PROJECTOR_CSS)
+    state = "wait" if activity is None else "results" if results_up else "open"
+    top = st.container(key=f"proj-top-{state}")
+    if activity is None:
+        left, middle = top.columns([1.1, 1], gap="large", vertical_alignment="center")
+        right = None
+    else:
+        left, middle, right = top.columns([1.2, 1.0, 1.5], gap="medium", vertical_alignment="center")
+    with left:
+        with st.container(key="proj-code"):
+            title(f"Class code **{klass.code}**")  # the code is from the code alphabet: no markdown character
+        typed_address(link)
+        if activity is None:  # waiting: the join link and the state under the code, the QR code beside them
+            join_line(link)
+            with st.container(key="proj-question"):
+                section("Waiting for the next activity")
+    with middle:
+        if link.url is not None and len(link.url) <= MAX_QR_LINK:
+            with st.container(key="proj-qr"):
+                st.image(qr_image(link.url), alt="QR code of the join link shown below it")
+    if right is not None and predict:
+        with right:
+            question = activity.spec.question  # what every class screen shows (lab.teaching.class_question)
+            with st.container(key="proj-pq"):  # its height: PROJECTOR_CSS
+                chart(
+                    figure("pq_bars_projected", question.tokens, question.p, question.q, PROJECTOR_PQ_TEXT_PX),
+                    f"proj_pq_{activity.id}",
+                    question.pq_alt(),
+                    height="stretch",
+                )
+    if activity is not None and not results_up:  # the results need the room; the QR code and address stay
+        join_line(link)
+    if activity is not None:
+        with st.container(key="proj-question"):
+            spec = activity.spec
+            section(f"Activity {activity.position}: {markdown_escape(spec.title)}")
+            if predict:
+                if not results_up:  # once results are up the chart above and the phones hold the question
+                    with st.container(key="proj-prompt"):
+                        st.markdown(markdown_escape(spec.question.prompt))
+                if activity.revealed:  # the answer's exact values, the largest text; no link or button
+                    answer = spec.answer
+                    asked = "; ".join(f"{f} = {with_decimal(e, 3)}" for f, e in zip(answer.fields, answer.exact))
+                    with st.container(key="proj-exact"):
+                        st.markdown("**Exact answer:** " + markdown_escape(asked))
+            else:
+                st.markdown(f"{len(spec.problems)} problems, on your phones.")
+    announce(LIVE, announcement(shown))
+    st.fragment(run_every=PROJECTOR_EVERY_S)(live)(code, key)
+    follow_teacher(klass.code, klass.version, key, follow)
+
+
+def main() -> None:
+    st.html(PROJECTOR_CSS)
+    code = str(st.query_params.get("code", ""))[:40]  # longer text is no code or key: cut before any lookup
+    key = str(st.query_params.get(DISPLAY_PARAM, ""))[:64]
+    if not key:
+        title("Projector view")
+        st.error("This projector link has no display key: open Projector view from the teacher's dashboard.")
+    else:
+        projector_page(code, key)
+
+
+main()

@@ -1,0 +1,105 @@
+"""Drawing a predict-the-bars activity on a class screen: the question (before the reveal) and the answer
+(after it), from lab.teaching.class_question. The students' pages, the teacher's dashboard and the projector
+view call these, so every class screen shows the same question and nothing of the answer before the reveal."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from lab.core.formatting import markdown_escape, markdown_table
+from lab.teaching.class_question import ClassAnswer, ClassQuestion
+from lab.views.shell import page_named
+from lab.views.ui.charts import chart, figure
+
+PROJECTED_HEIGHT = 360  # the p / q chart's height on a projected dashboard
+
+
+def draw_question(question: ClassQuestion, key: str, text_size: int | None = None, heading: str = "") -> None:
+    """The prompt, then target p and draft q over the whole vocabulary: a chart with exact bar labels and their exact
+    values in a table (the chart's alt text holds them too). ``text_size``: a projected screen's chart text in px
+    (presentation mode), every text of the chart at that size. ``heading`` (a student's page): markdown drawn above
+    as an h3, in one element with the prompt and the table, which then come before the chart: every page of a class
+    draws the question at the same moment, and each element costs the server per page (docs/performance.md). The
+    teacher's screen, often projected, keeps the chart first, under the prompt."""
+    if text_size:
+        fig = figure("pq_bars_projected", question.tokens, question.p, question.q, text_size, PROJECTED_HEIGHT)
+    else:
+        fig = _question_figure(question)
+    alt, prompt, table = _question_texts(question)
+    if heading:
+        chart(fig, key, alt, intro=f"### {heading}\n\n{prompt}\n\n{table}")
+    else:
+        chart(fig, key, alt, intro=prompt)
+        st.markdown(table)
+
+
+def once_per_object(build):
+    """``build(obj)`` made once per object and kept: a class's questions and answers are made once per source and
+    scenario version (lab.teaching.class_question) and never modified, and every page of a class draws them at the
+    same moment. Keyed by identity (hashing one would hash each of its fractions on every call)."""
+    made: dict[int, tuple] = {}
+
+    def once(obj):
+        hit = made.get(id(obj))
+        if hit is None or hit[0] is not obj:
+            if len(made) >= 256:
+                made.clear()
+            hit = made[id(obj)] = (obj, build(obj))
+        return hit[1]
+
+    return once
+
+
+@once_per_object
+def _question_figure(question: ClassQuestion):
+    """The question's p / q chart, found once per question (figure() would make its key from every fraction of p and
+    q again on every page that draws it)."""
+    return figure("pq_bars", question.tokens, question.p, question.q)
+
+
+@once_per_object
+def _question_texts(question: ClassQuestion) -> tuple[str, str, str]:
+    """The chart's text alternative, the prompt and the p / q table."""
+    table = markdown_table(("token", "target p", "draft q"), question.pq_rows())
+    return question.pq_alt(), f"**{markdown_escape(question.prompt)}**", table
+
+
+def draw_answer(answer: ClassAnswer, *, lab_link: bool = True) -> None:
+    """The exact answer (only after the teacher's reveal): the fields' exact values, Z, the Binomial lab's
+    setting with the same bars (with ``lab_link``, a link that opens it), the reconstruction min(p, q) + Z·r = p
+    per token, and the scenario's explanation."""
+    for part in _answer_parts(answer):
+        st.markdown(part)
+    if answer.lab_link is not None and lab_link:
+        st.page_link(
+            page_named(answer.lab_link.page).file,
+            label="Open the Binomial lab there",
+            query_params=answer.lab_link.params,
+            icon=":material/casino:",
+        )
+    st.markdown(reconstruction_markdown(answer))
+
+
+def reconstruction_markdown(answer: ClassAnswer) -> str:
+    """The reconstruction min(p, q) + Z·r = p per token, and the scenario's explanation, as one markdown."""
+    verdict = "gives p for every token" if answer.recovers_target else "does NOT give p"
+    text = (
+        f"**Reconstruction:** min(p, q) + Z·r {verdict}.\n\n"
+        + markdown_table(answer.reconstruction_header(), answer.reconstruction_cells())
+    )
+    return text + (f"\n\n{markdown_escape(answer.explanation)}" if answer.explanation else "")
+
+
+@once_per_object
+def answer_markdown(answer: ClassAnswer) -> str:
+    """:func:`draw_answer` without the link to the Binomial lab, as one markdown (a student's page during the class
+    draws it at the moment of the reveal, with every other page of the class)."""
+    return "\n\n".join([*_answer_parts(answer), reconstruction_markdown(answer)])
+
+
+def _answer_parts(answer: ClassAnswer) -> list[str]:
+    """The fields' exact values, and the Binomial lab's setting with the same bars (when there is one)."""
+    parts = ["**Exact answer:** " + markdown_escape("; ".join(answer.exact_lines())) + "."]
+    if answer.lab_link is not None:
+        parts.append(markdown_escape(f"{answer.fields[0]} and {answer.fields[1]} are {answer.lab_link.text}."))
+    return parts

@@ -1,0 +1,103 @@
+"""A round's results as the teacher's dashboard and the projector draw them: the chart of the class's
+predictions (the exact answer over it only after the reveal), its text equivalent, the share within 0.05, the
+most common wrong pattern, and how the class moved between two rounds. Words and figures come from
+lab.classroom's summaries; the pages decide where and when (before the reveal nothing here names the answer)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from lab.classroom.activities import PredictSummary, RoundChange
+from lab.core.formatting import fraction_text, markdown_escape
+from lab.views.ui.charts import chart, figure
+
+PATTERNS_LOOKED_FOR = "r proportional to p; p − q not normalised by Z; Z confused with α"
+
+
+def predictions_alt(summary: PredictSummary, revealed: bool, label: str = "") -> str:
+    """The chart's text equivalent: per value the count and mean, and the exact answer after the reveal."""
+    described = "; ".join(
+        f"{f}: {len(v)} predictions, mean {m:.2f}" for f, v, m in zip(summary.fields, summary.values, summary.means)
+    )
+    if revealed:
+        described += "; exact " + ", ".join(f"{f} = {fraction_text(e)}" for f, e in zip(summary.fields, summary.exact))
+    head = "Strip chart of the class's predictions per value with the class mean" + (
+        " and the exact answer" if revealed else ""
+    )
+    return (f"{label}: " if label else "") + head + ": " + described
+
+
+def results_chart(
+    summary: PredictSummary,
+    revealed: bool,
+    key: str,
+    height: int | Literal["stretch"],
+    text_size: int | None = None,
+    label: str = "",
+    legend: bool = True,
+) -> None:
+    """The chart of a round's predictions. ``height="stretch"``: as tall as its container (the projector sets that
+    height in CSS, a share of the window's). ``legend=False``: no legend and labels without their words (two
+    charts side by side on the projector, whose page says once what the marks mean)."""
+    stretch = height == "stretch"
+    chart(
+        figure(
+            "class_predictions_figure",
+            summary.fields,
+            summary.values,
+            summary.means,
+            summary.exact if revealed else None,
+            None if stretch else height,
+            text_size,
+            legend,
+        ),
+        key,
+        predictions_alt(summary, revealed, label),
+        height="stretch" if stretch else "content",
+    )
+
+
+def within_text_short(summary: PredictSummary) -> str:
+    """within_text in a few words, for half a projector's width (two rounds side by side)."""
+    within = ", ".join(f"{f} {float(s):.0%}" for f, s in zip(summary.fields, summary.close_share) if s is not None)
+    return f"**Within 0.05:** {float(summary.all_close_share):.0%} on every value ({within})"
+
+
+def pattern_text_short(summary: PredictSummary) -> str:
+    """pattern_text in a few words, for half a projector's width."""
+    if summary.pattern:
+        return f"**Wrong pattern:** {markdown_escape(summary.pattern)} ({summary.pattern_count} of {summary.submitted})"
+    return "**Wrong pattern:** none detected"
+
+
+def within_text(summary: PredictSummary) -> str:
+    """**Within 0.05 of the exact answer:** … (markdown; names the answer's closeness, so after the reveal only
+    on a projected screen)."""
+    within = ", ".join(f"{f}: {float(s):.0%}" for f, s in zip(summary.fields, summary.close_share) if s is not None)
+    return (
+        f"**Within 0.05 of the exact answer:** {float(summary.all_close_share):.0%} of the class on every value "
+        f"({within})."
+    )
+
+
+def pattern_text(summary: PredictSummary, looked_for: bool = True) -> str:
+    """The lab's diagnosis of the round: the most common wrong pattern among the predictions not within 0.05.
+    ``looked_for``: when none is found, name the patterns looked for (the projector, short of room, does not)."""
+    if summary.pattern:
+        return (
+            f"**Most common wrong pattern:** {markdown_escape(summary.pattern)} "
+            f"({summary.pattern_count} of {summary.submitted})."
+        )
+    return "**Most common wrong pattern:** none detected" + (
+        f" (looked for: {PATTERNS_LOOKED_FOR})." if looked_for else "."
+    )
+
+
+def change_text(change: RoundChange, later: int) -> str:
+    """How the students who voted in both rounds moved (markdown)."""
+    if not change.both:
+        return "**Round 1 → Round 2:** nobody has voted in both rounds yet."
+    return (
+        f"**Round 1 → Round {later}:** {change.toward} of the {change.both} students who voted in both rounds moved "
+        f"toward the exact answer ({change.away} moved away, {change.same} stayed as far)."
+    )

@@ -1,0 +1,549 @@
+"""The Class page's teacher view: the private dashboard of ``?code=C&teacher=TOKEN``. The class code and the
+projector link, the private teacher link, the current activity's buttons (or the form that opens one), the live
+results (a timed fragment), who gets in (lab.views.live_class.admission_panel), the join link, the download and End
+class.
+Every button runs a TeacherDesk method through one callback (_change), which keeps a refusal or an outage to say
+in the next run; every read is a TeacherDesk read (lab.classroom.actions)."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from lab.classroom.actions import (
+    PENDING,
+    PREDICT_LABEL,
+    TEACHER_DOWN,
+    ActivityView,
+    ClassRow,
+    Dashboard,
+    TeacherDesk,
+)
+from lab.classroom.actions import TeacherActions as Do
+from lab.classroom.activities import PREDICT, WORKED_EXAMPLE, scenario_choices
+from lab.core.formatting import markdown_escape
+from lab.teaching.exercises import DEFAULT_COUNT, DEFAULT_LEVEL
+from lab.views.live_class.admission_panel import admission_panel, remove_by_rule
+from lab.views.live_class.assignment_form import assignment_fields, start_from
+from lab.views.live_class.common import (
+    PROJECTOR_PATH,
+    URL_PATH,
+    URL_PATH_PAGE,
+    WAIT_FOR_PENDING,
+    database_lost,
+    keep_pending,
+    may_send,
+    page_url,
+    pending_outcome,
+)
+from lab.views.live_class.database import engine
+from lab.views.live_class.join_link import join_link, network_addresses, no_address_warning
+from lab.views.live_class.once_per_server import qr_image
+from lab.views.live_class.question import draw_answer, draw_question
+from lab.views.live_class.results import change_text, pattern_text, results_chart
+from lab.views.live_class.session_keys import Keys
+from lab.views.ui.accessibility import announce, section, subsection
+from lab.views.ui.presentation import CLASS_PRESENTING_CSS, PRESENT_TEXT_PX, is_presenting
+
+OPEN_HEADING = "Open an activity for the class"
+DASHBOARD_EVERY_S = 2.0
+STUDENTS_PER_PAGE = 50  # rows of the dashboard's student list drawn at once
+MAX_QR_LINK = 2000  # characters of a join link a QR code is made for
+
+
+# --- the buttons' callbacks -------------------------------------------------------------------------
+
+
+def tab_teacher_token(code: str) -> str:
+    """The teacher token of this tab: from the link, or kept in the session while the address bar does not show
+    it. In presentation mode the token leaves the address bar (a projected address bar would show it to the
+    room) and comes back when presentation mode is turned off; a reload while presenting needs the saved link."""
+    linked = str(st.query_params.get("teacher", ""))[:100]
+    kept = st.session_state.get(Keys.TEACHER_DESK)
+    ours = kept is not None and kept.code == code
+    if ours and linked and linked == kept.replaced:  # New teacher link went through after the page had run
+        linked = kept.token
+    token = linked or (kept.token if ours else "")
+    if not token:
+        return ""
+    if not (ours and kept.token == token):  # the same desk while it stands: a late answer updates it
+        st.session_state[Keys.TEACHER_DESK] = TeacherDesk(code, token)
+    if is_presenting():
+        if "teacher" in st.query_params:
+            del st.query_params["teacher"]
+    elif st.query_params.get("teacher") != token:
+        st.query_params["teacher"] = token
+    return token
+
+
+def the_desk() -> TeacherDesk:
+    return st.session_state.get(Keys.TEACHER_DESK) or TeacherDesk("", "")
+
+
+def _change(change, label: str, *, focus: str = "", refusal_key: str = Keys.TEACHER_ERROR) -> bool:
+    """The one way a teacher's button changes the class (a callback): nothing is sent while an earlier call still
+    waits for the database; ``change(on_pending)`` runs a TeacherDesk method, a call the database answers late is
+    kept (``label`` names it when the page says what became of it), and its refusal is kept under
+    ``refusal_key`` to show in the next run. ``focus``: what gets keyboard focus in the next run when the pressed
+    button is gone or replaced ("activity": the current activity's heading; "lock": the Lock or Unlock button now
+    in its place). Returns whether it went through."""
+    if focus:
+        st.session_state[Keys.TEACHER_FOCUS] = focus
+    if not may_send():
+        st.session_state[refusal_key] = WAIT_FOR_PENDING
+        return False
+    if refusal := change(keep_pending(label)):
+        st.session_state[refusal_key] = refusal
+    return not refusal
+
+
+def _teacher_action(action, *args, focus: str = "") -> None:
+    """A button's callback: run a teacher action (TeacherActions) on this tab's class (see _change)."""
+    label = getattr(action, "__name__", "action").strip("_").replace("_", " ").capitalize()
+    _change(lambda on_pending: the_desk().act(engine, action, *args, on_pending=on_pending), label, focus=focus)
+
+
+def teacher_button(place, label: str, key: str, action, *args, focus: str = "", idle: bool = False, **options) -> None:
+    """A button in ``place`` that runs a teacher action (TeacherActions) on this tab's class (``focus``: see
+    _teacher_action). ``idle``: pressed, it does nothing (it is never disabled: focus would drop to the page's
+    body)."""
+    place.button(
+        label,
+        key=key,
+        on_click=None if idle else _teacher_action,
+        args=() if idle else (action, *args),
+        kwargs={"focus": focus} if focus and not idle else {},
+        **options,
+    )
+
+
+def _new_teacher_link() -> None:
+    desk = the_desk()
+    if not _change(lambda on_pending: desk.new_teacher_link(engine, on_pending), "New teacher link"):
+        return
+    st.session_state[Keys.LINK_REPLACED] = True
+    st.session_state[Keys.NEW_CLASS] = desk.code  # the new link is shown open once, to copy
+    if "teacher" in st.query_params:
+        st.query_params["teacher"] = desk.token
+
+
+def _save_join_address(address: str | None = None) -> None:
+    typed = st.session_state.get(Keys.JOIN_ADDRESS, "") if address is None else address
+    desk = the_desk()
+    _change(
+        lambda on_pending: desk.set_join_address(engine, typed, on_pending),
+        "Address for students",
+        refusal_key=Keys.ADDRESS_ERROR,
+    )
+
+
+def _open_activity() -> None:
+    st.session_state.pop(Keys.NEW_CLASS, None)  # the class is under way: the teacher link folds away
+    form = st.session_state
+    kind, source = form.get(Keys.KIND), form.get(Keys.SOURCE, WORKED_EXAMPLE)
+    seed, level, count = form.get(Keys.SEED), form.get(Keys.LEVEL), form.get(Keys.COUNT)
+    desk = the_desk()
+    _change(
+        lambda on_pending: desk.open_activity(engine, kind, source, seed, level, count, on_pending=on_pending),
+        "Open activity",
+        focus="activity",
+    )
+
+
+def _source_label(source: str) -> str:
+    return "Worked example: bernoulli-residual, bars r(B) and r(C)" if source == WORKED_EXAMPLE else source
+
+
+def projector_url(klass: ClassRow) -> str:
+    """The projector's link: the class code and its display-only key, never the teacher token."""
+    return page_url(PROJECTOR_PATH, code=klass.code, display=klass.display_key)
+
+
+# --- the dashboard's panels ------------------------------------------------------------------------
+
+
+def top_bar(klass: ClassRow, presenting: bool) -> None:
+    """The first row of the dashboard: the class code, the projector link (one click: a new tab) and the names
+    toggle; the activity's controls follow at once (a lecturer reaches them without scrolling)."""
+    code, projector, names = st.columns(3, vertical_alignment="center")
+    code.metric("Class code", klass.code)
+    projector.link_button(
+        "Projector view",
+        projector_url(klass),
+        type="primary",
+        help="Opens the big-screen page for this class in a "
+        "new tab: code, QR code, question and results, without names, links or buttons.",
+    )
+    if presenting:
+        names.markdown("Names are hidden in presentation mode.")
+    else:
+        names.toggle("Hide names", key=Keys.HIDE_NAMES, help="Always on in presentation mode.")
+
+
+def join_panel(klass: ClassRow, presenting: bool, first: bool) -> None:
+    """What the room may see: the join link and its QR code (the QR code encodes exactly the link shown), and
+    where the join link's address comes from. ``first``: no activity opened yet, the panel is open; later it
+    is an expander below the results."""
+    link = join_link(klass.code, klass.join_address, klass.join_key)
+    box = st.container(border=True) if first else st.expander("Join link, QR code and address for students")
+    with box:
+        if first:
+            st.markdown("**Join link and QR code**")
+        left, right = st.columns(2, gap="large")  # (3:2 weights would write 0.4, a value a question may ask)
+        with left:
+            if link.problem:
+                st.error(markdown_escape(link.problem))
+            if link.url is not None:
+                st.markdown("**Join link** (students open it, or go to the Class page and type the code):")
+                st.code(link.url, language=None, wrap_lines=True)
+            else:
+                no_address_warning("join link")
+                st.markdown("Until then students can open the app and type the class code on its Class page.")
+        with right:
+            if link.url is not None:
+                if len(link.url) <= MAX_QR_LINK:
+                    st.image(
+                        qr_image(link.url),
+                        caption="QR code of the join link",
+                        alt="QR code that opens the join link shown beside it",
+                        width=320 if presenting else 220,
+                    )
+                else:  # a QR code (error correction M) holds at most 2,331 bytes
+                    st.markdown(f"No QR code: the join link is longer than {MAX_QR_LINK:,} characters.")
+        if link.source != "environment":
+            join_address_panel(klass, link.url is None, link.source)
+
+
+def join_address_panel(klass: ClassRow, expanded: bool, source: str) -> None:
+    """The address students can reach, typed or picked from this machine's network addresses."""
+    with st.popover("Address for students") if not expanded else st.container():
+        if error := st.session_state.pop(Keys.ADDRESS_ERROR, None):
+            st.error(markdown_escape(error))
+        with st.form(Keys.ADDRESS_FORM, border=False, enter_to_submit=True):
+            st.text_input(
+                "App address students can reach",
+                value=klass.join_address,
+                key=Keys.JOIN_ADDRESS,
+                placeholder="e.g. http://192.168.1.20:8501",
+                help="Kept with the class: the projector view uses it too. Leave empty to use this browser's "
+                "address (when it is not localhost).",
+            )
+            st.form_submit_button("Use this address", on_click=_save_join_address)
+        addresses = network_addresses()
+        if addresses and source in ("loopback", "dashboard"):
+            st.markdown("This machine's network addresses (as the terminal's Network URL):")
+            for i, address in enumerate(addresses):
+                st.button(f"Use {address}", key=Keys.use_address(i), on_click=_save_join_address, args=(address,))
+
+
+def _private_link_saved() -> None:
+    st.session_state.pop(Keys.NEW_CLASS, None)
+
+
+def private_panel(klass: ClassRow, token: str) -> None:
+    """The teacher link and New teacher link: never drawn in presentation mode. Open once, right after Start a
+    class (until the teacher says it is saved or opens an activity), then behind a collapsed expander: a
+    lecturer mirroring the laptop must not project the token each time."""
+    fresh = st.session_state.get(Keys.NEW_CLASS) == klass.code
+    with st.container(border=True) if fresh else st.expander("Your private teacher link"):
+        if fresh:
+            st.markdown("**Your private teacher link** (its copy button is at its right):")
+        if st.session_state.pop(Keys.LINK_REPLACED, False):
+            st.success("New teacher link made: copy it now. The old link no longer opens this dashboard.")
+        st.warning(
+            "This link is the only way back to this dashboard. Copy it now and keep it private: anyone who has "
+            "it can run this class. It is hidden in presentation mode; project the Projector view instead."
+        )
+        with st.container(key=Keys.TEACHER_LINK):  # its copy button always shown (CLASS_DASHBOARD_CSS)
+            st.code(page_url(URL_PATH, code=klass.code, teacher=token), language=None, wrap_lines=True)
+        saved, replace = st.columns(2)
+        if fresh:
+            saved.button("I have saved it: hide the link", key=Keys.LINK_SAVED, on_click=_private_link_saved)
+        with replace.popover("New teacher link"):
+            st.markdown(
+                "If this link was seen or shared, replace it: the old link stops working at once, the class, its "
+                "students, answers and projector link stay."
+            )
+            st.button("Replace my teacher link now", key=Keys.NEW_LINK, type="primary", on_click=_new_teacher_link)
+
+
+def activity_state(activity: ActivityView) -> str:
+    """The current activity's state in words (its heading says it)."""
+    state = ("locked" if activity.locked else "open") + (", answer revealed" if activity.revealed else "")
+    if activity.kind == PREDICT:
+        state = f"round {activity.round}, " + state + (", responses shown" if activity.shown else "")
+    return state
+
+
+def activity_buttons(activity: ActivityView) -> None:
+    """The current activity's buttons in one row, then its question (a prediction's): the controls come first,
+    so a lecturer reaches them without scrolling."""
+    if activity.kind == PREDICT:
+        show, vote, reveal, lock, next_one = st.columns(5)
+        teacher_button(
+            show,
+            "Show responses",
+            Keys.SHOW,
+            Do.show_responses,
+            idle=activity.shown or activity.revealed,  # once shown or revealed it does nothing
+            help="Puts this round's predictions on the projector, without the exact answer.",
+            width="stretch",
+        )
+        teacher_button(
+            vote,
+            "Vote again",
+            Keys.VOTE_AGAIN,  # after the reveal or the last round the refusal is said
+            Do.vote_again,
+            help="Round 2 of the same question: students discuss, then vote again (round 1 is kept).",
+            width="stretch",
+        )
+    else:
+        reveal, lock, next_one = st.columns(3)
+    teacher_button(
+        reveal, "Reveal to class", Keys.REVEAL, Do.reveal, idle=activity.revealed, type="primary", width="stretch"
+    )
+    label, key, action = ("Unlock", Keys.UNLOCK, Do.unlock) if activity.locked else ("Lock", Keys.LOCK, Do.lock)
+    teacher_button(lock, label, key, action, focus="lock", width="stretch")
+    teacher_button(next_one, "Next activity", Keys.NEXT, Do.next_activity, focus="activity", width="stretch")
+    if activity.kind == PREDICT:
+        draw_question(
+            activity.spec.question, Keys.question_chart(activity.id), PRESENT_TEXT_PX if is_presenting() else None
+        )
+
+
+def open_activity_form() -> None:
+    """What the class does next: predict the bars of a scenario, or an exercises assignment."""
+    with st.container(border=True):
+        subsection(OPEN_HEADING)
+        kind = st.radio("Activity", (PREDICT_LABEL, "Exercises assignment"), key=Keys.KIND, horizontal=True)
+        if kind == PREDICT_LABEL:
+            st.selectbox(
+                "Predict the bars of",
+                [WORKED_EXAMPLE, *scenario_choices()],
+                key=Keys.SOURCE,
+                format_func=_source_label,
+            )
+        else:
+            seed, level, count = st.columns(3)
+            start_from({Keys.SEED: 1, Keys.COUNT: DEFAULT_COUNT, Keys.LEVEL: DEFAULT_LEVEL})
+            assignment_fields((seed, count, level), (Keys.SEED, Keys.COUNT, Keys.LEVEL), titled_levels=True)
+        st.button("Open for the class", key=Keys.OPEN, type="primary", on_click=_open_activity)
+
+
+def activity_controls(board: Dashboard) -> tuple[str, str]:
+    """The current activity's buttons, or the form that opens one; returns the activity's state in words and its
+    heading's text (for keyboard focus after Open or Next activity)."""
+    activity = board.activity
+    if activity is None:
+        open_activity_form()
+        return "No activity is open.", OPEN_HEADING
+    state = activity_state(activity)
+    heading = f"Activity {activity.position}: {activity.spec.title} ({state})"
+    subsection(f"Activity {activity.position}: {markdown_escape(activity.spec.title)} ({state})")
+    activity_buttons(activity)
+    return f"Activity {activity.position}: {activity.spec.title}, {state}.", heading
+
+
+def student_list(board: Dashboard, hide: bool, actions: bool) -> None:
+    """The students, a page of STUDENTS_PER_PAGE at a time, drawn only while the teacher has it open (a
+    collapsed expander would still draw every row on every refresh)."""
+    if not st.toggle(f"Show the student list ({board.joined})", key=Keys.SHOW_STUDENTS):
+        return
+    pages = max(1, -(-board.joined // STUDENTS_PER_PAGE))
+    page = 1
+    if pages > 1:
+        page = st.number_input(f"Page (1 to {pages})", 1, pages, 1, step=1, key=Keys.STUDENTS_PAGE)
+        page = min(max(int(page or 1), 1), pages)
+    first = (page - 1) * STUDENTS_PER_PAGE
+    for i, student in enumerate(board.students[first : first + STUDENTS_PER_PAGE], start=first + 1):
+        name, answered, remove = st.columns([4, 2, 1], vertical_alignment="center")
+        name.text(f"Student {i}" if hide else student.label)
+        answered.text("submitted" if student.submitted else "waiting")
+        if actions:
+            teacher_button(remove, "Remove", Keys.remove(student.id), Do.remove_student, student.id)
+    if actions and board.joined:
+        remove_by_rule(board, the_desk(), engine, hide, teacher_button)
+    if board.removed:
+        st.markdown(f"**Removed ({len(board.removed)})**: their answers stay in the CSV, marked removed.")
+        for i, student in enumerate(board.removed, start=1):
+            name, let_back = st.columns([6, 1], vertical_alignment="center")
+            name.text(f"Removed student {i}" if hide else student.label)
+            if actions:
+                teacher_button(let_back, "Let back in", Keys.let_back(student.id), Do.allow_back, student.id)
+
+
+def round_results(summary, activity, label: str, key: str, height: int) -> None:
+    """One round's chart, and after the reveal its facts (how close, the wrong pattern)."""
+    revealed = activity.revealed
+    if label:
+        st.markdown(f"**{label}**: {summary.submitted} predictions")
+    if summary.submitted == 0:
+        st.info("No predictions yet: they appear here as students submit.")
+        return
+    results_chart(summary, revealed, key, height, PRESENT_TEXT_PX if is_presenting() else None, label)
+    # after the reveal only, even on the teacher's own screen: the diagnosis names values near the answer, and
+    # that screen may be projected (predict, then reveal)
+    if revealed:
+        st.markdown(markdown_escape(summary.close_sentence()))  # in plain words; the projector: within_text
+        st.markdown(pattern_text(summary))
+
+
+def predict_results(board: Dashboard, presenting: bool) -> None:
+    """The round's chart, or Round 1 and the current round side by side, and the answer after the reveal."""
+    activity = board.activity
+    height = 520 if presenting else 420
+    revealed = int(activity.revealed)
+    if board.earlier is not None:
+        left, right = st.columns(2, gap="large")
+        with left:
+            round_results(board.earlier, activity, "Round 1", Keys.results_chart(activity.id, "_r1", revealed), height)
+        with right:
+            round_results(
+                board.predict,
+                activity,
+                f"Round {activity.round}",
+                Keys.results_chart(activity.id, f"_r{activity.round}", revealed),
+                height,
+            )
+        if activity.revealed or not presenting:
+            st.markdown(change_text(board.change, activity.round))
+    else:
+        round_results(board.predict, activity, "", Keys.results_chart(activity.id, "", revealed), height)
+    if activity.revealed:
+        draw_answer(activity.spec.answer)
+
+
+def assignment_results(summary, hide: bool) -> None:
+    """Each student's solved problems, and the share solved per problem."""
+    rows = [dict(r) for r in summary.rows]
+    if hide:
+        for i, row in enumerate(rows, start=1):
+            row["student"] = f"Student {i}"
+    st.dataframe(rows, hide_index=True, width="stretch")
+    st.markdown(
+        "**Solved, per problem:** "
+        + ", ".join(
+            f"P{i} {float(s):.0%}" if s is not None else f"P{i} –" for i, s in enumerate(summary.success, start=1)
+        )
+    )
+
+
+def live_dashboard(code: str, token: str, actions: bool = True) -> None:
+    """Redrawn every DASHBOARD_EVERY_S seconds: one aggregate query per refresh."""
+    read = TeacherDesk(code, token).dashboard(engine)
+    if read.refusal:
+        (st.warning if read.down else st.error)(markdown_escape(read.refusal))
+        return
+    board = read.value
+    if st.session_state.pop(Keys.OUTAGE_SHOWN, False) or (
+        Keys.PENDING in st.session_state and st.session_state[Keys.PENDING][2].done()
+    ):
+        st.rerun()  # the database is back: the whole page again, without the outage banner, with the outcome
+    presenting = is_presenting()
+    hide = presenting or st.session_state.get(Keys.HIDE_NAMES, False)
+    actions = actions and not presenting  # no Remove or Let back in on a projected screen
+    joined, submitted = st.columns(2)
+    joined.metric("Joined", board.joined)
+    submitted.metric("Submitted", f"{board.submitted} of {board.joined}")
+    if board.activity is None:
+        st.info("No activity is open: students see a waiting screen. Open one above.")
+    elif board.predict is not None:
+        predict_results(board, presenting)
+    else:
+        assignment_results(board.assignment, hide)
+    if actions:
+        admission_panel(board, hide, teacher_button, _teacher_action)
+    student_list(board, hide, actions)
+
+
+def results_download(place, code: str, token: str, klass: ClassRow) -> None:
+    """Download results (CSV) in ``place`` (the page, or a column); the CSV is made only when pressed."""
+    place.download_button(
+        "Download results (CSV)",
+        lambda: TeacherDesk(code, token).class_results_csv(engine),
+        file_name=f"residual-lab-class-{klass.code}.csv",
+        mime="text/csv",
+        on_click="ignore",
+        key=Keys.DOWNLOAD,
+    )
+
+
+def ended_dashboard(code: str, token: str, klass: ClassRow, class_heading: str, error: str) -> None:
+    """An ended class: results only, since this link (perhaps in a shared computer's history) can no longer
+    change anything."""
+    st.info(
+        "This class has ended: its code no longer admits students, and nothing in it can change. "
+        "Its results can be downloaded until the class is deleted, 30 days after it started."
+    )
+    ended_focus = class_heading if st.session_state.pop(Keys.TEACHER_FOCUS, "") else ""  # after End the class now
+    announce(Keys.LIVE, "This class has ended.", error=error, focus=ended_focus)
+    live_dashboard(code, token, actions=False)
+    results_download(st, code, token, klass)
+
+
+def running_dashboard(code: str, token: str, klass: ClassRow, class_heading: str, error: str) -> None:
+    """An open class: the code and projector link, the private panel, the activity's controls, the live results,
+    the join link (open until an activity is opened, then folded below), the download and End class."""
+    presenting = is_presenting()
+    top_bar(klass, presenting)
+    if not presenting:
+        private_panel(klass, token)
+    read = TeacherDesk(code, token).dashboard(engine)
+    if read.down:
+        database_lost(read.refusal)
+        return
+    if read.refused is not None:
+        raise read.refused  # refused a moment after teacher_page let the same link in: a bug, not a page to draw
+    board = read.value
+    said, activity_heading = activity_controls(board)
+    # keyboard focus, once, where the pressed button's result is: the activity's heading after Open or Next
+    # activity, the Lock or Unlock button that replaced the one pressed, the class's heading after Start a class
+    focus = {
+        "activity": activity_heading,
+        "lock": "Unlock" if board.activity is not None and board.activity.locked else "Lock",
+        "class": class_heading,
+    }.get(st.session_state.pop(Keys.TEACHER_FOCUS, ""), "")
+    announce(Keys.LIVE, said, error=error, focus=focus)
+    first = board.activity is None  # between activities: the room may still be joining
+    if first:
+        join_panel(klass, presenting, first)
+    st.fragment(run_every=DASHBOARD_EVERY_S)(live_dashboard)(code, token)
+    if not first:
+        join_panel(klass, presenting, first)
+    st.divider()
+    download, end = st.columns(2)
+    results_download(download, code, token, klass)
+    with end.popover("End class"):
+        st.write("Ending the class expires its code: students can no longer join or answer. Results stay.")
+        teacher_button(st, "End the class now", Keys.END, Do.end_class, focus="class")
+
+
+def teacher_page(code: str, token: str) -> None:
+    read = TeacherDesk(code, token).check(engine)
+    if read.refused is not None:
+        st.session_state.pop(Keys.TEACHER_DESK, None)
+        st.error(markdown_escape(read.refusal))
+        st.page_link(URL_PATH_PAGE, label="Start or join a class")
+        announce(Keys.LIVE, error=read.refusal)
+        return
+    if read.down:
+        pending_outcome()
+        database_lost(read.refusal)
+        return
+    klass = read.value
+    presenting = is_presenting()
+    if presenting:
+        st.html(CLASS_PRESENTING_CSS)
+    class_heading = klass.name or f"Class {klass.code}"
+    section(markdown_escape(class_heading))
+    error = st.session_state.pop(Keys.TEACHER_ERROR, None) or ""
+    refusal = st.container()  # drawn on every run: a refusal shown in it moves no button below (focus stays put)
+    if error:
+        refusal.error(markdown_escape(error))
+        if error in (TEACHER_DOWN, PENDING) or "not answering" in error:
+            st.session_state[Keys.OUTAGE_SHOWN] = True  # live_dashboard redraws the page once the database is back
+    with refusal:
+        pending_outcome()
+    if klass.open:
+        running_dashboard(code, token, klass, class_heading, error)
+    else:
+        ended_dashboard(code, token, klass, class_heading, error)

@@ -1,0 +1,420 @@
+"""Sampling lab: run N speculative steps with a seed and watch the one-step identity hold as counts.
+
+Predict first (the share of corrected steps, Z), then Run. Empirical bars converge to p; the
+accepted-only counts follow N min(p, q) and the corrected-only counts N Z r; a chi-square test
+compares the counts with p. A thin view: numbers from lab/core/sampling.py, charts from
+lab/charts/sampling.py. Controls live in the URL (bind="query-params").
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from lab.core.compare import WHY_TEXTS_DIFFER
+from lab.core.distributions import LabInputError
+from lab.core.formatting import exact_text, markdown_escape, markdown_table, with_decimal
+from lab.core.markov import MarkovModel, load_model
+from lab.core.residual import ResidualResult, residual_exact
+from lab.core.sampling import CONVERGENCE_NS, CONVERGENCE_SEEDS, convergence_series, empirical_distance
+from lab.core.scenarios import Scenario, load_scenario
+from lab.models.sampling import CompareModel, SamplingModel, StepsRun
+from lab.teaching.exercises import TEXTS_MATCH_CHOICES, TEXTS_MATCH_QUESTION, grade_texts_match
+from lab.views.ui.accessibility import announce, section, title
+from lab.views.ui.charts import chart, figure
+from lab.views.ui.controls import Widgets
+from lab.views.ui.page_state import controls_model, loaded_or_said, refuse_link_values, show_link_warnings
+
+STEPS = Widgets(SamplingModel, bound=True)  # each widget from its control, declared in the model
+COMPARE = Widgets(CompareModel, bound=True)
+COMPARE_CHART_ROWS = 40  # the comparison is drawn as bars up to this many outputs (the table lists every one)
+STEPS_RUN = "sl_result"  # the last press of Run (a StepsRun)
+COMPARE_RUN = "sl_cmp_result"  # the last press of "Run both samplers" (a CompareRun)
+
+
+@st.cache_resource(show_spinner=False, max_entries=64)
+def scenario_convergence(name: str, p_text: str, q_text: str) -> tuple[list[int], list[float]]:
+    """The 1/√N curve of a scenario: a fixed cost (the same runs whatever the reader's N and seed), computed
+    once per scenario for the whole class (the cache's per-key lock keeps simultaneous first loads to one
+    computation). The p and q texts are in the key so an edited scenario file is computed again."""
+    scenario = load_scenario(name)
+    return convergence_series(scenario.p, scenario.q)
+
+
+def intro() -> None:
+    title("Sampling lab")
+    st.markdown(
+        "Each step proposes a token from the draft **q**, keeps it with probability min(1, p/q), and after a "
+        "rejection draws a replacement from the residual **r** with fresh randomness. Run many steps: the "
+        "tokens that come out follow the target **p**."
+    )
+    show_link_warnings("sl_link_problems")
+
+
+def step_controls() -> SamplingModel:
+    """Scenario, N and seed, read into the page model (a refused value keeps the last valid one)."""
+    controls = st.columns([3, 2, 2], vertical_alignment="bottom")
+    STEPS.selectbox(controls[0], "scenario")
+    STEPS.number_input(controls[1], "steps", step=1000)
+    STEPS.number_input(controls[2], "seed", help="Any whole number")
+    return controls_model(SamplingModel, "sl_model")
+
+
+def scenario_table(scenario: Scenario) -> None:
+    st.caption(scenario.title)
+    st.markdown(  # a markdown table: text, not a data frame converted again on every change of a control
+        markdown_table(
+            ("token", "target p", "draft q"),
+            zip(
+                scenario.tokens,
+                (exact_text(v) for v in scenario.p.values),
+                (exact_text(v) for v in scenario.q.values),
+            ),
+        )
+    )
+
+
+def predict_and_run(model: SamplingModel, scenario: Scenario) -> None:
+    """The guess, then Run: a press keeps the run with the guess made before it."""
+    section("Predict first")
+    STEPS.slider(st, "guess", help="A step is corrected when its proposal is rejected. Guess before you run.")
+    if st.button(f"Run {model.steps:,} steps", key="sl_run", type="primary"):
+        st.session_state[STEPS_RUN] = model.run(scenario)  # the slider existed before this run: the model has it
+
+
+def branch_chart(tokens, steps: int, counts, branch_law, role: str, chart_title: str, key: str, alt: str) -> list:
+    """One branch's observed counts against the expected N times its exact law; returns the expected counts."""
+    expected = [steps * float(v) for v in branch_law]
+    chart(
+        figure("branch_counts", tokens, counts, expected, role, chart_title),
+        key,
+        f"{alt}: " + "; ".join(f"{t}: {int(o)} vs {e:.1f}" for t, o, e in zip(tokens, counts, expected)),
+    )
+    return expected
+
+
+def run_metrics(run: StepsRun, exact: ResidualResult, fit) -> None:
+    """The guess beside the observed share and the exact Z, and the chi-square p-value."""
+    simulation = run.simulation
+    metrics = st.columns(4)
+    metrics[0].metric("your guess", f"{run.guess:.2f}")
+    metrics[1].metric(
+        "corrected share",
+        f"{simulation.corrected_share:.4f}",
+        help=f"{int(simulation.corrected.sum())} of {simulation.steps} steps",
+    )
+    metrics[2].metric("exact Z", with_decimal(exact.z), help="Z = sum of max(0, p - q) = 1 - alpha")
+    metrics[3].metric(
+        "chi-square p-value",
+        "—" if fit.p_value is None else f"{fit.p_value:.3g}",
+        help="Counts against N p; a small p-value (say below 0.001) would mean the counts do not follow p.",
+    )
+    st.markdown(
+        f"Your guess was {run.guess:.2f}; the exact share is Z = {with_decimal(exact.z)}, "
+        f"{run.guess_verdict(exact.z)}. "
+        + (
+            "Z = 0: p and q are equal, so no step is ever rejected and the residual is never needed."
+            if exact.z == 0
+            else f"Observed: {simulation.corrected_share:.4f} over {simulation.steps:,} steps."
+        )
+    )
+
+
+def counts_charts(run: StepsRun, scenario: Scenario, fit) -> None:
+    """Empirical frequencies against p, each branch against its exact law, and every count in a table."""
+    simulation, law, tokens = run.simulation, run.simulation.law, list(scenario.tokens)
+    n = simulation.steps
+    total = [int(c) / n for c in simulation.counts]
+    chart(
+        figure("empirical_vs_target", tokens, scenario.p.values, simulation.accepted / n, simulation.corrected / n),
+        "sl_empirical",
+        "Target p beside the empirical frequencies after "
+        f"{n} steps: "
+        + "; ".join(
+            f"{t}: p {exact_text(p)}, empirical {f:.4f} (accepted {a / n:.4f}, corrected {c / n:.4f})"
+            for t, p, f, a, c in zip(tokens, scenario.p.values, total, simulation.accepted, simulation.corrected)
+        ),
+    )
+    left, right = st.columns(2)
+    with left:
+        expected_accepted = branch_chart(
+            tokens,
+            n,
+            simulation.accepted,
+            law.accepted,
+            "accepted",
+            "Accepted steps ≈ N·min(p, q)",
+            "sl_accepted",
+            "Accepted-only counts with expected N min(p, q)",
+        )
+    with right:
+        expected_corrected = branch_chart(
+            tokens,
+            n,
+            simulation.corrected,
+            law.corrected,
+            "correction",
+            "Corrected steps ≈ N·Z·r",
+            "sl_corrected",
+            "Corrected-only counts with expected N Z r",
+        )
+    st.dataframe(
+        {
+            "token": tokens,
+            "p": [exact_text(v) for v in scenario.p.values],
+            "min(p, q)": [exact_text(v) for v in law.accepted],
+            "Z·r": [exact_text(v) for v in law.corrected],
+            "accepted": [int(v) for v in simulation.accepted],
+            "N·min(p, q)": [round(v, 1) for v in expected_accepted],
+            "corrected": [int(v) for v in simulation.corrected],
+            "N·Z·r": [round(v, 1) for v in expected_corrected],
+            "total": [int(v) for v in simulation.counts],
+            "N·p": [round(n * float(v), 1) for v in scenario.p.values],
+        },
+        hide_index=True,
+        key="sl_table",
+    )
+    if fit.p_value is None:
+        st.caption("Only one token can come out, so there is nothing for a chi-square test to compare.")
+    else:
+        pooled = f" ({fit.pooled} rare tokens pooled)" if fit.pooled else ""
+        st.caption(
+            f"Chi-square against N·p: statistic {fit.statistic:.3f} on {fit.df} degrees of freedom{pooled}, "
+            f"p-value {fit.p_value:.3g}. With a fixed seed the run is reproducible: share the link."
+        )
+
+
+def convergence_chart(run: StepsRun, scenario: Scenario) -> None:
+    """The scenario's median distance from p against N, with the reader's own run on it."""
+    simulation = run.simulation
+    ns, medians = scenario_convergence(scenario.name, *(str(d.values) for d in (scenario.p, scenario.q)))
+    own = (simulation.steps, empirical_distance(simulation.counts, simulation.target))
+    chart(
+        figure("convergence", tuple(ns), tuple(medians), own),
+        "sl_convergence",
+        f"Median total variation distance of the empirical frequencies from p over {len(CONVERGENCE_SEEDS)} seeded "
+        "runs at each N, with a c/√N guide line: "
+        + ", ".join(f"N = {m:,}: {d:.4f}" for m, d in zip(ns, medians))
+        + f"; your run (N = {own[0]:,}, seed {simulation.seed}): {own[1]:.4f}",
+        table=(
+            ("steps N", f"median TV distance from p ({len(CONVERGENCE_SEEDS)} runs)"),
+            [(f"{m:,}", f"{d:.4f}") for m, d in zip(ns, medians)],
+        ),
+    )
+    st.caption(
+        f"Each point is the median over {len(CONVERGENCE_SEEDS)} runs with seeds 1 to {len(CONVERGENCE_SEEDS)} at "
+        f"N = {', '.join(f'{m:,}' for m in CONVERGENCE_NS)}: a hundred times more steps, a tenth of the distance. "
+        "The diamond is your own run."
+    )
+
+
+def one_step_results(model: SamplingModel, scenario: Scenario) -> None:
+    """The run's results, once Run was pressed for the scenario, N and seed on screen (announced on every run)."""
+    exact = residual_exact(scenario.p, scenario.q)
+    run, changed = model.results(scenario, st.session_state.get(STEPS_RUN))
+    announce(  # before the results (the page stops early without them): drawn on every run
+        "sl",
+        f"Ran {run.simulation.steps:,} steps: corrected share {run.simulation.corrected_share:.4f}, "
+        f"exact Z {with_decimal(exact.z)}; your guess {run.guess:.2f}. Results below."
+        if run is not None
+        else "",
+    )
+    if run is None:
+        if changed:
+            st.info(changed)
+        st.caption("The results appear after you run.")
+        return
+    fit = run.simulation.fit()  # the counts against N·p
+    run_metrics(run, exact, fit)
+    counts_charts(run, scenario, fit)
+    convergence_chart(run, scenario)
+
+
+@st.fragment
+def one_step_section() -> bool:
+    """Scenario, N, seed, the guess, Run and the results: a fragment, so changing one of them reruns this section
+    only (a whole run of the page cost 2.6x the minimal app's CPU per change). False: the scenario's file is broken
+    (a full run then draws nothing after this section)."""
+    model = step_controls()
+    scenario = loaded_or_said(load_scenario, model.scenario)
+    if scenario is None:
+        return False
+    scenario_table(scenario)
+    predict_and_run(model, scenario)
+    one_step_results(model, scenario)
+    return True
+
+
+def compare_intro() -> None:
+    section("Different text, same law")
+    st.markdown(
+        "Ordinary sampling draws every token from **p**. Speculative sampling drafts blocks of K tokens from **q**, "
+        "tests them and corrects the first rejection. Both start here from the **same seed**: compare the texts "
+        "they write, and how often each output comes out against the exact law."
+    )
+
+
+def compare_controls() -> CompareModel:
+    """Model, K, L and outputs per sampler, read into the section's model."""
+    controls = st.columns([3, 2, 2, 2], vertical_alignment="bottom")
+    COMPARE.selectbox(controls[0], "model", help="A Markov model; those with a stop token end their outputs there")
+    COMPARE.number_input(controls[1], "block")
+    COMPARE.number_input(
+        controls[2],
+        "length",
+        help="An output ends with the model's stop token or is cut at L tokens, the stop token counted as one of them",
+    )
+    COMPARE.number_input(controls[3], "outputs", step=500)
+    return controls_model(CompareModel, "sl_cmp_state")
+
+
+def compare_caption(compare: CompareModel, markov: MarkovModel) -> None:
+    if markov.stop is not None:
+        stop_md = markdown_escape(markov.stop_name)
+        st.caption(
+            f"{markdown_escape(markov.title)}. An output ends with {stop_md} or is cut at L = {compare.length} "
+            f"tokens ({stop_md} counted as one of them), for both samplers."
+        )
+    else:
+        st.caption(
+            f"{markdown_escape(markov.title)}. This model never stops: each output has L = {compare.length} tokens."
+        )
+
+
+def compare_predict_and_run(compare: CompareModel, markov: MarkovModel, seed: int) -> bool:
+    """The prediction, then Run both samplers; False after saying the run was refused."""
+    choice = st.radio(
+        TEXTS_MATCH_QUESTION,
+        list(TEXTS_MATCH_CHOICES),
+        format_func=TEXTS_MATCH_CHOICES.get,
+        index=None,
+        key=compare.guess_key(seed),
+    )
+    if st.button(
+        f"Run both samplers ({compare.outputs:,} outputs each, seed {seed})", key="sl_cmp_run", type="primary"
+    ):
+        try:
+            st.session_state[COMPARE_RUN] = compare.run(markov, seed, choice)
+        except LabInputError as exc:
+            st.error(f"{markdown_escape(str(exc))}.")
+            announce("sl_cmp", error=f"{exc}.")
+            return False
+    return True
+
+
+def compare_texts(result, markov: MarkovModel) -> None:
+    """The first outputs of both samplers side by side, and how many runs wrote identical texts."""
+    text = markov.sequence_text
+    st.markdown(
+        markdown_table(
+            ("run", "ordinary sampling", "speculative sampling", "same text"),
+            (
+                (str(i + 1), text(o), text(s), "yes" if o == s else "no")  # markdown_table escapes every cell
+                for i, (o, s) in enumerate(zip(result.ordinary_first, result.speculative_first))
+            ),
+        )
+    )
+    metrics = st.columns(3)
+    metrics[0].metric(
+        "identical texts",
+        f"{result.identical_share:.1%}",
+        help=f"{result.identical:,} of {result.sequences:,} runs: the i-th outputs of both samplers are the same text",
+    )
+    for column, label, fit in (
+        (metrics[1], "ordinary", result.fit_ordinary),
+        (metrics[2], "speculative", result.fit_speculative),
+    ):
+        column.metric(
+            f"{label}: chi-square p-value",
+            "—" if fit.p_value is None else f"{fit.p_value:.3g}",
+            help="Counts against N times the exact law; a p-value below 0.001 would mean they do not fit it.",
+        )
+    st.markdown(f"**Why:** {WHY_TEXTS_DIFFER}")
+
+
+def compare_laws(result, markov: MarkovModel) -> None:
+    """Both samplers' frequencies against the exact law: bars for a short law, the fits, every output on demand."""
+    text = markov.sequence_text
+    outputs = sorted(result.law)
+    exact = tuple(result.law[k] for k in outputs)
+    ordinary = tuple(result.ordinary_counts.get(k, 0) / result.sequences for k in outputs)
+    speculative = tuple(result.speculative_counts.get(k, 0) / result.sequences for k in outputs)
+    labels = tuple(text(k) for k in outputs)
+    if len(outputs) <= COMPARE_CHART_ROWS:
+        chart(
+            figure(
+                "law_vs_target",
+                labels,
+                exact,
+                {"ordinary (empirical)": ordinary, "speculative (empirical)": speculative},
+                "Both samplers against the exact law",
+                "exact law",
+            ),
+            "sl_cmp_chart",
+            "Bars of the exact law and both samplers' empirical frequencies for each output: "
+            + "; ".join(
+                f"{o}: exact {exact_text(e)}, ordinary {a:.4f}, speculative {b:.4f}"
+                for o, e, a, b in zip(labels, exact, ordinary, speculative)
+            ),
+        )
+    for label, fit in (("Ordinary", result.fit_ordinary), ("Speculative", result.fit_speculative)):
+        if fit.p_value is None:
+            st.caption(f"{label}: only one output is possible, nothing for a chi-square test to compare.")
+        else:
+            pooled = f" ({fit.pooled} rare outputs pooled)" if fit.pooled else ""
+            st.caption(
+                f"{label} sampling against the exact law: chi-square {fit.statistic:.3f} on {fit.df} degrees of "
+                f"freedom{pooled}, p-value {fit.p_value:.3g}."
+            )
+    # drawn only while open (opening it reruns): up to 4,096 rows that most students never open
+    every = st.expander("Every output: exact law and both samplers' counts", key="sl_cmp_every", on_change="rerun")
+    if every.open:
+        rows = (
+            (label, exact_text(e), f"{result.ordinary_counts.get(k, 0):,}", f"{result.speculative_counts.get(k, 0):,}")
+            for label, e, k in zip(labels, exact, outputs)
+        )
+        every.markdown(markdown_table(("output", "exact law", "ordinary", "speculative"), rows))
+
+
+@st.fragment
+def compare_section() -> None:
+    """The comparison's controls, prediction and results: a fragment, so its changes rerun this section only."""
+    compare = compare_controls()
+    seed = controls_model(SamplingModel, "sl_model", quiet=True).seed
+    try:
+        markov = load_model(compare.model)
+    except LabInputError as exc:
+        st.error(str(exc))
+        announce("sl_cmp", error=str(exc))  # this section's live regions are drawn on every run of the fragment
+        return
+    compare_caption(compare, markov)
+    if not compare_predict_and_run(compare, markov, seed):
+        return
+    run = compare.results(seed, st.session_state.get(COMPARE_RUN))
+    if run is None:
+        st.caption("Predict, then run: the texts and the counts appear after the run.")
+        announce("sl_cmp")
+        return
+    result = run.comparison
+    grade = grade_texts_match(run.guess, result.identical, result.sequences, result.distance)
+    announce(
+        "sl_cmp",
+        f"Ran both samplers: {result.identical_share:.1%} of the runs wrote identical texts. {grade.message} "
+        "Results below.",
+    )
+    (st.success if grade.correct else st.info if not grade.counted else st.warning)(markdown_escape(grade.message))
+    compare_texts(result, markov)
+    compare_laws(result, markov)
+
+
+def main() -> None:
+    refuse_link_values(
+        SamplingModel.from_url(st.query_params)[1] + CompareModel.from_url(st.query_params)[1], "sl_link_problems"
+    )
+    intro()
+    if not one_step_section():
+        return  # the scenario's file is broken: said in the section, and the rest of the page is not drawn
+    compare_intro()
+    compare_section()
+
+
+main()
