@@ -61,6 +61,9 @@ def test_stock_mode_skips_every_speed_patch_and_keeps_the_two_that_keep_a_page_c
     assert kept == ["widget_guard", "fragment_fallback"]
     monkeypatch.setenv(patches.MODE_ENV, "all")
     assert patches.mode() == "all"
+    monkeypatch.setenv(patches.OFF_ENV, " config_cache,widget_guard ")  # a bench leaves one out: speed ones only
+    kept = [p.module for p in patches.PATCHES if patches.why_not(p, stock=False) is None]
+    assert "config_cache" not in kept and "widget_guard" in kept and len(kept) == len(patches.PATCHES) - 1
 
 
 # Run in a fresh interpreter: a process decides its patches once, and this one has installed them already.

@@ -26,6 +26,7 @@ from packaging.version import InvalidVersion, Version
 
 MODE_ENV = "RESIDUAL_LAB_PATCHES"  # "stock": no speed patch; unset or "all": every patch its library allows
 STOCK = "stock"
+OFF_ENV = "RESIDUAL_LAB_PATCHES_OFF"  # speed patches left out by name, comma-separated (bench/bench_patches.py)
 
 _LOG = logging.getLogger("residual_lab.patches")
 
@@ -146,10 +147,17 @@ def _outside_range(versions) -> str | None:
     return None
 
 
+def left_out() -> set[str]:
+    """The speed patches RESIDUAL_LAB_PATCHES_OFF names (a bench's way to measure one patch's share)."""
+    return {name.strip() for name in os.environ.get(OFF_ENV, "").split(",") if name.strip()}
+
+
 def why_not(patch: Patch, stock: bool) -> str | None:
     """Why ``patch`` is not to be installed here, or None when it is."""
     if stock and patch.speed:
         return f"{MODE_ENV}={STOCK}"
+    if patch.speed and patch.module in left_out():
+        return f"{OFF_ENV} names it"
     outside = _outside_range(patch.versions)
     if outside:
         return outside
@@ -166,7 +174,7 @@ def install(patch: Patch, stock: bool) -> str:
             return "installed"
         except Exception as exc:  # any failure of a private name: the library's own code runs instead
             reason = f"install failed: {type(exc).__name__}: {exc}"
-    if not (stock and patch.speed):  # stock mode's skips are asked for: not worth a line each
+    if not (patch.speed and (stock or patch.module in left_out())):  # skips asked for: not worth a line each
         _LOG.warning("patch %s skipped (%s): the library's own code runs", patch.module, reason)
     return f"skipped: {reason}"
 
