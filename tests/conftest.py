@@ -51,6 +51,19 @@ def engine(db_url):
     eng.dispose()
 
 
+@pytest.fixture
+def data(tmp_path, monkeypatch):
+    """The pages' class database for one test: a throw-away SQLite file in ``tmp_path``, where the pages find it
+    (RESIDUAL_LAB_DATA; no RESIDUAL_LAB_DATABASE_URL), and its engine for the test's own reads and writes."""
+    from lab.classroom.db import make_engine
+
+    monkeypatch.setenv("RESIDUAL_LAB_DATA", str(tmp_path))
+    monkeypatch.delenv("RESIDUAL_LAB_DATABASE_URL", raising=False)
+    eng = make_engine(f"sqlite:///{tmp_path / 'classroom.db'}")
+    yield eng
+    eng.dispose()
+
+
 class OwnPostgres:
     """A PostgreSQL cluster of one test's own (``.ci/postgres start``), which the test may stop (an outage) and
     start again on the same socket: ``halt()``, ``resume()``."""

@@ -11,6 +11,7 @@ variant drafts past it), then every way the verifier can treat that run, one dra
 
 from __future__ import annotations
 
+import itertools
 from collections import defaultdict
 from fractions import Fraction
 
@@ -170,3 +171,17 @@ def stop_enumerated_law(model: MarkovModel, block: int, length: int, variant: Va
 
     generate((), ONE)
     return dict(law)
+
+
+def brute_force_target(model: MarkovModel, length: int) -> Law:
+    """The target's law of the first ``length`` tokens, by multiplying its conditionals over every sequence (zeros
+    left out): written apart from lab.core.blocks.target_law."""
+    law = {}
+    for seq in itertools.product(range(len(model.vocab)), repeat=length):
+        prob, prev = ONE, START
+        for token in seq:
+            prob *= model.target[prev + 1][token]
+            prev = token
+        if prob:
+            law[seq] = prob
+    return law

@@ -159,6 +159,19 @@ def test_the_web_layer_rooms_import_only_rooms_below_them():
     assert {p.name for p in VIEWS.iterdir() if p.is_dir() and p.name != "__pycache__"} == set(VIEW_ROOMS) - {"shell"}
 
 
+def test_the_class_views_are_short_enough_to_read():
+    """The live class's views: at most 450 lines a file, 60 a function (a longer one is split into named parts)."""
+    long = []
+    for path in sorted((VIEWS / "live_class").glob("*.py")):
+        text = path.read_text(encoding="utf-8")
+        if len(text.splitlines()) > 450:
+            long.append(f"{path.name}: {len(text.splitlines())} lines")
+        for node in ast.walk(ast.parse(text)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.end_lineno - node.lineno >= 60:
+                long.append(f"{path.name}: {node.name}() {node.end_lineno - node.lineno + 1} lines")
+    assert long == []
+
+
 def test_the_web_layer_room_check_would_catch_one(tmp_path, monkeypatch):
     sample = tmp_path / "sample.py"
     sample.write_text("from lab.views.pages import explorer\n", encoding="utf-8")

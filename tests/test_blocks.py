@@ -1,13 +1,12 @@
 """Block decoding: exact laws against an independent brute force, traces, seeded simulations."""
 
-import itertools
 from fractions import Fraction as F
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from random_models import models
-from reference_blocks import chunk_law
+from reference_blocks import brute_force_target, chunk_law
 
 from lab.core.blocks import (
     BlockInputError,
@@ -34,18 +33,6 @@ MODELS = [
 ]
 
 
-def brute_force_target(model, length):
-    """The target law by multiplying conditionals over every sequence (zeros kept out)."""
-    law = {}
-    for seq in itertools.product(range(len(model.vocab)), repeat=length):
-        prob = F(1)
-        prev = START
-        for token in seq:
-            prob *= model.target[prev + 1][token]
-            prev = token
-        if prob:
-            law[seq] = prob
-    return law
 
 
 @pytest.mark.parametrize("name", MODELS)

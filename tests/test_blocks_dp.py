@@ -1,14 +1,13 @@
 """The exact block law built prefix by prefix (lab/core/blocks.py) against the old enumeration of every
 draft path (tests/reference_blocks.py), for every variant, and its limits."""
 
-import itertools
 from fractions import Fraction as F
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from random_models import models
-from reference_blocks import enumerated_law
+from reference_blocks import brute_force_target, enumerated_law
 
 from lab.core.blocks import (
     LARGE_MAX_OUTCOMES,
@@ -22,19 +21,6 @@ from lab.core.blocks import (
 )
 from lab.core.markov import START, MarkovModel, all_model_names, load_model
 from lab.core.variants import VARIANT_NAMES
-
-
-def brute_force_target(model, length):
-    """Products of the target's conditionals over every sequence (zeros left out)."""
-    law = {}
-    for seq in itertools.product(range(len(model.vocab)), repeat=length):
-        prob, prev = F(1), START
-        for token in seq:
-            prob *= model.target[prev + 1][token]
-            prev = token
-        if prob:
-            law[seq] = prob
-    return law
 
 
 def small_cases():

@@ -257,17 +257,6 @@ def test_names_with_joiners_are_accepted_and_overrides_refused():
 # --- the dashboard and the student's page (AppTest) ---------------------------------------------------------------
 
 
-@pytest.fixture
-def data(tmp_path, monkeypatch):
-    from lab.classroom.db import make_engine
-
-    monkeypatch.setenv("RESIDUAL_LAB_DATA", str(tmp_path))
-    monkeypatch.delenv("RESIDUAL_LAB_DATABASE_URL", raising=False)
-    engine = make_engine(f"sqlite:///{tmp_path / 'classroom.db'}")
-    yield engine
-    engine.dispose()
-
-
 def test_the_dashboard_locks_sets_the_size_and_lets_the_waiting_in(data):
     from pagetest import open_linked_page, predictors
 

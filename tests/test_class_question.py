@@ -13,7 +13,6 @@ from pagetest import open_linked_page
 
 from lab.classroom import admission, answers, classes
 from lab.classroom.activities import scenario_choices
-from lab.classroom.db import make_engine
 from lab.core.scenarios import scenario_names
 from lab.teaching.class_question import WORKED_EXAMPLE, ClassQuestionError, class_answer, class_question
 
@@ -88,15 +87,6 @@ def test_no_question_without_a_residual():
 
 
 # --- the Class page: students and the teacher's dashboard, before and after the reveal ---------------------
-
-
-@pytest.fixture
-def data(tmp_path, monkeypatch):
-    monkeypatch.setenv("RESIDUAL_LAB_DATA", str(tmp_path))
-    monkeypatch.delenv("RESIDUAL_LAB_DATABASE_URL", raising=False)
-    engine = make_engine(f"sqlite:///{tmp_path / 'classroom.db'}")
-    yield engine
-    engine.dispose()
 
 
 def page_links(at) -> list:

@@ -8,7 +8,6 @@ import pytest
 from pagetest import open_linked_page
 
 from lab.classroom import admission, classes
-from lab.classroom.db import make_engine
 from lab.views.live_class import database
 
 PAGE = "lab/views/live_class/classroom.py"
@@ -16,13 +15,10 @@ LAB = "lab/views/pages/binomial_lab.py"
 
 
 @pytest.fixture
-def data(tmp_path, monkeypatch):
-    monkeypatch.setenv("RESIDUAL_LAB_DATA", str(tmp_path))
-    monkeypatch.delenv("RESIDUAL_LAB_DATABASE_URL", raising=False)
-    monkeypatch.setattr(database, "cached_class_version", lambda code: False)  # no second-long sharing here
-    engine = make_engine(f"sqlite:///{tmp_path / 'classroom.db'}")
-    yield engine
-    engine.dispose()
+def data(data, monkeypatch):
+    """tests/conftest.py's class database, with no second-long sharing of the class version here."""
+    monkeypatch.setattr(database, "cached_class_version", lambda code: False)
+    return data
 
 
 def test_a_joined_students_other_pages_wait_for_the_end_of_the_class(data):

@@ -7,7 +7,6 @@ from __future__ import annotations
 import concurrent.futures
 from fractions import Fraction
 
-import pytest
 from exercise_reference import expected_answer
 from pagetest import (
     charts,
@@ -26,15 +25,6 @@ from lab.classroom.db import make_engine
 from lab.teaching.exercises import generate_problems
 
 PAGE = "lab/views/live_class/classroom.py"
-
-
-@pytest.fixture
-def data(tmp_path, monkeypatch):
-    monkeypatch.setenv("RESIDUAL_LAB_DATA", str(tmp_path))
-    monkeypatch.delenv("RESIDUAL_LAB_DATABASE_URL", raising=False)
-    engine = make_engine(f"sqlite:///{tmp_path / 'classroom.db'}")
-    yield engine
-    engine.dispose()
 
 
 def submit_boxes(at, *texts, activity: int = 1):

@@ -24,7 +24,7 @@ from lab.classroom.dashboards import Dashboard, Projection
 from lab.classroom.gate import NotAnswering, bounded
 from lab.classroom.limits import MAX_STUDENTS
 from lab.classroom.records import ActivityView, ClassRow
-from lab.classroom.refusals import ClassroomError, Waiting
+from lab.classroom.refusals import ClassroomError, Removed, Waiting
 from lab.classroom.roster import BULK_RULES
 from lab.classroom.versions import live_key, page_layout
 from lab.teaching.exercises import Feedback
@@ -102,6 +102,11 @@ class Outcome(Generic[Result]):
     def waiting(self) -> bool:
         """A student who joined beyond the expected size, waiting for the teacher to let them in."""
         return isinstance(self.refused, Waiting)
+
+    @property
+    def removed(self) -> bool:
+        """A student their teacher removed from the class."""
+        return isinstance(self.refused, Removed)
 
 
 def outcome(

@@ -30,7 +30,7 @@ from lab.classroom.records import (
     activity_record,
     class_record,
 )
-from lab.classroom.refusals import ClassroomError, Waiting
+from lab.classroom.refusals import ClassroomError, Removed, Waiting
 from lab.teaching.exercises import Attempt, Check
 
 
@@ -96,7 +96,7 @@ def _checked_student(row, code: str, *, for_write: bool):
     if row.code != code:
         raise ClassroomError(f"This student link belongs to another class, not {code}: use the link you joined with.")
     if row.removed_at is not None:
-        raise ClassroomError("Your teacher removed you from this class.")
+        raise Removed("Your teacher removed you from this class.")
     if not row.approved:
         raise Waiting(
             f"You are waiting to be let in: class {row.code} has as many students as your teacher expected, so "

@@ -22,3 +22,7 @@ class RateLimited(ClassroomError):
 
 class Waiting(ClassroomError):
     """A student who joined beyond the class's expected size: waiting for the teacher to let them in."""
+
+
+class Removed(ClassroomError):
+    """A student their teacher removed from the class: their link opens nothing until they are let back in."""

@@ -1,7 +1,7 @@
 """The dashboard's say over who gets in (docs/security.md): lock new joins, the expected size and the students
 waiting beyond it, a new join link, and removal by a rule the teacher sees before pressing. Drawn inside the
 dashboard's timed fragment from the board it already read; its buttons are the Class page's teacher buttons
-(``button``: lab.views.live_class.teacher.teacher_button), so a refusal or an outage is said the same way."""
+(``button``: lab.views.live_class.teacher_desk.teacher_button), so a refusal or an outage is said the same way."""
 
 from __future__ import annotations
 

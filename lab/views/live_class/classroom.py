@@ -17,7 +17,8 @@ from lab.views.live_class import holding
 from lab.views.live_class.common import go_to
 from lab.views.live_class.landing import landing
 from lab.views.live_class.student import student_page
-from lab.views.live_class.teacher import tab_teacher_token, teacher_page
+from lab.views.live_class.teacher import teacher_page
+from lab.views.live_class.teacher_desk import tab_teacher_token
 from lab.views.ui.accessibility import title
 
 

@@ -184,29 +184,10 @@ def typed_address(link) -> None:
             st.markdown("No address for students is set yet: set it on the teacher's dashboard.")
 
 
-def projector_page(code: str, key: str) -> None:
-    read = projection(engine, code, key)
-    if read.refused is not None:
-        title("Projector view")
-        st.error(markdown_escape(read.refusal))
-        return
-    if read.down:
-        title("Projector view")
-        st.warning(read.refusal)
-        st.fragment(run_every=RETRY_EVERY_S)(wait_and_redraw)(code, key)
-        return
-    shown = read.value
-    klass = shown.klass
-    if not klass.open:
-        title(f"Class {klass.code} has ended")
-        st.markdown("Thank you for taking part.")
-        return
-    activity = shown.activity
-    link = join_link(klass.code, klass.join_address, klass.join_key)
+def top_band(klass, activity, link, results_up: bool) -> None:
+    """The code and the address to type, the QR code, the question's chart; while waiting the code and the QR code
+    fill the screen, and once results take the lower part the top band is smaller (PROJECTOR_CSS)."""
     predict = activity is not None and activity.kind == PREDICT
-    results_up = predict and (activity.shown or activity.revealed)
-    # the code and the address to type, the QR code, the question's chart; while waiting the code and the QR code
-    # fill the screen, and once results take the lower part the top band is smaller (PROJECTOR_CSS)
     state = "wait" if activity is None else "results" if results_up else "open"
     top = st.container(key=f"proj-top-{state}")
     if activity is None:
@@ -236,23 +217,52 @@ def projector_page(code: str, key: str) -> None:
                     question.pq_alt(),
                     height="stretch",
                 )
-    if activity is not None and not results_up:  # the results need the room; the QR code and address stay
-        join_line(link)
+
+
+def question_band(activity, results_up: bool) -> None:
+    """The activity's title and prompt (until results are up), and its exact answer once revealed, the largest
+    text; no link or button."""
+    spec = activity.spec
+    with st.container(key="proj-question"):
+        section(f"Activity {activity.position}: {markdown_escape(spec.title)}")
+        if activity.kind != PREDICT:
+            st.markdown(f"{len(spec.problems)} problems, on your phones.")
+            return
+        if not results_up:  # once results are up the chart above and the phones hold the question
+            with st.container(key="proj-prompt"):
+                st.markdown(markdown_escape(spec.question.prompt))
+        if activity.revealed:
+            answer = spec.answer
+            asked = "; ".join(f"{f} = {with_decimal(e, 3)}" for f, e in zip(answer.fields, answer.exact))
+            with st.container(key="proj-exact"):
+                st.markdown("**Exact answer:** " + markdown_escape(asked))
+
+
+def projector_page(code: str, key: str) -> None:
+    read = projection(engine, code, key)
+    if read.refused is not None:
+        title("Projector view")
+        st.error(markdown_escape(read.refusal))
+        return
+    if read.down:
+        title("Projector view")
+        st.warning(read.refusal)
+        st.fragment(run_every=RETRY_EVERY_S)(wait_and_redraw)(code, key)
+        return
+    shown = read.value
+    klass = shown.klass
+    if not klass.open:
+        title(f"Class {klass.code} has ended")
+        st.markdown("Thank you for taking part.")
+        return
+    activity = shown.activity
+    link = join_link(klass.code, klass.join_address, klass.join_key)
+    results_up = activity is not None and activity.kind == PREDICT and (activity.shown or activity.revealed)
+    top_band(klass, activity, link, results_up)
     if activity is not None:
-        with st.container(key="proj-question"):
-            spec = activity.spec
-            section(f"Activity {activity.position}: {markdown_escape(spec.title)}")
-            if predict:
-                if not results_up:  # once results are up the chart above and the phones hold the question
-                    with st.container(key="proj-prompt"):
-                        st.markdown(markdown_escape(spec.question.prompt))
-                if activity.revealed:  # the answer's exact values, the largest text; no link or button
-                    answer = spec.answer
-                    asked = "; ".join(f"{f} = {with_decimal(e, 3)}" for f, e in zip(answer.fields, answer.exact))
-                    with st.container(key="proj-exact"):
-                        st.markdown("**Exact answer:** " + markdown_escape(asked))
-            else:
-                st.markdown(f"{len(spec.problems)} problems, on your phones.")
+        if not results_up:  # the results need the room; the QR code and address stay
+            join_line(link)
+        question_band(activity, results_up)
     announce(LIVE, announcement(shown))
     st.fragment(run_every=PROJECTOR_EVERY_S)(live)(code, key)
     follow_teacher(klass.code, klass.version, key, follow)

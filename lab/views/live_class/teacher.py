@@ -1,9 +1,9 @@
-"""The Class page's teacher view: the private dashboard of ``?code=C&teacher=TOKEN``. The class code and the
-projector link, the private teacher link, the current activity's buttons (or the form that opens one), the live
-results (a timed fragment), who gets in (lab.views.live_class.admission_panel), the join link, the download and End
-class.
-Every button runs a TeacherDesk method through one callback (_change), which keeps a refusal or an outage to say
-in the next run; every read is a TeacherDesk read (lab.classroom.actions)."""
+"""The Class page's teacher view: the private dashboard of ``?code=C&teacher=TOKEN``. The current activity's
+buttons (or the form that opens one), the live results (a timed fragment), who gets in
+(lab.views.live_class.admission_panel), the download and End class; the links (class code, projector, join link,
+private teacher link) are drawn by lab.views.live_class.teacher_links. Every button runs a TeacherDesk method through
+one callback (lab.views.live_class.teacher_desk.change), which keeps a refusal or an outage to say in the next run;
+every read is a TeacherDesk read (lab.classroom.actions)."""
 
 from __future__ import annotations
 
@@ -25,115 +25,22 @@ from lab.teaching.exercises import DEFAULT_COUNT, DEFAULT_LEVEL
 from lab.views.live_class.admission_panel import admission_panel, remove_by_rule
 from lab.views.live_class.assignment_form import assignment_fields, start_from
 from lab.views.live_class.common import (
-    PROJECTOR_PATH,
-    URL_PATH,
     URL_PATH_PAGE,
-    WAIT_FOR_PENDING,
     database_lost,
-    keep_pending,
-    may_send,
-    page_url,
     pending_outcome,
 )
 from lab.views.live_class.database import engine
-from lab.views.live_class.join_link import join_link, network_addresses, no_address_warning
-from lab.views.live_class.once_per_server import qr_image
 from lab.views.live_class.question import draw_answer, draw_question
 from lab.views.live_class.results import change_text, pattern_text, results_chart
 from lab.views.live_class.session_keys import Keys
+from lab.views.live_class.teacher_desk import change, teacher_action, teacher_button, the_desk
+from lab.views.live_class.teacher_links import join_panel, private_panel, top_bar
 from lab.views.ui.accessibility import announce, section, subsection
 from lab.views.ui.presentation import CLASS_PRESENTING_CSS, PRESENT_TEXT_PX, is_presenting
 
 OPEN_HEADING = "Open an activity for the class"
 DASHBOARD_EVERY_S = 2.0
 STUDENTS_PER_PAGE = 50  # rows of the dashboard's student list drawn at once
-MAX_QR_LINK = 2000  # characters of a join link a QR code is made for
-
-
-# --- the buttons' callbacks -------------------------------------------------------------------------
-
-
-def tab_teacher_token(code: str) -> str:
-    """The teacher token of this tab: from the link, or kept in the session while the address bar does not show
-    it. In presentation mode the token leaves the address bar (a projected address bar would show it to the
-    room) and comes back when presentation mode is turned off; a reload while presenting needs the saved link."""
-    linked = str(st.query_params.get("teacher", ""))[:100]
-    kept = st.session_state.get(Keys.TEACHER_DESK)
-    ours = kept is not None and kept.code == code
-    if ours and linked and linked == kept.replaced:  # New teacher link went through after the page had run
-        linked = kept.token
-    token = linked or (kept.token if ours else "")
-    if not token:
-        return ""
-    if not (ours and kept.token == token):  # the same desk while it stands: a late answer updates it
-        st.session_state[Keys.TEACHER_DESK] = TeacherDesk(code, token)
-    if is_presenting():
-        if "teacher" in st.query_params:
-            del st.query_params["teacher"]
-    elif st.query_params.get("teacher") != token:
-        st.query_params["teacher"] = token
-    return token
-
-
-def the_desk() -> TeacherDesk:
-    return st.session_state.get(Keys.TEACHER_DESK) or TeacherDesk("", "")
-
-
-def _change(change, label: str, *, focus: str = "", refusal_key: str = Keys.TEACHER_ERROR) -> bool:
-    """The one way a teacher's button changes the class (a callback): nothing is sent while an earlier call still
-    waits for the database; ``change(on_pending)`` runs a TeacherDesk method, a call the database answers late is
-    kept (``label`` names it when the page says what became of it), and its refusal is kept under
-    ``refusal_key`` to show in the next run. ``focus``: what gets keyboard focus in the next run when the pressed
-    button is gone or replaced ("activity": the current activity's heading; "lock": the Lock or Unlock button now
-    in its place). Returns whether it went through."""
-    if focus:
-        st.session_state[Keys.TEACHER_FOCUS] = focus
-    if not may_send():
-        st.session_state[refusal_key] = WAIT_FOR_PENDING
-        return False
-    if refusal := change(keep_pending(label)):
-        st.session_state[refusal_key] = refusal
-    return not refusal
-
-
-def _teacher_action(action, *args, focus: str = "") -> None:
-    """A button's callback: run a teacher action (TeacherActions) on this tab's class (see _change)."""
-    label = getattr(action, "__name__", "action").strip("_").replace("_", " ").capitalize()
-    _change(lambda on_pending: the_desk().act(engine, action, *args, on_pending=on_pending), label, focus=focus)
-
-
-def teacher_button(place, label: str, key: str, action, *args, focus: str = "", idle: bool = False, **options) -> None:
-    """A button in ``place`` that runs a teacher action (TeacherActions) on this tab's class (``focus``: see
-    _teacher_action). ``idle``: pressed, it does nothing (it is never disabled: focus would drop to the page's
-    body)."""
-    place.button(
-        label,
-        key=key,
-        on_click=None if idle else _teacher_action,
-        args=() if idle else (action, *args),
-        kwargs={"focus": focus} if focus and not idle else {},
-        **options,
-    )
-
-
-def _new_teacher_link() -> None:
-    desk = the_desk()
-    if not _change(lambda on_pending: desk.new_teacher_link(engine, on_pending), "New teacher link"):
-        return
-    st.session_state[Keys.LINK_REPLACED] = True
-    st.session_state[Keys.NEW_CLASS] = desk.code  # the new link is shown open once, to copy
-    if "teacher" in st.query_params:
-        st.query_params["teacher"] = desk.token
-
-
-def _save_join_address(address: str | None = None) -> None:
-    typed = st.session_state.get(Keys.JOIN_ADDRESS, "") if address is None else address
-    desk = the_desk()
-    _change(
-        lambda on_pending: desk.set_join_address(engine, typed, on_pending),
-        "Address for students",
-        refusal_key=Keys.ADDRESS_ERROR,
-    )
 
 
 def _open_activity() -> None:
@@ -142,7 +49,7 @@ def _open_activity() -> None:
     kind, source = form.get(Keys.KIND), form.get(Keys.SOURCE, WORKED_EXAMPLE)
     seed, level, count = form.get(Keys.SEED), form.get(Keys.LEVEL), form.get(Keys.COUNT)
     desk = the_desk()
-    _change(
+    change(
         lambda on_pending: desk.open_activity(engine, kind, source, seed, level, count, on_pending=on_pending),
         "Open activity",
         focus="activity",
@@ -153,117 +60,8 @@ def _source_label(source: str) -> str:
     return "Worked example: bernoulli-residual, bars r(B) and r(C)" if source == WORKED_EXAMPLE else source
 
 
-def projector_url(klass: ClassRow) -> str:
-    """The projector's link: the class code and its display-only key, never the teacher token."""
-    return page_url(PROJECTOR_PATH, code=klass.code, display=klass.display_key)
-
 
 # --- the dashboard's panels ------------------------------------------------------------------------
-
-
-def top_bar(klass: ClassRow, presenting: bool) -> None:
-    """The first row of the dashboard: the class code, the projector link (one click: a new tab) and the names
-    toggle; the activity's controls follow at once (a lecturer reaches them without scrolling)."""
-    code, projector, names = st.columns(3, vertical_alignment="center")
-    code.metric("Class code", klass.code)
-    projector.link_button(
-        "Projector view",
-        projector_url(klass),
-        type="primary",
-        help="Opens the big-screen page for this class in a "
-        "new tab: code, QR code, question and results, without names, links or buttons.",
-    )
-    if presenting:
-        names.markdown("Names are hidden in presentation mode.")
-    else:
-        names.toggle("Hide names", key=Keys.HIDE_NAMES, help="Always on in presentation mode.")
-
-
-def join_panel(klass: ClassRow, presenting: bool, first: bool) -> None:
-    """What the room may see: the join link and its QR code (the QR code encodes exactly the link shown), and
-    where the join link's address comes from. ``first``: no activity opened yet, the panel is open; later it
-    is an expander below the results."""
-    link = join_link(klass.code, klass.join_address, klass.join_key)
-    box = st.container(border=True) if first else st.expander("Join link, QR code and address for students")
-    with box:
-        if first:
-            st.markdown("**Join link and QR code**")
-        left, right = st.columns(2, gap="large")  # (3:2 weights would write 0.4, a value a question may ask)
-        with left:
-            if link.problem:
-                st.error(markdown_escape(link.problem))
-            if link.url is not None:
-                st.markdown("**Join link** (students open it, or go to the Class page and type the code):")
-                st.code(link.url, language=None, wrap_lines=True)
-            else:
-                no_address_warning("join link")
-                st.markdown("Until then students can open the app and type the class code on its Class page.")
-        with right:
-            if link.url is not None:
-                if len(link.url) <= MAX_QR_LINK:
-                    st.image(
-                        qr_image(link.url),
-                        caption="QR code of the join link",
-                        alt="QR code that opens the join link shown beside it",
-                        width=320 if presenting else 220,
-                    )
-                else:  # a QR code (error correction M) holds at most 2,331 bytes
-                    st.markdown(f"No QR code: the join link is longer than {MAX_QR_LINK:,} characters.")
-        if link.source != "environment":
-            join_address_panel(klass, link.url is None, link.source)
-
-
-def join_address_panel(klass: ClassRow, expanded: bool, source: str) -> None:
-    """The address students can reach, typed or picked from this machine's network addresses."""
-    with st.popover("Address for students") if not expanded else st.container():
-        if error := st.session_state.pop(Keys.ADDRESS_ERROR, None):
-            st.error(markdown_escape(error))
-        with st.form(Keys.ADDRESS_FORM, border=False, enter_to_submit=True):
-            st.text_input(
-                "App address students can reach",
-                value=klass.join_address,
-                key=Keys.JOIN_ADDRESS,
-                placeholder="e.g. http://192.168.1.20:8501",
-                help="Kept with the class: the projector view uses it too. Leave empty to use this browser's "
-                "address (when it is not localhost).",
-            )
-            st.form_submit_button("Use this address", on_click=_save_join_address)
-        addresses = network_addresses()
-        if addresses and source in ("loopback", "dashboard"):
-            st.markdown("This machine's network addresses (as the terminal's Network URL):")
-            for i, address in enumerate(addresses):
-                st.button(f"Use {address}", key=Keys.use_address(i), on_click=_save_join_address, args=(address,))
-
-
-def _private_link_saved() -> None:
-    st.session_state.pop(Keys.NEW_CLASS, None)
-
-
-def private_panel(klass: ClassRow, token: str) -> None:
-    """The teacher link and New teacher link: never drawn in presentation mode. Open once, right after Start a
-    class (until the teacher says it is saved or opens an activity), then behind a collapsed expander: a
-    lecturer mirroring the laptop must not project the token each time."""
-    fresh = st.session_state.get(Keys.NEW_CLASS) == klass.code
-    with st.container(border=True) if fresh else st.expander("Your private teacher link"):
-        if fresh:
-            st.markdown("**Your private teacher link** (its copy button is at its right):")
-        if st.session_state.pop(Keys.LINK_REPLACED, False):
-            st.success("New teacher link made: copy it now. The old link no longer opens this dashboard.")
-        st.warning(
-            "This link is the only way back to this dashboard. Copy it now and keep it private: anyone who has "
-            "it can run this class. It is hidden in presentation mode; project the Projector view instead."
-        )
-        with st.container(key=Keys.TEACHER_LINK):  # its copy button always shown (CLASS_DASHBOARD_CSS)
-            st.code(page_url(URL_PATH, code=klass.code, teacher=token), language=None, wrap_lines=True)
-        saved, replace = st.columns(2)
-        if fresh:
-            saved.button("I have saved it: hide the link", key=Keys.LINK_SAVED, on_click=_private_link_saved)
-        with replace.popover("New teacher link"):
-            st.markdown(
-                "If this link was seen or shared, replace it: the old link stops working at once, the class, its "
-                "students, answers and projector link stay."
-            )
-            st.button("Replace my teacher link now", key=Keys.NEW_LINK, type="primary", on_click=_new_teacher_link)
 
 
 def activity_state(activity: ActivityView) -> str:
@@ -451,7 +249,7 @@ def live_dashboard(code: str, token: str, actions: bool = True) -> None:
     else:
         assignment_results(board.assignment, hide)
     if actions:
-        admission_panel(board, hide, teacher_button, _teacher_action)
+        admission_panel(board, hide, teacher_button, teacher_action)
     student_list(board, hide, actions)
 
 

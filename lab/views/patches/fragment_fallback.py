@@ -10,7 +10,7 @@ new session has not run the page yet, so it knows none of its fragments, and the
 :func:`install` turns such a request into a run of the whole page with the same widget values, which is what the
 browser's first message after a reconnect gets anyway; the page then sees the press, whose callback the new
 session could not know: the bar predictor saves its Submit itself (lab.views.ui.bar_predictor, "here"), and an
-answer form's lab.views.live_class.student.submitted_without_callback. Only a
+answer form's lab.views.live_class.student_work.submitted_without_callback. Only a
 request the user made is turned: an automatic rerun (a timed fragment) of a fragment that a full run just removed
 is still dropped, as Streamlit drops it. tests/test_fragment_fallback.py checks both, and fails if a Streamlit
 upgrade changes the check this relies on.

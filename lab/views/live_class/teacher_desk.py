@@ -1,0 +1,76 @@
+"""The teacher's tab and its one way to change the class: the teacher token this tab holds (tab_teacher_token),
+its TeacherDesk, and ``change``, the callback every button of the dashboard runs through (it keeps a refusal or an
+outage to say in the next run). lab/views/live_class/teacher.py and teacher_links.py draw the buttons."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from lab.classroom.actions import TeacherDesk
+from lab.views.live_class.common import WAIT_FOR_PENDING, keep_pending, may_send
+from lab.views.live_class.database import engine
+from lab.views.live_class.session_keys import Keys
+from lab.views.ui.presentation import is_presenting
+
+
+def tab_teacher_token(code: str) -> str:
+    """The teacher token of this tab: from the link, or kept in the session while the address bar does not show
+    it. In presentation mode the token leaves the address bar (a projected address bar would show it to the
+    room) and comes back when presentation mode is turned off; a reload while presenting needs the saved link."""
+    linked = str(st.query_params.get("teacher", ""))[:100]
+    kept = st.session_state.get(Keys.TEACHER_DESK)
+    ours = kept is not None and kept.code == code
+    if ours and linked and linked == kept.replaced:  # New teacher link went through after the page had run
+        linked = kept.token
+    token = linked or (kept.token if ours else "")
+    if not token:
+        return ""
+    if not (ours and kept.token == token):  # the same desk while it stands: a late answer updates it
+        st.session_state[Keys.TEACHER_DESK] = TeacherDesk(code, token)
+    if is_presenting():
+        if "teacher" in st.query_params:
+            del st.query_params["teacher"]
+    elif st.query_params.get("teacher") != token:
+        st.query_params["teacher"] = token
+    return token
+
+
+def the_desk() -> TeacherDesk:
+    return st.session_state.get(Keys.TEACHER_DESK) or TeacherDesk("", "")
+
+
+def change(change, label: str, *, focus: str = "", refusal_key: str = Keys.TEACHER_ERROR) -> bool:
+    """The one way a teacher's button changes the class (a callback): nothing is sent while an earlier call still
+    waits for the database; ``change(on_pending)`` runs a TeacherDesk method, a call the database answers late is
+    kept (``label`` names it when the page says what became of it), and its refusal is kept under
+    ``refusal_key`` to show in the next run. ``focus``: what gets keyboard focus in the next run when the pressed
+    button is gone or replaced ("activity": the current activity's heading; "lock": the Lock or Unlock button now
+    in its place). Returns whether it went through."""
+    if focus:
+        st.session_state[Keys.TEACHER_FOCUS] = focus
+    if not may_send():
+        st.session_state[refusal_key] = WAIT_FOR_PENDING
+        return False
+    if refusal := change(keep_pending(label)):
+        st.session_state[refusal_key] = refusal
+    return not refusal
+
+
+def teacher_action(action, *args, focus: str = "") -> None:
+    """A button's callback: run a teacher action (TeacherActions) on this tab's class (see change)."""
+    label = getattr(action, "__name__", "action").strip("_").replace("_", " ").capitalize()
+    change(lambda on_pending: the_desk().act(engine, action, *args, on_pending=on_pending), label, focus=focus)
+
+
+def teacher_button(place, label: str, key: str, action, *args, focus: str = "", idle: bool = False, **options) -> None:
+    """A button in ``place`` that runs a teacher action (TeacherActions) on this tab's class (``focus``: see
+    teacher_action). ``idle``: pressed, it does nothing (it is never disabled: focus would drop to the page's
+    body)."""
+    place.button(
+        label,
+        key=key,
+        on_click=None if idle else teacher_action,
+        args=() if idle else (action, *args),
+        kwargs={"focus": focus} if focus and not idle else {},
+        **options,
+    )
