@@ -37,15 +37,19 @@ def configurations(only: list[str]) -> dict[str, dict[str, str]]:
     return made
 
 
-def one_run(env: dict[str, str], n: int, engine, floor) -> dict[str, float]:
-    """The app served with ``env``; each hall action's CPU a page divided by its floor, one round."""
+def one_run(env: dict[str, str], n: int, floor) -> dict[str, float]:
+    """The app served with ``env`` on a class database of its own (the same students joining again would meet the
+    join limits); each hall action's CPU a page divided by its floor, one round."""
     from tests.browserlib import start_streamlit, stop_process
 
-    proc, url = start_streamlit("server.py", cwd=ROOT, quiet=True, env=env)
+    data = tempfile.mkdtemp(prefix="patchbench-")
+    engine = make_engine(f"sqlite:///{data}/classroom.db")
+    proc, url = start_streamlit("server.py", cwd=ROOT, quiet=True, env={**env, "RESIDUAL_LAB_DATA": data})
     try:
         results = hall_class(url, [proc.pid], engine, n, rounds=1, floor=floor)
     finally:
         stop_process(proc)
+        engine.dispose()
     return {action: rows[0]["cpu"] / rows[0]["floor"]["cpu"] for action, rows in results.items()} | {
         f"{action} last": rows[0]["last"] for action, rows in results.items()
     }
@@ -59,9 +63,7 @@ def main() -> None:
     args = parser.parse_args()
     from tests.browserlib import start_streamlit, stop_process
 
-    os.environ["RESIDUAL_LAB_DATA"] = tempfile.mkdtemp(prefix="patchbench-")
     os.environ.pop("RESIDUAL_LAB_DATABASE_URL", None)
-    engine = make_engine(f"sqlite:///{os.environ['RESIDUAL_LAB_DATA']}/classroom.db")
     configs = configurations([name for name in args.only.split(",") if name])
     floor_proc, floor_url = start_streamlit("bench/minimal_app.py", cwd=ROOT, quiet=True)
     measured: dict[str, list[dict[str, float]]] = {name: [] for name in configs}
@@ -70,12 +72,11 @@ def main() -> None:
         for r in range(args.rounds):
             order = names[r % len(names):] + names[: r % len(names)]  # alternated: each round starts elsewhere
             for name in order:
-                measured[name].append(one_run(configs[name], args.students, engine, (floor_url, [floor_proc.pid])))
+                measured[name].append(one_run(configs[name], args.students, (floor_url, [floor_proc.pid])))
                 print(f"round {r + 1}, {name}: " + ", ".join(f"{k} {v:.2f}" for k, v in measured[name][-1].items()),
                       flush=True)
     finally:
         stop_process(floor_proc)
-        engine.dispose()
     actions = [k for k in measured["all"][0] if not k.endswith(" last")]
     medians = {name: {a: statistics.median(run[a] for run in runs) for a in measured["all"][0]}
                for name, runs in measured.items()}

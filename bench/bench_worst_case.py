@@ -37,21 +37,16 @@ import streamlit.logger  # noqa: E402
 from streamlit.testing.v1 import AppTest  # noqa: E402
 
 from lab.core.caching import SizedCache  # noqa: E402
+from lab.views import shell  # noqa: E402
 
 APP = str(ROOT / "app.py")
 st.config.set_option("logger.level", "error")  # bare-mode warnings (no server runtime) are expected here
 streamlit.logger.set_log_level("error")
 st.config.set_option("client.showErrorDetails", "full")  # name the exception in the report
-PAGES = {
-    "Explorer": "lab/views/pages/explorer.py",
-    "Binomial lab": "lab/views/pages/binomial_lab.py",
-    "Numerics": "lab/views/pages/numerics.py",
-    "Sampling": "lab/views/pages/sampling.py",
-    "Blocks": "lab/views/pages/blocks.py",
-    "Pitfalls": "lab/views/pages/pitfalls.py",
-    "Exercises": "lab/views/pages/exercises.py",
-    "Class": "lab/views/live_class/classroom.py",
-}
+# every page the app routes, by its url path: a page added to lab/views/shell.py without a sweep below stops the
+# bench (it cannot be skipped silently)
+PAGES = {entry.url_path: entry.file for entry in (*shell.PAGES, *shell.LINKED_PAGES)}
+TITLES = {entry.url_path: entry.title for entry in (*shell.PAGES, *shell.LINKED_PAGES)}
 
 Action = Callable[[AppTest], object]  # changes widgets (without running); the measured rerun follows
 
@@ -155,16 +150,16 @@ def explorer_sessions(quick: bool) -> list[Session]:
         Step("type a 40-character fraction", setv("text_input", "ex_p_0", "1/3333333333333333333333333333333333333")),
         Step("reveal", click("ex_reveal")),
     ]
-    sessions = [Session(PAGES["Explorer"], big, tuple(steps))]
-    sessions.append(Session(PAGES["Explorer"], {"p": "1e-1000,1", "q": "1,0", "tokens": "A,B"}, ()))
+    sessions = [Session(PAGES["explorer"], big, tuple(steps))]
+    sessions.append(Session(PAGES["explorer"], {"p": "1e-1000,1", "q": "1,0", "tokens": "A,B"}, ()))
     # the issue's hostile link: an exponent written with underscores
-    sessions.append(Session(PAGES["Explorer"], {"tokens": "A,B", "p": "1e-1_000_000,1", "q": "1,0"}, ()))
+    sessions.append(Session(PAGES["explorer"], {"tokens": "A,B", "p": "1e-1_000_000,1", "q": "1,0"}, ()))
     if not quick:
         from lab.core.scenarios import scenario_names
 
         sessions.append(
             Session(
-                PAGES["Explorer"],
+                PAGES["explorer"],
                 {},
                 tuple(Step(f"scenario {n}", setv("selectbox", "ex_scenario", n)) for n in scenario_names()),
             )
@@ -180,13 +175,13 @@ def binomial_sessions(quick: bool) -> list[Session]:
         Step("p = 0", setv("number_input", "bl_p", 0.0)),
         Step("n = 1", setv("number_input", "bl_n", 1)),
     ]
-    sessions = [Session(PAGES["Binomial lab"], {}, tuple(steps))]
-    sessions.append(Session(PAGES["Binomial lab"], {"lab_p": "1e-1000", "n": "26", "inspect": "1"}, ()))
+    sessions = [Session(PAGES["binomial-lab"], {}, tuple(steps))]
+    sessions.append(Session(PAGES["binomial-lab"], {"lab_p": "1e-1000", "n": "26", "inspect": "1"}, ()))
     for hostile in ("1e-20000000", "abc", "nan", "1/0"):  # the issue's links
-        sessions.append(Session(PAGES["Binomial lab"], {"lab_p": hostile}, ()))
+        sessions.append(Session(PAGES["binomial-lab"], {"lab_p": hostile}, ()))
     if not quick:
         grid = [Step(f"p = {p}", setv("number_input", "bl_p", p)) for p in (0.01, 0.33, 0.5, 0.99)]
-        sessions.append(Session(PAGES["Binomial lab"], {"n": "26"}, tuple(grid)))
+        sessions.append(Session(PAGES["binomial-lab"], {"n": "26"}, tuple(grid)))
     return sessions
 
 
@@ -204,7 +199,7 @@ def numerics_sessions(quick: bool) -> list[Session]:
     if not quick:
         steps += [Step(f"gaps {k}..{k}", setv("slider", "numerics_gaps", (k, k))) for k in (1, 8, 20)]
         steps += [Step(f"top-k {k}", setv("number_input", "numerics_top_k", k)) for k in (0, 1, 3)]
-    return [Session(PAGES["Numerics"], {}, tuple(steps))]
+    return [Session(PAGES["numerics"], {}, tuple(steps))]
 
 
 def sampling_sessions(quick: bool) -> list[Session]:
@@ -221,8 +216,8 @@ def sampling_sessions(quick: bool) -> list[Session]:
             Step(f"{name}: N = max, seed max, run", click("sl_run")),
             Step(f"{name}: move the guess slider after a run", setv("slider", "sl_guess", 0.5)),
         ]
-        sessions.append(Session(PAGES["Sampling"], {"sl_scenario": name, "sl_steps": "10"}, tuple(steps)))
-    sessions.append(Session(PAGES["Sampling"], {"sl_steps": "inf", "sl_seed": "-1"}, ()))
+        sessions.append(Session(PAGES["sampling"], {"sl_scenario": name, "sl_steps": "10"}, tuple(steps)))
+    sessions.append(Session(PAGES["sampling"], {"sl_steps": "inf", "sl_seed": "-1"}, ()))
     # different text, same law: both samplers at the section's largest count, every Markov model
     from lab.core.markov import model_names
     from lab.models.sampling import COMPARE_MAX_OUTPUTS
@@ -236,7 +231,7 @@ def sampling_sessions(quick: bool) -> list[Session]:
             ]
         steps.append(Step(f"compare {name}: every output", open_expander("sl_cmp_every")))
         params = {"sl_cmp_model": name, "sl_cmp_n": str(COMPARE_MAX_OUTPUTS), "sl_seed": str(2**32 - 1)}
-        sessions.append(Session(PAGES["Sampling"], params, tuple(steps)))
+        sessions.append(Session(PAGES["sampling"], params, tuple(steps)))
     return sessions
 
 
@@ -278,8 +273,8 @@ def blocks_sessions(quick: bool) -> list[Session]:
             Step(f"{name}: alpha 1, c 0", lambda at: (at.slider(key="bk_alpha").set_value(1.0))),
             Step(f"{name}: alpha 0, c 1", lambda at: (at.slider(key="bk_alpha").set_value(0.0))),
         ]
-        sessions.append(Session(PAGES["Blocks"], {"bk_model": name}, tuple(steps)))
-    sessions.append(Session(PAGES["Blocks"], {"bk_k": "inf", "bk_l": "99", "bk_seed": "1e400"}, ()))
+        sessions.append(Session(PAGES["blocks"], {"bk_model": name}, tuple(steps)))
+    sessions.append(Session(PAGES["blocks"], {"bk_k": "inf", "bk_l": "99", "bk_seed": "1e400"}, ()))
     return sessions
 
 
@@ -314,7 +309,7 @@ def pitfalls_sessions(quick: bool) -> list[Session]:
             Step(f"{name}: open every variant, one step", open_expander("pit_every_step")),
             Step(f"{name}: one step of eight-words", setv("selectbox", "pit_step_scenario", "eight-words")),
         ]
-        sessions.append(Session(PAGES["Pitfalls"], {}, tuple(steps)))
+        sessions.append(Session(PAGES["pitfalls"], {}, tuple(steps)))
     return sessions
 
 
@@ -327,17 +322,17 @@ def exercises_sessions(quick: bool) -> list[Session]:
         Step("type an answer", lambda at: at.text_input[0].set_value("3/4")),
         Step("check an answer with a huge exponent", _check_answer("1e-3000000")),
     ]
-    sessions = [Session(PAGES["Exercises"], {}, tuple(steps))]
+    sessions = [Session(PAGES["exercises"], {}, tuple(steps))]
     # the page draws only its open tab (in the link): each tab opened at the largest assignment
     address = Step("a 3,000-character app address", setv("text_input", "exq_base_url", "http://" + "a" * 3000 + ".x/"))
-    sessions.append(Session(PAGES["Exercises"], {"tab": "Teacher", "count": "30"}, (address,)))
-    sessions.append(Session(PAGES["Exercises"], {"tab": "Predict the bars", "count": "30"}, ()))
-    sessions.append(Session(PAGES["Exercises"], {"tab": "Your results", "count": "30"}, ()))
-    sessions.append(Session(PAGES["Exercises"], {"count": "30", "seed": "999999999", "level": "zeros"}, ()))
-    sessions.append(Session(PAGES["Exercises"], {"count": "inf"}, ()))  # the issue's link
+    sessions.append(Session(PAGES["exercises"], {"tab": "Teacher", "count": "30"}, (address,)))
+    sessions.append(Session(PAGES["exercises"], {"tab": "Predict the bars", "count": "30"}, ()))
+    sessions.append(Session(PAGES["exercises"], {"tab": "Your results", "count": "30"}, ()))
+    sessions.append(Session(PAGES["exercises"], {"count": "30", "seed": "999999999", "level": "zeros"}, ()))
+    sessions.append(Session(PAGES["exercises"], {"count": "inf"}, ()))  # the issue's link
     if not quick:
         grid = [Step(f"seed {s}", setv("number_input", "seed", s)) for s in (0, 1, 12345, 777_777_777)]
-        sessions.append(Session(PAGES["Exercises"], {"count": "30"}, tuple(grid)))
+        sessions.append(Session(PAGES["exercises"], {"count": "30"}, tuple(grid)))
     return sessions
 
 
@@ -375,26 +370,40 @@ def class_sessions(quick: bool) -> list[Session]:
         Step("type a 10,000-character name", _type("Your name", "n" * 10_000)),
         Step("join", _press("Join")),
     ]
-    sessions = [Session(PAGES["Class"], {}, tuple(teacher)), Session(PAGES["Class"], {}, tuple(student))]
+    sessions = [Session(PAGES["class"], {}, tuple(teacher)), Session(PAGES["class"], {}, tuple(student))]
     for params in (
         {"code": "x" * 1_000_000},
         {"code": "ABCDEF", "teacher": "forged"},
         {"code": "ABCDEF", "student": "y" * 1_000_000},
         {"code": "<b>inf</b>", "teacher": "nan", "student": "1/0"},
     ):
-        sessions.append(Session(PAGES["Class"], params, ()))
+        sessions.append(Session(PAGES["class"], params, ()))
     return sessions
 
 
-SWEEPS = {
-    "Explorer": explorer_sessions,
-    "Binomial lab": binomial_sessions,
-    "Numerics": numerics_sessions,
-    "Sampling": sampling_sessions,
-    "Blocks": blocks_sessions,
-    "Pitfalls": pitfalls_sessions,
-    "Exercises": exercises_sessions,
-    "Class": class_sessions,
+def projector_sessions(quick: bool) -> list[Session]:
+    """The projector view: links a person could craft (no class behind them, over-long, markup)."""
+    return [
+        Session(PAGES["projector"], params, ())
+        for params in (
+            {},
+            {"code": "x" * 1_000_000, "display": "y" * 1_000_000},
+            {"code": "ABCDEF", "display": "forged"},
+            {"code": "<b>inf</b>", "display": "nan"},
+        )
+    ]
+
+
+SWEEPS = {  # by url path: one for every page in lab/views/shell.py
+    "explorer": explorer_sessions,
+    "binomial-lab": binomial_sessions,
+    "numerics": numerics_sessions,
+    "sampling": sampling_sessions,
+    "blocks": blocks_sessions,
+    "pitfalls": pitfalls_sessions,
+    "exercises": exercises_sessions,
+    "class": class_sessions,
+    "projector": projector_sessions,
 }
 
 
@@ -405,6 +414,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--top", type=int, default=1, help="how many of the slowest interactions to list per page")
     parser.add_argument("--page", action="append", choices=list(SWEEPS), help="only these pages")
     args = parser.parse_args(argv)
+    if set(SWEEPS) != set(PAGES):
+        parser.error(f"pages without a sweep here: {sorted(set(PAGES) - set(SWEEPS))} (lab/views/shell.py lists them)")
     # the Class page writes to a database: a throw-away one, never the app's own data folder
     os.environ["RESIDUAL_LAB_DATA"] = tempfile.mkdtemp(prefix="residual-lab-bench-")
     os.environ.pop("RESIDUAL_LAB_DATABASE_URL", None)
@@ -427,7 +438,8 @@ def main(argv: list[str] | None = None) -> int:
     failed = False
     print(f"Slowest interaction per page, server CPU seconds (budget {args.budget:g} s; caches cleared before each)")
     print(f"{'page':<14} {'reruns':>6} {'worst':>8}  interaction")
-    for page, measures in results.items():
+    for url_path, measures in results.items():
+        page = TITLES[url_path]
         worst = sorted(measures, key=lambda m: -m.cpu)[: args.top]
         for i, m in enumerate(worst):
             over = m.cpu > args.budget

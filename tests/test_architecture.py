@@ -418,3 +418,17 @@ def test_the_bench_import_check_would_catch_one(tmp_path):
     sample = tmp_path / "sample.py"
     sample.write_text("import bench.bench_load\nfrom bench import minimal_app\nfrom benchmarks import x\nimport lab\n")
     assert bench_importers([sample]) == ["sample.py imports bench", "sample.py imports bench.bench_load"]
+
+
+def test_the_worst_case_bench_sweeps_every_page_the_app_routes():
+    """bench/bench_worst_case.py takes its pages from lab/views/shell.py and stops on a page it has no sweep for;
+    read here from its source (no test imports a bench): its SWEEPS name every url path."""
+    from lab.views import shell
+
+    tree = ast.parse((ROOT / "bench" / "bench_worst_case.py").read_text(encoding="utf-8"))
+    sweeps = next(
+        node.value
+        for node in tree.body
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "SWEEPS" for t in node.targets)
+    )
+    assert {key.value for key in sweeps.keys} == {e.url_path for e in (*shell.PAGES, *shell.LINKED_PAGES)}

@@ -9,7 +9,12 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-PAGES = [ROOT / "README.md", ROOT / "deploy" / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+PAGES = [
+    ROOT / "README.md",
+    ROOT / "CHANGELOG.md",
+    ROOT / "deploy" / "README.md",
+    *sorted((ROOT / "docs").rglob("*.md")),
+]
 
 LINK = re.compile(r"!?\[[^\]]*\]\(([^)\s]+)\)")
 FENCE = re.compile(r"^```.*?^```", re.S | re.M)
@@ -96,3 +101,9 @@ def test_a_broken_link_is_found(tmp_path: Path):
         "#nowhere: no heading with anchor #nowhere in page.md",
         "other.md#has: no heading with anchor #has in other.md",
     ]
+
+
+def test_the_performance_page_states_the_present():
+    """docs/performance.md: what to expect, how to measure, the sizing rules; the history is in CHANGELOG.md and
+    docs/decisions/, not a second diary."""
+    assert len((ROOT / "docs" / "performance.md").read_text(encoding="utf-8").splitlines()) <= 250

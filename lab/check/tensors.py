@@ -7,8 +7,8 @@ A sampler states what it takes with attributes (or the command line's ``--torch`
   torch tensors on the CPU, copied once per case (``torch.tensor``, so the check's read-only arrays raise
   no warning), and ``rng`` is a ``torch.Generator``. Before every call the check seeds that generator and
   torch's global one (``torch.default_generator``, which code such as transformers draws from) from the
-  case's numpy generator: about 10 microseconds, where ``torch.manual_seed`` costs 0.3-1.2 ms since it seeds
-  every backend. Returned tokens and residuals may be tensors; they come back as ints and numpy arrays.
+  case's numpy generator (``Generator.manual_seed`` of each, not ``torch.manual_seed``, which seeds every
+  backend and costs far more). Returned tokens and residuals may be tensors; they come back as ints and numpy arrays.
 - ``sampler.inputs = "logits"``: log-probabilities instead (``-inf`` where p = 0): softmax gives p back.
   The sampler's own softmax rounds p and q, so a residual it returns is not compared with the exact
   residual (it is left out); the law is tested as always.

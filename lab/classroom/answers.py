@@ -186,7 +186,7 @@ def newly_opened(last: StudentState, current: ClassActivity) -> StudentState | N
     read at that reading, or None when that is not known from it (then read). Known when the activity is another
     one than ``last``'s, in its first round and not revealed, and the reading says this student has no answer in it
     and was not removed: then nothing of theirs is in it yet (``_shown_answers`` of no answers). Every page of a
-    class redraws at that moment; one reading for the class instead of one read a page (docs/performance.md)."""
+    class redraws at that moment; one reading for the class instead of one read a page (docs/decisions/0002)."""
     activity = current.activity
     if (
         activity is None

@@ -44,7 +44,7 @@ def page_layout(activity_id: int | None, locked: bool, kind: str, revealed: bool
     note and what is saved, the live region): the open activity, Lock, and an assignment's reveal (its cards show
     the solutions). Not the round: a new round changes what the live part draws (the boxes keep their values, the
     Submit saves for the round the live part shows), so Vote again costs every page of a class a live part's run,
-    not its activity part's (docs/performance.md). The version route says it, so a page knows which part to run."""
+    not its activity part's (docs/decisions/0002). The version route says it, so a page knows which part to run."""
     if activity_id is None:
         return "none"
     return f"{activity_id}.{int(locked)}" + (f".{int(revealed)}" if kind != PREDICT else "")

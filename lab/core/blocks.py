@@ -292,7 +292,7 @@ def block_chain(model: MarkovModel, block: int, variant: Variant | str = CORRECT
     scale = math.lcm(*(w.denominator for moves in exact.values() for w in moves.values()), 1)
     # Stored as plain tuples (equal to the named states), one object per state: CPython's collector stops
     # tracking a plain tuple of plain values, never a NamedTuple, and so skips the forward pass's thousands of
-    # per-prefix dicts keyed by them (measured: 20 % of bench_block_law's largest case); one object per state
+    # per-prefix dicts keyed by them (bench/bench_block_law.py shows the difference); one object per state
     # lets the forward pass match keys by identity.
     one: dict[Hidden, tuple] = {}
     return BlockChain(

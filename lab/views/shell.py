@@ -1,7 +1,7 @@
 """The app's frame, built once per server process: the navigation's pages and the browser-tab icon.
 
 app.py runs on every full run of every student's page, so its file work (resolving page paths, reading the
-icon) is done here once (docs/performance.md, "Per-run file work").
+icon) is done here once (docs/architecture.md, "Why a few things are the way they are").
 """
 
 from __future__ import annotations

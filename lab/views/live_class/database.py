@@ -149,7 +149,7 @@ class _KeptPerClass:
 _versions = _KeptPerClass()
 # The class's current activity, who answered in it and who was removed, also one reading per class kept half a second:
 # when the teacher opens an activity every student's page of the class draws it at the same moment, from this
-# (answers.newly_opened) instead of one read of its own each (docs/performance.md).
+# (answers.newly_opened) instead of one read of its own each (docs/decisions/0002).
 _activities = _KeptPerClass()
 
 

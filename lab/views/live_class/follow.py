@@ -4,7 +4,7 @@ moves past the version the page was drawn for.
 Served through server.py (``./run``, ``deploy/serve``), the page holds a small script (a Streamlit component)
 that asks the server for the version over plain HTTP every few seconds (``GET /_class_version``: a dict lookup,
 one small database query a second per class) and reruns the page only when it changed: a waiting class costs
-tiny requests, not script runs (bench/bench_classroom.py measures both; docs/performance.md).
+tiny requests, not script runs (bench/bench_classroom.py measures both; docs/decisions/0002).
 
 Run as ``streamlit run app.py`` (no route: AppTest, or an app started by hand), the page falls back to a timed
 fragment that reads the same shared version (``FOLLOW_EVERY_S``).
@@ -121,7 +121,7 @@ function follow(component) {
 """
 _JS = _FOLLOW_FUNCTION + "export default follow;\n"
 # A student page's follower is its live region too (lab.views.ui.accessibility): one element instead of two in the part
-# every page of a class redraws at the same moment (docs/performance.md).
+# every page of a class redraws at the same moment (docs/decisions/0002).
 # The lines a student's live part shows (announce_and_follow's ``lines``), as plain text (never HTML), above its
 # live regions (presentation.py's CSS shows the element only while it has lines, and never the regions).
 _SHOWN_HTML = '<div data-shown=""></div>'
@@ -225,7 +225,7 @@ def announce_and_follow(
     (lab.views.ui.accessibility), then, unless ``follow`` is None (the class has ended), ``follow_teacher(*follow)``.
     Served with the route, all three are one element: the live regions are the follower's (the same regions, the
     same key, from run to run, whether it follows or not), and it shows the lines above them (every page of a class
-    draws this part at the same moment, and each element costs the server per page: docs/performance.md)."""
+    draws this part at the same moment, and each element costs the server per page: docs/decisions/0002)."""
     if not served.routes_mounted:
         draw_lines(lines)
         announce(live_key, message, error=error, focus=focus)
@@ -326,7 +326,7 @@ async def _read_afresh(code: str):
 # While pages of a class wait, one watcher per class reads its version every WATCH_EVERY_S (one small query) and
 # wakes them all when it moved: every page hears of an action within about WATCH_EVERY_S instead of within its check
 # interval, and a waiting class costs the server ten small queries a second instead of a request per page a second
-# (docs/performance.md). A held request is a coroutine waiting on an event; at most MAX_HELD wait in a process (a
+# (docs/decisions/0002). A held request is a coroutine waiting on an event; at most MAX_HELD wait in a process (a
 # page beyond that is answered at once, and asks again about a second later).
 # The longest a check is held; the page then asks again at once. Short: a request that hangs (a connection lost on
 # the way) cannot be told from a held one before the page gives up on it (after HOLD_S and one interval), and a page
@@ -423,10 +423,10 @@ def routes() -> list:
 class VersionShortcut:
     """ASGI middleware (server.py, first in line): answers GET and HEAD of the version route itself, with the route's
     own answer and headers, before Streamlit's middleware stack (path checks, sessions, compression, exception
-    handling, the router), which costs a request about 0.2 ms of the server's one interpreter: every page of a class
+    handling, the router), which a request would pay on the server's one interpreter: every page of a class
     asks again at least every HOLD_S, and while a teacher's action redraws 300 pages these requests run beside the
-    redraws (docs/performance.md). Any other request, and any other method on the route (405 from its Route), goes
-    on."""
+    redraws (docs/decisions/0002-follow-the-teacher-over-http.md). Any other request, and any other method on the
+    route (405 from its Route), goes on."""
 
     def __init__(self, app) -> None:
         self.app = app

@@ -19,7 +19,7 @@ def draw_question(question: ClassQuestion, key: str, text_size: int | None = Non
     values in a table (the chart's alt text holds them too). ``text_size``: a projected screen's chart text in px
     (presentation mode), every text of the chart at that size. ``heading`` (a student's page): markdown drawn above
     as an h3, in one element with the prompt and the table, which then come before the chart: every page of a class
-    draws the question at the same moment, and each element costs the server per page (docs/performance.md). The
+    draws the question at the same moment, and each element costs the server per page (docs/decisions/0002). The
     teacher's screen, often projected, keeps the chart first, under the prompt."""
     if text_size:
         fig = figure("pq_bars_projected", question.tokens, question.p, question.q, text_size, PROJECTED_HEIGHT)

@@ -254,7 +254,7 @@ def live_state(code: str, token: str) -> StudentState | None:
     activity's flags moved since the state last read (a Reveal, Show responses: the class's shared version says so,
     the page's layout, the round and who was removed are the same), that state with the new flags: every page of
     the class redraws at that moment, and the shared version is one reading for the class, not one database read a
-    page (docs/performance.md). Else read again (a new round: the student's round 1 prediction, nothing saved)."""
+    page (docs/decisions/0002). Else read again (a new round: the student's round 1 prediction, nothing saved)."""
     last = st.session_state.get(Keys.LAST_STATE)
     if last is not None and last.activity is not None and st.session_state.get(Keys.LAST_TOKEN) == token:
         read = outcome(lambda _engine: class_version(code), None, DATABASE_DOWN, gated=False)  # its own bounded wait

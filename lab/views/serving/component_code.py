@@ -2,7 +2,7 @@
 
 Streamlit sends a component's code inline, in every element it draws: the bar predictor's is 12 KB, the student
 page's follower's 4 KB, and when a teacher opens an activity every page of the class draws both at the same moment
-(300 pages: 5 MB to encode and send, about a tenth of the server's work for that redraw: docs/performance.md).
+(300 pages: 5 MB to encode and send).
 Served by server.py, an element carries a one-line loader instead, and the browser fetches the code once:
 ``GET /_lab_assets/<name>.<hash>.js``, the same bytes for good (its name changes with its content), so it is cached.
 app.py alone (and AppTest) has no such route: there the code stays inline, as Streamlit sends it.

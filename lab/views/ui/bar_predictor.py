@@ -36,7 +36,7 @@ _component = component_code.component(
     isolate_styles=False,  # in the page's own DOM: document.activeElement is the focused bar, axe scans it as is
 )
 # (name, colour) pairs, not a dict: Streamlit asks of every dict in a component's data whether it is a data frame
-# (about 100 µs), and every page of a class draws the bars at the same moment
+# (a costly question: docs/decisions/0005), and every page of a class draws the bars at the same moment
 COLORS = (
     ("bar", palette.PREDICTION),  # the student's guess, as on every chart, with the same cross-hatch
     ("paper", palette.PAPER),
@@ -123,7 +123,7 @@ def bar_predictor(
     refused = st.session_state.pop(REFUSED + key, "")
     if refused:
         st.error(markdown_escape(refused), icon=":material/error:")
-    # tuples, not lists: Streamlit asks of every list in a component's data whether it is a data frame (25 µs each)
+    # tuples, not lists: Streamlit asks of every list in a component's data whether it is a data frame
     data = {
         "key": key,
         "labels": labels,
@@ -142,8 +142,8 @@ def bar_predictor(
         data["redraws_page"] = True
         callbacks["on_redraw_change"] = lambda: None  # the trigger itself reruns what holds the bars
     if form is not None:
-        # flat, not a dict: Streamlit asks of each value of the data whether it is a data frame, and of a dict that
-        # costs 0.1-0.2 ms (of a tuple or a text, 0.2 µs): a tenth of what a page's run costs the floor
+        # flat, not a dict: Streamlit asks of each value of the data whether it is a data frame, which is costly for a
+        # dict and cheap for a tuple or a text (docs/decisions/0005-the-prediction-is-the-bars.md)
         data.update(
             form_fields=form.fields, form_values=form.texts, form_stamp=form.stamp, form_submit=form.submit,
             form_word=form.word,

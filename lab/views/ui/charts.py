@@ -68,7 +68,7 @@ def figure(builder: str, *args):
     """``lab.charts.figures.FIGURES[builder](*args)``, built once per distinct arguments: the pages' one path from a
     result to a figure (most reruns leave most charts unchanged, and a class on one scenario shares them). The figure
     is shared between sessions, so it must not be modified (st.plotly_chart does not). Keyed by Python's own hashing
-    of the arguments and their types, which is cheap for Fractions (docs/performance.md, "The figure cache")."""
+    of the arguments and their types, which is cheap for Fractions (docs/decisions/0003-shared-figures.md)."""
     args = tuple(tuple(a) if isinstance(a, list) else a for a in args)
     try:
         call = _Call(_cache_key(args), args)
