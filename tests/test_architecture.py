@@ -432,3 +432,50 @@ def test_the_worst_case_bench_sweeps_every_page_the_app_routes():
         if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "SWEEPS" for t in node.targets)
     )
     assert {key.value for key in sweeps.keys} == {e.url_path for e in (*shell.PAGES, *shell.LINKED_PAGES)}
+
+
+def test_every_page_file_is_routed():
+    """A page added under lab/views/pages/ but forgotten in lab/views/shell.py's PAGES fails here (the other places a
+    new page needs, its model and tests, are asked for by tests/test_pages_hostile_links.py and
+    tests/test_pages_widget_states.py)."""
+    from lab.views import shell
+
+    helpers = {"study_resume.py"}  # Exercises' resume links: drawn by the Exercises page, not a page
+    routed = {Path(e.file).name for e in (*shell.PAGES, *shell.LINKED_PAGES) if "/pages/" in e.file}
+    assert {p.name for p in (VIEWS / "pages").glob("*.py")} - {"__init__.py"} - helpers == routed
+
+
+TIMING = re.compile(
+    r"\b\d+(?:\.\d+)?(?:[-–]\d+(?:\.\d+)?)?\s?(?:ms|µs|microseconds|milliseconds)\b"
+    r"|\b\d+(?:\.\d+)?\s?% of (?:the server|a [\w ]*(?:page|run)|the [\w ]*(?:samples|CPU))"
+)
+
+
+def timing_offenders(paths) -> list[str]:
+    """Timings in comments and docstrings: a figure belongs in the docs, with its date and commit."""
+    import io
+    import tokenize
+
+    offenders = []
+    for path in paths:
+        source = path.read_text(encoding="utf-8")
+        tokens = tokenize.generate_tokens(io.StringIO(source).readline)
+        texts = [tok.string for tok in tokens if tok.type == tokenize.COMMENT]
+        tree = ast.parse(source)
+        texts += [
+            ast.get_docstring(node) or ""
+            for node in ast.walk(tree)
+            if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+        ]
+        offenders += [f"{path.name}: {m.group(0)!r}" for text in texts for m in TIMING.finditer(text)]
+    return offenders
+
+
+def test_no_timings_in_the_codes_comments():
+    assert timing_offenders(sorted(LAB.rglob("*.py"))) == []
+
+
+def test_the_timing_check_would_catch_one(tmp_path):
+    sample = tmp_path / "sample.py"
+    sample.write_text('"""Fast: 0.2 ms a call."""\nX = 1  # 40 % of the server\'s CPU\nY = "3 ms"  # a string: fine\n')
+    assert timing_offenders([sample]) == ["sample.py: '40 % of the server'", "sample.py: '0.2 ms'"]

@@ -1,22 +1,21 @@
-"""Streamlit's configuration read without its process-wide lock (installed by app.py).
+"""Streamlit's configuration read without its process-wide lock (installed by lab.views.patches.install_all).
 
 Streamlit 1.67 reads a configuration option (``config.get_option``) for every element a page sends (the size above
 which a message is cached, in ``forward_msg_cache.populate_hash_if_needed``), for every command (usage metrics) and
 for every run, and each read takes one ``RLock`` for the whole process. When a teacher's action redraws 300 pages at
-once, 300 script threads queue on that lock: py-spy put 40 % of the server's samples there during a reveal
-(docs/performance.md, "A lecture hall at once").
+once, 300 script threads queue on that lock (py-spy found most of the server's samples there during a reveal).
 
-:func:`install` puts a read-through cache in front of ``config.get_option`` (and of ``get_options_for_section``,
-which every run's new-session message calls for the theme's sections: 3 % of a class page's run): a value is read
-once through Streamlit's own locked path and kept until the configuration changes (``config._on_config_parsed``,
-sent after Streamlit parsed its files again, and every ``config._set_option``, which ``st.set_option`` and the
-parsing use). A generation counter keeps a read that raced with such a change out of the cache. Reading a dict is
-atomic under the interpreter lock, so the cached path needs no lock.
+:func:`install` puts a read-through cache in front of ``config.get_option`` (and of ``get_options_for_section``, which
+every run's new-session message calls for the theme's sections): a value is read once through Streamlit's own locked
+path and kept until the configuration changes (``config._on_config_parsed``, sent after Streamlit parsed its files
+again, and every ``config._set_option``, which ``st.set_option`` and the parsing use). A generation counter keeps a
+read that raced with such a change out of the cache. Reading a dict is atomic under the interpreter lock, so the
+cached path needs no lock.
 
-The same holds for the parts of that new-session message made from the configuration alone: its ``config`` and its
-six theme sections (``_populate_config_msg``, ``_populate_theme_msg`` in ``streamlit/runtime/app_session.py``),
-each a walk of its options into a protobuf message on every run of every page, 1-2 % of a student page's run. Each
-part is made once by Streamlit's own function and merged into each new message, until the configuration changes.
+The same holds for the parts of that new-session message made from the configuration alone: its ``config`` and its six
+theme sections (``_populate_config_msg``, ``_populate_theme_msg`` in ``streamlit/runtime/app_session.py``), each a
+walk of its options into a protobuf message on every run of every page. Each part is made once by Streamlit's own
+function and merged into each new message, until the configuration changes.
 
 tests/test_config_cache.py checks every option, section and message part against Streamlit's own, and fails if a
 Streamlit upgrade moves what is wrapped here.

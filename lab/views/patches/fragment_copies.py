@@ -1,10 +1,10 @@
 """The copies Streamlit makes of the page's cursors at every fragment, made without the generic deep copy
-(installed by app.py).
+(installed by lab.views.patches.install_all).
 
 Streamlit 1.67 deep-copies the run's cursors and its container stack when a fragment is drawn, and again when it
 reruns on its own (``streamlit/runtime/fragment.py``). A cursor is a few numbers and a list of transient elements
 (usually empty), but ``copy.deepcopy`` takes the general path for it (``__reduce_ex__``, a copied ``__dict__``):
-about 100 µs a fragment, a third of what drawing an empty fragment costs. :func:`install` gives the cursor classes
+a large part of what drawing an empty fragment costs. :func:`install` gives the cursor classes
 a ``__deepcopy__`` that makes the same copy directly: the numbers and the tuple of ints shared, as deepcopy shares
 them, everything else deep-copied. tests/test_fragment_copies.py compares it field by field with the generic copy,
 and fails if a Streamlit upgrade adds a field of another kind.

@@ -1,13 +1,13 @@
-"""The thread pool for parallel fragments, made when a fragment first uses it (installed by app.py).
+"""The thread pool for parallel fragments, made when a fragment first uses it (installed by
+lab.views.patches.install_all).
 
-Streamlit 1.67 makes a ``ThreadPoolExecutor`` at the start of every script run and every fragment run, for
-fragments that run in parallel (``streamlit/runtime/parallel_coordinator.py``), and shuts it down at the run's end.
-No page of this app runs fragments in parallel, yet making the pool (its queue, semaphore and locks) was 1-2 % of
-a student page's run when a teacher opens an activity on every page at once (py-spy, docs/performance.md).
-:func:`install` gives that module a stand-in with the two methods it calls, ``submit`` and ``shutdown``, that makes
-the real pool on the first ``submit``; a run that submits nothing makes none. tests/test_fragment_pool.py checks
-that a run makes no pool, that a submitted call runs in one, and fails if a Streamlit upgrade calls the pool
-otherwise.
+Streamlit 1.67 makes a ``ThreadPoolExecutor`` at the start of every script run and every fragment run, for fragments
+that run in parallel (``streamlit/runtime/parallel_coordinator.py``), and shuts it down at the run's end. No page of
+this app runs fragments in parallel, yet every run makes the pool (its queue, semaphore and locks), on every page at
+once when a teacher opens an activity. :func:`install` gives that module a stand-in with the two methods it calls,
+``submit`` and ``shutdown``, that makes the real pool on the first ``submit``; a run that submits nothing makes none.
+tests/test_fragment_pool.py checks that a run makes no pool, that a submitted call runs in one, and fails if a
+Streamlit upgrade calls the pool otherwise.
 """
 
 from __future__ import annotations

@@ -1,32 +1,29 @@
-"""A widget's one look at session state, without copying all of it (installed by app.py).
+"""A widget's one look at session state, without copying all of it (installed by lab.views.patches.install_all).
 
-Streamlit 1.67's value widgets (number input, slider, select box, radio, text input and area, date and time
-inputs) ask, each time one is drawn, whether their key is in session state and holds None, and read that through
+Streamlit 1.67's value widgets (number input, slider, select box, radio, text input and area, date and time inputs)
+ask, each time one is drawn, whether their key is in session state and holds None, and read that through
 ``SessionState.filtered_state``: a fresh dict of every key of the session, each value passed through its widget's
-presenter (a Streamlit component's presenter even defines a class on each call). On a page with a bar predictor,
-live regions and 30 keys that is about 0.25 ms per widget drawn, so the Binomial lab's eight number inputs spent
-about 2 ms of every change there (py-spy during a 150-student run: half of each number input's samples;
-docs/performance.md, "Serving a class").
+presenter (a Streamlit component's presenter even defines a class on each call): on a page with a bar predictor, live
+regions and 30 keys, for every widget drawn.
 
-:func:`install` gives those widget modules a ``get_session_state`` whose ``filtered_state`` is a view answering
-that question for the one key asked (``in`` and ``[]``, the same answer as the dict, under the same lock); every
-other use of session state is Streamlit's own. tests/test_state_lookup.py checks the view against
-``filtered_state`` for every key of real page sessions, and fails if a Streamlit upgrade changes the call sites.
+:func:`install` gives those widget modules a ``get_session_state`` whose ``filtered_state`` is a view answering that
+question for the one key asked (``in`` and ``[]``, the same answer as the dict, under the same lock); every other use
+of session state is Streamlit's own. tests/test_state_lookup.py checks the view against ``filtered_state`` for every
+key of real page sessions, and fails if a Streamlit upgrade changes the call sites.
 
 It also gives ``SessionState`` a ``__contains__`` that does not present the value it finds: Streamlit's asks
 ``self[key]`` and catches KeyError, so every ``key in session_state`` of a component's key built that component's
-presented value (a new class each time). Registering any widget asks that twice, so each component on a page
-(live regions, the bar predictor, the follower) paid it on every run: 9 % of the server's CPU while 150 class
-pages redrew at once (py-spy --gil). A presenter swallows every error and only ever returns a value, so whether
-``self[key]`` raises KeyError does not depend on it; tests/test_state_lookup.py checks the answers are the same.
+presented value (a new class each time). Registering any widget asks that twice, so each component on a page (live
+regions, the bar predictor, the follower) paid it on every run. A presenter swallows every error and only ever returns
+a value, so whether ``self[key]`` raises KeyError does not depend on it; tests/test_state_lookup.py checks the answers
+are the same.
 
-And it gives ``SessionState`` a ``_compact_state`` (what every run does first: each value of the last run is kept
-as the old value) that keeps each value as stored, not presented. Streamlit's keeps ``self[key]``, so every
-component on the page built its presented value, a write-through dict of a class defined anew on each call, at
-the start of every run: 4 % of a student page's rerun (bench A/B of one page's activity part, 200 reruns x 10,
-alternating). The presented value holds the stored one plus the component's trigger values, and those are reset
-at the end of every run (``_reset_triggers``), so it is the stored value in another dict; every read of the kept
-value presents it again as before. tests/test_state_lookup.py compares what both keep for every key of real pages.
+And it gives ``SessionState`` a ``_compact_state`` (what every run does first: each value of the last run is kept as
+the old value) that keeps each value as stored, not presented. Streamlit's keeps ``self[key]``, so every component on
+the page built its presented value, a write-through dict of a class defined anew on each call, at the start of every
+run. The presented value holds the stored one plus the component's trigger values, and those are reset at the end of
+every run (``_reset_triggers``), so it is the stored value in another dict; every read of the kept value presents it
+again as before. tests/test_state_lookup.py compares what both keep for every key of real pages.
 """
 
 from __future__ import annotations

@@ -1,16 +1,17 @@
-"""Replace widget values a browser never sends before Streamlit deserializes them (installed by app.py).
+"""Replace widget values a browser never sends before Streamlit deserializes them (installed by
+lab.views.patches.install_all).
 
-A widget's value arrives from the browser as a ``WidgetState`` message whose value field can be of any
-type, whatever the widget is: a crafted WebSocket message can send the string ``"abc"`` for a number
-input, ``inf`` for a whole-number input or NaN for a slider. Streamlit 1.67 deserializes those values
-while it looks for changed widgets, before the page's script starts (``SessionState._call_callbacks``),
-and ``int(inf)`` or ``math.isfinite("abc")`` raise there: an exception box no page code can prevent.
+A widget's value arrives from the browser as a ``WidgetState`` message whose value field can be of any type, whatever
+the widget is: a crafted WebSocket message can send the string ``"abc"`` for a number input, ``inf`` for a whole-
+number input or NaN for a slider. Streamlit 1.67 deserializes those values while it looks for changed widgets, before
+the page's script starts (``SessionState._call_callbacks``), and ``int(inf)`` or ``math.isfinite("abc")`` raise there:
+an exception box no page code can prevent.
 
-:func:`install` wraps ``WStates.__getitem__`` (where every serialized widget value is deserialized) so
-that a non-finite number, or a value its widget's own deserializer refuses (a string for a number input,
-inf for a whole number), is replaced by the widget's default value. The page then validates the values it
-reads like any other input (page models in lab/models/). tests/test_pages_widget_states.py sends such
-values through AppTest and fails if a Streamlit upgrade moves what is wrapped here.
+:func:`install` wraps ``WStates.__getitem__`` (where every serialized widget value is deserialized) so that a non-
+finite number, or a value its widget's own deserializer refuses (a string for a number input, inf for a whole number),
+is replaced by the widget's default value. The page then validates the values it reads like any other input (page
+models in lab/models/). tests/test_pages_widget_states.py sends such values through AppTest and fails if a Streamlit
+upgrade moves what is wrapped here.
 """
 
 from __future__ import annotations
