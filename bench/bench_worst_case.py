@@ -314,15 +314,19 @@ def pitfalls_sessions(quick: bool) -> list[Session]:
 
 
 def exercises_sessions(quick: bool) -> list[Session]:
-    steps = [
+    # seed, count and level are drawn only while the Teacher tab is open
+    teacher = [
         Step("count 30", setv("number_input", "count", 30)),
         Step("level z0", setv("selectbox", "level", "z0")),
         Step("level disjoint", setv("selectbox", "level", "disjoint")),
         Step("seed max", setv("number_input", "seed", 999_999_999)),
+    ]
+    answers = [
         Step("type an answer", lambda at: at.text_input[0].set_value("3/4")),
         Step("check an answer with a huge exponent", _check_answer("1e-3000000")),
     ]
-    sessions = [Session(PAGES["exercises"], {}, tuple(steps))]
+    sessions = [Session(PAGES["exercises"], {"tab": "Teacher"}, tuple(teacher))]
+    sessions.append(Session(PAGES["exercises"], {}, tuple(answers)))
     # the page draws only its open tab (in the link): each tab opened at the largest assignment
     address = Step("a 3,000-character app address", setv("text_input", "exq_base_url", "http://" + "a" * 3000 + ".x/"))
     sessions.append(Session(PAGES["exercises"], {"tab": "Teacher", "count": "30"}, (address,)))
@@ -332,7 +336,7 @@ def exercises_sessions(quick: bool) -> list[Session]:
     sessions.append(Session(PAGES["exercises"], {"count": "inf"}, ()))  # the link
     if not quick:
         grid = [Step(f"seed {s}", setv("number_input", "seed", s)) for s in (0, 1, 12345, 777_777_777)]
-        sessions.append(Session(PAGES["exercises"], {"count": "30"}, tuple(grid)))
+        sessions.append(Session(PAGES["exercises"], {"count": "30", "tab": "Teacher"}, tuple(grid)))
     return sessions
 
 
