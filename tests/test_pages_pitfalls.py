@@ -144,6 +144,17 @@ def test_pitfalls_predict_then_reveal_grades_the_guess():
     assert len(at.get("plotly_chart")) == 2  # the revealed law and the spoiler's distances
 
 
+def test_pitfalls_says_when_a_mistake_is_harmless_only_after_the_reveal():
+    """When a mistake is harmless says why it is biased elsewhere: it is the answer to the guess, not its preamble."""
+    from lab.teaching.pitfalls import CARDS
+
+    at = open_page(PITFALLS)
+    harmless = CARDS["resample-from-p"].harmless_when
+    assert harmless not in markdown_text(at) and "When it is harmless" not in markdown_text(at)
+    at.button(key="pit_reveal").click().run()
+    assert "**When it is harmless:** " + harmless in markdown_text(at)
+
+
 def test_pitfalls_wording_matches_each_cards_evidence():
     at = open_page(PITFALLS)
     subtitle = plain(at.caption[0].value)

@@ -143,7 +143,8 @@ def chosen_mistake() -> str:
 
 
 def mistake_card(report, variant: str) -> None:
-    """The card: code, whether the model can show it, public reports, when it is harmless."""
+    """The card: code, whether the model can show it, public reports (when it is harmless says why it is biased
+    elsewhere: it is drawn after the reveal, revealed_law)."""
     card = CARDS[variant]
     card_code(card)
     if VARIANTS[variant].stop_only and report.stop is None:
@@ -158,7 +159,7 @@ def mistake_card(report, variant: str) -> None:
         else "no report is cited for this one: it is a mistake that is easy to make, not one a project is known to "
         "have shipped."
     )
-    st.markdown(f"**Reported publicly:** {reported}\n\n**Harmless:** {card.harmless_when}")  # one element
+    st.markdown(f"**Reported publicly:** {reported}")
 
 
 def predict_inputs(report, variant: str) -> tuple:
@@ -231,6 +232,7 @@ def revealed_law(report, variant: str, guess_biased, guess_gain) -> str:
     exact_on = harmless_scenarios(variant)
     shipped = ", ".join(exact_on) if exact_on else "(none)"
     st.caption(f"{variant}: one step is exactly p on the shipped scenarios {shipped}.")
+    st.markdown(f"**When it is harmless:** {card.harmless_when}")  # it explains the bias: only after the reveal
     return said
 
 
