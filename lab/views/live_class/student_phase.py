@@ -2,6 +2,9 @@
 holds. No Streamlit here: tests/test_student_phase.py walks every state and transition with plain pytest, and
 lab/views/live_class/student.py draws each state with one function (``DRAW``).
 
+Before any of these a student is joining: the Class page's landing (lab/views/live_class/landing.py) takes the
+code and the name, and the student's own link (``?code=C&student=ID``) opens this page.
+
 A student's page is drawn in three nested parts (the whole page, the activity part, the live part), each a
 fragment the teacher's actions rerun on its own; each part asks :func:`phase_of` and draws what its phase says.
 """
