@@ -75,7 +75,7 @@ metadata.version = lambda name: {"streamlit": "1.68.0", "plotly": "9.0"}.get(nam
 import streamlit.config
 from streamlit.testing.v1 import AppTest
 from lab.views import patches, shell
-outcomes = patches.install_all()
+outcomes = dict(patches.install_all())
 failures = {}
 for entry in (*shell.PAGES, *shell.LINKED_PAGES):
     at = AppTest.from_file("app.py", default_timeout=60).run()

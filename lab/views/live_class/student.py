@@ -365,7 +365,7 @@ def activity_rerun_state(code: str, token: str) -> StudentState:
         st.rerun()  # the whole page says so (and waits for the database)
     if state is None:
         read = StudentSeat(code, token).state(engine)
-        if not phase_of(read, None)[0].has_activity or read.down:
+        if not phase_of(read, None)[0].has_activity:  # with no state before, down is NOT_ANSWERING
             st.rerun()  # the whole page says why (refused, waiting, the database unreachable)
         state = read.value
     return state

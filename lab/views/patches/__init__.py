@@ -21,6 +21,7 @@ import logging
 import os
 from dataclasses import dataclass
 from importlib import metadata
+from types import MappingProxyType
 
 from packaging.version import InvalidVersion, Version
 
@@ -116,6 +117,7 @@ PATCHES: tuple[Patch, ...] = (
 )
 
 _decided: dict[str, str] = {}  # module -> "installed", or why it was skipped
+_OUTCOMES = MappingProxyType(_decided)  # what install_all returns: a read-only view, no copy per run
 
 
 def mode() -> str:
@@ -179,12 +181,15 @@ def install(patch: Patch, stock: bool) -> str:
     return f"skipped: {reason}"
 
 
-def install_all(*, before_pages: bool = False) -> dict[str, str]:
+def install_all(*, before_pages: bool = False) -> MappingProxyType:
     """Decide every patch once per process (later calls only add those left for after the pages' import);
-    ``before_pages``: server.py's call at its start. Returns each patch's outcome so far."""
+    ``before_pages``: server.py's call at its start. Returns each patch's outcome so far (app.py calls this on every
+    run: once every patch is decided, that is all it does)."""
+    if len(_decided) == len(PATCHES):
+        return _OUTCOMES
     stock = mode() == STOCK
     for patch in PATCHES:
         if patch.module in _decided or (before_pages and patch.after_pages):
             continue
         _decided[patch.module] = install(patch, stock)
-    return dict(_decided)
+    return _OUTCOMES
