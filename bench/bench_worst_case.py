@@ -398,7 +398,35 @@ def projector_sessions(quick: bool) -> list[Session]:
     ]
 
 
+def lesson_sessions(quick: bool) -> list[Session]:
+    """Every chapter opened by its link, its prediction typed at the box's limit and revealed, its interactive
+    stepped, a 40-character answer checked; and the hostile chapter link."""
+    long_number = "1234567890123456789/98765432109876543210"  # 40 characters, the box's limit
+    sessions = [Session(PAGES["start-here"], {"chapter": "9" * 400}, ())]
+    for number in range(1, 9) if not quick else (1, 6):
+        steps = [Step("type a prediction", setv("text_input", f"ls_{number}_pred_0", long_number))]
+        if number == 5:
+            steps = [Step("set a bar", setv("slider", "ls_5_pred_0", 0.5))]
+        steps += [
+            Step("reveal", click(f"ls_{number}_reveal")),
+            Step("answer", setv("text_input", f"ls_{number}_answer", long_number)),
+            Step("check", click(f"ls_{number}_check")),
+        ]
+        if number in (1, 7):
+            steps.append(Step("step", click(f"ls_{number}_step")))
+        if number == 6:
+            steps.append(Step("run again", click("ls_6_again")))
+        sessions.append(Session(PAGES["start-here"], {"chapter": str(number)}, tuple(steps)))
+    return sessions
+
+
+def glossary_sessions(quick: bool) -> list[Session]:
+    return [Session(PAGES["glossary"], {}, ())]
+
+
 SWEEPS = {  # by url path: one for every page in lab/views/shell.py
+    "start-here": lesson_sessions,
+    "glossary": glossary_sessions,
     "explorer": explorer_sessions,
     "binomial-lab": binomial_sessions,
     "numerics": numerics_sessions,

@@ -45,13 +45,10 @@ def open_linked_page(page: str, params: dict[str, str] | None = None, timeout: f
     return at
 
 
-def open_default_page(params: dict[str, str] | None = None, timeout: float = 30) -> AppTest:
-    """Open the app's default page (the explorer) with ``params`` in its URL."""
-    at = AppTest.from_file(APP, default_timeout=timeout)
-    at.query_params.update(params or {})
-    at.run()
-    assert not at.exception
-    return at
+def open_explorer(params: dict[str, str] | None = None, timeout: float = 30) -> AppTest:
+    """Open the Residual explorer with ``params`` in its URL, as a link to it would (the app's default page is the
+    Start-here lesson)."""
+    return open_linked_page("lab/views/pages/explorer.py", params, timeout)
 
 
 def open_page_url(page: str, params: dict[str, str] | None = None, timeout: float = 30) -> AppTest:

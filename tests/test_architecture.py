@@ -131,7 +131,7 @@ def test_the_class_store_rooms_import_only_rooms_below_them():
 # The web layer's rooms (lab/views/) and the rank each stands on, as the class store's: a room imports only rooms
 # of a lower rank (docs/architecture.md, "The web layer's rooms"). shell.py, the navigation's page list, stands
 # beside them; a new folder gets a rank here, and no other file stands at the top of lab/views/.
-VIEW_ROOMS = {"patches": 0, "serving": 1, "shell": 1, "ui": 2, "live_class": 3, "pages": 4}
+VIEW_ROOMS = {"patches": 0, "serving": 1, "shell": 1, "ui": 2, "live_class": 3, "pages": 4, "lesson": 4}
 
 
 def view_room_offenders(paths) -> list[str]:
@@ -443,6 +443,9 @@ def test_every_page_file_is_routed():
     helpers = {"study_resume.py"}  # Exercises' resume links: drawn by the Exercises page, not a page
     routed = {Path(e.file).name for e in (*shell.PAGES, *shell.LINKED_PAGES) if "/pages/" in e.file}
     assert {p.name for p in (VIEWS / "pages").glob("*.py")} - {"__init__.py"} - helpers == routed
+    lesson_helpers = {"chapters.py"}  # each chapter's interactive: drawn by the Start-here page
+    routed = {Path(e.file).name for e in shell.PAGES if "/lesson/" in e.file}
+    assert {p.name for p in (VIEWS / "lesson").glob("*.py")} - {"__init__.py"} - lesson_helpers == routed
 
 
 TIMING = re.compile(

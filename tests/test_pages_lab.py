@@ -5,16 +5,16 @@ from __future__ import annotations
 
 import pytest
 from pagetest import chart_traces as traces
-from pagetest import charts, markdown_text, metric, open_default_page, open_linked_page, plain, predictors
+from pagetest import charts, markdown_text, metric, open_explorer, open_linked_page, plain, predictors
 
 EXPLORER = "lab/views/pages/explorer.py"
 BINOMIAL = "lab/views/pages/binomial_lab.py"
 
 
 def open_page(page: str, params: dict[str, str] | None = None):
-    """Open ``page`` as a link with ``params`` would (the explorer is the default page)."""
+    """Open ``page`` as a link with ``params`` would."""
     if page == EXPLORER:
-        return open_default_page(params, timeout=30)
+        return open_explorer(params, timeout=30)
     return open_linked_page(page, params, timeout=30)
 
 

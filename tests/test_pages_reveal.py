@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from answer_text import ANSWERS, NO_REJECTION, apptest_text, leaks, states
-from pagetest import open_default_page, open_linked_page, predictors
+from pagetest import open_explorer, open_linked_page, predictors
 
 
 def explanation_of(name: str) -> str:
@@ -26,7 +26,7 @@ def explanation_of(name: str) -> str:
 def test_the_explorer_hides_the_answer_until_reveal(name, present):
     hand = ANSWERS[name]
     params = {"scenario": name} | ({"present": "1"} if present else {})
-    at = open_default_page(params)  # the explorer is the default page
+    at = open_explorer(params)
     before = apptest_text(at)
     assert leaks(before, hand) == []
     assert all(f"{t}: p {a}, q {b}" in before for t, a, b in zip(hand.tokens, hand.p, hand.q))  # the question
@@ -43,7 +43,7 @@ def test_the_explorer_hides_the_answer_until_reveal(name, present):
 
 @pytest.mark.parametrize("name", sorted(NO_REJECTION))
 def test_the_no_rejection_scenario_hides_z_until_reveal(name):
-    at = open_default_page({"scenario": name})
+    at = open_explorer({"scenario": name})
     before = apptest_text(at)
     for statement in ("Z = 0", "alpha = 1", "α = 1", "no-rejection", "0/0"):
         assert statement not in before

@@ -9,7 +9,7 @@ deserializer."""
 from __future__ import annotations
 
 import pytest
-from pagetest import APP, open_linked_page, page_models
+from pagetest import open_linked_page, page_models
 from streamlit.proto.WidgetStates_pb2 import WidgetState
 from streamlit.testing.v1 import AppTest
 
@@ -35,6 +35,8 @@ CASES = [
     ("lab/views/pages/blocks.py", "bk_variant", "string_value", "nope"),
     ("lab/views/pages/exercises.py", "level", "string_value", "../x"),
     ("lab/views/pages/pitfalls.py", "pit_block", "string_value", "abc"),
+    ("lab/views/lesson/start_here.py", "ls_1_pred_0", "double_value", INF),  # a box's text sent as a number
+    ("lab/views/lesson/start_here.py", "ls_1_answer", "string_value", "9" * 100_000),
     # every control each page's models declare (lab/models/<page>.py, CONTROLS), forged by its kind; a control
     # with a widget per token at its first
     *(
@@ -50,6 +52,7 @@ KINDS = ("selectbox", "number_input", "slider", "text_input", "toggle", "radio")
 NOT_HERE = {
     "lab/views/live_class/classroom.py": "its codes and names are typed text, refused by tests/test_pages_classroom.py",
     "lab/views/live_class/projector.py": "it has no widgets",
+    "lab/views/lesson/glossary.py": "it has no widgets",
 }
 
 
@@ -82,10 +85,8 @@ def forge(at: AppTest, key: str, field: str, value) -> None:
 
 @pytest.mark.parametrize("page, key, field, value", CASES, ids=[f"{k}={v!r}" for _, k, _, v in CASES])
 def test_forged_widget_value_never_reaches_an_exception_box(page, key, field, value):
-    if page == "lab/views/pages/explorer.py":
-        at = AppTest.from_file(APP, default_timeout=60).run()
-    else:  # the Exercises assignment's controls are drawn in its Teacher tab only
-        at = open_linked_page(page, {"tab": "Teacher"} if page == "lab/views/pages/exercises.py" else {})
+    # the Exercises assignment's controls are drawn in its Teacher tab only
+    at = open_linked_page(page, {"tab": "Teacher"} if page == "lab/views/pages/exercises.py" else {})
     forge(at, key, field, value)
     at.run()
     assert not at.exception
@@ -94,7 +95,7 @@ def test_forged_widget_value_never_reaches_an_exception_box(page, key, field, va
 
 
 def test_forged_scenario_in_the_callback_is_named_and_the_scenario_stays():
-    at = AppTest.from_file(APP, default_timeout=60).run()
+    at = open_linked_page("lab/views/pages/explorer.py")
     forge(at, "ex_scenario", "string_value", "../../etc/passwd")
     at.run()
     assert not at.exception

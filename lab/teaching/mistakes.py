@@ -124,7 +124,10 @@ def mistaken_values(
             if not asks_z and result.alpha:
                 put(ALPHA_FOR_Z, n, excess[i] / result.alpha)
         elif field.quantity == CORRECTION and result.residual is not None:
-            put(R_FOR_CORRECTION, n, result.residual[tokens.index(field.token)])
+            i = tokens.index(field.token)
+            put(R_FOR_CORRECTION, n, result.residual[i])
+            if not asks_z:  # the product with α in Z's place: α·r(t)
+                put(ALPHA_FOR_Z, n, result.alpha * result.residual[i])
     return found
 
 

@@ -27,6 +27,7 @@ class PageEntry(NamedTuple):
     title: str
     icon: str
     url_path: str
+    section: str = ""  # the menu's group (LINKED_PAGES: none)
 
     @property
     def address(self) -> str:
@@ -34,16 +35,22 @@ class PageEntry(NamedTuple):
         return "" if self == PAGES[0] else self.url_path
 
 
-# The navigation's pages; the first is the default one, served at "/".
+# The menu's groups, in order: the lesson first, then the tools, the engineers' page and the live class.
+LESSON, TOOLS, ENGINEERS, CLASS = "Start here", "Tools", "For engineers", "Teaching a class"
+# The navigation's pages, group by group; the first is the default one, served at "/".
 PAGES = (
-    PageEntry("lab/views/pages/explorer.py", "Residual explorer", ":material/bar_chart:", "explorer"),
-    PageEntry("lab/views/pages/binomial_lab.py", "Binomial lab", ":material/casino:", "binomial-lab"),
-    PageEntry("lab/views/pages/numerics.py", "Numerics", ":material/calculate:", "numerics"),
-    PageEntry("lab/views/pages/sampling.py", "Sampling lab", ":material/scatter_plot:", "sampling"),
-    PageEntry("lab/views/pages/blocks.py", "Blocks", ":material/view_week:", "blocks"),
-    PageEntry("lab/views/pages/pitfalls.py", "Pitfalls", ":material/bug_report:", "pitfalls"),
-    PageEntry("lab/views/pages/exercises.py", "Exercises", ":material/school:", "exercises"),
-    PageEntry("lab/views/live_class/classroom.py", "Class", ":material/groups:", "class"),
+    PageEntry("lab/views/lesson/start_here.py", "Start here", ":material/flag:", "start-here", LESSON),
+    PageEntry("lab/views/lesson/glossary.py", "Glossary", ":material/menu_book:", "glossary", LESSON),
+    PageEntry("lab/views/pages/explorer.py", "Residual explorer", ":material/bar_chart:", "explorer", TOOLS),
+    PageEntry("lab/views/pages/binomial_lab.py", "Binomial lab", ":material/casino:", "binomial-lab", TOOLS),
+    PageEntry("lab/views/pages/sampling.py", "Sampling lab", ":material/scatter_plot:", "sampling", TOOLS),
+    PageEntry("lab/views/pages/blocks.py", "Blocks", ":material/view_week:", "blocks", TOOLS),
+    PageEntry("lab/views/pages/pitfalls.py", "Pitfalls", ":material/bug_report:", "pitfalls", TOOLS),
+    PageEntry("lab/views/pages/exercises.py", "Exercises", ":material/school:", "exercises", TOOLS),
+    PageEntry(
+        "lab/views/pages/numerics.py", "Numerics (logits, float32)", ":material/calculate:", "numerics", ENGINEERS
+    ),
+    PageEntry("lab/views/live_class/classroom.py", "Class", ":material/groups:", "class", CLASS),
 )
 # Pages reached only by a link, never listed in the navigation.
 LINKED_PAGES = (
@@ -66,18 +73,18 @@ def _page_prototypes(class_only: bool = False) -> tuple:
     from the menu (still routed, so a link to one is answered with the way back)."""
     listed = tuple(
         st.Page(
-            path,
-            title=title,
-            icon=icon,
-            url_path=url_path,
+            entry.file,
+            title=entry.title,
+            icon=entry.icon,
+            url_path=entry.url_path,
             default=i == 0,
-            visibility="hidden" if class_only and path != CLASS_PAGE else "visible",
+            visibility="hidden" if class_only and entry.file != CLASS_PAGE else "visible",
         )
-        for i, (path, title, icon, url_path) in enumerate(PAGES)
+        for i, entry in enumerate(PAGES)
     )
     return listed + tuple(
-        st.Page(path, title=title, icon=icon, url_path=url_path, visibility="hidden")
-        for path, title, icon, url_path in LINKED_PAGES
+        st.Page(entry.file, title=entry.title, icon=entry.icon, url_path=entry.url_path, visibility="hidden")
+        for entry in LINKED_PAGES
     )
 
 
@@ -89,8 +96,16 @@ def tab_title(page) -> str:
     return f"{page.title} · {APP_TITLE}"
 
 
-def pages(class_only: bool = False) -> list:
-    """This run's pages: copies of pages made once (st.navigation marks the page it returns as callable
-    and running it clears the mark, so sessions running at the same moment must not share the objects).
-    ``class_only``: the Class page alone in the menu (see _page_prototypes)."""
-    return [copy.copy(page) for page in _page_prototypes(class_only)]
+def pages(class_only: bool = False) -> dict[str, list] | list:
+    """This run's pages by menu group: copies of pages made once (st.navigation marks the page it returns as
+    callable and running it clears the mark, so sessions running at the same moment must not share the objects).
+    ``class_only``: the Class page alone in the menu (see _page_prototypes). The linked pages, hidden, go with the
+    last group. With ``class_only`` a plain list: a group whose pages are all hidden would still show its name."""
+    prototypes = _page_prototypes(class_only)
+    if class_only:
+        return [copy.copy(page) for page in prototypes]
+    grouped: dict[str, list] = {}
+    for entry, page in zip(PAGES, prototypes):
+        grouped.setdefault(entry.section, []).append(copy.copy(page))
+    grouped[PAGES[-1].section].extend(copy.copy(page) for page in prototypes[len(PAGES):])
+    return grouped

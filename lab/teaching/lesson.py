@@ -1,0 +1,595 @@
+"""Start here: the lesson that teaches speculative sampling's residual from zero, chapter by chapter (no Streamlit).
+
+Each :class:`Chapter` is one screen: a few paragraphs, one prediction the student makes before anything shows the
+answer (:class:`Ask`, revealed exactly), one interactive the page draws (``interactive`` names it), and one check
+yourself :class:`Question` with feedback that names a known mistake without giving the value away. Every number
+comes from the core (lab.core.residual, lab.core.sampling, lab.core.speedup), computed from the shipped scenarios;
+tests/test_lesson.py checks them against hand-derived fractions.
+
+The running example is the scenario ``pet-words``: the next word after "My pet is a", over cat, dog and fish.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from fractions import Fraction
+from functools import lru_cache
+
+from lab.core.distributions import Distribution
+from lab.core.formatting import fraction_text, with_decimal
+from lab.core.residual import ResidualResult, residual_exact
+from lab.core.sampling import step_law
+from lab.core.scenarios import load_scenario
+from lab.core.speedup import expected_tokens
+from lab.teaching.exercises import UNDEFINED, UNDEFINED_WORDS, parse_answer
+from lab.teaching.mistakes import ALPHA, CORRECTION, Field, R, diagnose, feedback
+
+EXAMPLE = "pet-words"
+WORKED_EXAMPLE = "bernoulli-residual"
+EDGE_CASES = ("equal-distributions", "disjoint-support", "draft-misses-support")
+DECIMAL_TOLERANCE = Fraction(1, 200)  # a decimal counts within 0.005, as in Exercises
+RUN_STEPS = 1000  # chapter 6's run
+BLOCK_DRAFTS = 3  # chapter 7's K
+MISTAKE_RULES = ("resample-from-p", "candidates-only")  # chapter 8's two cards (lab.teaching.pitfalls)
+
+
+@lru_cache(maxsize=8)
+def example(name: str = EXAMPLE) -> ResidualResult:
+    scenario = load_scenario(name)
+    return residual_exact(scenario.p, scenario.q)
+
+
+def _dist(tokens: tuple[str, ...], values: tuple[str, ...]) -> Distribution:
+    return Distribution(tokens, tuple(Fraction(v) for v in values))
+
+
+# --- predictions ---------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Ask:
+    """One box of a chapter's prediction: ``label`` (e.g. "r(cat)") and its exact ``answer``."""
+
+    label: str
+    answer: Fraction
+    tolerance: Fraction = DECIMAL_TOLERANCE  # how far a typed value may be and still count
+
+    def grade(self, text: str | None) -> bool | None:
+        """True (right), False (wrong) or None (empty or unreadable: not graded)."""
+        parsed = parse_answer(text or "")
+        if parsed.form not in ("fraction", "decimal"):
+            return None
+        if parsed.form == "fraction" and self.tolerance == DECIMAL_TOLERANCE:
+            return parsed.value == self.answer
+        return abs(parsed.value - self.answer) <= self.tolerance
+
+
+# --- check-yourself questions ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Verdict:
+    correct: bool
+    counted: bool  # False: unreadable, it does not use a try
+    message: str
+
+
+@dataclass(frozen=True)
+class Question:
+    """A check-yourself question. ``known``: (wrong value, sentence naming the mistake, never a value); a value
+    the shared mistakes module knows is diagnosed there (``field``: what is asked, ``pair``: of which p and q)."""
+
+    prompt: str
+    answer: Fraction | str  # a Fraction or UNDEFINED
+    solution: str  # the worked answer, shown once right or after two tries
+    known: tuple[tuple[Fraction, str], ...] = ()
+    pair: tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]] | None = None  # tokens, p, q
+    field: Field | None = None
+
+    def check(self, text: str) -> Verdict:
+        parsed = parse_answer(text)
+        shown = " ".join(str(text).split())[:40]
+        if parsed.form == "invalid":
+            return Verdict(False, False, "Type a fraction like 3/4 or a decimal like 0.75"
+                           + (", or the word 'undefined'." if self.answer == UNDEFINED else "."))
+        if self.answer == UNDEFINED:
+            if parsed.form == "word" and parsed.value in UNDEFINED_WORDS:
+                return Verdict(True, True, "Right: " + self.solution)
+            return Verdict(False, True, "Not yet. " + feedback(_diagnosis_of_number_here(), self.field.token))
+        if parsed.form == "word":
+            return Verdict(False, True, f"{shown} is a word: this quantity has a value here, a number.")
+        value = parsed.value
+        if value == self.answer or (parsed.form == "decimal" and abs(value - self.answer) <= DECIMAL_TOLERANCE):
+            return Verdict(True, True, "Right: " + self.solution)
+        if parsed.form == "fraction" and abs(value - self.answer) <= DECIMAL_TOLERANCE:
+            return Verdict(False, True, f"Close, but {shown} is not exact: give the exact fraction (or a decimal).")
+        tolerance = DECIMAL_TOLERANCE if parsed.form == "decimal" else Fraction(0)
+        return Verdict(False, True, "Not yet. " + (self.diagnosis(value, tolerance) or "Read the chapter's rule "
+                                                    "again, then try once more."))
+
+    def diagnosis(self, value: Fraction, tolerance: Fraction) -> str | None:
+        """The sentence of the known mistake ``value`` matches, or None."""
+        for wrong, sentence in self.known:
+            if abs(value - wrong) <= tolerance:
+                return sentence
+        if self.pair is not None and self.field is not None:
+            tokens, p, q = self.pair
+            mistake = diagnose(residual_exact(_dist(tokens, p), _dist(tokens, q)), self.field, value, tolerance)
+            if mistake is not None:
+                return feedback(mistake, self.field.token)
+        return None
+
+
+def _diagnosis_of_number_here():
+    from lab.teaching.mistakes import NUMBER_WITHOUT_REJECTION
+
+    return NUMBER_WITHOUT_REJECTION
+
+
+# --- chapters ------------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Chapter:
+    number: int
+    title: str
+    text: tuple[str, ...]  # markdown paragraphs, before the prediction (they never state its answer)
+    predict: str  # what to predict, one sentence
+    asks: tuple[Ask, ...]
+    revealed: tuple[str, ...]  # markdown paragraphs after Reveal
+    interactive: str  # which interactive the page draws: step, kept, residual, edges, worked, run, block, mistakes
+    question: Question
+    tool: tuple[str, str]  # (url path, what the student can do there)
+    terms: tuple[str, ...] = field(default_factory=tuple)  # glossary words this chapter introduces
+
+    @property
+    def name(self) -> str:
+        return f"Chapter {self.number}: {self.title}"
+
+
+def _pairs(tokens, values) -> str:
+    return ", ".join(f"{t} {fraction_text(v)}" for t, v in zip(tokens, values))
+
+
+def kept_probabilities(result: ResidualResult) -> tuple[Fraction, ...]:
+    """min(1, p(x)/q(x)) per token (1 where q(x) = 0: such a token is never proposed)."""
+    return tuple(min(Fraction(1), a / b) if b else Fraction(1) for a, b in zip(result.p, result.q))
+
+
+def _chapters() -> tuple[Chapter, ...]:
+    pet = example()
+    t = pet.tokens
+    worked = example(WORKED_EXAMPLE)
+    keep = kept_probabilities(pet)
+    edges = [example(name) for name in EDGE_CASES]
+    mistaken = {name: step_law(pet_p(), pet_q(), name).total for name in MISTAKE_RULES}
+    alpha = pet.alpha
+    all_kept = alpha**BLOCK_DRAFTS
+    per_block = expected_tokens(alpha, BLOCK_DRAFTS)
+    fish = t.index("fish")
+    dog = t.index("dog")
+    cat = t.index("cat")
+    return (
+        Chapter(
+            1,
+            "One token, one guess",
+            (
+                "A language model writes text one [token](glossary#token) (a word or a piece of a word) at a time: "
+                "for the next token it gives a probability to every token of its vocabulary, and one is drawn. The "
+                "large [target](glossary#target) model's probabilities are called p, the small "
+                "[draft](glossary#draft) model's q.",
+                "Here the text so far is “My pet is a”. The target says p = (" + _pairs(t, pet.p) + "); the draft "
+                "says q = (" + _pairs(t, pet.q) + ").",
+                "The rule for one token: the draft **proposes** a token x, drawn from q. A fresh uniform number u "
+                "between 0 and 1 is drawn, and the guess is **kept** if u < p(x)/q(x). Otherwise it is "
+                "**rejected**, and a fresh draw from the [residual](glossary#residual) r replaces it (chapter 3 "
+                "says what r is).",
+            ),
+            "For each word: if the draft proposes it, with what probability is it kept? (When p(x)/q(x) is above 1, "
+            "the guess is always kept: write 1.)",
+            tuple(Ask(f"{w} kept", k) for w, k in zip(t, keep)),
+            (
+                "A proposal is kept with probability **min(1, p(x)/q(x))**: "
+                + ", ".join(f"{w}: {fraction_text(k)}" for w, k in zip(t, keep)) + ". Where the draft is too "
+                "shy (q(x) ≤ p(x)) its guess is always kept; where it is too eager (q(x) > p(x)) only the share "
+                "p(x)/q(x) of its guesses survives.",
+                "Now watch single steps: **Step** draws each number in turn.",
+            ),
+            "step",
+            Question(
+                "A draft proposes a token x with q(x) = 1/2, and the target gives it p(x) = 1/5. With what "
+                "probability is the guess kept?",
+                Fraction(2, 5),
+                "min(1, p(x)/q(x)) = min(1, (1/5)/(1/2)) = 2/5.",
+                (
+                    (Fraction(5, 2), "That is q(x)/p(x), upside down: the target's probability goes on top, "
+                     "p(x)/q(x), and the result is capped at 1."),
+                    (Fraction(1, 5), "That is p(x) alone: the test divides it by the draft's q(x)."),
+                    (Fraction(1, 2), "That is the draft's q(x): the test compares the target's p(x) with it."),
+                    (Fraction(3, 10), "That is q(x) − p(x): the test is a ratio, p(x)/q(x), not a difference."),
+                ),
+            ),
+            ("blocks", "the Blocks page steps through whole blocks of guesses"),
+            ("token", "target", "draft", "proposal", "kept", "rejected"),
+        ),
+        Chapter(
+            2,
+            "Why kept proposals give min(p, q)",
+            (
+                "A step outputs x by keeping a proposal of x with probability q(x) · min(1, p(x)/q(x)): the draft "
+                "must propose x, and then the target must keep it. Work out that product for each word.",
+                "Summed over the words, the kept probabilities give **α** (alpha), the "
+                "[acceptance probability](glossary#alpha): how often a step keeps its guess.",
+            ),
+            "Predict the probability that a step proposes and keeps each word, and α.",
+            (*(Ask(f"kept {w}", m) for w, m in zip(t, pet.accepted)), Ask("α", alpha)),
+            (
+                "q(x) · min(1, p(x)/q(x)) = min(q(x), p(x)): **kept proposals give min(p, q)**, token by token: "
+                + _pairs(t, pet.accepted) + ". So α = Σ min(p, q) = " + with_decimal(alpha) + ".",
+                "Where the draft is too shy, the kept part min(p, q) = q falls short of p: that gap is what the "
+                "next chapter fills.",
+            ),
+            "kept",
+            Question(
+                "Two tokens A and B: the target is p = (3/4, 1/4), the draft q = (1/2, 1/2). What is α?",
+                Fraction(3, 4),
+                "α = min(3/4, 1/2) + min(1/4, 1/2) = 1/2 + 1/4 = 3/4.",
+                ((Fraction(5, 4), "That adds the larger of p and q on each token: a kept proposal gives the "
+                  "smaller, min(p, q)."),),
+                (("A", "B"), ("3/4", "1/4"), ("1/2", "1/2")),
+                Field(ALPHA),
+            ),
+            ("explorer", "the Residual explorer shows min(p, q) for any p and q you type"),
+            ("alpha",),
+        ),
+        Chapter(
+            3,
+            "The missing mass",
+            (
+                "Kept proposals give min(p, q); the target wants p. What is missing on each token is "
+                "p − min(p, q) = **max(0, p − q)**: nothing where the draft is too eager, the gap where it is too "
+                "shy.",
+                "A step rejects its guess with probability **Z** = Σ max(0, p − q) = 1 − α "
+                "([Z](glossary#z)). On a rejection a fresh draw from the **residual** "
+                "r = max(0, p − q) / Z replaces the guess, so the rejections add Z · r = max(0, p − q): exactly "
+                "the missing mass.",
+            ),
+            "Predict Z for “My pet is a”, and the residual r of each word.",
+            (Ask("Z", pet.z), *(Ask(f"r({w})", v) for w, v in zip(t, pet.residual))),
+            (
+                "The missing mass is max(0, p − q) = (" + _pairs(t, pet.correction) + "), so Z = "
+                + with_decimal(pet.z) + " and r = (" + _pairs(t, pet.residual) + ").",
+                "Stack the two parts: kept min(p, q) + rejected Z · r gives p on every word (the chart). The "
+                "output follows the target **exactly**.",
+            ),
+            "residual",
+            Question(
+                "Three tokens A, B, C: the target is p = (2/5, 2/5, 1/5), the draft q = (1/5, 1/5, 3/5). What is "
+                "r(A)?",
+                Fraction(1, 2),
+                "max(0, p − q) = (1/5, 1/5, 0), Z = 2/5, so r(A) = (1/5)/(2/5) = 1/2.",
+                (),
+                (("A", "B", "C"), ("2/5", "2/5", "1/5"), ("1/5", "1/5", "3/5")),
+                Field(R, "A"),
+            ),
+            ("explorer", "the Residual explorer asks the same for any p and q, and shipped scenarios"),
+            ("residual", "z", "reconstruction"),
+        ),
+        Chapter(
+            4,
+            "The edge cases",
+            (
+                "Three cases test the rule. **Equal**: the draft is the target. **Disjoint**: the draft only "
+                "proposes tokens the target never writes. **Draft misses**: the draft never proposes two tokens the "
+                "target needs. Choose a case to see its p and q.",
+            ),
+            "Predict the rejection probability Z of each case.",
+            tuple(Ask(f"Z: {label}", r.z) for label, r in zip(("equal", "disjoint", "draft misses"), edges)),
+            (
+                "**Equal**: Z = 0. No guess is ever rejected, so r = max(0, p − q)/Z would be 0/0: it is never "
+                "computed, and no tiny number (an “epsilon”) is added to make the division work. There is simply "
+                "no correction.",
+                "**Disjoint**: α = 0 and Z = 1: every guess is rejected and r = p. Still exact; the draft just "
+                "saves no time.",
+                "**Draft misses**: Z = " + with_decimal(edges[2].z) + ". Only the correction can write C and D, "
+                "and it writes them exactly as often as the target does.",
+            ),
+            "edges",
+            Question(
+                "The target and the draft are the same, p = q = (1/2, 1/2) over A and B. What is r(A)? (Type a "
+                "number, or “undefined” if it has none.)",
+                UNDEFINED,
+                "Z = 0, so no rejection happens and r = 0/0 is never evaluated: r is undefined.",
+                (),
+                (("A", "B"), ("1/2", "1/2"), ("1/2", "1/2")),
+                Field(R, "A"),
+            ),
+            ("explorer", "the Residual explorer has these three as scenarios"),
+            ("epsilon",),
+        ),
+        Chapter(
+            5,
+            "The worked example",
+            (
+                "Three tokens A, B, C: the target is p = (" + _pairs(worked.tokens, worked.p) + "), the draft "
+                "q = (" + _pairs(worked.tokens, worked.q) + "). A gets nothing from the correction, because the "
+                "draft proposes A more than the target wants it.",
+                "So r lives on B and C alone: it is a coin with two sides, B (“success”) and C (“failure”).",
+            ),
+            "Draw the bars of r(B) and r(C).",
+            tuple(Ask(f"r({w})", worked.residual[i]) for i, w in enumerate(worked.tokens) if w != "A"),
+            (
+                "r(B) = " + fraction_text(worked.residual[1]) + " and r(C) = " + fraction_text(worked.residual[2])
+                + ": the [Binomial lab](binomial-lab?lab_p=0.75&n=1) with success probability 0.75 and one trial "
+                "draws the same bars.",
+                "Now multiply by Z = " + with_decimal(worked.z) + " to get each correction Z · r (the question "
+                "below), add the kept min(p, q) = (" + _pairs(worked.tokens, worked.accepted) + "), and p comes "
+                "back. The chart of the whole sum opens once you have answered.",
+            ),
+            "worked",
+            Question(
+                "In this example, what is the correction term Z · r(B)?",
+                worked.correction[1],
+                "Z · r(B) = 2/5 · 3/4 = 3/10 (and min(p(B), q(B)) + 3/10 = 3/10 + 3/10 = 3/5 = p(B)).",
+                (),
+                (worked.tokens, tuple(map(str, worked.p)), tuple(map(str, worked.q))),
+                Field(CORRECTION, "B"),
+            ),
+            ("binomial-lab", "the Binomial lab reproduces the B/C bars step by step"),
+        ),
+        Chapter(
+            6,
+            "Many steps",
+            (
+                "One step is random; many steps show the law. The **law** of a sampler is the probability of each "
+                "output, its [distribution](glossary#law).",
+                f"**Run** makes {RUN_STEPS:,} speculative steps for “My pet is a”, and, beside them, "
+                f"{RUN_STEPS:,} draws straight from the target.",
+            ),
+            f"Of {RUN_STEPS:,} speculative steps, how many do you expect to output fish?",
+            (Ask("expected fish", RUN_STEPS * pet.p[fish], Fraction(5)),),
+            (
+                f"Expected: {RUN_STEPS:,} × p(fish) = {fraction_text(RUN_STEPS * pet.p[fish])}: the speculative "
+                "steps follow the target's law, however often the draft proposes fish.",
+                "**Different text, same law**: the two runs write different words one by one (they use different "
+                "random numbers), but their counts approach p alike. Compare the two rows of counts below; the "
+                "[total variation distance](glossary#tv) measures how far counts are from p.",
+            ),
+            "run",
+            Question(
+                "In one speculative step for “My pet is a”, what is the probability that the output is cat?",
+                pet.p[cat],
+                "The output follows the target: p(cat) = 1/2 (kept 1/4 + Z · r(cat) = 3/8 · 2/3 = 1/4).",
+                (
+                    (pet.accepted[cat], "That is only what kept proposals give cat, min(p(cat), q(cat)) (also the "
+                     "draft's q(cat)): rejections add Z · r(cat)."),
+                    (alpha, "That is α, how often a guess is kept, for every word together."),
+                ),
+            ),
+            ("sampling", "the Sampling lab runs up to a million steps and tests the counts"),
+            ("law", "tv"),
+        ),
+        Chapter(
+            7,
+            "Blocks of drafts",
+            (
+                f"In practice the draft guesses K tokens in a row (a **block**, here K = {BLOCK_DRAFTS}), and the "
+                "target checks all of them at once, in order. The first rejection ends the block: that guess is "
+                "replaced by a draw from the residual, and the later guesses are thrown away (they were written "
+                "after a token that is no longer there). If every guess is kept, the target adds one token of its "
+                "own, a bonus.",
+                f"To keep the numbers small, both models give the same p and q as before at every position, so "
+                f"each guess is kept with probability α = {with_decimal(alpha)}.",
+            ),
+            f"Predict the probability that all {BLOCK_DRAFTS} guesses of a block are kept.",
+            (Ask("all kept", all_kept),),
+            (
+                f"α^{BLOCK_DRAFTS} = {with_decimal(all_kept)}. A block adds on average "
+                f"(1 − α^{BLOCK_DRAFTS + 1}) / (1 − α) = {with_decimal(per_block)} tokens for one check by the "
+                "target, where sampling from the target alone adds one: that is what speculation buys, when the "
+                "draft is cheap.",
+            ),
+            "block",
+            Question(
+                f"A block of K = {BLOCK_DRAFTS} guesses: the target keeps the first and rejects the second. How "
+                "many tokens does the block add?",
+                Fraction(2),
+                "2: the kept first guess, then the correction drawn in place of the second; the third is thrown "
+                "away.",
+                (
+                    (Fraction(1), "The first guess was kept before the rejection, and it stays."),
+                    (Fraction(3), "The first rejection ends the block: the third guess is never tested, and the "
+                     "rejected one is replaced, not added."),
+                    (Fraction(4), "The bonus token comes only when every guess was kept."),
+                ),
+            ),
+            ("blocks", "the Blocks page steps through blocks of a small language model"),
+            ("block",),
+        ),
+        Chapter(
+            8,
+            "Mistakes real code made",
+            (
+                "Two changes that look harmless, each found in real code. **Resample from p**: on a rejection, "
+                "draw the replacement from the target p instead of the residual. **Residual over the candidates**: "
+                "compute the residual only over the draft's two most likely tokens (fish and cat here), not the "
+                "whole vocabulary.",
+            ),
+            "With each mistake, predict the probability of the word named.",
+            (
+                Ask("P(fish) with resample from p", mistaken["resample-from-p"][fish]),
+                Ask("P(dog) with the residual over candidates", mistaken["candidates-only"][dog]),
+            ),
+            (
+                "**Resample from p** writes fish with probability "
+                + fraction_text(mistaken["resample-from-p"][fish]) + ", not 1/4: kept proposals already gave fish "
+                "its share, and drawing from p adds it again.",
+                "**Residual over the candidates** writes dog with probability "
+                + fraction_text(mistaken["candidates-only"][dog]) + ", not 1/4: dog is not a candidate, so the "
+                "correction can never write it. The residual lives on the target's whole vocabulary.",
+                "Both mistakes are harmless only in special cases: resampling from p when every guess is rejected "
+                "or none is; the candidates when the residual already lies inside them.",
+            ),
+            "mistakes",
+            Question(
+                "Another pair: p = (1/2, 1/2) over A and B, and a draft that always proposes A, q = (1, 0). With "
+                "“resample from p”, what is the probability that the output is B?",
+                Fraction(1, 4),
+                "A is kept with probability min(1, (1/2)/1) = 1/2; the other half of the steps draw from p, B with "
+                "probability 1/2: 1/2 · 1/2 = 1/4, where the target wants 1/2.",
+                (
+                    (Fraction(1, 2), "That is p(B), what the correct rule gives: this rule's corrections draw from "
+                     "p, which gives B only half of the rejections."),
+                    (Fraction(3, 4), "That is the probability of A: the question asks for B."),
+                    (Fraction(0), "The draft never proposes B, but a correction can still draw it."),
+                ),
+            ),
+            ("pitfalls", "the Pitfalls page has every mistake, each with the code that shipped it"),
+        ),
+    )
+
+
+def pet_p() -> Distribution:
+    return load_scenario(EXAMPLE).p
+
+
+def pet_q() -> Distribution:
+    return load_scenario(EXAMPLE).q
+
+
+@lru_cache(maxsize=1)
+def chapters() -> tuple[Chapter, ...]:
+    return _chapters()
+
+
+CHAPTER_COUNT = 8
+
+
+def chapter(number: int) -> Chapter:
+    return chapters()[number - 1]
+
+
+# --- the interactives' stories: seeded draws narrated with their exact numbers -----------------------------
+
+
+def _uniform(rng: random.Random) -> Fraction:
+    """A uniform number in [0, 1) with four decimals: the narration shows exactly the number compared."""
+    return Fraction(rng.randrange(10_000), 10_000)
+
+
+def _inverse_cdf(tokens, weights, u: Fraction) -> str:
+    """The token whose share of [0, 1) holds u (shares in token order; a zero share is never drawn)."""
+    total = Fraction(0)
+    for token, weight in zip(tokens, weights):
+        total += weight
+        if u < total:
+            return token
+    return next(tk for tk, w in zip(reversed(tokens), reversed(weights)) if w)
+
+
+def _u(value: Fraction) -> str:
+    return f"{float(value):.4f}"
+
+
+@dataclass(frozen=True)
+class Step:
+    """One speculative step, every draw kept: proposal, test, and (after a rejection) the correction."""
+
+    proposal: str
+    u_proposal: Fraction
+    u_test: Fraction
+    keep: Fraction  # min(1, p(x)/q(x))
+    output: str
+    u_correction: Fraction | None  # None: kept
+
+    @property
+    def kept(self) -> bool:
+        return self.u_correction is None
+
+
+def one_step(result: ResidualResult, rng: random.Random) -> Step:
+    tokens = result.tokens
+    u1 = _uniform(rng)
+    x = _inverse_cdf(tokens, result.q, u1)
+    i = tokens.index(x)
+    keep = min(Fraction(1), result.p[i] / result.q[i])
+    u2 = _uniform(rng)
+    if u2 < keep or result.residual is None:  # Z = 0: nothing is ever rejected (no 0/0)
+        return Step(x, u1, u2, keep, x, None)
+    u3 = _uniform(rng)  # fresh randomness for the correction
+    return Step(x, u1, u2, keep, _inverse_cdf(tokens, result.residual, u3), u3)
+
+
+def step_story(seed: int) -> tuple[str, ...]:
+    """Chapter 1's narration of one step of the example, one line per Step press."""
+    pet = example()
+    s = one_step(pet, random.Random(seed))
+    i = pet.tokens.index(s.proposal)
+    lines = [
+        f"The draft proposes **{s.proposal}**: a uniform number {_u(s.u_proposal)} falls in {s.proposal}'s share "
+        f"of q (q({s.proposal}) = {fraction_text(pet.q[i])}).",
+        f"The target checks it: p({s.proposal})/q({s.proposal}) = {fraction_text(pet.p[i])} ÷ "
+        f"{fraction_text(pet.q[i])}, so it is kept with probability {fraction_text(s.keep)}. "
+        f"u = {_u(s.u_test)} " + ("<" if s.kept else "≥") + f" {float(s.keep):.4f}: "
+        + ("**kept**." if s.kept else "**rejected**."),
+    ]
+    if s.kept:
+        lines.append(f"The output is **{s.output}**, the draft's guess.")
+    else:
+        lines.append(
+            f"A fresh uniform number {_u(s.u_correction)} draws from the residual r = ("
+            f"{_pairs(pet.tokens, pet.residual)}): the output is **{s.output}**."
+        )
+    return tuple(lines)
+
+
+@dataclass(frozen=True)
+class Run:
+    speculative: tuple[str, ...]
+    direct: tuple[str, ...]  # drawn straight from the target
+
+    def counts(self, which: tuple[str, ...], tokens: tuple[str, ...]) -> tuple[int, ...]:
+        return tuple(which.count(t) for t in tokens)
+
+
+@lru_cache(maxsize=64)
+def run(seed: int, steps: int = RUN_STEPS) -> Run:
+    """Chapter 6: ``steps`` speculative steps and as many direct draws from p, from one seed (own streams)."""
+    pet = example()
+    spec_rng, direct_rng = random.Random(f"{seed}:speculative"), random.Random(f"{seed}:direct")
+    speculative = tuple(one_step(pet, spec_rng).output for _ in range(steps))
+    direct = tuple(_inverse_cdf(pet.tokens, pet.p, _uniform(direct_rng)) for _ in range(steps))
+    return Run(speculative, direct)
+
+
+def block_story(seed: int, drafts: int = BLOCK_DRAFTS) -> tuple[str, ...]:
+    """Chapter 7's narration of one block of the example (the same p and q at every position)."""
+    pet = example()
+    rng = random.Random(f"{seed}:block")
+    guesses = [_inverse_cdf(pet.tokens, pet.q, _uniform(rng)) for _ in range(drafts)]
+    lines = [f"The draft guesses {drafts} words in a row: " + ", ".join(f"**{g}**" for g in guesses) + "."]
+    added: list[str] = []
+    for n, x in enumerate(guesses, start=1):
+        i = pet.tokens.index(x)
+        keep = min(Fraction(1), pet.p[i] / pet.q[i])
+        u = _uniform(rng)
+        if u < keep:
+            added.append(x)
+            lines.append(f"Guess {n}, {x}: kept with probability {fraction_text(keep)}; u = {_u(u)}: **kept**.")
+            continue
+        y = _inverse_cdf(pet.tokens, pet.residual, _uniform(rng))
+        added.append(y)
+        thrown = drafts - n
+        lines.append(
+            f"Guess {n}, {x}: kept with probability {fraction_text(keep)}; u = {_u(u)}: **rejected**. The residual "
+            f"draws **{y}** in its place"
+            + (f", and the {thrown} later guess{'es are' if thrown > 1 else ' is'} thrown away." if thrown else ".")
+        )
+        break
+    else:
+        bonus = _inverse_cdf(pet.tokens, pet.p, _uniform(rng))
+        added.append(bonus)
+        lines.append(f"Every guess was kept: the target adds a bonus word of its own, **{bonus}**.")
+    lines.append(f"The block adds {len(added)} word{'s' if len(added) > 1 else ''}: " + " ".join(added) + ".")
+    return tuple(lines)

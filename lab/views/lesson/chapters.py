@@ -1,0 +1,200 @@
+"""Each Start-here chapter's interactive, drawn by the lesson page (lab.views.lesson.start_here): what is on screen
+before the prediction is revealed (never its answer) and after it. Every number comes from lab.teaching.lesson."""
+
+from __future__ import annotations
+
+import re
+import secrets
+
+import streamlit as st
+
+from lab.core.formatting import exact_text, fraction_text, markdown_table
+from lab.core.scenarios import load_scenario
+from lab.models.explorer import slider_value
+from lab.models.lesson import ChapterWork
+from lab.teaching import lesson
+from lab.teaching.lesson import Chapter
+from lab.views.ui.bar_predictor import bar_predictor
+from lab.views.ui.charts import chart, figure
+
+
+def plain(markdown_line: str) -> str:
+    """A chapter's markdown line as a screen reader's text (no bold marks, links as their words)."""
+    return re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", markdown_line).replace("**", "").replace("*", "")
+
+
+def _pq(name: str, key: str) -> None:
+    scenario = load_scenario(name)
+    tokens, p, q = scenario.tokens, scenario.p.values, scenario.q.values
+    chart(
+        figure("pq_bars", tokens, p, q),
+        key=key,
+        alt="Grouped bars of target p and draft q per token: "
+        + "; ".join(f"{t}: p {fraction_text(a)}, q {fraction_text(b)}" for t, a, b in zip(tokens, p, q)),
+        table=(("token", "target p", "draft q"), [(t, exact_text(a), exact_text(b)) for t, a, b in zip(tokens, p, q)]),
+    )
+
+
+def _reconstruction(name: str, key: str) -> None:
+    result = lesson.example(name)
+    tokens = result.tokens
+    chart(
+        figure("reconstruction_bars", tokens, result.accepted, result.correction, result.p),
+        key=key,
+        alt="Stacked bars per token: kept min(p, q) plus correction Z times r, reaching the target p: "
+        + "; ".join(
+            f"{t}: {fraction_text(a)} + {fraction_text(c)} = {fraction_text(p)}"
+            for t, a, c, p in zip(tokens, result.accepted, result.correction, result.p)
+        ),
+        table=(
+            ("token", "kept min(p, q)", "correction Z·r", "sum", "target p"),
+            [(t, exact_text(a), exact_text(c), exact_text(a + c), exact_text(p))
+             for t, a, c, p in zip(tokens, result.accepted, result.correction, result.p)],
+        ),
+    )
+
+
+def _edge_case() -> str:
+    labels = {"equal-distributions": "Equal", "disjoint-support": "Disjoint", "draft-misses-support": "Draft misses"}
+    if st.session_state.get("ls_4_case") not in labels:  # a crafted message could put anything there
+        st.session_state["ls_4_case"] = lesson.EDGE_CASES[0]
+    return st.radio("Case", lesson.EDGE_CASES, key="ls_4_case", format_func=labels.get, horizontal=True)
+
+
+def before(item: Chapter, work: ChapterWork) -> None:
+    """What the chapter shows before its prediction (p and q, or the edge case chosen)."""
+    kind = item.interactive
+    if kind in ("kept", "residual", "mistakes", "step"):
+        _pq(lesson.EXAMPLE, f"ls_{item.number}_pq")
+    elif kind == "edges":
+        _pq(_edge_case(), "ls_4_pq")
+    elif kind == "worked":
+        _pq(lesson.WORKED_EXAMPLE, "ls_5_pq")
+    elif kind == "block":
+        _stepper("ls_7", lesson.block_story, "Step through one block")
+
+
+def after(item: Chapter, work: ChapterWork) -> None:
+    """The chapter's interactive once its prediction is revealed (the worked example's sum once its question, which
+    asks for a term of it, is answered)."""
+    kind = item.interactive
+    if kind == "step":
+        _stepper("ls_1", lesson.step_story, "Now watch single steps")
+    elif kind == "kept":
+        _kept_chart()
+    elif kind == "residual":
+        _reconstruction(lesson.EXAMPLE, "ls_3_rec")
+    elif kind == "edges":
+        _reconstruction(st.session_state.get("ls_4_case", lesson.EDGE_CASES[0]), "ls_4_rec")
+    elif kind == "worked" and work.solution_shown:
+        _reconstruction(lesson.WORKED_EXAMPLE, "ls_5_rec")
+    elif kind == "run":
+        _run()
+    elif kind == "mistakes":
+        _mistakes_chart()
+
+
+def _stepper(prefix: str, story, heading: str) -> None:
+    """Step / New draw / Reset through a seeded story, one line per Step (as the Blocks page does)."""
+    seed_key, shown_key = f"{prefix}_seed", f"{prefix}_shown"
+    seed = st.session_state.setdefault(seed_key, 1)
+    lines = story(seed)
+    shown = st.session_state.get(shown_key, 0)
+    shown = shown if isinstance(shown, int) and 0 <= shown <= len(lines) else 0
+    st.markdown(f"**{heading}**")
+    with st.container(horizontal=True):
+        if st.button("Step", key=f"{prefix}_step", disabled=shown >= len(lines), type="primary"):
+            shown += 1
+        if st.button("New draw", key=f"{prefix}_new", help="Draw new random numbers and start again"):
+            st.session_state[seed_key] = secrets.randbelow(10**6) + 2
+            shown, lines = 0, story(st.session_state[seed_key])
+        if st.button("Reset", key=f"{prefix}_reset", help="Back to the first step of this draw"):
+            shown = 0
+    st.session_state[shown_key] = shown
+    if not shown:
+        st.caption("Press Step to draw the first number.")
+    for line in lines[:shown]:
+        st.markdown("- " + line)
+
+
+def _kept_chart() -> None:
+    result = lesson.example()
+    tokens = result.tokens
+    chart(
+        figure("law_vs_target", tokens, result.p, {"kept min(p, q)": result.accepted}, "What kept proposals give"),
+        key="ls_2_kept",
+        alt="Bars of target p and kept mass min(p, q) per token: "
+        + "; ".join(f"{t}: p {fraction_text(p)}, kept {fraction_text(a)}" for t, p, a in zip(tokens, result.p,
+                                                                                              result.accepted)),
+    )
+
+
+def _run() -> None:
+    result = lesson.example()
+    tokens = result.tokens
+    seed = st.session_state.setdefault("ls_6_seed", 1)
+    if st.button("Run again", key="ls_6_again", help=f"{lesson.RUN_STEPS:,} new steps with new random numbers"):
+        seed = st.session_state["ls_6_seed"] = secrets.randbelow(10**6) + 2
+    outcome = lesson.run(seed)
+    spec, direct = outcome.counts(outcome.speculative, tokens), outcome.counts(outcome.direct, tokens)
+    st.markdown("**The first words of each run**")
+    st.markdown(
+        markdown_table(
+            ("run", "first 12 words"),
+            [
+                ("speculative", " ".join(outcome.speculative[:12])),
+                ("straight from the target", " ".join(outcome.direct[:12])),
+            ],
+        )
+    )
+    st.markdown(f"**Counts of {lesson.RUN_STEPS:,} words**")
+    st.markdown(
+        markdown_table(
+            ("word", "speculative", "straight from the target", "expected (1,000 × p)"),
+            [(t, str(a), str(b), fraction_text(lesson.RUN_STEPS * p)) for t, a, b, p in zip(tokens, spec, direct,
+                                                                                            result.p)],
+        )
+    )
+
+
+def _mistakes_chart() -> None:
+    result = lesson.example()
+    laws = {name: lesson.step_law(lesson.pet_p(), lesson.pet_q(), name).total for name in lesson.MISTAKE_RULES}
+    names = {"resample-from-p": "resample from p", "candidates-only": "residual over candidates"}
+    tokens = result.tokens
+    chart(
+        figure("law_vs_target", tokens, result.p, {names[k]: v for k, v in laws.items()}, "Two mistakes' output law"),
+        key="ls_8_laws",
+        alt="Bars of target p and each mistaken rule's output law per token: "
+        + "; ".join(
+            f"{t}: p {fraction_text(p)}, "
+            + ", ".join(f"{names[k]} {fraction_text(v[i])}" for k, v in laws.items())
+            for i, (t, p) in enumerate(zip(tokens, result.p))
+        ),
+    )
+
+
+def bar_prediction(item: Chapter, keys: list[str], work: ChapterWork) -> list[str]:
+    """Chapter 5: the bars r(B), r(C) drawn (or set on their sliders); the predictions as texts."""
+    for key, saved in zip(keys, work.predictions):
+        st.session_state.setdefault(key, slider_value(saved, 0.0))
+    for key in keys:  # a crafted message could put anything in a slider's state
+        st.session_state[key] = slider_value(st.session_state.get(key, 0.0), 0.0)
+    labels = [ask.label for ask in item.asks]
+    values = [st.session_state[key] for key in keys]
+    bar_predictor("ls_5_bars", labels, values, keys, disabled=work.revealed, sum_note=" (a residual adds up to 1).")
+    cols = st.columns(len(keys))
+    for col, label, key in zip(cols, labels, keys):
+        col.slider(label, 0.0, 1.0, step=0.01, key=key, format="%.2f", disabled=work.revealed)
+    return [f"{st.session_state[key]:.2f}" for key in keys]
+
+
+def graded_table(item: Chapter, predictions: list[str]) -> None:
+    """Each predicted box beside its exact value."""
+    rows = []
+    for i, ask in enumerate(item.asks):
+        typed = predictions[i] if i < len(predictions) else ""
+        grade = ask.grade(typed)
+        verdict = "right" if grade else ("—" if grade is None else "off")
+        rows.append((ask.label, typed or "—", fraction_text(ask.answer), verdict))
+    st.markdown(markdown_table(("asked", "your prediction", "exact", "verdict"), rows))

@@ -1,0 +1,209 @@
+"""Start here: the lesson, one chapter at a time (the app's landing page). A thin view: the chapters' words, numbers
+and checks are lab.teaching.lesson's, the student's progress is lab.models.lesson's; each chapter's interactive is
+drawn by lab.views.lesson.chapters.
+
+A chapter: its text, a prediction (boxes, then Reveal), its interactive, a check-yourself question, then Back /
+Next and a link to the tool page. ``?chapter=3`` opens a chapter; the progress is kept in this browser
+(lab.views.ui.browser_memory) and comes back after a reload or a restart of the server."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from lab.core.formatting import markdown_escape
+from lab.models.lesson import Lesson, LessonInputError, parse_chapter
+from lab.teaching.lesson import CHAPTER_COUNT, Chapter, chapter, chapters
+from lab.views.lesson import chapters as interactives
+from lab.views.shell import page_named
+from lab.views.ui.accessibility import announce, section, subsection, title
+from lab.views.ui.browser_memory import browser_memory
+
+STORE = "ls_lesson"  # the session's Lesson
+SAID = "ls_said"  # what the last action showed, for the live region: (message, error, focus)
+LINK_SEEN = "ls_link_chapter"  # the link's chapter this session has followed
+MEMORY_NAME = "residual-lab-lesson"
+MEMORY_PROBLEM = "ls_memory_problem"
+FORGET = "ls_forget"  # Start over: the browser's copy is removed in the next run
+
+IDEA = (
+    "**Speculative sampling** makes a large language model write faster without changing what it writes. A small, "
+    "fast *draft* model guesses the next word, and the large *target* model checks the guess. A rejected guess is "
+    "replaced by a draw from the *residual*, the part of the target's probabilities the guesses miss, so the output "
+    "follows the target exactly."
+)
+
+
+def lesson() -> Lesson:
+    if STORE not in st.session_state:
+        st.session_state[STORE] = Lesson()
+    return st.session_state[STORE]
+
+
+def say(message: str = "", error: str = "", focus: str = "") -> None:
+    st.session_state[SAID] = (message, error, focus)
+
+
+def follow_link(state: Lesson) -> None:
+    """``?chapter=N`` opens chapter N (once per value: afterwards Next and Back write it); a bad value is named."""
+    raw = st.query_params.get("chapter")
+    if raw is None or raw == st.session_state.get(LINK_SEEN):
+        return
+    st.session_state[LINK_SEEN] = raw
+    try:
+        state.go(parse_chapter(raw))
+    except LessonInputError as exc:
+        st.warning(markdown_escape(f"{exc}: the lesson opens at your last chapter."), icon=":material/link_off:")
+        del st.query_params["chapter"]
+
+
+def write_link(state: Lesson) -> None:
+    wanted = str(state.current)
+    if st.query_params.get("chapter") != wanted:
+        st.query_params["chapter"] = wanted
+    st.session_state[LINK_SEEN] = wanted
+
+
+def stored_arrived(text: str) -> None:
+    """The browser's saved lesson (a callback, before the run): merged into this session's, after checking it."""
+    if not text:
+        return
+    try:
+        saved = Lesson.from_text(text)
+    except LessonInputError as exc:
+        st.session_state[MEMORY_PROBLEM] = f"Your saved progress could not be used ({exc}); the lesson starts fresh."
+        return
+    state = lesson()
+    fresh = not state.work
+    state.merge(saved)
+    if fresh and "chapter" not in st.query_params:
+        state.go(saved.current)
+
+
+def move(to: int) -> None:
+    state = lesson()
+    state.go(to)
+    say(focus=chapter(state.current).name)
+
+
+def start_over() -> None:
+    st.session_state[STORE] = Lesson()
+    st.session_state[FORGET] = True
+    for key in [k for k in st.session_state if str(k).startswith("ls_")]:
+        if key not in (STORE, FORGET, LINK_SEEN):
+            del st.session_state[key]
+    say("Your progress is cleared: the lesson starts again at chapter 1.", focus=chapter(1).name)
+
+
+def progress_marker(state: Lesson) -> None:
+    done = state.done
+    st.progress(len(done) / CHAPTER_COUNT, text=f"Chapter {state.current} of {CHAPTER_COUNT} · {len(done)} of "
+                f"{CHAPTER_COUNT} chapters done")
+    with st.expander("All chapters", key="ls_all_chapters"):
+        for item in chapters():
+            mark = "✓ done" if item.number in done else ("open now" if item.number == state.current else "")
+            cols = st.columns([5, 1], vertical_alignment="center")
+            cols[0].markdown(f"{item.number}. {markdown_escape(item.title)}" + (f" — *{mark}*" if mark else ""))
+            if item.number != state.current:
+                cols[1].button("Open", key=f"ls_open_{item.number}", on_click=move, args=(item.number,),
+                               help=f"Open {item.name}")
+        st.button("Start over", key="ls_start_over", on_click=start_over,
+                  help="Clear every prediction and answer of this lesson, in this browser too")
+
+
+def prediction(item: Chapter, state: Lesson) -> None:
+    """The chapter's prediction: its boxes and Reveal, then each box beside the exact value."""
+    work = state.of(item.number)
+    subsection("Predict first")
+    st.markdown(markdown_escape(item.predict))
+    keys = [f"ls_{item.number}_pred_{i}" for i in range(len(item.asks))]
+    if work.revealed:
+        interactives.graded_table(item, work.predictions)
+        for line in item.revealed:
+            st.markdown(line)
+        return
+    if item.interactive == "worked":
+        texts = interactives.bar_prediction(item, keys, work)
+    else:
+        for key, saved in zip(keys, work.predictions):
+            st.session_state.setdefault(key, saved)
+        cols = st.columns(min(len(item.asks), 4))
+        for i, (ask, key) in enumerate(zip(item.asks, keys)):
+            cols[i % len(cols)].text_input(markdown_escape(ask.label), key=key, max_chars=40, placeholder="e.g. 3/4")
+        texts = [str(st.session_state.get(key) or "")[:40] for key in keys]
+    if st.button("Reveal", key=f"ls_{item.number}_reveal", type="primary"):
+        state.reveal(item.number, texts)
+        say(f"Revealed: {' '.join(interactives.plain(line) for line in item.revealed)}")
+        st.rerun()
+
+
+def check(number: int) -> None:
+    """Check's callback (before the run, so the progress marker above the question already counts it)."""
+    key = f"ls_{number}_answer"
+    verdict = lesson().answer(number, str(st.session_state.get(key) or "")[:40])
+    st.session_state[f"ls_{number}_verdict"] = verdict
+    say(verdict.message if verdict.correct else "", "" if verdict.correct else verdict.message)
+
+
+def question(item: Chapter, state: Lesson) -> None:
+    work = state.of(item.number)
+    subsection("Check yourself")
+    st.markdown(markdown_escape(item.question.prompt))
+    key = f"ls_{item.number}_answer"
+    st.session_state.setdefault(key, work.answer)
+    with st.container(horizontal=True, vertical_alignment="bottom"):
+        st.text_input("Your answer", key=key, max_chars=40, placeholder="a fraction like 3/4, or a decimal",
+                      disabled=work.correct)
+        st.button("Check", key=f"ls_{item.number}_check", disabled=work.correct, on_click=check,
+                  args=(item.number,))
+    verdict = st.session_state.get(f"ls_{item.number}_verdict")
+    if work.correct:
+        st.success(markdown_escape("Right: " + item.question.solution + " Chapter done."), icon=":material/check:")
+    elif verdict is not None:
+        (st.warning if verdict.counted else st.error)(markdown_escape(verdict.message))
+    if not work.correct and work.solution_shown:
+        st.info(markdown_escape("The worked answer (after two tries): " + item.question.solution))
+
+
+def footer(item: Chapter, state: Lesson) -> None:
+    path, words = item.tool
+    st.page_link(page_named(path).file, label=f"Go further: {words}", icon=":material/arrow_outward:")
+    with st.container(horizontal=True, horizontal_alignment="distribute"):
+        if item.number > 1:
+            st.button("← Back", key="ls_back", on_click=move, args=(item.number - 1,))
+        if item.number < CHAPTER_COUNT:
+            st.button("Next →", key="ls_next", on_click=move, args=(item.number + 1,), type="primary")
+        else:
+            st.markdown("**The end of the path.** The tools in the menu go further.")
+
+
+def main() -> None:
+    state = lesson()
+    title("Start here")
+    follow_link(state)
+    if problem := st.session_state.pop(MEMORY_PROBLEM, ""):
+        st.warning(markdown_escape(problem))
+    st.markdown(IDEA)
+    progress_marker(state)
+    item = chapter(state.current)
+    section(item.name)
+    for paragraph in item.text:
+        st.markdown(paragraph)
+    left, right = st.columns(2, gap="large")  # the chart to read beside the boxes to fill (a phone stacks them)
+    with left:
+        interactives.before(item, state.of(item.number))
+    with right:
+        prediction(item, state)
+    if state.of(item.number).revealed:
+        interactives.after(item, state.of(item.number))
+    st.divider()
+    question(item, state)
+    st.divider()
+    footer(item, state)
+    write_link(state)
+    forget = st.session_state.pop(FORGET, False)
+    browser_memory(MEMORY_NAME, "" if forget else state.to_text(), stored_arrived)
+    message, error, focus = st.session_state.pop(SAID, ("", "", ""))
+    announce("ls", message, error=error, focus=focus)
+
+
+main()
