@@ -29,9 +29,9 @@ PREDICTIONS = {
     5: (F(3, 4), F(1, 4)),  # worked example: max(0, p − q) = (0, 3/10, 1/10), Z = 2/5: r(B) = 3/4, r(C) = 1/4
     6: (250,),  # 1000 · p(fish) = 1000/4
     7: (F(125, 512),),  # α³ = (5/8)³
-    # resample from p: fish = kept 1/4 + Z · p(fish) = 1/4 + 3/8 · 1/4 = 11/32;
-    # candidates = top 2 of q (fish, cat): the residual over them is cat alone, so dog = kept 1/8 only
-    8: (F(11, 32), F(1, 8)),
+    # greedy draft: fish proposed every step, kept with p/q = (1/4)/(5/8) = 2/5;
+    # resample from p: fish = kept 1/4 + Z · p(fish) = 1/4 + 3/8 · 1/4 = 11/32
+    8: (F(2, 5), F(11, 32)),
 }
 # each question's answer, by hand
 ANSWERS = {
@@ -248,3 +248,44 @@ def test_the_shared_mistakes_name_alpha_times_r_in_a_correction():
 def test_seeded_uniforms_are_reproducible():
     assert lesson.step_story(5) == lesson.step_story(5)
     assert random.Random(5).random() == random.Random(5).random()
+
+
+# --- Exercises' attempts kept in the browser ----------------------------------------------------------------------
+
+
+def test_exercises_attempts_round_trip_and_rightness_is_checked_again():
+    from lab.models.exercises import attempts_from_text, attempts_text
+    from lab.teaching.exercises import Attempt, generate_problems
+
+    problems = generate_problems(7, 3)
+    right = problems[0].answer_text
+    stored = attempts_text({1: Attempt(right, True, 2, 1), 2: Attempt("12345", False, 1, 0), 3: Attempt()})
+    back = attempts_from_text(stored, problems)
+    assert set(back) == {1, 2} and back[1].correct and back[1].tries == 2 and back[1].hints_used == 1
+    assert not back[2].correct
+    forged = stored.replace('"12345"', f'"{right}"')  # a wrong answer's row claiming another's right answer
+    assert attempts_from_text(forged, problems)[2].correct == (problems[1].answer_text == right)
+
+
+@pytest.mark.parametrize(
+    "text", ["{", '{"v":2,"a":{}}', '{"v":1,"a":{"9":["1",1,0]}}', '{"v":1,"a":{"1":["1",-1,0]}}', "x" * 30_000]
+)
+def test_exercises_stored_text_that_cannot_be_used_is_refused(text):
+    from lab.models.exercises import attempts_from_text
+    from lab.teaching.exercises import generate_problems
+
+    with pytest.raises(ValueError, match="saved answer"):
+        attempts_from_text(text, generate_problems(7, 3))
+
+
+def test_exercises_second_wrong_answer_is_diagnosed_too():
+    """The papercut: the first wrong answer got a diagnosis, a second one ('α·r' for 'Z·r') did not."""
+    from lab.teaching.exercises import Attempt, Problem, record_try
+
+    p = Distribution(("A", "B", "C"), (F(1, 10), F(3, 5), F(3, 10)))
+    q = Distribution(("A", "B", "C"), (F(1, 2), F(3, 10), F(1, 5)))
+    problem = Problem(1, 0, "basic", "correction", "B", p, q)
+    attempt = Attempt()
+    first = record_try(attempt, problem, "3/4")  # r(B) for Z·r(B)
+    second = record_try(attempt, problem, "9/20")  # α·r(B) = 3/5 · 3/4
+    assert "residual itself" in first.message and "uses α" in second.message and attempt.tries == 2

@@ -18,7 +18,8 @@ WRONG = {1: ("1/5", "p(x) alone"), 2: ("1/4", "rejection probability"), 3: ("1/5
          7: ("3", "ends the block"), 8: ("1/2", "correct rule")}
 # what only the reveal shows, per chapter (the exact column of the prediction table)
 REVEAL_WORDS = {1: "min(1, p(x)/q(x))", 2: "= min(q(x), p(x))", 3: "r = (cat 2/3", 4: "no correction",
-                5: "r(B) = 3/4", 6: "Expected: 1,000 × p(fish) = 250", 7: "α^3 = 125/512", 8: "writes fish with"}
+                5: "r(B) = 3/4", 6: "Expected: 1,000 × p(fish) = 250", 7: "α³ = 125/512",
+                8: "writes fish with probability 2/5"}
 
 
 def text_of(at: AppTest) -> str:
@@ -121,5 +122,5 @@ def test_start_over_clears_the_progress():
 
 def test_the_glossary_lists_every_term_at_its_anchor():
     at = open_linked_page("lab/views/lesson/glossary.py")
-    words = [s.value for s in at.subheader]
+    words = [s.value for s in at.header]
     assert "Z, rejection probability" in words and "Residual (r)" in words and len(words) >= 10

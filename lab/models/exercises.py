@@ -102,3 +102,47 @@ class Sheet:
     def check_bars(self, number: int, bars: tuple[float, ...]) -> None:
         """The predicted bars of exercise ``number`` as checked (the score is shown for them)."""
         self.checked_bars[number] = bars
+
+
+# --- the attempts kept in the browser (localStorage), so a reload keeps them --------------------------------------
+
+MAX_STORED = 20_000  # characters: a sheet's attempts at the box's 40-character limit fit many times over
+
+
+def attempts_text(attempts: dict[int, Attempt]) -> str:
+    """One assignment's attempts as the text the browser keeps."""
+    import json
+
+    rows = {str(n): [a.answer, a.tries, a.hints_used] for n, a in sorted(attempts.items()) if a.tries or a.hints_used}
+    return json.dumps({"v": 1, "a": rows}, separators=(",", ":"))
+
+
+def attempts_from_text(text: str, problems: list[Problem]) -> dict[int, Attempt]:
+    """The attempts a stored text describes, for these problems; ValueError names what cannot be used. Whether an
+    answer is right is not taken on the browser's word: it is checked again."""
+    import json
+
+    from lab.teaching.exercises import check_answer
+
+    if not isinstance(text, str) or len(text) > MAX_STORED:
+        raise ValueError("the saved answers are not a short text")
+    try:
+        data = json.loads(text)
+    except ValueError:
+        raise ValueError("the saved answers are not readable") from None
+    if not isinstance(data, dict) or data.get("v") != 1 or not isinstance(data.get("a"), dict):
+        raise ValueError("the saved answers are from another version of the lab")
+    by_number = {p.number: p for p in problems}
+    attempts = {}
+    for key, row in data["a"].items():
+        number = int(key) if isinstance(key, str) and key.isdigit() and len(key) < 4 else None
+        if number not in by_number:
+            raise ValueError(f"the saved answers name a problem {str(key)[:8]!r} this assignment does not have")
+        ok = isinstance(row, list) and len(row) == 3 and isinstance(row[0], str)
+        ok = ok and all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 10_000 for v in row[1:])
+        if not ok:
+            raise ValueError(f"the saved answer to problem {number} is not readable")
+        answer = row[0][:40]
+        correct = bool(answer) and check_answer(by_number[number], answer).correct
+        attempts[number] = Attempt(answer, correct, row[1], min(row[2], len(HINT_STEPS)))
+    return attempts

@@ -61,6 +61,11 @@ class Lesson:
         return self.work.setdefault(number, ChapterWork())
 
     @property
+    def blank(self) -> bool:
+        """Nothing predicted, revealed or answered yet (a chapter merely opened does not count)."""
+        return not any(w.revealed or w.tries or w.predictions for w in self.work.values())
+
+    @property
     def done(self) -> tuple[int, ...]:
         return tuple(n for n in range(1, CHAPTER_COUNT + 1) if n in self.work and self.work[n].done)
 

@@ -31,7 +31,7 @@ EDGE_CASES = ("equal-distributions", "disjoint-support", "draft-misses-support")
 DECIMAL_TOLERANCE = Fraction(1, 200)  # a decimal counts within 0.005, as in Exercises
 RUN_STEPS = 1000  # chapter 6's run
 BLOCK_DRAFTS = 3  # chapter 7's K
-MISTAKE_RULES = ("resample-from-p", "candidates-only")  # chapter 8's two cards (lab.teaching.pitfalls)
+MISTAKE_RULES = ("greedy-draft", "resample-from-p")  # chapter 8's two cards (lab.teaching.pitfalls)
 
 
 @lru_cache(maxsize=8)
@@ -148,6 +148,10 @@ class Chapter:
         return f"Chapter {self.number}: {self.title}"
 
 
+def _sup(n: int) -> str:
+    return str(n).translate(str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹"))
+
+
 def _pairs(tokens, values) -> str:
     return ", ".join(f"{t} {fraction_text(v)}" for t, v in zip(tokens, values))
 
@@ -168,7 +172,6 @@ def _chapters() -> tuple[Chapter, ...]:
     all_kept = alpha**BLOCK_DRAFTS
     per_block = expected_tokens(alpha, BLOCK_DRAFTS)
     fish = t.index("fish")
-    dog = t.index("dog")
     cat = t.index("cat")
     return (
         Chapter(
@@ -344,8 +347,8 @@ def _chapters() -> tuple[Chapter, ...]:
             (
                 "One step is random; many steps show the law. The **law** of a sampler is the probability of each "
                 "output, its [distribution](glossary#law).",
-                f"**Run** makes {RUN_STEPS:,} speculative steps for “My pet is a”, and, beside them, "
-                f"{RUN_STEPS:,} draws straight from the target.",
+                f"Once you have predicted, {RUN_STEPS:,} speculative steps run for “My pet is a”, and beside them "
+                f"{RUN_STEPS:,} draws straight from the target; **Run again** draws new random numbers.",
             ),
             f"Of {RUN_STEPS:,} speculative steps, how many do you expect to output fish?",
             (Ask("expected fish", RUN_STEPS * pet.p[fish], Fraction(5)),),
@@ -385,8 +388,8 @@ def _chapters() -> tuple[Chapter, ...]:
             f"Predict the probability that all {BLOCK_DRAFTS} guesses of a block are kept.",
             (Ask("all kept", all_kept),),
             (
-                f"α^{BLOCK_DRAFTS} = {with_decimal(all_kept)}. A block adds on average "
-                f"(1 − α^{BLOCK_DRAFTS + 1}) / (1 − α) = {with_decimal(per_block)} tokens for one check by the "
+                f"α{_sup(BLOCK_DRAFTS)} = {with_decimal(all_kept)}. A block adds on average "
+                f"(1 − α{_sup(BLOCK_DRAFTS + 1)}) / (1 − α) = {with_decimal(per_block)} tokens for one check by the "
                 "target, where sampling from the target alone adds one: that is what speculation buys, when the "
                 "draft is cheap.",
             ),
@@ -411,25 +414,27 @@ def _chapters() -> tuple[Chapter, ...]:
             8,
             "Mistakes real code made",
             (
-                "Two changes that look harmless, each found in real code. **Resample from p**: on a rejection, "
-                "draw the replacement from the target p instead of the residual. **Residual over the candidates**: "
-                "compute the residual only over the draft's two most likely tokens (fish and cat here), not the "
-                "whole vocabulary.",
+                "Two changes that look harmless. **Greedy draft**: the draft always proposes its most likely word "
+                "(fish), but the test still uses q(fish) as if the draft had drawn it at random; this shipped in "
+                "the transformers library (its issue #32867). **Resample from p**: on a rejection, draw the "
+                "replacement from the target p instead of the residual, the slip most often made when the rule is "
+                "written from memory.",
             ),
-            "With each mistake, predict the probability of the word named.",
+            "With each mistake, predict the probability that the output is fish (the target wants 1/4).",
             (
-                Ask("P(fish) with resample from p", mistaken["resample-from-p"][fish]),
-                Ask("P(dog) with the residual over candidates", mistaken["candidates-only"][dog]),
+                Ask("P(fish), greedy draft", mistaken["greedy-draft"][fish]),
+                Ask("P(fish), resample from p", mistaken["resample-from-p"][fish]),
             ),
             (
-                "**Resample from p** writes fish with probability "
-                + fraction_text(mistaken["resample-from-p"][fish]) + ", not 1/4: kept proposals already gave fish "
-                "its share, and drawing from p adds it again.",
-                "**Residual over the candidates** writes dog with probability "
-                + fraction_text(mistaken["candidates-only"][dog]) + ", not 1/4: dog is not a candidate, so the "
-                "correction can never write it. The residual lives on the target's whole vocabulary.",
-                "Both mistakes are harmless only in special cases: resampling from p when every guess is rejected "
-                "or none is; the candidates when the residual already lies inside them.",
+                "**Greedy draft** writes fish with probability " + fraction_text(mistaken["greedy-draft"][fish])
+                + ": every step proposes fish and keeps it with probability p(fish)/q(fish) = 2/5. The test is "
+                "exact only for a draft that proposes x with probability q(x), so the q a test uses must be the "
+                "one that drew the guess.",
+                "**Resample from p** writes fish with probability " + fraction_text(mistaken["resample-from-p"][fish])
+                + ": kept proposals already gave fish its share min(p, q), and drawing from p adds fish again. "
+                "Only the residual adds exactly what is missing.",
+                "Both are harmless only in special cases: a greedy draft when q is already one-hot; resampling "
+                "from p when every guess is rejected (r = p) or none is.",
             ),
             "mistakes",
             Question(

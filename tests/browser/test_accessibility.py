@@ -90,8 +90,9 @@ def axe_violations(page) -> list[str]:
 HEADINGS_JS = """() => [...document.querySelectorAll('[data-testid=stMain] :is(h1, h2, h3, h4, h5, h6)')]
     .filter(h => h.offsetParent !== null)
     .map(h => ({level: Number(h.tagName[1]), text: h.innerText.trim(),
-                links: h.closest('[data-testid=stHeading], [data-testid=stMarkdownContainer]')
-                        ?.querySelectorAll('[data-testid=stHeaderActionElements] a').length || 0}))"""
+                links: [...(h.closest('[data-testid=stHeading], [data-testid=stMarkdownContainer]')
+                        ?.querySelectorAll('[data-testid=stHeaderActionElements] a') || [])]
+                        .filter(a => a.offsetParent !== null).length}))"""
 
 SPOKEN_ICONS_JS = """() => [...document.querySelectorAll('[role=img][aria-label$=" icon"]')]
     .filter(el => el.offsetParent !== null).map(el => el.getAttribute('aria-label'))"""
@@ -290,12 +291,12 @@ def projector_revealed(page, base, presenting):
 
 
 STATES = [
-    *(State(path or "explorer", path) for path in PAGES),
-    State("explorer revealed", "", explorer_revealed),
+    *(State(path or "start-here", path) for path in PAGES),
+    State("explorer revealed", "explorer", explorer_revealed),
     State("binomial revealed", "binomial-lab", binomial_revealed),
     State("binomial worked sum", "binomial-lab", binomial_summed),
     State("binomial bars set by keyboard", "binomial-lab?n=1", binomial_bars_by_keyboard),
-    State("explorer bars dragged and revealed", "", explorer_bars_dragged),
+    State("explorer bars dragged and revealed", "explorer", explorer_bars_dragged),
     State("exercises wrong answer and hint", "exercises", exercises_wrong_and_hint),
     State("exercises predict the bars", "exercises?tab=Predict+the+bars"),
     State("exercises teacher tab", "exercises?tab=Teacher"),
@@ -308,6 +309,24 @@ STATES = [
     State("class student revealed", "class", student_revealed),
     State("projector before the reveal", "class", projector_before_reveal),
     State("projector revealed", "class", projector_revealed),
+]
+
+
+def lesson_revealed_and_answered(page, base, presenting):
+    """A chapter with its prediction revealed, its interactive stepped, and a wrong answer checked (a warning)."""
+    press(page, "Reveal")
+    for name in ("Step", "Run again"):
+        button = page.get_by_role("button", name=name, exact=True)
+        if button.count():
+            button.first.click()
+            wait_idle(page)
+    answer = page.get_by_role("textbox", name="Your answer")
+    answer.fill("12345")
+    press(page, "Check")
+
+
+LESSON_STATES = [
+    State(f"lesson chapter {n} revealed", f"?chapter={n}", lesson_revealed_and_answered) for n in range(1, 9)
 ]
 
 
@@ -326,6 +345,31 @@ def test_axe_finds_nothing(mode_page, state, a11y_app):
     state.open(page, a11y_app, presenting)
     problems = axe_violations(page) + structure_problems(page)
     assert not problems, f"{state.name}:\n" + "\n".join(problems)
+
+
+@pytest.mark.parametrize("mode_page", ["1280", "390"], indirect=True)
+@pytest.mark.parametrize("state", LESSON_STATES, ids=[s.name.replace(" ", "-") for s in LESSON_STATES])
+def test_axe_finds_nothing_in_any_chapter_of_the_lesson(mode_page, state, a11y_app):
+    """Every chapter before its reveal is the Start-here page's own scan with its link; after it, here."""
+    page, presenting = mode_page
+    state.open(page, a11y_app, presenting)
+    problems = axe_violations(page) + structure_problems(page)
+    assert not problems, f"{state.name}:\n" + "\n".join(problems)
+
+
+def test_keyboard_walkthrough_lesson_next_moves_focus_to_the_chapter(page, a11y_app):
+    goto(page, a11y_app)
+    assert live(page, "ls")["status"] == ""
+    tab_to(page, "Reveal")
+    page.keyboard.press("Enter")
+    assert_focus_kept(page, "Reveal", heading="Predict first")
+    assert live(page, "ls")["status"].startswith("Revealed: A proposal is kept with probability min(1, p(x)/q(x))")
+    tab_to(page, "Next →")
+    page.keyboard.press("Enter")
+    wait_idle(page)
+    page.wait_for_timeout(300)
+    focused = page.evaluate("() => document.activeElement.textContent.trim()")
+    assert focused == "Chapter 2: Why kept proposals give min(p, q)"
 
 
 PROJECTOR_SCREEN = {"width": 1920, "height": 1080}  # the size the projector view is made for
@@ -422,7 +466,7 @@ def live(page, key: str) -> dict:
 
 
 def test_reveals_and_refusals_are_announced(page, a11y_app):
-    goto(page, a11y_app)
+    goto(page, f"{a11y_app}/explorer")
     assert live(page, "ex")["status"] == ""  # present from the first run, empty until something happens
     press(page, "Reveal")
     region = live(page, "ex")
@@ -548,7 +592,7 @@ def test_keyboard_walkthrough_worked_example(page, a11y_app):
 
 
 def test_keyboard_walkthrough_explorer_reveal(page, a11y_app):
-    goto(page, a11y_app)
+    goto(page, f"{a11y_app}/explorer")
     tab_to(page, "Predict r(B)")
     for _ in range(75):
         page.keyboard.press("ArrowRight")
@@ -692,7 +736,7 @@ RING_JS = """() => {
 TEXT_BOXES = ("text", "number", "textarea", "password", "search", "email", "url")  # their own 5.2:1 focused border
 
 
-@pytest.mark.parametrize("path", ["binomial-lab", "", "exercises", "pitfalls"])
+@pytest.mark.parametrize("path", ["binomial-lab", "", "explorer", "exercises", "pitfalls"])
 def test_focus_outline_contrast_at_least_3_to_1(page, a11y_app, path):
     goto(page, f"{a11y_app}/{path}")
     if path == "pitfalls":
@@ -712,7 +756,8 @@ def test_focus_outline_contrast_at_least_3_to_1(page, a11y_app, path):
         "binomial-lab": {
             "stSidebarNavLink", "stBaseButton-secondary", "stBaseButton-primary", "stTooltipHoverTarget", "INPUT:switch"
         },
-        "": {"INPUT:range"},
+        "": {"stSidebarNavLink", "stBaseButton-primary", "stExpander", "INPUT:switch"},  # Start here
+        "explorer": {"INPUT:range"},
         "exercises": {"stTab"},
         "pitfalls": {"stExpander"},
     }[path]

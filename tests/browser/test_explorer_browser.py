@@ -15,7 +15,7 @@ def trace(page, name: str) -> dict:
 
 
 def test_explorer_predict_reveal_and_link(page, app_url):
-    goto(page, app_url)
+    goto(page, f"{app_url}/explorer")
     assert trace(page, "target p")["y"] == pytest.approx([0.1, 0.6, 0.3])
     page.get_by_role("slider", name="Predict r(B)").focus()
     for _ in range(5):
@@ -56,7 +56,7 @@ def test_explorer_predict_reveal_and_link(page, app_url):
 def test_explorer_sliders_fill_even_rows_and_the_answer_is_where_the_eye_is(page, app_url, screenshot_dir, size):
     width, height = (int(v) for v in size.split("x"))
     page.set_viewport_size({"width": width, "height": height})
-    goto(page, app_url)
+    goto(page, f"{app_url}/explorer")
     sliders = [page.get_by_role("slider", name=f"Predict r({t})").bounding_box() for t in "ABC"]
     if width >= 1000:  # one row of three beside the chart (today: two, then one)
         assert max(b["y"] for b in sliders) - min(b["y"] for b in sliders) < 2

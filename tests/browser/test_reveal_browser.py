@@ -59,7 +59,8 @@ def screen_text(page) -> str:
 @pytest.mark.parametrize("name", sorted(ANSWERS))
 def test_the_explorer_states_no_answer_before_reveal(page, app_url, name):
     hand = ANSWERS[name]
-    goto(page, f"{app_url}/?scenario={name}", timeout=90_000)  # a shared machine can be slow to draw a first page
+    # a shared machine can be slow to draw a first page
+    goto(page, f"{app_url}/explorer?scenario={name}", timeout=90_000)
     before = screen_text(page)
     assert leaks(before, hand) == []
     assert f"{hand.tokens[0]}: p {hand.p[0]}, q {hand.q[0]}" in before  # the question: the p / q chart's alt

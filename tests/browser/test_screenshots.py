@@ -17,7 +17,7 @@ def nav_links(page, app_url: str) -> list[str]:
 
 def slug(url: str) -> str:
     path = url.split("://", 1)[-1].split("/", 1)[-1].split("?", 1)[0]
-    return re.sub(r"[^A-Za-z0-9_-]+", "-", path).strip("-") or "explorer"
+    return re.sub(r"[^A-Za-z0-9_-]+", "-", path).strip("-") or "start-here"
 
 
 def test_every_page_renders_without_exception(browser, app_url, screenshot_dir):

@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import re
 import secrets
+from fractions import Fraction
 
 import streamlit as st
 
+from lab.core.distance import total_variation
 from lab.core.formatting import exact_text, fraction_text, markdown_table
 from lab.core.scenarios import load_scenario
 from lab.models.explorer import slider_value
@@ -103,8 +105,9 @@ def _stepper(prefix: str, story, heading: str) -> None:
     shown = shown if isinstance(shown, int) and 0 <= shown <= len(lines) else 0
     st.markdown(f"**{heading}**")
     with st.container(horizontal=True):
-        if st.button("Step", key=f"{prefix}_step", disabled=shown >= len(lines), type="primary"):
-            shown += 1
+        # never disabled at the end: a button that disables itself drops keyboard focus to the page's body
+        if st.button("Step", key=f"{prefix}_step", type="primary"):
+            shown = min(shown + 1, len(lines))
         if st.button("New draw", key=f"{prefix}_new", help="Draw new random numbers and start again"):
             st.session_state[seed_key] = secrets.randbelow(10**6) + 2
             shown, lines = 0, story(st.session_state[seed_key])
@@ -113,6 +116,8 @@ def _stepper(prefix: str, story, heading: str) -> None:
     st.session_state[shown_key] = shown
     if not shown:
         st.caption("Press Step to draw the first number.")
+    elif shown == len(lines):
+        st.caption("That is the whole draw: New draw for another.")
     for line in lines[:shown]:
         st.markdown("- " + line)
 
@@ -147,7 +152,12 @@ def _run() -> None:
             ],
         )
     )
-    st.markdown(f"**Counts of {lesson.RUN_STEPS:,} words**")
+    share = [[Fraction(c, lesson.RUN_STEPS) for c in counts] for counts in (spec, direct)]
+    tv = [total_variation(s, result.p) for s in share]
+    st.markdown(
+        f"**Counts of {lesson.RUN_STEPS:,} words.** Total variation distance of the shares from p: speculative "
+        f"{float(tv[0]):.3f}, straight from the target {float(tv[1]):.3f} (0 would be a perfect match)."
+    )
     st.markdown(
         markdown_table(
             ("word", "speculative", "straight from the target", "expected (1,000 × p)"),
@@ -160,7 +170,7 @@ def _run() -> None:
 def _mistakes_chart() -> None:
     result = lesson.example()
     laws = {name: lesson.step_law(lesson.pet_p(), lesson.pet_q(), name).total for name in lesson.MISTAKE_RULES}
-    names = {"resample-from-p": "resample from p", "candidates-only": "residual over candidates"}
+    names = {"greedy-draft": "greedy draft", "resample-from-p": "resample from p"}
     tokens = result.tokens
     chart(
         figure("law_vs_target", tokens, result.p, {names[k]: v for k, v in laws.items()}, "Two mistakes' output law"),

@@ -12,5 +12,5 @@ from lab.views.ui.accessibility import title
 title("Glossary")
 st.caption("The words of speculative sampling, for someone who meets them for the first time.")
 for term in TERMS:
-    st.subheader(term.word, anchor=term.slug)  # the lab's own words, not user text
+    st.header(term.word, anchor=term.slug)  # the lab's own words, not user text
     st.markdown(markdown_escape(term.meaning))

@@ -24,6 +24,8 @@ LINK_SEEN = "ls_link_chapter"  # the link's chapter this session has followed
 MEMORY_NAME = "residual-lab-lesson"
 MEMORY_PROBLEM = "ls_memory_problem"
 FORGET = "ls_forget"  # Start over: the browser's copy is removed in the next run
+PREDICT_HEADING = "Predict first"
+FROM_LINK = "ls_from_link"  # this session opened the chapter its link named
 
 IDEA = (
     "**Speculative sampling** makes a large language model write faster without changing what it writes. A small, "
@@ -51,6 +53,7 @@ def follow_link(state: Lesson) -> None:
     st.session_state[LINK_SEEN] = raw
     try:
         state.go(parse_chapter(raw))
+        st.session_state[FROM_LINK] = True  # the browser's saved place does not override the link's chapter
     except LessonInputError as exc:
         st.warning(markdown_escape(f"{exc}: the lesson opens at your last chapter."), icon=":material/link_off:")
         del st.query_params["chapter"]
@@ -73,9 +76,9 @@ def stored_arrived(text: str) -> None:
         st.session_state[MEMORY_PROBLEM] = f"Your saved progress could not be used ({exc}); the lesson starts fresh."
         return
     state = lesson()
-    fresh = not state.work
+    fresh = state.blank
     state.merge(saved)
-    if fresh and "chapter" not in st.query_params:
+    if fresh and not st.session_state.get(FROM_LINK):
         state.go(saved.current)
 
 
@@ -113,7 +116,7 @@ def progress_marker(state: Lesson) -> None:
 def prediction(item: Chapter, state: Lesson) -> None:
     """The chapter's prediction: its boxes and Reveal, then each box beside the exact value."""
     work = state.of(item.number)
-    subsection("Predict first")
+    subsection(PREDICT_HEADING)
     st.markdown(markdown_escape(item.predict))
     keys = [f"ls_{item.number}_pred_{i}" for i in range(len(item.asks))]
     if work.revealed:
@@ -132,7 +135,8 @@ def prediction(item: Chapter, state: Lesson) -> None:
         texts = [str(st.session_state.get(key) or "")[:40] for key in keys]
     if st.button("Reveal", key=f"ls_{item.number}_reveal", type="primary"):
         state.reveal(item.number, texts)
-        say(f"Revealed: {' '.join(interactives.plain(line) for line in item.revealed)}")
+        # the button goes with the boxes: focus moves to this part's heading, not to the page's body
+        say(f"Revealed: {' '.join(interactives.plain(line) for line in item.revealed)}", focus=PREDICT_HEADING)
         st.rerun()
 
 
@@ -151,10 +155,9 @@ def question(item: Chapter, state: Lesson) -> None:
     key = f"ls_{item.number}_answer"
     st.session_state.setdefault(key, work.answer)
     with st.container(horizontal=True, vertical_alignment="bottom"):
-        st.text_input("Your answer", key=key, max_chars=40, placeholder="a fraction like 3/4, or a decimal",
-                      disabled=work.correct)
-        st.button("Check", key=f"ls_{item.number}_check", disabled=work.correct, on_click=check,
-                  args=(item.number,))
+        # never disabled once right: a control that disables itself drops keyboard focus to the page's body
+        st.text_input("Your answer", key=key, max_chars=40, placeholder="a fraction like 3/4, or a decimal")
+        st.button("Check", key=f"ls_{item.number}_check", on_click=check, args=(item.number,))
     verdict = st.session_state.get(f"ls_{item.number}_verdict")
     if work.correct:
         st.success(markdown_escape("Right: " + item.question.solution + " Chapter done."), icon=":material/check:")
@@ -166,7 +169,9 @@ def question(item: Chapter, state: Lesson) -> None:
 
 def footer(item: Chapter, state: Lesson) -> None:
     path, words = item.tool
-    st.page_link(page_named(path).file, label=f"Go further: {words}", icon=":material/arrow_outward:")
+    tool = page_named(path)
+    st.markdown(f"**Go further**: {words}.")
+    st.page_link(tool.file, label=f"Open {tool.title}", icon=":material/arrow_outward:")
     with st.container(horizontal=True, horizontal_alignment="distribute"):
         if item.number > 1:
             st.button("← Back", key="ls_back", on_click=move, args=(item.number - 1,))
@@ -182,9 +187,10 @@ def main() -> None:
     follow_link(state)
     if problem := st.session_state.pop(MEMORY_PROBLEM, ""):
         st.warning(markdown_escape(problem))
-    st.markdown(IDEA)
-    progress_marker(state)
     item = chapter(state.current)
+    if item.number == 1:
+        st.markdown(IDEA)  # the whole idea, before the path; later chapters build on it
+    progress_marker(state)
     section(item.name)
     for paragraph in item.text:
         st.markdown(paragraph)

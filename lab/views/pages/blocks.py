@@ -331,7 +331,10 @@ def exact_law(state: BlocksModel, markov: MarkovModel) -> None:
     distance_columns[0].metric(
         "total variation distance",
         exact_text(comparison.distance),
-        help="Half the sum of |target − speculative| over all sequences, exact.",
+        help=(
+            "Total variation distance: how far two distributions are, 0 (the same) to 1. Half the sum of "
+            "|target − speculative| over all sequences, exact."
+        ),
     )
     distance_columns[1].markdown(
         (

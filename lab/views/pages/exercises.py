@@ -4,8 +4,9 @@ lab.teaching.exercises / lab.teaching.exports.
 The answer keys and the presenter's Reveal buttons are the teacher's: they open only with a teacher link (the
 assignment link plus a token derived from the server's secret, made for a seed drawn at random); a student's
 assignment link shows the problems, hints, the worked solution after two tries and their own results.
-Attempts live in this browser session, and on the server only after the student asks for a resume link
-(lab.views.pages.study_resume: the id in the link brings them back after a reload or a restart).
+Attempts are kept in this browser's localStorage (lab.views.ui.browser_memory: a reload brings them back), and on
+the server only after the student asks for a resume link (lab.views.pages.study_resume: the id in the link brings
+them back on another device too).
 
 Each tab is a function of the session's :class:`lab.models.exercises.Sheet` (the assignment and what this student
 did with it, and the methods that change it), with a short main at the bottom."""
@@ -19,7 +20,7 @@ import streamlit as st
 from lab.classroom.secret import SecretError, server_secret
 from lab.core.formatting import fraction_text, markdown_escape, markdown_table, with_decimal
 from lab.models.bars import BAR_STEP
-from lab.models.exercises import TABS, ExercisesModel, Sheet
+from lab.models.exercises import TABS, ExercisesModel, Sheet, attempts_from_text, attempts_text
 from lab.teaching.exercises import (
     HINT_STEPS,
     LEVEL_TITLES,
@@ -48,6 +49,7 @@ from lab.views.live_class.once_per_server import assignment_downloads, pq_table,
 from lab.views.pages import study_resume
 from lab.views.ui.accessibility import announce, section, title
 from lab.views.ui.bar_predictor import bar_predictor
+from lab.views.ui.browser_memory import browser_memory
 from lab.views.ui.charts import chart, figure, show_feedback
 from lab.views.ui.controls import Widgets
 from lab.views.ui.page_state import kept_in_session, refuse_link_values, show_link_warnings
@@ -88,8 +90,8 @@ def intro() -> None:
     title("Exercises")
     st.caption(
         "Compute α, Z, r and the reconstruction for small distributions. Fractions must be exact; decimals count "
-        "within 0.005. A worked solution opens after two tries. Your answers stay in this browser tab, or get a "
-        "resume link (Your results tab) to keep them."
+        "within 0.005. A worked solution opens after two tries. Your answers are kept in this browser, also after "
+        "a reload; a resume link (Your results tab) keeps them on the server too, to go on from another device."
     )
 
 
@@ -386,12 +388,12 @@ def results_tab(sheet: Sheet, tab) -> None:
         )
         if study_resume.resume_token():
             st.markdown("**Your resume link** (open it later, even after a restart, to continue with your answers):")
-            st.code(
+            link = (
                 assignment_url(st.context.url or "http://localhost:8501/", sheet.seed, sheet.count, sheet.level)
-                + f"&{study_resume.RESUME_PARAM}={study_resume.resume_token()}",
-                language=None,
-                wrap_lines=True,
+                + f"&{study_resume.RESUME_PARAM}={study_resume.resume_token()}"
             )
+            st.link_button("Open my resume link", link, icon=":material/link:")
+            st.code(link, language=None, wrap_lines=True)
         else:
             st.button(
                 "Keep my answers: get a resume link",
@@ -542,6 +544,24 @@ def main() -> None:
     problems_tab(sheet, tab_problems)
     bars_tab(sheet, tab_bars)
     results_tab(sheet, tab_results)
+    keep_in_browser(sheet)
+
+
+def keep_in_browser(sheet: Sheet) -> None:
+    """This assignment's attempts in the browser's localStorage: a reload (a new session) brings them back."""
+
+    def arrived(text: str) -> None:
+        if not text:
+            return
+        try:
+            saved = attempts_from_text(text, sheet.problems)
+        except ValueError as exc:
+            st.session_state[SAID] = ("", f"Your saved answers could not be used: {exc}.")
+            return
+        for number, attempt in saved.items():
+            sheet.attempts.setdefault(number, attempt)  # an attempt made in this session is the newer
+
+    browser_memory(f"residual-lab-exercises-{sheet.key}", attempts_text(sheet.attempts), arrived)
 
 
 main()

@@ -256,7 +256,10 @@ def prediction_panel(tokens: tuple[str, ...]) -> None:
     preds = [slider_value(session[R_PREDICTION.widget_key(i)], v) for i, v in enumerate(model.preds[: len(tokens)])]
     # Z and Reveal in one row: the answer below stays on a laptop's screen
     with st.container(horizontal=True, vertical_alignment="bottom"):
-        WIDGETS.slider(st, "z_pred", format="%.2f", help="The rejection probability")
+        WIDGETS.slider(
+            st, "z_pred", format="%.2f",
+            help="Your guess of Z, the probability that the guess is rejected: Z = Σ max(0, p − q) = 1 − α",
+        )
         # Never disabled by its own press: a button that disables itself drops keyboard focus to the page's
         # body. Pressed again after the reveal, it changes nothing.
         pressed = st.button("Reveal", key="ex_reveal", type="primary")

@@ -102,11 +102,18 @@ def run_metrics(run: StepsRun, exact: ResidualResult, fit) -> None:
         f"{simulation.corrected_share:.4f}",
         help=f"{int(simulation.corrected.sum())} of {simulation.steps} steps",
     )
-    metrics[2].metric("exact Z", with_decimal(exact.z), help="Z = sum of max(0, p - q) = 1 - alpha")
+    metrics[2].metric(
+        "exact Z",
+        with_decimal(exact.z),
+        help="The probability that a step rejects its proposal: Z = Σ max(0, p − q) = 1 − α",
+    )
     metrics[3].metric(
         "chi-square p-value",
         "—" if fit.p_value is None else f"{fit.p_value:.3g}",
-        help="Counts against N p; a small p-value (say below 0.001) would mean the counts do not follow p.",
+        help=(
+            "The chi-square test's p-value (a probability, not the target p): how likely counts this far from "
+            "N·p are if the sampler does follow p. Below 0.001 would mean they do not."
+        ),
     )
     st.markdown(
         f"Your guess was {run.guess:.2f}; the exact share is Z = {with_decimal(exact.z)}, "
@@ -326,7 +333,10 @@ def compare_texts(result, markov: MarkovModel) -> None:
         column.metric(
             f"{label}: chi-square p-value",
             "—" if fit.p_value is None else f"{fit.p_value:.3g}",
-            help="Counts against N times the exact law; a p-value below 0.001 would mean they do not fit it.",
+            help=(
+                "The chi-square test's p-value (a probability, not the target p): counts against N times the "
+                "exact law; below 0.001 would mean they do not fit it."
+            ),
         )
     st.markdown(f"**Why:** {WHY_TEXTS_DIFFER}")
 

@@ -112,6 +112,7 @@ def live_data(key: str, message: str = "", *, error: str = "", focus: str = "") 
 # keys once it has focus, so a box that does overflow gets tabindex=0 and a name (role=region, "Table, scrolls
 # sideways"), and loses them again when it fits: no extra tab stop where nothing scrolls (WCAG 2.1.1). Markdown
 # cannot carry the attribute, so one observer per browser tab sets it whenever the page changes or is resized.
+# The same script closes the sidebar on a narrow screen once a page is chosen in it.
 SCROLL_BOX_KEY = "a11y-scroll-boxes"
 SCROLL_BOX_LABEL = "Table, scrolls sideways"
 _SCROLL_BOX_JS = """
@@ -135,10 +136,33 @@ export default function ({ data }) {
       }
     }
   };
-  const later = () => { if (!queued) { queued = true; requestAnimationFrame(mark); } };
+  // The menu's groups (Start here, Tools, ...): Streamlit puts each group's header and links in a div inside the
+  // list, which is not a list any more (axe: list, listitem). Each group becomes a named group of links instead.
+  const groups = () => {
+    for (const list of document.querySelectorAll("[data-testid=stSidebarNavItems]:has(> div)")) {
+      list.setAttribute("role", "none");
+      for (const group of list.querySelectorAll(":scope > div")) {
+        const header = group.querySelector(":scope > header");
+        group.setAttribute("role", "group");
+        if (header) group.setAttribute("aria-label", header.innerText.trim());
+        for (const item of group.querySelectorAll(":scope > li")) item.setAttribute("role", "none");
+      }
+    }
+  };
+  const later = () => { if (!queued) { queued = true; requestAnimationFrame(() => { mark(); groups(); }); } };
   new MutationObserver(later).observe(document.body, { childList: true, subtree: true });
   window.addEventListener("resize", later);
   later();
+  // A narrow screen shows the sidebar over the page: choosing a page in it closes it (Streamlit does so only for a
+  // browser that calls itself a phone, not for a narrow window or a tablet).
+  document.addEventListener("click", (event) => {
+    if (!event.target.closest || !event.target.closest("[data-testid=stSidebarNav] a")) return;
+    if (!window.matchMedia("(max-width: 767.98px)").matches) return;
+    setTimeout(() => {
+      const close = document.querySelector("[data-testid=stSidebarCollapseButton] button");
+      if (close && close.getAttribute("aria-expanded") === "true") close.click();
+    }, 50);
+  });
 }
 """
 _scroll_boxes = st.components.v2.component("residual_lab_scroll_boxes", js=_SCROLL_BOX_JS, isolate_styles=False)

@@ -43,7 +43,8 @@ label:has(input[type="checkbox"]:focus-visible), label:has(input[type="radio"]:f
 /* live regions and the scroll-box observer (lab/views/ui/accessibility.py): out of the layout and invisible; a student
    page's live part shows its lines (lab/views/live_class/follow.py: the round, what was saved), its regions still
    invisible */
-[class*="st-key-live-"]:not(:has([data-shown] > p)), .st-key-a11y-scroll-boxes, [class*="st-key-live-"] [data-live] {{
+[class*="st-key-live-"]:not(:has([data-shown] > p)), .st-key-a11y-scroll-boxes, [class*="st-key-live-"] [data-live],
+[class*="st-key-browser-memory-"] {{
   position: absolute !important; width: 1px !important; height: 1px !important; overflow: hidden !important;
   clip-path: inset(50%) !important; white-space: nowrap !important; margin: -1px !important; padding: 0 !important;
 }}
@@ -51,6 +52,14 @@ label:has(input[type="checkbox"]:focus-visible), label:has(input[type="radio"]:f
 [data-shown] p:last-child {{ margin-bottom: 0; }}
 [data-shown] p.rl-small {{ font-size: 0.875rem; color: {palette.CAPTION}; }}
 h1, h2, h3, h4 {{ overflow-wrap: anywhere; }}
+/* a heading with an anchor (the Glossary's terms, linked from the lesson) keeps its anchor, not the hover link: a
+   tab stop on every heading */
+[data-testid="stHeaderActionElements"] {{ display: none !important; }}
+/* touch targets of at least 24 x 24 px (WCAG 2.2's 2.5.8): help icons (16 px) and radio options (13 px circles) */
+[data-testid="stTooltipHoverTarget"]:has([data-testid="stTooltipIcon"]), button[aria-label^="Help for"] {{
+  min-width: 24px; min-height: 24px; display: inline-flex; align-items: center; justify-content: center;
+}}
+[data-testid="stRadio"] label[data-baseweb="radio"] {{ min-height: 24px; align-items: center; }}
 [data-testid="stMarkdownContainer"]:has(> table) {{ overflow-x: auto; }}
 @media (min-width: 700px) {{ [class*="st-key-scroll-cue-"] {{ display: none !important; }} }}
 </style>
