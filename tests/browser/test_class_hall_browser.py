@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from browserlib import DESKTOP, ROOT, goto, start_streamlit, stop_process, wait_idle
+from lab.views import shell
 
 PUBLIC_URL = "http://lab.example:8501"
 # The empty share of a screen: the window cut into 24 x 16 cells, a cell empty when no text line, image or chart
@@ -133,7 +134,7 @@ def test_a_joined_students_menu_during_and_after_the_class(browser, loopback_hal
     ctx = browser.new_context(viewport=DESKTOP)
     page = ctx.new_page()
     goto(page, f"{url}/class?code={new.code}")
-    assert len(nav_titles(page)) == 8  # before joining: every page
+    assert len(nav_titles(page)) == len(shell.PAGES)  # before joining: every page
     page.get_by_role("textbox", name="Your name").fill("Ann")
     page.get_by_role("button", name="Join").click()
     page.wait_for_url("**student=**")
@@ -151,7 +152,7 @@ def test_a_joined_students_menu_during_and_after_the_class(browser, loopback_hal
     classes.end_class(engine, new.code, new.teacher_token)
     page.get_by_text("This class has ended", exact=False).first.wait_for(timeout=20_000)
     wait_idle(page, started_timeout=50)
-    assert len(nav_titles(page)) == 8  # after End class: every page again
+    assert len(nav_titles(page)) == len(shell.PAGES)  # after End class: every page again
     ctx.close()
 
 

@@ -43,7 +43,8 @@ def test_answer_typed_right_after_load_survives(page, app_url, query):
 @pytest.mark.parametrize(
     "path",
     [
-        "/?z=0.3",  # the explorer is the default page
+        "/?chapter=2",  # Start here, the default page (nothing saved in this browser yet)
+        "/explorer?z=0.3",
         "/binomial-lab?lab_p=0.33&n=4",
         "/numerics",
         "/sampling?sl_steps=3000&sl_seed=4",

@@ -207,7 +207,8 @@ def main() -> None:
     footer(item, state)
     write_link(state)
     forget = st.session_state.pop(FORGET, False)
-    browser_memory(MEMORY_NAME, "" if forget else state.to_text(), stored_arrived)
+    # a blank lesson is not written: a browser with nothing saved loads the page in one run
+    browser_memory(MEMORY_NAME, "" if forget else None if state.blank else state.to_text(), stored_arrived)
     message, error, focus = st.session_state.pop(SAID, ("", "", ""))
     announce("ls", message, error=error, focus=focus)
 

@@ -561,7 +561,8 @@ def keep_in_browser(sheet: Sheet) -> None:
         for number, attempt in saved.items():
             sheet.attempts.setdefault(number, attempt)  # an attempt made in this session is the newer
 
-    browser_memory(f"residual-lab-exercises-{sheet.key}", attempts_text(sheet.attempts), arrived)
+    keep = attempts_text(sheet.attempts) if any(a.tries or a.hints_used for a in sheet.attempts.values()) else None
+    browser_memory(f"residual-lab-exercises-{sheet.key}", keep, arrived)
 
 
 main()

@@ -1,10 +1,11 @@
 """A text kept in this browser's localStorage for one page (the Start-here lesson's progress): it survives a reload,
 a restart of the server and a closed tab, and stays on the student's own device (nothing is stored on the server).
 
-One invisible Streamlit component (``st.components.v2``, in the page's own document): on its first drawing in a
-browser tab it sends what the browser holds once (a trigger, so the callback reads it before the run that follows);
-afterwards each run hands it the text to keep, which it writes when it changed. The page checks what comes back
-before using it: to the server it is a message anyone could craft.
+One invisible Streamlit component (``st.components.v2``, in the page's own document): when the browser holds a text
+this session has not read, it sends it once (a trigger, so the callback reads it before the run that follows) and
+writes nothing until then; otherwise each run hands it the text to keep, which it writes when it changed. A first
+visit (nothing saved) costs no extra run. The page checks what comes back before using it: to the server it is a
+message anyone could craft.
 """
 
 from __future__ import annotations
@@ -18,16 +19,19 @@ export default function ({ data, setTriggerValue, parentElement }) {
   const name = data.name;
   let stored = null;
   try { stored = window.localStorage.getItem(name); } catch (e) { stored = null; }
-  if (!data.loaded && parentElement.dataset.sent !== name) {
-    parentElement.dataset.sent = name;  // once per element: the page's answer comes back as data.loaded
-    setTriggerValue("stored", stored === null ? "" : stored);
+  if (!data.loaded && stored !== null) {
+    // something saved, not yet read by this session: sent once per element (no write until the page merged it)
+    if (parentElement.dataset.sent !== name) {
+      parentElement.dataset.sent = name;
+      setTriggerValue("stored", stored);
+    }
     return;
   }
-  const keep = data.keep;
+  const keep = data.keep;  // nothing saved (a first visit costs no extra run), or the page has read it
   try {
     if (keep === "") window.localStorage.removeItem(name);
     else if (typeof keep === "string" && keep !== stored) window.localStorage.setItem(name, keep);
-  } catch (e) { /* storage refused (private mode): the lesson still works for this tab */ }
+  } catch (e) { /* storage refused (private mode): the page still works for this tab */ }
 }
 """
 _memory = st.components.v2.component("residual_lab.browser_memory", js=_JS, isolate_styles=False)
@@ -37,7 +41,7 @@ LOADED = "_browser_memory_loaded_"  # session key prefix: the browser's text has
 
 def browser_memory(name: str, keep: str | None, on_stored: Callable[[str], None]) -> None:
     """Keep ``keep`` under ``name`` in localStorage ("": forget it; None: leave it as it is). ``on_stored(text)`` is
-    called once per session with what the browser held ("" for nothing), before the run that draws it."""
+    called once per session with what the browser held, when it held something, before the run that follows."""
     key = KEY_PREFIX + name
 
     def arrived() -> None:
@@ -46,5 +50,5 @@ def browser_memory(name: str, keep: str | None, on_stored: Callable[[str], None]
         on_stored(value if isinstance(value, str) else "")
 
     loaded = bool(st.session_state.get(LOADED + name))
-    data = {"name": name, "loaded": loaded, "keep": keep if loaded else None}
+    data = {"name": name, "loaded": loaded, "keep": keep}
     _memory(key=key, data=data, on_stored_change=arrived)
