@@ -242,7 +242,7 @@ def test_binomial_worked_example_through_the_guide():
     assert [m.label for m in at.metric] == ["distance from your bars (TV)"]
     assert metric(at, "distance") == "1/20 (0.05)"  # (|0.7 - 0.75| + |0.3 - 0.25|) / 2
     text = markdown_text(at)
-    assert "A has zero residual mass" in text and "not a rejection sampler and not a three-token model" in text
+    assert "A has zero residual mass" in text and "this lab does not run speculative sampling itself" in text
     assert "4. Reveal — done" in text and "5. Multiply" in text and "target — done" not in text
     at.text_input(key="bl_zr_B").set_value("3/10")  # Z·r(B) = 2/5 × 3/4
     at.text_input(key="bl_zr_C").set_value("0.1")  # Z·r(C) = 2/5 × 1/4

@@ -44,7 +44,8 @@ TERMS = (
     Term("epsilon", "Epsilon", "A tiny number some code adds to avoid dividing by zero. The lab never does: when "
          "Z = 0 there is no rejection, so nothing is divided."),
     Term("law", "Law", "The distribution of a sampler's outputs: the probability of each possible output. Two "
-         "samplers with the same law may write different text, but each output is equally likely under both."),
+         "samplers with the same law may write different text, yet every output has the same probability under "
+         "both."),
     Term("tv", "TV distance", "Total variation distance between two distributions: half the sum over tokens of "
          "|difference|, from 0 (the same) to 1 (nothing in common); the largest difference in the probability "
          "of any event."),

@@ -184,10 +184,10 @@ def _chapters() -> tuple[Chapter, ...]:
                 "[draft](glossary#draft) model's q.",
                 "Here the text so far is “My pet is a”. The target says p = (" + _pairs(t, pet.p) + "); the draft "
                 "says q = (" + _pairs(t, pet.q) + ").",
-                "The rule for one token: the draft **proposes** a token x, drawn from q. A fresh uniform number u "
-                "between 0 and 1 is drawn, and the guess is **kept** if u < p(x)/q(x). Otherwise it is "
-                "**rejected**, and a fresh draw from the [residual](glossary#residual) r replaces it (chapter 3 "
-                "says what r is).",
+                "The rule for one token: the draft [proposes](glossary#proposal) a token x, drawn from q. A fresh "
+                "uniform number u between 0 and 1 is drawn, and the guess is [kept](glossary#kept) if "
+                "u < p(x)/q(x). Otherwise it is [rejected](glossary#rejected), and a fresh draw from the "
+                "[residual](glossary#residual) r replaces it (chapter 3 says what r is).",
             ),
             "For each word: if the draft proposes it, with what probability is it kept? (When p(x)/q(x) is above 1, "
             "the guess is always kept: write 1.)",
@@ -320,7 +320,7 @@ def _chapters() -> tuple[Chapter, ...]:
                 "draft proposes A more than the target wants it.",
                 "So r lives on B and C alone: it is a coin with two sides, B (“success”) and C (“failure”).",
             ),
-            "Draw the bars of r(B) and r(C).",
+            "Draw the bars of r(B) and r(C) (drag a bar, or use the sliders under them).",
             tuple(Ask(f"r({w})", worked.residual[i]) for i, w in enumerate(worked.tokens) if w != "A"),
             (
                 "r(B) = " + fraction_text(worked.residual[1]) + " and r(C) = " + fraction_text(worked.residual[2])
@@ -377,7 +377,8 @@ def _chapters() -> tuple[Chapter, ...]:
             7,
             "Blocks of drafts",
             (
-                f"In practice the draft guesses K tokens in a row (a **block**, here K = {BLOCK_DRAFTS}), and the "
+                f"In practice the draft guesses K tokens in a row (a [block](glossary#block), here "
+                f"K = {BLOCK_DRAFTS}), and the "
                 "target checks all of them at once, in order. The first rejection ends the block: that guess is "
                 "replaced by a draw from the residual, and the later guesses are thrown away (they were written "
                 "after a token that is no longer there). If every guess is kept, the target adds one token of its "

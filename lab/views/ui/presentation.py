@@ -62,6 +62,8 @@ h1, h2, h3, h4 {{ overflow-wrap: anywhere; }}
 [data-testid="stRadio"] label[data-baseweb="radio"] {{ min-height: 24px; align-items: center; }}
 [data-testid="stMarkdownContainer"]:has(> table) {{ overflow-x: auto; }}
 @media (min-width: 700px) {{ [class*="st-key-scroll-cue-"] {{ display: none !important; }} }}
+/* the table's toolbar (search, download, full screen) is drawn just above the table: room for it under the cue */
+[class*="st-key-scroll-cue-"] {{ padding-bottom: 1.75rem; }}
 </style>
 """
 
