@@ -1,12 +1,12 @@
 """The Start-here lesson in headless Chromium, what AppTest cannot see: the whole path walked by Next alone and
-answered, the progress kept in the browser's localStorage across a reload and a new tab (and not shared with another
-browser), Exercises' answers kept across a reload, and the phone's sidebar closing once a page is chosen."""
+answered, the progress kept in the browser's localStorage across a reload, a new tab and a restart of the server (and
+not shared with another browser), a restart of the server, Exercises' answers kept across a reload, and the phone's sidebar closing once a page is chosen."""
 
 from __future__ import annotations
 
 from fractions import Fraction
 
-from browserlib import PHONE, goto, wait_idle
+from browserlib import PHONE, free_port, goto, start_streamlit, stop_process, wait_idle
 from lab.teaching.exercises import DEFAULT_COUNT, DEFAULT_LEVEL, DEFAULT_SEED, generate_problems
 
 # each chapter's right answer, derived by hand in tests/test_lesson.py
@@ -116,3 +116,27 @@ def test_touch_targets_are_at_least_24_px(browser, app_url):
     )
     assert small == []
     context.close()
+
+
+def test_the_progress_survives_a_restart_of_the_server(browser, tmp_path):
+    """The same address (host and port: localStorage belongs to it) served by a new server process."""
+    port = free_port()
+    proc, url = start_streamlit("server.py", port=port, env={"RESIDUAL_LAB_DATA": str(tmp_path)})
+    context = browser.new_context(viewport={"width": 1280, "height": 800})
+    page = context.new_page()
+    try:
+        goto(page, f"{url}/?chapter=2")
+        page.get_by_role("textbox", name="Your answer").fill("3/4")
+        press(page, "Check")
+        assert "1 of 8 chapters done" in progress(page)
+        page.wait_for_timeout(500)
+    finally:
+        stop_process(proc)
+    proc, url = start_streamlit("server.py", port=port, env={"RESIDUAL_LAB_DATA": str(tmp_path)})
+    try:
+        goto(page, url)
+        page.locator("[data-testid=stProgress]", has_text="1 of 8 chapters done").wait_for(timeout=15_000)
+        assert chapter_heading(page).startswith("Chapter 2:")
+    finally:
+        context.close()
+        stop_process(proc)
