@@ -1,6 +1,7 @@
 """The Start-here lesson in headless Chromium, what AppTest cannot see: the whole path walked by Next alone and
 answered, the progress kept in the browser's localStorage across a reload, a new tab and a restart of the server (and
-not shared with another browser), a restart of the server, Exercises' answers kept across a reload, and the phone's sidebar closing once a page is chosen."""
+not shared with another browser), Exercises' answers kept across a reload, and the phone's sidebar closing once a
+page is chosen."""
 
 from __future__ import annotations
 
