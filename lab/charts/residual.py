@@ -49,10 +49,14 @@ def _layout(title: str, x_title: str, y_title: str, y_max: float, barmode: str =
 _top = base.top
 
 
-def pq_bars(tokens: Sequence[str], p: Sequence, q: Sequence) -> go.Figure:
-    """Target p and draft q side by side per token."""
+def pq_bars(tokens: Sequence[str], p: Sequence, q: Sequence, fit: bool = False) -> go.Figure:
+    """Target p and draft q side by side per token. ``fit``: no height of its own, as tall as its element (the page's
+    CSS makes it shorter on a phone, so the bars to draw under it are on the same screen)."""
     traces = [_bar("p", "target p", tokens, p), _bar("q", "draft q", tokens, q)]
-    return base.figure(traces, _layout("Target p and draft q", "token", "probability", _top(p, q)))
+    layout = _layout("Target p and draft q", "token", "probability", _top(p, q))
+    if fit:
+        del layout["height"]
+    return base.figure(traces, layout)
 
 
 def pq_bars_projected(

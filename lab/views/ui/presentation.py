@@ -15,6 +15,7 @@ from lab.charts import palette
 PRESENT_KEY = "present"  # widget key and URL parameter
 APP_PARAMS = (PRESENT_KEY,)  # URL parameters that belong to the whole app, not to one page
 URL_ON_WORDS = ("1", "true", "yes", "on")
+PQ_FIT_KEY = "pq-fit"  # a p / q chart sized by the CSS below (lab.charts.residual.pq_bars with fit): shorter on phones
 
 # Every page, presenting or not (WCAG 2.1 AA; docs/accessibility.md). Static CSS only.
 # - Focus: Streamlit shows keyboard focus on navigation links and toggles as a faint background wash (1.2:1) and on
@@ -64,6 +65,11 @@ h1, h2, h3, h4 {{ overflow-wrap: anywhere; }}
 @media (min-width: 700px) {{ [class*="st-key-scroll-cue-"] {{ display: none !important; }} }}
 /* the table's toolbar (search, download, full screen) is drawn just above the table: room for it under the cue */
 [class*="st-key-scroll-cue-"] {{ padding-bottom: 1.75rem; }}
+/* the p / q chart beside the bars to draw: on a phone, where they stack, short enough for both on one screen */
+[class*="st-key-pq-fit"] [data-testid="stPlotlyChart"], [class*="st-key-pq-fit"] .js-plotly-plot {{ height: 420px; }}
+@media (max-width: 640px) {{
+  [class*="st-key-pq-fit"] [data-testid="stPlotlyChart"], [class*="st-key-pq-fit"] .js-plotly-plot {{ height: 260px; }}
+}}
 </style>
 """
 
