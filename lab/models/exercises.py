@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from lab.models.stored import read_stored
 from lab.models.url import Control, PageModel
 from lab.teaching.exercises import (
     DEFAULT_COUNT,
@@ -120,18 +121,11 @@ def attempts_text(attempts: dict[int, Attempt]) -> str:
 def attempts_from_text(text: str, problems: list[Problem]) -> dict[int, Attempt]:
     """The attempts a stored text describes, for these problems; ValueError names what cannot be used. Whether an
     answer is right is not taken on the browser's word: it is checked again."""
-    import json
-
     from lab.teaching.exercises import check_answer
 
-    if not isinstance(text, str) or len(text) > MAX_STORED:
-        raise ValueError("the saved answers are not a short text")
-    try:
-        data = json.loads(text)
-    except ValueError:
-        raise ValueError("the saved answers are not readable") from None
-    if not isinstance(data, dict) or data.get("v") != 1 or not isinstance(data.get("a"), dict):
-        raise ValueError("the saved answers are from another version of the lab")
+    data = read_stored(text, 1, MAX_STORED, "the saved answers")
+    if not isinstance(data.get("a"), dict):
+        raise ValueError("the saved answers are not readable")
     by_number = {p.number: p for p in problems}
     attempts = {}
     for key, row in data["a"].items():

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
+from lab.models.stored import read_stored
 from lab.teaching.lesson import CHAPTER_COUNT, chapter
 
 VERSION = 1
@@ -109,14 +110,7 @@ class Lesson:
     @classmethod
     def from_text(cls, text: str) -> Lesson:
         """The lesson a stored text describes; LessonInputError names what is wrong with it."""
-        if not isinstance(text, str) or len(text) > MAX_STORED:
-            raise LessonInputError("the saved lesson is not a short text")
-        try:
-            data = json.loads(text)
-        except ValueError:
-            raise LessonInputError("the saved lesson is not readable") from None
-        if not isinstance(data, dict) or data.get("v") != VERSION:
-            raise LessonInputError("the saved lesson is from another version of the lab")
+        data = read_stored(text, VERSION, MAX_STORED, "the saved lesson", LessonInputError)
         lesson = cls()
         at = data.get("at", 1)
         lesson.current = at if isinstance(at, int) and not isinstance(at, bool) and 1 <= at <= CHAPTER_COUNT else 1

@@ -341,8 +341,12 @@ def mode_page(browser, request):
 @pytest.mark.parametrize("mode_page", list(MODES), indirect=True)
 @pytest.mark.parametrize("state", STATES, ids=[s.name.replace(" ", "-") for s in STATES])
 def test_axe_finds_nothing(mode_page, state, a11y_app):
+    scan(mode_page, state, a11y_app)
+
+
+def scan(mode_page, state: State, base: str) -> None:
     page, presenting = mode_page
-    state.open(page, a11y_app, presenting)
+    state.open(page, base, presenting)
     problems = axe_violations(page) + structure_problems(page)
     assert not problems, f"{state.name}:\n" + "\n".join(problems)
 
@@ -351,10 +355,7 @@ def test_axe_finds_nothing(mode_page, state, a11y_app):
 @pytest.mark.parametrize("state", LESSON_STATES, ids=[s.name.replace(" ", "-") for s in LESSON_STATES])
 def test_axe_finds_nothing_in_any_chapter_of_the_lesson(mode_page, state, a11y_app):
     """Every chapter before its reveal is the Start-here page's own scan with its link; after it, here."""
-    page, presenting = mode_page
-    state.open(page, a11y_app, presenting)
-    problems = axe_violations(page) + structure_problems(page)
-    assert not problems, f"{state.name}:\n" + "\n".join(problems)
+    scan(mode_page, state, a11y_app)
 
 
 def test_keyboard_walkthrough_lesson_next_moves_focus_to_the_chapter(page, a11y_app):
