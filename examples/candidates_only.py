@@ -21,6 +21,7 @@ EXPECTED_VERDICT = {
         "eight-words",
         "one-hot-draft",
         "partial-zeros",
+        "pet-words",
         "processed-target",
     ],
     "identified_as": "candidates-only",

@@ -25,6 +25,7 @@ EXPECTED_VERDICT = {
         "eight-words",
         "one-hot-draft",
         "partial-zeros",
+        "pet-words",
         "processed-target",
     ],
     "identified_as": "epsilon-floor",

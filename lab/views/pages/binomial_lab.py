@@ -77,9 +77,8 @@ def intro() -> None:
         "parameter, the probability that one trial succeeds: it is not the target p of a scenario.\n\n"
         "With n = 1 the two bars are **B** (success) and **C** (failure). In the worked example "
         "(the scenario “The worked example: three tokens”) A has zero "
-        "residual mass, so A is outside this two-outcome display. The two bars are exactly the residual r, the "
-        "distribution a rejected guess is replaced from, drawn as a coin with two sides: this lab does not run "
-        "speculative sampling itself, and it has only the two tokens B and C."
+        "residual mass, so A is outside this two-outcome display. The two bars are the residual r itself, drawn as "
+        "a coin: this lab does not run speculative sampling itself."
     )
 
 
