@@ -8,6 +8,7 @@ values first (``count=inf`` would otherwise reach Streamlit's number_input as an
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 
 from lab.models.stored import read_stored
@@ -25,6 +26,7 @@ from lab.teaching.exercises import (
     Attempt,
     Feedback,
     Problem,
+    check_answer,
     hints,
     record_try,
 )
@@ -112,8 +114,6 @@ MAX_STORED = 20_000  # characters: a sheet's attempts at the box's 40-character 
 
 def attempts_text(attempts: dict[int, Attempt]) -> str:
     """One assignment's attempts as the text the browser keeps."""
-    import json
-
     rows = {str(n): [a.answer, a.tries, a.hints_used] for n, a in sorted(attempts.items()) if a.tries or a.hints_used}
     return json.dumps({"v": 1, "a": rows}, separators=(",", ":"))
 
@@ -121,8 +121,6 @@ def attempts_text(attempts: dict[int, Attempt]) -> str:
 def attempts_from_text(text: str, problems: list[Problem]) -> dict[int, Attempt]:
     """The attempts a stored text describes, for these problems; ValueError names what cannot be used. Whether an
     answer is right is not taken on the browser's word: it is checked again."""
-    from lab.teaching.exercises import check_answer
-
     data = read_stored(text, 1, MAX_STORED, "the saved answers")
     if not isinstance(data.get("a"), dict):
         raise ValueError("the saved answers are not readable")

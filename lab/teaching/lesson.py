@@ -23,7 +23,7 @@ from lab.core.sampling import step_law
 from lab.core.scenarios import load_scenario
 from lab.core.speedup import expected_tokens
 from lab.teaching.exercises import UNDEFINED, UNDEFINED_WORDS, parse_answer
-from lab.teaching.mistakes import ALPHA, CORRECTION, Field, R, diagnose, feedback
+from lab.teaching.mistakes import ALPHA, CORRECTION, NUMBER_WITHOUT_REJECTION, Field, R, diagnose, feedback
 
 EXAMPLE = "pet-words"
 WORKED_EXAMPLE = "bernoulli-residual"
@@ -96,7 +96,7 @@ class Question:
         if self.answer == UNDEFINED:
             if parsed.form == "word" and parsed.value in UNDEFINED_WORDS:
                 return Verdict(True, True, "Right: " + self.solution)
-            return Verdict(False, True, "Not yet. " + feedback(_diagnosis_of_number_here(), self.field.token))
+            return Verdict(False, True, "Not yet. " + feedback(NUMBER_WITHOUT_REJECTION, self.field.token))
         if parsed.form == "word":
             return Verdict(False, True, f"{shown} is a word: this quantity has a value here, a number.")
         value = parsed.value
@@ -119,12 +119,6 @@ class Question:
             if mistake is not None:
                 return feedback(mistake, self.field.token)
         return None
-
-
-def _diagnosis_of_number_here():
-    from lab.teaching.mistakes import NUMBER_WITHOUT_REJECTION
-
-    return NUMBER_WITHOUT_REJECTION
 
 
 # --- chapters ------------------------------------------------------------------------------------------------
@@ -167,7 +161,7 @@ def _chapters() -> tuple[Chapter, ...]:
     worked = example(WORKED_EXAMPLE)
     keep = kept_probabilities(pet)
     edges = [example(name) for name in EDGE_CASES]
-    mistaken = {name: step_law(pet_p(), pet_q(), name).total for name in MISTAKE_RULES}
+    mistaken = mistake_laws()
     alpha = pet.alpha
     all_kept = alpha**BLOCK_DRAFTS
     per_block = expected_tokens(alpha, BLOCK_DRAFTS)
@@ -456,12 +450,11 @@ def _chapters() -> tuple[Chapter, ...]:
     )
 
 
-def pet_p() -> Distribution:
-    return load_scenario(EXAMPLE).p
-
-
-def pet_q() -> Distribution:
-    return load_scenario(EXAMPLE).q
+@lru_cache(maxsize=1)
+def mistake_laws() -> dict[str, tuple[Fraction, ...]]:
+    """Chapter 8: each mistaken rule's exact one-step output law on the example (its reveal and its chart)."""
+    scenario = load_scenario(EXAMPLE)
+    return {name: step_law(scenario.p, scenario.q, name).total for name in MISTAKE_RULES}
 
 
 @lru_cache(maxsize=1)

@@ -17,8 +17,7 @@ from lab.models.lesson import ChapterWork
 from lab.teaching import lesson
 from lab.teaching.lesson import Chapter
 from lab.views.ui.bar_predictor import bar_predictor
-from lab.views.ui.charts import chart, figure
-from lab.views.ui.presentation import PQ_FIT_KEY
+from lab.views.ui.charts import chart, figure, pq_chart
 
 
 def plain(markdown_line: str) -> str:
@@ -28,20 +27,7 @@ def plain(markdown_line: str) -> str:
 
 def _pq(name: str, key: str) -> None:
     scenario = load_scenario(name)
-    tokens, p, q = scenario.tokens, scenario.p.values, scenario.q.values
-    with st.container(key=f"{PQ_FIT_KEY}-{key}"):  # shorter on a phone: the boxes to fill follow on the same screen
-        _pq_chart(tokens, p, q, key)
-
-
-def _pq_chart(tokens, p, q, key: str) -> None:
-    chart(
-        figure("pq_bars", tokens, p, q, True),
-        key=key,
-        height="stretch",
-        alt="Grouped bars of target p and draft q per token: "
-        + "; ".join(f"{t}: p {fraction_text(a)}, q {fraction_text(b)}" for t, a, b in zip(tokens, p, q)),
-        table=(("token", "target p", "draft q"), [(t, exact_text(a), exact_text(b)) for t, a, b in zip(tokens, p, q)]),
-    )
+    pq_chart(scenario.tokens, scenario.p.values, scenario.q.values, key)
 
 
 def _reconstruction(name: str, key: str) -> None:
@@ -176,7 +162,7 @@ def _run() -> None:
 
 def _mistakes_chart() -> None:
     result = lesson.example()
-    laws = {name: lesson.step_law(lesson.pet_p(), lesson.pet_q(), name).total for name in lesson.MISTAKE_RULES}
+    laws = lesson.mistake_laws()
     names = {"greedy-draft": "greedy draft", "resample-from-p": "resample from p"}
     tokens = result.tokens
     chart(

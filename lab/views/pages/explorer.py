@@ -30,9 +30,10 @@ from lab.models.explorer import (
 from lab.views.ui.accessibility import announce, section, title, wide_table_cue
 from lab.views.ui.bar_predictor import bar_predictor
 from lab.views.ui.charts import chart, figure
+from lab.views.ui.charts import pq_chart as draw_pq_chart  # this page's pq_chart(result) draws with it
 from lab.views.ui.controls import Widgets
 from lab.views.ui.page_state import keep_valid, load_once, push_to_widgets, sync_query_params
-from lab.views.ui.presentation import PQ_FIT_KEY, is_presenting, url_reveal_allowed
+from lab.views.ui.presentation import is_presenting, url_reveal_allowed
 
 session = st.session_state  # this browser session's state
 WIDGETS = Widgets(ExplorerModel, start=False)  # widgets from the model's controls (their values are put in first)
@@ -312,20 +313,7 @@ def exact_answer(result, model: ExplorerModel, score, explanation: str) -> None:
 
 
 def pq_chart(result) -> None:
-    tokens, p, q = result.tokens, result.p, result.q
-    with st.container(key=PQ_FIT_KEY):  # shorter on a phone: the bars to draw follow on the same screen
-        _pq_chart(tokens, p, q)
-
-
-def _pq_chart(tokens, p, q) -> None:
-    chart(
-        figure("pq_bars", tokens, p, q, True),
-        key="ex_pq_chart",
-        height="stretch",
-        alt="Grouped bars of target p and draft q per token: "
-        + "; ".join(f"{t}: p {fraction_text(a)}, q {fraction_text(b)}" for t, a, b in zip(tokens, p, q)),
-        table=(("token", "target p", "draft q"), [(t, exact_text(a), exact_text(b)) for t, a, b in zip(tokens, p, q)]),
-    )
+    draw_pq_chart(result.tokens, result.p, result.q, "ex_pq_chart")
 
 
 def score_details(tokens, score) -> None:

@@ -9,10 +9,11 @@ import streamlit as st
 
 from lab.charts.base import title_of
 from lab.charts.figures import FIGURES
-from lab.core.formatting import markdown_escape, markdown_table
+from lab.core.formatting import exact_text, fraction_text, markdown_escape, markdown_table
 from lab.core.variants import Variant
 from lab.teaching.exercises import Feedback
 from lab.views.patches.plotly_json import SharedSpec
+from lab.views.ui.presentation import PQ_FIT_KEY
 
 CHART_CONFIG = {"displayModeBar": False, "responsive": True}
 
@@ -101,3 +102,21 @@ def chart(fig, key: str, alt: str, table: tuple | None = None, height="content",
         if values.open:
             with values:
                 st.markdown(markdown_table(*table))
+
+
+def pq_chart(tokens, p, q, key: str) -> None:
+    """Target p and draft q as the pages ask the student to read them, sized by the page's CSS (shorter on a phone,
+    so the bars or boxes to fill under it are on the same screen), its exact values in its text alternative and
+    table."""
+    with st.container(key=f"{PQ_FIT_KEY}-{key}"):
+        chart(
+            figure("pq_bars", tokens, p, q, True),
+            key=key,
+            height="stretch",
+            alt="Grouped bars of target p and draft q per token: "
+            + "; ".join(f"{t}: p {fraction_text(a)}, q {fraction_text(b)}" for t, a, b in zip(tokens, p, q)),
+            table=(
+                ("token", "target p", "draft q"),
+                [(t, exact_text(a), exact_text(b)) for t, a, b in zip(tokens, p, q)],
+            ),
+        )
