@@ -225,6 +225,30 @@ def wait_idle(page, timeout: float = 30_000, started_timeout: float = 400) -> No
     )
 
 
+OPEN_JS = """el => el.tagName === 'SUMMARY' ? el.parentElement.open : el.getAttribute('aria-expanded') === 'true'"""
+
+
+def reveal_then(page, openers, target, tries: int = 4, wait: float = 4_000):
+    """Open what hides ``target`` (each of ``openers``, a locator, is clicked only while ``target`` is hidden) and
+    return ``target`` once visible. A dashboard that refreshes itself may redraw an expander or a popover closed
+    between two clicks (seen in CI), so the openers are clicked again, up to ``tries`` times."""
+    for attempt in range(tries):
+        for opener in openers:
+            if target.is_visible():
+                break
+            if opener.evaluate(OPEN_JS):
+                continue
+            opener.click()
+        try:
+            target.wait_for(state="visible", timeout=wait)
+            return target
+        except Exception:
+            if attempt == tries - 1:
+                raise
+            wait_idle(page)
+    return target
+
+
 def count_runs(page) -> list[str]:
     """From now on, the returned list grows by one entry per script run the server starts for this page's
     WebSockets: every run, whoever asked for it (a whole-page run or a fragment's), begins with a ``new_session``

@@ -16,6 +16,7 @@ from browserlib import (
     app_with_class_data,
     goto,
     plotly_data,
+    reveal_then,
     screenshot_full,
     start_streamlit,
     stop_process,
@@ -463,9 +464,9 @@ def test_new_teacher_link_refuses_the_old_link_at_once(browser, class_app):
     projector = projector_ctx.new_page()
     goto(projector, teacher.get_by_role("link", name="Projector view").get_attribute("href"))
 
-    teacher.get_by_text("Your private teacher link").click()  # folded away once an activity is open
-    teacher.get_by_role("button", name="New teacher link").click()
-    teacher.get_by_role("button", name="Replace my teacher link now").click()
+    expander = teacher.locator("[data-testid=stExpander] summary", has_text="Your private teacher link")
+    popover = teacher.get_by_role("button", name="New teacher link")  # folded away once an activity is open
+    reveal_then(teacher, [expander, popover], teacher.get_by_role("button", name="Replace my teacher link now")).click()
     wait_idle(teacher)
     teacher.wait_for_function(f"() => !window.location.href.includes({old!r})")
     new = parse_qs(urlsplit(teacher.url).query)["teacher"][0]
