@@ -2,9 +2,9 @@
 
 This module builds the parser and dispatches; each command group lives in its own module with a
 ``register(subparsers)`` (:mod:`lab.cli.residual`: residual, scenario, binomial; :mod:`lab.cli.pitfalls`:
-mistakes, numerics; :mod:`lab.cli.exercises`; :mod:`lab.cli.sampling`: law, simulate; :mod:`lab.cli.check`:
-check), and every command prints through :mod:`lab.cli.output`. Bad input exits with code 2 and one line
-on stderr; never a traceback.
+mistakes, numerics; :mod:`lab.cli.exercises`; :mod:`lab.cli.sampling`: law, simulate; :mod:`lab.cli.drafts`: drafts;
+:mod:`lab.cli.check`: check), and every command prints through :mod:`lab.cli.output`. Bad input exits with
+code 2 and one line on stderr; never a traceback.
 """
 
 from __future__ import annotations
@@ -13,13 +13,13 @@ import argparse
 import re
 import sys
 
-from lab.cli import check, exercises, pitfalls, residual, sampling
+from lab.cli import check, drafts, exercises, pitfalls, residual, sampling
 from lab.cli.output import UsageError, error_line
 from lab.core.blocks import TooLargeError
 from lab.core.distributions import LabInputError
 
 # The command groups, in the order their commands appear in ``--help``.
-COMMAND_GROUPS = (residual, pitfalls, exercises, sampling, check)
+COMMAND_GROUPS = (residual, pitfalls, exercises, sampling, drafts, check)
 
 
 class LabArgumentParser(argparse.ArgumentParser):

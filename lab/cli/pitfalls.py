@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 from lab.cli.output import print_json, print_table, whole_number
+from lab.core.drafts import DraftsInputError, parse_tree
 from lab.core.formatting import fraction_text, sci_text, vector_text
+from lab.teaching.draft_pitfalls import draft_mistakes
 from lab.teaching.numerics import (
     FAMILY_Q,
     FAMILY_RESIDUAL,
@@ -87,8 +89,78 @@ def mistakes_json(report) -> dict:
     }
 
 
-def run_mistakes(args) -> int:
+def draft_mistakes_json(report) -> dict:
+    def law(values: dict):
+        return {o: fraction_text(v) for o, v in sorted(values.items()) if v}
 
+    def maybe(value):
+        return None if value is None else fraction_text(value)
+
+    return {
+        "model": report.model,
+        "candidates": report.candidates,
+        "tree": list(report.tree) if report.tree else None,
+        "length": report.length,
+        "stop": report.stop,
+        "rules": {
+            rule: {
+                "acceptance": maybe(r.acceptance),
+                "best_acceptance": maybe(r.best_acceptance),
+                "target": law(r.target),
+                "variants": {
+                    name: {
+                        "tv_distance": fraction_text(v.tv_distance),
+                        "tv_decimal": float(v.tv_distance),
+                        "acceptance": maybe(v.acceptance),
+                        "law": law(v.law),
+                    }
+                    for name, v in r.variants.items()
+                },
+            }
+            for rule, r in report.rules.items()
+        },
+        "skipped": list(report.skipped),
+    }
+
+
+def run_draft_mistakes(args) -> int:
+    if args.block is not None:
+        raise DraftsInputError("--block is one draft chain; --candidates and --tree have their own: drop --block")
+    tree = parse_tree(args.tree) if args.tree is not None else None
+    length = args.length if args.length is not None else (len(tree) + 1 if tree else None)
+    if tree is None and args.length is not None:
+        raise DraftsInputError("--length goes with --tree (one position's candidates commit one token)")
+    report = draft_mistakes(args.model, args.candidates, tree, length, args.allow_large)
+    if args.json:
+        print_json(draft_mistakes_json(report))
+        return 0
+    where = (
+        f"{report.candidates} candidates at the first position"
+        if report.candidates is not None
+        else f"tree {','.join(map(str, report.tree))}, length L = {report.length}"
+    )
+    print(f"{report.model}: {where}; exact laws")
+    print()
+    rows = []
+    for rule, r in report.rules.items():
+        for name, v in r.variants.items():
+            acceptance = "-" if v.acceptance is None else f"{fraction_text(v.acceptance)} ({float(v.acceptance):.4g})"
+            rows.append([rule, name, fraction_text(v.tv_distance), f"{float(v.tv_distance):.6g}", acceptance])
+    print_table(["rule", "variant", "TV distance (exact)", "decimal", "acceptance"], rows)
+    for rule, r in report.rules.items():
+        if r.best_acceptance is not None:
+            print(
+                f"{rule}: the best any verifier can do with these candidates (alpha*) = "
+                f"{fraction_text(r.best_acceptance)} ({float(r.best_acceptance):.4g})"
+            )
+    for line in report.skipped:
+        print(f"not run: {line}")
+    return 0
+
+
+def run_mistakes(args) -> int:
+    if args.candidates is not None or args.tree is not None:
+        return run_draft_mistakes(args)
     report = mistakes(args.model, args.block, args.length, args.allow_large)
     if args.json:
         print_json(mistakes_json(report))
@@ -117,6 +189,12 @@ def register(subparsers) -> None:
         metavar="L",
         help="committed tokens in the law (default: 1 / 2, 4 for a model with a stop token); with a stop token, "
         "an output ends with it or is cut at L tokens, the stop token counted as one of them",
+    )
+    mis.add_argument(
+        "--candidates", type=whole_number, metavar="K", help="the mistakes of several drafts: K at the first position"
+    )
+    mis.add_argument(
+        "--tree", metavar="W1,W2,...", help="the mistakes of several drafts in a token tree (with --length)"
     )
     mis.add_argument("--json", action="store_true", help="print JSON")
     mis.add_argument(

@@ -15,9 +15,11 @@ when they stopped. Bad input raises a LabInputError subclass: exit 2, one line o
 
 from __future__ import annotations
 
+from lab.cli.drafts import DRAFT_VARIANT_HELP, RULE_HELP
 from lab.cli.output import print_json, print_table, whole_number
 from lab.core.blocks import BlockInputError, TooLargeError, compare_laws, simulate_blocks
 from lab.core.compare import WHY_TEXTS_DIFFER, compare_ordinary
+from lab.core.drafts import DraftsInputError, parse_tree, simulate_node, simulate_tree, tree_law
 from lab.core.formatting import fraction_text
 from lab.core.markov import START, MarkovModel, load_model
 from lab.core.sampling import BOUNDED_STEPS, ChiSquareResult, simulate_steps
@@ -57,9 +59,67 @@ def law_json(comparison) -> dict:
     }
 
 
+def tree_law_json(comparison) -> dict:
+    model = comparison.model
+    return {
+        "model": model.name,
+        "block": None,
+        "length": comparison.length,
+        "variant": comparison.variant,
+        "stop": model.stop_name,
+        "target": {model.sequence_text(k): fraction_text(v) for k, v in sorted(comparison.target.items())},
+        "speculative": {model.sequence_text(k): fraction_text(v) for k, v in sorted(comparison.speculative.items())},
+        "tv_distance": fraction_text(comparison.distance),
+        "tree": list(comparison.widths),
+        "rule": comparison.rule,
+    }
+
+
+def tree_words(widths) -> str:
+    return ",".join(map(str, widths))
+
+
+def check_tree_options(args) -> None:
+    """--block or --tree (with --rule); --rule and --candidates only with a tree or a node."""
+    if getattr(args, "tree", None) is not None and getattr(args, "block", None) is not None:
+        raise DraftsInputError("give --block K (one draft chain) or --tree W1,W2,... (a token tree), not both")
+    if getattr(args, "candidates", None) is not None and getattr(args, "tree", None) is not None:
+        raise DraftsInputError("--candidates K is one position's candidates; a tree gives them per depth: drop one")
+    several = getattr(args, "tree", None) is not None or getattr(args, "candidates", None) is not None
+    if several and args.rule is None:
+        raise DraftsInputError("--tree and --candidates need --rule: " + RULE_HELP)
+    if not several and args.rule is not None:
+        raise DraftsInputError("--rule goes with --tree W1,W2,... or --candidates K")
+
+
+def run_tree_law(args, model) -> int:
+    widths = parse_tree(args.tree)
+    comparison = tree_law(model, widths, args.length, args.rule, args.variant, args.allow_large)
+    if args.json:
+        print_json(tree_law_json(comparison))
+        return 0
+    print(f"{model.name}: {model.title}")
+    print(f"tree verification, widths {tree_words(widths)}, rule {comparison.rule}, variant {comparison.variant}")
+    print(f"law over {outputs_rule(model, comparison.length)}")
+    print()
+    rows = [
+        [model.sequence_text(seq), fraction_text(t), fraction_text(s), fraction_text(s - t)]
+        for seq, t, s in comparison.rows()
+    ]
+    print_table(["sequence", "target", "tree", "difference"], rows)
+    print()
+    print(f"total variation distance = {fraction_text(comparison.distance)} ({float(comparison.distance):.6g})")
+    return 0
+
+
 def run_law(args) -> int:
 
     model = load_model(args.model)
+    check_tree_options(args)
+    if args.tree is not None:
+        return run_tree_law(args, model)
+    if args.block is None:
+        raise BlockInputError("give --block K (one draft chain) or --tree W1,W2,... with --rule (a token tree)")
     variant = get_variant(args.variant)
     comparison = compare_laws(model, args.block, args.length, variant, args.allow_large)
     if args.json:
@@ -206,8 +266,9 @@ def run_compare(args, model: MarkovModel) -> int:
     if args.json:
         print_json(compare_json(result))
         return 0
-    print(f"{model.name}: ordinary sampling and block decoding (K = {block}), {args.steps} outputs each, "
-          f"seed {args.seed}")
+    print(
+        f"{model.name}: ordinary sampling and block decoding (K = {block}), {args.steps} outputs each, seed {args.seed}"
+    )
     print(f"law over {outputs_rule(model, length)}")
     print()
     rows = [
@@ -223,9 +284,117 @@ def run_compare(args, model: MarkovModel) -> int:
     return 0
 
 
+def run_simulate_node(args, model) -> int:
+    if args.length is not None:
+        raise DraftsInputError("--length needs --tree (one position's candidates commit one token)")
+    sim = simulate_node(
+        model.p(START),
+        model.q(START),
+        args.candidates,
+        args.rule,
+        args.steps,
+        args.seed,
+        args.variant,
+        args.allow_large,
+    )
+    law = sim.law
+    vocab = model.vocab
+    data = {
+        "scenario": model.name,
+        "mode": "candidates",
+        "rule": law.rule,
+        "candidates": law.candidates,
+        "variant": law.variant,
+        "steps": sim.steps,
+        "seed": sim.seed,
+        "tokens": list(vocab),
+        "counts": dict(zip(vocab, sim.counts)),
+        "expected": {t: sim.steps * float(v) for t, v in zip(vocab, law.p)},
+        "target": {t: fraction_text(v) for t, v in zip(vocab, law.p)},
+        "law": {t: fraction_text(v) for t, v in zip(vocab, law.law)},
+        "kept": sim.kept,
+        "acceptance": fraction_text(law.acceptance),
+        "chi_square": _fit_json(sim.fit("target")),
+    }
+    if law.variant != "correct":
+        data["chi_square_law"] = _fit_json(sim.fit("law"))
+    if args.json:
+        print_json(data)
+        return 0
+    print(
+        f"{model.name}: {sim.steps} positions, {law.candidates} candidates, rule {law.rule}, seed {sim.seed}, "
+        f"{law.variant}"
+    )
+    print()
+    rows = [[t, str(data["counts"][t]), f"{data['expected'][t]:.1f}", data["law"][t]] for t in vocab]
+    print_table(["token", "count", "N*p", "exact law"], rows)
+    print()
+    print(
+        f"a candidate kept in {sim.kept} of {sim.steps} (exact acceptance {data['acceptance']} = "
+        f"{float(law.acceptance):.4f})"
+    )
+    print("against p: " + _fit_text(sim.fit("target")))
+    if law.variant != "correct":
+        print(f"against the {law.variant} law: " + _fit_text(sim.fit("law")))
+    return 0
+
+
+def run_simulate_tree(args, model) -> int:
+    widths = parse_tree(args.tree)
+    length = args.length if args.length is not None else len(widths) + 1
+    sim = simulate_tree(model, widths, length, args.rule, args.steps, args.seed, args.variant, args.allow_large)
+    comparison = sim.comparison
+    n = sim.sequences
+    data = {
+        "scenario": model.name,
+        "mode": "tree",
+        "tree": list(widths),
+        "rule": comparison.rule,
+        "variant": comparison.variant,
+        "steps": n,
+        "seed": sim.seed,
+        "length": length,
+        "stop": model.stop_name,
+        "counts": {model.sequence_text(k): v for k, v in sorted(sim.counts.items())},
+        "expected": {model.sequence_text(k): n * float(v) for k, v in sorted(comparison.target.items())},
+        "target": {model.sequence_text(k): fraction_text(v) for k, v in sorted(comparison.target.items())},
+        "law": {model.sequence_text(k): fraction_text(v) for k, v in sorted(comparison.speculative.items())},
+        "chi_square": _fit_json(sim.fit("target")),
+        "blocks": sim.blocks,
+        "tokens": sim.tokens,
+        "mean_tokens_per_block": sim.tokens / sim.blocks,
+    }
+    if comparison.variant != "correct":
+        data["chi_square_law"] = _fit_json(sim.fit("law"))
+    if args.json:
+        print_json(data)
+        return 0
+    print(
+        f"{model.name}: {n} sequences of {length} tokens, tree {tree_words(widths)}, rule {comparison.rule}, "
+        f"seed {sim.seed}, {comparison.variant}"
+    )
+    print()
+    rows = [
+        [seq, str(data["counts"].get(seq, 0)), f"{data['expected'].get(seq, 0.0):.1f}"]
+        for seq in sorted(set(data["counts"]) | set(data["expected"]))
+    ]
+    print_table(["sequence", "count", "N*target"], rows)
+    print()
+    print(f"mean tokens per block {data['mean_tokens_per_block']:.4f} over {sim.blocks} blocks")
+    print("against the target law: " + _fit_text(sim.fit("target")))
+    if comparison.variant != "correct":
+        print(f"against the {comparison.variant} law: " + _fit_text(sim.fit("law")))
+    return 0
+
+
 def run_simulate(args) -> int:
 
     model = load_model(args.scenario)
+    check_tree_options(args)
+    if args.tree is not None or args.candidates is not None:
+        if args.compare_ordinary:
+            raise DraftsInputError("--compare-ordinary runs one draft chain: drop --tree / --candidates")
+        return run_simulate_tree(args, model) if args.tree is not None else run_simulate_node(args, model)
     variant = get_variant(args.variant)
     if args.compare_ordinary:
         return run_compare(args, model)
@@ -294,9 +463,18 @@ def run_simulate(args) -> int:
 def register(subparsers) -> None:
     law = subparsers.add_parser("law", help="exact law of the first L tokens under block decoding vs the target")
     law.add_argument("model", metavar="MODEL", help="a model or scenario name, or a path to a model .toml file")
-    law.add_argument("--block", type=whole_number, required=True, metavar="K", help="drafts per block, K >= 1")
+    law.add_argument("--block", type=whole_number, default=None, metavar="K", help="drafts per block, K >= 1")
+    law.add_argument(
+        "--tree", default=None, metavar="W1,W2,...", help="a token tree: candidates per depth (with --rule)"
+    )
+    law.add_argument("--rule", default=None, metavar="RULE", help="with --tree: " + RULE_HELP)
     law.add_argument("--length", type=whole_number, required=True, metavar="L", help=LENGTH_RULES)
-    law.add_argument("--variant", default="correct", metavar="NAME", help=VARIANT_CHOICES_HELP)
+    law.add_argument(
+        "--variant",
+        default="correct",
+        metavar="NAME",
+        help=VARIANT_CHOICES_HELP + "; with --tree: " + DRAFT_VARIANT_HELP,
+    )
     law.add_argument("--json", action="store_true", help="print JSON (exact fraction strings)")
     law.add_argument("--allow-large", action="store_true", help=ALLOW_LARGE_HELP)
     law.set_defaults(run=run_law)
@@ -307,6 +485,13 @@ def register(subparsers) -> None:
     sim.add_argument("--seed", type=whole_number, required=True, metavar="S", help="seed, a whole number >= 0")
     sim.add_argument("--block", type=whole_number, default=None, metavar="K", help="block decoding with K drafts")
     sim.add_argument(
+        "--candidates", type=whole_number, default=None, metavar="K", help="K candidates at the first position (--rule)"
+    )
+    sim.add_argument(
+        "--tree", default=None, metavar="W1,W2,...", help="tree verification (--rule), default L = depth + 1"
+    )
+    sim.add_argument("--rule", default=None, metavar="RULE", help="with --candidates or --tree: " + RULE_HELP)
+    sim.add_argument(
         "--length", type=whole_number, default=None, metavar="L", help=f"with --block (default K + 1): {LENGTH_RULES}"
     )
     sim.add_argument(
@@ -315,7 +500,12 @@ def register(subparsers) -> None:
         help=f"ordinary sampling beside block decoding (K = {COMPARE_BLOCK} unless --block), same seed: "
         "the first texts side by side, the share that match, and each side's counts against the exact law",
     )
-    sim.add_argument("--variant", default="correct", metavar="NAME", help=VARIANT_CHOICES_HELP)
+    sim.add_argument(
+        "--variant",
+        default="correct",
+        metavar="NAME",
+        help=VARIANT_CHOICES_HELP + "; with --tree / --candidates: " + DRAFT_VARIANT_HELP,
+    )
     sim.add_argument("--json", action="store_true", help="print JSON")
     sim.add_argument("--allow-large", action="store_true", help=ALLOW_LARGE_HELP)
     sim.set_defaults(run=run_simulate)

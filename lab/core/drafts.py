@@ -1,0 +1,834 @@
+"""Several drafts at one position, and token trees: the exact law of every verification rule, its mistakes,
+and the best acceptance any verifier can reach.
+
+At one *node* the target row ``p`` and the draft row ``q`` (whole vocabulary) are given, and K *candidates*
+are tested in order. A candidate that is kept is the node's output; when every candidate is rejected the
+node's output is a *correction*, one fresh draw. The rules (:data:`RULES`):
+
+- ``with-replacement`` (SpecInfer's multi-step speculative sampling): K independent drafts from q. With
+  p₁ = p, candidate xᵢ is kept with probability min(1, pᵢ(xᵢ)/q(xᵢ)); on rejection
+  pᵢ₊₁ = max(0, pᵢ − q)/Zᵢ. All K rejected: the correction is a draw from p_{K+1}.
+- ``without-replacement``: K distinct drafts, each from the draft with the earlier candidates removed
+  (renormalised). On rejecting xᵢ: pᵢ₊₁ = max(0, pᵢ − qᵢ)/Zᵢ with the draft qᵢ that proposed it, then
+  qᵢ₊₁ = qᵢ without xᵢ, renormalised.
+- ``top-k`` (EAGLE-2/3, SGLang, vLLM): the K most likely tokens of q (ties by vocabulary order), each a
+  one-hot draft: cᵢ kept with probability pᵢ(cᵢ); on rejection pᵢ₊₁ = pᵢ without cᵢ, renormalised.
+
+Zᵢ = 0 at a stage means no candidate can be rejected there (pᵢ = qᵢ, or pᵢ(cᵢ) = 1): the next residual is
+never formed (no 0/0, no floor). Each correct rule's law is the target's, exactly: :func:`node_law` computes
+it, it does not assume it.
+
+The engine is a small graph (:class:`NodeGraph`): each *stage* is the state before candidate i is drawn
+(its residual target pᵢ, its draft qᵢ, the law the candidate is drawn from, each candidate's keep
+probability and the stage after rejecting it); the last stage holds the correction's law. The exact law
+adds masses over the graph; the sampler (:func:`simulate_node`) walks it with three independent numpy
+streams (proposal, acceptance, correction), so the same rules run both ways. A mistake
+(:data:`DRAFT_MISTAKES`) changes one rule of the graph.
+
+A *tree* of widths (w₁, …, w_d) applies the node rule at each depth with the target and draft conditioned
+on the accepted path: the accepted child's subtree is verified next; when all of a node's children are
+rejected the correction ends the block; an accepted leaf at depth d adds a bonus token from the target.
+Nothing is drafted after a proposed stop token, and a kept or corrected stop token ends the output.
+:func:`tree_chain` writes this as the block engine's hidden chain (:class:`lab.core.blocks.BlockChain`, the
+hidden state being the depth), so the law of L tokens comes from the same forward pass as block decoding.
+
+α* (:func:`best_acceptance`): for the law of the candidate set a rule draws, no verifier whose output
+follows p keeps a candidate more often than min over token sets H of [p(H) + P(some candidate ∉ H)]
+(max-flow / min-cut on the couplings of the output with the candidates).
+"""
+
+from __future__ import annotations
+
+import bisect
+import math
+from collections import defaultdict
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+import numpy as np
+
+from lab.core.blocks import (
+    MAX_SIM_SEQUENCES,
+    BlockChain,
+    BlockInputError,
+    Law,
+    TooLargeError,
+    check_outcomes,
+    forward_law,
+    target_law,
+)
+from lab.core.distance import total_variation
+from lab.core.markov import START, MarkovModel
+from lab.core.sampling import ChiSquareResult, chi_square_test, float_cdf, make_streams
+from lab.core.variants import DONE, FRESH
+
+Row = tuple[Fraction, ...]
+ZERO = Fraction(0)
+ONE = Fraction(1)
+
+RULES = ("with-replacement", "without-replacement", "top-k")
+
+# Bounded work: a node's graph is built stage by stage; a rule that keeps track of which candidates came
+# before (without replacement, and the mistakes that look at the candidate set) has up to V!/(V-K)! stages.
+MAX_NODE_STAGES = 20_000
+MAX_CANDIDATES = 16
+MAX_TREE_NODES = 64  # candidates in a whole tree (the sum over depths of w₁·…·wᵢ): what a verifier would lay out
+MAX_TREE_DEPTH = 8
+MAX_BEST_TOKENS = 14  # α* enumerates the subsets of the candidates' support: 2^14 sets at most
+
+# Medusa's typical acceptance (FasterDecoding/Medusa, medusa/model/utils.py): its default settings
+TYPICAL_EPSILON = 0.09
+TYPICAL_DELTA = 0.3
+# SGLang's thresholds below 1 (server arguments speculative_accept_threshold_acc / _single; 1 is exact)
+THRESHOLD_BELOW_ONE = Fraction(1, 2)
+
+
+class DraftsInputError(BlockInputError):
+    """Candidates, a rule, a variant or a tree the engine cannot take (the message names it)."""
+
+
+@dataclass(frozen=True)
+class DraftMistake:
+    name: str
+    rules: tuple[str, ...]  # the rules it is a mistake of
+    title: str
+    description: str
+
+
+DRAFT_MISTAKES: dict[str, DraftMistake] = {
+    m.name: m
+    for m in (
+        DraftMistake(
+            "no-update",
+            ("with-replacement",),
+            "Every candidate tested against p",
+            "Each candidate is tested with min(1, p/q) against the original target, and the correction comes from "
+            "max(0, p - q)/Z: the residual is never updated between candidates, so a token's missing mass is "
+            "handed out once per candidate.",
+        ),
+        DraftMistake(
+            "stale-draft",
+            ("without-replacement",),
+            "Tests made with the original draft",
+            "Candidates are drawn without replacement, but each is tested, and each residual formed, with the "
+            "original q instead of the renormalised draft that proposed it.",
+        ),
+        DraftMistake(
+            "top-k-with-q",
+            ("top-k",),
+            "Top-k candidates tested with q",
+            "The K most likely tokens of q are tested with min(1, p/q) and residuals max(0, p - q), as if they had "
+            "been drawn from q. They were chosen, not drawn: each is a one-hot draft (kept with probability p).",
+        ),
+        DraftMistake(
+            "correction-from-candidates",
+            RULES,
+            "Correction among the candidates",
+            "When every candidate is rejected, the replacement is drawn from p restricted to the candidates "
+            "(renormalised) instead of from the residual left by the last rejection, over the whole vocabulary.",
+        ),
+        DraftMistake(
+            "last-residual-only",
+            RULES,
+            "Only the last candidate's residual",
+            "When every candidate is rejected, the replacement comes from max(0, p - q)/Z of the original target "
+            "and the last candidate's draft: the residuals the earlier rejections left are forgotten.",
+        ),
+        DraftMistake(
+            "skip-duplicates",
+            ("with-replacement",),
+            "A repeated candidate skipped",
+            "A candidate equal to one already rejected is skipped, so the residual is updated once where the rule "
+            "updates it at every independent draft (a repeated draft must be tested, and rejected, again).",
+        ),
+        DraftMistake(
+            "threshold-acc",
+            ("top-k",),
+            "Accumulated threshold below 1 (SGLang)",
+            "SGLang's one coin per node keeps sibling j when coin <= (p(c1) + ... + p(cj)) / threshold_acc; with "
+            "threshold_acc = 1/2 (below 1) candidates are kept more often than p says.",
+        ),
+        DraftMistake(
+            "threshold-single",
+            ("top-k",),
+            "Single threshold below 1 (SGLang)",
+            "SGLang also keeps a sibling whenever its own target probability is at least threshold_single; with "
+            "threshold_single = 1/2 (below 1) a likely candidate is always kept.",
+        ),
+        DraftMistake(
+            "typical-acceptance",
+            ("top-k",),
+            "Typical acceptance (Medusa)",
+            f"A candidate x is kept when p(x) > min(epsilon, delta * exp(-H(p))) (Medusa's defaults epsilon = "
+            f"{TYPICAL_EPSILON}, delta = {TYPICAL_DELTA}); otherwise the output is drawn from p. Lossy by design: "
+            "it trades the target's law for speed.",
+        ),
+    )
+}
+DRAFT_VARIANT_NAMES = ("correct", *DRAFT_MISTAKES)
+
+
+def check_rule(rule: str) -> str:
+    if rule not in RULES:
+        raise DraftsInputError(f"unknown rule {rule!r}: use one of {', '.join(RULES)}")
+    return rule
+
+
+def check_variant(variant: str, rule: str) -> str:
+    if variant == "correct":
+        return variant
+    mistake = DRAFT_MISTAKES.get(variant)
+    if mistake is None:
+        raise DraftsInputError(
+            f"unknown variant {variant!r} for several drafts: use correct or one of {', '.join(DRAFT_MISTAKES)}"
+        )
+    if rule not in mistake.rules:
+        raise DraftsInputError(f"variant {variant!r} is a mistake of the {' / '.join(mistake.rules)} rule, not {rule}")
+    return variant
+
+
+def check_candidates(candidates: int, rule: str, q: Row) -> int:
+    size = len(q)
+    if isinstance(candidates, bool) or not isinstance(candidates, int) or candidates < 1:
+        raise DraftsInputError(f"candidates K must be a whole number >= 1 (got {candidates})")
+    if candidates > MAX_CANDIDATES:
+        raise DraftsInputError(
+            f"candidates K = {candidates} is above the lab's work bound of {MAX_CANDIDATES} per node"
+        )
+    if rule in ("without-replacement", "top-k") and candidates > size:
+        raise DraftsInputError(
+            f"candidates K = {candidates} is above the vocabulary's {size} tokens: the {rule} rule draws distinct "
+            "candidates"
+        )
+    if rule == "without-replacement":
+        support = sum(1 for v in q if v)
+        if candidates > support:
+            raise DraftsInputError(
+                f"candidates K = {candidates} is above the {support} tokens the draft gives mass to: without "
+                "replacement it cannot draw that many distinct candidates"
+            )
+    return candidates
+
+
+# --- rows -------------------------------------------------------------------------------------
+
+
+def _normalized(row) -> Row:
+    total = sum(row, ZERO)
+    return tuple(v / total for v in row)
+
+
+def _without(row: Row, token: int) -> Row | None:
+    """``row`` with ``token`` set to 0, renormalised; None when nothing is left (never 0/0)."""
+    kept = tuple(ZERO if i == token else v for i, v in enumerate(row))
+    return _normalized(kept) if any(kept) else None
+
+
+def _residual(p: Row, q: Row) -> Row | None:
+    """max(0, p − q)/Z over the whole vocabulary; None when Z = 0."""
+    excess = tuple(max(a - b, ZERO) for a, b in zip(p, q))
+    return _normalized(excess) if any(excess) else None
+
+
+def _one_hot(size: int, token: int) -> Row:
+    return tuple(ONE if i == token else ZERO for i in range(size))
+
+
+def top_k(q: Row, count: int) -> tuple[int, ...]:
+    """The ``count`` most likely tokens of q, ties by vocabulary order (zero-mass tokens last, in order)."""
+    return tuple(sorted(range(len(q)), key=lambda i: (-q[i], i))[:count])
+
+
+def entropy(p: Row) -> float:
+    """H(p) in nats (float64: Medusa compares with exp(−H))."""
+    return -sum(float(v) * math.log(float(v)) for v in p if v)
+
+
+# --- one node's graph ---------------------------------------------------------------------------
+
+
+@dataclass
+class Stage:
+    """The state before candidate ``position`` is drawn (``position`` = K + 1: the correction)."""
+
+    position: int
+    p: Row  # the residual target the candidate is tested against
+    q: Row  # the draft that proposes it (one-hot for top-k)
+    draws: dict[int, Fraction] = field(default_factory=dict)  # candidate -> probability it is the one drawn
+    keep: dict[int, Fraction] = field(default_factory=dict)  # candidate -> probability it is kept
+    after: dict[int, object] = field(default_factory=dict)  # candidate -> the stage after rejecting it
+    correction: Row | None = None  # the last stage: the replacement's law
+
+
+@dataclass(frozen=True)
+class NodeGraph:
+    rule: str
+    variant: str
+    candidates: int
+    p: Row
+    q: Row
+    start: object
+    stages: dict[object, Stage]
+
+
+class _Builder:
+    def __init__(self, p: Row, q: Row, candidates: int, rule: str, variant: str):
+        self.p, self.q, self.k, self.rule, self.variant = p, q, candidates, rule, variant
+        self.size = len(p)
+        self.stages: dict[object, Stage] = {}
+
+    def build(self) -> NodeGraph:
+        if self.rule == "top-k":
+            start = self._top_k()
+        else:
+            start = self._sampled()
+        return NodeGraph(self.rule, self.variant, self.k, self.p, self.q, start, self.stages)
+
+    def _add(self, key, stage: Stage) -> bool:
+        """Record a new stage; False when it is known already (memoised)."""
+        if key in self.stages:
+            return False
+        if len(self.stages) >= MAX_NODE_STAGES:
+            raise DraftsInputError(
+                f"{self.k} candidates over {self.size} tokens with the {self.rule} rule ({self.variant}) need more "
+                f"than the lab's work bound of {MAX_NODE_STAGES:,} stages per node"
+            )
+        self.stages[key] = stage
+        return True
+
+    # top-k: the candidates are fixed, so the stages are a chain
+    def _top_k(self):
+        p, q, variant = self.p, self.q, self.variant
+        cands = top_k(q, self.k)
+        rest = tuple(ZERO if i in cands else v for i, v in enumerate(p))
+        p_i = p
+        taken = ZERO  # SGLang's prob_acc: target mass of the siblings tested so far
+        reach = ONE  # (threshold variants) probability that the coin reached this sibling
+        threshold_acc = THRESHOLD_BELOW_ONE if variant == "threshold-acc" else ONE
+        threshold_single = THRESHOLD_BELOW_ONE if variant == "threshold-single" else ONE
+        typical = min(TYPICAL_EPSILON, TYPICAL_DELTA * math.exp(-entropy(p)))
+        for i, c in enumerate(cands, start=1):
+            stage = Stage(i, p_i, _one_hot(self.size, c), draws={c: ONE})
+            self._add(i, stage)
+            if variant == "top-k-with-q":
+                keep = ONE if not q[c] else min(ONE, p_i[c] / q[c])
+                nxt = _residual(p_i, q) if keep < 1 else None
+            elif variant in ("threshold-acc", "threshold-single"):
+                # one coin u for the node: sibling j is the first kept when u <= S_j / threshold_acc (S_j the
+                # target mass of siblings 1..j) or p(c_j) >= threshold_single; given the coin got here, u is
+                # uniform above min(1, S_{j-1} / threshold_acc)
+                before = min(ONE, taken / threshold_acc)
+                taken += p[c]
+                if p[c] >= threshold_single or reach == 0:
+                    keep = ONE
+                else:
+                    keep = (min(ONE, taken / threshold_acc) - before) / (1 - before)
+                reach *= 1 - keep
+                nxt = _without(p_i, c) if keep < 1 else None
+            elif variant == "typical-acceptance":
+                keep = ONE if float(p[c]) > typical else ZERO
+                nxt = p if keep < 1 else None
+            else:  # the rule: a one-hot draft is kept with probability p_i(c)
+                keep = p_i[c]
+                nxt = _without(p_i, c) if keep < 1 else None
+            stage.keep[c] = keep
+            if nxt is None:
+                return 1
+            stage.after[c] = i + 1
+            p_i = nxt
+        if variant in ("threshold-acc", "threshold-single"):
+            correction = _normalized(rest)  # relu(p - draft_probs), the rejected siblings' mass removed
+        elif variant == "typical-acceptance":
+            correction = p
+        elif variant == "correction-from-candidates":
+            on = tuple(v if i in cands else ZERO for i, v in enumerate(p))
+            correction = _normalized(on) if any(on) else p_i
+        elif variant == "last-residual-only":
+            correction = _without(p, cands[-1]) or p_i
+        else:
+            correction = p_i
+        self._add(self.k + 1, Stage(self.k + 1, p_i, q, correction=correction))
+        return 1
+
+    # with and without replacement: candidates are drawn, so stages branch on what was drawn
+    def _sampled(self):
+        start = self._key(1, self.p, self.q, (), None)
+        self._add(start, Stage(1, self.p, self.q))
+        todo = [(start, ())]
+        while todo:
+            key, history = todo.pop()
+            stage = self.stages[key]
+            if stage.position > self.k:
+                stage.correction = self._correction(key, stage, history)
+                continue
+            self._expand(key, stage, history, todo)
+        return start
+
+    def _key(self, position: int, p_i: Row, q_i: Row, history: tuple[int, ...], last_q: Row | None):
+        extra = None
+        if self.variant == "skip-duplicates":
+            extra = frozenset(history)
+        elif self.variant == "correction-from-candidates":
+            extra = frozenset(history) if position > self.k else None
+        elif self.variant == "last-residual-only" and position > self.k:
+            extra = last_q
+        return (position, p_i, q_i, extra)
+
+    def _expand(self, key, stage: Stage, history: tuple[int, ...], todo: list) -> None:
+        p, q, variant, rule = self.p, self.q, self.variant, self.rule
+        p_i, q_i = stage.p, stage.q
+        for x, drawn in enumerate(q_i):
+            if not drawn:
+                continue
+            stage.draws[x] = drawn
+            if variant == "skip-duplicates" and x in history:  # skipped: no test, no update
+                stage.keep[x] = ZERO
+                nxt_p, tested_q = p_i, q_i
+            else:
+                target = p if variant == "no-update" else p_i
+                tested_q = q if variant == "stale-draft" else q_i
+                keep = min(ONE, target[x] / tested_q[x]) if tested_q[x] else ONE
+                stage.keep[x] = keep
+                if keep == 1:
+                    continue
+                nxt_p = _residual(target, tested_q)
+                if nxt_p is None:  # cannot happen when keep < 1 (Z > 0 then); kept as the no-0/0 guard
+                    stage.keep[x] = ONE
+                    continue
+            nxt_q = q_i
+            if rule == "without-replacement" and stage.position < self.k:
+                nxt_q = _without(q_i, x)
+            after = self._key(stage.position + 1, nxt_p, nxt_q, history + (x,), q_i)
+            stage.after[x] = after
+            if self._add(after, Stage(stage.position + 1, nxt_p, nxt_q)):
+                todo.append((after, history + (x,)))
+
+    def _correction(self, key, stage: Stage, history: tuple[int, ...]) -> Row:
+        p, variant = self.p, self.variant
+        if variant == "no-update":
+            return _residual(p, self.q) or p  # Z = 0: nothing was ever rejected (never reached)
+        if variant == "correction-from-candidates":
+            on = tuple(v if i in history else ZERO for i, v in enumerate(p))
+            return _normalized(on) if any(on) else stage.p
+        if variant == "last-residual-only":
+            return _residual(p, key[3]) or stage.p  # the key holds the last candidate's draft
+        return stage.p
+
+
+def node_graph(p: Row, q: Row, candidates: int, rule: str = "with-replacement", variant: str = "correct") -> NodeGraph:
+    rule = check_rule(rule)
+    variant = check_variant(variant, rule)
+    if len(p) != len(q):
+        raise DraftsInputError(f"p has {len(p)} tokens and q has {len(q)}")
+    check_candidates(candidates, rule, q)
+    return _Builder(tuple(map(Fraction, p)), tuple(map(Fraction, q)), candidates, rule, variant).build()
+
+
+# --- one node's exact law -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StageReach:
+    position: int
+    reach: Fraction  # probability that the node gets to this stage
+    p: Row
+    q: Row
+
+
+@dataclass(frozen=True)
+class NodeLaw:
+    rule: str
+    variant: str
+    candidates: int
+    p: Row
+    q: Row
+    kept: Row  # probability that the output is this token, kept as a candidate
+    corrected: Row  # probability that the output is this token, drawn by the correction
+    stages: tuple[StageReach, ...]
+
+    @property
+    def law(self) -> Row:
+        return tuple(a + b for a, b in zip(self.kept, self.corrected))
+
+    @property
+    def acceptance(self) -> Fraction:
+        """Probability that some candidate is kept."""
+        return sum(self.kept, ZERO)
+
+    @property
+    def tv_distance(self) -> Fraction:
+        return total_variation(self.law, self.p)
+
+
+def _order(graph: NodeGraph) -> list:
+    return sorted(graph.stages, key=lambda key: graph.stages[key].position)
+
+
+def node_law(p: Row, q: Row, candidates: int, rule: str = "with-replacement", variant: str = "correct") -> NodeLaw:
+    """The exact law of one node's output (Fractions), with each stage's residual target and reach."""
+    graph = node_graph(p, q, candidates, rule, variant)
+    return law_of_graph(graph)
+
+
+def law_of_graph(graph: NodeGraph) -> NodeLaw:
+    size = len(graph.p)
+    reach: dict[object, Fraction] = defaultdict(Fraction)
+    reach[graph.start] = ONE
+    kept = [ZERO] * size
+    corrected = [ZERO] * size
+    seen: dict[tuple[int, Row, Row], Fraction] = {}
+    for key in _order(graph):
+        mass = reach.get(key, ZERO)
+        if not mass:
+            continue
+        stage = graph.stages[key]
+        where = (stage.position, stage.p, stage.q)
+        seen[where] = seen.get(where, ZERO) + mass
+        if stage.correction is not None:
+            for y, v in enumerate(stage.correction):
+                corrected[y] += mass * v
+            continue
+        for x, drawn in stage.draws.items():
+            keep = stage.keep[x]
+            kept[x] += mass * drawn * keep
+            if keep < 1:
+                reach[stage.after[x]] += mass * drawn * (1 - keep)
+    stages = tuple(StageReach(pos, r, p_i, q_i) for (pos, p_i, q_i), r in seen.items())
+    return NodeLaw(graph.rule, graph.variant, graph.candidates, graph.p, graph.q, tuple(kept), tuple(corrected), stages)
+
+
+# --- the best any verifier can do ------------------------------------------------------------------
+
+
+def candidate_sets(q: Row, candidates: int, rule: str) -> dict[int, Fraction]:
+    """The law of the candidate *set* a rule draws, as bitmasks over the vocabulary."""
+    rule = check_rule(rule)
+    check_candidates(candidates, rule, q)
+    if rule == "top-k":
+        return {sum(1 << c for c in top_k(q, candidates)): ONE}
+    sets: dict[int, Fraction] = {0: ONE}
+    for _ in range(candidates):
+        nxt: dict[int, Fraction] = defaultdict(Fraction)
+        for mask, mass in sets.items():
+            if rule == "with-replacement":
+                left = ONE
+            else:
+                left = ONE - sum((q[x] for x in range(len(q)) if mask >> x & 1), ZERO)
+            for x, v in enumerate(q):
+                if not v or (rule == "without-replacement" and mask >> x & 1):
+                    continue
+                nxt[mask | 1 << x] += mass * v / left
+        sets = nxt
+    return dict(sets)
+
+
+@dataclass(frozen=True)
+class Best:
+    value: Fraction | None  # None when the vocabulary is above MAX_BEST_TOKENS (reason says so)
+    tokens: tuple[int, ...]  # a set H reaching the minimum
+    reason: str | None = None
+
+
+def best_acceptance(p: Row, q: Row, candidates: int, rule: str) -> Best:
+    """α* = min over token sets H of p(H) + P(some candidate ∉ H), H within the candidates' support
+    (a token no candidate can be only adds p(token)). Subset sums over bitmasks: V·2^V additions."""
+    sets = candidate_sets(q, candidates, rule)
+    support = sorted({x for mask in sets for x in range(len(q)) if mask >> x & 1})
+    if len(support) > MAX_BEST_TOKENS:
+        return Best(
+            None,
+            (),
+            f"the candidates range over {len(support)} tokens, above the {MAX_BEST_TOKENS} for which "
+            "the lab enumerates every token set",
+        )
+    index = {x: i for i, x in enumerate(support)}
+    n = len(support)
+    inside = [ZERO] * (1 << n)  # P(candidate set ⊆ H), H over the support
+    for mask, mass in sets.items():
+        local = sum(1 << index[x] for x in support if mask >> x & 1)
+        inside[local] += mass
+    for bit in range(n):  # sum over subsets (zeta transform)
+        step = 1 << bit
+        for h in range(1 << n):
+            if h & step:
+                inside[h] += inside[h ^ step]
+    best, best_h = None, 0
+    for h in range(1 << n):
+        value = sum((p[support[i]] for i in range(n) if h >> i & 1), ZERO) + 1 - inside[h]
+        if best is None or value < best:
+            best, best_h = value, h
+    return Best(best, tuple(support[i] for i in range(n) if best_h >> i & 1))
+
+
+# --- sampling one node -------------------------------------------------------------------------
+
+
+class _Walker:
+    """Float64 tables of a node graph, for the sampler: each stage's proposal CDF and keep thresholds."""
+
+    def __init__(self, graph: NodeGraph):
+        self.graph = graph
+        self.tables: dict[object, tuple] = {}
+
+    def table(self, key):
+        found = self.tables.get(key)
+        if found is None:
+            stage = self.graph.stages[key]
+            if stage.correction is not None:
+                found = ("correction", float_cdf(stage.correction).tolist())
+            else:
+                tokens = sorted(stage.draws)
+                cdf = float_cdf(tuple(stage.draws[x] for x in tokens)).tolist()
+                found = ("stage", tokens, cdf, {x: stage.keep[x] for x in tokens})
+            self.tables[key] = found
+        return found
+
+    def run(self, streams) -> tuple[int, bool]:
+        """One node: (output token, kept as a candidate)."""
+        key = self.graph.start
+        while True:
+            table = self.table(key)
+            if table[0] == "correction":
+                return bisect.bisect_right(table[1], float(streams.correction.random())), False
+            _, tokens, cdf, keep = table
+            x = tokens[min(bisect.bisect_right(cdf, float(streams.proposal.random())), len(tokens) - 1)]
+            threshold = keep[x]
+            u = float(streams.acceptance.random())
+            if threshold == 1 or (
+                threshold and (u < threshold if abs(u - float(threshold)) > 1e-12 else Fraction(u) < threshold)
+            ):
+                return x, True
+            key = self.graph.stages[key].after[x]
+
+
+@dataclass(frozen=True)
+class NodeSimulation:
+    law: NodeLaw
+    steps: int
+    seed: int
+    counts: tuple[int, ...]
+    kept: int  # steps in which a candidate was kept
+
+    def fit(self, which: str = "target") -> ChiSquareResult:
+        law = self.law.p if which == "target" else self.law.law
+        return chi_square_test(dict(enumerate(self.counts)), dict(enumerate(law)))
+
+
+def simulate_node(
+    p: Row,
+    q: Row,
+    candidates: int,
+    rule: str,
+    steps: int,
+    seed: int,
+    variant: str = "correct",
+    allow_large: bool = False,
+) -> NodeSimulation:
+    if steps < 1:
+        raise DraftsInputError(f"steps N must be a whole number >= 1 (got {steps})")
+    limit = MAX_SIM_SEQUENCES if not allow_large else 50 * MAX_SIM_SEQUENCES  # one Python walk per node
+    if steps > limit:
+        raise TooLargeError(f"--steps {steps} is above the limit of {limit:,} nodes")
+    graph = node_graph(p, q, candidates, rule, variant)
+    walker = _Walker(graph)
+    streams = make_streams(seed)
+    counts = np.zeros(len(graph.p), dtype=np.int64)
+    kept = 0
+    for _ in range(steps):
+        y, was_kept = walker.run(streams)
+        counts[y] += 1
+        kept += was_kept
+    return NodeSimulation(law_of_graph(graph), steps, seed, tuple(int(c) for c in counts), kept)
+
+
+# --- trees --------------------------------------------------------------------------------------
+
+
+def parse_tree(text: str) -> tuple[int, ...]:
+    """``2,2`` -> (2, 2): the number of children at each depth (widths), each >= 1."""
+    words = [w.strip() for w in str(text).split(",")]
+    widths = []
+    for word in words:
+        if not word.isdigit() or len(word) > 3:
+            raise DraftsInputError(f"tree width {word!r} is not a whole number >= 1 (write the widths as 2,2)")
+        widths.append(int(word))
+    return check_tree(tuple(widths))
+
+
+def check_tree(widths: tuple[int, ...]) -> tuple[int, ...]:
+    if not widths or any(w < 1 for w in widths):
+        raise DraftsInputError(f"tree widths {','.join(map(str, widths))} must each be a whole number >= 1")
+    if len(widths) > MAX_TREE_DEPTH:
+        raise DraftsInputError(f"a tree of depth {len(widths)} is above the lab's bound of {MAX_TREE_DEPTH} levels")
+    nodes, level = 0, 1
+    for w in widths:
+        level *= w
+        nodes += level
+    if nodes > MAX_TREE_NODES:
+        raise DraftsInputError(
+            f"tree {','.join(map(str, widths))} has {nodes} candidates, above the lab's work bound of {MAX_TREE_NODES}"
+        )
+    return widths
+
+
+def _depth(j: int) -> tuple:
+    """The chain's hidden state at depth j: the block engine's state tuple, drafts done = j."""
+    return tuple(FRESH._replace(drafted=j))
+
+
+@dataclass
+class TreeRules:
+    model: MarkovModel
+    widths: tuple[int, ...]
+    rule: str
+    variant: str
+    graphs: dict[tuple[int, int], NodeGraph] = field(default_factory=dict)
+
+    def graph(self, t: int, width: int) -> NodeGraph:
+        key = (t, width)
+        if key not in self.graphs:
+            try:
+                self.graphs[key] = node_graph(self.model.p(t), self.model.q(t), width, self.rule, self.variant)
+            except DraftsInputError as exc:
+                raise DraftsInputError(f"after {self.model.context_label(t)}: {exc}") from None
+        return self.graphs[key]
+
+
+def tree_chain(model: MarkovModel, widths: tuple[int, ...], rule: str, variant: str = "correct") -> BlockChain:
+    """Tree verification as a hidden chain: state (history t, depth j). At depth j < d the node rule with
+    w_{j+1} candidates on (p(t), q(t)): a kept candidate x moves to (x, j + 1), a correction y to (y, 0);
+    at depth d a bonus token from p(t) moves to (y, 0). A committed stop token ends the output (DONE)."""
+    check_tree(widths)
+    check_rule(rule)
+    check_variant(variant, rule)
+    rules = TreeRules(model, widths, rule, variant)
+    done = tuple(DONE)
+    stop = model.stop
+    exact: dict[tuple[int, tuple], dict[tuple[int, tuple], Fraction]] = {}
+    todo = [(START, _depth(0))]
+    while todo:
+        state = todo.pop()
+        if state in exact:
+            continue
+        t, hidden = state
+        j = hidden[0]
+        out: dict[tuple[int, tuple], Fraction] = defaultdict(Fraction)
+        if j == len(widths):
+            for y, mass in enumerate(model.p(t)):
+                if mass:
+                    out[(y, done if y == stop else _depth(0))] += mass
+        else:
+            law = law_of_graph(rules.graph(t, widths[j]))
+            for x, mass in enumerate(law.kept):
+                if mass:
+                    out[(x, done if x == stop else _depth(j + 1))] += mass
+            for y, mass in enumerate(law.corrected):
+                if mass:
+                    out[(y, done if y == stop else _depth(0))] += mass
+        exact[state] = out
+        todo.extend(after for after in out if after[1] != done and after not in exact)
+    scale = math.lcm(*(w.denominator for moves in exact.values() for w in moves.values()), 1)
+    return BlockChain(
+        scale,
+        {
+            state: tuple((y, after, int(w * scale)) for (y, after), w in sorted(moves.items()) if w)
+            for state, moves in exact.items()
+        },
+    )
+
+
+@dataclass(frozen=True)
+class TreeComparison:
+    model: MarkovModel
+    widths: tuple[int, ...]
+    rule: str
+    variant: str
+    length: int
+    target: Law
+    speculative: Law
+
+    @property
+    def distance(self) -> Fraction:
+        return total_variation(self.target, self.speculative)
+
+    def rows(self):
+        for seq in sorted(set(self.target) | set(self.speculative)):
+            yield seq, self.target.get(seq, ZERO), self.speculative.get(seq, ZERO)
+
+
+def tree_law(
+    model: MarkovModel,
+    widths: tuple[int, ...],
+    length: int,
+    rule: str,
+    variant: str = "correct",
+    allow_large: bool = False,
+) -> TreeComparison:
+    """The exact law of the first ``length`` tokens under tree verification, beside the target's."""
+    if length < 1:
+        raise DraftsInputError(f"length L must be a whole number >= 1 (got {length})")
+    chain = tree_chain(model, widths, rule, variant)
+    check_outcomes(model, chain, length, allow_large)
+    return TreeComparison(model, widths, rule, variant, length, target_law(model, length), forward_law(chain, length))
+
+
+@dataclass(frozen=True)
+class TreeSimulation:
+    comparison: TreeComparison
+    sequences: int
+    seed: int
+    counts: dict[tuple[int, ...], int]
+    blocks: int
+    tokens: int
+
+    def fit(self, which: str = "target") -> ChiSquareResult:
+        law = self.comparison.target if which == "target" else self.comparison.speculative
+        return chi_square_test(self.counts, law)
+
+
+def simulate_tree(
+    model: MarkovModel,
+    widths: tuple[int, ...],
+    length: int,
+    rule: str,
+    sequences: int,
+    seed: int,
+    variant: str = "correct",
+    allow_large: bool = False,
+) -> TreeSimulation:
+    """N outputs of at most ``length`` tokens sampled by tree verification (each node walks its graph)."""
+    if sequences < 1:
+        raise DraftsInputError(f"sequences N must be a whole number >= 1 (got {sequences})")
+    limit = MAX_SIM_SEQUENCES if not allow_large else 50 * MAX_SIM_SEQUENCES
+    if sequences > limit:
+        raise TooLargeError(f"--steps {sequences} is above the limit of {limit:,} simulated sequences")
+    comparison = tree_law(model, widths, length, rule, variant, allow_large)
+    rules = TreeRules(model, widths, rule, variant)
+    walkers: dict[tuple[int, int], _Walker] = {}
+    bonus: dict[int, list[float]] = {}
+    streams = make_streams(seed)
+    counts: dict[tuple[int, ...], int] = defaultdict(int)
+    blocks = 0
+    for _ in range(sequences):
+        out: list[int] = []
+        t, depth = START, 0
+        while len(out) < length:
+            if depth == 0:
+                blocks += 1
+            if depth == len(widths):
+                if t not in bonus:
+                    bonus[t] = float_cdf(model.p(t)).tolist()
+                y, depth = bisect.bisect_right(bonus[t], float(streams.correction.random())), 0
+            else:
+                key = (t, widths[depth])
+                if key not in walkers:
+                    walkers[key] = _Walker(rules.graph(t, widths[depth]))
+                y, was_kept = walkers[key].run(streams)
+                depth = depth + 1 if was_kept else 0
+            out.append(y)
+            t = y
+            if y == model.stop:
+                break
+        counts[tuple(out)] += 1
+    tokens = sum(len(k) * v for k, v in counts.items())
+    return TreeSimulation(comparison, sequences, seed, dict(counts), blocks, tokens)
