@@ -70,11 +70,13 @@ RULES = ("with-replacement", "without-replacement", "top-k")
 
 # Bounded work: a node's graph is built stage by stage; a rule that keeps track of which candidates came
 # before (without replacement, and the mistakes that look at the candidate set) has up to V!/(V-K)! stages.
-MAX_NODE_STAGES = 20_000
+# Each stage tests every token its candidate can be and forms a residual over the vocabulary: its cost is
+# counted in token operations (candidates × vocabulary), and a node (or a whole tree) stops at this bound.
+MAX_NODE_WORK = 100_000
 MAX_CANDIDATES = 16
 MAX_TREE_NODES = 64  # candidates in a whole tree (the sum over depths of w₁·…·wᵢ): what a verifier would lay out
 MAX_TREE_DEPTH = 8
-MAX_BEST_TOKENS = 14  # α* enumerates the subsets of the candidates' support: 2^14 sets at most
+MAX_BEST_TOKENS = 12  # α* enumerates the subsets of the candidates' support: 2^12 sets at most
 
 # Medusa's typical acceptance (FasterDecoding/Medusa, medusa/model/utils.py): its default settings
 TYPICAL_EPSILON = 0.09
@@ -267,34 +269,53 @@ class NodeGraph:
     candidates: int
     p: Row
     q: Row
-    start: object
-    stages: dict[object, Stage]
+    start: int
+    stages: tuple[Stage, ...]  # by number (Stage.after holds numbers: rows of Fractions hash slowly)
+
+
+class Budget:
+    """Token operations left for one request (a node, or every node of a tree)."""
+
+    def __init__(self, limit: int = MAX_NODE_WORK):
+        self.left = limit
+
+    def spend(self, cost: int, builder) -> None:
+        self.left -= cost
+        if self.left < 0:
+            raise DraftsInputError(
+                f"{builder.k} candidates over {builder.size} tokens with the {builder.rule} rule ({builder.variant}) "
+                f"need more than the lab's work bound of {MAX_NODE_WORK:,} token operations"
+            )
 
 
 class _Builder:
-    def __init__(self, p: Row, q: Row, candidates: int, rule: str, variant: str):
+    def __init__(self, p: Row, q: Row, candidates: int, rule: str, variant: str, budget: Budget | None = None):
         self.p, self.q, self.k, self.rule, self.variant = p, q, candidates, rule, variant
+        self.budget = budget or Budget()
+        self.by_history = variant in ("skip-duplicates", "correction-from-candidates")  # the candidates so far count
         self.size = len(p)
-        self.stages: dict[object, Stage] = {}
+        self.ids: dict[object, int] = {}  # a stage's key -> its number
+        self.stages: list[Stage] = []
 
     def build(self) -> NodeGraph:
         if self.rule == "top-k":
-            start = self._top_k()
+            self._top_k()
         else:
-            start = self._sampled()
-        return NodeGraph(self.rule, self.variant, self.k, self.p, self.q, start, self.stages)
+            self._sampled()
+        return NodeGraph(self.rule, self.variant, self.k, self.p, self.q, 0, tuple(self.stages))
 
-    def _add(self, key, stage: Stage) -> bool:
-        """Record a new stage; False when it is known already (memoised)."""
-        if key in self.stages:
-            return False
-        if len(self.stages) >= MAX_NODE_STAGES:
-            raise DraftsInputError(
-                f"{self.k} candidates over {self.size} tokens with the {self.rule} rule ({self.variant}) need more "
-                f"than the lab's work bound of {MAX_NODE_STAGES:,} stages per node"
-            )
-        self.stages[key] = stage
-        return True
+    def _add(self, key, stage: Stage) -> tuple[int, bool]:
+        """The stage's number, and whether it is new (a known key is not added again: memoised)."""
+        known = self.ids.get(key)
+        if known is not None:
+            return known, False
+        # a stage tests each token it can draw and forms one residual; without replacement (or with a history in
+        # the key) it also forms a next draft or a next key per token
+        per_token = self.size if self.rule == "without-replacement" or self.by_history else 2
+        self.budget.spend(per_token * sum(1 for v in stage.q if v), self)
+        self.ids[key] = len(self.stages)
+        self.stages.append(stage)
+        return len(self.stages) - 1, True
 
     # top-k: the candidates are fixed, so the stages are a chain
     def _top_k(self):
@@ -334,7 +355,7 @@ class _Builder:
             stage.keep[c] = keep
             if nxt is None:
                 return 1
-            stage.after[c] = i + 1
+            stage.after[c] = i  # the next stage's number (stage i + 1 is number i)
             p_i = nxt
         if variant in ("threshold-acc", "threshold-single"):
             correction = _normalized(rest)  # relu(p - draft_probs), the rejected siblings' mass removed
@@ -354,54 +375,61 @@ class _Builder:
     def _sampled(self):
         start = self._key(1, self.p, self.q, (), None)
         self._add(start, Stage(1, self.p, self.q))
-        todo = [(start, ())]
+        todo = [(start, 0, ())]
         while todo:
-            key, history = todo.pop()
-            stage = self.stages[key]
+            key, number, history = todo.pop()
+            stage = self.stages[number]
             if stage.position > self.k:
                 stage.correction = self._correction(key, stage, history)
                 continue
-            self._expand(key, stage, history, todo)
-        return start
+            self._expand(stage, history, todo)
 
     def _key(self, position: int, p_i: Row, q_i: Row, history: tuple[int, ...], last_q: Row | None):
         extra = None
-        if self.variant == "skip-duplicates":
+        if self.by_history:
             extra = frozenset(history)
-        elif self.variant == "correction-from-candidates":
-            extra = frozenset(history) if position > self.k else None
         elif self.variant == "last-residual-only" and position > self.k:
             extra = last_q
         return (position, p_i, q_i, extra)
 
-    def _expand(self, key, stage: Stage, history: tuple[int, ...], todo: list) -> None:
+    def _expand(self, stage: Stage, history: tuple[int, ...], todo: list) -> None:
         p, q, variant, rule = self.p, self.q, self.variant, self.rule
         p_i, q_i = stage.p, stage.q
+        target = p if variant == "no-update" else p_i
+        tested_q = q if variant == "stale-draft" else q_i
+        residual = None  # max(0, target − tested_q)/Z: the same for every rejected candidate, formed once
+        known: dict[tuple[int, int], int] = {}  # (id of next p, id of next q) -> stage number, without a history
         for x, drawn in enumerate(q_i):
             if not drawn:
                 continue
             stage.draws[x] = drawn
             if variant == "skip-duplicates" and x in history:  # skipped: no test, no update
                 stage.keep[x] = ZERO
-                nxt_p, tested_q = p_i, q_i
+                nxt_p = p_i
             else:
-                target = p if variant == "no-update" else p_i
-                tested_q = q if variant == "stale-draft" else q_i
                 keep = min(ONE, target[x] / tested_q[x]) if tested_q[x] else ONE
                 stage.keep[x] = keep
                 if keep == 1:
                     continue
-                nxt_p = _residual(target, tested_q)
-                if nxt_p is None:  # cannot happen when keep < 1 (Z > 0 then); kept as the no-0/0 guard
+                if residual is None:
+                    residual = _residual(target, tested_q)
+                if residual is None:  # cannot happen when keep < 1 (Z > 0 then); kept as the no-0/0 guard
                     stage.keep[x] = ONE
                     continue
+                nxt_p = residual
             nxt_q = q_i
             if rule == "without-replacement" and stage.position < self.k:
                 nxt_q = _without(q_i, x)
-            after = self._key(stage.position + 1, nxt_p, nxt_q, history + (x,), q_i)
+            shared = (id(nxt_p), id(nxt_q)) if not self.by_history else None
+            after = known.get(shared) if shared else None
+            if after is None:
+                key = self._key(stage.position + 1, nxt_p, nxt_q, history + (x,), q_i)
+                after, new = self._add(key, Stage(stage.position + 1, nxt_p, nxt_q))
+                if shared:
+                    known[shared] = after
+                if new:
+                    todo.append((key, after, history + (x,)))
             stage.after[x] = after
-            if self._add(after, Stage(stage.position + 1, nxt_p, nxt_q)):
-                todo.append((after, history + (x,)))
 
     def _correction(self, key, stage: Stage, history: tuple[int, ...]) -> Row:
         p, variant = self.p, self.variant
@@ -415,13 +443,20 @@ class _Builder:
         return stage.p
 
 
-def node_graph(p: Row, q: Row, candidates: int, rule: str = "with-replacement", variant: str = "correct") -> NodeGraph:
+def node_graph(
+    p: Row,
+    q: Row,
+    candidates: int,
+    rule: str = "with-replacement",
+    variant: str = "correct",
+    budget: Budget | None = None,
+) -> NodeGraph:
     rule = check_rule(rule)
     variant = check_variant(variant, rule)
     if len(p) != len(q):
         raise DraftsInputError(f"p has {len(p)} tokens and q has {len(q)}")
     check_candidates(candidates, rule, q)
-    return _Builder(tuple(map(Fraction, p)), tuple(map(Fraction, q)), candidates, rule, variant).build()
+    return _Builder(tuple(map(Fraction, p)), tuple(map(Fraction, q)), candidates, rule, variant, budget).build()
 
 
 # --- one node's exact law -------------------------------------------------------------------------
@@ -461,7 +496,7 @@ class NodeLaw:
 
 
 def _order(graph: NodeGraph) -> list:
-    return sorted(graph.stages, key=lambda key: graph.stages[key].position)
+    return sorted(range(len(graph.stages)), key=lambda number: graph.stages[number].position)
 
 
 def node_law(p: Row, q: Row, candidates: int, rule: str = "with-replacement", variant: str = "correct") -> NodeLaw:
@@ -472,7 +507,7 @@ def node_law(p: Row, q: Row, candidates: int, rule: str = "with-replacement", va
 
 def law_of_graph(graph: NodeGraph) -> NodeLaw:
     size = len(graph.p)
-    reach: dict[object, Fraction] = defaultdict(Fraction)
+    reach: dict[int, Fraction] = defaultdict(Fraction)
     reach[graph.start] = ONE
     kept = [ZERO] * size
     corrected = [ZERO] * size
@@ -500,64 +535,73 @@ def law_of_graph(graph: NodeGraph) -> NodeLaw:
 # --- the best any verifier can do ------------------------------------------------------------------
 
 
-def candidate_sets(q: Row, candidates: int, rule: str) -> dict[int, Fraction]:
-    """The law of the candidate *set* a rule draws, as bitmasks over the vocabulary."""
-    rule = check_rule(rule)
-    check_candidates(candidates, rule, q)
+def candidate_support(q: Row, candidates: int, rule: str) -> tuple[int, ...]:
+    """The tokens some candidate can be: the top k for top-k, q's support otherwise."""
     if rule == "top-k":
-        return {sum(1 << c for c in top_k(q, candidates)): ONE}
+        return tuple(sorted(top_k(q, candidates)))
+    return tuple(x for x, v in enumerate(q) if v)
+
+
+def _inside(q: Row, candidates: int, rule: str, support: tuple[int, ...]) -> list[Fraction]:
+    """P(every candidate lies in H) for each H ⊆ support (a bitmask over ``support``)."""
+    n = len(support)
+    if rule == "top-k":  # deterministic: the set is the whole support
+        return [ONE if h == (1 << n) - 1 else ZERO for h in range(1 << n)]
+    q_of = [ZERO] * (1 << n)  # q(H), one addition per set (its lowest bit removed)
+    for h in range(1, 1 << n):
+        low = (h & -h).bit_length() - 1
+        q_of[h] = q_of[h & (h - 1)] + q[support[low]]
+    if rule == "with-replacement":  # K independent draws all in H
+        return [v**candidates for v in q_of]
+    # without replacement: the law of the set drawn (masks of at most K tokens), then sums over subsets
     sets: dict[int, Fraction] = {0: ONE}
     for _ in range(candidates):
         nxt: dict[int, Fraction] = defaultdict(Fraction)
         for mask, mass in sets.items():
-            if rule == "with-replacement":
-                left = ONE
-            else:
-                left = ONE - sum((q[x] for x in range(len(q)) if mask >> x & 1), ZERO)
-            for x, v in enumerate(q):
-                if not v or (rule == "without-replacement" and mask >> x & 1):
-                    continue
-                nxt[mask | 1 << x] += mass * v / left
+            share = mass / (1 - q_of[mask])
+            for i in range(n):
+                if not mask >> i & 1:
+                    nxt[mask | 1 << i] += share * q[support[i]]
         sets = nxt
-    return dict(sets)
+    inside = [ZERO] * (1 << n)
+    for mask, mass in sets.items():
+        inside[mask] = mass
+    for bit in range(n):  # sum over subsets (zeta transform)
+        step = 1 << bit
+        for h in range(1 << n):
+            if h & step:
+                inside[h] += inside[h ^ step]
+    return inside
 
 
 @dataclass(frozen=True)
 class Best:
-    value: Fraction | None  # None when the vocabulary is above MAX_BEST_TOKENS (reason says so)
+    value: Fraction | None  # None when the candidates range over more than MAX_BEST_TOKENS (reason says so)
     tokens: tuple[int, ...]  # a set H reaching the minimum
     reason: str | None = None
 
 
 def best_acceptance(p: Row, q: Row, candidates: int, rule: str) -> Best:
     """α* = min over token sets H of p(H) + P(some candidate ∉ H), H within the candidates' support
-    (a token no candidate can be only adds p(token)). Subset sums over bitmasks: V·2^V additions."""
-    sets = candidate_sets(q, candidates, rule)
-    support = sorted({x for mask in sets for x in range(len(q)) if mask >> x & 1})
-    if len(support) > MAX_BEST_TOKENS:
+    (a token no candidate can be only adds p(token)): every H of at most MAX_BEST_TOKENS tokens."""
+    rule = check_rule(rule)
+    check_candidates(candidates, rule, q)
+    support = candidate_support(q, candidates, rule)
+    n = len(support)
+    if n > MAX_BEST_TOKENS:
         return Best(
             None,
             (),
-            f"the candidates range over {len(support)} tokens, above the {MAX_BEST_TOKENS} for which "
-            "the lab enumerates every token set",
+            f"the candidates range over {n} tokens, above the {MAX_BEST_TOKENS} for which the lab enumerates every "
+            "token set",
         )
-    index = {x: i for i, x in enumerate(support)}
-    n = len(support)
-    inside = [ZERO] * (1 << n)  # P(candidate set ⊆ H), H over the support
-    for mask, mass in sets.items():
-        local = sum(1 << index[x] for x in support if mask >> x & 1)
-        inside[local] += mass
-    for bit in range(n):  # sum over subsets (zeta transform)
-        step = 1 << bit
-        for h in range(1 << n):
-            if h & step:
-                inside[h] += inside[h ^ step]
-    best, best_h = None, 0
-    for h in range(1 << n):
-        value = sum((p[support[i]] for i in range(n) if h >> i & 1), ZERO) + 1 - inside[h]
-        if best is None or value < best:
-            best, best_h = value, h
-    return Best(best, tuple(support[i] for i in range(n) if best_h >> i & 1))
+    inside = _inside(tuple(map(Fraction, q)), candidates, rule, support)
+    p_of = [ZERO] * (1 << n)
+    for h in range(1, 1 << n):
+        low = (h & -h).bit_length() - 1
+        p_of[h] = p_of[h & (h - 1)] + Fraction(p[support[low]])
+    best_h = min(range(1 << n), key=lambda h: (p_of[h] + 1 - inside[h], h))
+    return Best(p_of[best_h] + 1 - inside[best_h], tuple(support[i] for i in range(n) if best_h >> i & 1))
 
 
 # --- sampling one node -------------------------------------------------------------------------
@@ -683,12 +727,15 @@ class TreeRules:
     rule: str
     variant: str
     graphs: dict[tuple[int, int], NodeGraph] = field(default_factory=dict)
+    budget: Budget = field(default_factory=Budget)  # shared by every node of the tree
 
     def graph(self, t: int, width: int) -> NodeGraph:
         key = (t, width)
         if key not in self.graphs:
             try:
-                self.graphs[key] = node_graph(self.model.p(t), self.model.q(t), width, self.rule, self.variant)
+                self.graphs[key] = node_graph(
+                    self.model.p(t), self.model.q(t), width, self.rule, self.variant, self.budget
+                )
             except DraftsInputError as exc:
                 raise DraftsInputError(f"after {self.model.context_label(t)}: {exc}") from None
         return self.graphs[key]
