@@ -229,3 +229,33 @@ def test_pitfalls_largest_exact_choice_and_the_named_limit():
     assert "32,768 sequences, too many for an exact law (limit 4,096" in message
     assert message.endswith("Showing the last valid choice.")
     assert any("K = 8, L = 4 · outcomes: 4096 sequences" in c.value for c in at.caption)
+
+
+# --- several candidates ---------------------------------------------------------------------------------
+
+
+def test_several_candidates_predict_then_reveal():
+    """The mistakes of several drafts: nothing of the law before the reveal; then the exact law on the example
+    (hand-derived in tests/test_drafts.py: no-update gives (7/50, 27/50, 8/25), TV 3/50), graded."""
+    at = open_page(PITFALLS)
+    assert "Several candidates and token trees" in [h.value for h in at.header]
+    at.selectbox(key="pit_draft_variant").set_value("no-update").run()
+    assert not any("no-update law" in d.value.columns for d in at.dataframe)
+    assert "27/50" not in markdown_text(at) and "When it is harmless" not in markdown_text(at)
+    at.radio(key="pit_draft_guess::no-update").set_value("yes, biased").run()
+    at.button(key="pit_draft_reveal").click().run()
+    assert not at.exception
+    table = next(d.value for d in at.dataframe if "no-update law" in d.value.columns)
+    assert list(table["no-update law"]) == ["7/50 (0.14)", "27/50 (0.54)", "8/25 (0.32)"]
+    assert any("Right: it is biased here." in s.value for s in at.success)
+    assert "3/50 (0.06)" in markdown_text(at) and "When it is harmless" in markdown_text(at)
+
+
+def test_several_candidates_rules_table_shows_the_best_acceptance():
+    at = open_expander(open_page(PITFALLS), "pit_rules")
+    rows = next(d.value for d in at.dataframe if "best any verifier can do" in d.value.columns)
+    # hand-derived: 4/5, 47/50, 7/10 kept; best 17/20 with two independent drafts, p(C) = 7/10 for the top 2
+    assert list(rows["a candidate is kept"]) == ["4/5 (0.8)", "47/50 (0.94)", "7/10 (0.7)"]
+    best = list(rows["best any verifier can do"])
+    assert best[0] == "17/20 (0.85)" and best[2] == "7/10 (0.7)"
+

@@ -35,6 +35,8 @@ CASES = [
     ("lab/views/pages/blocks.py", "bk_variant", "string_value", "nope"),
     ("lab/views/pages/exercises.py", "level", "string_value", "../x"),
     ("lab/views/pages/pitfalls.py", "pit_block", "string_value", "abc"),
+    ("lab/views/pages/pitfalls.py", "pit_draft_variant", "string_value", "nope"),
+    ("lab/views/pages/pitfalls.py", "pit_draft_guess::no-update", "string_value", "maybe"),
     ("lab/views/lesson/start_here.py", "ls_1_pred_0", "double_value", INF),  # a box's text sent as a number
     ("lab/views/lesson/start_here.py", "ls_1_answer", "string_value", "9" * 100_000),
     # every control each page's models declare (lab/models/<page>.py, CONTROLS), forged by its kind; a control

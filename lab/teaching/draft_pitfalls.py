@@ -87,7 +87,7 @@ DRAFT_CARDS: dict[str, DraftCard] = {
                 "return sample(max(0, p - q) / Z)  # p never updated",
             ),
             WITH_REPLACEMENT_LINES,
-            (Report("NJUNLP/MCSD", "strategies.py", "the with-replacement rule updates p after every rejection"),),
+            (),
             "with one candidate (K = 1), where there is nothing to update, and when no rejection can happen (p = q).",
         ),
         DraftCard(

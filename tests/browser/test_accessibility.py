@@ -199,6 +199,12 @@ def pitfalls_spoiler(page, base, presenting):
     wait_idle(page)
 
 
+def pitfalls_several_candidates(page, base, presenting):
+    press(page, "Reveal the law on the example")
+    page.get_by_text("The three rules on the example", exact=False).click()
+    wait_idle(page)
+
+
 def sampling_ran(page, base, presenting):
     page.get_by_role("button", name="Run 10,000 steps", exact=True).click()
     wait_idle(page)
@@ -301,6 +307,7 @@ STATES = [
     State("exercises predict the bars", "exercises?tab=Predict+the+bars"),
     State("exercises teacher tab", "exercises?tab=Teacher"),
     State("pitfalls spoiler open", "pitfalls", pitfalls_spoiler),
+    State("pitfalls several candidates revealed", "pitfalls", pitfalls_several_candidates),
     State("sampling ran", "sampling", sampling_ran),
     State("blocks shown", "blocks", blocks_shown),
     State("class teacher revealed", "class", teacher_revealed),

@@ -21,7 +21,7 @@ def trace_y(page, name: str) -> list:
 
 def test_pitfalls_predict_and_reveal(page, app_url, screenshot_dir):
     goto(page, f"{app_url}/pitfalls")
-    page.get_by_text("yes, biased").click()
+    page.get_by_role("radiogroup", name="Is resample-from-p biased").get_by_text("yes, biased").click()
     wait_idle(page)
     page.get_by_role("combobox", name="Which outcome gains mass?").click()
     page.get_by_role("option", name="A", exact=True).click()

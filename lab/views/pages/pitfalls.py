@@ -4,11 +4,19 @@ import streamlit as st
 
 from lab.core.blocks import MAX_OUTCOMES
 from lab.core.distributions import LabInputError
+from lab.core.drafts import RULES, best_acceptance, node_law
 from lab.core.formatting import fraction_text, markdown_escape
 from lab.core.markov import all_model_names, load_model
 from lab.core.scenarios import scenario_names
 from lab.core.variants import VARIANTS
 from lab.models.pitfalls import PitfallsModel
+from lab.teaching.draft_pitfalls import (
+    DRAFT_CARDS,
+    EXAMPLE_CANDIDATES,
+    EXAMPLE_P,
+    EXAMPLE_Q,
+    EXAMPLE_TOKENS,
+)
 from lab.teaching.pitfalls import (
     CARDS,
     NO_GAIN,
@@ -30,9 +38,9 @@ CHECK_YOUR_OWN = (
 )
 
 
-def card_code(card) -> None:
-    """A card's title, then its mistaken code beside the correct lines."""
-    section(card.title)
+def card_code(card, heading=section) -> None:
+    """A card's title (a section's heading, or ``heading``), then its mistaken code beside the correct lines."""
+    heading(card.title)
     left, right = st.columns(2)
     left.markdown("**What the mistaken code does**")
     left.code("\n".join(card.mistaken), language="python", wrap_lines=True)
@@ -331,6 +339,122 @@ def single_step_section() -> None:
             )
 
 
+def example_words() -> str:
+    def row(values):
+        return ", ".join(f"{t} = {fraction_text(v)}" for t, v in zip(EXAMPLE_TOKENS, values))
+
+    return f"target p: {row(EXAMPLE_P)}; draft q: {row(EXAMPLE_Q)}"
+
+
+def chosen_draft_mistake() -> str:
+    names = list(DRAFT_CARDS)
+    st.selectbox(
+        "mistake with several candidates",
+        names,
+        format_func=lambda name: f"{DRAFT_CARDS[name].title} ({name})",
+        key="pit_draft_variant",
+    )
+    chosen = st.session_state.get("pit_draft_variant")
+    return chosen if chosen in DRAFT_CARDS else names[0]  # a crafted widget state falls back to the first card
+
+
+def draft_reveal(name: str, rule: str, guess) -> str:
+    """The exact law beside the target on the example, the distance, and the grade; returns what is announced."""
+    card = DRAFT_CARDS[name]
+    mistaken = node_law(EXAMPLE_P, EXAMPLE_Q, EXAMPLE_CANDIDATES, rule, name)
+    correct = node_law(EXAMPLE_P, EXAMPLE_Q, EXAMPLE_CANDIDATES, rule)
+    biased = mistaken.tv_distance > 0
+    said = f"Revealed: {name} is at TV distance {exact_and_decimal(mistaken.tv_distance)} from the target."
+    if guess is None:
+        st.caption("Revealed without a guess: not graded.")
+    else:
+        right = guess.startswith("yes") == biased
+        verdict = "Right" if right else "Not this time"
+        message = f"{verdict}: it is {'biased' if biased else 'exact'} here."
+        (st.success if right else st.warning)(message)
+        said += " " + message
+    st.dataframe(
+        {
+            "token": list(EXAMPLE_TOKENS),
+            "target p": [exact_and_decimal(v) for v in EXAMPLE_P],
+            f"{name} law": [exact_and_decimal(v) for v in mistaken.law],
+            "difference": [exact_and_decimal(v - t) for t, v in zip(EXAMPLE_P, mistaken.law)],
+        },
+        hide_index=True,
+        width="stretch",
+    )
+    st.markdown(
+        f"TV distance from the target: **{exact_and_decimal(mistaken.tv_distance)}**. A candidate is kept with "
+        f"probability {exact_and_decimal(mistaken.acceptance)} (the correct {rule} rule: "
+        f"{exact_and_decimal(correct.acceptance)})."
+    )
+    st.markdown(f"**When it is harmless:** {card.harmless_when}")
+    return said
+
+
+def rules_table() -> None:
+    """Each correct rule's acceptance on the example beside the best any verifier can do with its candidates."""
+    rows = {"rule": [], "a candidate is kept": [], "best any verifier can do": []}
+    for rule in RULES:
+        rows["rule"].append(rule)
+        rows["a candidate is kept"].append(exact_and_decimal(node_law(EXAMPLE_P, EXAMPLE_Q, 2, rule).acceptance))
+        rows["best any verifier can do"].append(exact_and_decimal(best_acceptance(EXAMPLE_P, EXAMPLE_Q, 2, rule).value))
+    st.dataframe(rows, hide_index=True, width="stretch")
+
+
+@st.fragment
+def several_candidates_section() -> None:
+    """The mistakes of several drafts and token trees, on one worked example: predict, then reveal (a fragment)."""
+    section("Several candidates and token trees")
+    st.caption(
+        "Many systems let the draft propose several candidates for the same position (K of them, drawn from q or "
+        "taken as q's K most likely tokens), and a token tree repeats this at every depth. The candidates are "
+        "tested one after another: a rejection leaves a residual, the next candidate is tested against it, and when "
+        "every candidate is rejected the correction is one fresh draw from the last residual, over the whole "
+        f"vocabulary. The example: {example_words()}, K = {EXAMPLE_CANDIDATES} candidates. "
+        "`python -m lab mistakes MODEL --candidates K` (or `--tree 2,2`) runs every rule on your own numbers."
+    )
+    name = chosen_draft_mistake()
+    card = DRAFT_CARDS[name]
+    card_code(card, subsection)
+    st.markdown(markdown_escape(card.description))
+    reported = reports_text(card) + "." if card.reports else "none cited: a mistake that is easy to make."
+    st.markdown(f"**Reported publicly:** {markdown_escape(reported)}")
+    rule = card.rules[0]
+    st.markdown("**Predict first**")
+    guess = st.radio(
+        f"Is {name} biased on the example ({rule} rule, K = {EXAMPLE_CANDIDATES})?",
+        ["yes, biased", "no, exact"],
+        index=None,
+        key=f"pit_draft_guess::{name}",
+        horizontal=True,
+    )
+    reveal_key = f"pit_draft_revealed::{name}"
+    if st.button("Reveal the law on the example", key="pit_draft_reveal", type="primary"):
+        st.session_state[reveal_key] = True
+    said = ""
+    if st.session_state.get(reveal_key):
+        said = draft_reveal(name, rule, guess)
+    else:
+        st.info("Make your guess, then reveal: the law, the distance and the grade appear together.")
+    announce("pit_draft", said)
+    rules = st.expander(
+        "The three rules on the example: how often a candidate is kept, and the best possible",
+        key="pit_rules",
+        on_change="rerun",
+    )
+    if not rules.open:  # drawn only while open (opening it reruns), as the spoilers above
+        return
+    with rules:
+        st.caption(
+            "No verifier whose output follows p can keep a candidate more often than the minimum, over token sets "
+            "H, of p(H) + P(some candidate is outside H). On this example, drawing without replacement keeps more "
+            "often than drawing with replacement (it never draws a rejected token again); the top-k rule reaches the "
+            "best its fixed candidates allow."
+        )
+        rules_table()
+
+
 def zero_over_zero_card() -> None:
     zero = CARDS["zero-over-zero"]
     card_code(zero)
@@ -343,6 +467,7 @@ def main() -> None:
     intro()
     choice_section()
     single_step_section()
+    several_candidates_section()
     zero_over_zero_card()
 
 
