@@ -80,10 +80,13 @@ def run_drafts(args) -> int:
     else:
         where = "{" + ", ".join(p.tokens[i] for i in best.tokens) + "}"
         gap = best.value - result.acceptance
-        print(
-            f"best any verifier can do (alpha*) = {summary_text(best.value, exact)}, reached at H = {where}; "
+        how_far = (
             f"this rule is {summary_text(gap, exact)} below it"
+            if gap >= 0
+            else "this rule keeps more often than any verifier whose output follows p can: its law is not p"
         )
+        best_text = summary_text(best.value, exact)
+        print(f"best any verifier can do (alpha*) = {best_text}, reached at H = {where}; {how_far}")
     print()
     print("stages (the residual target p_i that candidate i is tested against, and the draft q_i it comes from):")
     for s in result.stages:
