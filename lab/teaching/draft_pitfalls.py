@@ -113,7 +113,7 @@ DRAFT_CARDS: dict[str, DraftCard] = {
             ),
             TOP_K_LINES,
             (
-                Report("SafeAILab/EAGLE", "#93, #110, #183, #221, #329", "whether top-k drafting is lossless"),
+                Report("SafeAILab/EAGLE", "issues 93, 110, 183, 221 and 329", "whether top-k drafting is lossless"),
                 Report("jaymody/speculative-sampling", "#3", "argmax drafting scored with q = softmax"),
                 Report("vllm-project/vllm", "PR #16899", "argmax drafts treated as one-hot q"),
             ),
