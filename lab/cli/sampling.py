@@ -45,13 +45,14 @@ def outputs_rule(model: MarkovModel, length: int) -> str:
     )
 
 
-def law_json(comparison) -> dict:
+def law_json(comparison, **given) -> dict:
+    """``law --json``; ``given`` replaces ``block`` and ``variant`` (a tree has no block)."""
     model = comparison.model
     return {
         "model": model.name,
-        "block": comparison.block,
+        "block": given["block"] if "block" in given else comparison.block,
         "length": comparison.length,
-        "variant": comparison.variant.name,
+        "variant": given["variant"] if "variant" in given else comparison.variant.name,
         "stop": model.stop_name,
         "target": {model.sequence_text(k): fraction_text(v) for k, v in sorted(comparison.target.items())},
         "speculative": {model.sequence_text(k): fraction_text(v) for k, v in sorted(comparison.speculative.items())},
@@ -60,16 +61,9 @@ def law_json(comparison) -> dict:
 
 
 def tree_law_json(comparison) -> dict:
-    model = comparison.model
+    """``law_json``'s keys (``block`` is null, ``variant`` a several-drafts name) plus ``tree`` and ``rule``."""
     return {
-        "model": model.name,
-        "block": None,
-        "length": comparison.length,
-        "variant": comparison.variant,
-        "stop": model.stop_name,
-        "target": {model.sequence_text(k): fraction_text(v) for k, v in sorted(comparison.target.items())},
-        "speculative": {model.sequence_text(k): fraction_text(v) for k, v in sorted(comparison.speculative.items())},
-        "tv_distance": fraction_text(comparison.distance),
+        **law_json(comparison, block=None, variant=comparison.variant),
         "tree": list(comparison.widths),
         "rule": comparison.rule,
     }
@@ -92,23 +86,29 @@ def check_tree_options(args) -> None:
         raise DraftsInputError("--rule goes with --tree W1,W2,... or --candidates K")
 
 
-def run_tree_law(args, model) -> int:
-    widths = parse_tree(args.tree)
-    comparison = tree_law(model, widths, args.length, args.rule, args.variant, args.allow_large)
-    if args.json:
-        print_json(tree_law_json(comparison))
-        return 0
+def print_law(model, comparison, how: str, column: str) -> None:
+    """The law table of ``law``: each sequence's target and decoded probability, their difference, the distance."""
     print(f"{model.name}: {model.title}")
-    print(f"tree verification, widths {tree_words(widths)}, rule {comparison.rule}, variant {comparison.variant}")
+    print(how)
     print(f"law over {outputs_rule(model, comparison.length)}")
     print()
     rows = [
         [model.sequence_text(seq), fraction_text(t), fraction_text(s), fraction_text(s - t)]
         for seq, t, s in comparison.rows()
     ]
-    print_table(["sequence", "target", "tree", "difference"], rows)
+    print_table(["sequence", "target", column, "difference"], rows)
     print()
     print(f"total variation distance = {fraction_text(comparison.distance)} ({float(comparison.distance):.6g})")
+
+
+def run_tree_law(args, model) -> int:
+    widths = parse_tree(args.tree)
+    comparison = tree_law(model, widths, args.length, args.rule, args.variant, args.allow_large)
+    if args.json:
+        print_json(tree_law_json(comparison))
+        return 0
+    how = f"tree verification, widths {tree_words(widths)}, rule {comparison.rule}, variant {comparison.variant}"
+    print_law(model, comparison, how, "tree")
     return 0
 
 
@@ -125,17 +125,7 @@ def run_law(args) -> int:
     if args.json:
         print_json(law_json(comparison))
         return 0
-    print(f"{model.name}: {model.title}")
-    print(f"block decoding with K = {comparison.block}, variant {variant.name}")
-    print(f"law over {outputs_rule(model, comparison.length)}")
-    print()
-    rows = [
-        [model.sequence_text(seq), fraction_text(t), fraction_text(s), fraction_text(s - t)]
-        for seq, t, s in comparison.rows()
-    ]
-    print_table(["sequence", "target", "speculative", "difference"], rows)
-    print()
-    print(f"total variation distance = {fraction_text(comparison.distance)} ({float(comparison.distance):.6g})")
+    print_law(model, comparison, f"block decoding with K = {comparison.block}, variant {variant.name}", "speculative")
     return 0
 
 
