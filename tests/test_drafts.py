@@ -18,9 +18,11 @@ from lab.core.drafts import (
     MAX_NODE_WORK,
     RULES,
     DraftsInputError,
+    acceptance_by_candidates,
     best_acceptance,
     node_law,
     parse_tree,
+    sample_tree_trace,
     simulate_node,
     simulate_tree,
     tree_law,
@@ -348,3 +350,52 @@ def test_bad_input_exits_2_with_one_line(capsys, argv, fragment):
 def test_draft_mistakes_report_skips_what_a_model_cannot_run():
     report = draft_mistakes("one-hot-draft", candidates=2)
     assert "without-replacement" not in report.rules and report.skipped
+
+
+# --- what the several-drafts page draws ----------------------------------------------------------------------------
+
+
+def test_kept_by_position_and_the_correction_rebuild_p():
+    # stage 1 keeps min(p, q) = (1/10, 3/10, 1/5); stage 2 is reached with 2/5 and keeps min(p2, q) = (0, 3/10, 1/5):
+    # (0, 3/25, 2/25); the correction (reached with 1/5) gives 1/5 · (0, 9/10, 1/10) = (0, 9/50, 1/50)
+    law = node_law(P, Q, 2, "with-replacement")
+    assert law.kept_by_position == ((F(1, 10), F(3, 10), F(1, 5)), (0, F(3, 25), F(2, 25)))
+    assert law.corrected == (0, F(9, 50), F(1, 50))
+    assert tuple(a + b + c for a, b, c in zip(*law.kept_by_position, law.corrected)) == P
+
+
+def test_more_drafts_less_gain():
+    # K = 1: α = 3/5 = α* (one draft: 1 - TV). K = 3: p3 = (0, 9/10, 1/10), α3 = 3/10 + 1/10 = 2/5, so
+    # 4/5 + 1/5 · 2/5 = 22/25; α* = min over H of p(H) + 1 - q(H)^3, at H = {A}: 1/10 + 1 - 1/8 = 39/40
+    rows = acceptance_by_candidates(P, Q, "with-replacement", 3)
+    assert [(r.candidates, r.acceptance, r.best) for r in rows] == [
+        (1, F(3, 5), F(3, 5)),
+        (2, F(4, 5), F(17, 20)),
+        (3, F(22, 25), F(39, 40)),
+    ]
+    assert len(acceptance_by_candidates(P, Q, "top-k", 4)) == 3  # top-k stops at the vocabulary
+
+
+def test_a_sampled_tree_follows_its_rule():
+    model = load_model("markov-three")
+    trace = sample_tree_trace(model, (2, 2), "with-replacement", seed=1)
+    assert sample_tree_trace(model, (2, 2), "with-replacement", seed=1) == trace  # a seed gives one tree
+    assert len(trace.root.children) == 2 and all(len(c.children) == 2 for c in trace.root.children)
+    kept = [t for t in trace.tests if t.kept]
+    assert [t.candidate for t in kept] == list(trace.committed[: len(kept)])
+    assert trace.ending in ("bonus", "correction") and len(trace.committed) == len(kept) + 1
+    for test in trace.tests:
+        assert 0 <= test.keep <= 1 and test.kept == (test.u < test.keep)
+
+
+@pytest.mark.parametrize("rule", RULES)
+def test_sampled_trees_commit_the_target_law(rule):
+    """The first committed token of 4,000 seeded trees against p at the first position (chi-square)."""
+    from lab.core.sampling import chi_square_test
+
+    model = load_model("markov-three")
+    counts: dict[int, int] = {}
+    for seed in range(4_000):
+        first = sample_tree_trace(model, (2, 1), rule, seed).committed[0]
+        counts[first] = counts.get(first, 0) + 1
+    assert chi_square_test(counts, dict(enumerate(model.p(-1)))).p_value > 0.001

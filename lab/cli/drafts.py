@@ -37,6 +37,7 @@ def drafts_json(result: NodeLaw, tokens: tuple[str, ...], best, exact: bool) -> 
         "best_acceptance_reason": best.reason,
         "kept": per_token(result.kept),
         "corrected": per_token(result.corrected),
+        "kept_by_position": [per_token(row) for row in result.kept_by_position],
         "stages": [
             {
                 "position": s.position,

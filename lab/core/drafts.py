@@ -480,6 +480,8 @@ class NodeLaw:
     kept: Row  # probability that the output is this token, kept as a candidate
     corrected: Row  # probability that the output is this token, drawn by the correction
     stages: tuple[StageReach, ...]
+    kept_by_position: tuple[Row, ...] = ()  # kept at candidate 1, 2, …: with ``corrected`` they add up to the law
+
 
     @property
     def law(self) -> Row:
@@ -511,6 +513,7 @@ def law_of_graph(graph: NodeGraph) -> NodeLaw:
     reach[graph.start] = ONE
     kept = [ZERO] * size
     corrected = [ZERO] * size
+    by_position = [[ZERO] * size for _ in range(graph.candidates)]
     seen: dict[tuple[int, Row, Row], Fraction] = {}
     for key in _order(graph):
         mass = reach.get(key, ZERO)
@@ -526,10 +529,41 @@ def law_of_graph(graph: NodeGraph) -> NodeLaw:
         for x, drawn in stage.draws.items():
             keep = stage.keep[x]
             kept[x] += mass * drawn * keep
+            by_position[stage.position - 1][x] += mass * drawn * keep
             if keep < 1:
                 reach[stage.after[x]] += mass * drawn * (1 - keep)
     stages = tuple(StageReach(pos, r, p_i, q_i) for (pos, p_i, q_i), r in seen.items())
-    return NodeLaw(graph.rule, graph.variant, graph.candidates, graph.p, graph.q, tuple(kept), tuple(corrected), stages)
+    return NodeLaw(
+        graph.rule,
+        graph.variant,
+        graph.candidates,
+        graph.p,
+        graph.q,
+        tuple(kept),
+        tuple(corrected),
+        stages,
+        tuple(map(tuple, by_position)),
+    )
+
+
+@dataclass(frozen=True)
+class MoreDrafts:
+    candidates: int
+    acceptance: Fraction  # the rule's probability that some candidate is kept
+    best: Fraction | None  # α* for the same candidates (None above MAX_BEST_TOKENS)
+
+
+def acceptance_by_candidates(p: Row, q: Row, rule: str, most: int = 4) -> tuple[MoreDrafts, ...]:
+    """The correct rule's acceptance and α* for K = 1 … ``most`` (fewer where the rule cannot draw K candidates):
+    how much each further candidate buys."""
+    rows = []
+    for k in range(1, most + 1):
+        try:
+            check_candidates(k, rule, q)
+        except DraftsInputError:
+            break
+        rows.append(MoreDrafts(k, node_law(p, q, k, rule).acceptance, best_acceptance(p, q, k, rule).value))
+    return tuple(rows)
 
 
 # --- the best any verifier can do ------------------------------------------------------------------
@@ -879,3 +913,111 @@ def simulate_tree(
         counts[tuple(out)] += 1
     tokens = sum(len(k) * v for k, v in counts.items())
     return TreeSimulation(comparison, sequences, seed, dict(counts), blocks, tokens)
+
+
+# --- one sampled tree, to step through --------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TreeNode:
+    """A drafted token and the children the draft proposed after it (none past a proposed stop token)."""
+
+    token: int
+    children: tuple[TreeNode, ...]
+
+
+@dataclass(frozen=True)
+class TreeTest:
+    depth: int  # 1 for the root's children
+    context: int  # the verified history the candidate is tested at
+    candidate: int
+    target: Row  # the residual target this candidate is tested against
+    keep: Fraction  # the probability it is kept
+    u: float  # the acceptance uniform
+    kept: bool
+
+
+@dataclass(frozen=True)
+class TreeTrace:
+    """One tree drafted and verified from a seed: the whole drafted tree, each test in order, and how it ended
+    ("correction": every child of a node rejected; "bonus": an accepted leaf; "stop": a kept stop token)."""
+
+    widths: tuple[int, ...]
+    rule: str
+    root: TreeNode
+    tests: tuple[TreeTest, ...]
+    committed: tuple[int, ...]
+    ending: str
+    last_law: Row  # the law the last token was drawn from (the correction, the bonus), or tested against (kept)
+
+
+def _draft_children(model: MarkovModel, t: int, width: int, rule: str, depth: int, widths, streams) -> tuple:
+    """The children the draft proposes after history ``t``: by the rule (top-k: q's most likely; otherwise draws
+    from q, without replacement removing each drawn token), each with its own subtree."""
+    q = model.q(t)
+    if rule == "top-k":
+        tokens = top_k(q, width)
+    else:
+        tokens, left = [], list(q)
+        for _ in range(width):
+            cdf = float_cdf(_normalized(left)).tolist()
+            x = min(bisect.bisect_right(cdf, float(streams.proposal.random())), len(q) - 1)
+            while not left[x]:  # float rounding at a CDF's edge: the nearest token with mass below
+                x -= 1
+            tokens.append(x)
+            if rule == "without-replacement":
+                left[x] = ZERO
+                if not any(left):
+                    break
+    children = []
+    for x in tokens:
+        grand = ()
+        if depth + 1 < len(widths) and x != model.stop:
+            grand = _draft_children(model, x, widths[depth + 1], rule, depth + 1, widths, streams)
+        children.append(TreeNode(x, grand))
+    return tuple(children)
+
+
+def sample_tree_trace(
+    model: MarkovModel, widths: tuple[int, ...], rule: str, seed: int, variant: str = "correct"
+) -> TreeTrace:
+    """Draft a whole tree from the first position (proposal stream), then verify it as the rule says (acceptance
+    stream; the correction or the bonus from the correction stream), recording every test."""
+    check_tree(widths)
+    rules = TreeRules(model, widths, check_rule(rule), check_variant(variant, rule))
+    streams = make_streams(seed)
+    root = TreeNode(START, _draft_children(model, START, widths[0], rule, 0, widths, streams))
+    node, t, depth = root, START, 0
+    tests: list[TreeTest] = []
+    committed: list[int] = []
+    while True:
+        if depth == len(widths):  # an accepted leaf: the bonus from the target
+            law = model.p(t)
+            committed.append(bisect.bisect_right(float_cdf(law).tolist(), float(streams.correction.random())))
+            ending = "bonus"
+            break
+        graph = rules.graph(t, widths[depth])
+        stage = graph.stages[graph.start]
+        kept_child = None
+        for child in node.children:
+            keep = stage.keep.get(child.token, ZERO)
+            u = float(streams.acceptance.random())
+            kept = keep == 1 or (keep > 0 and Fraction(u) < keep)
+            tests.append(TreeTest(depth + 1, t, child.token, stage.p, keep, u, kept))
+            if kept:
+                kept_child = child
+                break
+            stage = graph.stages[stage.after[child.token]]
+        if kept_child is None:  # every child rejected (or a node with no child): the correction ends the block
+            law = stage.correction if stage.correction is not None else stage.p
+            committed.append(bisect.bisect_right(float_cdf(law).tolist(), float(streams.correction.random())))
+            ending = "correction"
+            break
+        committed.append(kept_child.token)
+        if kept_child.token == model.stop:
+            law, ending = stage.p, "stop"
+            break
+        node, t, depth = kept_child, kept_child.token, depth + 1
+    if committed and committed[-1] == model.stop and ending != "stop":
+        ending = "stop"
+    return TreeTrace(widths, rule, root, tuple(tests), tuple(committed), ending, law)
