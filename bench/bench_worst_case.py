@@ -287,6 +287,49 @@ def _blocks_setting(variant: str, k: int, length: int) -> Action:
     return act
 
 
+def several_drafts_sessions(quick: bool) -> list[Session]:
+    """The node at its largest (26 typed tokens, K = 4, each rule, revealed) and every tree model, widths and rule
+    at L = 4, stepped."""
+    from lab.core.drafts import RULES
+    from lab.core.markov import model_names
+    from lab.models.several_drafts import MAX_K, WIDTHS
+
+    names = [chr(ord("A") + i) for i in range(26)]
+    p_text = ",".join(f"{n}={i + 1}/351" for i, n in enumerate(names))
+    q_text = ",".join(f"{n}={26 - i}/351" for i, n in enumerate(names))
+    node_steps = []
+    for rule in RULES:
+        for k in (MAX_K,) if quick else range(1, MAX_K + 1):
+            node_steps.append(Step(f"26 tokens, {rule}, K = {k}", _several_setting(rule, k)))
+            node_steps.append(Step(f"26 tokens, {rule}, K = {k}: reveal", click("sd_reveal")))
+    sessions = [Session(PAGES["several-drafts"], {"sd_p": p_text, "sd_q": q_text}, tuple(node_steps))]
+    for name in model_names()[:2] if quick else model_names():
+        steps = []
+        for widths in WIDTHS[-2:] if quick else WIDTHS:
+            for rule in RULES:
+                steps.append(Step(f"{name} tree {widths} {rule}", _tree_setting(widths, rule)))
+                steps.append(Step(f"{name} tree {widths} {rule}: show all", click("sd_all")))
+        sessions.append(Session(PAGES["several-drafts"], {"sd_tree_model": name, "sd_length": "4"}, tuple(steps)))
+    sessions.append(Session(PAGES["several-drafts"], {"sd_k": "inf", "sd_p": "A=" + "9" * 900, "sd_seed": "1e400"}, ()))
+    return sessions
+
+
+def _several_setting(rule: str, k: int) -> Action:
+    def act(at: AppTest) -> None:
+        at.selectbox(key="sd_rule").set_value(rule)
+        at.number_input(key="sd_k").set_value(k)
+
+    return act
+
+
+def _tree_setting(widths: str, rule: str) -> Action:
+    def act(at: AppTest) -> None:
+        at.selectbox(key="sd_widths").set_value(widths)
+        at.selectbox(key="sd_rule").set_value(rule)
+
+    return act
+
+
 def pitfalls_sessions(quick: bool) -> list[Session]:
     from lab.core.markov import all_model_names
 
@@ -432,6 +475,7 @@ SWEEPS = {  # by url path: one for every page in lab/views/shell.py
     "numerics": numerics_sessions,
     "sampling": sampling_sessions,
     "blocks": blocks_sessions,
+    "several-drafts": several_drafts_sessions,
     "pitfalls": pitfalls_sessions,
     "exercises": exercises_sessions,
     "class": class_sessions,

@@ -167,6 +167,28 @@ def _class_cases(cases):
     cases.append(("class_predictions_figure", (fields, values, means, (F(3, 4), F(1, 4)), None, 22, False)))  # a pair
 
 
+def _drafts_cases(cases):
+    from lab.core.drafts import RULES, acceptance_by_candidates, node_law
+
+    for name in scenario_names():
+        scenario = load_scenario(name)
+        p, q = scenario.p.values, scenario.q.values
+        for rule in RULES:
+            for k in (1, 2, 4):
+                try:
+                    law = node_law(p, q, k, rule)
+                except Exception:  # K above what the rule can draw here
+                    continue
+                cases.append(("stage_stack", (scenario.p.tokens, law.kept_by_position, law.corrected, p)))
+        curves = tuple(
+            (rule, tuple((r.candidates, float(r.acceptance)) for r in acceptance_by_candidates(p, q, rule)))
+            for rule in RULES
+        )
+        best = tuple((r.candidates, float(r.best)) for r in acceptance_by_candidates(p, q, "with-replacement"))
+        cases.append(("acceptance_by_k", (curves, best, "with-replacement")))
+    cases.append(("acceptance_by_k", ((("top-k", ((1, 0.5),)),), (), "top-k")))  # one point, no best
+
+
 def chart_cases() -> list[tuple[str, tuple]]:
     """(builder name, args) pairs covering every builder of FIGURES."""
     cases: list[tuple[str, tuple]] = []
@@ -174,4 +196,5 @@ def chart_cases() -> list[tuple[str, tuple]]:
     _sampling_cases(cases)
     _pitfall_cases(cases)
     _class_cases(cases)
+    _drafts_cases(cases)
     return cases

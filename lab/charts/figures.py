@@ -1,6 +1,6 @@
 """Every figure builder of the lab by name (the registry behind lab.views.ui.charts.figure)."""
 
-from lab.charts import classroom, pitfalls, residual, sampling
+from lab.charts import classroom, drafts, pitfalls, residual, sampling
 
 # The pages' one cached path, lab.views.ui.charts.figure, looks builders up here by name: a new figure is a
 # function in one of the chart modules plus one line below.
@@ -20,6 +20,9 @@ FIGURES = {
         sampling.convergence,
         sampling.block_trace,
         sampling.speedup_chart,
+        # several drafts
+        drafts.stage_stack,
+        drafts.acceptance_by_k,
         # numerics and pitfalls
         pitfalls.error_vs_z,
         pitfalls.processed_bars,

@@ -554,15 +554,14 @@ class MoreDrafts:
 
 
 def acceptance_by_candidates(p: Row, q: Row, rule: str, most: int = 4) -> tuple[MoreDrafts, ...]:
-    """The correct rule's acceptance and α* for K = 1 … ``most`` (fewer where the rule cannot draw K candidates):
-    how much each further candidate buys."""
+    """The correct rule's acceptance and α* for K = 1 … ``most`` (fewer where the rule cannot draw K candidates, or
+    where the work bound stops it): how much each further candidate buys."""
     rows = []
     for k in range(1, most + 1):
         try:
-            check_candidates(k, rule, q)
-        except DraftsInputError:
+            rows.append(MoreDrafts(k, node_law(p, q, k, rule).acceptance, best_acceptance(p, q, k, rule).value))
+        except DraftsInputError:  # more candidates than the rule can draw, or above the work bound: stop here
             break
-        rows.append(MoreDrafts(k, node_law(p, q, k, rule).acceptance, best_acceptance(p, q, k, rule).value))
     return tuple(rows)
 
 

@@ -45,6 +45,9 @@ PAGES = (
     PageEntry("lab/views/pages/binomial_lab.py", "Binomial lab", ":material/casino:", "binomial-lab", TOOLS),
     PageEntry("lab/views/pages/sampling.py", "Sampling lab", ":material/scatter_plot:", "sampling", TOOLS),
     PageEntry("lab/views/pages/blocks.py", "Blocks", ":material/view_week:", "blocks", TOOLS),
+    PageEntry(
+        "lab/views/pages/several_drafts.py", "Several drafts", ":material/account_tree:", "several-drafts", TOOLS
+    ),
     PageEntry("lab/views/pages/pitfalls.py", "Pitfalls", ":material/bug_report:", "pitfalls", TOOLS),
     PageEntry("lab/views/pages/exercises.py", "Exercises", ":material/school:", "exercises", TOOLS),
     PageEntry(

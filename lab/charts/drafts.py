@@ -1,0 +1,97 @@
+"""Charts of the Several drafts page: pure functions returning plotly figures (no Streamlit).
+
+The stacked reconstruction shows, per token, the mass kept at candidate 1, 2, … and the correction's, reaching p;
+each candidate's layer has the kept colour with its own fill pattern, so colour never carries meaning alone.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import plotly.graph_objects as go
+
+from lab.charts import base
+from lab.charts.palette import COLORS, GUIDE, LAW
+from lab.charts.residual import _bar, _layout, _top
+from lab.core.formatting import exact_text, plotly_text, short_label
+
+STAGE_PATTERNS = ("", ".", "x", "+")  # kept at candidate 1, 2, 3, 4
+RULE_STYLES = {  # rule -> (colour, marker symbol, dash): three different lines besides colour
+    "with-replacement": (COLORS["p"], "circle", "solid"),
+    "without-replacement": (COLORS["q"], "square", "dot"),
+    "top-k": (COLORS["accepted"], "diamond", "dash"),
+}
+
+
+def stage_stack(tokens: Sequence[str], kept_by_position: Sequence[Sequence], corrected: Sequence, target: Sequence):
+    """Stacked per token: kept at candidate 1, kept at candidate 2, …, then the correction, with p marked on top."""
+    traces = []
+    for i, kept in enumerate(kept_by_position):
+        trace = _bar("accepted", f"kept at candidate {i + 1}", tokens, kept, inside=True)
+        trace["marker"] = base.palette.pattern_marker(COLORS["accepted"], STAGE_PATTERNS[i % len(STAGE_PATTERNS)])
+        if STAGE_PATTERNS[i % len(STAGE_PATTERNS)]:
+            trace.pop("text", None)  # no label on hatching: the values are in the table beside the chart
+        traces.append(trace)
+    traces.append(_bar("correction", "correction", tokens, corrected, inside=True))
+    traces.append(
+        {
+            "type": "scatter",
+            "name": "target p",
+            "x": [plotly_text(t) for t in tokens],
+            "y": [float(v) for v in target],
+            "mode": "markers+text",
+            "marker": {"symbol": "line-ew", "size": 34, "line": {"width": 3, "color": COLORS["p"]}},
+            "text": [f"p = {short_label(v)}" for v in target],
+            "textposition": "top center",
+            "textfont": {"size": base.LABEL_SIZE, "color": COLORS["p"]},
+            "customdata": [exact_text(v) for v in target],
+            "hovertemplate": "target p<br>%{x}: %{customdata}<extra></extra>",
+            "cliponaxis": False,
+        }
+    )
+    title = "Kept at each candidate, plus the correction, reaches p"
+    return base.figure(traces, _layout(title, "token", "probability", _top(target), "stack"))
+
+
+def acceptance_by_k(
+    curves: Sequence[tuple[str, Sequence[tuple[int, float]]]], best: Sequence[tuple[int, float]], rule: str
+):
+    """How often a candidate is kept against K, one line per rule ((rule, points) pairs: hashable, so the figure is
+    cached), and the best any verifier can do (α*) with the candidates of ``rule``."""
+    traces = []
+    for name, points in curves:
+        color, symbol, dash = RULE_STYLES[name]
+        traces.append(
+            base.line(
+                name,
+                [k for k, _ in points],
+                [v for _, v in points],
+                color,
+                symbol=symbol,
+                dash=dash,
+                hovertemplate=f"{name}<br>K = %{{x}}: %{{y:.4f}}<extra></extra>",
+            )
+        )
+    if best:
+        traces.append(
+            base.line(
+                f"best any verifier can do ({rule})",
+                [k for k, _ in best],
+                [v for _, v in best],
+                LAW,
+                symbol="star",
+                size=12,
+                dash="longdash",
+                hovertemplate="best possible<br>K = %{x}: %{y:.4f}<extra></extra>",
+            )
+        )
+    title = "A candidate kept, against K, and the best possible"
+    layout = _layout(title, "candidates K", "P(a candidate is kept)", 1.0)
+    layout["xaxis"]["type"] = "linear"
+    layout["xaxis"]["dtick"] = 1
+    layout["yaxis"]["range"] = [0, 1.08]
+    layout["yaxis"]["gridcolor"] = base.palette.GRID
+    layout["shapes"] = [
+        {"type": "line", "xref": "paper", "x0": 0, "x1": 1, "y0": 1, "y1": 1, "line": {"color": GUIDE, "dash": "dot"}}
+    ]
+    return go.Figure(data=traces, layout=layout)
