@@ -205,6 +205,12 @@ def pitfalls_several_candidates(page, base, presenting):
     wait_idle(page)
 
 
+def several_drafts_revealed(page, base, presenting):
+    """The chain, the stacked reconstruction and the acceptance chart revealed, and the tree stepped through."""
+    press(page, "Reveal")
+    press(page, "Show all")
+
+
 def sampling_ran(page, base, presenting):
     page.get_by_role("button", name="Run 10,000 steps", exact=True).click()
     wait_idle(page)
@@ -310,6 +316,7 @@ STATES = [
     State("pitfalls several candidates revealed", "pitfalls", pitfalls_several_candidates),
     State("sampling ran", "sampling", sampling_ran),
     State("blocks shown", "blocks", blocks_shown),
+    State("several drafts revealed", "several-drafts", several_drafts_revealed),
     State("class teacher revealed", "class", teacher_revealed),
     State("class student joined", "class", student_joined),
     State("class student submitted", "class", student_submitted),
