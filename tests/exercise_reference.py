@@ -28,4 +28,8 @@ def expected_answer(problem):
     i = problem.p.tokens.index(problem.token)
     if problem.kind == "r":
         return UNDEFINED if r is None else r[i]
+    if problem.kind == "second":
+        # the second of two candidates from q must supply what the first left, r, as one draft supplies p:
+        # kept with probability min(1, r(x)/q(x))
+        return min(F(1), r[i] / problem.q.values[i])
     return supplied[i]

@@ -304,3 +304,30 @@ def test_the_sheet_records_tries_hints_and_reveals():
     assert sheet.reveal(problem)[0].endswith("the worked solution is open below the problem.") and 1 in sheet.revealed
     sheet.check_bars(1, (0.0, 0.75, 0.25))
     assert sheet.checked_bars == {1: (0.0, 0.75, 0.25)}
+
+
+# --- several candidates: the second candidate's test -----------------------------------------------------------
+
+
+def test_the_second_candidate_by_hand():
+    """p = (1/2, 2/5, 1/10), q = (2/5, 1/5, 2/5): max(0, p - q) = (1/10, 1/5, 0), Z = 3/10, r = (1/3, 2/3, 0). The
+    second candidate A is kept with min(1, r(A)/q(A)) = min(1, (1/3)/(2/5)) = 5/6; tested against p it would be
+    min(1, (1/2)/(2/5)) = 1, and r(A) itself is 1/3."""
+    tokens = ("A", "B", "C")
+    p = Distribution(tokens, (F(1, 2), F(2, 5), F(1, 10)))
+    q = Distribution(tokens, (F(2, 5), F(1, 5), F(2, 5)))
+    problem = Problem(1, 0, "several", "second", "A", p, q)
+    assert problem.answer == F(5, 6)
+    assert check_answer(problem, "5/6").correct
+    assert "tested the second candidate against p" in check_answer(problem, "1").message
+    assert "That is r(A), the residual itself" in check_answer(problem, "1/3").message
+    assert hints(problem)[2].endswith("r = A: 1/3, B: 2/3, C: 0.")  # r's values before the asked step
+    assert hints(problem)[3].endswith("min(1, r(x) / q(x)).")
+    assert worked_solution(problem)[-1] == "Answer: 5/6 (0.833333)."
+
+
+def test_the_several_level_asks_the_second_candidate_and_never_changes_the_other_levels():
+    kinds = [p.kind for p in generate_problems(3, 5, "several")]
+    assert kinds.count("second") == 3 and set(kinds) == {"second", "r", "z"}
+    for pr in generate_problems(3, 10, "several"):
+        assert pr.result.z > 0 and all(v > 0 for v in pr.q.values)

@@ -20,6 +20,8 @@ from lab.teaching.mistakes import (
     NUMBER_WITHOUT_REJECTION,
     P_FOR_R,
     R_FOR_CORRECTION,
+    R_FOR_KEEP,
+    TESTED_AGAINST_P,
     Z_FOR_ALPHA,
     Field,
     diagnose,
@@ -86,6 +88,9 @@ def mistaken_answers(problem):
     i = problem.p.tokens.index(problem.token)
     if problem.kind == "correction":
         return [] if r is None else [(r[i], R_FOR_CORRECTION)]
+    if problem.kind == "second":  # tested against p instead of r; or r itself given as the keep probability
+        q = problem.q.values[i]
+        return [(min(F(1), problem.p.values[i] / q), TESTED_AGAINST_P), (r[i], R_FOR_KEEP)]
     if r is None:
         return [(F(1, 3), NUMBER_WITHOUT_REJECTION)]
     found = [(problem.p.values[i], P_FOR_R), (supplied[i], NOT_DIVIDED_BY_Z)]
@@ -121,6 +126,8 @@ def test_exercise_feedback_names_each_mistake_and_never_a_value(level):
         expected = {"number-without-rejection", "alpha-for-z", "z-for-alpha"}
     if level == "disjoint":  # alpha = 0, Z = 1 and r = p: only the alpha / Z swap is a mistake here
         expected = {"alpha-for-z", "z-for-alpha"}
+    if level == "several":  # the second candidate's test, r and Z
+        expected = {"tested-against-p", "r-for-keep", "p-for-r", "not-divided-by-z", "alpha-for-z"}
     assert expected <= named
 
 

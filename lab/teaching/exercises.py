@@ -31,15 +31,18 @@ from lab.core.numbers import shown as shown_text
 from lab.core.residual import NO_REJECTION, REJECTION, ResidualResult, residual_exact
 from lab.teaching.mistakes import NUMBER_WITHOUT_REJECTION, Field, diagnose, feedback
 
-LEVELS = ("basic", "zeros", "disjoint", "z0")
+LEVELS = ("basic", "zeros", "disjoint", "z0", "several")
 LEVEL_TITLES = {
     "basic": "Basic: every p and q positive",
     "zeros": "Zeros in p or q",
     "disjoint": "Disjoint supports: p and q share no token",
     "z0": "Target equal to draft",
+    "several": "Several candidates: the test after a rejection",
 }
 KINDS = ("alpha", "z", "r", "correction", "branch")
 Z0_KINDS = ("r", "branch", "z", "r", "alpha")  # the trick level asks mostly for the undefined residual
+# two candidates drawn from q: the second is tested against the residual the first rejection left
+SEVERAL_KINDS = ("second", "r", "second", "z", "second")
 
 MIN_SEED, MAX_SEED = 0, 999_999_999
 MIN_COUNT, MAX_COUNT = 1, 30
@@ -132,6 +135,8 @@ class Problem(_ResidualOfPQ):
         index = self.p.tokens.index(self.token)
         if self.kind == "r":
             return UNDEFINED if result.residual is None else result.residual[index]
+        if self.kind == "second":  # kept with min(1, r(x)/q(x)): tested against r (Z > 0 on this level)
+            return min(Fraction(1), result.residual[index] / self.q.values[index])
         return result.correction[index]  # Z * r(token): 0 when no rejection can happen
 
     @property
@@ -159,6 +164,11 @@ class Problem(_ResidualOfPQ):
             return f"What is the residual r({t}) = max(0, p({t}) − q({t})) / Z?"
         if self.kind == "correction":
             return f"In p({t}) = min(p({t}), q({t})) + Z·r({t}), what is the correction term Z·r({t})?"
+        if self.kind == "second":
+            return (
+                "Two candidates are drawn from q, one after the other, and tested in order. The first was rejected; "
+                f"the second candidate is {t}. With what probability is {t} kept?"
+            )
         return "Which branch can the sampler take: can a proposal be rejected (rejection) or never (no-rejection)?"
 
     @property
@@ -196,7 +206,7 @@ def _pair(rng: random.Random, level: str, n: int) -> tuple[list[int], list[int],
         if level == "z0":
             p = _composition(rng, den, n, rng.random() < 0.7)
             return p, list(p), den
-        positive = level == "basic"
+        positive = level in ("basic", "several")
         p = _composition(rng, den, n, positive)
         q = _composition(rng, den, n, positive)
         if p == q:
@@ -210,7 +220,7 @@ def _pair(rng: random.Random, level: str, n: int) -> tuple[list[int], list[int],
 
 
 def _kind_order(seed: int, level: str) -> list[str]:
-    kinds = list(Z0_KINDS if level == "z0" else KINDS)
+    kinds = list(Z0_KINDS if level == "z0" else SEVERAL_KINDS if level == "several" else KINDS)
     random.Random(f"residual-lab/kinds/{level}/{seed}").shuffle(kinds)
     if level == "z0":  # the trick question comes first
         kinds.remove("r")
@@ -227,7 +237,7 @@ def make_problem(seed: int, level: str, number: int) -> Problem:
     order = _kind_order(seed, level)
     kind = order[(number - 1) % len(order)]
     token = None
-    if kind in ("r", "correction"):
+    if kind in ("r", "correction", "second"):
         if level == "z0":
             token = rng.choice(tokens)
         else:  # ask about a token with p > q half of the time, any token otherwise
@@ -424,7 +434,7 @@ def _not_yet(problem: Problem, value: Fraction, tolerance: Fraction, generic: st
 # --- hints and worked solutions ------------------------------------------------------------------
 
 HINT_STEPS = ("min", "alpha", "z", "r")
-_TARGET_STEP = {"alpha": 1, "z": 2, "branch": 2, "r": 3, "correction": 4}
+_TARGET_STEP = {"alpha": 1, "z": 2, "branch": 2, "r": 3, "correction": 4, "second": 4}
 
 
 def _per_token(tokens, values) -> str:
@@ -453,8 +463,17 @@ def hints(problem: Problem) -> list[str]:
             else "Z = 0, so r is not defined."
         ),
     ]
+    if problem.kind == "second":  # min, Z, r, then the second candidate's test against r
+        method = [
+            method[0],
+            "Step 2: Z = Σ max(0, p(x) − q(x)) = 1 − α, the probability that the first candidate is rejected.",
+            "Step 3: the rejection leaves the residual r(x) = max(0, p(x) − q(x)) / Z, over the whole vocabulary.",
+            "Step 4: the second candidate x is tested against r, not against p: it is kept with probability "
+            "min(1, r(x) / q(x)).",
+        ]
+        values = [values[0], values[2], values[3], ""]
     for step in range(len(HINT_STEPS)):
-        ladder.append(method[step] + (" " + values[step] if step < target else ""))
+        ladder.append((method[step] + (" " + values[step] if step < target else "")).rstrip())
     return ladder
 
 
@@ -477,6 +496,13 @@ def worked_solution(problem: Problem) -> list[str]:
         lines.append("Z = 0: every proposal is accepted (no-rejection branch); r = 0/0 is never evaluated.")
     else:
         lines.append(f"r = max(0, p − q) / Z: {_per_token(tokens, result.residual)} (sums to 1).")
+        if problem.kind == "second":
+            i = tokens.index(problem.token)
+            t = problem.token
+            lines.append(
+                f"The second candidate {t} is tested against r, not p: min(1, r({t}) / q({t})) = "
+                f"min(1, {fraction_text(result.residual[i])} / {fraction_text(problem.q.values[i])})."
+            )
         if problem.kind == "correction":
             i = tokens.index(problem.token)
             lines.append(

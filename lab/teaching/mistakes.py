@@ -22,8 +22,8 @@ from fractions import Fraction
 
 from lab.core.residual import ResidualResult
 
-ALPHA, Z, R, CORRECTION = "alpha", "z", "r", "correction"
-QUANTITIES = (ALPHA, Z, R, CORRECTION)
+ALPHA, Z, R, CORRECTION, SECOND = "alpha", "z", "r", "correction", "second"
+QUANTITIES = (ALPHA, Z, R, CORRECTION, SECOND)  # SECOND: the keep probability of a second candidate
 
 
 @dataclass(frozen=True)
@@ -74,8 +74,30 @@ NUMBER_WITHOUT_REJECTION = AnswerMistake(
     "A number here misses the no-rejection case: check Z first, and ask what r({t}) = max(0, p({t}) − q({t})) / Z "
     "means when Z = 0.",
 )
+TESTED_AGAINST_P = AnswerMistake(
+    "tested-against-p",
+    "second candidate tested against p",
+    "You tested the second candidate against p, not against the residual: after the first rejection, {t} is kept "
+    "with probability r({t}) / q({t}) (at most one), where r = max(0, p − q) / Z is what that rejection left.",
+)
+R_FOR_KEEP = AnswerMistake(
+    "r-for-keep",
+    "r given for the keep probability",
+    "That is r({t}), the residual itself: the second candidate {t} is kept with probability r({t}) / q({t}), at most "
+    "one.",
+)
 MISTAKES = {
-    m.key: m for m in (P_FOR_R, NOT_DIVIDED_BY_Z, R_FOR_CORRECTION, ALPHA_FOR_Z, Z_FOR_ALPHA, NUMBER_WITHOUT_REJECTION)
+    m.key: m
+    for m in (
+        P_FOR_R,
+        NOT_DIVIDED_BY_Z,
+        R_FOR_CORRECTION,
+        ALPHA_FOR_Z,
+        Z_FOR_ALPHA,
+        NUMBER_WITHOUT_REJECTION,
+        TESTED_AGAINST_P,
+        R_FOR_KEEP,
+    )
 }
 
 
@@ -90,6 +112,10 @@ def exact_value(result: ResidualResult, field: Field) -> Fraction | None:
         return None if result.residual is None else result.residual[i]
     if field.quantity == CORRECTION:
         return result.correction[i]
+    if field.quantity == SECOND:
+        if result.residual is None or not result.q[i]:
+            return None
+        return min(Fraction(1), result.residual[i] / result.q[i])
     raise ValueError(f"quantity {field.quantity!r} is not one of {', '.join(QUANTITIES)}")
 
 
@@ -123,6 +149,10 @@ def mistaken_values(
             put(NOT_DIVIDED_BY_Z, n, excess[i])
             if not asks_z and result.alpha:
                 put(ALPHA_FOR_Z, n, excess[i] / result.alpha)
+        elif field.quantity == SECOND and result.residual is not None and result.q[tokens.index(field.token)]:
+            i = tokens.index(field.token)
+            put(TESTED_AGAINST_P, n, min(Fraction(1), result.p[i] / result.q[i]))
+            put(R_FOR_KEEP, n, result.residual[i])
         elif field.quantity == CORRECTION and result.residual is not None:
             i = tokens.index(field.token)
             put(R_FOR_CORRECTION, n, result.residual[i])
