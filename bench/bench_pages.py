@@ -1,5 +1,5 @@
 """Median time from a control change to the page being idle, in headless Chromium, for the binomial
-lab and the residual explorer, against a minimal one-slider one-chart app (bench/minimal_app.py)
+lab, the residual explorer and several drafts, against a minimal one-slider one-chart app (bench/minimal_app.py)
 measured in the same run. Target: each page within 1.3x the minimal app.
 
     python bench/bench_pages.py [--rounds 15]
@@ -98,7 +98,7 @@ def slider_step(label: str):
     def change(page, i):
         # always one step right (a slider moved back and forth sometimes skips a rerun): at most
         # warmup + rounds steps of 0.01, within every slider's range here
-        page.get_by_role("slider", name=label).press("ArrowRight")
+        page.get_by_role("slider", name=label, exact=True).press("ArrowRight")
 
     return change
 
@@ -148,14 +148,21 @@ def main() -> int:
                     number_step("lab success p"),
                 ),
                 open_target(
-                    browser, f"{lab_url}/", "residual explorer (slider 'Predict r(B)')", slider_step("Predict r(B)")
+                    browser,
+                    f"{lab_url}/explorer",
+                    "residual explorer (slider 'Predict r(B)')",
+                    slider_step("Predict r(B)"),
                 ),
                 # a prediction change: today's box and slider beside the bar predictor's bar, on the same pages
                 open_target(
                     browser, f"{lab_url}/binomial-lab", "binomial lab (box 'Predict P(2)')", number_step("Predict P(2)")
                 ),
                 open_target(browser, f"{lab_url}/binomial-lab", "binomial lab (bar 'P(2)')", bar_step("P(2)")),
-                open_target(browser, f"{lab_url}/", "residual explorer (bar 'r(B)')", bar_step("r(B)")),
+                open_target(browser, f"{lab_url}/explorer", "residual explorer (bar 'r(B)')", bar_step("r(B)")),
+                open_target(
+                    browser, f"{lab_url}/several-drafts", "several drafts (slider 'p₂(B)')", slider_step("p₂(B)")
+                ),
+                open_target(browser, f"{lab_url}/several-drafts", "several drafts (bar 'p₂(B)')", bar_step("p₂(B)")),
             ]
             for i in range(args.warmup + args.rounds):
                 for target in targets:
