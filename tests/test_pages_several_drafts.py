@@ -40,6 +40,8 @@ def test_the_hand_case_revealed_exactly():
     assert "| B | 3/10 | 3/25 | 9/50 | 3/5 |" in text
     assert "gives **p exactly**" in text
     assert "17/20 (0.85)" in text  # the best with two independent drafts: p(A) + 1 - q(A)² = 1/10 + 3/4
+    at.button(key="sd_step").click().run()  # another run after the reveal: the graded prediction stays
+    assert [plain(s.value) for s in at.success][0].startswith("Right: p₂ = (A 0, B 3/4, C 1/4). Right:")
 
 
 def test_nothing_is_given_away_before_reveal():

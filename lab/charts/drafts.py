@@ -75,7 +75,7 @@ def acceptance_by_k(
     if best:
         traces.append(
             base.line(
-                f"best any verifier can do ({rule})",
+                "best possible",
                 [k for k, _ in best],
                 [v for _, v in best],
                 LAW,

@@ -92,9 +92,10 @@ def prediction(tokens: tuple[str, ...], state: SeveralDraftsModel, revealed: boo
             "sd_bars", labels, [st.session_state[k] for k in keys], keys, disabled=revealed,
             sum_note=" (a distribution adds up to 1).",
         )  # fmt: skip
-        sliders = st.container(horizontal=True, gap="small")
-        for label, key in zip(labels, keys):
-            sliders.slider(label, 0.0, 1.0, step=0.01, key=key, format="%.2f", disabled=revealed, width=160)
+        if not revealed:  # after the reveal the bars above show the prediction (a greyed slider is hard to read)
+            sliders = st.container(horizontal=True, gap="small")
+            for label, key in zip(labels, keys):
+                sliders.slider(label, 0.0, 1.0, step=0.01, key=key, format="%.2f", width=160)
         bars = [st.session_state[k] for k in keys]
     st.session_state[ACCEPTANCE_KEY] = slider_value(st.session_state.get(ACCEPTANCE_KEY, 0.0), 0.0)
     st.number_input(
