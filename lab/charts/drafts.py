@@ -12,8 +12,7 @@ import plotly.graph_objects as go
 
 from lab.charts import base
 from lab.charts.palette import COLORS, GUIDE, LAW
-from lab.charts.residual import _bar, _layout, _top
-from lab.core.formatting import exact_text, plotly_text, short_label
+from lab.charts.residual import _bar, _layout, _top, target_marks
 
 STAGE_PATTERNS = ("", ".", "x", "+")  # kept at candidate 1, 2, 3, 4
 RULE_STYLES = {  # rule -> (colour, marker symbol, dash): three different lines besides colour
@@ -33,22 +32,7 @@ def stage_stack(tokens: Sequence[str], kept_by_position: Sequence[Sequence], cor
             trace.pop("text", None)  # no label on hatching: the values are in the table beside the chart
         traces.append(trace)
     traces.append(_bar("correction", "correction", tokens, corrected, inside=True))
-    traces.append(
-        {
-            "type": "scatter",
-            "name": "target p",
-            "x": [plotly_text(t) for t in tokens],
-            "y": [float(v) for v in target],
-            "mode": "markers+text",
-            "marker": {"symbol": "line-ew", "size": 34, "line": {"width": 3, "color": COLORS["p"]}},
-            "text": [f"p = {short_label(v)}" for v in target],
-            "textposition": "top center",
-            "textfont": {"size": base.LABEL_SIZE, "color": COLORS["p"]},
-            "customdata": [exact_text(v) for v in target],
-            "hovertemplate": "target p<br>%{x}: %{customdata}<extra></extra>",
-            "cliponaxis": False,
-        }
-    )
+    traces.append(target_marks(tokens, target))
     title = "Kept at each candidate, plus the correction, reaches p"
     return base.figure(traces, _layout(title, "token", "probability", _top(target), "stack"))
 

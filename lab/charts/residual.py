@@ -117,26 +117,31 @@ def prediction_vs_residual(tokens: Sequence[str], prediction: Sequence, residual
     )
 
 
+def target_marks(tokens: Sequence[str], target: Sequence) -> dict:
+    """p marked on top of each token's stack (a short line with its value): a stack that reaches it adds up to p."""
+    return {
+        "type": "scatter",
+        "name": "target p",
+        "x": [plotly_text(t) for t in tokens],
+        "y": [float(v) for v in target],
+        "mode": "markers+text",
+        "marker": {"symbol": "line-ew", "size": 34, "line": {"width": 3, "color": COLORS["p"]}},
+        "text": [f"p = {short_label(v)}" for v in target],
+        "textposition": "top center",
+        "textfont": {"size": base.LABEL_SIZE, "color": COLORS["p"]},
+        "customdata": [exact_text(v) for v in target],
+        "hovertemplate": "target p<br>%{x}: %{customdata}<extra></extra>",
+        "cliponaxis": False,
+    }
+
+
 def _reconstruction(
     tokens: Sequence[str], accepted: Sequence, correction: Sequence, target: Sequence
 ) -> tuple[list[dict], dict]:
     traces = [
         _bar("accepted", "accepted min(p, q)", tokens, accepted, inside=True),
         _bar("correction", "correction Z·r", tokens, correction, inside=True),
-        {
-            "type": "scatter",
-            "name": "target p",
-            "x": [plotly_text(t) for t in tokens],
-            "y": [float(v) for v in target],
-            "mode": "markers+text",
-            "marker": {"symbol": "line-ew", "size": 34, "line": {"width": 3, "color": COLORS["p"]}},
-            "text": [f"p = {short_label(v)}" for v in target],
-            "textposition": "top center",
-            "textfont": {"size": base.LABEL_SIZE, "color": COLORS["p"]},
-            "customdata": [exact_text(v) for v in target],
-            "hovertemplate": "target p<br>%{x}: %{customdata}<extra></extra>",
-            "cliponaxis": False,
-        },
+        target_marks(tokens, target),
     ]
     return traces, _layout("min(p, q) + Z·r reaches p", "token", "unconditional probability", _top(target), "stack")
 

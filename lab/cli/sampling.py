@@ -274,6 +274,15 @@ def run_compare(args, model: MarkovModel) -> int:
     return 0
 
 
+def print_counts(data: dict) -> None:
+    """Simulated sequences: each one's count beside N times its target probability."""
+    rows = [
+        [seq, str(data["counts"].get(seq, 0)), f"{data['expected'].get(seq, 0.0):.1f}"]
+        for seq in sorted(set(data["counts"]) | set(data["expected"]))
+    ]
+    print_table(["sequence", "count", "N*target"], rows)
+
+
 def run_simulate_node(args, model) -> int:
     if args.length is not None:
         raise DraftsInputError("--length needs --tree (one position's candidates commit one token)")
@@ -364,11 +373,7 @@ def run_simulate_tree(args, model) -> int:
         f"seed {sim.seed}, {comparison.variant}"
     )
     print()
-    rows = [
-        [seq, str(data["counts"].get(seq, 0)), f"{data['expected'].get(seq, 0.0):.1f}"]
-        for seq in sorted(set(data["counts"]) | set(data["expected"]))
-    ]
-    print_table(["sequence", "count", "N*target"], rows)
+    print_counts(data)
     print()
     print(f"mean tokens per block {data['mean_tokens_per_block']:.4f} over {sim.blocks} blocks")
     print("against the target law: " + _fit_text(sim.fit("target")))
@@ -434,11 +439,7 @@ def run_simulate(args) -> int:
         f"{model.name}: {args.steps} sequences of {length} tokens, K = {args.block}, seed {args.seed}, {variant.name}"
     )
     print()
-    rows = [
-        [seq, str(data["counts"].get(seq, 0)), f"{data['expected'].get(seq, 0.0):.1f}"]
-        for seq in sorted(set(data["counts"]) | set(data["expected"]))
-    ]
-    print_table(["sequence", "count", "N*target"], rows)
+    print_counts(data)
     print()
     line = f"mean tokens per block {sim.mean_tokens_per_block:.4f} over {sim.blocks} blocks"
     if data["expected_tokens_per_block"] is not None:
