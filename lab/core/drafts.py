@@ -318,7 +318,7 @@ class _Builder:
         return len(self.stages) - 1, True
 
     # top-k: the candidates are fixed, so the stages are a chain
-    def _top_k(self):
+    def _top_k(self) -> None:
         p, q, variant = self.p, self.q, self.variant
         cands = top_k(q, self.k)
         rest = tuple(ZERO if i in cands else v for i, v in enumerate(p))
@@ -353,8 +353,8 @@ class _Builder:
                 keep = p_i[c]
                 nxt = _without(p_i, c) if keep < 1 else None
             stage.keep[c] = keep
-            if nxt is None:
-                return 1
+            if nxt is None:  # this candidate is always kept: no later stage, no correction
+                return
             stage.after[c] = i  # the next stage's number (stage i + 1 is number i)
             p_i = nxt
         if variant in ("threshold-acc", "threshold-single"):
@@ -369,7 +369,6 @@ class _Builder:
         else:
             correction = p_i
         self._add(self.k + 1, Stage(self.k + 1, p_i, q, correction=correction))
-        return 1
 
     # with and without replacement: candidates are drawn, so stages branch on what was drawn
     def _sampled(self):

@@ -144,6 +144,9 @@ class TreeSteps:
     def step(self, trace: TreeTrace) -> None:
         self.shown = min(self.shown + 1, len(trace.tests) + 1)
 
+    def show_all(self, trace: TreeTrace) -> None:
+        self.shown = len(trace.tests) + 1
+
     def reset(self) -> None:
         self.shown = 0
 

@@ -18,7 +18,7 @@ from lab.core.drafts import RULES, DraftsInputError, acceptance_by_candidates, n
 from lab.core.formatting import exact_text, fraction_text, markdown_escape, markdown_table, with_decimal
 from lab.core.markov import MarkovModel, load_model
 from lab.models.explorer import slider_value
-from lab.models.several_drafts import MAX_K, SeveralDraftsModel, TreeSteps
+from lab.models.several_drafts import MAX_K, MAX_SEED, SeveralDraftsModel, TreeSteps
 from lab.views.ui.accessibility import announce, section, subsection, title
 from lab.views.ui.bar_predictor import bar_predictor
 from lab.views.ui.charts import chart, figure, pq_chart
@@ -278,7 +278,7 @@ def shown_tests(trace, shown: int) -> dict:
 
 
 def on_new_tree(state: SeveralDraftsModel) -> None:
-    push_to_widgets({WIDGETS.key("seed"): min(state.seed + 1, 2**32 - 1)})
+    push_to_widgets({WIDGETS.key("seed"): min(state.seed + 1, MAX_SEED)})
 
 
 def tree_section() -> None:
@@ -303,7 +303,7 @@ def tree_section() -> None:
     steps.follow((*state.tree_key(), state.rule))
     buttons = st.container(horizontal=True)
     buttons.button("Step", key="sd_step", type="primary", on_click=steps.step, args=(trace,))
-    buttons.button("Show all", key="sd_all", on_click=lambda: setattr(steps, "shown", len(trace.tests) + 1))
+    buttons.button("Show all", key="sd_all", on_click=steps.show_all, args=(trace,))
     buttons.button("Reset", key="sd_reset", on_click=steps.reset)
     buttons.button("New tree (seed + 1)", key="sd_new", on_click=on_new_tree, args=(state,))
     tests = shown_tests(trace, steps.shown)
