@@ -32,6 +32,7 @@ def _residual_cases(cases):
         cases.append(("prediction_vs_residual", (tokens, guess, result.residual)))  # None when Z = 0
         cases.append(("prediction_vs_residual", (tokens, tuple(float(v) for v in guess), None)))
     cases.append(("prediction_vs_residual", (("A", "B", "C"), (0.0, 0.0, 0.0), None)))  # nothing predicted
+    cases.append(("prediction_vs_residual", (("A", "B", "C"), (0.1, 0.6, 0.3), (F(0), F(3, 4), F(1, 4)), "p₂")))
     cases.append(("prediction_vs_residual", (MANY, tuple(F(1, 15) for _ in MANY), tuple(F(i, 105) for i in range(15)))))
     cases.append(("pq_bars", (MANY, [F(1, 15)] * 15, [F(i, 105) for i in range(15)])))
     worked = (("A", "B", "C"), (F(1, 10), F(3, 5), F(3, 10)), (F(1, 2), F(3, 10), F(1, 5)))

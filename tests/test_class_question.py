@@ -12,9 +12,15 @@ from answer_text import ANSWERS, NO_REJECTION, apptest_text, leaks, states
 from pagetest import open_linked_page
 
 from lab.classroom import admission, answers, classes
-from lab.classroom.activities import scenario_choices
+from lab.classroom.activities import predict_spec, scenario_choices, source_choices, summarize_predictions
 from lab.core.scenarios import scenario_names
-from lab.teaching.class_question import WORKED_EXAMPLE, ClassQuestionError, class_answer, class_question
+from lab.teaching.class_question import (
+    WORKED_EXAMPLE,
+    ClassQuestionError,
+    class_answer,
+    class_question,
+    second_target,
+)
 
 PAGE = "lab/views/live_class/classroom.py"
 WORKED = ANSWERS["bernoulli-residual"]
@@ -84,6 +90,84 @@ def test_no_question_without_a_residual():
         class_question("equal-distributions")
     with pytest.raises(ClassQuestionError, match="unknown scenario"):
         class_question("no-such-scenario")
+    with pytest.raises(ClassQuestionError, match="Z = 0"):  # one candidate is always kept: no second one is tested
+        class_question(second_target("equal-distributions"))
+    with pytest.raises(ClassQuestionError, match="unknown scenario"):
+        class_question(second_target("no-such-scenario"))
+
+
+# --- two drafts: predict p₂, the target the second candidate is tested against ---------------------------------
+
+
+def test_a_teacher_can_open_the_second_candidates_target_of_every_scenario_with_a_residual():
+    assert source_choices() == [
+        WORKED_EXAMPLE, *sorted(ANSWERS), *(second_target(name) for name in sorted(ANSWERS))
+    ]
+
+
+def test_the_second_target_question_shows_p_and_q_and_asks_p2_for_every_token():
+    question = class_question(second_target("bernoulli-residual"))
+    assert question.tokens == question.asked == ("A", "B", "C") and not question.ask_z
+    assert question.p == (F(1, 10), F(3, 5), F(3, 10)) and question.q == (F(1, 2), F(3, 10), F(1, 5))
+    assert question.fields == ("p₂(A)", "p₂(B)", "p₂(C)")
+    text = question_text(question)
+    assert leaks(text, WORKED) == []
+    # nor the probability that one of two candidates is kept, 4/5, nor the word that gives p₂ away
+    for shown in ("4/5", "0.8", "residual"):
+        assert shown not in text
+
+
+def test_the_second_target_answer_of_the_hand_case():
+    """p = (1/10, 3/5, 3/10), q = (1/2, 3/10, 1/5), two candidates with replacement, by hand:
+    candidate 1 kept: min(p, q) = (1/10, 3/10, 1/5), so α = 3/5 and Z = 2/5; p₂ = max(0, p − q)/Z = (0, 3/4, 1/4).
+    Candidate 2 (reached with 2/5) kept: 2/5 · min(p₂, q) = 2/5 · (0, 3/10, 1/5) = (0, 3/25, 2/25); it is rejected with
+    1 − 1/2, so the correction (reached with 1/5) draws from max(0, p₂ − q)/(1/2) = (0, 9/10, 1/10): (0, 9/50, 1/50).
+    Some candidate is kept with 3/5 + 2/5 · 1/2 = 4/5."""
+    answer = class_answer(second_target("bernoulli-residual"))
+    assert answer.fields == ("p₂(A)", "p₂(B)", "p₂(C)") and answer.exact == (0, F(3, 4), F(1, 4))
+    assert (answer.z, answer.alpha, answer.kept) == (F(2, 5), F(3, 5), F(4, 5))
+    lines = answer.exact_lines()
+    assert lines[:3] == ["p₂(A) = 0", "p₂(B) = 3/4 (0.75)", "p₂(C) = 1/4 (0.25)"]
+    assert "Z = 2/5 (0.4)" in lines[3] and lines[4] == "one of the two candidates is kept with probability 4/5 (0.8)"
+    assert answer.reconstruction_header() == (
+        "token", "kept at candidate 1", "kept at candidate 2", "correction", "sum", "p"
+    )
+    assert answer.reconstruction_cells() == [
+        ("A", "1/10", "0", "0", "1/10", "1/10"),
+        ("B", "3/10", "3/25", "9/50", "3/5", "3/5"),
+        ("C", "1/5", "2/25", "1/50", "3/10", "3/10"),
+    ]
+    assert answer.recovers_target and answer.lab_link is None
+    assert answer.sum_words == "kept at candidate 1 + kept at candidate 2 + correction"
+
+
+@pytest.mark.parametrize("name", sorted(ANSWERS))
+def test_every_scenarios_second_target_is_its_residual_and_the_stages_add_up_to_p(name):
+    hand = ANSWERS[name]
+    answer = class_answer(second_target(name))
+    assert answer.exact == hand.r == answer.residual
+    second_kept = [hand.z * min(r, q) for r, q in zip(hand.r, hand.q)]
+    assert [row.first for row in answer.rows] == list(hand.accepted)
+    assert [row.second for row in answer.rows] == second_kept
+    assert [row.total for row in answer.rows] == list(hand.p)
+    assert answer.kept == hand.alpha + sum(second_kept)
+    assert leaks(question_text(class_question(second_target(name))), hand) == []
+
+
+def test_the_class_diagnosis_names_the_second_candidate_tested_against_p():
+    spec = predict_spec(second_target("bernoulli-residual"))
+    assert spec.patterns() == {
+        "second candidate tested against p": {0: F(1, 10), 1: F(3, 5), 2: F(3, 10)},
+        "p − q not normalised by Z": {0: F(0), 1: F(3, 10), 2: F(1, 10)},
+    }
+    as_p, exact, unnormalised = (F(1, 10), F(3, 5), F(3, 10)), (F(0), F(3, 4), F(1, 4)), (F(0), F(3, 10), F(1, 10))
+    assert [m.name for m in spec.diagnose(as_p)] == ["second candidate tested against p"]
+    assert [m.name for m in spec.diagnose(unnormalised)] == ["p − q not normalised by Z"]
+    assert spec.diagnose(exact) == ()
+    summary = summarize_predictions(spec, [as_p, as_p, exact, unnormalised])
+    assert (summary.pattern, summary.pattern_count, summary.submitted) == ("second candidate tested against p", 2, 4)
+    assert summary.all_close_share == F(1, 4)
+    assert summary.looked_for == ("second candidate tested against p", "p − q not normalised by Z")
 
 
 # --- the Class page: students and the teacher's dashboard, before and after the reveal ---------------------
@@ -98,6 +182,7 @@ def page_links(at) -> list:
     [
         (WORKED_EXAMPLE, "bernoulli-residual", ("B", "C"), ["0.6", "0.35"]),  # none is an answer
         ("partial-zeros", "partial-zeros", None, ["0.3", "0.1", "0.2", "0.4", "0.6"]),
+        (second_target("bernoulli-residual"), "bernoulli-residual", None, ["0.1", "0.55", "0.35"]),
     ],
 )
 def test_class_screens_before_and_after_the_reveal(data, source, scenario, asked, guesses):
@@ -124,7 +209,8 @@ def test_class_screens_before_and_after_the_reveal(data, source, scenario, asked
         for value in hand.r:
             assert value == 0 or states(text, value), (who, value)
         assert f"Z = {hand.z}" in text, who
-        assert "min(p, q) + Z·r gives p for every token" in text, who
+        sums = "kept at candidate 1 + kept at candidate 2 + correction" if "second" in source else "min(p, q) + Z·r"
+        assert f"{sums} gives p for every token" in text, who
         links = page_links(at)
         if source == WORKED_EXAMPLE:
             assert "lab success p = 0.75, n = 1" in text, who

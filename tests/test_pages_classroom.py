@@ -7,6 +7,7 @@ from __future__ import annotations
 import concurrent.futures
 from fractions import Fraction
 
+from answer_text import apptest_text
 from exercise_reference import expected_answer
 from pagetest import (
     charts,
@@ -640,3 +641,35 @@ def test_what_became_of_a_late_press_stays_until_the_next_press(data):
     assert successes(at) == ["Reveal (sent at 10:00:00) was saved when the database answered."]
     at.button(key="cls_lock").click().run()  # the teacher's next press
     assert not at.success and not errors(at)
+
+
+def test_the_class_predicts_the_second_candidates_target_and_the_dashboard_names_the_misconception(data):
+    """Two drafts in a live class: the teacher opens "p₂" from the dashboard's form, phones draw three bars, and after
+    the reveal the dashboard names the most common wrong pattern: the second candidate tested against p. By hand
+    (bernoulli-residual: p = (1/10, 3/5, 3/10), q = (1/2, 3/10, 1/5)): p₂ = max(0, p − q) / Z = (0, 3/4, 1/4)."""
+    at = open_linked_page(PAGE)
+    at.text_input(key="cls_start_name").set_value("Period 4")
+    at.button(key="FormSubmitter:cls_start_form-Start a class").click().run()
+    code, teacher = at.query_params["code"], at.query_params["teacher"]
+    source = at.selectbox(key="cls_source")
+    assert "Two drafts, the second candidate's target p₂: bernoulli-residual" in source.options
+    source.set_value("second-target:bernoulli-residual").run()
+    at.button(key="cls_open").click().run()
+    assert not at.exception
+    tokens = [admission.join_class(data, code, name).student_token for name in ("Ann", "Bob", "Cat")]
+    at = open_linked_page(PAGE, {"code": code, "student": tokens[0]})
+    assert boxes(at)["fields"] == ["p₂(A)", "p₂(B)", "p₂(C)"]
+    assert "Predict p₂ for every token" in plain(markdown_text(at))
+    submit_boxes(at, "0.1", "0.6", "0.3")  # p itself: tested against p
+    assert at.success[0].value.startswith("Saved at")
+    answers.submit_prediction(data, code, tokens[1], 1, ["0.1", "0.6", "0.3"])
+    answers.submit_prediction(data, code, tokens[2], 1, ["0", "0.75", "0.25"])
+    classes.reveal(data, code, teacher)
+    at = open_linked_page(PAGE, {"code": code, "teacher": teacher})
+    text = plain(apptest_text(at)).replace("*", "")
+    assert "Most common wrong pattern: second candidate tested against p (2 of 3)" in text
+    assert "kept at candidate 1 + kept at candidate 2 + correction gives p for every token" in text
+    at = open_linked_page(PAGE, {"code": code, "student": tokens[0]})
+    assert revealed_table(at)["exact"] == ["0", "3/4 (0.75)", "1/4 (0.25)"]
+    (truth,) = [c for c in at.get("plotly_chart") if c.proto.alt.startswith("Bar chart of your prediction")]
+    assert "p₂(B): yours 0.60, exact 3/4" in truth.proto.alt

@@ -109,12 +109,14 @@ def _prediction_beside_exact(
     return base.figure(traces, _layout(title, x_title, y_title, _top(prediction, exact or [])))
 
 
-def prediction_vs_residual(tokens: Sequence[str], prediction: Sequence, residual: Sequence | None) -> go.Figure:
-    """The student's predicted r beside the exact residual (residual None: prediction alone)."""
-    titles = ("Predicted r beside the exact residual r", "Your predicted r")
-    return _prediction_beside_exact(
-        tokens, prediction, residual, "exact residual r", titles, "token", "probability given rejection"
-    )
+def prediction_vs_residual(
+    tokens: Sequence[str], prediction: Sequence, residual: Sequence | None, symbol: str = "r"
+) -> go.Figure:
+    """The student's predicted r beside the exact residual (residual None: prediction alone). ``symbol``: what the
+    bars are called (p₂, the second candidate's target, is the residual the first rejection left)."""
+    exact = "exact residual r" if symbol == "r" else f"exact {symbol} (the residual r)"
+    titles = (f"Predicted {symbol} beside the {exact}", f"Your predicted {symbol}")
+    return _prediction_beside_exact(tokens, prediction, residual, exact, titles, "token", "probability given rejection")
 
 
 def target_marks(tokens: Sequence[str], target: Sequence) -> dict:

@@ -6,8 +6,9 @@ answers come from the core (residual_exact, through lab.teaching.class_question)
 Two kinds of activity:
 
 - ``predict``: predict the bars. Either the worked example (the residual's two positive bars r(B), r(C) of
-  the ``bernoulli-residual`` scenario; A has zero residual mass) or any one-step scenario with Z > 0 (predict
-  r for every token and Z). What a class screen shows before and after the reveal comes from
+  the ``bernoulli-residual`` scenario; A has zero residual mass), any one-step scenario with Z > 0 (predict
+  r for every token and Z), or such a scenario's p₂ (the target the second of two candidates is tested
+  against, for every token). What a class screen shows before and after the reveal comes from
   :mod:`lab.teaching.class_question`.
 - ``assignment``: an Exercises assignment (seed, level, count), each answer checked exactly as the Exercises
   page checks it (:func:`lab.teaching.exercises.record_try`).
@@ -27,12 +28,15 @@ from lab.core.numbers import NumberInputError, NumberLimitError, parse_number
 from lab.core.residual import residual_exact
 from lab.core.scenarios import load_scenario, scenario_names
 from lab.teaching.class_question import (
+    SECOND,
+    SYMBOLS,
     WORKED_EXAMPLE,
     ClassAnswer,
     ClassQuestion,
     ClassQuestionError,
     class_answer,
     class_question,
+    second_target,
 )
 from lab.teaching.exercises import (
     Attempt,
@@ -44,7 +48,7 @@ from lab.teaching.exercises import (
     parse_seed,
     record_try,
 )
-from lab.teaching.mistakes import MISTAKES, AnswerMistake, Field, R, Z, matching_mistakes, wrong_patterns
+from lab.teaching.mistakes import MISTAKES, TARGET2, AnswerMistake, Field, R, Z, matching_mistakes, wrong_patterns
 
 PREDICT, ASSIGNMENT = "predict", "assignment"
 CLOSE = Fraction(1, 20)  # "within 0.05 of the exact answer" (inclusive)
@@ -75,8 +79,13 @@ class PredictSpec:
 
     @property
     def fields(self) -> tuple[str, ...]:
-        """The names of the predicted values, in submission order: r(B), r(C) (and Z)."""
-        return tuple(f"r({t})" for t in self.tokens) + (("Z",) if self.ask_z else ())
+        """The names of the predicted values, in submission order: r(B), r(C) (and Z); p₂(A), p₂(B), … for p₂."""
+        return self.question.fields
+
+    @property
+    def symbol(self) -> str:
+        """What the predicted bars are called: r, or p₂ (the second candidate's target)."""
+        return SYMBOLS[self.question.quantity]
 
     @property
     def question(self) -> ClassQuestion:
@@ -104,7 +113,8 @@ class PredictSpec:
         when it differs from the exact answer by more than 0.05 somewhere (so a match is evidence of it)."""
         scenario = load_scenario(self.scenario)
         result = residual_exact(scenario.p, scenario.q)
-        fields = [Field(R, t) for t in self.tokens] + ([Field(Z)] if self.ask_z else [])
+        quantity = TARGET2 if self.question.quantity == SECOND else R
+        fields = [Field(quantity, t) for t in self.tokens] + ([Field(Z)] if self.ask_z else [])
         return wrong_patterns(result, fields, CLOSE, bars=self.tokens)
 
     def patterns(self) -> dict[str, dict[int, Fraction]]:
@@ -126,6 +136,13 @@ def scenario_choices() -> list[str]:
         if residual_exact(scenario.p, scenario.q).z > 0:
             names.append(name)
     return names
+
+
+def source_choices() -> list[str]:
+    """Every source a teacher can open: the worked example, each scenario's r, then each scenario's p₂ (the second
+    of two candidates' target; it exists where r does)."""
+    names = scenario_choices()
+    return [WORKED_EXAMPLE, *names, *(second_target(name) for name in names)]
 
 
 def predict_spec(source: str) -> PredictSpec:
@@ -208,6 +225,7 @@ class PredictSummary:
     pattern: str | None  # most common wrong pattern among the other submissions
     pattern_count: int
     submitted: int
+    looked_for: tuple[str, ...] = ()  # the wrong patterns searched for (their dashboard names)
 
     def close_sentence(self) -> str:
         """How close the class came, in plain words: "Half the class got both bars within 0.05 of the exact
@@ -254,6 +272,7 @@ def summarize_predictions(spec: PredictSpec, predictions: list[tuple[Fraction, .
         top[0][0] if top else None,
         top[0][1] if top else 0,
         n,
+        tuple(spec.patterns()),
     )
 
 

@@ -10,6 +10,11 @@ the reconstruction, the explanation or the Binomial lab's setting: those are in 
 
 The worked example asks for the residual bars r(B), r(C) of ``bernoulli-residual``; after the reveal it names
 them as the Binomial lab's bars at lab success p = 0.75, n = 1 (with that lab's link parameters).
+
+A source ``second-target:<scenario>`` asks, with two candidates drawn from q (with replacement), for p₂: the target
+the second candidate is tested against when the first is rejected. Its answer is the residual the first rejection
+left over the whole vocabulary, and the reconstruction kept at candidate 1 + kept at candidate 2 + correction = p
+comes from the several-drafts engine (lab.core.drafts.node_law).
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from fractions import Fraction
 from functools import lru_cache
 
 from lab.core.distributions import LabInputError
+from lab.core.drafts import node_law
 from lab.core.formatting import fraction_text, with_decimal
 from lab.core.residual import residual_exact
 from lab.core.scenarios import ScenarioError, load_scenario
@@ -31,8 +37,24 @@ from lab.teaching.worked_example import (
     outcome_labels,
 )
 
-WORKED_EXAMPLE = "worked-example"  # an activity's source: the worked example, else a scenario's name
+WORKED_EXAMPLE = "worked-example"  # an activity's source: the worked example, a scenario's name, or SECOND_TARGET + one
+SECOND_TARGET = "second-target:"  # "second-target:pet-words": predict p₂, the second candidate's target
+RESIDUAL = "r"  # what a question asks per token: the residual r, or SECOND (p₂)
+SECOND = "second-target"
+SYMBOLS = {RESIDUAL: "r", SECOND: "p₂"}
 RESIDUAL_FORMULA = "r(x) = max(0, p(x) − q(x)) / Z"
+
+
+def second_target(scenario: str) -> str:
+    """The source that asks for p₂ in ``scenario``."""
+    return SECOND_TARGET + scenario
+
+
+def _split(source: str) -> tuple[str, str]:
+    """(what is asked, the scenario's name) of a source."""
+    if source.startswith(SECOND_TARGET):
+        return SECOND, source[len(SECOND_TARGET):]
+    return RESIDUAL, source
 
 
 class ClassQuestionError(LabInputError):
@@ -54,11 +76,13 @@ class ClassQuestion:
     asked: tuple[str, ...]
     not_asked: tuple[str, ...]
     ask_z: bool
+    quantity: str = RESIDUAL  # what is asked per token: RESIDUAL (r) or SECOND (p₂)
 
     @property
     def fields(self) -> tuple[str, ...]:
-        """The predicted values' names, in submission order: r(B), r(C) (and Z)."""
-        return tuple(f"r({t})" for t in self.asked) + (("Z",) if self.ask_z else ())
+        """The predicted values' names, in submission order: r(B), r(C) (and Z); p₂(A), p₂(B), … for SECOND."""
+        symbol = SYMBOLS[self.quantity]
+        return tuple(f"{symbol}({t})" for t in self.asked) + (("Z",) if self.ask_z else ())
 
     def pq_rows(self) -> list[tuple[str, str, str]]:
         """(token, p, q) per token, exact: ``3/5 (0.6)``."""
@@ -73,12 +97,36 @@ class ClassQuestion:
 
 @dataclass(frozen=True)
 class ReconstructionRow:
+    HEADER = ("token", "min(p, q)", "r", "Z·r", "min(p, q) + Z·r", "p")
+    SUM = "min(p, q) + Z·r"
+
     token: str
     accepted: Fraction  # min(p, q)
     r: Fraction
     correction: Fraction  # Z·r
     total: Fraction  # min(p, q) + Z·r
     p: Fraction
+
+    def values(self) -> tuple[Fraction, ...]:
+        return (self.accepted, self.r, self.correction, self.total, self.p)
+
+
+@dataclass(frozen=True)
+class StagesRow:
+    """Two candidates: the output's probability per token, split by how it came out."""
+
+    HEADER = ("token", "kept at candidate 1", "kept at candidate 2", "correction", "sum", "p")
+    SUM = "kept at candidate 1 + kept at candidate 2 + correction"
+
+    token: str
+    first: Fraction  # kept as the first candidate: min(p, q)
+    second: Fraction  # kept as the second: Z·min(p₂, q)
+    correction: Fraction  # drawn by the correction after both were rejected
+    total: Fraction
+    p: Fraction
+
+    def values(self) -> tuple[Fraction, ...]:
+        return (self.first, self.second, self.correction, self.total, self.p)
 
 
 @dataclass(frozen=True)
@@ -102,25 +150,36 @@ class ClassAnswer:
     alpha: Fraction
     tokens: tuple[str, ...]
     residual: tuple[Fraction, ...]
-    rows: tuple[ReconstructionRow, ...]
+    rows: tuple[ReconstructionRow, ...] | tuple[StagesRow, ...]
     explanation: str
     lab_link: LabLink | None
+    kept: Fraction | None = None  # SECOND: the probability that one of the two candidates is kept
 
     def exact_lines(self) -> list[str]:
-        """``r(B) = 3/4 (0.75)`` per field, then Z and α (plain text, no markdown)."""
+        """``r(B) = 3/4 (0.75)`` per field, then Z and α (plain text, no markdown); for p₂, then the probability that
+        a candidate is kept."""
         lines = [f"{f} = {with_decimal(e, 3)}" for f, e in zip(self.fields, self.exact) if f != "Z"]
         alpha = with_decimal(self.alpha, 3)
-        lines.append(f"Z = {with_decimal(self.z, 3)}, the rejection probability (1 − α, with α = {alpha})")
+        if self.kept is None:
+            lines.append(f"Z = {with_decimal(self.z, 3)}, the rejection probability (1 − α, with α = {alpha})")
+        else:
+            lines.append(
+                "p₂ is the residual r = max(0, p − q) / Z the first rejection left, with "
+                f"Z = {with_decimal(self.z, 3)} (the first candidate is kept with probability α = {alpha})"
+            )
+            lines.append(f"one of the two candidates is kept with probability {with_decimal(self.kept, 3)}")
         return lines
 
+    @property
+    def sum_words(self) -> str:
+        """What the reconstruction adds up: ``min(p, q) + Z·r``."""
+        return self.rows[0].SUM
+
     def reconstruction_header(self) -> tuple[str, ...]:
-        return ("token", "min(p, q)", "r", "Z·r", "min(p, q) + Z·r", "p")
+        return self.rows[0].HEADER
 
     def reconstruction_cells(self) -> list[tuple[str, ...]]:
-        return [
-            (row.token, *(fraction_text(v) for v in (row.accepted, row.r, row.correction, row.total, row.p)))
-            for row in self.rows
-        ]
+        return [(row.token, *(fraction_text(v) for v in row.values())) for row in self.rows]
 
     @property
     def recovers_target(self) -> bool:
@@ -143,13 +202,13 @@ def _result(scenario):
 
 
 def class_question(source: str) -> ClassQuestion:
-    """The question for ``source`` (WORKED_EXAMPLE or a one-step scenario with Z > 0)."""
-    return _question(source, _scenario_of(source))
+    """The question for ``source`` (WORKED_EXAMPLE, a one-step scenario with Z > 0, or SECOND_TARGET + one)."""
+    return _question(source, _scenario_of(_split(source)[1]))
 
 
 def class_answer(source: str) -> ClassAnswer:
     """The answer for ``source``: only for a screen after the teacher's reveal."""
-    return _answer(source, _scenario_of(source))
+    return _answer(source, _scenario_of(_split(source)[1]))
 
 
 @lru_cache(maxsize=256)  # every student's page asks on every run: built once per source and scenario version
@@ -173,6 +232,22 @@ def _question(source: str, scenario) -> ClassQuestion:
             not_asked,
             ask_z=False,
         )
+    if _split(source)[0] == SECOND:
+        return ClassQuestion(
+            source,
+            scenario.name,
+            f"Two drafts: the second candidate's target ({scenario.title})",
+            "Target p and draft q are in the bar chart. Two candidates are drawn from q, each a fresh draw. The first "
+            "is kept with probability min(1, p/q); if it is rejected, the second candidate is tested the same way, but "
+            "against a new target p₂ instead of p. Predict p₂ for every token.",
+            result.tokens,
+            tuple(result.p),
+            tuple(result.q),
+            result.tokens,
+            (),
+            ask_z=False,
+            quantity=SECOND,
+        )
     return ClassQuestion(
         source,
         scenario.name,
@@ -193,6 +268,8 @@ def _answer(source: str, scenario) -> ClassAnswer:
     question = _question(source, scenario)
     result = _result(scenario)
     residual = tuple(result.residual)
+    if question.quantity == SECOND:
+        return _second_answer(question, result)
     exact = tuple(residual[result.tokens.index(t)] for t in question.asked)
     if question.ask_z:
         exact += (result.z,)
@@ -222,4 +299,32 @@ def _answer(source: str, scenario) -> ClassAnswer:
         rows,
         scenario.explanation,
         link,
+    )
+
+
+def _second_answer(question: ClassQuestion, result) -> ClassAnswer:
+    """p₂ with two candidates drawn with replacement: the stage the engine reaches after the first rejection."""
+    law = node_law(result.p, result.q, 2, "with-replacement")
+    second = next(stage for stage in law.stages if stage.position == 2)
+    first, kept_second = law.kept_by_position
+    rows = tuple(
+        StagesRow(t, a, b, c, total, target)
+        for t, a, b, c, total, target in zip(result.tokens, first, kept_second, law.corrected, law.law, result.p)
+    )
+    sentence = (
+        f"After a rejection the first candidate's p is used up where q covered it: what is left of p is max(0, p − q), "
+        f"of total mass Z = {fraction_text(result.z)}, and the second candidate is tested against it, normalised. "
+        "p₂ is over the whole vocabulary, not only over the tokens that were drawn."
+    )
+    return ClassAnswer(
+        question.fields,
+        tuple(second.p),
+        result.z,
+        result.alpha,
+        result.tokens,
+        tuple(second.p),
+        rows,
+        sentence,
+        None,
+        kept=law.acceptance,
     )

@@ -22,8 +22,9 @@ from fractions import Fraction
 
 from lab.core.residual import ResidualResult
 
-ALPHA, Z, R, CORRECTION, SECOND = "alpha", "z", "r", "correction", "second"
-QUANTITIES = (ALPHA, Z, R, CORRECTION, SECOND)  # SECOND: the keep probability of a second candidate
+ALPHA, Z, R, CORRECTION, SECOND, TARGET2 = "alpha", "z", "r", "correction", "second", "second-target"
+# SECOND: the keep probability of a second candidate; TARGET2: p₂, the target it is tested against (the residual r)
+QUANTITIES = (ALPHA, Z, R, CORRECTION, SECOND, TARGET2)
 
 
 @dataclass(frozen=True)
@@ -108,7 +109,7 @@ def exact_value(result: ResidualResult, field: Field) -> Fraction | None:
     if field.quantity == Z:
         return result.z
     i = result.tokens.index(field.token)
-    if field.quantity == R:
+    if field.quantity in (R, TARGET2):
         return None if result.residual is None else result.residual[i]
     if field.quantity == CORRECTION:
         return result.correction[i]
@@ -153,6 +154,10 @@ def mistaken_values(
             i = tokens.index(field.token)
             put(TESTED_AGAINST_P, n, min(Fraction(1), result.p[i] / result.q[i]))
             put(R_FOR_KEEP, n, result.residual[i])
+        elif field.quantity == TARGET2 and result.residual is not None:
+            i = tokens.index(field.token)
+            put(TESTED_AGAINST_P, n, result.p[i])
+            put(NOT_DIVIDED_BY_Z, n, excess[i])
         elif field.quantity == CORRECTION and result.residual is not None:
             i = tokens.index(field.token)
             put(R_FOR_CORRECTION, n, result.residual[i])

@@ -81,10 +81,11 @@ def draw_answer(answer: ClassAnswer, *, lab_link: bool = True) -> None:
 
 
 def reconstruction_markdown(answer: ClassAnswer) -> str:
-    """The reconstruction min(p, q) + Z·r = p per token, and the scenario's explanation, as one markdown."""
+    """The reconstruction min(p, q) + Z·r = p per token (with two candidates: kept at candidate 1 + kept at candidate 2
+    + correction = p), and the scenario's explanation, as one markdown."""
     verdict = "gives p for every token" if answer.recovers_target else "does NOT give p"
     text = (
-        f"**Reconstruction:** min(p, q) + Z·r {verdict}.\n\n"
+        f"**Reconstruction:** {answer.sum_words} {verdict}.\n\n"
         + markdown_table(answer.reconstruction_header(), answer.reconstruction_cells())
     )
     return text + (f"\n\n{markdown_escape(answer.explanation)}" if answer.explanation else "")

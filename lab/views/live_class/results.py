@@ -11,8 +11,6 @@ from lab.classroom.activities import PredictSummary, RoundChange
 from lab.core.formatting import fraction_text, markdown_escape
 from lab.views.ui.charts import chart, figure
 
-PATTERNS_LOOKED_FOR = "r proportional to p; p − q not normalised by Z; Z confused with α"
-
 
 def predictions_alt(summary: PredictSummary, revealed: bool, label: str = "") -> str:
     """The chart's text equivalent: per value the count and mean, and the exact answer after the reveal."""
@@ -88,8 +86,9 @@ def pattern_text(summary: PredictSummary, looked_for: bool = True) -> str:
             f"**Most common wrong pattern:** {markdown_escape(summary.pattern)} "
             f"({summary.pattern_count} of {summary.submitted})."
         )
+    searched = markdown_escape("; ".join(summary.looked_for))
     return "**Most common wrong pattern:** none detected" + (
-        f" (looked for: {PATTERNS_LOOKED_FOR})." if looked_for else "."
+        f" (looked for: {searched})." if looked_for and searched else "."
     )
 
 

@@ -120,7 +120,7 @@ def revealed_prediction(state: StudentState) -> str:
         # figures are cached and shared: predictions move in steps of 0.05, many students draw the same one
         prediction = tuple(float(v) for v in saved[:bars])
         chart(
-            figure("prediction_vs_residual", spec.tokens, prediction, state.exact[:bars]),
+            figure("prediction_vs_residual", spec.tokens, prediction, state.exact[:bars], spec.symbol),
             Keys.truth_chart(activity.id),
             "Bar chart of your prediction beside the exact answer: "
             + "; ".join(

@@ -19,8 +19,9 @@ from lab.classroom.actions import (
     TeacherDesk,
 )
 from lab.classroom.actions import TeacherActions as Do
-from lab.classroom.activities import PREDICT, WORKED_EXAMPLE, scenario_choices
+from lab.classroom.activities import PREDICT, WORKED_EXAMPLE, source_choices
 from lab.core.formatting import markdown_escape
+from lab.teaching.class_question import SECOND_TARGET
 from lab.teaching.exercises import DEFAULT_COUNT, DEFAULT_LEVEL
 from lab.views.live_class.admission_panel import admission_panel, remove_by_rule
 from lab.views.live_class.assignment_form import assignment_fields, start_from
@@ -57,7 +58,11 @@ def _open_activity() -> None:
 
 
 def _source_label(source: str) -> str:
-    return "Worked example: bernoulli-residual, bars r(B) and r(C)" if source == WORKED_EXAMPLE else source
+    if source == WORKED_EXAMPLE:
+        return "Worked example: bernoulli-residual, bars r(B) and r(C)"
+    if source.startswith(SECOND_TARGET):
+        return f"Two drafts, the second candidate's target p₂: {source[len(SECOND_TARGET):]}"
+    return source
 
 
 
@@ -116,7 +121,7 @@ def open_activity_form() -> None:
         if kind == PREDICT_LABEL:
             st.selectbox(
                 "Predict the bars of",
-                [WORKED_EXAMPLE, *scenario_choices()],
+                source_choices(),
                 key=Keys.SOURCE,
                 format_func=_source_label,
             )
