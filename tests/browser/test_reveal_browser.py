@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 from fractions import Fraction
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
@@ -21,7 +22,8 @@ from lab.teaching.exercises import generate_problems
 # download names, SVG text, and every plotly trace's values, bar labels, hover data and the axes' tick labels.
 # A value axis's numbers (0, 0.1, ..., 0.7: plotly's scale, in steps of 1, 2 or 5; the bar predictor's fixed 0, 0.2,
 # ..., 1) are no statement of an answer and are left out; category tick labels (token names) are kept.
-SCREEN_TEXT_JS = r"""() => {
+SCREEN_TEXT_JS = r"""(skip) => {
+  const skipped = el => skip && el.closest(skip);
   const scale = new Set([...document.querySelectorAll('.ytick text, .xtick text, .rl-bp-tick')].filter(
     t => /^[-−]?[\d.]+$/.test(t.textContent.trim())));
   const parts = [];
@@ -29,15 +31,17 @@ SCREEN_TEXT_JS = r"""() => {
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
     const el = node.parentElement;
     if (el && [...scale].some(t => t.contains(el))) continue;
-    if (el && el.closest('script, style')) continue;
+    if (el && (el.closest('script, style') || skipped(el))) continue;
     parts.push(node.textContent);
   }
   for (const el of document.querySelectorAll('[aria-label], [alt], [title], a[href], [download]')) {
+    if (skipped(el)) continue;
     for (const a of ['aria-label', 'alt', 'title', 'href', 'download']) {
       if (el.hasAttribute(a)) parts.push(el.getAttribute(a));
     }
   }
   for (const plot of document.querySelectorAll('.js-plotly-plot')) {
+    if (skipped(plot)) continue;
     for (const trace of plot.data || []) {
       for (const k of ['name', 'x', 'y', 'text', 'customdata', 'hovertext', 'hovertemplate']) {
         if (trace[k] !== undefined) parts.push(JSON.stringify(Array.from([].concat(trace[k]))));
@@ -52,8 +56,9 @@ SCREEN_TEXT_JS = r"""() => {
 }"""
 
 
-def screen_text(page) -> str:
-    return page.evaluate(SCREEN_TEXT_JS)
+def screen_text(page, skip: str | None = None) -> str:
+    """Everything the page shows or announces, outside the elements matching the CSS selector ``skip``."""
+    return page.evaluate(SCREEN_TEXT_JS, skip)
 
 
 @pytest.mark.parametrize("name", sorted(ANSWERS))
@@ -72,6 +77,32 @@ def test_the_explorer_states_no_answer_before_reveal(page, app_url, name):
     for t, r in zip(hand.tokens, hand.r):
         assert f"{t}: predicted 0, exact {r}" in after
     assert all(states(after, r) for r in hand.r if r)
+
+
+P2_STATEMENTS = re.compile(r"p₂\s*(\([^()]*\))?\s*=\s*[(\d.]|pᵢ\(")  # "p₂ = (…", "p₂(B) = 0.75", the chain's table
+
+
+@pytest.mark.parametrize("name", sorted(ANSWERS))
+def test_the_several_drafts_page_states_no_answer_before_reveal(page, app_url, name):
+    """Two candidates with replacement (the page's default): the student predicts p₂, the residual the first
+    rejection left (by hand: the scenario's r), and the probability that one of the two is kept (by hand:
+    α + Z·Σ min(r, q)). The token tree below is no prediction, and is read apart."""
+    hand = ANSWERS[name]
+    kept = hand.alpha + hand.z * sum(min(r, q) for r, q in zip(hand.r, hand.q))
+    goto(page, f"{app_url}/several-drafts?sd_scenario={name}", timeout=90_000)
+    page.get_by_role("button", name="Reveal").wait_for()
+    before = screen_text(page, ".st-key-sd-tree")
+    assert leaks(before, hand) == []
+    assert not P2_STATEMENTS.search(before)
+    if kept not in {0, 1, *hand.p, *hand.q}:
+        assert not states(before, kept), kept
+    assert f"{hand.tokens[0]}: p {hand.p[0]}, q {hand.q[0]}" in before  # the question: the p / q chart's alt
+    page.get_by_role("button", name="Reveal").click()
+    wait_idle(page)
+    page.get_by_text("The chain of targets").first.wait_for()
+    after = screen_text(page, ".st-key-sd-tree")
+    assert "p₂ = (" + ", ".join(f"{t} {r}" for t, r in zip(hand.tokens, hand.r)) + ")" in after
+    assert f"a candidate is kept with probability {kept}" in after
 
 
 KEY_BUTTONS = ("Answer key (Markdown)", "Answer key (CSV)")
@@ -159,6 +190,7 @@ def wait_text(page, text: str, timeout: float = 20_000) -> None:
     [
         ("worked-example", "bernoulli-residual", ("B", "C"), ("0.6", "0.35")),  # no guess is an answer
         ("draft-misses-support", "draft-misses-support", None, ("0.1", "0.2", "0.5", "0.15", "0.5")),
+        ("second-target:pet-words", "pet-words", None, ("0.5", "0.25", "0.25")),  # tested against p
     ],
 )
 def test_a_class_sees_no_answer_before_the_reveal(browser, class_app, source, scenario, asked, guesses):
@@ -181,7 +213,8 @@ def test_a_class_sees_no_answer_before_the_reveal(browser, class_app, source, sc
     body = student.locator("[data-testid=stApp]").inner_text()
     assert "Start a class" not in body and "Class name" not in body
     assert student.get_by_text("Presentation mode").count() == 0  # no presentation toggle
-    fields = [f"r({t})" for t in (asked or hand.tokens)] + ([] if asked else ["Z"])
+    second = source.startswith("second-target:")
+    fields = [f"{'p₂' if second else 'r'}({t})" for t in (asked or hand.tokens)] + ([] if asked or second else ["Z"])
     for field, value in zip(fields, guesses):
         student.get_by_role("textbox", name=f"Predict {field}").fill(value)
     student.get_by_role("button", name="Submit").click()
@@ -206,7 +239,10 @@ def test_a_class_sees_no_answer_before_the_reveal(browser, class_app, source, sc
     for who, page in (("student", student), ("projector", projector)):
         text = screen_text(page)
         assert all(states(text, r) for r, t in zip(hand.r, hand.tokens) if r and (asked is None or t in asked)), who
-        assert f"Z = {hand.z}" in text and "min(p, q) + Z·r gives p for every token" in text, who
+        sums = "kept at candidate 1 + kept at candidate 2 + correction" if second else "min(p, q) + Z·r"
+        assert f"Z = {hand.z}" in text and f"{sums} gives p for every token" in text, who
+        if second:  # the class's misconception, named on the teacher's screen
+            assert who == "student" or "second candidate tested against p (1 of 1)" in text, who
         if source == "worked-example":
             assert "lab success p = 0.75, n = 1" in text, who
     if source == "worked-example":  # the teacher's link opens the Binomial lab at the same bars (a student's page

@@ -348,7 +348,8 @@ def main() -> None:
     refuse_link_values(SeveralDraftsModel.from_url(st.query_params)[1], "sd_link_problems")
     intro()
     node_section()
-    tree_section()
+    with st.container(key="sd-tree"):  # its own part: the tree is no prediction (tests read the node's part apart)
+        tree_section()
 
 
 main()
