@@ -23,6 +23,7 @@ watching the script state for 250 ms after each measured change).
 from __future__ import annotations
 
 import argparse
+import re
 import statistics
 import sys
 from pathlib import Path
@@ -98,7 +99,11 @@ def slider_step(label: str):
     def change(page, i):
         # always one step right (a slider moved back and forth sometimes skips a rerun): at most
         # warmup + rounds steps of 0.01, within every slider's range here
-        page.get_by_role("slider", name=label, exact=True).press("ArrowRight")
+        # Streamlit 1.67's slider is named twice by its label ("value value": its aria-labelledby lists the input's
+        # own aria-label, then the label); a bar of the bar predictor on the same page is "Your bar <label>", so a
+        # match on the label alone would find both
+        name = re.escape(label)
+        page.get_by_role("slider", name=re.compile(rf"^{name}( {name})?$")).press("ArrowRight")
 
     return change
 

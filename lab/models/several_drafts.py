@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from lab.core.distributions import Distribution, LabInputError, check_same_tokens, parse_spec_text
-from lab.core.drafts import RULES, TreeTrace, sample_tree_trace
+from lab.core.drafts import RULES, TreeComparison, TreeTrace, sample_tree_trace, tree_law
 from lab.core.markov import MarkovModel, model_names
 from lab.core.numbers import shown
 from lab.core.scenarios import load_scenario, scenario_names
@@ -121,6 +121,13 @@ class SeveralDraftsModel(PageModel):
 
     def trace(self, model: MarkovModel) -> TreeTrace:
         return _trace(model, self.tree, self.rule, self.seed)
+
+
+@lru_cache(maxsize=256)
+def law_of_trees(model: MarkovModel, widths: tuple[int, ...], length: int, rule: str) -> TreeComparison:
+    """The exact law of L tokens under the trees beside the target's, once per process and setting (it does not
+    change with a prediction or a Step)."""
+    return tree_law(model, widths, length, rule)
 
 
 @lru_cache(maxsize=256)

@@ -10,15 +10,16 @@ SeveralDraftsModel -> lab/core/drafts.py -> lab/charts/drafts.py. Controls live 
 from __future__ import annotations
 
 from fractions import Fraction
+from functools import lru_cache
 
 import streamlit as st
 
 from lab.core.distance import total_variation
-from lab.core.drafts import RULES, DraftsInputError, acceptance_by_candidates, node_law, tree_law
+from lab.core.drafts import RULES, DraftsInputError, acceptance_by_candidates, node_law
 from lab.core.formatting import exact_text, fraction_text, markdown_escape, markdown_table, with_decimal
 from lab.core.markov import MarkovModel, load_model
 from lab.models.explorer import slider_value
-from lab.models.several_drafts import MAX_K, MAX_SEED, SeveralDraftsModel, TreeSteps
+from lab.models.several_drafts import MAX_K, MAX_SEED, SeveralDraftsModel, TreeSteps, law_of_trees
 from lab.views.ui.accessibility import announce, section, subsection, title
 from lab.views.ui.bar_predictor import bar_predictor
 from lab.views.ui.charts import chart, figure, pq_chart
@@ -223,13 +224,20 @@ def node_section() -> None:
     p, q = rows
     tokens = p.tokens
     pq_chart(tokens, p.values, q.values, key="sd_pq")
+    predict_and_reveal(tokens, p.values, q.values, state, refusal)
+
+
+@st.fragment
+def predict_and_reveal(tokens: tuple[str, ...], p, q, state: SeveralDraftsModel, refusal: str) -> None:
+    """The prediction, Reveal and what it shows. A fragment: moving a bar or a slider, or Reveal, reruns this part
+    only (the controls, the p / q chart and the token tree stay as they are)."""
     key = state.node_key()
     revealed = st.session_state.get(REVEALED) == key
     bars, acceptance_guess = prediction(tokens, state, revealed)
     st.button("Reveal", key="sd_reveal", type="primary", on_click=on_reveal, args=(key,))
     said = ""
     if revealed:
-        said = reveal(tokens, p.values, q.values, state, bars, acceptance_guess)
+        said = reveal(tokens, p, q, state, bars, acceptance_guess)
     else:
         st.info("Make your predictions, then Reveal: the chain of targets, the stacked reconstruction and the grade.")
     announce("sd", said, error=refusal)
@@ -327,21 +335,29 @@ def tree_section() -> None:
 
 def tree_law_part(state: SeveralDraftsModel, markov: MarkovModel) -> None:
     subsection("The exact law under trees")
-    result, refusal = keep_last_valid(
-        "sd_last_tree_law", lambda: tree_law(markov, state.tree, state.length, state.rule)
+    texts, refusal = keep_last_valid(
+        "sd_last_tree_law", lambda: tree_law_texts(markov, state.tree, state.length, state.rule)
     )
     if refusal is not None:
         st.error(markdown_escape(f"{refusal}. The last valid law stays on screen."))
-    if result is None:
+    if texts is None:
         return
+    for text in texts:
+        st.markdown(text)
+
+
+@lru_cache(maxsize=256)
+def tree_law_texts(markov: MarkovModel, widths: tuple[int, ...], length: int, rule: str) -> tuple[str, str]:
+    """The law's sentence and its table, made once per setting (every prediction or Step runs the page again)."""
+    result = law_of_trees(markov, widths, length, rule)
     rows = [(markov.sequence_text(seq), fraction_text(t), fraction_text(s)) for seq, t, s in result.rows()]
-    st.markdown(
+    return (
         f"Every output of at most L = {result.length} tokens under trees of widths "
         f"{','.join(map(str, result.widths))} ({result.rule}), beside the target's own probability: total "
         f"variation distance **{fraction_text(result.distance)}**"
-        + (" (the same law, exactly)." if result.distance == 0 else ".")
+        + (" (the same law, exactly)." if result.distance == 0 else "."),
+        markdown_table(("output", "target", "trees"), rows),
     )
-    st.markdown(markdown_table(("output", "target", "trees"), rows))
 
 
 def main() -> None:
