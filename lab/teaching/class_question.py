@@ -24,7 +24,7 @@ from fractions import Fraction
 from functools import lru_cache
 
 from lab.core.distributions import LabInputError
-from lab.core.drafts import node_law
+from lab.core.drafts import DraftsInputError, node_law
 from lab.core.formatting import fraction_text, with_decimal
 from lab.core.residual import residual_exact
 from lab.core.scenarios import ScenarioError, load_scenario
@@ -236,7 +236,7 @@ def _question(source: str, scenario) -> ClassQuestion:
         return ClassQuestion(
             source,
             scenario.name,
-            f"Two drafts: the second candidate's target ({scenario.title})",
+            f"Two drafts: what the second candidate is tested against ({scenario.title})",
             "Target p and draft q are in the bar chart. Two candidates are drawn from q, each a fresh draw. The first "
             "is kept with probability min(1, p/q); if it is rejected, the second candidate is tested the same way, but "
             "against a new target p₂ instead of p. Predict p₂ for every token.",
@@ -304,7 +304,10 @@ def _answer(source: str, scenario) -> ClassAnswer:
 
 def _second_answer(question: ClassQuestion, result) -> ClassAnswer:
     """p₂ with two candidates drawn with replacement: the stage the engine reaches after the first rejection."""
-    law = node_law(result.p, result.q, 2, "with-replacement")
+    try:  # bounded work (lab.core.drafts): a scenario file too large for two candidates is refused by name
+        law = node_law(result.p, result.q, 2, "with-replacement")
+    except DraftsInputError as exc:
+        raise ClassQuestionError(f"scenario {question.scenario!r}: {exc}") from None
     second = next(stage for stage in law.stages if stage.position == 2)
     first, kept_second = law.kept_by_position
     rows = tuple(
@@ -312,9 +315,10 @@ def _second_answer(question: ClassQuestion, result) -> ClassAnswer:
         for t, a, b, c, total, target in zip(result.tokens, first, kept_second, law.corrected, law.law, result.p)
     )
     sentence = (
-        f"After a rejection the first candidate's p is used up where q covered it: what is left of p is max(0, p − q), "
-        f"of total mass Z = {fraction_text(result.z)}, and the second candidate is tested against it, normalised. "
-        "p₂ is over the whole vocabulary, not only over the tokens that were drawn."
+        "Where q covers p, the first candidate already gives each token its share min(p, q). What a rejection leaves "
+        f"of p is max(0, p − q), of total mass Z = {fraction_text(result.z)}, and the second candidate is tested "
+        "against it, normalised: p₂ = max(0, p − q) / Z, the residual. It is over the whole vocabulary, not only over "
+        "the tokens that were drawn."
     )
     return ClassAnswer(
         question.fields,
