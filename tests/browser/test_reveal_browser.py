@@ -94,6 +94,7 @@ def test_the_several_drafts_page_states_no_answer_before_reveal(page, app_url, n
     before = screen_text(page, ".st-key-sd-tree")
     assert leaks(before, hand) == []
     assert not P2_STATEMENTS.search(before)
+    assert "max(0, p − q)" not in before  # nor the rule that gives p₂ (the page says it after the reveal)
     if kept not in {0, 1, *hand.p, *hand.q}:
         assert not states(before, kept), kept
     assert f"{hand.tokens[0]}: p {hand.p[0]}, q {hand.q[0]}" in before  # the question: the p / q chart's alt
@@ -103,6 +104,7 @@ def test_the_several_drafts_page_states_no_answer_before_reveal(page, app_url, n
     after = screen_text(page, ".st-key-sd-tree")
     assert "p₂ = (" + ", ".join(f"{t} {r}" for t, r in zip(hand.tokens, hand.r)) + ")" in after
     assert f"a candidate is kept with probability {kept}" in after
+    assert "the residual the last rejection left" in after
 
 
 KEY_BUTTONS = ("Answer key (Markdown)", "Answer key (CSV)")

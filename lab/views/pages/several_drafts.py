@@ -45,9 +45,9 @@ def intro() -> None:
     st.markdown(
         "Many systems let the draft propose several **candidates** for the same position and test them one after "
         "another. The first candidate is tested as one draft is: kept with probability min(1, p/q). If it is "
-        "rejected, the next candidate is **not** tested against p: it is tested against the **residual** the "
-        "rejection left, p₂ = max(0, p − q)/Z, the target's missing mass over the whole vocabulary. When every "
-        "candidate is rejected, the correction is one fresh draw from the last residual."
+        "rejected, the next candidate is tested the same way, but against a new target, **p₂**. Which one? Predict it "
+        "below, then Reveal: the chain of targets p₁ = p → p₂ → … shows what each rejection leaves, down to the "
+        "correction, the one fresh draw made when every candidate is rejected."
     )
     show_link_warnings("sd_link_problems")
 
