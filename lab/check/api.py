@@ -8,19 +8,29 @@ detected with the stated power (:mod:`lab.check.power`), and return a :class:`Ch
 from __future__ import annotations
 
 import inspect
+import sys
 
 from lab.check.block import run_block_case, run_generate_case
-from lab.check.cases import DEFAULT_BLOCK, DTYPES, BlockCase, StepCase, block_cases, step_cases
+from lab.check.candidates import (
+    DEFAULT_CANDIDATES,
+    PROBE_CALLS,
+    candidates_cases,
+    run_candidates_case,
+    seconds_per_call,
+    stated_rule,
+)
+from lab.check.cases import DEFAULT_BLOCK, DTYPES, BlockCase, StepCase, block_cases, step_cases, tree_cases
 from lab.check.parallel import run_cases
 from lab.check.power import PowerTarget, required_draws
 from lab.check.processing import processed_case
-from lab.check.progress import Progress
+from lab.check.progress import Progress, duration_text
 from lab.check.report import CheckReport
 from lab.check.step import run_step_case
 from lab.check.sweep import residual_sweeps
 from lab.check.tensors import INPUTS, TENSORS, wants, wrap_block, wrap_step
 from lab.core.blocks import BlockInputError
 from lab.core.distributions import LabInputError
+from lab.core.drafts import MAX_CANDIDATES, DraftsInputError
 from lab.teaching.numerics import backend_report
 
 DEFAULT_SEED = 20260
@@ -182,8 +192,9 @@ def check_step(
 
 
 def sampler_kind(sampler) -> str:
-    """``step`` for a callable of 3 positional parameters, ``block`` for 5 (``generate`` when the fourth is
-    called max_new or max_new_tokens); otherwise CheckInputError."""
+    """``step`` for a callable of 3 positional parameters, ``verify`` for 4 (a multi-candidate verifier), ``block``
+    for 5 (``generate`` when the fourth is called max_new or max_new_tokens; a block sampler that declares
+    ``block.tree`` is checked as a tree); otherwise CheckInputError."""
     try:
         params = inspect.signature(sampler).parameters.values()
     except (TypeError, ValueError):
@@ -194,12 +205,14 @@ def sampler_kind(sampler) -> str:
     ]
     if len(positional) == 3:
         return "step"
+    if len(positional) == 4:
+        return "verify"
     if len(positional) == 5:
         return "generate" if positional[3].name in ("max_new", "max_new_tokens") else "block"
     raise CheckInputError(
         f"{sampler_name(sampler)} takes {len(positional)} required arguments: a step sampler takes "
-        "(p, q, rng), a block sampler (target, draft, prefix, k, rng), a whole-generation loop "
-        "(target, draft, prefix, max_new, rng)"
+        "(p, q, rng), a multi-candidate verifier (p, q, candidates, rng), a block or tree sampler (target, draft, "
+        "prefix, k, rng), a whole-generation loop (target, draft, prefix, max_new, rng)"
     )
 
 
@@ -208,7 +221,7 @@ def assert_sampler_passes(sampler, kind: str | None = None, **options) -> CheckR
     kind = kind or sampler_kind(sampler)
     if kind == "generate":
         options.setdefault("interface", "generate")
-    report = (check_step if kind == "step" else check_block)(sampler, **options)
+    report = {"step": check_step, "verify": check_candidates}.get(kind, check_block)(sampler, **options)
     if not report.passed:
         lines = [
             f"{report.sampler} is {report.verdict}: {len(report.failed)} of {len(report.cases)} cases do not pass:"
@@ -257,8 +270,17 @@ def check_block(
     if batch and batch > 1 and interface == "generate":
         raise CheckInputError("a batched whole-generation loop is not supported: give a batched block sampler")
     block = wrap_block(block, tensors, inputs, batch if batch and batch > 1 else None)
+    tree = getattr(original, "tree", None) if interface == "block" else None
     try:
-        every = block_cases(block_size or DEFAULT_BLOCK, length)
+        if tree is not None:
+            if block_size is not None:
+                raise CheckInputError("--block is for block samplers: a tree sampler's depth comes from block.tree")
+            rule = getattr(original, "rule", None)
+            if rule is not None:
+                rule = stated_rule(original, None)
+            every = tree_cases(_widths(tree), rule, length)
+        else:
+            every = block_cases(block_size or DEFAULT_BLOCK, length)
     except BlockInputError as exc:
         raise CheckInputError(str(exc)) from None
     chosen: list[BlockCase] = _select(every, cases)
@@ -266,6 +288,86 @@ def check_block(
     results = _run(runner, block, chosen, target, seed, dtype, max_draws, time_limit, progress, jobs)
     settings = _settings(target, seed, max_draws, time_limit, dtype)
     settings.update(block=block_size or DEFAULT_BLOCK, length=length)
+    if tree is not None:
+        settings.update(block=None, tree=list(_widths(tree)), rule=getattr(original, "rule", None))
     env = _stated(environment(original, dtype), tensors)
     env.update(tensors=tensors, inputs=inputs, batch=batch or 1)
-    return CheckReport(name or sampler_name(original), interface, settings, env, results)
+    kind = "tree" if tree is not None else interface
+    return CheckReport(name or sampler_name(original), kind, settings, env, results)
+
+
+def _widths(tree) -> tuple[int, ...]:
+    """``block.tree`` as widths by depth: a sequence of whole numbers (or the text ``2,2``)."""
+    from lab.core.drafts import parse_tree
+
+    if isinstance(tree, str):
+        return parse_tree(tree)
+    try:
+        widths = tuple(tree)
+    except TypeError:
+        raise CheckInputError(f"block.tree = {tree!r} is not a sequence of widths such as (2, 2)") from None
+    if any(isinstance(w, bool) or not isinstance(w, int) for w in widths):
+        raise CheckInputError(f"block.tree = {tree!r}: each width must be a whole number >= 1")
+    return widths
+
+
+def _counts(candidates) -> tuple[int, ...]:
+    if candidates is None:
+        return DEFAULT_CANDIDATES
+    counts = (candidates,) if isinstance(candidates, int) else tuple(candidates)
+    for k in counts:
+        if isinstance(k, bool) or not isinstance(k, int) or not 1 <= k <= MAX_CANDIDATES:
+            raise CheckInputError(f"candidates K must be a whole number from 1 to {MAX_CANDIDATES} (got {k!r})")
+    return counts
+
+
+def estimate_text(verify, chosen, target: PowerTarget, seed: int, dtype: str, max_draws, jobs: int) -> str:
+    """What the run will take, said before it starts: the draws the stated power needs, and the time at the rate of
+    a few probe calls."""
+    draws = planned_draws(chosen, target, max_draws)
+    per_call = seconds_per_call(verify, chosen[0], dtype, seed)
+    head = f"lab check: {draws:,} draws over {len(chosen)} cases (TV >= {target.tv:g} with power {target.power:g})"
+    if per_call is None:
+        return head
+    return (
+        f"{head}; at {per_call * 1e6:,.0f} µs a call (measured on {PROBE_CALLS} calls), about "
+        f"{duration_text(draws * per_call / min(jobs, len(chosen)))} on {min(jobs, len(chosen))} process(es)"
+    )
+
+
+def check_candidates(
+    verify,
+    *,
+    candidates: int | tuple[int, ...] | None = None,
+    rule: str | None = None,
+    cases: list[str] | None = None,
+    target: PowerTarget | None = None,
+    seed: int = DEFAULT_SEED,
+    max_draws: int | None = None,
+    time_limit: float | None = None,
+    dtype: str = "float64",
+    progress: bool = False,
+    jobs: int = 1,
+    name: str | None = None,
+) -> CheckReport:
+    """Run the protocol on a multi-candidate verifier ``verify(p, q, candidates, rng)`` -> token (or (token,
+    kept_index)): every step case and a case with Z = 0 at a middle stage, at K = 2 and 3 candidates (or
+    ``candidates``) drawn by the check by ``verify.rule`` (or ``rule``), each output counted against the engine's
+    exact law (:mod:`lab.check.candidates`)."""
+    if not callable(verify):
+        raise CheckInputError(f"{verify!r} is not callable")
+    target = _check_common(target, seed, max_draws, time_limit, dtype)
+    try:
+        rule = stated_rule(verify, rule)
+    except DraftsInputError as exc:
+        raise CheckInputError(str(exc)) from None
+    every, skipped = candidates_cases(rule, _counts(candidates))
+    chosen = _select(every, cases)
+    if progress and chosen:
+        print(estimate_text(verify, chosen, target, seed, dtype, max_draws, _jobs(jobs)), file=sys.stderr, flush=True)
+    results = _run(run_candidates_case, verify, chosen, target, seed, dtype, max_draws, time_limit, progress, jobs)
+    settings = _settings(target, seed, max_draws, time_limit, dtype)
+    settings.update(rule=rule, candidates=list(_counts(candidates)), skipped=skipped if cases is None else [])
+    env = environment(verify, dtype)
+    env.update(tensors="numpy", inputs="probs", batch=1)
+    return CheckReport(name or sampler_name(verify), "verify", settings, env, results)

@@ -189,3 +189,50 @@ def block_cases(block: int = DEFAULT_BLOCK, length: int | None = None) -> list[B
         description = model.title + (f" (stops at {model.vocab[model.stop]})" if stops else "")
         cases.append(BlockCase(f"{name}-K{block}-L{size}", description, model, block, size))
     return cases
+
+
+# --- tree cases -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class TreeCase(BlockCase):
+    """A Markov model served to a tree sampler (a block sampler that declares ``block.tree``, its widths by depth):
+    it is called with k = the tree's depth and commits 1 to depth + 1 tokens. The exact laws are the several-drafts
+    engine's (:func:`lab.core.drafts.tree_law`): the target's for a correct tree, and each named mistake's under the
+    stated rule (every rule's when none is stated)."""
+
+    widths: tuple[int, ...] = ()
+    rule: str | None = None
+
+    @cached_property
+    def _variant_laws(self) -> dict[str, dict]:
+        from lab.core.drafts import DRAFT_MISTAKES, RULES, DraftsInputError, tree_law
+
+        laws: dict[str, dict] = {}
+        for rule in (self.rule,) if self.rule else RULES:
+            for name in ("correct", *(n for n, m in DRAFT_MISTAKES.items() if rule in m.rules)):
+                key = name if self.rule or name == "correct" else f"{name} ({rule})"
+                if key in laws:
+                    continue
+                try:
+                    laws[key] = tree_law(self.model, self.widths, self.length, rule, name).speculative
+                except DraftsInputError:  # the rule cannot draw these widths here (without replacement)
+                    continue
+        return laws
+
+
+def tree_cases(widths: tuple[int, ...], rule: str | None, length: int | None = None) -> list[TreeCase]:
+    """Every shipped Markov model (stop and no stop) under the declared tree, L as for block cases."""
+    from lab.core.drafts import check_tree
+    from lab.core.markov import load_model, model_names
+
+    widths = check_tree(tuple(widths))
+    cases = []
+    for name in model_names():
+        model = load_model(name)
+        stops = getattr(model, "stop", None) is not None
+        size = length or (DEFAULT_STOP_LENGTH if stops else DEFAULT_LENGTH)
+        description = model.title + (f" (stops at {model.vocab[model.stop]})" if stops else "")
+        tree = ",".join(map(str, widths))
+        cases.append(TreeCase(f"{name}-tree{tree}-L{size}", description, model, len(widths), size, widths, rule))
+    return cases

@@ -6,6 +6,7 @@ import math
 from fractions import Fraction
 
 from lab.core.distance import total_variation
+from lab.core.drafts import DRAFT_MISTAKES
 from lab.core.formatting import fraction_text
 from lab.core.sampling import chi_square_test
 from lab.core.variants import VARIANTS
@@ -44,6 +45,15 @@ def residual_variants(r, p_row, q_row, tolerance: float = 1e-9) -> list[str]:
     return names
 
 
+def _title(name: str) -> str:
+    """The named mistake's title: a one-draft rule's (the Pitfalls page's words) or a several-drafts one's."""
+    if name in VARIANT_WORDS:
+        return VARIANT_WORDS[name].title
+    if name in DRAFT_MISTAKES:
+        return DRAFT_MISTAKES[name].title
+    return "the correct rule" if name == "correct" else name
+
+
 def best_variant(counts: dict, target: dict, laws: dict[str, dict], false_alarm: float) -> dict:
     """The variant whose exact law gives the counts the highest likelihood, with its bias (TV from the
     target, exact) and whether it fits the counts itself (its own chi-square p-value >= false_alarm).
@@ -58,7 +68,7 @@ def best_variant(counts: dict, target: dict, laws: dict[str, dict], false_alarm:
     bias = total_variation(target, law) if isinstance(next(iter(law.values()), 0), (int, Fraction)) else None
     return {
         "variant": best,
-        "title": VARIANT_WORDS[best].title if best in VARIANT_WORDS else best,
+        "title": _title(best),
         "same_law_on_this_case": same,
         "bias_tv": None if bias is None else fraction_text(bias),
         "bias_tv_decimal": None if bias is None else float(bias),

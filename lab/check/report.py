@@ -117,7 +117,17 @@ class CheckReport:
 
     def text(self, traceback: bool = False) -> str:
         """The report a person reads; ``traceback`` adds the whole traceback of each exception."""
-        lines = [f"{self.kind} sampler {self.sampler}"]
+        names = {"verify": "multi-candidate verifier", "tree": "tree sampler"}
+        what_kind = names.get(self.kind, f"{self.kind} sampler")
+        lines = [f"{what_kind} {self.sampler}"]
+        if self.kind == "verify":
+            lines.append(
+                f"candidates drawn by the check, rule {self.settings.get('rule')}, "
+                f"K = {', '.join(map(str, self.settings.get('candidates', [])))}"
+            )
+        if self.kind == "tree":
+            widths = ",".join(map(str, self.settings.get("tree") or []))
+            lines.append(f"tree widths {widths}, rule {self.settings.get('rule') or 'not stated (set block.rule)'}")
         env = self.environment
         kind = "torch tensors" if env.get("tensors") == "torch" else "numpy arrays"
         what = "logits" if env.get("inputs") == "logits" else "probabilities"
@@ -156,6 +166,8 @@ class CheckReport:
                     f"      best-fitting named mistake: {fit['variant']} - {fit['title']}{same}; its bias "
                     f"TV = {fit['bias_tv']} ({fit['bias_tv_decimal']:.4g}); {verdict}"
                 )
+        for skipped in self.settings.get("skipped") or []:
+            lines.append(f"not run  {skipped['case']}: {skipped['reason']}")
         lines.append("")
         failed = [c for c in self.cases if c.verdict == "fail"]
         unsure = [c for c in self.cases if c.verdict == "inconclusive"]

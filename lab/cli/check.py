@@ -15,10 +15,11 @@ import os
 import sys
 
 from lab.check import PowerTarget, check_block, check_step, sampler_kind
-from lab.check.api import DEFAULT_SEED
+from lab.check.api import DEFAULT_SEED, check_candidates
 from lab.check.cases import DTYPES
 from lab.check.loader import load_sampler
 from lab.cli.output import UsageError, whole_number
+from lab.core.drafts import RULES
 from lab.core.numbers import NumberInputError, parse_number
 
 DEFAULT_TIME_LIMIT = 300.0  # seconds per case: a hung or very slow sampler is cut off (inconclusive, not failed)
@@ -49,7 +50,7 @@ def seconds(text: str) -> float:
 
 def run_check(args) -> int:
     for name, low, high in (("max_draws", 1, 10**9), ("seed", 0, 2**63 - 1), ("jobs", 1, 64),
-                            ("block", 1, 8), ("length", 1, 8), ("batch", 1, 1024)):
+                            ("block", 1, 8), ("length", 1, 8), ("batch", 1, 1024), ("candidates", 1, 16)):
         value = getattr(args, name, None)
         if value is not None and not low <= value <= high:
             raise UsageError(f"lab check: --{name.replace('_', '-')} must be from {low} to {high} (got {value})")
@@ -71,9 +72,19 @@ def run_check(args) -> int:
         tensors="torch" if args.torch else None,
         inputs="logits" if args.logits else None,
     )
+    if kind != "verify" and (args.candidates is not None or args.rule is not None):
+        raise UsageError("lab check: --candidates and --rule are for multi-candidate verifiers (p, q, candidates, rng)")
     if kind in ("block", "generate"):
         report = check_block(sampler, block_size=args.block, length=args.length, interface=kind, batch=args.batch,
                              **options)
+    elif kind == "verify":
+        if args.block is not None or args.length is not None or args.batch is not None:
+            raise UsageError("lab check: --block, --length and --batch are not for a multi-candidate verifier")
+        if args.torch or args.logits:
+            raise UsageError("lab check: --torch and --logits are not supported for a multi-candidate verifier yet")
+        for key in ("tensors", "inputs"):
+            options.pop(key)
+        report = check_candidates(sampler, candidates=args.candidates, rule=args.rule, **options)
     else:
         if args.block is not None or args.length is not None:
             raise UsageError("lab check: --block and --length are for block samplers")
@@ -91,9 +102,14 @@ def register(subparsers) -> None:
     chk.add_argument(
         "sampler", metavar="MODULE:FUNCTION", help="e.g. mypkg.spec:step or examples/correct_numpy.py:step"
     )
-    chk.add_argument("--kind", choices=("step", "block", "generate"),
-                     help="step(p, q, rng), block(target, draft, prefix, k, rng) or generate(target, draft, prefix, "
-                     "max_new, rng) (default: from its parameters)")
+    chk.add_argument("--kind", choices=("step", "verify", "block", "generate"),
+                     help="step(p, q, rng), verify(p, q, candidates, rng), block(target, draft, prefix, k, rng) (a "
+                     "tree sampler when it sets block.tree) or generate(target, draft, prefix, max_new, rng) (default: "
+                     "from its parameters)")
+    chk.add_argument("--candidates", type=whole_number, metavar="K",
+                     help="multi-candidate verifiers: K candidates per case (default: K = 2 and K = 3)")
+    chk.add_argument("--rule", choices=RULES,
+                     help="multi-candidate verifiers: how the check draws the candidates (default: verify.rule)")
     chk.add_argument("--torch", action="store_true",
                      help="hand the sampler torch tensors and a torch.Generator (default: sampler.tensors, else numpy)")
     chk.add_argument("--logits", action="store_true",
