@@ -190,3 +190,68 @@ def batched_block_mixed(target, draft, prefixes, k, generator):
 batched_block.batch = batched_block_mixed.batch = 4
 batched_block.tensors = batched_block_mixed.tensors = "torch"
 batched_block.backend = batched_block_mixed.backend = f"torch {torch.__version__} cpu"
+
+
+# --- several candidates: verify(p, q, candidates, generator) ------------------------------------------------
+
+
+def verify_top_k(p, q, candidates, generator):
+    """EAGLE-2/3's rule in torch: each of q's top-k tokens is a one-hot draft, kept with the target left."""
+    target = p.clone()
+    for i, c in enumerate(candidates.tolist()):
+        if torch.rand((), generator=generator, dtype=p.dtype) < target[c]:
+            return c, i
+        target[c] = 0
+        target = target / target.sum()
+    return int(torch.multinomial(target, 1, generator=generator)[0]), None
+
+
+verify_top_k.tensors = "torch"
+verify_top_k.rule = "top-k"
+
+
+def verify_batched(p, q, candidates, generator):
+    """B nodes at once (p, q: [B, V]; candidates: [B, K], drawn with replacement): SpecInfer's rule per row,
+    returning B tokens and B kept indices (-1: the correction)."""
+    rows = torch.arange(p.shape[0])
+    target = p.clone()
+    token = torch.full((p.shape[0],), -1, dtype=torch.long)
+    kept = torch.full((p.shape[0],), -1, dtype=torch.long)
+    for i in range(candidates.shape[1]):
+        x = candidates[:, i]
+        live = kept < 0
+        keep = live & _keep(target[rows, x], q[rows, x], generator)
+        token = torch.where(keep, x, token)
+        kept = torch.where(keep, torch.full_like(kept, i), kept)
+        r, z = _residual(target, q)
+        target = torch.where((live & ~keep)[:, None] & (z > 0), r, target)  # rejected rows: their residual
+    y = torch.multinomial(target, 1, generator=generator)[:, 0]
+    return torch.where(kept < 0, y, token), kept
+
+
+verify_batched.tensors = "torch"
+verify_batched.rule = "with-replacement"
+verify_batched.batch = 4
+
+
+def verify_batched_mixed(p, q, candidates, generator):
+    """WRONG: the residual of row b is formed from row b + 1's target (an indexing slip in a batch)."""
+    rows = torch.arange(p.shape[0])
+    target = p.clone()
+    token = torch.full((p.shape[0],), -1, dtype=torch.long)
+    kept = torch.full((p.shape[0],), -1, dtype=torch.long)
+    for i in range(candidates.shape[1]):
+        x = candidates[:, i]
+        live = kept < 0
+        keep = live & _keep(target[rows, x], q[rows, x], generator)
+        token = torch.where(keep, x, token)
+        kept = torch.where(keep, torch.full_like(kept, i), kept)
+        r, z = _residual(target.roll(-1, dims=0), q)
+        target = torch.where((live & ~keep)[:, None] & (z > 0), r, target)
+    y = torch.multinomial(target, 1, generator=generator)[:, 0]
+    return torch.where(kept < 0, y, token), kept
+
+
+verify_batched_mixed.tensors = "torch"
+verify_batched_mixed.rule = "with-replacement"
+verify_batched_mixed.batch = 4

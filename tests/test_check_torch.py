@@ -80,6 +80,23 @@ def test_a_torch_floor_of_float32_tiny_is_named_with_its_size(samplers):
     assert case.data["epsilon_floor"]["known_as"].startswith("float32's smallest normal number")
 
 
+def test_torch_verifiers_of_several_candidates_one_node_and_b_4_pass_and_a_mixed_row_fails(samplers):
+    """A verifier in torch (tensors, a torch.Generator, candidates as a long tensor), and a batch of 4 nodes (p, q:
+    [4, V], candidates [4, K], kept indices -1 for the correction): pass; a row's residual formed from the next
+    row's target fails with draws of probability 0."""
+    from lab.check.api import check_candidates
+
+    cases = ["bernoulli-residual-K2", "partial-zeros-K3", "zero-in-the-middle-K2"]
+    one = check_candidates(samplers.verify_top_k, cases=cases, target=QUICK)
+    assert one.passed and one.environment["tensors"] == "torch", one.text()
+    assert all(c.data["returns_kept_index"] for c in one.cases)
+    batched = check_candidates(samplers.verify_batched, cases=cases, target=QUICK)
+    assert batched.passed and batched.environment["batch"] == 4, batched.text()
+    mixed = check_candidates(samplers.verify_batched_mixed, cases=["bernoulli-residual-K2"], target=QUICK)
+    assert not mixed.passed
+    assert "probability 0" in " ".join(mixed.cases[0].reasons)
+
+
 def test_a_torch_block_sampler_and_a_whole_generation_loop_pass(samplers):
     block = check_block(samplers.block, cases=STOPS[:1] + ["markov-three-K2-L2"], target=QUICK)
     assert block.passed, block.text()

@@ -321,11 +321,12 @@ def _counts(candidates) -> tuple[int, ...]:
     return counts
 
 
-def estimate_text(verify, chosen, target: PowerTarget, seed: int, dtype: str, max_draws, jobs: int) -> str:
+def estimate_text(verify, chosen, target: PowerTarget, seed: int, dtype: str, max_draws, jobs: int,
+                  boundary=("numpy", "probs", None)) -> str:
     """What the run will take, said before it starts: the draws the stated power needs, and the time at the rate of
     a few probe calls."""
     draws = planned_draws(chosen, target, max_draws)
-    per_call = seconds_per_call(verify, chosen[0], dtype, seed)
+    per_call = seconds_per_call(verify, chosen[0], dtype, seed, boundary)
     head = f"lab check: {draws:,} draws over {len(chosen)} cases (TV >= {target.tv:g} with power {target.power:g})"
     if per_call is None:
         return head
@@ -349,6 +350,9 @@ def check_candidates(
     progress: bool = False,
     jobs: int = 1,
     name: str | None = None,
+    tensors: str | None = None,
+    inputs: str | None = None,
+    batch: int | None = None,
 ) -> CheckReport:
     """Run the protocol on a multi-candidate verifier ``verify(p, q, candidates, rng)`` -> token (or (token,
     kept_index)): every step case and a case with Z = 0 at a middle stage, at K = 2 and 3 candidates (or
@@ -361,13 +365,19 @@ def check_candidates(
         rule = stated_rule(verify, rule)
     except DraftsInputError as exc:
         raise CheckInputError(str(exc)) from None
+    tensors, inputs = _boundary(verify, tensors, inputs)
+    batch = _batch(batch or getattr(verify, "batch", None))
+    boundary = (tensors, inputs, batch if batch and batch > 1 else None)
     every, skipped = candidates_cases(rule, _counts(candidates))
     chosen = _select(every, cases)
     if progress and chosen:
-        print(estimate_text(verify, chosen, target, seed, dtype, max_draws, _jobs(jobs)), file=sys.stderr, flush=True)
-    results = _run(run_candidates_case, verify, chosen, target, seed, dtype, max_draws, time_limit, progress, jobs)
+        estimate = estimate_text(verify, chosen, target, seed, dtype, max_draws, _jobs(jobs), boundary)
+        print(estimate, file=sys.stderr, flush=True)
+    results = _run(
+        run_candidates_case, (verify, *boundary), chosen, target, seed, dtype, max_draws, time_limit, progress, jobs
+    )
     settings = _settings(target, seed, max_draws, time_limit, dtype)
     settings.update(rule=rule, candidates=list(_counts(candidates)), skipped=skipped if cases is None else [])
-    env = environment(verify, dtype)
-    env.update(tensors="numpy", inputs="probs", batch=1)
+    env = _stated(environment(verify, dtype), tensors)
+    env.update(tensors=tensors, inputs=inputs, batch=batch or 1)
     return CheckReport(name or sampler_name(verify), "verify", settings, env, results)

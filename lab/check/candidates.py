@@ -26,6 +26,7 @@ from lab.check.cases import StepCase, rounded, step_cases
 from lab.check.power import PowerTarget, required_draws
 from lab.check.report import CaseResult
 from lab.check.step import Tally, case_rng, conclude, token_index
+from lab.check.tensors import wrap_verify
 from lab.check.watch import Clock, Findings, StopDrawing, run_draws
 from lab.core.drafts import (
     DRAFT_MISTAKES,
@@ -174,40 +175,47 @@ def kept_index(value, k: int) -> tuple[int | None, str | None]:
     return index, None
 
 
-def _form(verify, p, q, case: CandidatesCase, seed: int) -> bool:
+def _form(call, rows: int, p, q, case: CandidatesCase, seed: int) -> bool:
     """Does the verifier return (token, kept_index)? One call on a generator of its own (the case's draws are
     not touched); a call that raises says nothing here (the run names it)."""
     rng = np.random.default_rng([seed, zlib.crc32(case.name.encode()), 1])
+    drafter = CandidateDrafter(case)
     try:
-        out = verify(p, q, CandidateDrafter(case).draw(rng), rng)
+        with np.errstate(all="ignore"):
+            out = call(p, q, [drafter.draw(rng) for _ in range(rows)], rng)
     except Exception:  # the user's code: the run itself names what it raises
         return False
-    return type(out) is tuple
+    return type(out[0]) is tuple
 
 
 PROBE_CALLS = 200
 
 
-def seconds_per_call(verify, case: CandidatesCase, dtype: str, seed: int) -> float | None:
-    """The verifier's time a call (with the check's drawing of candidates), from PROBE_CALLS calls on a generator
-    of their own; None when it raises (the run names that)."""
+def seconds_per_call(verify, case: CandidatesCase, dtype: str, seed: int, boundary=("numpy", "probs", None)):
+    """The verifier's time a draw (with the check's drawing of candidates), from PROBE_CALLS calls on a generator
+    of their own; None when it raises (the run names that). ``boundary``: (tensors, inputs, batch)."""
     p, q = rounded(case.p, dtype), rounded(case.q, dtype)
     rng = np.random.default_rng([seed, zlib.crc32(case.name.encode()), 2])
     drafter = CandidateDrafter(case)
+    tensors, inputs, batch = boundary
+    call, rows = wrap_verify(verify, tensors, inputs, batch), batch or 1
     started = time.perf_counter()
     try:
         with np.errstate(all="ignore"):
             for _ in range(PROBE_CALLS):
-                verify(p, q, drafter.draw(rng), rng)
+                call(p, q, [drafter.draw(rng) for _ in range(rows)], rng)
     except Exception:  # the user's code: the run itself names what it raises
         return None
-    return (time.perf_counter() - started) / PROBE_CALLS
+    return (time.perf_counter() - started) / (PROBE_CALLS * rows)
 
 
 def run_candidates_case(verify, case: CandidatesCase, target: PowerTarget, seed: int, dtype: str,
                         max_draws: int | None, time_limit: float | None, *, progress) -> CaseResult:
+    """``verify`` is the user's verifier with its boundary: (verifier, tensors, inputs, batch)."""
+    verify, tensors, inputs, batch = verify
+    call, rows = wrap_verify(verify, tensors, inputs, batch), batch or 1
     p, q = rounded(case.p, dtype), rounded(case.q, dtype)
-    joint = _form(verify, p, q, case, seed)
+    joint = _form(call, rows, p, q, case, seed)
     law = case.joint_law() if joint else case.token_law()
     needed, df = required_draws(law, target)
     draws = needed if max_draws is None else min(needed, max_draws)
@@ -218,17 +226,22 @@ def run_candidates_case(verify, case: CandidatesCase, target: PowerTarget, seed:
     findings = Findings()
     kept = 0
 
+    pending: list = []  # (candidates, output) of a batch's rows not counted yet
+
     def draw(i: int) -> None:
         nonlocal kept
-        candidates = drafter.draw(rng)
-        invalid = findings.invalid
-        try:
-            out = verify(p, q, candidates, rng)
-        except Exception as exc:  # the user's code: its failure is a finding, named
-            findings.record_exception(exc, i)
-            raise StopDrawing from None
-        if findings.invalid != invalid and findings.invalid_at is None:
-            findings.invalid_at = i
+        if not pending:
+            sets = [drafter.draw(rng) for _ in range(rows)]
+            invalid = findings.invalid
+            try:
+                outs = call(p, q, sets, rng)
+            except Exception as exc:  # the user's code: its failure is a finding, named
+                findings.record_exception(exc, i)
+                raise StopDrawing from None
+            if findings.invalid != invalid and findings.invalid_at is None:
+                findings.invalid_at = i
+            pending.extend(reversed(list(zip(sets, outs))))
+        candidates, out = pending.pop()
         if (type(out) is tuple) != joint or (joint and len(out) != 2):
             expected = "(token, kept_index)" if joint else "a token"
             findings.bad_output = f"returned {out!r:.60} at draw {i}: expected {expected} as on its first call"

@@ -158,6 +158,12 @@ class CheckReport:
             if gaps:
                 lines.append("      largest gaps, observed vs target: " + "; ".join(gaps))
             fit = case.data.get("best_variant")
+            if fit and not case.passed and fit["variant"] == "correct":
+                lines.append(
+                    "      no named mistake fits better than the correct rule's own law: the counts are off by "
+                    "something else"
+                )
+                fit = None
             if fit and not case.passed:
                 twins = fit["same_law_on_this_case"]
                 same = f" (same law here: {', '.join(twins)})" if twins else ""

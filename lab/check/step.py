@@ -42,13 +42,20 @@ def token_index(value, size: int) -> tuple[int | None, str | None]:
     return index, None
 
 
+def _sortable(outcome):
+    """An outcome as a sort key: a (token, kept index) pair has None for the correction, sorted first."""
+    if isinstance(outcome, tuple):
+        return tuple(-1 if v is None else v for v in outcome)
+    return outcome
+
+
 def law_verdict(counts: dict, law: dict, labels, target: PowerTarget) -> tuple[dict, list[str]]:
     """The chi-square of the counts against the exact law, and the reasons it fails (if it does)."""
     test = chi_square_test(counts, law)
     reasons = []
     impossible = {k: c for k, c in counts.items() if c and not law.get(k)}
     if impossible:
-        shown = listed(f"{labels(k)} x{c:,}" for k, c in sorted(impossible.items()))
+        shown = listed(f"{labels(k)} x{c:,}" for k, c in sorted(impossible.items(), key=lambda kv: _sortable(kv[0])))
         reasons.append(f"drew outcomes the target gives probability 0: {shown} (an immediate fail)")
     elif test.p_value is not None and test.p_value < target.false_alarm:
         reasons.append(

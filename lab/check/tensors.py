@@ -236,3 +236,67 @@ def wrap_batched_block(block, boundary: Boundary, batch: int):
         return back[0]
 
     return described(wrapped, block)
+
+
+def _kept_out(value):
+    """A kept index from a sampler: None (or -1, a tensor's way of saying it) for the correction."""
+    value = to_numpy(value)
+    if value is None:
+        return None
+    if isinstance(value, np.ndarray) and value.ndim == 0:
+        value = value.item()
+    return None if isinstance(value, (int, np.integer)) and value == -1 else value
+
+
+def verify_out(out):
+    """token or (token, kept_index), tensors turned into ints (kept_index None or -1: the correction)."""
+    if type(out) is tuple and len(out) == 2:
+        return to_numpy(out[0]), _kept_out(out[1])
+    return to_numpy(out)
+
+
+def wrap_verify(verify, tensors: str, inputs: str, batch: int | None):
+    """A multi-candidate verifier as the check calls it: ``call(p, q, candidate_sets, rng)`` -> one output per
+    set (token, or (token, kept_index)), on numpy. ``batch`` B: B sets a call, as [B, V] rows of p and q and
+    [B, K] candidates, row b with the vocabulary rotated by b (as for batched step samplers); the sampler returns
+    B tokens, or (B tokens, B kept indices, -1 for the correction)."""
+    boundary = Boundary(tensors, inputs)
+    plain = tensors == "numpy" and inputs == "probs"
+
+    def candidates_in(values: np.ndarray):
+        return boundary.torch.tensor(values, dtype=boundary.torch.long) if tensors == "torch" else values
+
+    if not batch:
+        def call(p, q, sets, rng):
+            if plain:
+                return [verify(p, q, sets[0], rng)]
+            return [verify_out(verify(boundary.row(p), boundary.row(q), candidates_in(sets[0]),
+                                      boundary.generator(rng)))]
+
+        return call
+
+    def call(p, q, sets, rng):
+        size = len(p)
+        order = [np.roll(np.arange(size), -b) for b in range(batch)]  # row b: token (t + b) mod V
+        p_rows = np.stack([p[o] for o in order])
+        q_rows = np.stack([q[o] for o in order])
+        c_rows = np.stack([(np.asarray(s) - b) % size for b, s in enumerate(sets)])
+        out = verify(boundary.rows(p_rows), boundary.rows(q_rows), candidates_in(c_rows), boundary.generator(rng))
+        joint = type(out) is tuple and len(out) == 2
+        tokens = np.asarray(to_numpy(out[0] if joint else out)).reshape(-1)
+        if tokens.shape != (batch,):
+            raise ValueError(f"a batched verifier returned {tokens.shape[0]} tokens for a batch of {batch}")
+        kept = [None] * batch
+        if joint:
+            raw = out[1]
+            raw = list(raw) if isinstance(raw, (list, tuple)) else np.asarray(to_numpy(raw)).reshape(-1).tolist()
+            if len(raw) != batch:
+                raise ValueError(f"a batched verifier returned {len(raw)} kept indices for a batch of {batch}")
+            kept = [_kept_out(v) for v in raw]
+        back = []
+        for b, t in enumerate(tokens.tolist()):
+            token = (int(t) + b) % size if 0 <= int(t) < size else int(t)
+            back.append((token, kept[b]) if joint else token)
+        return back
+
+    return call

@@ -78,13 +78,9 @@ def run_check(args) -> int:
         report = check_block(sampler, block_size=args.block, length=args.length, interface=kind, batch=args.batch,
                              **options)
     elif kind == "verify":
-        if args.block is not None or args.length is not None or args.batch is not None:
-            raise UsageError("lab check: --block, --length and --batch are not for a multi-candidate verifier")
-        if args.torch or args.logits:
-            raise UsageError("lab check: --torch and --logits are not supported for a multi-candidate verifier yet")
-        for key in ("tensors", "inputs"):
-            options.pop(key)
-        report = check_candidates(sampler, candidates=args.candidates, rule=args.rule, **options)
+        if args.block is not None or args.length is not None:
+            raise UsageError("lab check: --block and --length are for block samplers")
+        report = check_candidates(sampler, candidates=args.candidates, rule=args.rule, batch=args.batch, **options)
     else:
         if args.block is not None or args.length is not None:
             raise UsageError("lab check: --block and --length are for block samplers")
