@@ -97,6 +97,22 @@ def test_torch_verifiers_of_several_candidates_one_node_and_b_4_pass_and_a_mixed
     assert "probability 0" in " ".join(mixed.cases[0].reasons)
 
 
+def test_eagles_own_verifier_passes_and_medusas_typical_acceptance_fails():
+    """The shipped functions, imported unchanged (examples/real_multi_draft.py): EAGLE's evaluate_posterior (eagle-llm
+    1.2.1) follows the target law with K = 2 and 3 children drawn without replacement, Z = 0 at a middle stage too;
+    Medusa's (medusa-llm 0.1) keeps candidates above a threshold and falls back to the argmax: it fails."""
+    from lab.check.api import check_candidates
+
+    real = load_example("real_multi_draft")
+    cases = ["bernoulli-residual-K2", "bernoulli-residual-K3", "partial-zeros-K3", "zero-in-the-middle-K3"]
+    eagle = check_candidates(real.eagle, cases=cases, target=QUICK)
+    assert eagle.passed, eagle.text()
+    assert real.EXPECTED_VERDICTS["eagle"]["exit"] == eagle.exit_status == 0
+    medusa = check_candidates(real.medusa, cases=["eight-words-K2"], target=QUICK)
+    assert medusa.exit_status == real.EXPECTED_VERDICTS["medusa"]["exit"] == 1
+    assert medusa.cases[0].data["best_variant"]["variant"] == "typical-acceptance"
+
+
 def test_a_torch_block_sampler_and_a_whole_generation_loop_pass(samplers):
     block = check_block(samplers.block, cases=STOPS[:1] + ["markov-three-K2-L2"], target=QUICK)
     assert block.passed, block.text()
