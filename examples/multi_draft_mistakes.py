@@ -142,6 +142,20 @@ def typical_acceptance(p, q, candidates, rng):
 typical_acceptance.rule = "top-k"
 
 
+def floored(p, q, candidates, rng):
+    """Every residual floored: max(target − q, 1e-3) normalised, so tokens the target never gives get mass."""
+    target = p
+    for i, x in enumerate(candidates):
+        if rng.random() * q[x] < target[x]:
+            return int(x), i
+        excess = np.maximum(target - q, 1e-3)
+        target = excess / excess.sum()
+    return draw(target, rng.random()), None
+
+
+floored.rule = "with-replacement"
+
+
 def eager_residual(p, q, candidates, rng):
     """Correct law, but every residual is formed before it is needed: where a stage has Z = 0 (the draft left
     equals the target left, so its candidate is always kept) it divides 0 by 0, a NaN the rule never uses."""
@@ -179,5 +193,6 @@ EXPECTED_VERDICTS = {
     )
 } | {
     "tree_top_k_with_q": {"exit": 1, "identified_as": "top-k-with-q"},
+    "floored": {"exit": 1, "identified_as": "epsilon-floor 1e-3"},
     "eager_residual": {"exit": 1, "fails_with_0/0": ["zero-in-the-middle-K2", "zero-in-the-middle-K3"]},
 }

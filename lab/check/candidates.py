@@ -41,6 +41,8 @@ from lab.core.sampling import float_cdf
 
 DEFAULT_CANDIDATES = (2, 3)
 CORRECTION = "correction"
+FLOOR = "epsilon-floor"  # the correct rule with every residual max(p − q, f) normalised: named with its f
+FLOOR_EXPONENTS = (1, 2, 3, 4, 6)
 
 
 @dataclass(frozen=True)
@@ -71,6 +73,12 @@ class CandidatesCase:
                     laws[name] = node_law(self.p, self.q, self.candidates, self.rule, name)
                 except DraftsInputError:  # above the engine's work bound on this case: not among the names
                     continue
+        for exponent in FLOOR_EXPONENTS:  # an epsilon floor on every residual, at a few sizes
+            try:
+                law = node_law(self.p, self.q, self.candidates, self.rule, floor=Fraction(1, 10**exponent))
+            except DraftsInputError:
+                continue
+            laws[f"{FLOOR} 1e-{exponent}"] = law
         return laws
 
     def _law(self, variant: str):

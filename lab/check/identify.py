@@ -51,6 +51,8 @@ def _title(name: str) -> str:
         return VARIANT_WORDS[name].title
     if name in DRAFT_MISTAKES:
         return DRAFT_MISTAKES[name].title
+    if name.startswith("epsilon-floor "):  # a verifier's floored residuals (lab.check.candidates)
+        return f"An epsilon floor on every residual, max(p - q, f) with f = {name.split()[-1]}"
     return "the correct rule" if name == "correct" else name
 
 

@@ -226,9 +226,10 @@ def _without(row: Row, token: int) -> Row | None:
     return _normalized(kept) if any(kept) else None
 
 
-def _residual(p: Row, q: Row) -> Row | None:
-    """max(0, p − q)/Z over the whole vocabulary; None when Z = 0."""
-    excess = tuple(max(a - b, ZERO) for a, b in zip(p, q))
+def _residual(p: Row, q: Row, floor: Fraction = ZERO) -> Row | None:
+    """max(0, p − q)/Z over the whole vocabulary; None when Z = 0. ``floor`` f > 0: max(p − q, f) normalised, the
+    epsilon floor some code adds (vLLM 0.5.4's clamp(p − q, min=tiny)): never None, and biased."""
+    excess = tuple(max(a - b, floor) for a, b in zip(p, q))
     return _normalized(excess) if any(excess) else None
 
 
@@ -289,8 +290,10 @@ class Budget:
 
 
 class _Builder:
-    def __init__(self, p: Row, q: Row, candidates: int, rule: str, variant: str, budget: Budget | None = None):
+    def __init__(self, p: Row, q: Row, candidates: int, rule: str, variant: str, budget: Budget | None = None,
+                 floor: Fraction = ZERO):
         self.p, self.q, self.k, self.rule, self.variant = p, q, candidates, rule, variant
+        self.floor = floor
         self.budget = budget or Budget()
         self.by_history = variant in ("skip-duplicates", "correction-from-candidates")  # the candidates so far count
         self.size = len(p)
@@ -351,7 +354,10 @@ class _Builder:
                 nxt = p if keep < 1 else None
             else:  # the rule: a one-hot draft is kept with probability p_i(c)
                 keep = p_i[c]
-                nxt = _without(p_i, c) if keep < 1 else None
+                if self.floor:  # max(p_i − one-hot(c), f): p_i without c, and f on c and every zero
+                    nxt = _residual(p_i, _one_hot(self.size, c), self.floor) if keep < 1 else None
+                else:
+                    nxt = _without(p_i, c) if keep < 1 else None
             stage.keep[c] = keep
             if nxt is None:  # this candidate is always kept: no later stage, no correction
                 return
@@ -411,7 +417,7 @@ class _Builder:
                 if keep == 1:
                     continue
                 if residual is None:
-                    residual = _residual(target, tested_q)
+                    residual = _residual(target, tested_q, self.floor)
                 if residual is None:  # cannot happen when keep < 1 (Z > 0 then); kept as the no-0/0 guard
                     stage.keep[x] = ONE
                     continue
@@ -449,13 +455,18 @@ def node_graph(
     rule: str = "with-replacement",
     variant: str = "correct",
     budget: Budget | None = None,
+    floor: Fraction = ZERO,
 ) -> NodeGraph:
+    """``floor`` f > 0 (the correct rule only): every residual is max(p − q, f) normalised, an epsilon floor."""
     rule = check_rule(rule)
     variant = check_variant(variant, rule)
     if len(p) != len(q):
         raise DraftsInputError(f"p has {len(p)} tokens and q has {len(q)}")
+    if floor and variant != "correct":
+        raise DraftsInputError("an epsilon floor is laid on the correct rule only")
     check_candidates(candidates, rule, q)
-    return _Builder(tuple(map(Fraction, p)), tuple(map(Fraction, q)), candidates, rule, variant, budget).build()
+    p, q = tuple(map(Fraction, p)), tuple(map(Fraction, q))
+    return _Builder(p, q, candidates, rule, variant, budget, Fraction(floor)).build()
 
 
 # --- one node's exact law -------------------------------------------------------------------------
@@ -500,9 +511,11 @@ def _order(graph: NodeGraph) -> list:
     return sorted(range(len(graph.stages)), key=lambda number: graph.stages[number].position)
 
 
-def node_law(p: Row, q: Row, candidates: int, rule: str = "with-replacement", variant: str = "correct") -> NodeLaw:
-    """The exact law of one node's output (Fractions), with each stage's residual target and reach."""
-    graph = node_graph(p, q, candidates, rule, variant)
+def node_law(p: Row, q: Row, candidates: int, rule: str = "with-replacement", variant: str = "correct",
+             floor: Fraction = ZERO) -> NodeLaw:
+    """The exact law of one node's output (Fractions), with each stage's residual target and reach; ``floor``: the
+    correct rule with every residual floored at f (what the check names an epsilon floor)."""
+    graph = node_graph(p, q, candidates, rule, variant, floor=floor)
     return law_of_graph(graph)
 
 
