@@ -255,3 +255,24 @@ def verify_batched_mixed(p, q, candidates, generator):
 verify_batched_mixed.tensors = "torch"
 verify_batched_mixed.rule = "with-replacement"
 verify_batched_mixed.batch = 4
+
+
+def tree(target, draft, prefix, k, generator):
+    """A token tree in torch (widths (2, 2), top-k children verified by verify_top_k): target(prefix) and
+    draft(prefix) return torch rows, as for block samplers."""
+    context, committed = list(prefix), []
+    for width in tree.tree:
+        p, q = target(context), draft(context)
+        children = torch.argsort(-q, stable=True)[:width]
+        token, kept = verify_top_k(p, q, children, generator)
+        committed.append(token)
+        if kept is None or token == target.stop:
+            return committed
+        context.append(token)
+    committed.append(int(torch.multinomial(target(context), 1, generator=generator)[0]))  # the bonus token
+    return committed
+
+
+tree.tensors = "torch"
+tree.tree = (2, 2)
+tree.rule = "top-k"
