@@ -8,6 +8,11 @@
     python -m lab check examples/torch_samplers.py:generate       # a whole-generation loop on a causal LM: passes
     python -m lab check examples/torch_samplers.py:mixed_rows     # FAIL: row b tests its draft with row b+1's p
     python -m lab check examples/torch_samplers.py:floored_step   # FAIL: vLLM's floor, finfo(float32).tiny
+    python -m lab check examples/torch_samplers.py:verify_top_k   # several candidates, EAGLE-2/3's top-k: passes
+    python -m lab check examples/torch_samplers.py:verify_batched # B = 4 nodes of candidates at once: passes
+    python -m lab check examples/torch_samplers.py:verify_batched_mixed  # FAIL: a row's residual from the next row
+    python -m lab check examples/torch_samplers.py:tree           # a token tree of widths (2, 2): passes
+    python -m lab check examples/torch_samplers.py:tree_causal_lm # the same tree on the causal-LM helper: passes
 
 Each sets `tensors = "torch"`: the check hands it torch tensors and a `torch.Generator` it seeds before
 every call. Draw every random number from that generator (or torch's global one, seeded too).
@@ -276,3 +281,26 @@ def tree(target, draft, prefix, k, generator):
 tree.tensors = "torch"
 tree.tree = (2, 2)
 tree.rule = "top-k"
+
+
+def tree_causal_lm(target, draft, prefix, k, generator):
+    """The same tree written against causal LMs (lab.check.causal_lm: `model(ids).logits`, -inf where p = 0, a
+    start-of-text token at index V): each depth reads the next-token logits of the accepted path."""
+    target_lm, draft_lm = causal_lm(target), causal_lm(draft)
+    ids, committed = [target_lm.bos, *prefix], []
+    for width in tree_causal_lm.tree:
+        p = target_lm(torch.tensor([ids])).logits[0, -1].softmax(-1)
+        q = draft_lm(torch.tensor([ids])).logits[0, -1].softmax(-1)
+        token, kept = verify_top_k(p, q, torch.argsort(-q, stable=True)[:width], generator)
+        committed.append(token)
+        if kept is None or token == target_lm.eos_token_id:
+            return committed
+        ids.append(token)
+    p = target_lm(torch.tensor([ids])).logits[0, -1].softmax(-1)
+    committed.append(int(torch.multinomial(p, 1, generator=generator)[0]))  # the bonus token
+    return committed
+
+
+tree_causal_lm.tensors = "torch"
+tree_causal_lm.tree = (2, 2)
+tree_causal_lm.rule = "top-k"

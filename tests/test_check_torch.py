@@ -95,8 +95,9 @@ def test_torch_verifiers_of_several_candidates_one_node_and_b_4_pass_and_a_mixed
     mixed = check_candidates(samplers.verify_batched_mixed, cases=["bernoulli-residual-K2"], target=QUICK)
     assert not mixed.passed
     assert "probability 0" in " ".join(mixed.cases[0].reasons)
-    tree = check_block(samplers.tree, cases=["markov-three-tree2,2-L2", "markov-ab-end-tree2,2-L3"], target=QUICK)
-    assert tree.passed and tree.kind == "tree" and tree.environment["tensors"] == "torch", tree.text()
+    for sampler in (samplers.tree, samplers.tree_causal_lm):  # rows, and the causal-LM helper's logits
+        tree = check_block(sampler, cases=["markov-three-tree2,2-L2", "markov-ab-end-tree2,2-L3"], target=QUICK)
+        assert tree.passed and tree.kind == "tree" and tree.environment["tensors"] == "torch", tree.text()
 
 
 def test_eagles_own_verifier_passes_and_medusas_typical_acceptance_fails():
