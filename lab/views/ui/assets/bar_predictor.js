@@ -123,6 +123,7 @@ function fromPointer(col, e) {
 }
 
 function set(st, i, v) {
+  st.dirty = true;  // changed here and not sent yet: a rerun's older values must not undo it
   st.values[i] = snap(v);
   draw(st, i);
   sumText(st);
@@ -130,6 +131,7 @@ function set(st, i, v) {
 }
 
 function send(st) {
+  st.dirty = false;
   if (st.form) {  // with boxes and Submit (a class page): the bars go to the server only with Submit
     remember(st);
     return;
@@ -137,8 +139,14 @@ function send(st) {
   const now = st.values.slice();
   if (st.sent && now.every((v, k) => v === st.sent[k])) return;
   st.sent = now;
+  // until the server's values come back equal to these, a rerun that started before this send (its values older)
+  // does not move the bars back: fast keys (PageUp, PageUp, ...) each send, and the reruns answer one by one
+  st.awaiting = now;
+  st.awaitingAt = Date.now();
   st.component.setTriggerValue("bars", now);
 }
+
+const AWAIT_MS = 3000;  // a send the server never echoes (refused, superseded) stops holding the bars after this
 
 function draw(st, i) {
   const v = st.values[i];
@@ -180,6 +188,8 @@ function update(st, data) {
       st.names.appendChild(b.name);
     }
     st.sent = null;
+    st.dirty = false;
+    st.awaiting = null;
   }
   for (const b of st.bars) b.col.setAttribute("aria-disabled", st.disabled ? "true" : "false");
   const values = (data.values || []).map((v) => snap(Number(v) || 0));
@@ -189,7 +199,11 @@ function update(st, data) {
     fields: data.form_fields, values: data.form_values, stamp: data.form_stamp, submit: data.form_submit, word: data.form_word,
   } : null;
   const keep = !!spec && !!st.form && st.form.stamp === spec.stamp;
-  if (st.dragging < 0 && !keep) {  // the server's values (typed boxes, a reset); not under a finger still moving
+  if (st.awaiting && values.length === st.awaiting.length && values.every((v, k) => v === st.awaiting[k])) {
+    st.awaiting = null;  // the server holds what was sent last
+  }
+  const held = !spec && (st.dirty || (st.awaiting && Date.now() - st.awaitingAt < AWAIT_MS));
+  if (st.dragging < 0 && !keep && !held) {  // the server's values (typed boxes, a reset); not under a finger still moving
     st.values = labels.map((_, i) => values[i] || 0);
     st.sent = st.values.slice();
     st.bars.forEach((_, i) => draw(st, i));
