@@ -218,6 +218,56 @@ def test_revise_until_locked_and_next_activity(engine):
         assert conn.execute(text("SELECT answer FROM submissions")).scalar_one() == '["7/10", "3/10"]'
 
 
+def test_the_reveal_closes_the_round_and_a_late_answer_is_refused_by_name(engine):
+    """A Submit after the reveal is refused (the phone says why) and stored nowhere: the CSV holds the answer from
+    before the reveal only. Unlock does not reopen a revealed activity. An assignment's reveal (its worked
+    solutions) closes it the same way."""
+    new = start(engine)
+    token = admission.join_class(engine, new.code, "Ann").student_token
+    late = admission.join_class(engine, new.code, "Bob").student_token
+    activity = current_id(engine, new.code, token)
+    answers.submit_prediction(engine, new.code, token, activity, ["0.5", "0.5"])
+    classes.reveal(engine, new.code, new.teacher_token)
+    for who, values in ((token, ["0.75", "0.25"]), (late, ["0.75", "0.25"])):
+        with pytest.raises(ClassroomError, match="revealed the answer: this activity is closed, and this answer "
+                           "was not saved"):
+            answers.submit_prediction(engine, new.code, who, activity, values)
+    classes.unlock(engine, new.code, new.teacher_token)
+    with pytest.raises(ClassroomError, match="revealed the answer"):
+        answers.submit_prediction(engine, new.code, late, activity, ["0.75", "0.25"])
+    assert answers.student_state(engine, new.code, token).prediction == (F(1, 2), F(1, 2))
+    assert answers.student_state(engine, new.code, late).prediction is None
+    rows = list(csv.DictReader(io.StringIO(export.class_results_csv(engine, new.code, new.teacher_token))))
+    assert [(r["student"], r["answer"]) for r in rows] == [("Ann", "r(B) = 1/2; r(C) = 1/2")]
+    # an assignment: its reveal shows the worked solutions, and closes it
+    classes.open_activity(engine, new.code, new.teacher_token, "assignment", {"seed": 12, "level": "zeros",
+                                                                             "count": 1})
+    assignment = current_id(engine, new.code, token)
+    classes.reveal(engine, new.code, new.teacher_token)
+    with pytest.raises(ClassroomError, match="revealed the answer"):
+        answers.submit_answer(engine, new.code, token, assignment, 1, "1/2")
+
+
+def test_a_reveal_between_the_read_and_the_write_still_refuses_the_answer(engine, monkeypatch):
+    """The write itself checks that the activity is still open (on PostgreSQL another session can reveal after this
+    transaction read the activity): simulated by a read that does not see the reveal."""
+    new = start(engine)
+    token = admission.join_class(engine, new.code, "Ann").student_token
+    activity = current_id(engine, new.code, token)
+    classes.reveal(engine, new.code, new.teacher_token)
+    stale = answers._open_activity_for
+
+    def read_before_the_reveal(view, activity_id, kind, round_number=None):
+        from dataclasses import replace
+
+        return stale(replace(view, revealed=False), activity_id, kind, round_number)
+
+    monkeypatch.setattr(answers, "_open_activity_for", read_before_the_reveal)
+    with pytest.raises(ClassroomError, match="closed this activity a moment ago"):
+        answers.submit_prediction(engine, new.code, token, activity, ["0.75", "0.25"])
+    assert answers.student_state(engine, new.code, token).prediction is None
+
+
 def test_prediction_values_are_checked(engine):
     new = start(engine)
     token = admission.join_class(engine, new.code, "Ann").student_token
