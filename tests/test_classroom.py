@@ -460,7 +460,7 @@ def test_results_csv_escapes_formulas(engine):
     for token in tokens:
         answers.submit_prediction(engine, new.code, token, activity, ["0.75", "0.2"])
     rows = list(csv.reader(io.StringIO(export.class_results_csv(engine, new.code, new.teacher_token))))
-    assert rows[0] == list(export.CSV_HEADER)
+    assert rows[0][: len(export.CSV_HEADER)] == list(export.CSV_HEADER)
     # names are cleaned of tabs when joining (whitespace collapsed), then escaped in the export
     assert [r[4] for r in rows[1:]] == [
         '\'=HYPERLINK("http://x")',
@@ -476,11 +476,35 @@ def test_results_csv_escapes_formulas(engine):
         "prediction",
         "r(B) = 3/4; r(C) = 1/5",
         "r(B) = 3/4; r(C) = 1/4",
-        "0.975",
+        "1.000",
         "yes",
         "1",
-    ]  # TV = (0 + 1/20) / 2
+    ]  # both values within 0.05 of the exact answer (|1/5 - 1/4| = 1/20, inclusive): score 2/2, correct
     assert export.csv_cell("\rx") == "'\rx" and export.csv_cell("a=b") == "a=b"
+
+
+def test_the_csv_gives_each_value_as_a_number_a_score_correct_follows_and_the_reveal_time(engine):
+    """pet-words (r = (2/3, 1/3, 0), Z = 3/8, by hand): Ann's (0.65, 0.35, 0, 0.4) has every value within 0.05:
+    score 4/4 = 1.000, correct; Bob's (0.5, 0.5, 0, 0.375) has two of four: 0.500, not correct. An unnamed class is
+    named by its code; the reveal's time is on every row of the activity."""
+    new = classes.create_class(engine)
+    classes.open_activity(engine, new.code, new.teacher_token, PREDICT, {"source": "pet-words"})
+    ann = admission.join_class(engine, new.code, "Ann").student_token
+    bob = admission.join_class(engine, new.code, "Bob").student_token
+    activity = current_id(engine, new.code, ann)
+    answers.submit_prediction(engine, new.code, ann, activity, ["0.65", "0.35", "0", "0.4"])
+    answers.submit_prediction(engine, new.code, bob, activity, ["0.5", "0.5", "0", "0.375"])
+    classes.reveal(engine, new.code, new.teacher_token)
+    rows = list(csv.DictReader(io.StringIO(export.class_results_csv(engine, new.code, new.teacher_token))))
+    assert [(r["student"], r["score"], r["correct"]) for r in rows] == [("Ann", "1.000", "yes"), ("Bob", "0.500", "no")]
+    assert {r["class"] for r in rows} == {new.code}
+    assert rows[0]["revealed at"] and rows[0]["revealed at"] == rows[1]["revealed at"]
+    ann_row = rows[0]
+    assert [ann_row[f"value {i}"] for i in range(1, 5)] == ["r(cat)", "r(dog)", "r(fish)", "Z"]
+    assert [ann_row[f"value {i} answer"] for i in range(1, 5)] == ["13/20", "7/20", "0", "2/5"]
+    assert [ann_row[f"value {i} answer decimal"] for i in range(1, 5)] == ["0.65", "0.35", "0", "0.4"]
+    assert [ann_row[f"value {i} exact"] for i in range(1, 5)] == ["2/3", "1/3", "0", "3/8"]
+    assert [ann_row[f"value {i} exact decimal"] for i in range(1, 5)] == ["0.666667", "0.333333", "0", "0.375"]
 
 
 def test_a_csv_column_is_added_in_one_place(engine, monkeypatch):
@@ -497,7 +521,7 @@ def test_a_csv_column_is_added_in_one_place(engine, monkeypatch):
     classes.vote_again(engine, new.code, new.teacher_token)  # round 1 moves to the earlier answers
     answers.submit_prediction(engine, new.code, tokens[1], activity, ["0.75", "0.25"])
     rows = list(csv.DictReader(io.StringIO(export.class_results_csv(engine, new.code, new.teacher_token))))
-    assert list(rows[0]) == [*export.CSV_HEADER, "name length"]
+    assert list(rows[0])[: len(export.CSV_HEADER) + 1] == [*export.CSV_HEADER, "name length"]
     assert [(r["student"], r["round"], r["answer"], r["name length"]) for r in rows] == [
         ("Ada", "1", "r(B) = 1/2; r(C) = 1/2", "3"),
         ("Grace", "1", "r(B) = 1/2; r(C) = 1/2", "5"),
