@@ -11,6 +11,7 @@ import csv
 import hashlib
 import io
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -472,7 +473,8 @@ def test_results_csv_escapes_formulas(engine):
     ]
     first = rows[1]
     assert first[:4] == ["Period 3", new.code, "1", "Worked example: the residual's two bars"]
-    assert first[5:11] == [
+    assert first[5] == ""  # no student number given
+    assert first[6:12] == [
         "prediction",
         "r(B) = 3/4; r(C) = 1/5",
         "r(B) = 3/4; r(C) = 1/4",
@@ -505,6 +507,21 @@ def test_the_csv_gives_each_value_as_a_number_a_score_correct_follows_and_the_re
     assert [ann_row[f"value {i} answer decimal"] for i in range(1, 5)] == ["0.65", "0.35", "0", "0.4"]
     assert [ann_row[f"value {i} exact"] for i in range(1, 5)] == ["2/3", "1/3", "0", "3/8"]
     assert [ann_row[f"value {i} exact decimal"] for i in range(1, 5)] == ["0.666667", "0.333333", "0", "0.375"]
+
+
+def test_a_student_number_is_optional_checked_and_in_the_results(engine):
+    new = start(engine)
+    ann = admission.join_class(engine, new.code, "Ann", identifier=" s-2041.7 ").student_token
+    admission.join_class(engine, new.code, "Bob")
+    for bad, said in (("a b", "' '"), ("=1+1", "'+' '='"), ("x" * 33, "at most 32 characters"), ("é", "'é'")):
+        with pytest.raises(ClassroomError, match=f"Student number: .*{re.escape(said)}"):
+            admission.join_class(engine, new.code, "Cat", identifier=bad)
+    activity = current_id(engine, new.code, ann)
+    answers.submit_prediction(engine, new.code, ann, activity, ["0.75", "0.25"])
+    rows = list(csv.DictReader(io.StringIO(export.class_results_csv(engine, new.code, new.teacher_token))))
+    assert [(r["student"], r["student number"]) for r in rows] == [("Ann", "s-2041.7")]
+    with engine.connect() as conn:  # the refused joins stored nothing
+        assert conn.execute(text("SELECT COUNT(*) FROM students")).scalar_one() == 2
 
 
 def test_a_csv_column_is_added_in_one_place(engine, monkeypatch):

@@ -673,3 +673,22 @@ def test_the_class_predicts_the_second_candidates_target_and_the_dashboard_names
     assert revealed_table(at)["exact"] == ["0", "3/4 (0.75)", "1/4 (0.25)"]
     (truth,) = [c for c in at.get("plotly_chart") if c.proto.alt.startswith("Bar chart of your prediction")]
     assert "p₂(B): yours 0.60, exact 3/4" in truth.proto.alt
+
+
+def test_the_join_form_takes_an_optional_student_number_and_refuses_a_bad_one_by_name(data):
+    new = classes.create_class(data, "Period 5")
+    at = open_linked_page(PAGE, {"code": new.code})
+    at.text_input(key="cls_join_code").set_value(new.code)
+    at.text_input(key="cls_join_name").set_value("Ann")
+    at.text_input(key="cls_join_identifier").set_value("=SUM(A1)")
+    at.button(key="FormSubmitter:cls_join_form-Join").click().run()
+    assert not at.exception
+    assert "Student number:" in plain(errors(at)[0]) and "'('" in plain(errors(at)[0])
+    assert at.text_input(key="cls_join_name").value == "Ann"  # nothing typed is lost
+    at.text_input(key="cls_join_identifier").set_value("S2041")
+    at.button(key="FormSubmitter:cls_join_form-Join").click().run()
+    assert "student" in at.query_params
+    with data.connect() as conn:
+        from sqlalchemy import text
+
+        assert conn.execute(text("SELECT name, identifier FROM students")).all() == [("Ann", "S2041")]

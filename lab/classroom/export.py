@@ -109,6 +109,7 @@ CSV_COLUMNS = (
     CsvColumn("activity", lambda row: row.sql.position),
     CsvColumn("activity title", lambda row: row.spec.title),
     CsvColumn("student", lambda row: row.sql.name, (Selected("name", "s.name"),)),
+    CsvColumn("student number", lambda row: row.sql.identifier, (Selected("identifier", "s.identifier"),)),
     CsvColumn("question", lambda row: row.answer.question),
     CsvColumn("answer", lambda row: row.answer.answer),
     CsvColumn("exact", lambda row: row.answer.exact),
