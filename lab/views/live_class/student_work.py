@@ -101,7 +101,7 @@ def prediction_panel(state: StudentState, code: str, token: str) -> None:
     arrived = bar_predictor(
         Keys.bars(activity.id), bars, heights, (),
         large=is_presenting(), disabled=activity.locked or not state.open, redraws_page=lends_page_redraw(),
-        form=BoxesForm(fields, texts, stamp, submit),
+        form=BoxesForm(fields, texts, stamp, submit), sum_note=" (a distribution's bars add up to 1).",
     )
     if arrived == "here" or (arrived == "callback" and not st.session_state.get(Keys.ACTIVITY_RERUN)):
         st.rerun()  # saved in this run: the page shows what the database now holds
