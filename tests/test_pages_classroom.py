@@ -211,6 +211,9 @@ def test_the_join_link_fills_in_the_code_and_admits_when_typed_codes_are_paused(
     assert "takes no typed codes now" in errors(at)[0].replace("\\", "") and "student" not in at.query_params
     key = teacher_link.check_teacher(data, new.code, new.teacher_token).join_key
     at = open_linked_page(PAGE, {"code": new.code, "join": key})
+    # the page a scanned QR code opens is a student's: no "Start a class" form (app.py draws no presentation toggle
+    # there either: lab.views.ui.presentation)
+    assert [str(b.proto.label) for b in at.get("button")] == ["Join"]
     join(at, new.code, "Ann")
     assert at.query_params["student"]
     # the link's key counts for the code it carries only: another typed code is a typed code
@@ -692,3 +695,16 @@ def test_the_join_form_takes_an_optional_student_number_and_refuses_a_bad_one_by
         from sqlalchemy import text
 
         assert conn.execute(text("SELECT name, identifier FROM students")).all() == [("Ann", "S2041")]
+
+
+def test_the_join_link_page_has_no_presentation_toggle(data):
+    """A scanned QR code opens the Class page with the join link (code and key): the app draws no presentation
+    toggle there, as on a joined student's page; the plain Class page has it."""
+    from pagetest import open_page_url
+
+    new = classes.create_class(data)
+    key = teacher_link.check_teacher(data, new.code, new.teacher_token).join_key
+    scanned = open_page_url(PAGE, {"code": new.code, "join": key})
+    assert not [t for t in scanned.get("toggle") if t.key == "present"]
+    plain_class = open_page_url(PAGE, {"code": new.code})
+    assert [t for t in plain_class.get("toggle") if t.key == "present"]

@@ -65,6 +65,11 @@ def start_form() -> str:
 
 
 def landing(code: str) -> None:
+    if code and st.query_params.get("join"):  # the join link a student scanned: joining only, no teacher's form
+        st.caption("Type your name and press Join: the class code is filled in from the link you opened.")
+        refusal = join_form(code)
+        announce(Keys.LIVE, error=refusal)
+        return
     st.caption(
         "Students: type the class code your teacher shows and your name. Teachers: start a class, project its "
         "code, and watch the predictions arrive before you reveal the answer."
