@@ -708,3 +708,21 @@ def test_the_join_link_page_has_no_presentation_toggle(data):
     assert not [t for t in scanned.get("toggle") if t.key == "present"]
     plain_class = open_page_url(PAGE, {"code": new.code})
     assert [t for t in plain_class.get("toggle") if t.key == "present"]
+
+
+def test_the_branch_question_in_a_class_is_a_choice_as_on_the_exercises_page(data):
+    new = classes.create_class(data)
+    classes.open_activity(data, new.code, new.teacher_token, "assignment", {"seed": 1, "level": "basic", "count": 2})
+    token = admission.join_class(data, new.code, "Ann").student_token
+    at = open_linked_page(PAGE, {"code": new.code, "student": token})
+    branch = generate_problems(1, 2, "basic")[0]
+    assert branch.is_choice and branch.kind == "branch"
+    choice = at.radio(key=f"cls_ans_1_{branch.number}")
+    assert list(choice.options) == ["rejection", "no-rejection"] and choice.value is None
+    assert [t.key for t in at.text_input if t.key.startswith("cls_ans_")] == [f"cls_ans_1_{branch.number + 1}"]
+    choice.set_value(expected_answer(branch))
+    at.button(key=f"FormSubmitter:cls_ans_form_1_{branch.number}-Check and save").click().run()
+    assert not at.exception
+    assert answers.student_state(data, new.code, token).attempts[branch.number].correct
+    at = open_linked_page(PAGE, {"code": new.code, "student": token})  # a reload shows the saved choice
+    assert at.radio(key=f"cls_ans_1_{branch.number}").value == expected_answer(branch)
