@@ -11,6 +11,7 @@ import csv
 import hashlib
 import io
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -218,6 +219,56 @@ def test_revise_until_locked_and_next_activity(engine):
         assert conn.execute(text("SELECT answer FROM submissions")).scalar_one() == '["7/10", "3/10"]'
 
 
+def test_the_reveal_closes_the_round_and_a_late_answer_is_refused_by_name(engine):
+    """A Submit after the reveal is refused (the phone says why) and stored nowhere: the CSV holds the answer from
+    before the reveal only. Unlock does not reopen a revealed activity. An assignment's reveal (its worked
+    solutions) closes it the same way."""
+    new = start(engine)
+    token = admission.join_class(engine, new.code, "Ann").student_token
+    late = admission.join_class(engine, new.code, "Bob").student_token
+    activity = current_id(engine, new.code, token)
+    answers.submit_prediction(engine, new.code, token, activity, ["0.5", "0.5"])
+    classes.reveal(engine, new.code, new.teacher_token)
+    for who, values in ((token, ["0.75", "0.25"]), (late, ["0.75", "0.25"])):
+        with pytest.raises(ClassroomError, match="revealed the answer: this activity is closed, and this answer "
+                           "was not saved"):
+            answers.submit_prediction(engine, new.code, who, activity, values)
+    classes.unlock(engine, new.code, new.teacher_token)
+    with pytest.raises(ClassroomError, match="revealed the answer"):
+        answers.submit_prediction(engine, new.code, late, activity, ["0.75", "0.25"])
+    assert answers.student_state(engine, new.code, token).prediction == (F(1, 2), F(1, 2))
+    assert answers.student_state(engine, new.code, late).prediction is None
+    rows = list(csv.DictReader(io.StringIO(export.class_results_csv(engine, new.code, new.teacher_token))))
+    assert [(r["student"], r["answer"]) for r in rows] == [("Ann", "r(B) = 1/2; r(C) = 1/2")]
+    # an assignment: its reveal shows the worked solutions, and closes it
+    classes.open_activity(engine, new.code, new.teacher_token, "assignment", {"seed": 12, "level": "zeros",
+                                                                             "count": 1})
+    assignment = current_id(engine, new.code, token)
+    classes.reveal(engine, new.code, new.teacher_token)
+    with pytest.raises(ClassroomError, match="revealed the answer"):
+        answers.submit_answer(engine, new.code, token, assignment, 1, "1/2")
+
+
+def test_a_reveal_between_the_read_and_the_write_still_refuses_the_answer(engine, monkeypatch):
+    """The write itself checks that the activity is still open (on PostgreSQL another session can reveal after this
+    transaction read the activity): simulated by a read that does not see the reveal."""
+    new = start(engine)
+    token = admission.join_class(engine, new.code, "Ann").student_token
+    activity = current_id(engine, new.code, token)
+    classes.reveal(engine, new.code, new.teacher_token)
+    stale = answers._open_activity_for
+
+    def read_before_the_reveal(view, activity_id, kind, round_number=None):
+        from dataclasses import replace
+
+        return stale(replace(view, revealed=False), activity_id, kind, round_number)
+
+    monkeypatch.setattr(answers, "_open_activity_for", read_before_the_reveal)
+    with pytest.raises(ClassroomError, match="closed this activity a moment ago"):
+        answers.submit_prediction(engine, new.code, token, activity, ["0.75", "0.25"])
+    assert answers.student_state(engine, new.code, token).prediction is None
+
+
 def test_prediction_values_are_checked(engine):
     new = start(engine)
     token = admission.join_class(engine, new.code, "Ann").student_token
@@ -410,7 +461,7 @@ def test_results_csv_escapes_formulas(engine):
     for token in tokens:
         answers.submit_prediction(engine, new.code, token, activity, ["0.75", "0.2"])
     rows = list(csv.reader(io.StringIO(export.class_results_csv(engine, new.code, new.teacher_token))))
-    assert rows[0] == list(export.CSV_HEADER)
+    assert rows[0][: len(export.CSV_HEADER)] == list(export.CSV_HEADER)
     # names are cleaned of tabs when joining (whitespace collapsed), then escaped in the export
     assert [r[4] for r in rows[1:]] == [
         '\'=HYPERLINK("http://x")',
@@ -422,15 +473,55 @@ def test_results_csv_escapes_formulas(engine):
     ]
     first = rows[1]
     assert first[:4] == ["Period 3", new.code, "1", "Worked example: the residual's two bars"]
-    assert first[5:11] == [
+    assert first[5] == ""  # no student number given
+    assert first[6:12] == [
         "prediction",
         "r(B) = 3/4; r(C) = 1/5",
         "r(B) = 3/4; r(C) = 1/4",
-        "0.975",
+        "1.000",
         "yes",
         "1",
-    ]  # TV = (0 + 1/20) / 2
+    ]  # both values within 0.05 of the exact answer (|1/5 - 1/4| = 1/20, inclusive): score 2/2, correct
     assert export.csv_cell("\rx") == "'\rx" and export.csv_cell("a=b") == "a=b"
+
+
+def test_the_csv_gives_each_value_as_a_number_a_score_correct_follows_and_the_reveal_time(engine):
+    """pet-words (r = (2/3, 1/3, 0), Z = 3/8, by hand): Ann's (0.65, 0.35, 0, 0.4) has every value within 0.05:
+    score 4/4 = 1.000, correct; Bob's (0.5, 0.5, 0, 0.375) has two of four: 0.500, not correct. An unnamed class is
+    named by its code; the reveal's time is on every row of the activity."""
+    new = classes.create_class(engine)
+    classes.open_activity(engine, new.code, new.teacher_token, PREDICT, {"source": "pet-words"})
+    ann = admission.join_class(engine, new.code, "Ann").student_token
+    bob = admission.join_class(engine, new.code, "Bob").student_token
+    activity = current_id(engine, new.code, ann)
+    answers.submit_prediction(engine, new.code, ann, activity, ["0.65", "0.35", "0", "0.4"])
+    answers.submit_prediction(engine, new.code, bob, activity, ["0.5", "0.5", "0", "0.375"])
+    classes.reveal(engine, new.code, new.teacher_token)
+    rows = list(csv.DictReader(io.StringIO(export.class_results_csv(engine, new.code, new.teacher_token))))
+    assert [(r["student"], r["score"], r["correct"]) for r in rows] == [("Ann", "1.000", "yes"), ("Bob", "0.500", "no")]
+    assert {r["class"] for r in rows} == {new.code}
+    assert rows[0]["revealed at"] and rows[0]["revealed at"] == rows[1]["revealed at"]
+    ann_row = rows[0]
+    assert [ann_row[f"value {i}"] for i in range(1, 5)] == ["r(cat)", "r(dog)", "r(fish)", "Z"]
+    assert [ann_row[f"value {i} answer"] for i in range(1, 5)] == ["13/20", "7/20", "0", "2/5"]
+    assert [ann_row[f"value {i} answer decimal"] for i in range(1, 5)] == ["0.65", "0.35", "0", "0.4"]
+    assert [ann_row[f"value {i} exact"] for i in range(1, 5)] == ["2/3", "1/3", "0", "3/8"]
+    assert [ann_row[f"value {i} exact decimal"] for i in range(1, 5)] == ["0.666667", "0.333333", "0", "0.375"]
+
+
+def test_a_student_number_is_optional_checked_and_in_the_results(engine):
+    new = start(engine)
+    ann = admission.join_class(engine, new.code, "Ann", identifier=" s-2041.7 ").student_token
+    admission.join_class(engine, new.code, "Bob")
+    for bad, said in (("a b", "' '"), ("=1+1", "'+' '='"), ("x" * 33, "at most 32 characters"), ("é", "'é'")):
+        with pytest.raises(ClassroomError, match=f"Student number: .*{re.escape(said)}"):
+            admission.join_class(engine, new.code, "Cat", identifier=bad)
+    activity = current_id(engine, new.code, ann)
+    answers.submit_prediction(engine, new.code, ann, activity, ["0.75", "0.25"])
+    rows = list(csv.DictReader(io.StringIO(export.class_results_csv(engine, new.code, new.teacher_token))))
+    assert [(r["student"], r["student number"]) for r in rows] == [("Ann", "s-2041.7")]
+    with engine.connect() as conn:  # the refused joins stored nothing
+        assert conn.execute(text("SELECT COUNT(*) FROM students")).scalar_one() == 2
 
 
 def test_a_csv_column_is_added_in_one_place(engine, monkeypatch):
@@ -447,7 +538,7 @@ def test_a_csv_column_is_added_in_one_place(engine, monkeypatch):
     classes.vote_again(engine, new.code, new.teacher_token)  # round 1 moves to the earlier answers
     answers.submit_prediction(engine, new.code, tokens[1], activity, ["0.75", "0.25"])
     rows = list(csv.DictReader(io.StringIO(export.class_results_csv(engine, new.code, new.teacher_token))))
-    assert list(rows[0]) == [*export.CSV_HEADER, "name length"]
+    assert list(rows[0])[: len(export.CSV_HEADER) + 1] == [*export.CSV_HEADER, "name length"]
     assert [(r["student"], r["round"], r["answer"], r["name length"]) for r in rows] == [
         ("Ada", "1", "r(B) = 1/2; r(C) = 1/2", "3"),
         ("Grace", "1", "r(B) = 1/2; r(C) = 1/2", "5"),

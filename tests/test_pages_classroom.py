@@ -211,6 +211,9 @@ def test_the_join_link_fills_in_the_code_and_admits_when_typed_codes_are_paused(
     assert "takes no typed codes now" in errors(at)[0].replace("\\", "") and "student" not in at.query_params
     key = teacher_link.check_teacher(data, new.code, new.teacher_token).join_key
     at = open_linked_page(PAGE, {"code": new.code, "join": key})
+    # the page a scanned QR code opens is a student's: no "Start a class" form (app.py draws no presentation toggle
+    # there either: lab.views.ui.presentation)
+    assert [str(b.proto.label) for b in at.get("button")] == ["Join"]
     join(at, new.code, "Ann")
     assert at.query_params["student"]
     # the link's key counts for the code it carries only: another typed code is a typed code
@@ -673,3 +676,53 @@ def test_the_class_predicts_the_second_candidates_target_and_the_dashboard_names
     assert revealed_table(at)["exact"] == ["0", "3/4 (0.75)", "1/4 (0.25)"]
     (truth,) = [c for c in at.get("plotly_chart") if c.proto.alt.startswith("Bar chart of your prediction")]
     assert "p₂(B): yours 0.60, exact 3/4" in truth.proto.alt
+
+
+def test_the_join_form_takes_an_optional_student_number_and_refuses_a_bad_one_by_name(data):
+    new = classes.create_class(data, "Period 5")
+    at = open_linked_page(PAGE, {"code": new.code})
+    at.text_input(key="cls_join_code").set_value(new.code)
+    at.text_input(key="cls_join_name").set_value("Ann")
+    at.text_input(key="cls_join_identifier").set_value("=SUM(A1)")
+    at.button(key="FormSubmitter:cls_join_form-Join").click().run()
+    assert not at.exception
+    assert "Student number:" in plain(errors(at)[0]) and "'('" in plain(errors(at)[0])
+    assert at.text_input(key="cls_join_name").value == "Ann"  # nothing typed is lost
+    at.text_input(key="cls_join_identifier").set_value("S2041")
+    at.button(key="FormSubmitter:cls_join_form-Join").click().run()
+    assert "student" in at.query_params
+    with data.connect() as conn:
+        from sqlalchemy import text
+
+        assert conn.execute(text("SELECT name, identifier FROM students")).all() == [("Ann", "S2041")]
+
+
+def test_the_join_link_page_has_no_presentation_toggle(data):
+    """A scanned QR code opens the Class page with the join link (code and key): the app draws no presentation
+    toggle there, as on a joined student's page; the plain Class page has it."""
+    from pagetest import open_page_url
+
+    new = classes.create_class(data)
+    key = teacher_link.check_teacher(data, new.code, new.teacher_token).join_key
+    scanned = open_page_url(PAGE, {"code": new.code, "join": key})
+    assert not [t for t in scanned.get("toggle") if t.key == "present"]
+    plain_class = open_page_url(PAGE, {"code": new.code})
+    assert [t for t in plain_class.get("toggle") if t.key == "present"]
+
+
+def test_the_branch_question_in_a_class_is_a_choice_as_on_the_exercises_page(data):
+    new = classes.create_class(data)
+    classes.open_activity(data, new.code, new.teacher_token, "assignment", {"seed": 1, "level": "basic", "count": 2})
+    token = admission.join_class(data, new.code, "Ann").student_token
+    at = open_linked_page(PAGE, {"code": new.code, "student": token})
+    branch = generate_problems(1, 2, "basic")[0]
+    assert branch.is_choice and branch.kind == "branch"
+    choice = at.radio(key=f"cls_ans_1_{branch.number}")
+    assert list(choice.options) == ["rejection", "no-rejection"] and choice.value is None
+    assert [t.key for t in at.text_input if t.key.startswith("cls_ans_")] == [f"cls_ans_1_{branch.number + 1}"]
+    choice.set_value(expected_answer(branch))
+    at.button(key=f"FormSubmitter:cls_ans_form_1_{branch.number}-Check and save").click().run()
+    assert not at.exception
+    assert answers.student_state(data, new.code, token).attempts[branch.number].correct
+    at = open_linked_page(PAGE, {"code": new.code, "student": token})  # a reload shows the saved choice
+    assert at.radio(key=f"cls_ans_1_{branch.number}").value == expected_answer(branch)

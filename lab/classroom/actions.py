@@ -186,13 +186,15 @@ def link_key(typed_code: str, link_code: str, key: str) -> str:
 
 
 def join_from_landing(
-    db: Engine | Connect, typed_code: str, name: str, *, client: str, address: str, link_code: str, key: str
+    db: Engine | Connect, typed_code: str, name: str, *, client: str, address: str, link_code: str, key: str,
+    identifier: str = "",
 ) -> tuple[admission.Joined | None, str]:
     """Join from the landing page (lab.classroom.admission.join_class, in words): (the seat, "") or (None, why not;
     an outage says nothing was joined)."""
     result = outcome(
         lambda engine: admission.join_class(
-            engine, typed_code, name, client=client, address=address, link_key=link_key(typed_code, link_code, key)
+            engine, typed_code, name, client=client, address=address, link_key=link_key(typed_code, link_code, key),
+            identifier=identifier,
         ),
         db,
         DATABASE_DOWN.replace("nothing was saved", "you have not joined yet"),

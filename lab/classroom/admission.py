@@ -27,7 +27,7 @@ from lab.classroom.limits import (
     spend_wrong_code,
     wrong_codes_from,
 )
-from lab.classroom.naming import check_name, name_key, normalize_code
+from lab.classroom.naming import check_identifier, check_name, name_key, normalize_code
 from lab.classroom.records import ClassRow, bump_version, class_by_code, class_record
 from lab.classroom.refusals import ClassroomError
 from lab.classroom.roster import take_seat
@@ -62,6 +62,7 @@ class JoinRequest:
     the values themselves."""
 
     name: str  # checked (check_name)
+    identifier: str  # checked (check_identifier): "" when none was given
     session_hash: str  # counts this browser session's wrong codes (also when the page passed no session)
     browser_hash: str | None  # bounds its joins and keeps a removed student's browser out
     address_key: str  # bounds an address's wrong codes and typed joins ("" when unknown)
@@ -70,9 +71,10 @@ class JoinRequest:
 
 
 def join_class(
-    engine: Engine, code: str, name: str, client: str = "", *, address: str = "", link_key: str = ""
+    engine: Engine, code: str, name: str, client: str = "", *, address: str = "", link_key: str = "",
+    identifier: str = "",
 ) -> Joined:
-    """Join the class with ``code`` as ``name``.
+    """Join the class with ``code`` as ``name`` (and the optional ``identifier``, a student number for the results).
 
     ``client`` identifies the browser session (the page passes its Streamlit XSRF cookie's token), ``address``
     the client's address (lab.classroom.keys); only keyed HMACs of them are stored. Through the join link
@@ -88,7 +90,8 @@ def join_class(
     prepare(engine)
     at = db.now()
     request = JoinRequest(
-        check_name(name), keyed("wrong-codes", client), keyed("browser", client) if client else None,
+        check_name(name), check_identifier(identifier), keyed("wrong-codes", client),
+        keyed("browser", client) if client else None,
         keyed("address", address) if address else "", link_key, at,
     )  # fmt: skip
     code = _typed_code(engine, code, request)
@@ -151,11 +154,12 @@ def _seat_student(conn, klass: ClassRow, request: JoinRequest, waiting: bool) ->
     token = new_student_token()
     conn.execute(
         text(
-            "INSERT INTO students (class_id, token_hash, name, joined_at, rate_start, rate_count, "
-            "browser_hash, approved) VALUES (:cid, :hash, :name, :at, 0, 0, :browser, :approved)"
+            "INSERT INTO students (class_id, token_hash, name, identifier, joined_at, rate_start, rate_count, "
+            "browser_hash, approved) VALUES (:cid, :hash, :name, :identifier, :at, 0, 0, :browser, :approved)"
         ),
         {
-            "cid": klass.id, "hash": token_hash(token), "name": request.name, "at": request.at,
+            "cid": klass.id, "hash": token_hash(token), "name": request.name, "identifier": request.identifier,
+            "at": request.at,
             "browser": request.browser_hash, "approved": 0 if waiting else 1,
         },  # fmt: skip
     )

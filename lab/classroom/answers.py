@@ -234,9 +234,19 @@ def _open_activity_for(
         )
     if activity.kind != kind:
         raise ClassroomError("This answer does not fit the current activity: it was not saved.")
+    if activity.revealed:  # the reveal closes the round: an answer after it would only copy the answer
+        raise ClassroomError(
+            "Your teacher has revealed the answer: this activity is closed, and this answer was not saved."
+        )
     if activity.locked:
         raise ClassroomError("Your teacher has locked this activity: answers can no longer change.")
     return activity
+
+
+# a write is made only while its activity is neither revealed nor locked, checked in the statement itself: on
+# PostgreSQL a reveal committed by another session after this transaction read the activity is seen here
+STILL_OPEN = "EXISTS (SELECT 1 FROM activities WHERE id = :a AND revealed_at IS NULL AND locked_at IS NULL)"
+CLOSED_MEANWHILE = "Your teacher closed this activity a moment ago (revealed or locked): this answer was not saved."
 
 
 @dataclass(frozen=True)
@@ -262,7 +272,7 @@ def submit_prediction(
         saved = conn.execute(
             text(
                 "INSERT INTO submissions (activity_id, student_id, problem, answer, correct, tries, revisions, "
-                "created_at, updated_at) VALUES (:a, :s, 0, :answer, 0, 1, 1, :at, :at) "
+                f"created_at, updated_at) SELECT :a, :s, 0, :answer, 0, 1, 1, :at, :at WHERE {STILL_OPEN} "
                 "ON CONFLICT (activity_id, student_id, problem) DO UPDATE SET answer = excluded.answer, "
                 "tries = submissions.tries + 1, revisions = submissions.revisions + 1, "
                 "updated_at = excluded.updated_at "
@@ -270,6 +280,8 @@ def submit_prediction(
             ),
             {"a": activity.id, "s": row.student_id, "answer": encode_prediction(parsed), "at": at},
         ).first()
+        if saved is None:  # revealed or locked since this transaction read the activity (another database session)
+            raise ClassroomError(CLOSED_MEANWHILE)
     return Saved(saved.updated_at, saved.revisions)
 
 
@@ -313,16 +325,18 @@ def _saved_attempt(conn, activity_id: int, student_id: int, number: int) -> Atte
 
 
 def _save_attempt(conn, activity_id: int, student_id: int, number: int, attempt: Attempt, at: float) -> None:
-    conn.execute(
+    saved = conn.execute(
         text(
             "INSERT INTO submissions (activity_id, student_id, problem, answer, correct, tries, revisions, "
-            "created_at, updated_at) VALUES (:a, :s, :p, :answer, :correct, :tries, 1, :at, :at) "
+            f"created_at, updated_at) SELECT :a, :s, :p, :answer, :correct, :tries, 1, :at, :at WHERE {STILL_OPEN} "
             "ON CONFLICT (activity_id, student_id, problem) DO UPDATE SET answer = excluded.answer, "
             "correct = excluded.correct, tries = excluded.tries, revisions = submissions.revisions + 1, "
-            "updated_at = excluded.updated_at"
+            "updated_at = excluded.updated_at RETURNING revisions"
         ),
         {
             "a": activity_id, "s": student_id, "p": number, "answer": attempt.answer,
             "correct": int(attempt.correct), "tries": attempt.tries, "at": at,
         },  # fmt: skip
-    )
+    ).first()
+    if saved is None:  # revealed or locked since this transaction read the activity (another database session)
+        raise ClassroomError(CLOSED_MEANWHILE)

@@ -128,7 +128,8 @@ def _set_current(engine: Engine, code: str, teacher_token: str, column: str, val
 
 
 def reveal(engine: Engine, code: str, teacher_token: str) -> None:
-    """Show the exact answer of the current activity to the class (submissions stay open until Lock)."""
+    """Show the exact answer of the current activity to the class; it closes the activity: no answer is saved after
+    it (lab.classroom.answers refuses them by name)."""
     _set_current(engine, code, teacher_token, "revealed_at", db.now())
 
 

@@ -42,7 +42,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from lab.classroom.gate import timeout_s
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 DATA_ENV = "RESIDUAL_LAB_DATA"
 URL_ENV = "RESIDUAL_LAB_DATABASE_URL"
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -118,6 +118,7 @@ students = Table(
     Column("rate_count", Integer, nullable=False, server_default="0"),
     Column("browser_hash", Text),  # keyed HMAC of the browser session that joined (lab.classroom.keys): bans
     Column("approved", Integer, nullable=False, server_default="1"),  # 0: waits for the teacher (schema 4)
+    Column("identifier", Text, nullable=False, server_default=""),  # a student number they may give (schema 5)
     Index("ix_students_class", "class_id"),
 )
 
@@ -271,6 +272,12 @@ def _schema_4(conn: Connection) -> None:
             conn.execute(text(f"ALTER TABLE {table} ADD COLUMN {column} {kind}"))
 
 
+def _schema_5(conn: Connection) -> None:
+    """Schema 5: the identifier a student may give when joining (a student number, for an LMS)."""
+    if "identifier" not in {c["name"] for c in inspect(conn).get_columns("students")}:
+        conn.execute(text("ALTER TABLE students ADD COLUMN identifier TEXT NOT NULL DEFAULT ''"))
+
+
 # Step by step from the stored version to SCHEMA_VERSION: MIGRATIONS[v] takes a database at v - 1 to v. New tables
 # come from create_all (prepare); a migration adds columns to existing tables and converts data. Add the next
 # version at the end (each one small), never edit a landed one.
@@ -282,6 +289,7 @@ MIGRATIONS: dict[int, tuple[str | Callable[[Connection], None], ...]] = {
     ),
     3: (_schema_3,),
     4: (_schema_4,),
+    5: (_schema_5,),
 }
 
 

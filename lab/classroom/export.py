@@ -16,12 +16,11 @@ from typing import NamedTuple
 from sqlalchemy import text
 from sqlalchemy.engine import Engine, Row
 
-from lab.classroom.activities import PREDICT, AssignmentSpec, PredictSpec, decode_prediction, spec_of
+from lab.classroom.activities import CLOSE, PREDICT, AssignmentSpec, PredictSpec, decode_prediction, spec_of
 from lab.classroom.db import reading
 from lab.classroom.records import ClassRow, utc_text
 from lab.classroom.teacher_link import teacher_class
 from lab.core.formatting import fraction_text
-from lab.teaching.exercises import score_prediction
 
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
@@ -105,11 +104,12 @@ def _removed(row: ExportRow) -> str:
 
 
 CSV_COLUMNS = (
-    CsvColumn("class", lambda row: row.klass.name),
+    CsvColumn("class", lambda row: row.klass.name or row.klass.code),  # an unnamed class: its code
     CsvColumn("class code", lambda row: row.klass.code),
     CsvColumn("activity", lambda row: row.sql.position),
     CsvColumn("activity title", lambda row: row.spec.title),
     CsvColumn("student", lambda row: row.sql.name, (Selected("name", "s.name"),)),
+    CsvColumn("student number", lambda row: row.sql.identifier, (Selected("identifier", "s.identifier"),)),
     CsvColumn("question", lambda row: row.answer.question),
     CsvColumn("answer", lambda row: row.answer.answer),
     CsvColumn("exact", lambda row: row.answer.exact),
@@ -120,7 +120,14 @@ CSV_COLUMNS = (
     CsvColumn("last saved", lambda row: utc_text(row.sql.updated_at), (_answers("updated_at"),)),
     CsvColumn("removed", _removed, (Selected("removed_at", "s.removed_at"),)),  # when the teacher removed them
     CsvColumn("round", lambda row: row.sql.round),  # the peer-instruction round (1, then 2 after Vote again)
+    CsvColumn("revealed at", lambda row: utc_text(row.sql.revealed_at) if row.sql.revealed_at is not None else "",
+              (Selected("revealed_at", "a.revealed_at"),)),  # no answer is saved after it (lab.classroom.answers)
 )  # fmt: skip
+# then, per predicted value i (as many as the class's largest question has), its name, the student's value and the
+# exact one, each as a fraction and as a decimal: VALUE_PARTS
+
+
+VALUE_PARTS = ("", " answer", " answer decimal", " exact", " exact decimal")
 
 
 CSV_HEADER = tuple(column.name for column in CSV_COLUMNS)
@@ -151,35 +158,56 @@ def _fractions(fields, values) -> str:
 
 
 def _answer_cells(r, spec: PredictSpec | AssignmentSpec) -> AnswerCells:
+    """A prediction's score is the share of its values within 0.05 of the exact answer (inclusive); "correct" is yes
+    exactly when the score is 1 (every value within 0.05, the dashboard's "got all"). A problem scores 1 or 0."""
     if r.kind == PREDICT:
         values = decode_prediction(r.answer)
-        bars = values[: len(spec.tokens)]
-        score = score_prediction(spec.truth, bars).score
-        all_close = all(abs(v - e) <= Fraction(1, 20) for v, e in zip(values, spec.exact))
+        within = sum(abs(v - e) <= CLOSE for v, e in zip(values, spec.exact))
+        score = Fraction(within, len(spec.exact))
         return AnswerCells(
             "prediction", _fractions(spec.fields, values), _fractions(spec.fields, spec.exact),
-            f"{float(score):.3f}", "yes" if all_close else "no",
+            f"{float(score):.3f}", "yes" if score == 1 else "no",
         )  # fmt: skip
     problem = spec.problems[r.problem - 1]
     return AnswerCells(f"problem {r.problem}", r.answer, problem.answer_text, "1" if r.correct else "0",
                        "yes" if r.correct else "no")  # fmt: skip
 
 
+def _value_cells(r, spec, count: int) -> list[str]:
+    """The predicted values one by one (VALUE_PARTS each), blank past the question's own and for a problem."""
+    cells: list[str] = []
+    if r.kind == PREDICT:
+        values = decode_prediction(r.answer)
+        for field, value, exact in zip(spec.fields, values, spec.exact):
+            cells += [field, fraction_text(value), _decimal(value), fraction_text(exact), _decimal(exact)]
+    return cells + [""] * (count * len(VALUE_PARTS) - len(cells))
+
+
+def _decimal(value: Fraction) -> str:
+    return f"{float(value):.6g}"
+
+
 def class_results_csv(engine: Engine, code: str, teacher_token: str) -> str:
     """Every activity's submissions, one row per student, question and round, every field formula-escaped;
-    the columns are ``CSV_COLUMNS``: "removed" marks the answers of students the teacher removed (with when),
-    the last, "round", says which vote an answer belongs to."""
+    the columns are ``CSV_COLUMNS`` ("removed" marks the answers of students the teacher removed, with when; "round"
+    says which vote an answer belongs to), then each predicted value as a number (VALUE_PARTS)."""
     columns = CSV_COLUMNS
     with reading(engine) as conn:
         klass = teacher_class(conn, code, teacher_token, must_be_open=False)
         rows = conn.execute(text(export_query(columns)), {"cid": klass.id}).all()
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    writer.writerow([column.name for column in columns])
     specs: dict[tuple[str, str], PredictSpec | AssignmentSpec] = {}
     for r in rows:
-        spec = specs.setdefault((r.kind, r.params), spec_of(r.kind, r.params))
+        specs.setdefault((r.kind, r.params), spec_of(r.kind, r.params))
+    count = max((len(spec.fields) for (kind, _), spec in specs.items() if kind == PREDICT), default=0)
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow([column.name for column in columns] + [
+        f"value {i}{part}" for i in range(1, count + 1) for part in VALUE_PARTS
+    ])
+    for r in rows:
+        spec = specs[(r.kind, r.params)]
         row = ExportRow(klass, spec, r, _answer_cells(r, spec))
-        writer.writerow([csv_cell(column.cell(row)) for column in columns])
+        writer.writerow([csv_cell(column.cell(row)) for column in columns] + [
+            csv_cell(cell) for cell in _value_cells(r, spec, count)
+        ])
     return out.getvalue()
-

@@ -91,6 +91,25 @@ def check_name(name: str) -> str:
     return cleaned
 
 
+MAX_IDENTIFIER = 32
+IDENTIFIER_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.")
+
+
+def check_identifier(identifier: str) -> str:
+    """The student number a student may give (optional: "" when none): 1 to 32 letters, digits, - _ or ., as an LMS
+    keys its rows; anything else is refused by name, never stored."""
+    text_ = str(identifier or "").strip()
+    if len(text_) > MAX_IDENTIFIER:
+        raise ClassroomError(f"Student number: at most {MAX_IDENTIFIER} characters (got {len(text_)}).")
+    bad = sorted({c for c in text_ if c not in IDENTIFIER_CHARACTERS})
+    if bad:
+        shown = " ".join(repr(c) for c in bad[:3])
+        raise ClassroomError(
+            f"Student number: {shown} cannot be part of it; use letters, digits, - _ or . (or leave it empty)."
+        )
+    return text_
+
+
 def name_key(name: str) -> str:
     """What makes two names the same for a ban and for duplicates: NFKC, case and spaces folded ("Ann" = "ann")."""
     return " ".join(unicodedata.normalize("NFKC", str(name)).casefold().split())

@@ -55,6 +55,7 @@ UNDEFINED = "undefined"
 UNDEFINED_WORDS = frozenset(
     {"undefined", "not defined", "no-rejection", "no rejection", "none", "undefined / no-rejection"}
 )
+BRANCH_OPTIONS = ("rejection", "no-rejection")  # the choices a page offers for the branch question (BRANCH_WORDS)
 BRANCH_WORDS = {
     "rejection": REJECTION,
     "rejection possible": REJECTION,

@@ -156,7 +156,7 @@ def test_a_joined_students_menu_during_and_after_the_class(browser, loopback_hal
     ctx.close()
 
 
-def test_the_dashboards_controls_are_on_the_first_screen_of_a_laptop(browser, loopback_hall):
+def test_the_dashboards_controls_and_counter_are_on_the_first_screen_of_a_laptop(browser, loopback_hall):
     url, engine = loopback_hall
     page = browser.new_page(viewport=DESKTOP)  # 1280x800
     goto(page, f"{url}/class")
@@ -170,6 +170,11 @@ def test_the_dashboards_controls_are_on_the_first_screen_of_a_laptop(browser, lo
     for name in ("Show responses", "Vote again", "Reveal to class", "Lock", "Next activity"):
         box = page.get_by_role("button", name=name, exact=True).bounding_box()
         assert box and box["y"] >= 0 and box["y"] + box["height"] <= DESKTOP["height"], (name, box)
+    # and the response counter under them, before the question's chart
+    counter = page.locator("[data-testid=stMetric]", has_text="Submitted").first
+    counter.wait_for()
+    box = counter.bounding_box()
+    assert box["y"] + box["height"] <= DESKTOP["height"], box
     # then the teacher link is folded away (the token is not on the screen), the projector one click away
     assert not page.locator("[data-testid=stAlert]", has_text="only way back to this dashboard").is_visible()
     projector = page.get_by_role("link", name="Projector view")

@@ -7,6 +7,7 @@ from __future__ import annotations
 import streamlit as st
 
 from lab.classroom.actions import join_from_landing, start_class
+from lab.classroom.naming import MAX_IDENTIFIER
 from lab.core.formatting import markdown_escape
 from lab.views.live_class.common import go_to
 from lab.views.live_class.database import browser_key, client_address, engine
@@ -20,6 +21,10 @@ def join_form(code: str) -> str:
     with st.form(Keys.JOIN_FORM, border=True):
         typed_code = st.text_input("Class code", value=code, placeholder="e.g. K7M2QX", key=Keys.JOIN_CODE)
         name = st.text_input("Your name", key=Keys.JOIN_NAME, help="1 to 40 characters; your teacher sees it.")
+        identifier = st.text_input(
+            "Student number (optional)", key=Keys.JOIN_IDENTIFIER, max_chars=MAX_IDENTIFIER,
+            help="If your teacher asks for it: it goes with your answers into the results file.",
+        )
         pressed = st.form_submit_button("Join", type="primary")
     if not pressed:
         return ""
@@ -31,6 +36,7 @@ def join_form(code: str) -> str:
         address=client_address(),
         link_code=code,
         key=str(st.query_params.get("join", ""))[:64],
+        identifier=identifier,
     )
     if joined is None:
         st.error(markdown_escape(refusal))
@@ -59,6 +65,11 @@ def start_form() -> str:
 
 
 def landing(code: str) -> None:
+    if code and st.query_params.get("join"):  # the join link a student scanned: joining only, no teacher's form
+        st.caption("Type your name and press Join: the class code is filled in from the link you opened.")
+        refusal = join_form(code)
+        announce(Keys.LIVE, error=refusal)
+        return
     st.caption(
         "Students: type the class code your teacher shows and your name. Teachers: start a class, project its "
         "code, and watch the predictions arrive before you reveal the answer."

@@ -141,7 +141,7 @@ def announcement(shown: Projection) -> str:
     on each one), so a screen reader on this page hears responses shown, a new round and the reveal."""
     activity = shown.activity
     if activity is None:
-        return "Waiting for the next activity."
+        return "No activity is open now."  # (the page's heading says "Waiting for the next activity")
     if activity.kind != PREDICT:
         return f"Activity {activity.position} is open: {activity.spec.title}."
     if activity.revealed:

@@ -41,6 +41,7 @@ class Keys:
     JOIN_FORM = "cls_join_form"
     JOIN_CODE = "cls_join_code"
     JOIN_NAME = "cls_join_name"
+    JOIN_IDENTIFIER = "cls_join_identifier"
     START_FORM = "cls_start_form"
     START_NAME = "cls_start_name"
 

@@ -11,7 +11,7 @@ import streamlit as st
 
 from lab.classroom.actions import ActivityView, Feedback, StudentSeat, StudentState, clock
 from lab.core.formatting import box_text, fraction_text, markdown_escape, markdown_table, with_decimal
-from lab.teaching.exercises import worked_solution
+from lab.teaching.exercises import BRANCH_OPTIONS, worked_solution
 from lab.views.live_class.common import WAIT_FOR_PENDING, keep_pending, may_send
 from lab.views.live_class.database import engine
 from lab.views.live_class.follow import lends_page_redraw, shown_line
@@ -101,7 +101,7 @@ def prediction_panel(state: StudentState, code: str, token: str) -> None:
     arrived = bar_predictor(
         Keys.bars(activity.id), bars, heights, (),
         large=is_presenting(), disabled=activity.locked or not state.open, redraws_page=lends_page_redraw(),
-        form=BoxesForm(fields, texts, stamp, submit),
+        form=BoxesForm(fields, texts, stamp, submit), sum_note=" (a distribution's bars add up to 1).",
     )
     if arrived == "here" or (arrived == "callback" and not st.session_state.get(Keys.ACTIVITY_RERUN)):
         st.rerun()  # saved in this run: the page shows what the database now holds
@@ -196,13 +196,20 @@ def problem_card(state: StudentState, problem, code: str, token: str) -> tuple[s
         done = bool(attempt and attempt.correct)
         frozen = activity.locked or done or not state.open
         with st.form(Keys.answer_form(activity.id, problem.number), border=False):
-            st.text_input(
-                "Your answer",
-                value=attempt.answer if attempt else "",
-                key=Keys.answer(activity.id, problem.number),
-                placeholder="A fraction, a decimal or a word",
-                disabled=frozen,
-            )
+            if problem.is_choice:  # the branch question: the Exercises page's two choices
+                saved = attempt.answer if attempt else ""
+                st.radio(
+                    "Your answer", BRANCH_OPTIONS, key=Keys.answer(activity.id, problem.number), horizontal=True,
+                    index=BRANCH_OPTIONS.index(saved) if saved in BRANCH_OPTIONS else None, disabled=frozen,
+                )  # fmt: skip
+            else:
+                st.text_input(
+                    "Your answer",
+                    value=attempt.answer if attempt else "",
+                    key=Keys.answer(activity.id, problem.number),
+                    placeholder="A fraction, a decimal or a word",
+                    disabled=frozen,
+                )
             pressed = st.form_submit_button(
                 "Check and save",
                 disabled=frozen,

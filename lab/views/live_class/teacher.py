@@ -78,8 +78,8 @@ def activity_state(activity: ActivityView) -> str:
 
 
 def activity_buttons(activity: ActivityView) -> None:
-    """The current activity's buttons in one row, then its question (a prediction's): the controls come first,
-    so a lecturer reaches them without scrolling."""
+    """The current activity's buttons in one row: the controls come first, so a lecturer reaches them without
+    scrolling (the question is drawn under the live results, activity_question)."""
     if activity.kind == PREDICT:
         show, vote, reveal, lock, next_one = st.columns(5)
         teacher_button(
@@ -107,7 +107,12 @@ def activity_buttons(activity: ActivityView) -> None:
     label, key, action = ("Unlock", Keys.UNLOCK, Do.unlock) if activity.locked else ("Lock", Keys.LOCK, Do.lock)
     teacher_button(lock, label, key, action, focus="lock", width="stretch")
     teacher_button(next_one, "Next activity", Keys.NEXT, Do.next_activity, focus="activity", width="stretch")
-    if activity.kind == PREDICT:
+
+
+def activity_question(activity: ActivityView | None) -> None:
+    """A prediction's question (p and q, the prompt), under the live results: the buttons and the response counter
+    come first, on the first screen."""
+    if activity is not None and activity.kind == PREDICT:
         draw_question(
             activity.spec.question, Keys.question_chart(activity.id), PRESENT_TEXT_PX if is_presenting() else None
         )
@@ -310,6 +315,7 @@ def running_dashboard(code: str, token: str, klass: ClassRow, class_heading: str
     if first:
         join_panel(klass, presenting, first)
     st.fragment(run_every=DASHBOARD_EVERY_S)(live_dashboard)(code, token)
+    activity_question(board.activity)
     if not first:
         join_panel(klass, presenting, first)
     st.divider()

@@ -22,6 +22,7 @@ from lab.core.formatting import fraction_text, markdown_escape, markdown_table, 
 from lab.models.bars import BAR_STEP
 from lab.models.exercises import TABS, ExercisesModel, Sheet, attempts_from_text, attempts_text
 from lab.teaching.exercises import (
+    BRANCH_OPTIONS,
     HINT_STEPS,
     LEVEL_TITLES,
     MAX_SEED,
@@ -55,7 +56,6 @@ from lab.views.ui.controls import Widgets
 from lab.views.ui.page_state import kept_in_session, refuse_link_values, show_link_warnings
 from lab.views.ui.presentation import is_presenting
 
-BRANCH_OPTIONS = ("rejection", "no-rejection")
 BARS_TAB_KEY = "exq_bars_exercise"  # the open predict-the-bars exercise
 KEPT_WIDGET_PREFIXES = ("exq_bar_", "exq_base_url", BARS_TAB_KEY)  # values of widgets in tabs that may be closed
 

@@ -241,15 +241,21 @@ def _sync_url() -> None:
 
 
 def _joined_student_link() -> bool:
-    """The Class page's link of a joined student (``?code=C&student=ID``, lab/views/live_class/classroom.py)."""
-    return bool(st.query_params.get("code")) and bool(st.query_params.get("student"))
+    """The Class page's link of a joined student (``?code=C&student=ID``, lab/views/live_class/classroom.py), or the
+    join link a student scans (``?code=C&join=KEY``): a student's page, with nothing of the teacher's."""
+    if not st.query_params.get("code"):
+        return False
+    return bool(st.query_params.get("student")) or (
+        bool(st.query_params.get("join")) and "teacher" not in st.query_params
+    )
 
 
 def presentation_toggle() -> bool:
     """The toggle itself, drawn by app.py above every page; returns whether presentation mode is on.
 
     A new session (a link or a reload) starts from the URL's ``present=1`` (true/yes/on work too); after
-    that the toggle is the source of truth and the URL follows it. A joined student's Class page has no toggle.
+    that the toggle is the source of truth and the URL follows it. A joined student's Class page, and the join link
+    a student scans, have no toggle.
     """
     if _joined_student_link():  # a student's own class page shows the class, nothing of the teacher's
         st.session_state[PRESENT_KEY] = False  # (the toggle is not drawn in this run, so its state may be set)
