@@ -87,13 +87,9 @@ stale_draft.rule = "without-replacement"
 
 
 def top_k_with_q(p, q, candidates, rng):
-    """q's top-k tokens tested with min(1, p/q) and residuals max(0, p − q), as if they had been drawn from q."""
-    target = p
-    for i, c in enumerate(candidates):
-        if rng.random() * q[c] < target[c]:
-            return int(c), i
-        target = _rejected(target, q)
-    return draw(target, rng.random()), None
+    """q's top-k tokens tested with min(1, p/q) and residuals max(0, p − q), as if they had been drawn from q: the
+    code of stale_draft, a mistake again for chosen candidates (each is a one-hot draft)."""
+    return stale_draft(p, q, candidates, rng)
 
 
 top_k_with_q.rule = "top-k"

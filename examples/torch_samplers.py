@@ -215,9 +215,9 @@ verify_top_k.tensors = "torch"
 verify_top_k.rule = "top-k"
 
 
-def verify_batched(p, q, candidates, generator):
-    """B nodes at once (p, q: [B, V]; candidates: [B, K], drawn with replacement): SpecInfer's rule per row,
-    returning B tokens and B kept indices (-1: the correction)."""
+def _verify_rows(p, q, candidates, generator, residual_from):
+    """SpecInfer's rule on B rows at once; ``residual_from(target)`` is the [B, V] target each row's residual is
+    formed from (the row's own: the rule)."""
     rows = torch.arange(p.shape[0])
     target = p.clone()
     token = torch.full((p.shape[0],), -1, dtype=torch.long)
@@ -228,10 +228,16 @@ def verify_batched(p, q, candidates, generator):
         keep = live & _keep(target[rows, x], q[rows, x], generator)
         token = torch.where(keep, x, token)
         kept = torch.where(keep, torch.full_like(kept, i), kept)
-        r, z = _residual(target, q)
+        r, z = _residual(residual_from(target), q)
         target = torch.where((live & ~keep)[:, None] & (z > 0), r, target)  # rejected rows: their residual
     y = torch.multinomial(target, 1, generator=generator)[:, 0]
     return torch.where(kept < 0, y, token), kept
+
+
+def verify_batched(p, q, candidates, generator):
+    """B nodes at once (p, q: [B, V]; candidates: [B, K], drawn with replacement): SpecInfer's rule per row,
+    returning B tokens and B kept indices (-1: the correction)."""
+    return _verify_rows(p, q, candidates, generator, lambda target: target)
 
 
 verify_batched.tensors = "torch"
@@ -241,20 +247,7 @@ verify_batched.batch = 4
 
 def verify_batched_mixed(p, q, candidates, generator):
     """WRONG: the residual of row b is formed from row b + 1's target (an indexing slip in a batch)."""
-    rows = torch.arange(p.shape[0])
-    target = p.clone()
-    token = torch.full((p.shape[0],), -1, dtype=torch.long)
-    kept = torch.full((p.shape[0],), -1, dtype=torch.long)
-    for i in range(candidates.shape[1]):
-        x = candidates[:, i]
-        live = kept < 0
-        keep = live & _keep(target[rows, x], q[rows, x], generator)
-        token = torch.where(keep, x, token)
-        kept = torch.where(keep, torch.full_like(kept, i), kept)
-        r, z = _residual(target.roll(-1, dims=0), q)
-        target = torch.where((live & ~keep)[:, None] & (z > 0), r, target)
-    y = torch.multinomial(target, 1, generator=generator)[:, 0]
-    return torch.where(kept < 0, y, token), kept
+    return _verify_rows(p, q, candidates, generator, lambda target: target.roll(-1, dims=0))
 
 
 verify_batched_mixed.tensors = "torch"
