@@ -27,7 +27,7 @@ from lab.classroom.actions import (
 )
 from lab.classroom.activities import ASSIGNMENT, PREDICT
 
-SAVED = re.compile(r"Saved at \d\d:\d\d:\d\d\. You can change it until your teacher locks the activity\.")
+SAVED = re.compile(r"Saved at \d\d:\d\d:\d\d\. You can change it until the vote is locked or the answer revealed\.")
 
 
 def unreachable():

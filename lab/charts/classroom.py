@@ -12,6 +12,9 @@ from lab.charts import base
 from lab.charts.palette import BOX_FILL, CORRECTION, GRID, PAPER, PREDICTION, TARGET
 from lab.core.formatting import fraction_text
 
+WORDS_UP_TO = 4  # more fields: labels without "mean " and "exact "
+MEAN_LABELS_UP_TO = 6  # more fields: no label for the means (their lines stay)
+
 
 def class_predictions_figure(
     fields: Sequence[str],
@@ -28,8 +31,11 @@ def class_predictions_figure(
     ``text_size``: every text of the chart (ticks, legend, labels) in px, for a projector (default: the page's
     sizes). ``legend=False``: no legend (two charts side by side on the projector, whose page says once what the
     marks mean) and labels without their words ("0.45", "3/4"), so that labels of neighbouring boxes do not
-    collide at half a projector's width."""
-    mean_word, exact_word = ("mean ", "exact ") if legend else ("", "")
+    collide at half a projector's width; the same above WORDS_UP_TO fields, and above MEAN_LABELS_UP_TO the means'
+    labels go (the lines stay; the chart's text equivalent says the means): neighbouring labels never collide."""
+    n = len(fields)
+    mean_word, exact_word = ("mean ", "exact ") if legend and n <= WORDS_UP_TO else ("", "")
+    mean_labels = n <= MEAN_LABELS_UP_TO
     tick_size, mean_size, exact_size = (text_size,) * 3 if text_size else (15, 14, 15)
     dot_size = 14 if text_size else 9
     traces = []
@@ -81,7 +87,7 @@ def class_predictions_figure(
                 "hoverinfo": "skip",
             }
         )
-        traces.append(
+        traces += [
             {
                 "type": "scatter",
                 "x": [i - half - 0.06 for i, _ in shown],
@@ -93,7 +99,7 @@ def class_predictions_figure(
                 "showlegend": False,
                 "hoverinfo": "skip",
             }
-        )
+        ][:mean_labels]
     if exact is not None:
         xs, ys = segments([(i, float(v)) for i, v in enumerate(exact)])
         traces.append(
@@ -124,7 +130,6 @@ def class_predictions_figure(
                 "hoverinfo": "skip",
             }
         )
-    n = len(fields)
     layout = {
         "margin": {
             "l": 50 + 6 * (tick_size - 15),
@@ -137,7 +142,8 @@ def class_predictions_figure(
             "range": [-0.03, 1.03],
             # side by side (no legend) the charts are short: no axis title, ticks at 0, 0.5 and 1 (never at 1/4)
             "title": {"text": "predicted value" if legend else "", "font": {"size": tick_size}, "standoff": 8},
-            "dtick": 0.2 if legend else 0.5,
+            # on a projector (text_size) the chart may be a quarter of a 720-line window: ticks at 0, 0.5 and 1 only
+            "dtick": 0.2 if legend and not text_size else 0.5,
             "gridcolor": GRID,
             "tickfont": {"size": tick_size},
         },
@@ -146,7 +152,7 @@ def class_predictions_figure(
             "tickvals": list(range(n)),
             "ticktext": list(fields),
             # room left of the first box for its mean's label, right of the last for the exact answer's
-            "range": [-1.1, n + 0.3] if legend else [-0.75, n - 0.15],
+            "range": [-1.1, n + 0.3] if mean_word else [-0.75 if mean_labels else -0.5, n - 0.15],
             "showgrid": False,
             "zeroline": False,
             "tickfont": {"size": tick_size},

@@ -59,21 +59,29 @@ def pq_bars(tokens: Sequence[str], p: Sequence, q: Sequence, fit: bool = False) 
     return base.figure(traces, layout)
 
 
+UPRIGHT_LABELS = 4  # a projected p / q chart of more tokens has its labels on end
+
+
 def pq_bars_projected(
     tokens: Sequence[str], p: Sequence, q: Sequence, text_size: int, height: int | None = None
 ) -> go.Figure:
     """Target p and draft q for a projected screen: the same bars, labels and patterns as :func:`pq_bars`, every
     text (ticks, legend, exact bar labels) at ``text_size`` px, no title (the page says what is asked); ``height``
-    None: as tall as its element (the projector view sizes it in window units)."""
+    None: as tall as its element (the projector view sizes it in window units). Above UPRIGHT_LABELS tokens the
+    labels stand on end above their bars: side by side they would collide in a projector's column."""
+    upright = len(tokens) > UPRIGHT_LABELS
     traces = [
         # constraintext none: plotly would otherwise shrink a label wider than its bar below text_size
-        {**_bar(role, name, tokens, values), "textfont": {"size": text_size, "color": TEXT}, "constraintext": "none"}
+        {
+            **_bar(role, name, tokens, values), "textfont": {"size": text_size, "color": TEXT}, "constraintext": "none",
+            **({"textangle": -90} if upright else {}),
+        }  # fmt: skip
         for role, name, values in (("p", "target p", p), ("q", "draft q", q))
     ]
     layout = {
         # the legend in one line above the bars: beside them it took a third of a projector column's width, and
         # neighbouring exact labels ("3/10", "3/10") collided at 1280x720
-        "margin": {"l": 8, "r": 8, "t": 16 + 2 * text_size, "b": 8 + text_size},
+        "margin": {"l": 8, "r": 8, "t": 16 + 2 * text_size, "b": 14 + text_size},  # b: room for a "g"
         "font": {"size": text_size, "color": TEXT},
         "legend": {
             "orientation": "h",
@@ -88,7 +96,8 @@ def pq_bars_projected(
         "bargap": 0.08,  # wide bars: an exact label at projector size fits above its own bar
         "xaxis": {"type": "category", "showline": True, "linecolor": AXIS, "tickfont": {"size": text_size}},
         # no value axis: every bar carries its exact value, and a tick at 1/4 or 3/4 could read as an answer
-        "yaxis": {"range": [0, _top(p, q) * 1.45], "visible": False},  # room above the tallest bar for its label
+        # room above the tallest bar for its label (standing, a label is as tall as it is long)
+        "yaxis": {"range": [0, _top(p, q) * (2.2 if upright else 1.45)], "visible": False},
     }
     if height:
         layout["height"] = height

@@ -224,6 +224,8 @@ class TeacherActions:
     reveal = staticmethod(classes.reveal)
     lock = staticmethod(classes.lock)
     unlock = staticmethod(classes.unlock)
+    add_time = staticmethod(classes.add_time)
+    stop_countdown = staticmethod(classes.stop_countdown)
     next_activity = staticmethod(classes.next_activity)
     end_class = staticmethod(classes.end_class)
     remove_student = staticmethod(roster.remove_student)
@@ -253,15 +255,16 @@ class TeacherDesk:
         return words(outcome(lambda engine: action(engine, self.code, self.token, *args), db, TEACHER_DOWN), on_pending)
 
     def open_activity(
-        self, db: Engine | Connect, kind_label: str, source: str, seed, level, count, on_pending: Callable | None = None
+        self, db: Engine | Connect, kind_label: str, source: str, seed, level, count, timer_s=None,
+        on_pending: Callable | None = None,
     ) -> str:
         """Open the activity the dashboard's form describes: a prediction of ``source`` for PREDICT_LABEL, else an
-        assignment of ``seed``, ``level`` and ``count``; returns the refusal to show, or "" (``on_pending``: see
-        attempt)."""
+        assignment of ``seed``, ``level`` and ``count``, with a countdown of ``timer_s`` seconds for each round (None:
+        none); returns the refusal to show, or "" (``on_pending``: see attempt)."""
         if kind_label == PREDICT_LABEL:
-            return self.act(db, classes.open_activity, PREDICT, {"source": source}, on_pending=on_pending)
+            return self.act(db, classes.open_activity, PREDICT, {"source": source}, timer_s, on_pending=on_pending)
         spec = {"seed": seed, "level": level, "count": count}
-        return self.act(db, classes.open_activity, ASSIGNMENT, spec, on_pending=on_pending)
+        return self.act(db, classes.open_activity, ASSIGNMENT, spec, timer_s, on_pending=on_pending)
 
     def new_teacher_link(self, db: Engine | Connect, on_pending: Callable | None = None) -> str:
         """Replace the teacher token (this desk then holds the new one, also when the database answers late: the
@@ -336,7 +339,8 @@ class StudentSeat:
             return refused(words(result, on_pending))
         return Feedback(
             "success",
-            f"Saved at {clock(result.value.updated_at)}. You can change it until your teacher locks the activity.",
+            f"Saved at {clock(result.value.updated_at)}. You can change it until the vote is locked or the answer "
+            "revealed.",
         )
 
     def submit_answer(

@@ -238,15 +238,23 @@ def _open_activity_for(
         raise ClassroomError(
             "Your teacher has revealed the answer: this activity is closed, and this answer was not saved."
         )
+    if activity.timed_out:  # the countdown ended: the vote is locked, as by Lock
+        raise ClassroomError("The time for this vote is up: this answer was not saved.")
     if activity.locked:
         raise ClassroomError("Your teacher has locked this activity: answers can no longer change.")
     return activity
 
 
-# a write is made only while its activity is neither revealed nor locked, checked in the statement itself: on
-# PostgreSQL a reveal committed by another session after this transaction read the activity is seen here
-STILL_OPEN = "EXISTS (SELECT 1 FROM activities WHERE id = :a AND revealed_at IS NULL AND locked_at IS NULL)"
-CLOSED_MEANWHILE = "Your teacher closed this activity a moment ago (revealed or locked): this answer was not saved."
+# a write is made only while its activity is neither revealed nor locked nor past its countdown (at the write's
+# time, :at), checked in the statement itself: on PostgreSQL a reveal committed by another session after this
+# transaction read the activity is seen here
+STILL_OPEN = (
+    "EXISTS (SELECT 1 FROM activities WHERE id = :a AND revealed_at IS NULL AND locked_at IS NULL "
+    "AND (closes_at IS NULL OR closes_at > :at))"
+)
+CLOSED_MEANWHILE = (
+    "Your teacher closed this activity a moment ago (revealed, locked, or its time ran out): this answer was not saved."
+)
 
 
 @dataclass(frozen=True)

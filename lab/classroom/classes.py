@@ -1,7 +1,7 @@
 """A class's life as its teacher runs it: start, activities, rounds, end, purge.
 
-Starting a class, its activities (open, reveal, lock, show responses, vote again, next), ending it, and
-deleting what is past its lifetime.
+Starting a class, its activities (open, reveal, lock, show responses, vote again, next, the countdown), ending
+it, and deleting what is past its lifetime.
 """
 
 from __future__ import annotations
@@ -22,6 +22,9 @@ from lab.classroom.refusals import ClassroomError
 from lab.classroom.teacher_link import new_teacher_token, teacher_class
 
 MAX_ROUNDS = 2  # peer instruction: vote, discuss, vote again
+TIMER_CHOICES = (30, 60, 120)  # the countdown's lengths a teacher can choose for each round (or none)
+ADD_TIME_S = 30  # what "Add 30 s" gives a running (or ended) countdown
+MAX_COUNTDOWN_S = 600  # no countdown runs longer from now
 
 
 @dataclass(frozen=True)
@@ -83,12 +86,16 @@ def create_class(engine: Engine, name: str = "", *, client: str = "", address: s
     raise ClassroomError("Could not find a free class code; try again.")  # pragma: no cover (31^6 codes)
 
 
-def open_activity(engine: Engine, code: str, teacher_token: str, kind: str, params: dict) -> int:
-    """Open a new activity (the previous one is locked); returns its position (1, 2, ...)."""
+def open_activity(
+    engine: Engine, code: str, teacher_token: str, kind: str, params: dict, timer_s: int | None = None
+) -> int:
+    """Open a new activity (the previous one is locked); returns its position (1, 2, ...). ``timer_s``: each of
+    its rounds has a countdown that long (one of TIMER_CHOICES), which locks the vote when it ends."""
     try:
         stored = encode_params(kind, params)
     except ActivityError as exc:
         raise ClassroomError(str(exc)) from None
+    timer_s = check_timer(timer_s)
     with writing(engine) as conn:
         klass = teacher_class(conn, code, teacher_token)
         at = db.now()
@@ -103,10 +110,13 @@ def open_activity(engine: Engine, code: str, teacher_token: str, kind: str, para
         )
         activity_id = conn.execute(
             text(
-                "INSERT INTO activities (class_id, position, kind, params, opened_at) "
-                "VALUES (:cid, :pos, :kind, :params, :at) RETURNING id"
+                "INSERT INTO activities (class_id, position, kind, params, opened_at, timer_s, closes_at) "
+                "VALUES (:cid, :pos, :kind, :params, :at, :timer, :closes) RETURNING id"
             ),
-            {"cid": klass.id, "pos": position, "kind": kind, "params": stored, "at": at},
+            {
+                "cid": klass.id, "pos": position, "kind": kind, "params": stored, "at": at, "timer": timer_s,
+                "closes": at + timer_s if timer_s else None,
+            },  # fmt: skip
         ).scalar_one()
         conn.execute(
             text("UPDATE classes SET current_activity = :a WHERE id = :id"), {"a": activity_id, "id": klass.id}
@@ -115,14 +125,15 @@ def open_activity(engine: Engine, code: str, teacher_token: str, kind: str, para
     return position
 
 
-def _set_current(engine: Engine, code: str, teacher_token: str, column: str, value) -> None:
-    assert column in ("revealed_at", "locked_at")
+def _set_current(engine: Engine, code: str, teacher_token: str, column: str, value, **also) -> None:
+    assert column in ("revealed_at", "locked_at") and set(also) <= {"closes_at"}
+    sets = ", ".join([f"{column} = :v", *(f"{name} = :{name}" for name in also)])
     with writing(engine) as conn:
         klass = teacher_class(conn, code, teacher_token)
         if klass.current_activity is None:
             raise ClassroomError("No activity is open: open one first.")
         conn.execute(
-            text(f"UPDATE activities SET {column} = :v WHERE id = :id"), {"v": value, "id": klass.current_activity}
+            text(f"UPDATE activities SET {sets} WHERE id = :id"), {"v": value, "id": klass.current_activity, **also}
         )
         bump_version(conn, klass.id)
 
@@ -134,11 +145,66 @@ def reveal(engine: Engine, code: str, teacher_token: str) -> None:
 
 
 def lock(engine: Engine, code: str, teacher_token: str) -> None:
-    _set_current(engine, code, teacher_token, "locked_at", db.now())
+    """Lock the current activity: no answer changes (a running countdown stops)."""
+    _set_current(engine, code, teacher_token, "locked_at", db.now(), closes_at=None)
 
 
 def unlock(engine: Engine, code: str, teacher_token: str) -> None:
-    _set_current(engine, code, teacher_token, "locked_at", None)
+    """Open the current activity's answers again, without a countdown (also after one ended)."""
+    _set_current(engine, code, teacher_token, "locked_at", None, closes_at=None)
+
+
+def check_timer(seconds) -> int | None:
+    """A countdown's length in seconds: one of TIMER_CHOICES, or None (0, None: no countdown)."""
+    if seconds is None or seconds == 0:
+        return None
+    if isinstance(seconds, bool) or not isinstance(seconds, int) or seconds not in TIMER_CHOICES:
+        choices = ", ".join(f"{s} s" for s in TIMER_CHOICES)
+        raise ClassroomError(f"Countdown: {str(seconds)[:20]!r} is not one of the lengths offered ({choices}, off).")
+    return seconds
+
+
+def add_time(engine: Engine, code: str, teacher_token: str, seconds: int = ADD_TIME_S) -> float:
+    """Give the current round's vote ``seconds`` more: added to a running countdown, or a countdown that long from
+    now (none running, or the last one ended and locked the vote: it opens again). Returns when the vote closes."""
+    if isinstance(seconds, bool) or not isinstance(seconds, int) or not 1 <= seconds <= max(TIMER_CHOICES):
+        raise ClassroomError(
+            f"Add time: {str(seconds)[:20]!r} is not a number of seconds from 1 to {max(TIMER_CHOICES)}."
+        )
+    with writing(engine) as conn:
+        klass = teacher_class(conn, code, teacher_token)
+        if klass.current_activity is None:
+            raise ClassroomError("No activity is open: open one first.")
+        row = conn.execute(
+            text("SELECT revealed_at, locked_at, closes_at FROM activities WHERE id = :id"),
+            {"id": klass.current_activity},
+        ).one()
+        if row.revealed_at is not None:
+            raise ClassroomError("The answer is revealed: the vote is closed for good. Open another activity.")
+        if row.locked_at is not None:
+            raise ClassroomError("The activity is locked: unlock it first, then start a countdown.")
+        at = db.now()
+        closes = (row.closes_at if row.closes_at is not None and row.closes_at > at else at) + seconds
+        if closes - at > MAX_COUNTDOWN_S:
+            raise ClassroomError(f"A countdown runs at most {MAX_COUNTDOWN_S // 60} minutes: it has enough time left.")
+        conn.execute(
+            text("UPDATE activities SET closes_at = :c WHERE id = :id"), {"c": closes, "id": klass.current_activity}
+        )
+        bump_version(conn, klass.id)
+    return closes
+
+
+def stop_countdown(engine: Engine, code: str, teacher_token: str) -> None:
+    """No countdown for the current round (the vote stays open until Reveal or Lock)."""
+    with writing(engine) as conn:
+        klass = teacher_class(conn, code, teacher_token)
+        if klass.current_activity is None:
+            raise ClassroomError("No activity is open: open one first.")
+        conn.execute(
+            text("UPDATE activities SET closes_at = NULL WHERE id = :id AND locked_at IS NULL AND closes_at > :at"),
+            {"id": klass.current_activity, "at": db.now()},
+        )
+        bump_version(conn, klass.id)
 
 
 def _current_prediction(conn, klass: ClassRow, action: str):
@@ -189,8 +255,11 @@ def vote_again(engine: Engine, code: str, teacher_token: str) -> int:
         )
         conn.execute(text("DELETE FROM submissions WHERE activity_id = :a"), {"a": row.id})
         conn.execute(
-            text("UPDATE activities SET round = round + 1, shown_at = NULL, locked_at = NULL WHERE id = :a"),
-            {"a": row.id},
+            text(
+                "UPDATE activities SET round = round + 1, shown_at = NULL, locked_at = NULL, "
+                "closes_at = CASE WHEN timer_s IS NULL THEN NULL ELSE :at + timer_s END WHERE id = :a"
+            ),
+            {"a": row.id, "at": db.now()},
         )
         bump_version(conn, klass.id)
     return row.round + 1

@@ -42,7 +42,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from lab.classroom.gate import timeout_s
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 DATA_ENV = "RESIDUAL_LAB_DATA"
 URL_ENV = "RESIDUAL_LAB_DATABASE_URL"
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -87,6 +87,7 @@ classes = Table(
     Column("expected_size", Integer),
     Column("join_seed", Text),
     Column("guess_base", Integer, nullable=False, server_default="0"),
+    Column("anonymous", Integer, nullable=False, server_default="0"),  # 1: students join without a name (schema 6)
 )
 
 activities = Table(
@@ -102,6 +103,10 @@ activities = Table(
     Column("locked_at", Float),
     Column("round", Integer, nullable=False, server_default="1"),  # peer instruction: the vote's round (schema 3)
     Column("shown_at", Float),  # "Show responses" pressed for the current round (schema 3)
+    # the countdown (schema 6): its length in seconds for each round (NULL: none), and when the running round's vote
+    # closes (NULL: no countdown running); the round is locked from then on, as by Lock
+    Column("timer_s", Integer),
+    Column("closes_at", Float),
     Index("ix_activities_class", "class_id"),
 )
 
@@ -278,6 +283,17 @@ def _schema_5(conn: Connection) -> None:
         conn.execute(text("ALTER TABLE students ADD COLUMN identifier TEXT NOT NULL DEFAULT ''"))
 
 
+def _schema_6(conn: Connection) -> None:
+    """Schema 6: the countdown of an activity's round, and anonymous classes."""
+    for table, column, kind in (
+        ("activities", "timer_s", "INTEGER"),
+        ("activities", "closes_at", "FLOAT"),
+        ("classes", "anonymous", "INTEGER NOT NULL DEFAULT 0"),
+    ):
+        if column not in {c["name"] for c in inspect(conn).get_columns(table)}:
+            conn.execute(text(f"ALTER TABLE {table} ADD COLUMN {column} {kind}"))
+
+
 # Step by step from the stored version to SCHEMA_VERSION: MIGRATIONS[v] takes a database at v - 1 to v. New tables
 # come from create_all (prepare); a migration adds columns to existing tables and converts data. Add the next
 # version at the end (each one small), never edit a landed one.
@@ -290,6 +306,7 @@ MIGRATIONS: dict[int, tuple[str | Callable[[Connection], None], ...]] = {
     3: (_schema_3,),
     4: (_schema_4,),
     5: (_schema_5,),
+    6: (_schema_6,),
 }
 
 

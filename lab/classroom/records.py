@@ -68,15 +68,20 @@ def activity_record(row) -> ActivityView | None:
     if row.activity_id is None:
         return None
     spec = spec_of(row.kind, row.params)
+    closes_at = row._mapping.get("closes_at")
+    timed_out = row.locked_at is None and closes_at is not None and closes_at <= db.now()
     return ActivityView(
         row.activity_id,
         row.position,
         row.kind,
         spec,
         row.revealed_at is not None,
-        row.locked_at is not None,
+        row.locked_at is not None or timed_out,
         row.round,
         row.shown_at is not None,
+        closes_at if row.locked_at is None and row.revealed_at is None else None,
+        row._mapping.get("timer_s") or 0,
+        timed_out,
     )
 
 
@@ -86,7 +91,10 @@ CLASS_COLUMNS = (
 )
 
 
-ACTIVITY_COLUMNS = "a.id AS activity_id, a.position, a.kind, a.params, a.revealed_at, a.locked_at, a.round, a.shown_at"
+ACTIVITY_COLUMNS = (
+    "a.id AS activity_id, a.position, a.kind, a.params, a.revealed_at, a.locked_at, a.round, a.shown_at, "
+    "a.closes_at, a.timer_s"
+)
 
 
 def bump_version(conn, class_id: int) -> None:
@@ -103,6 +111,15 @@ class ActivityView:
     locked: bool
     round: int = 1  # peer instruction: the current vote (1, then 2 after Vote again)
     shown: bool = False  # the teacher showed this round's responses on the projector
+    closes_at: float | None = None  # when the round's countdown locks the vote (None: no countdown running)
+    timer_s: int = 0  # the countdown's length for each round (0: none)
+    timed_out: bool = False  # locked because the countdown ended (``locked`` is then true too)
+
+    def seconds_left(self) -> float | None:
+        """Seconds until the countdown locks the vote (0 once it has), or None when no countdown runs."""
+        if self.closes_at is None:
+            return None
+        return max(0.0, self.closes_at - db.now())
 
 
 def class_by_code(conn, code: str):

@@ -39,15 +39,19 @@ def live_key(layout: str, round_: int, revealed: bool, removed: int) -> str:
     return f"{layout}|{round_}|{int(revealed)}|{removed}"
 
 
-def page_layout(activity_id: int | None, locked: bool, kind: str, revealed: bool) -> str:
+def page_layout(
+    activity_id: int | None, locked: bool, kind: str, revealed: bool, closes_at: float | None = None
+) -> str:
     """What of a student's page the teacher's actions change beyond its live part (the exact answer, the round's
     note and what is saved, the live region): the open activity, Lock, and an assignment's reveal (its cards show
     the solutions). Not the round: a new round changes what the live part draws (the boxes keep their values, the
     Submit saves for the round the live part shows), so Vote again costs every page of a class a live part's run,
-    not its activity part's (docs/decisions/0002). The version route says it, so a page knows which part to run."""
+    not its activity part's (docs/decisions/0002). A countdown's end (``closes_at``, while one runs: Add 30 s moves
+it) too. The version route says it, so a page knows which part to run."""
     if activity_id is None:
         return "none"
-    return f"{activity_id}.{int(locked)}" + (f".{int(revealed)}" if kind != PREDICT else "")
+    layout = f"{activity_id}.{int(locked)}" + (f".{int(revealed)}" if kind != PREDICT else "")
+    return layout + (f".t{round(closes_at * 1000)}" if closes_at is not None else "")
 
 
 def stored_class_version(engine: Engine, code: str) -> ClassVersion | None:
@@ -57,7 +61,7 @@ def stored_class_version(engine: Engine, code: str) -> ClassVersion | None:
         row = conn.execute(
             text(
                 "SELECT c.version, c.ended_at, c.created_at, c.teacher_hash, c.display_key, c.current_activity, "
-                "a.round, a.locked_at, a.kind, a.revealed_at, a.shown_at, "
+                "a.round, a.locked_at, a.closes_at, a.kind, a.revealed_at, a.shown_at, "
                 "(SELECT COUNT(*) FROM students s WHERE s.class_id = c.id AND s.removed_at IS NOT NULL) AS removed "
                 "FROM classes c "
                 "LEFT JOIN activities a ON a.id = c.current_activity WHERE c.code = :code"
@@ -67,7 +71,9 @@ def stored_class_version(engine: Engine, code: str) -> ClassVersion | None:
     if row is None:
         return None
     is_open = row.ended_at is None and db.now() - row.created_at < CODE_LIFETIME_S
-    layout = page_layout(row.current_activity, row.locked_at is not None, row.kind, row.revealed_at is not None)
+    locked = row.locked_at is not None or (row.closes_at is not None and row.closes_at <= db.now())  # or timed out
+    closes = row.closes_at if row.locked_at is None and row.revealed_at is None else None  # as ActivityView's
+    layout = page_layout(row.current_activity, locked, row.kind, row.revealed_at is not None, closes)
     return ClassVersion(
         row.version,
         is_open,

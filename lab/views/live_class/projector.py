@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import streamlit as st
 
+from lab.charts.residual import UPRIGHT_LABELS
 from lab.classroom.actions import Projection, projection
 from lab.classroom.activities import PREDICT
-from lab.core.formatting import markdown_escape, with_decimal
+from lab.core.formatting import fraction_text, markdown_escape, with_decimal
 from lab.views.live_class.database import class_version, engine
 from lab.views.live_class.follow import follow_teacher
 from lab.views.live_class.join_link import join_link
@@ -32,6 +33,7 @@ from lab.views.live_class.results import (
 )
 from lab.views.ui.accessibility import announce, section, title
 from lab.views.ui.charts import chart, figure
+from lab.views.ui.countdown import countdown
 from lab.views.ui.presentation import (
     DISPLAY_PARAM,
     PROJECTOR_CSS,
@@ -44,6 +46,8 @@ from lab.views.ui.presentation import (
 PROJECTOR_EVERY_S = 2.0
 MAX_QR_LINK = 2000
 LIVE = "proj"  # the page's live region (lab.views.ui.accessibility.announce)
+PROJECTOR_COUNTDOWN = "proj_countdown"
+LONG_ANSWER = 60  # an exact answer longer than this (with its decimals) is written in fractions, in smaller type
 # the legend of the two rounds' charts, said once above them (each chart drawn without one)
 KEY_TEXT = "Dots: predictions, in a box · solid line: class mean · dashed line and diamond: the exact answer"
 
@@ -107,7 +111,7 @@ def live(code: str, key: str) -> None:
         return
     shown = read.value
     activity = shown.activity
-    if activity is None or not activity.revealed:  # after the reveal each round's title says how many voted
+    if activity is None or not (activity.shown or activity.revealed):  # then each round's title says how many voted
         # what the room reads while it waits: how many have joined, then how many have submitted
         waiting_for_results = activity is not None and activity.kind == PREDICT and not activity.shown
         size = "wait" if activity is None else "big" if waiting_for_results else "normal"
@@ -146,6 +150,8 @@ def announcement(shown: Projection) -> str:
         return f"Activity {activity.position} is open: {activity.spec.title}."
     if activity.revealed:
         return "The exact answer is revealed: " + "; ".join(activity.spec.answer.exact_lines()) + "."
+    if activity.timed_out:
+        return "Time is up: the vote is locked."
     if activity.shown:
         return f"Round {activity.round}: the class's responses are shown."
     if activity.round > 1:
@@ -194,7 +200,10 @@ def top_band(klass, activity, link, results_up: bool) -> None:
         left, middle = top.columns([1.1, 1], gap="large", vertical_alignment="center")
         right = None
     else:
-        left, middle, right = top.columns([1.2, 1.0, 1.5], gap="medium", vertical_alignment="center")
+        # many tokens: the p / q chart gets more of the width, so that each bar is wider than its label on end
+        many = predict and len(activity.spec.question.tokens) > UPRIGHT_LABELS
+        widths = [1.1, 0.8, 2.1] if many else [1.2, 1.0, 1.5]
+        left, middle, right = top.columns(widths, gap="medium", vertical_alignment="center")
     with left:
         with st.container(key="proj-code"):
             title(f"Class code **{klass.code}**")  # the code is from the code alphabet: no markdown character
@@ -225,6 +234,10 @@ def question_band(activity, results_up: bool) -> None:
     spec = activity.spec
     with st.container(key="proj-question"):
         section(f"Activity {activity.position}: {markdown_escape(spec.title)}")
+        left = activity.seconds_left()
+        if left is not None and not activity.revealed:  # when it ends the page runs again and says the vote is locked
+            with st.container(key="proj-countdown"):
+                countdown(left, PROJECTOR_COUNTDOWN)
         if activity.kind != PREDICT:
             st.markdown(f"{len(spec.problems)} problems, on your phones.")
             return
@@ -234,7 +247,11 @@ def question_band(activity, results_up: bool) -> None:
         if activity.revealed:
             answer = spec.answer
             asked = "; ".join(f"{f} = {with_decimal(e, 3)}" for f, e in zip(answer.fields, answer.exact))
-            with st.container(key="proj-exact"):
+            size = "proj-exact"
+            if len(asked) > LONG_ANSWER:  # many values: fractions only, in smaller type (two lines at most)
+                asked = "; ".join(f"{f} = {fraction_text(e)}" for f, e in zip(answer.fields, answer.exact))
+                size = "proj-exact-long"
+            with st.container(key=size):
                 st.markdown("**Exact answer:** " + markdown_escape(asked))
 
 

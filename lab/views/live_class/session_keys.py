@@ -58,6 +58,11 @@ class Keys:
     LEVEL = "cls_level"
     COUNT = "cls_count"
     OPEN = "cls_open"
+    TIMER = "cls_timer"  # the form's countdown for each round (seconds, 0: none)
+    ADD_TIME = "cls_add_time"
+    STOP_COUNTDOWN = "cls_stop_countdown"
+    TEACHER_COUNTDOWN = "cls_teacher_countdown"
+    STUDENT_COUNTDOWN = "cls_student_countdown"
     SHOW = "cls_show"
     VOTE_AGAIN = "cls_vote_again"
     REVEAL = "cls_reveal"

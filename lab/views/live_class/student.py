@@ -215,7 +215,7 @@ def layout_of(state: StudentState) -> str:
     a = state.activity
     if a is None:
         return page_layout(None, False, "", False)
-    return page_layout(a.id, a.locked, a.kind, a.revealed)
+    return page_layout(a.id, a.locked, a.kind, a.revealed, a.closes_at)
 
 
 def live_of(state: StudentState) -> str | None:
@@ -241,9 +241,8 @@ def student_said(state: StudentState) -> str:
         said = "This class has ended: your answers are shown as saved."
     activity = state.activity
     if activity is not None:
-        said = f"Activity {activity.position} is open: {activity.spec.title}" + (
-            ", locked by your teacher." if activity.locked else "."
-        )
+        locked = ", locked: the time for the vote is up." if activity.timed_out else ", locked by your teacher."
+        said = f"Activity {activity.position} is open: {activity.spec.title}" + (locked if activity.locked else ".")
         if activity.round > 1 and not activity.locked:
             said += f" Round {activity.round}: vote again."
     return said

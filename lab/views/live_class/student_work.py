@@ -20,6 +20,7 @@ from lab.views.live_class.question import answer_markdown, draw_question
 from lab.views.live_class.session_keys import Keys
 from lab.views.ui.bar_predictor import BoxesForm, bar_predictor
 from lab.views.ui.charts import chart, figure, show_feedback
+from lab.views.ui.countdown import countdown
 from lab.views.ui.presentation import is_presenting
 
 
@@ -145,18 +146,33 @@ def revealed_prediction(state: StudentState) -> str:
     )
 
 
+def vote_countdown(state: StudentState) -> None:
+    """A running countdown's time left (when it ends, this part runs again and draws the vote locked)."""
+    left = state.activity.seconds_left()
+    if left is not None and not state.activity.locked and state.open:
+        countdown(left, Keys.STUDENT_COUNTDOWN)
+
+
+def locked_note(activity: ActivityView) -> None:
+    """Why answers can no longer change: the countdown ended, or the teacher locked the activity."""
+    if activity.timed_out:
+        st.info("Time is up: the vote is locked, and answers can no longer change.")
+    elif activity.locked:
+        st.info("Your teacher has locked this activity: answers can no longer change.")
+
+
 def predict_student(state: StudentState, code: str, token: str, heading: str) -> tuple[str, str]:
     """Draw a predict activity under its ``heading`` (markdown); returns what to announce: (said, refused)."""
     activity = state.activity
     draw_question(activity.spec.question, Keys.student_question(activity.id), heading=heading)
+    vote_countdown(state)
     prediction_panel(state, code, token)
     feedback = st.session_state.pop(Keys.FEEDBACK, None)
     said = refused = ""
     if feedback:
         show_feedback(feedback)
         refused, said = (feedback.text, "") if feedback.kind == "error" else ("", feedback.text)
-    if activity.locked:
-        st.info("Your teacher has locked this activity: answers can no longer change.")
+    locked_note(activity)
     return said, refused  # the round, what is saved and the exact answer are drawn by student_live
 
 
@@ -243,6 +259,8 @@ def assignment_student(state: StudentState, code: str, token: str) -> tuple[str,
     problems = state.activity.spec.problems
     solved = sum(a.correct for a in state.attempts.values())
     st.metric("Solved", f"{solved} of {len(problems)}")
+    vote_countdown(state)
+    locked_note(state.activity)
     for problem in problems:
         checked, refusal = problem_card(state, problem, code, token)
         said, refused = checked or said, refusal or refused

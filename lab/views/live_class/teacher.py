@@ -20,6 +20,7 @@ from lab.classroom.actions import (
 )
 from lab.classroom.actions import TeacherActions as Do
 from lab.classroom.activities import PREDICT, WORKED_EXAMPLE, source_choices
+from lab.classroom.classes import ADD_TIME_S, TIMER_CHOICES
 from lab.core.formatting import markdown_escape
 from lab.teaching.class_question import SECOND_TARGET
 from lab.teaching.exercises import DEFAULT_COUNT, DEFAULT_LEVEL
@@ -37,6 +38,7 @@ from lab.views.live_class.session_keys import Keys
 from lab.views.live_class.teacher_desk import change, teacher_action, teacher_button, the_desk
 from lab.views.live_class.teacher_links import join_panel, private_panel, top_bar
 from lab.views.ui.accessibility import announce, section, subsection
+from lab.views.ui.countdown import countdown
 from lab.views.ui.presentation import CLASS_PRESENTING_CSS, PRESENT_TEXT_PX, is_presenting
 
 OPEN_HEADING = "Open an activity for the class"
@@ -49,9 +51,10 @@ def _open_activity() -> None:
     form = st.session_state
     kind, source = form.get(Keys.KIND), form.get(Keys.SOURCE, WORKED_EXAMPLE)
     seed, level, count = form.get(Keys.SEED), form.get(Keys.LEVEL), form.get(Keys.COUNT)
+    timer = form.get(Keys.TIMER) or None  # checked by the store (one of TIMER_CHOICES)
     desk = the_desk()
     change(
-        lambda on_pending: desk.open_activity(engine, kind, source, seed, level, count, on_pending=on_pending),
+        lambda on_pending: desk.open_activity(engine, kind, source, seed, level, count, timer, on_pending=on_pending),
         "Open activity",
         focus="activity",
     )
@@ -71,7 +74,8 @@ def _source_label(source: str) -> str:
 
 def activity_state(activity: ActivityView) -> str:
     """The current activity's state in words (its heading says it)."""
-    state = ("locked" if activity.locked else "open") + (", answer revealed" if activity.revealed else "")
+    locked = "locked: time is up" if activity.timed_out else "locked"
+    state = (locked if activity.locked else "open") + (", answer revealed" if activity.revealed else "")
     if activity.kind == PREDICT:
         state = f"round {activity.round}, " + state + (", responses shown" if activity.shown else "")
     return state
@@ -107,6 +111,44 @@ def activity_buttons(activity: ActivityView) -> None:
     label, key, action = ("Unlock", Keys.UNLOCK, Do.unlock) if activity.locked else ("Lock", Keys.LOCK, Do.lock)
     teacher_button(lock, label, key, action, focus="lock", width="stretch")
     teacher_button(next_one, "Next activity", Keys.NEXT, Do.next_activity, focus="activity", width="stretch")
+    countdown_row(activity)
+
+
+def timer_words(seconds: int) -> str:
+    """A countdown's length as the form offers it: "Off", "30 s", "2 min"."""
+    if not seconds:
+        return "Off"
+    return f"{seconds // 60} min" if seconds % 60 == 0 and seconds >= 120 else f"{seconds} s"
+
+
+def countdown_focus(activity: ActivityView | None) -> str:
+    """The countdown's button that takes keyboard focus after one of them was pressed (the row changes)."""
+    if activity is None or activity.seconds_left() is not None:
+        return f"Add {ADD_TIME_S} s"
+    return f"Start a {ADD_TIME_S} s countdown"
+
+
+def countdown_row(activity: ActivityView) -> None:
+    """The vote's countdown and its buttons: the time left (ticking in the browser) with Add 30 s and Stop, or, with
+    none running, a button that starts one. Nothing once the answer is revealed or the teacher locked the vote."""
+    if activity.revealed or (activity.locked and not activity.timed_out):
+        return
+    left = activity.seconds_left()
+    if left is None:
+        start, _rest = st.columns([2, 3])
+        teacher_button(
+            start, f"Start a {ADD_TIME_S} s countdown", Keys.ADD_TIME, Do.add_time, focus="countdown", width="stretch",
+            help="The vote locks when it ends; the projector and the phones show it.",
+        )  # fmt: skip
+        return
+    timer, more, stop = st.columns([3, 1, 1], vertical_alignment="center")
+    with timer:
+        countdown(left, Keys.TEACHER_COUNTDOWN)
+    teacher_button(more, f"Add {ADD_TIME_S} s", Keys.ADD_TIME, Do.add_time, focus="countdown", width="stretch")
+    teacher_button(
+        stop, "Stop countdown", Keys.STOP_COUNTDOWN, Do.stop_countdown, idle=activity.timed_out, focus="countdown",
+        width="stretch", help="The vote stays open until you reveal the answer or lock it.",
+    )  # fmt: skip
 
 
 def activity_question(activity: ActivityView | None) -> None:
@@ -134,6 +176,13 @@ def open_activity_form() -> None:
             seed, level, count = st.columns(3)
             start_from({Keys.SEED: 1, Keys.COUNT: DEFAULT_COUNT, Keys.LEVEL: DEFAULT_LEVEL})
             assignment_fields((seed, count, level), (Keys.SEED, Keys.COUNT, Keys.LEVEL), titled_levels=True)
+        st.selectbox(
+            "Countdown for each round",
+            (0, *TIMER_CHOICES),
+            key=Keys.TIMER,
+            format_func=timer_words,
+            help="When it ends the vote locks; you can add time while it runs.",
+        )
         st.button("Open for the class", key=Keys.OPEN, type="primary", on_click=_open_activity)
 
 
@@ -309,6 +358,7 @@ def running_dashboard(code: str, token: str, klass: ClassRow, class_heading: str
         "activity": activity_heading,
         "lock": "Unlock" if board.activity is not None and board.activity.locked else "Lock",
         "class": class_heading,
+        "countdown": countdown_focus(board.activity),
     }.get(st.session_state.pop(Keys.TEACHER_FOCUS, ""), "")
     announce(Keys.LIVE, said, error=error, focus=focus)
     first = board.activity is None  # between activities: the room may still be joining

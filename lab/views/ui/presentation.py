@@ -167,10 +167,13 @@ html { font-size: 3.4vh; }
   color: __INK__; }
 .st-key-proj-exact p { font-size: min(7.5vh, 4vw) !important; line-height: 1.1; font-weight: 700; }
 .st-key-proj-exact p strong { font-size: 1.15rem; }
+.st-key-proj-exact-long p { font-size: min(4.4vh, 2.3vw) !important; line-height: 1.15; font-weight: 700; }
+.st-key-proj-exact-long p strong { font-size: 1.15rem; }
 .st-key-proj-status-normal p { font-size: 1.2rem !important; }
 .st-key-proj-status-wait p { font-size: 1.5rem !important; }  /* as large as "Go to" */
 /* an activity open, no results yet: the question and the count are what the room reads */
 .st-key-proj-prompt p { font-size: 1.25rem !important; }
+.st-key-proj-countdown .rl-countdown { font-size: 1.25rem; margin: 0; }
 .st-key-proj-status-big p { font-size: 1.8rem !important; }
 [class*="st-key-proj-round-"] p { font-size: 1.1rem !important; }
 /* plotly sizes a figure without a height to its element: the element's height is set here, in window units */

@@ -1,0 +1,72 @@
+"""The projector fits with the most tokens a class question has (the eight-word scenario: eight bars and Z), at
+1920x1080 and 1280x720, in every state from an open vote with its countdown to the reveal: no scrolling, every
+chart inside the window, and no two texts of a chart overlapping (what a screenshot shows as "1/101/10")."""
+
+from __future__ import annotations
+
+import pytest
+from browserlib import app_and_class_engine, goto, wait_idle
+
+from lab.classroom import admission, answers, classes, versions
+
+SOURCE = "eight-words"
+FIT_JS = """() => {
+  const main = document.querySelector('[data-testid=stMain]');
+  const scroll = Math.max(main.scrollHeight, document.documentElement.scrollHeight);
+  const plots = [...document.querySelectorAll('.js-plotly-plot')];
+  const boxes = plots.map(p => p.getBoundingClientRect()).map(b => [b.left, b.top, b.right, b.bottom]);
+  const texts = '.xtick text, .ytick text, .legendtext, .textpoint text, .bartext, .g-ytitle text';
+  const overlaps = [];
+  for (const plot of plots) {
+    const placed = [...plot.querySelectorAll(texts)].filter(t => t.textContent.trim())
+        .map(t => [t.textContent, t.getBoundingClientRect()]);
+    for (let i = 0; i < placed.length; i++) for (let j = i + 1; j < placed.length; j++) {
+      const [a, ra] = placed[i], [b, rb] = placed[j];
+      const x = Math.min(ra.right, rb.right) - Math.max(ra.left, rb.left);
+      const y = Math.min(ra.bottom, rb.bottom) - Math.max(ra.top, rb.top);
+      if (x > 1 && y > 1) overlaps.push(`${a} / ${b}`);
+    }
+  }
+  return {scroll, boxes, overlaps};
+}"""
+
+
+@pytest.fixture(scope="module")
+def hall(tmp_path_factory):
+    """A server and a class on the eight-word question with a two-minute countdown, three votes in."""
+    with app_and_class_engine(tmp_path_factory.mktemp("fit")) as (base, engine):
+        new = classes.create_class(engine, "Lecture hall")
+        classes.open_activity(engine, new.code, new.teacher_token, "predict", {"source": SOURCE}, 120)
+        for i, value in enumerate(("0.1", "0.15", "0.3")):
+            student = admission.join_class(engine, new.code, f"Student {i}").student_token
+            activity = answers.student_state(engine, new.code, student).activity
+            answers.submit_prediction(engine, new.code, student, activity.id, [value] * 9, round_number=1)
+        key = versions.stored_class_version(engine, new.code).display_key
+        yield base, engine, new, key
+
+
+@pytest.mark.browser
+def test_eight_tokens_fit_the_projector_in_every_state(browser, hall, screenshot_dir):
+    base, engine, new, key = hall
+    for state in ("open", "shown", "revealed"):
+        if state == "shown":
+            classes.show_responses(engine, new.code, new.teacher_token)
+        elif state == "revealed":
+            classes.reveal(engine, new.code, new.teacher_token)
+        for width, height in ((1920, 1080), (1280, 720)):
+            ctx = browser.new_context(viewport={"width": width, "height": height})
+            page = ctx.new_page()
+            goto(page, f"{base}/projector?code={new.code}&display={key}")
+            wait_idle(page, started_timeout=50)
+            page.wait_for_timeout(500)
+            if state == "open":
+                assert page.get_by_role("timer").inner_text().startswith("Time left to vote:")
+            facts = page.evaluate(FIT_JS)
+            where = f"{state} at {width}x{height}"
+            assert facts["scroll"] <= height + 1, (where, facts["scroll"])
+            assert len(facts["boxes"]) == (1 if state == "open" else 2), where
+            for left, top, right, bottom in facts["boxes"]:
+                assert left >= 0 and top >= 0 and right <= width and bottom <= height, (where, facts["boxes"])
+            assert facts["overlaps"] == [], (where, facts["overlaps"])
+            page.screenshot(path=str(screenshot_dir / f"class-projector-eight-{state}-{width}x{height}.png"))
+            ctx.close()
