@@ -66,7 +66,7 @@ def test_a_phone_counts_down_then_the_vote_is_locked_and_a_late_submit_is_refuse
     at = open_linked_page(PAGE, {"code": new.code, "student": token})
     assert not countdowns(at)
     assert predictors(at)["cls_bars_1"]["disabled"]
-    assert "Time is up: the vote is locked, and answers can no longer change." in [plain(i.value) for i in at.info]
+    assert predictors(at)["cls_bars_1"]["closed"] == "Time is up: the vote is locked, and answers can no longer change."
     send_trigger(at, "cls_bars_1", "submit", ["0.75", "0.25"])  # sent to disabled boxes: ignored
     assert answers.student_state(data, new.code, token).prediction is None
 

@@ -700,13 +700,13 @@ def test_the_join_form_takes_an_optional_student_number_and_refuses_a_bad_one_by
 def test_the_join_link_page_has_no_presentation_toggle(data):
     """A scanned QR code opens the Class page with the join link (code and key): the app draws no presentation
     toggle there, as on a joined student's page; the plain Class page has it."""
-    from pagetest import open_page_url
-
     new = classes.create_class(data)
     key = teacher_link.check_teacher(data, new.code, new.teacher_token).join_key
-    scanned = open_page_url(PAGE, {"code": new.code, "join": key})
+    scanned = open_linked_page(PAGE, {"code": new.code, "join": key})
+    assert scanned.text_input(key="cls_join_code").value == new.code  # the join page itself
     assert not [t for t in scanned.get("toggle") if t.key == "present"]
-    plain_class = open_page_url(PAGE, {"code": new.code})
+    plain_class = open_linked_page(PAGE, {"code": new.code})
+    assert plain_class.text_input(key="cls_join_code").value == new.code
     assert [t for t in plain_class.get("toggle") if t.key == "present"]
 
 
@@ -726,3 +726,30 @@ def test_the_branch_question_in_a_class_is_a_choice_as_on_the_exercises_page(dat
     assert answers.student_state(data, new.code, token).attempts[branch.number].correct
     at = open_linked_page(PAGE, {"code": new.code, "student": token})  # a reload shows the saved choice
     assert at.radio(key=f"cls_ans_1_{branch.number}").value == expected_answer(branch)
+
+
+def test_an_anonymous_class_asks_no_name_and_gives_one(data):
+    """Started as an anonymous class ("no names asked"): the join link's page asks no name, the student gets a random
+    "Animal N" that their page and the dashboard show; the teacher can switch it off for new students."""
+    import re
+
+    at = open_linked_page(PAGE)
+    at.text_input(key="cls_start_name").set_value("Hall")
+    at.checkbox(key="cls_start_anonymous").check()
+    at.button(key="FormSubmitter:cls_start_form-Start a class").click().run()
+    code, token = at.query_params["code"], at.query_params["teacher"]
+    assert "students join without names (each gets a random one)" in markdown_text(at)
+    key = teacher_link.check_teacher(data, code, token).join_key
+    scanned = open_linked_page(PAGE, {"code": code, "join": key})
+    assert not [t for t in scanned.text_input if t.key == "cls_join_name"]
+    assert "This class is anonymous: you do not type a name." in markdown_text(scanned)
+    scanned.button(key="FormSubmitter:cls_join_form-Join").click().run()
+    assert not scanned.exception and "student" in scanned.query_params
+    (name,) = re.findall(r"You joined as ([A-Za-z]+ \d+)\.", plain(scanned.caption[0].value))
+    at = open_linked_page(PAGE, {"code": code, "teacher": token})
+    at.toggle(key="cls_show_students").set_value(True).run()
+    assert [t.value for t in at.text][::2] == [name]
+    at.button(key="cls_anonymous").click().run()  # "Ask new students for names"
+    assert "students join with the names they type" in markdown_text(at)
+    asked = open_linked_page(PAGE, {"code": code, "join": key})
+    assert [t for t in asked.text_input if t.key == "cls_join_name"]

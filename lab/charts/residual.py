@@ -49,11 +49,17 @@ def _layout(title: str, x_title: str, y_title: str, y_max: float, barmode: str =
 _top = base.top
 
 
-def pq_bars(tokens: Sequence[str], p: Sequence, q: Sequence, fit: bool = False) -> go.Figure:
+def pq_bars(tokens: Sequence[str], p: Sequence, q: Sequence, fit: bool = False, upright: bool = False) -> go.Figure:
     """Target p and draft q side by side per token. ``fit``: no height of its own, as tall as its element (the page's
-    CSS makes it shorter on a phone, so the bars to draw under it are on the same screen)."""
+    CSS makes it shorter on a phone, so the bars to draw under it are on the same screen). ``upright``: the labels
+    on end above their bars, at their full size (many tokens on a phone: side by side plotly would shrink them to a
+    few pixels)."""
     traces = [_bar("p", "target p", tokens, p), _bar("q", "draft q", tokens, q)]
     layout = _layout("Target p and draft q", "token", "probability", _top(p, q))
+    if upright:
+        for trace in traces:
+            trace.update(textangle=-90, constraintext="none")
+        layout["yaxis"]["range"] = [0, _top(p, q) * 1.45]  # room above the tallest bar for its label on end
     if fit:
         del layout["height"]
     return base.figure(traces, layout)

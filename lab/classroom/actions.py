@@ -202,13 +202,20 @@ def join_from_landing(
     return result.value, words(result)
 
 
+def anonymous_join_link(db: Engine | Connect, code: str, key: str) -> bool:
+    """Whether the join link (``code``, ``key``) is of a class that takes students without names (False also while
+    the database cannot be reached: the form then asks for a name, which such a class does not keep)."""
+    result = outcome(lambda engine: admission.joins_without_names(engine, code, key), db, DATABASE_DOWN)
+    return bool(result.value)
+
+
 def start_class(
-    db: Engine | Connect, class_name: str, *, client: str = "", address: str = ""
+    db: Engine | Connect, class_name: str, *, client: str = "", address: str = "", anonymous: bool = False
 ) -> tuple[classes.NewClass | None, str]:
     """Start a class from the landing page: (the new class, "") or (None, why not: also when this browser or
-    address started too many classes)."""
+    address started too many classes). ``anonymous``: students join without a name."""
     result = outcome(
-        lambda engine: classes.create_class(engine, class_name, client=client, address=address),
+        lambda engine: classes.create_class(engine, class_name, client=client, address=address, anonymous=anonymous),
         db,
         DATABASE_DOWN.replace("nothing was saved", "no class was started"),
     )
@@ -233,6 +240,7 @@ class TeacherActions:
     allow_back = staticmethod(roster.allow_back)
     lock_joins = staticmethod(admission.lock_joins)
     set_expected_size = staticmethod(admission.set_expected_size)
+    set_anonymous = staticmethod(admission.set_anonymous)
     new_join_link = staticmethod(admission.new_join_link)
     admit_waiting = staticmethod(roster.admit_waiting)
 

@@ -7,7 +7,7 @@ Lock joins, the expected size, New join link.
 from __future__ import annotations
 
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from sqlalchemy import text
 from sqlalchemy.engine import Engine
@@ -27,7 +27,7 @@ from lab.classroom.limits import (
     spend_wrong_code,
     wrong_codes_from,
 )
-from lab.classroom.naming import check_identifier, check_name, name_key, normalize_code
+from lab.classroom.naming import anonymous_name, check_identifier, check_name, name_key, normalize_code
 from lab.classroom.records import ClassRow, bump_version, class_by_code, class_record
 from lab.classroom.refusals import ClassroomError
 from lab.classroom.roster import take_seat
@@ -61,7 +61,7 @@ class JoinRequest:
     """Who asks to join, as the store may keep them: keyed HMACs of the browser session and the address, never
     the values themselves."""
 
-    name: str  # checked (check_name)
+    name: str  # checked (check_name); "" when none was typed (an anonymous class gives one)
     identifier: str  # checked (check_identifier): "" when none was given
     session_hash: str  # counts this browser session's wrong codes (also when the page passed no session)
     browser_hash: str | None  # bounds its joins and keeps a removed student's browser out
@@ -89,14 +89,22 @@ def join_class(
     them back in. Every refusal of a typed code after the lookup says the same (_no_open_class)."""
     prepare(engine)
     at = db.now()
+    typed_name = str(name or "")
     request = JoinRequest(
-        check_name(name), check_identifier(identifier), keyed("wrong-codes", client),
+        check_name(typed_name) if typed_name.strip() else "", check_identifier(identifier),
+        keyed("wrong-codes", client),
         keyed("browser", client) if client else None,
         keyed("address", address) if address else "", link_key, at,
     )  # fmt: skip
     code = _typed_code(engine, code, request)
     with writing(engine) as conn:
         row = class_by_code(conn, code)
+        anonymous = row is not None and bool(row.anonymous)
+        if not request.name and not anonymous:
+            check_name("")  # raises (the same for every class that asks names, and for no class at all)
+        if anonymous:  # a name of the store's choosing; one typed is not kept
+            taken = conn.execute(text("SELECT name FROM students WHERE class_id = :cid"), {"cid": row.id}).scalars()
+            request = replace(request, name=anonymous_name(taken))
         by_link = _through_join_link(row, link_key)
         joins = _check_join_limits(conn, request, by_link)
         klass = class_record(row) if row is not None else None
@@ -247,6 +255,29 @@ def check_join_address(address: str) -> str:
         return check_base_url(address)
     except ExerciseInputError as exc:
         raise ClassroomError(f"Address for students: {exc} (e.g. http://192.168.1.20:8501).") from None
+
+
+def joins_without_names(engine: Engine, code: str, link_key: str) -> bool:
+    """Whether the class of a join link (``code`` and its current key) takes students without names. False for
+    anything else, an unknown code or a wrong key included: the page that asks is no way to learn of a class."""
+    try:
+        code = normalize_code(code)
+    except ClassroomError:
+        return False
+    with db.reading(engine) as conn:
+        row = class_by_code(conn, code)
+    return bool(_through_join_link(row, link_key) and row.anonymous)
+
+
+def set_anonymous(engine: Engine, code: str, teacher_token: str, anonymous: bool = True) -> None:
+    """Whether students join without a name from now on (each gets a random one, shown to them and to the teacher);
+    students already in keep theirs."""
+    if not isinstance(anonymous, bool):
+        raise ClassroomError(f"Anonymous joining: {str(anonymous)[:20]!r} is not yes or no.")
+    with writing(engine) as conn:
+        klass = teacher_class(conn, code, teacher_token)
+        conn.execute(text("UPDATE classes SET anonymous = :a WHERE id = :id"), {"a": int(anonymous), "id": klass.id})
+        bump_version(conn, klass.id)
 
 
 def set_join_address(engine: Engine, code: str, teacher_token: str, address: str) -> str:

@@ -59,9 +59,14 @@ def purge_old(engine: Engine, at: float | None = None) -> None:
         conn.execute(text("DELETE FROM rate_counters WHERE window_end <= :at"), {"at": at})
 
 
-def create_class(engine: Engine, name: str = "", *, client: str = "", address: str = "") -> NewClass:
+def create_class(
+    engine: Engine, name: str = "", *, client: str = "", address: str = "", anonymous: bool = False
+) -> NewClass:
     """Start a class. ``client`` (the browser session) and ``address`` bound how many classes one browser and one
-    address start (CLASSES_PER_BROWSER, CLASSES_PER_ADDRESS in CLASS_WINDOW_S); only keyed HMACs are stored."""
+    address start (CLASSES_PER_BROWSER, CLASSES_PER_ADDRESS in CLASS_WINDOW_S); only keyed HMACs are stored.
+    ``anonymous``: students join without a name (lab.classroom.admission gives each a random one)."""
+    if not isinstance(anonymous, bool):
+        raise ClassroomError(f"Anonymous joining: {str(anonymous)[:20]!r} is not yes or no.")
     prepare(engine)
     cleaned = check_text("Class name", name, MAX_CLASS_NAME)
     purge_old(engine)
@@ -77,10 +82,13 @@ def create_class(engine: Engine, name: str = "", *, client: str = "", address: s
             count_limits(conn, limits, at)
             conn.execute(
                 text(
-                    "INSERT INTO classes (code, name, teacher_hash, created_at, version, student_count, display_key) "
-                    "VALUES (:code, :name, :hash, :at, 1, 0, :display)"
+                    "INSERT INTO classes (code, name, teacher_hash, created_at, version, student_count, display_key, "
+                    "anonymous) VALUES (:code, :name, :hash, :at, 1, 0, :display, :anonymous)"
                 ),
-                {"code": code, "name": cleaned, "hash": token_hash(token), "at": at, "display": new_display_key()},
+                {
+                    "code": code, "name": cleaned, "hash": token_hash(token), "at": at, "display": new_display_key(),
+                    "anonymous": int(anonymous),
+                },  # fmt: skip
             )
         return NewClass(code, token, cleaned)
     raise ClassroomError("Could not find a free class code; try again.")  # pragma: no cover (31^6 codes)

@@ -91,6 +91,29 @@ def check_name(name: str) -> str:
     return cleaned
 
 
+# An anonymous class's names: an animal and a number ("Otter 17"), drawn at random for each student, never twice in
+# a class. Plain words a teacher can read out, none of them a name a student could be mistaken for.
+ANIMALS = (
+    "Badger", "Bear", "Beaver", "Bison", "Camel", "Crane", "Deer", "Dolphin", "Eagle", "Falcon", "Fox", "Gecko",
+    "Hare", "Hedgehog", "Heron", "Ibis", "Jaguar", "Koala", "Lemur", "Lion", "Llama", "Lynx", "Marten", "Moose",
+    "Newt", "Otter", "Owl", "Panda", "Pelican", "Puffin", "Quail", "Raven", "Robin", "Seal", "Stork", "Swan",
+    "Tapir", "Tiger", "Toucan", "Turtle", "Walrus", "Wolf", "Wombat", "Yak", "Zebra",
+)  # fmt: skip
+ANIMAL_NUMBERS = 99
+
+
+def anonymous_name(taken) -> str:
+    """A random "Animal N" not in ``taken`` (names already in the class, compared as name_key does); with every
+    such name taken (4,455 of them: more than a class holds), "Student N"."""
+    used = {name_key(n) for n in taken}
+    for _ in range(50):
+        name = f"{secrets.choice(ANIMALS)} {secrets.randbelow(ANIMAL_NUMBERS) + 1}"
+        if name_key(name) not in used:
+            return name
+    free = (f"{animal} {n}" for animal in ANIMALS for n in range(1, ANIMAL_NUMBERS + 1))
+    return next((name for name in free if name_key(name) not in used), f"Student {len(used) + 1}")
+
+
 MAX_IDENTIFIER = 32
 IDENTIFIER_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.")
 

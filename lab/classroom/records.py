@@ -39,6 +39,7 @@ class ClassRow:
     join_address: str = ""  # the app address for students typed on the dashboard ("" when none)
     joins_locked: bool = False  # the teacher locked the class to new joins
     expected_size: int | None = None  # beyond it, joins wait for the teacher's approval (None: no approval)
+    anonymous: bool = False  # students join without a name: each gets a random one (naming.anonymous_name)
 
     @property
     def open(self) -> bool:
@@ -60,6 +61,7 @@ def class_record(row) -> ClassRow:
         row.join_address or "",
         row.joins_locked_at is not None,
         row.expected_size,
+        bool(row._mapping.get("anonymous")),
     )
 
 
@@ -87,7 +89,7 @@ def activity_record(row) -> ActivityView | None:
 
 CLASS_COLUMNS = (
     "c.id, c.code, c.name, c.created_at, c.ended_at, c.current_activity, c.version, c.display_key, c.join_address, "
-    "c.joins_locked_at, c.expected_size, c.join_seed"
+    "c.joins_locked_at, c.expected_size, c.join_seed, c.anonymous"
 )
 
 

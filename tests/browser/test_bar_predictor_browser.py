@@ -110,7 +110,11 @@ def test_touch_tap_and_drag(browser, app_url):
         open_worked_example(page, app_url)
         bar(page, "r(B)").scroll_into_view_if_needed()
         x, y = column_point(page, "r(B)", 0.3)
-        page.touchscreen.tap(x, y)
+        page.touchscreen.tap(x, y)  # a tap away from the bar's top picks the bar, and moves nothing
+        page.wait_for_timeout(300)
+        assert "rl-bp-picked" in bar(page, "r(B)").get_attribute("class")
+        assert page.get_by_role("spinbutton", name="Predict B").input_value() == "0.00"
+        page.touchscreen.tap(x, y)  # on the picked bar, a tap sets its height
         wait_idle(page)
         assert page.get_by_role("spinbutton", name="Predict B").input_value() == "0.30"
         cdp = context.new_cdp_session(page)

@@ -39,7 +39,8 @@ def admission_panel(board: Dashboard, hide: bool, button, act) -> None:
             if klass.expected_size
             else "no expected size: every join takes a seat"
         )
-        st.markdown(f"**Who gets in.** New joins: {joins}; {size}.")
+        names = "without names (each gets a random one)" if klass.anonymous else "with the names they type"
+        st.markdown(f"**Who gets in.** New joins: {joins}; {size}; students join {names}.")
         lock, size_box, new_link = st.columns(3)
         if klass.joins_locked:
             button(lock, "Allow new joins", Keys.OPEN_JOINS, TeacherActions.lock_joins, False, width="stretch")
@@ -71,6 +72,13 @@ def admission_panel(board: Dashboard, hide: bool, button, act) -> None:
                 "round). Students already in keep their private links; the typed code works until you lock."
             )
             button(st, "Replace the join link now", Keys.NEW_JOIN_LINK, TeacherActions.new_join_link, type="primary")
+        if klass.anonymous:
+            button(st, "Ask new students for names", Keys.ANONYMOUS, TeacherActions.set_anonymous, False)
+        else:
+            button(
+                st, "No names for new students", Keys.ANONYMOUS, TeacherActions.set_anonymous, True,
+                help="Each new student gets a random name such as Otter 17; students already in keep theirs.",
+            )  # fmt: skip
         waiting_list(board.waiting, hide, button)
 
 

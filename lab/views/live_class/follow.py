@@ -145,12 +145,41 @@ function shownLines({ data, parentElement }) {
   }));
 }
 """
+# What the live part tells the rest of the page when its data changes:
+# - the vote closed (data.closed: {key, reason}, the reveal of a prediction, which redraws this part only): the bars
+#   with that key disable their boxes and Submit and say why (lab/views/ui/assets/bar_predictor.js);
+# - something the student should see (data.into_view: a new round, the reveal): this part is brought into view when
+#   it is not (once per new value; not when the page is first drawn, nor while the student is typing).
+_TELL_FUNCTION = """
+function tellPage({ data, parentElement }) {
+  const closed = (data && data.closed) || null;
+  const before = window.__labVoteClosed || null;
+  if (JSON.stringify(closed) !== JSON.stringify(before)) {
+    if (closed) window.__labVoteClosed = closed; else delete window.__labVoteClosed;
+    document.dispatchEvent(new CustomEvent("rl-vote-closed"));
+  }
+  const mark = data && data.into_view;
+  const seen = window.__labIntoView;
+  window.__labIntoView = mark;
+  if (!mark || seen === undefined || seen === mark) return;
+  const active = document.activeElement;
+  if (active && (active.tagName === "INPUT" || active.tagName === "TEXTAREA")) return;
+  setTimeout(() => {
+    const part = parentElement.closest("[data-testid=stVerticalBlock]") || parentElement;
+    const box = part.getBoundingClientRect();
+    if (box.top >= 0 && box.top < window.innerHeight * 0.6) return;  // its start is on the screen already
+    const still = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
+    part.scrollIntoView({ block: "start", behavior: still ? "auto" : "smooth" });
+  }, 300);  // after the part's new elements are laid out
+}
+"""
 _LIVE_JS = (
     LIVE_REGION_FUNCTION
     + _SHOWN_FUNCTION
+    + _TELL_FUNCTION
     + _FOLLOW_FUNCTION
     + "export default function (component) {\n"
-    + "  shownLines(component); liveRegion(component); return follow(component);\n}\n"
+    + "  shownLines(component); liveRegion(component); tellPage(component); return follow(component);\n}\n"
 )
 
 # The activity part's trigger, drawn outside the fragment that holds the follower: it only lends the follower a way to
@@ -219,13 +248,16 @@ def draw_lines(lines: list[dict]) -> None:
 
 
 def announce_and_follow(
-    live_key: str, message: str, error: str, focus: str, follow: tuple | None, lines: list[dict] = ()
+    live_key: str, message: str, error: str, focus: str, follow: tuple | None, lines: list[dict] = (),
+    tell: dict | None = None,
 ) -> None:
     """``lines`` (:func:`shown_line`), then ``announce(live_key, message, error=…, focus=…)``
     (lab.views.ui.accessibility), then, unless ``follow`` is None (the class has ended), ``follow_teacher(*follow)``.
     Served with the route, all three are one element: the live regions are the follower's (the same regions, the
     same key, from run to run, whether it follows or not), and it shows the lines above them (every page of a class
-    draws this part at the same moment, and each element costs the server per page: docs/decisions/0002)."""
+    draws this part at the same moment, and each element costs the server per page: docs/decisions/0002). ``tell``:
+    what it tells the rest of the page (_TELL_FUNCTION: ``closed``, ``into_view``), served with the route only (without
+    it every change reruns the whole page, which draws it all)."""
     if not served.routes_mounted:
         draw_lines(lines)
         announce(live_key, message, error=error, focus=focus)
@@ -234,6 +266,7 @@ def announce_and_follow(
         return
     data = live_data(live_key, message, error=error, focus=focus)
     data["shown"] = tuple(lines)  # a tuple: Streamlit asks of every list in the data whether it is a data frame
+    data.update(tell or {})
     if follow is not None:
         code, drawn_version, key, _fragment, *rest = follow
         data.update(_follow_data(code, drawn_version, key, *rest))

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from lab.classroom.actions import join_from_landing, start_class
+from lab.classroom.actions import anonymous_join_link, join_from_landing, start_class
 from lab.classroom.naming import MAX_IDENTIFIER
 from lab.core.formatting import markdown_escape
 from lab.views.live_class.common import go_to
@@ -14,13 +14,27 @@ from lab.views.live_class.database import browser_key, client_address, engine
 from lab.views.live_class.session_keys import Keys
 from lab.views.ui.accessibility import announce, section
 
+ANONYMOUS_NOTE = (
+    "This class is anonymous: you do not type a name. You get a random one, such as *Otter 17*; your teacher sees "
+    "only that."
+)
 
-def join_form(code: str) -> str:
-    """Join with a class code and a name; returns the refusal to announce."""
+
+def join_form(code: str, anonymous: bool = False) -> str:
+    """Join with a class code and a name (``anonymous``: the join link's class gives names, none is asked); returns
+    the refusal to announce."""
     section("Join a class")
     with st.form(Keys.JOIN_FORM, border=True):
         typed_code = st.text_input("Class code", value=code, placeholder="e.g. K7M2QX", key=Keys.JOIN_CODE)
-        name = st.text_input("Your name", key=Keys.JOIN_NAME, help="1 to 40 characters; your teacher sees it.")
+        name = ""
+        if anonymous:
+            st.markdown(ANONYMOUS_NOTE)
+        else:
+            name = st.text_input(
+                "Your name", key=Keys.JOIN_NAME,
+                help="1 to 40 characters; your teacher sees it. In an anonymous class leave it empty: you get a "
+                "random name.",
+            )  # fmt: skip
         identifier = st.text_input(
             "Student number (optional)", key=Keys.JOIN_IDENTIFIER, max_chars=MAX_IDENTIFIER,
             help="If your teacher asks for it: it goes with your answers into the results file.",
@@ -51,10 +65,16 @@ def start_form() -> str:
     section("Start a class (teacher)")
     with st.form(Keys.START_FORM, border=True):
         class_name = st.text_input("Class name (optional)", key=Keys.START_NAME, placeholder="e.g. Period 3")
+        anonymous = st.checkbox(
+            "Anonymous class: no names asked", key=Keys.START_ANONYMOUS,
+            help="Each student gets a random name such as Otter 17, shown to them and to you.",
+        )  # fmt: skip
         started = st.form_submit_button("Start a class")
     if not started:
         return ""
-    new, refusal = start_class(engine, class_name, client=browser_key(), address=client_address())
+    new, refusal = start_class(
+        engine, class_name, client=browser_key(), address=client_address(), anonymous=anonymous is True
+    )
     if new is None:
         st.error(markdown_escape(refusal))
         return refusal
@@ -66,8 +86,12 @@ def start_form() -> str:
 
 def landing(code: str) -> None:
     if code and st.query_params.get("join"):  # the join link a student scanned: joining only, no teacher's form
-        st.caption("Type your name and press Join: the class code is filled in from the link you opened.")
-        refusal = join_form(code)
+        anonymous = anonymous_join_link(engine, code, str(st.query_params.get("join", ""))[:64])
+        st.caption(
+            ("Press Join" if anonymous else "Type your name and press Join")
+            + ": the class code is filled in from the link you opened."
+        )
+        refusal = join_form(code, anonymous)
         announce(Keys.LIVE, error=refusal)
         return
     st.caption(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from lab.charts.residual import UPRIGHT_LABELS
 from lab.core.formatting import markdown_escape, markdown_table
 from lab.teaching.class_question import ClassAnswer, ClassQuestion
 from lab.views.shell import page_named
@@ -54,7 +55,8 @@ def once_per_object(build):
 def _question_figure(question: ClassQuestion):
     """The question's p / q chart, found once per question (figure() would make its key from every fraction of p and
     q again on every page that draws it)."""
-    return figure("pq_bars", question.tokens, question.p, question.q)
+    upright = len(question.tokens) > UPRIGHT_LABELS  # on a phone, labels side by side would be a few pixels high
+    return figure("pq_bars", question.tokens, question.p, question.q, False, upright)
 
 
 @once_per_object

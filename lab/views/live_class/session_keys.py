@@ -24,6 +24,7 @@ class Keys:
     PENDING = "cls_pending"  # (what was sent, when, its future): a call the database did not answer in time
     PENDING_SAID = "cls_pending_said"  # what became of it (a Feedback), shown until the next press
     FEEDBACK = "cls_feedback"  # what the student's Submit came to (a Feedback), shown in the next run
+    FEEDBACK_DRAWN = "cls_feedback_drawn"  # that Feedback, for the live part of the same run to draw
     ROUND_SHOWN = "cls_round_shown"  # (activity id, round) the live part last drew: what a Submit is saved for
     SUBMIT_RAN = "cls_submit_ran"  # an answer form's callback ran in this run (see submitted_without_callback)
     LAST_STATE = "cls_last_state"  # the student's state last read: drawn again while the database is down
@@ -44,6 +45,8 @@ class Keys:
     JOIN_IDENTIFIER = "cls_join_identifier"
     START_FORM = "cls_start_form"
     START_NAME = "cls_start_name"
+    START_ANONYMOUS = "cls_start_anonymous"
+    ANONYMOUS = "cls_anonymous"  # the dashboard's toggle: students join without names
 
     # --- teacher: the dashboard -------------------------------------------------------------------------
     HIDE_NAMES = "cls_hide_names"

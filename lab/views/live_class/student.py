@@ -41,7 +41,9 @@ from lab.views.live_class.follow import announce_and_follow, draw_lines, page_re
 from lab.views.live_class.session_keys import Keys
 from lab.views.live_class.student_phase import Phase, phase_of, shown_phase
 from lab.views.live_class.student_work import (
+    REVEALED_CLOSED,
     assignment_student,
+    live_feedback,
     predict_student,
     revealed_prediction,
     round_and_saved,
@@ -305,12 +307,27 @@ def student_live(code: str, token: str, state: StudentState, said: str, refused:
             st.rerun()
         redraw_page_if_changed(Keys.STUDENT_DRAWN, student_view(state))
         said, refused, focus = "", "", ""
+        st.session_state.pop(Keys.FEEDBACK_DRAWN, None)
+    else:
+        live_feedback()
     said, lines = LIVE[shown_phase(state)](state, said, refused)
     # Last, so a run cut short keeps the previous (older) version on the page, which then redraws it.
     following = None
     if state.open:
         following = (state.code, state.version, state.follow_key, follow, layout_of(state), live_of(state))
-    announce_and_follow(Keys.LIVE, said or student_said(state), refused, focus, following, lines)
+    announce_and_follow(Keys.LIVE, said or student_said(state), refused, focus, following, lines, told(state))
+
+
+def told(state: StudentState) -> dict:
+    """What the live part tells the rest of the page (follow._TELL_FUNCTION): that a prediction's vote closed at the
+    reveal (its bars are not drawn again then), and what to bring into view (a new round, the reveal)."""
+    activity = state.activity
+    if activity is None:
+        return {}
+    told = {"into_view": f"{activity.id}.{activity.round}.{int(activity.revealed)}"}
+    if activity.kind == PREDICT and activity.revealed:
+        told["closed"] = {"key": Keys.bars(activity.id), "reason": REVEALED_CLOSED}
+    return told
 
 
 # --- the three parts ----------------------------------------------------------------------------------------------
@@ -408,6 +425,7 @@ def student_activity_drawn(code: str, token: str, state: StudentState, down: boo
         # live part stays the same element whether it is drawn or lent (a prediction's bars lend their trigger)
         page_redraw(lent=state.activity is not None and state.activity.kind == PREDICT)
     if down:
+        live_feedback()  # (the live part is not drawn while the database does not answer)
         if phase in (Phase.PREDICTING, Phase.SAVED, Phase.REVEALED):
             draw_lines(round_and_saved(state, bool(said or refused)))  # as last read: what was saved stays
         refused = st.session_state.get(Keys.DOWN_WORDS, DATABASE_DOWN)

@@ -101,8 +101,10 @@ def prediction_panel(state: StudentState, code: str, token: str) -> None:
     stamp = f"{state.student_id}/{activity.id}/{activity.round}/{state.saved_at or ''}"
     arrived = bar_predictor(
         Keys.bars(activity.id), bars, heights, (),
-        large=is_presenting(), disabled=activity.locked or not state.open, redraws_page=lends_page_redraw(),
+        large=is_presenting(), disabled=not state.open, redraws_page=lends_page_redraw(),
         form=BoxesForm(fields, texts, stamp, submit), sum_note=" (a distribution's bars add up to 1).",
+        closed=closed_reason(activity) if state.open else "",
+        short_labels=activity.spec.tokens,  # "dog" under a column too narrow for "r(dog)"
     )
     if arrived == "here" or (arrived == "callback" and not st.session_state.get(Keys.ACTIVITY_RERUN)):
         st.rerun()  # saved in this run: the page shows what the database now holds
@@ -146,6 +148,13 @@ def revealed_prediction(state: StudentState) -> str:
     )
 
 
+def live_feedback() -> None:
+    """What the Submit of this run came to, at the top of the live part (see predict_student)."""
+    feedback = st.session_state.pop(Keys.FEEDBACK_DRAWN, None)
+    if feedback is not None:
+        show_feedback(feedback)
+
+
 def vote_countdown(state: StudentState) -> None:
     """A running countdown's time left (when it ends, this part runs again and draws the vote locked)."""
     left = state.activity.seconds_left()
@@ -153,12 +162,24 @@ def vote_countdown(state: StudentState) -> None:
         countdown(left, Keys.STUDENT_COUNTDOWN)
 
 
-def locked_note(activity: ActivityView) -> None:
-    """Why answers can no longer change: the countdown ended, or the teacher locked the activity."""
+REVEALED_CLOSED = "Your teacher has revealed the answer: this vote is closed, and answers can no longer change."
+
+
+def closed_reason(activity: ActivityView) -> str:
+    """Why answers to the activity can no longer change ("" while they can): the reveal, the countdown's end, Lock."""
+    if activity.revealed:
+        return REVEALED_CLOSED
     if activity.timed_out:
-        st.info("Time is up: the vote is locked, and answers can no longer change.")
-    elif activity.locked:
-        st.info("Your teacher has locked this activity: answers can no longer change.")
+        return "Time is up: the vote is locked, and answers can no longer change."
+    if activity.locked:
+        return "Your teacher has locked this activity: answers can no longer change."
+    return ""
+
+
+def locked_note(activity: ActivityView) -> None:
+    """An assignment's closed state in words (a prediction says it under its Submit: closed_reason)."""
+    if activity.locked or activity.revealed:
+        st.info(closed_reason(activity))
 
 
 def predict_student(state: StudentState, code: str, token: str, heading: str) -> tuple[str, str]:
@@ -170,9 +191,10 @@ def predict_student(state: StudentState, code: str, token: str, heading: str) ->
     feedback = st.session_state.pop(Keys.FEEDBACK, None)
     said = refused = ""
     if feedback:
-        show_feedback(feedback)
+        # drawn by the live part in this run (live_feedback): a later run of that part alone (a new round, the
+        # reveal) leaves it out, so no stale "Saved at" sits above the new round's note
+        st.session_state[Keys.FEEDBACK_DRAWN] = feedback
         refused, said = (feedback.text, "") if feedback.kind == "error" else ("", feedback.text)
-    locked_note(activity)
     return said, refused  # the round, what is saved and the exact answer are drawn by student_live
 
 
@@ -210,7 +232,7 @@ def problem_card(state: StudentState, problem, code: str, token: str) -> tuple[s
             + pq_table(problem.p.tokens, problem.p.values, problem.q.values)
         )
         done = bool(attempt and attempt.correct)
-        frozen = activity.locked or done or not state.open
+        frozen = activity.locked or activity.revealed or done or not state.open
         with st.form(Keys.answer_form(activity.id, problem.number), border=False):
             if problem.is_choice:  # the branch question: the Exercises page's two choices
                 saved = attempt.answer if attempt else ""

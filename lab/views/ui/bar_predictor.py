@@ -108,6 +108,7 @@ def bar_predictor(
     short_labels: Sequence[str] = (),
     redraws_page: bool = False,
     form: BoxesForm | None = None,
+    closed: str = "",
 ) -> str | None:
     """Draw the bars ``labels`` at heights ``values`` (the page's current prediction); a release writes the new
     heights into the widget keys ``boxes`` (one per bar) and calls ``on_set(heights)``. ``large``: presentation
@@ -115,7 +116,8 @@ def bar_predictor(
     the names drawn under bars too narrow for ``labels`` (``3`` for ``P(3)``; the slider keeps the long name).
     ``redraws_page``: also stands in for lab.views.live_class.follow.page_redraw (its trigger reruns what holds the
     bars).
-    ``form``: the boxes and Submit are drawn with the bars (BoxesForm). Returns how a Submit arrived in this run:
+    ``form``: the boxes and Submit are drawn with the bars (BoxesForm). ``closed``: why nothing can be submitted any
+    more (said under Submit; the bars are disabled too). Returns how a Submit arrived in this run:
     "callback" (handed on before this run), "here" (a new session after a restart knows no callback for it:
     handled here, once; a refusal is then said in the next run), or None (none, or refused before this run: said
     above)."""
@@ -137,6 +139,9 @@ def bar_predictor(
         "group": "Your bars: " + ", ".join(labels),
         "bar_word": "Your bar",
     }
+    disabled = disabled or bool(closed)
+    if closed:
+        data.update(disabled=True, closed=closed)
     callbacks = {"on_bars_change": None if disabled else (lambda: _on_bars(key, labels, tuple(boxes), on_set))}
     if redraws_page:
         data["redraws_page"] = True

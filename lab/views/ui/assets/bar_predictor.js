@@ -1,5 +1,6 @@
 // The bar predictor (lab/views/ui/bar_predictor.py): one bar per outcome on a 0-1 axis. Drag a bar's top (mouse, pen,
-// touch: pointer events), or press a height on its column; each bar is a slider for the keyboard and screen readers.
+// touch: pointer events), or press a height on its column (touch: a tap picks the column first, and a swipe elsewhere
+// scrolls the page); each bar is a slider for the keyboard and screen readers.
 // A height snaps to 0.01 and is sent to the server once, on release (pointer up, key up), never on every pixel.
 // Text goes in as textContent only: labels are the page's own token names, never HTML.
 export default function (component) {
@@ -45,6 +46,13 @@ function build(root) {
   st.row.className = "rl-bp-row";
   st.plot.appendChild(st.row);
   st.names = root.querySelector(".rl-bp-names");
+  st.closed = root.querySelector(".rl-bp-closed");
+  st.picked = -1;
+  document.addEventListener("pointerdown", (e) => {  // a touch outside these bars: none stays picked
+    if (st.picked >= 0 && !(e.target instanceof Element && st.row.contains(e.target))) pick(st, -1);
+  }, true);
+  // a class page's live part says when the vote closed without drawing these bars again (the reveal): see follow.py
+  document.addEventListener("rl-vote-closed", () => { if (st.root.isConnected) applyClosed(st, true); });
   new ResizeObserver(() => fit(st)).observe(st.row);
   if (!window.__rlbpPointer) {  // a press elsewhere on the page: focus is the user's, not to be given back
     window.__rlbpPointer = true;
@@ -68,18 +76,37 @@ function columnFor(st, i, label) {
   const value = document.createElement("span");
   value.className = "rl-bp-value";
   value.setAttribute("aria-hidden", "true");
-  col.append(bar, value);
+  // on touch, the bar's top (a band of 2.75rem, 44 px) is where a drag moves it; anywhere else on the column a swipe
+  // scrolls the page (touch-action: pan-y in the CSS) and a tap picks the bar, whose whole column then takes drags
+  const grip = document.createElement("div");
+  grip.className = "rl-bp-grip";
+  grip.setAttribute("aria-hidden", "true");
+  col.append(bar, value, grip);
   const name = document.createElement("span");
   name.className = "rl-bp-name";
   name.setAttribute("aria-hidden", "true");
+  let tap = null;  // a touch that began on the column away from the grip: a tap, or the start of a scroll
   col.addEventListener("pointerdown", (e) => {
     if (e.button !== 0 || st.disabled) return;
+    if (e.pointerType === "touch" && e.target !== grip && st.picked !== i) {
+      tap = { id: e.pointerId, x: e.clientX, y: e.clientY };
+      return;  // the browser scrolls if it is a swipe (then pointercancel), else pointerup picks the bar
+    }
     e.preventDefault();
     col.focus({ preventScroll: true });
     col.setPointerCapture(e.pointerId);
     st.dragging = i;
+    if (e.pointerType === "touch") pick(st, i);
     set(st, i, fromPointer(col, e));
   });
+  col.addEventListener("pointerup", (e) => {
+    if (tap && tap.id === e.pointerId && Math.hypot(e.clientX - tap.x, e.clientY - tap.y) < 10 && !st.disabled) {
+      pick(st, i);
+      col.focus({ preventScroll: true });
+    }
+    tap = null;
+  });
+  col.addEventListener("pointercancel", () => { tap = null; });
   col.addEventListener("pointermove", (e) => {
     if (st.dragging === i) set(st, i, fromPointer(col, e));
   });
@@ -114,7 +141,14 @@ function columnFor(st, i, label) {
       if (f && f.key === st.key && f.index === i && document.activeElement !== document.body) window.__rlbpFocus = null;
     }, 0);
   });
-  return { col, bar, value, name };
+  return { col, bar, value, name, grip };
+}
+
+// The bar a tap picked on a touch screen: its column takes drags (touch-action: none) until another is picked or a
+// touch lands outside the bars.
+function pick(st, i) {
+  st.picked = i;
+  st.bars.forEach((b, k) => b.col.classList.toggle("rl-bp-picked", k === i));
 }
 
 function fromPointer(col, e) {
@@ -153,6 +187,7 @@ function draw(st, i) {
   const b = st.bars[i];
   b.bar.style.height = `${v * 100}%`;
   b.value.style.bottom = `${v * 100}%`;
+  b.grip.style.bottom = `${v * 100}%`;
   b.value.textContent = text2(v);
   b.col.setAttribute("aria-valuenow", text2(v));
   b.col.setAttribute("aria-valuetext", `${st.labels[i]}, ${text2(v)}`);
@@ -170,7 +205,9 @@ function update(st, data) {
   st.key = data.key || "";
   st.sumWords = data.sum_words || "Your bars add up to";
   st.sumNote = data.sum_note || ".";
-  st.disabled = !!data.disabled;
+  st.serverDisabled = !!data.disabled;
+  st.closedHere = data.closed || "";
+  st.disabled = st.serverDisabled || !!closedReason(st);
   st.root.classList.toggle("rl-bp-large", !!data.large);
   st.root.classList.toggle("rl-bp-disabled", st.disabled);
   for (const [name, colour] of data.colors || []) st.root.style.setProperty(`--rl-bp-${name}`, colour);
@@ -209,6 +246,7 @@ function update(st, data) {
     st.bars.forEach((_, i) => draw(st, i));
   }
   if (spec) form(st, spec, keep);
+  applyClosed(st, false);
   sumText(st);
   const alert = data.refused || "";
   if (st.alert.textContent !== alert) st.alert.textContent = alert;
@@ -226,8 +264,17 @@ function fit(st) {
   const narrow = width < 34;
   st.root.classList.toggle("rl-bp-narrow", narrow);
   st.root.classList.toggle("rl-bp-tiny", width < 16);
-  st.bars.forEach((b, i) => {  // the short names (3 for P(3)) where the long ones do not fit
-    const name = narrow && st.short.length === st.labels.length ? st.short[i] : st.labels[i];
+  // the short names (3 for P(3), dog for r(dog)) where the long ones do not fit: narrow columns, or a long name that
+  // would break over two lines ("r(dog" above ")")
+  const canShort = st.short.length === st.labels.length;
+  st.root.classList.toggle("rl-bp-one-line", canShort);
+  let short = narrow && canShort;
+  if (canShort && !short) {
+    st.bars.forEach((b, i) => { if (b.name.textContent !== st.labels[i]) b.name.textContent = st.labels[i]; });
+    short = st.bars.some((b) => b.name.scrollWidth > b.name.clientWidth + 1);
+  }
+  st.bars.forEach((b, i) => {
+    const name = short ? st.short[i] : st.labels[i];
     if (b.name.textContent !== name) b.name.textContent = name;
   });
 }
@@ -278,6 +325,33 @@ function form(st, spec, keep) {
   }
   for (const b of st.form.boxes) b.disabled = st.disabled;
   st.form.button.disabled = st.disabled;
+}
+
+// Why the vote is closed (the reveal, Lock, the countdown's end): from the server's data, or from the class page's live
+// part (window.__labVoteClosed, for these bars' key), which says so at the reveal without drawing these bars again.
+// Closed, the bars, the boxes and Submit are disabled and the reason is said under them; focus that was on a box or on
+// Submit goes to the reason (a disabled control would drop it to the page's body).
+function closedReason(st) {
+  const told = window.__labVoteClosed;
+  return st.closedHere || (told && told.key === st.key ? told.reason : "");
+}
+
+function applyClosed(st, live) {
+  const reason = closedReason(st);
+  const had = st.root.contains(document.activeElement) && document.activeElement !== st.closed;
+  st.disabled = st.serverDisabled || !!reason;
+  st.root.classList.toggle("rl-bp-disabled", st.disabled);
+  for (const b of st.bars) b.col.setAttribute("aria-disabled", st.disabled ? "true" : "false");
+  if (st.form) {
+    for (const b of st.form.boxes) b.disabled = st.disabled;
+    st.form.button.disabled = st.disabled;
+    if (reason) st.form.button.setAttribute("aria-describedby", `rl-bp-closed-${st.key.replace(/[^\w-]/g, "_")}`);
+    else st.form.button.removeAttribute("aria-describedby");
+  }
+  st.closed.id = `rl-bp-closed-${st.key.replace(/[^\w-]/g, "_")}`;
+  if (st.closed.textContent !== reason) st.closed.textContent = reason;
+  st.closed.hidden = !reason;
+  if (reason && live && had) st.closed.focus({ preventScroll: true });
 }
 
 // What the student drew or typed, kept in this tab's sessionStorage under the stamp it was made on: a page drawn
