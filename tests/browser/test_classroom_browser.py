@@ -628,3 +628,20 @@ def test_presentation_mode_dashboard_is_readable_and_shows_no_secret(browser, pu
     assert min(body_sizes) >= 24, body_sizes
     screenshot_full(page, screenshot_dir / "class-dashboard-presenting-1920.png")
     ctx.close()
+
+
+@pytest.mark.browser
+def test_the_teacher_links_copy_button_shows_without_hovering(browser, class_app):
+    """The page says the copy button is at the link's right: it is there without a mouse over it (a touch screen has
+    no hover)."""
+    ctx = browser.new_context(viewport=DESKTOP)
+    page = ctx.new_page()
+    goto(page, f"{class_app}/class")
+    page.get_by_role("button", name="Start a class").click()
+    page.wait_for_url("**teacher=**")
+    wait_idle(page)
+    page.mouse.move(1, 1)
+    copy = page.locator("[data-testid=stCode]").get_by_role("button", name="Copy to clipboard")
+    assert copy.is_visible()
+    assert copy.evaluate("b => getComputedStyle(b).visibility + ' ' + getComputedStyle(b).opacity") == "visible 1"
+    ctx.close()

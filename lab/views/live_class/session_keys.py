@@ -52,7 +52,7 @@ class Keys:
     HIDE_NAMES = "cls_hide_names"
     ADDRESS_FORM = "cls_address_form"
     JOIN_ADDRESS = "cls_join_address"
-    TEACHER_LINK = "cls-teacher-link"  # the teacher link's box (its copy button always shown: CLASS_DASHBOARD_CSS)
+    TEACHER_LINK = "cls-teacher-link"  # the teacher link's box (its copy button always shown: ACCESSIBILITY_CSS)
     LINK_SAVED = "cls_link_saved"
     NEW_LINK = "cls_new_link"
     KIND = "cls_kind"  # the open-an-activity form: predict or an assignment, and their fields

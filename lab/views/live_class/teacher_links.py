@@ -135,7 +135,7 @@ def private_panel(klass: ClassRow, token: str) -> None:
             "This link is the only way back to this dashboard. Copy it now and keep it private: anyone who has "
             "it can run this class. It is hidden in presentation mode; project the Projector view instead."
         )
-        with st.container(key=Keys.TEACHER_LINK):  # its copy button always shown (CLASS_DASHBOARD_CSS)
+        with st.container(key=Keys.TEACHER_LINK):  # its copy button always shown (presentation.ACCESSIBILITY_CSS)
             st.code(page_url(URL_PATH, code=klass.code, teacher=token), language=None, wrap_lines=True)
         saved, replace = st.columns(2)
         if fresh:

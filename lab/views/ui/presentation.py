@@ -49,6 +49,11 @@ label:has(input[type="checkbox"]:focus-visible), label:has(input[type="radio"]:f
   position: absolute !important; width: 1px !important; height: 1px !important; overflow: hidden !important;
   clip-path: inset(50%) !important; white-space: nowrap !important; margin: -1px !important; padding: 0 !important;
 }}
+/* a code block's copy button (a link to copy: the teacher link, the join link, an assignment's link) always shown,
+   not only under the mouse: the page says where it is, and a touch screen has no hover */
+[data-testid="stCode"] div:has(> [data-testid="stElementToolbarButton"]),
+[data-testid="stCode"] div:has(> div > [data-testid="stElementToolbarButton"]),
+[data-testid="stCode"] [data-testid="stElementToolbarButton"] {{ visibility: visible !important; opacity: 1 !important; }}
 [data-shown] p {{ margin: 0 0 0.5rem; }}
 [data-shown] p:last-child {{ margin-bottom: 0; }}
 [data-shown] p.rl-small {{ font-size: 0.875rem; color: {palette.CAPTION}; }}
@@ -62,6 +67,10 @@ h1, h2, h3, h4 {{ overflow-wrap: anywhere; }}
 }}
 [data-testid="stRadio"] label[data-baseweb="radio"] {{ min-height: 24px; align-items: center; }}
 [data-testid="stMarkdownContainer"]:has(> table) {{ overflow-x: auto; }}
+/* a phone: tables with narrower cell padding, so that six columns of fractions (a reconstruction) fit 390 px */
+@media (max-width: 640px) {{
+  [data-testid="stMarkdownContainer"] th, [data-testid="stMarkdownContainer"] td {{ padding: 0.3rem 0.4rem; }}
+}}
 @media (min-width: 700px) {{ [class*="st-key-scroll-cue-"] {{ display: none !important; }} }}
 /* the table's toolbar (search, download, full screen) is drawn just above the table: room for it under the cue */
 [class*="st-key-scroll-cue-"] {{ padding-bottom: 1.75rem; }}
