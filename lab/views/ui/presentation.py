@@ -189,7 +189,7 @@ html { font-size: 3.4vh; }
 .st-key-proj-pq [data-testid="stPlotlyChart"], .st-key-proj-pq .js-plotly-plot { height: 58vh !important; }
 .st-key-proj-top-open .st-key-proj-qr img { height: min(52vh, 25vw) !important; }
 [class*="st-key-proj-chart-1-shown"] [data-testid="stPlotlyChart"],
-[class*="st-key-proj-chart-1-shown"] .js-plotly-plot { height: 40vh !important; }
+[class*="st-key-proj-chart-1-shown"] .js-plotly-plot { height: 50vh !important; }
 [class*="st-key-proj-chart-1-revealed"] [data-testid="stPlotlyChart"],
 [class*="st-key-proj-chart-1-revealed"] .js-plotly-plot { height: 34vh !important; }
 [class*="st-key-proj-chart-2-shown"] [data-testid="stPlotlyChart"],
