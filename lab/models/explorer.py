@@ -14,9 +14,6 @@ from fractions import Fraction
 from lab.core.distributions import (
     Distribution,
     DistributionError,
-    LabInputError,
-    SumError,
-    check_token_name,
     from_pairs,
     snap_to_step,
     to_fraction,
@@ -25,74 +22,30 @@ from lab.core.formatting import fraction_text
 from lab.core.numbers import NumberInputError, parse_probability, shown
 from lab.core.residual import ResidualResult
 from lab.core.scenarios import load_scenario, scenario_names
+from lab.core.token_table import (  # noqa: F401 (the explorer's names for them, used by its page and tests)
+    MAX_NAME_CHARS,
+    MAX_TOKENS,
+    TABLE_PARAMS,
+    TableInputError,
+    TokenRow,
+    decode_table,
+    encode_table,
+    parse_rows,
+    row_names,
+    split_list,
+)
 from lab.models.url import Control, UrlReader, UrlWarning
 from lab.teaching.exercises import score_prediction as score_bars
 
-MAX_TOKENS = 26
-MAX_NAME_CHARS = 40  # a token name: longer ones are refused with a message (no character counter on the page)
+ExplorerInputError = TableInputError  # one class: what the explorer refuses is what every table refuses
+
 DEFAULT_SCENARIO = "bernoulli-residual"
 PREDICTION_STEP = Fraction(1, 100)  # the prediction sliders move in hundredths
-
-
-class ExplorerInputError(LabInputError):
-    """A token table, URL value or prediction that cannot be used; ``token`` names the culprit."""
-
-    def __init__(self, message: str, token: str | None = None):
-        super().__init__(message)
-        self.token = token
-
-
-@dataclass(frozen=True)
-class TokenRow:
-    """One editable row: the token's name and its p and q as typed (fractions or decimals)."""
-
-    name: str
-    p: str
-    q: str
 
 
 def rows_from_distributions(p: Distribution, q: Distribution) -> list[TokenRow]:
     q_map = q.as_dict()
     return [TokenRow(t, fraction_text(v), fraction_text(q_map[t])) for t, v in zip(p.tokens, p.values)]
-
-
-def _row_names(rows: Sequence[TokenRow]) -> list[str]:
-    """The rows' token names, checked (the message names the row): not empty, not too long, no separators."""
-    names = []
-    for i, row in enumerate(rows, start=1):
-        if len(row.name) > MAX_NAME_CHARS:
-            raise ExplorerInputError(
-                f"row {i}: the token name {shown(row.name)} is longer than {MAX_NAME_CHARS} characters"
-            )
-        try:
-            names.append(check_token_name(row.name))
-        except DistributionError as exc:
-            raise ExplorerInputError(f"row {i}: {exc}", exc.token) from None
-    return names
-
-
-def parse_rows(rows: Sequence[TokenRow]) -> tuple[Distribution, Distribution]:
-    """Validate the table: 1 to 26 tokens, names non-empty and distinct, p and q each summing to 1."""
-    if not rows:
-        raise ExplorerInputError("the table has no tokens: add at least one")
-    if len(rows) > MAX_TOKENS:
-        raise ExplorerInputError(f"the table has {len(rows)} tokens; at most {MAX_TOKENS} are allowed")
-    names = _row_names(rows)
-    try:
-        p = from_pairs(zip(names, (row.p for row in rows)), name="p")
-        q = from_pairs(zip(names, (row.q for row in rows)), name="q")
-    except SumError as exc:
-        if exc.token is not None:  # one value above 1
-            raise ExplorerInputError(
-                f"{exc}; Normalise {exc.name} divides every value by their sum", exc.token
-            ) from None
-        raise ExplorerInputError(
-            str(exc).replace("normalise explicitly", f"press Normalise {exc.name} to divide every value by the sum"),
-            exc.token,
-        ) from None
-    except DistributionError as exc:
-        raise ExplorerInputError(str(exc), exc.token) from None
-    return p, q
 
 
 def normalise_column(rows: Sequence[TokenRow], column: str) -> list[TokenRow]:
@@ -101,7 +54,7 @@ def normalise_column(rows: Sequence[TokenRow], column: str) -> list[TokenRow]:
     and their sum positive; the error names the token otherwise."""
     if column not in ("p", "q"):
         raise ExplorerInputError(f"column {shown(column)} is not p or q")
-    names = _row_names(rows)
+    names = row_names(rows)
     try:
         dist = from_pairs(zip(names, (getattr(row, column) for row in rows)), name=column, normalize=True)
     except DistributionError as exc:
@@ -117,34 +70,8 @@ def normalise_column(rows: Sequence[TokenRow], column: str) -> list[TokenRow]:
 # p=1/10,3/5,3/10, q=1/2,3/10,1/5; predictions as r=0.5,0.25,0.25 and z=0.4.
 
 
-TABLE_PARAMS = ("tokens", "p", "q")  # the token table's link parameters
-
-
-def encode_table(p: Distribution, q: Distribution) -> dict[str, str]:
-    q_map = q.as_dict()
-    columns = (p.tokens, map(fraction_text, p.values), (fraction_text(q_map[t]) for t in p.tokens))
-    return {param: ",".join(column) for param, column in zip(TABLE_PARAMS, columns)}
-
-
-def _split_list(text: str, what: str) -> list[str]:
-    """A comma list from a link, refused by its count before anything in it is read."""
-    text = str(text)
-    count = text.count(",") + 1
-    if count > MAX_TOKENS:
-        raise ExplorerInputError(f"link: {what} has {count:,} values; at most {MAX_TOKENS} are allowed")
-    return [v.strip() for v in text.split(",")]
-
-
-def decode_table(tokens: str, p: str, q: str) -> list[TokenRow]:
-    """Rows from URL values, validated exactly like typed input (raises ExplorerInputError)."""
-    names = _split_list(tokens, "tokens")
-    ps = _split_list(p, "p")
-    qs = _split_list(q, "q")
-    if not (len(names) == len(ps) == len(qs)):
-        raise ExplorerInputError(f"link: {len(names)} token names but {len(ps)} values of p and {len(qs)} values of q")
-    rows = [TokenRow(n, a, b) for n, a, b in zip(names, ps, qs)]
-    parse_rows(rows)
-    return rows
+# --- URL state --------------------------------------------------------------------------------
+# The table travels as three comma lists (lab.core.token_table); predictions as r=0.5,0.25,0.25 and z=0.4.
 
 
 def parse_prediction_value(text, label: str) -> Fraction:
@@ -172,7 +99,7 @@ def decode_prediction(
     text: str, tokens: Sequence[str], what: str = "tokens", label: str = "prediction of r({})"
 ) -> tuple[Fraction, ...]:
     """Predictions from the URL: one value per token (or outcome), each 0 to 1 (fraction or decimal)."""
-    parts = _split_list(text, "the prediction")
+    parts = split_list(text, "the prediction", "link")
     if len(parts) != len(tokens):
         raise ExplorerInputError(f"link: {len(parts)} predicted values for {len(tokens)} {what}")
     return tuple(parse_prediction_value(v, "link: " + label.format(t)) for v, t in zip(parts, tokens))

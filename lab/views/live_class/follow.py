@@ -23,6 +23,7 @@ from lab.classroom.actions import database_down
 from lab.classroom.gate import gate
 from lab.core.formatting import markdown_escape
 from lab.views.live_class import database
+from lab.views.live_class.live_part_js import SHOWN_FUNCTION, SHOWN_HTML, TELL_FUNCTION
 from lab.views.live_class.session_keys import Keys
 from lab.views.serving import component_code, served
 from lab.views.ui.accessibility import LIVE_REGION_FUNCTION, LIVE_REGION_HTML, announce, live_data, live_element_key
@@ -120,63 +121,10 @@ function follow(component) {
 }
 """
 _JS = _FOLLOW_FUNCTION + "export default follow;\n"
-# A student page's follower is its live region too (lab.views.ui.accessibility): one element instead of two in the part
-# every page of a class redraws at the same moment (docs/decisions/0002).
-# The lines a student's live part shows (announce_and_follow's ``lines``), as plain text (never HTML), above its
-# live regions (presentation.py's CSS shows the element only while it has lines, and never the regions).
-_SHOWN_HTML = '<div data-shown=""></div>'
-_SHOWN_FUNCTION = """
-function shownLines({ data, parentElement }) {
-  const box = parentElement.querySelector("[data-shown]");
-  const lines = (data && data.shown) || [];
-  const drawn = JSON.stringify(lines);
-  if (!box || box.dataset.shown === drawn) return;
-  box.dataset.shown = drawn;
-  box.replaceChildren(...lines.map((line) => {
-    const p = document.createElement("p");
-    if (line.small) p.className = "rl-small";
-    if (line.bold) {
-      const strong = document.createElement("strong");
-      strong.textContent = line.bold;
-      p.append(strong, " ");
-    }
-    p.append(String(line.text || ""));
-    return p;
-  }));
-}
-"""
-# What the live part tells the rest of the page when its data changes:
-# - the vote closed (data.closed: {key, reason}, the reveal of a prediction, which redraws this part only): the bars
-#   with that key disable their boxes and Submit and say why (lab/views/ui/assets/bar_predictor.js);
-# - something the student should see (data.into_view: a new round, the reveal): this part is brought into view when
-#   it is not (once per new value; not when the page is first drawn, nor while the student is typing).
-_TELL_FUNCTION = """
-function tellPage({ data, parentElement }) {
-  const closed = (data && data.closed) || null;
-  const before = window.__labVoteClosed || null;
-  if (JSON.stringify(closed) !== JSON.stringify(before)) {
-    if (closed) window.__labVoteClosed = closed; else delete window.__labVoteClosed;
-    document.dispatchEvent(new CustomEvent("rl-vote-closed"));
-  }
-  const mark = data && data.into_view;
-  const seen = window.__labIntoView;
-  window.__labIntoView = mark;
-  if (!mark || seen === undefined || seen === mark) return;
-  const active = document.activeElement;
-  if (active && (active.tagName === "INPUT" || active.tagName === "TEXTAREA")) return;
-  setTimeout(() => {
-    const part = parentElement.closest("[data-testid=stVerticalBlock]") || parentElement;
-    const box = part.getBoundingClientRect();
-    if (box.top >= 0 && box.top < window.innerHeight * 0.6) return;  // its start is on the screen already
-    const still = window.matchMedia("(prefers-reduced-motion: reduce)").matches;
-    part.scrollIntoView({ block: "start", behavior: still ? "auto" : "smooth" });
-  }, 300);  // after the part's new elements are laid out
-}
-"""
 _LIVE_JS = (
     LIVE_REGION_FUNCTION
-    + _SHOWN_FUNCTION
-    + _TELL_FUNCTION
+    + SHOWN_FUNCTION
+    + TELL_FUNCTION
     + _FOLLOW_FUNCTION
     + "export default function (component) {\n"
     + "  shownLines(component); liveRegion(component); tellPage(component); return follow(component);\n}\n"
@@ -196,7 +144,7 @@ export default function (component) {
 # their code fetched once by each browser, not sent in every element (lab.views.serving.component_code)
 _follower = component_code.component("residual_lab.class_follower", js=_JS)
 _live_follower = component_code.component(
-    "residual_lab.live_class_follower", html=_SHOWN_HTML + LIVE_REGION_HTML, js=_LIVE_JS, isolate_styles=False
+    "residual_lab.live_class_follower", html=SHOWN_HTML + LIVE_REGION_HTML, js=_LIVE_JS, isolate_styles=False
 )
 _page_redraw = st.components.v2.component("residual_lab.class_page_redraw", js=_PAGE_JS)
 
@@ -256,7 +204,7 @@ def announce_and_follow(
     Served with the route, all three are one element: the live regions are the follower's (the same regions, the
     same key, from run to run, whether it follows or not), and it shows the lines above them (every page of a class
     draws this part at the same moment, and each element costs the server per page: docs/decisions/0002). ``tell``:
-    what it tells the rest of the page (_TELL_FUNCTION: ``closed``, ``into_view``), served with the route only (without
+    what it tells the rest of the page (TELL_FUNCTION: ``closed``, ``into_view``), served with the route only (without
     it every change reruns the whole page, which draws it all)."""
     if not served.routes_mounted:
         draw_lines(lines)

@@ -53,7 +53,9 @@ label:has(input[type="checkbox"]:focus-visible), label:has(input[type="radio"]:f
    not only under the mouse: the page says where it is, and a touch screen has no hover */
 [data-testid="stCode"] div:has(> [data-testid="stElementToolbarButton"]),
 [data-testid="stCode"] div:has(> div > [data-testid="stElementToolbarButton"]),
-[data-testid="stCode"] [data-testid="stElementToolbarButton"] {{ visibility: visible !important; opacity: 1 !important; }}
+[data-testid="stCode"] [data-testid="stElementToolbarButton"] {{
+  visibility: visible !important; opacity: 1 !important;
+}}
 [data-shown] p {{ margin: 0 0 0.5rem; }}
 [data-shown] p:last-child {{ margin-bottom: 0; }}
 [data-shown] p.rl-small {{ font-size: 0.875rem; color: {palette.CAPTION}; }}
