@@ -753,3 +753,32 @@ def test_an_anonymous_class_asks_no_name_and_gives_one(data):
     assert "students join with the names they type" in markdown_text(at)
     asked = open_linked_page(PAGE, {"code": code, "join": key})
     assert [t for t in asked.text_input if t.key == "cls_join_name"]
+
+
+def test_the_teacher_writes_a_question_previews_it_and_the_class_predicts_it(data):
+    """Your own question: typed as comma lists, refused by name (what was typed stays), previewed as the class will
+    see it (p and q, never the answer), then opened: the students predict r for every token and Z."""
+    at = open_linked_page(PAGE)
+    at.button(key="FormSubmitter:cls_start_form-Start a class").click().run()
+    code = at.query_params["code"]
+    at.radio(key="cls_kind").set_value("Your own question").run()
+    at.text_input(key="cls_own_title").set_value("Three words").run()
+    at.text_input(key="cls_own_tokens").set_value("X, Y, W").run()
+    at.text_input(key="cls_own_p").set_value("1/2, 1/4, 0.3").run()
+    at.text_input(key="cls_own_q").set_value("1/4, 1/4, 1/2").run()
+    assert any("p: the values sum to 21/20 (1.05), not 1" in plain(w.value) for w in at.warning)
+    at.button(key="cls_open").click().run()
+    assert not at.exception
+    assert "Not opened: p: the values sum to 21/20" in plain(errors(at)[0])
+    assert at.text_input(key="cls_own_p").value == "1/2, 1/4, 0.3"  # nothing typed is lost
+    at.text_input(key="cls_own_p").set_value("1/2, 1/4, 1/4").run()
+    assert not [w for w in at.warning if "sum to" in w.value]
+    (preview,) = [c for c in at.get("plotly_chart") if c.proto.alt.startswith("Bar chart of target p and draft q")]
+    assert preview.proto.alt.endswith("X: p 1/2, q 1/4; Y: p 1/4, q 1/4; W: p 1/4, q 1/2")
+    assert "r(X) = " not in markdown_text(at) and "Z = 1/4" not in markdown_text(at)
+    at.button(key="cls_open").click().run()
+    assert not at.exception and not errors(at)
+    token = admission.join_class(data, code, "Ann").student_token
+    assert answers.student_state(data, code, token).activity.spec.title == "Your teacher's question: Three words"
+    student = open_linked_page(PAGE, {"code": code, "student": token})
+    assert boxes(student)["fields"] == ["r(X)", "r(Y)", "r(W)", "Z"]

@@ -36,6 +36,7 @@ from lab.teaching.class_question import (
     ClassQuestionError,
     class_answer,
     class_question,
+    scenario_of,
     second_target,
 )
 from lab.teaching.exercises import (
@@ -111,7 +112,7 @@ class PredictSpec:
         """Mistake key -> {field index: the value the mistake gives}, from the one home of the mistakes
         (lab.teaching.mistakes). Only the fields the mistake changes are compared, and a pattern is kept only
         when it differs from the exact answer by more than 0.05 somewhere (so a match is evidence of it)."""
-        scenario = load_scenario(self.scenario)
+        scenario = scenario_of(self.source)  # a shipped scenario, or the teacher's own question
         result = residual_exact(scenario.p, scenario.q)
         quantity = TARGET2 if self.question.quantity == SECOND else R
         fields = [Field(quantity, t) for t in self.tokens] + ([Field(Z)] if self.ask_z else [])

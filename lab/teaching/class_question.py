@@ -15,19 +15,28 @@ A source ``second-target:<scenario>`` asks, with two candidates drawn from q (wi
 the second candidate is tested against when the first is rejected. Its answer is the residual the first rejection
 left over the whole vocabulary, and the reconstruction kept at candidate 1 + kept at candidate 2 + correction = p
 comes from the several-drafts engine (lab.core.drafts.node_law).
+
+A source ``own:<JSON>`` is a teacher's own question (:func:`own_question`): a title, and tokens with target p and
+draft q as the Residual explorer takes them (its checks: lab.core.token_table); the class predicts r for every
+token and Z, as for a scenario.
 """
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
+from pathlib import Path
 
 from lab.core.distributions import LabInputError
 from lab.core.drafts import DraftsInputError, node_law
 from lab.core.formatting import fraction_text, with_decimal
+from lab.core.numbers import shown
 from lab.core.residual import residual_exact
-from lab.core.scenarios import ScenarioError, load_scenario
+from lab.core.scenarios import Scenario, ScenarioError, load_scenario, stated_answer
+from lab.core.token_table import TableInputError, decode_table, encode_table, parse_rows
 from lab.teaching.worked_example import (
     WORKED_EXAMPLE_LAB_P,
     WORKED_EXAMPLE_N,
@@ -43,6 +52,62 @@ RESIDUAL = "r"  # what a question asks per token: the residual r, or SECOND (p�
 SECOND = "second-target"
 SYMBOLS = {RESIDUAL: "r", SECOND: "p₂"}
 RESIDUAL_FORMULA = "r(x) = max(0, p(x) − q(x)) / Z"
+
+
+OWN = "own:"  # "own:" + the JSON of a teacher's question (own_question)
+MAX_TITLE = 80  # a teacher's question's title
+OWN_PATH = Path("your-own-question")  # (a scenario's file: a teacher's question has none)
+MAX_OWN_SOURCE = 2000  # the longest stored form of one (26 tokens of long names and fractions fit)
+
+
+def own_question(title: str, tokens: str, p: str, q: str) -> str:
+    """The source of a teacher's own question: ``tokens``, ``p`` and ``q`` as comma lists ("A, B, C" and "1/10,
+    3/5, 3/10"), checked as the Residual explorer checks its table (every message names the token or the row), with
+    Z > 0 (else there is no residual to predict); ``title`` at most MAX_TITLE characters, stating no part of the
+    answer. Raises ClassQuestionError. The source holds the values in their exact lowest terms."""
+    title = " ".join(str(title or "").split())
+    if len(title) > MAX_TITLE:
+        raise ClassQuestionError(f"Title: at most {MAX_TITLE} characters (it has {len(title)}).")
+    try:
+        dist_p, dist_q = parse_rows(decode_table(tokens, p, q, where="your question"))
+    except TableInputError as exc:  # the explorer's words, without its Normalise buttons (this form has none)
+        said = re.sub(r"( or press Normalise [pq] to divide every value by the sum|; Normalise [pq] divides every "
+                      r"value by their sum)", "", str(exc))  # fmt: skip
+        raise ClassQuestionError(said) from None
+    if residual_exact(dist_p, dist_q).z == 0:
+        raise ClassQuestionError(
+            "your question: p and q are equal, so no proposal is ever rejected (Z = 0): there is no residual to "
+            "predict. Change p or q."
+        )
+    if title and (said := stated_answer(title, dist_p, dist_q)):
+        raise ClassQuestionError(f"Title: {shown(said)} states part of the answer; the class predicts it.")
+    table = encode_table(dist_p, dist_q)
+    return OWN + json.dumps({"title": title, **table}, ensure_ascii=False, separators=(",", ":"))
+
+
+def own_fields(source: str) -> dict[str, str]:
+    """The title, tokens, p and q of a teacher's question's source (as own_question stores them)."""
+    if not source.startswith(OWN) or len(source) > MAX_OWN_SOURCE:
+        raise ClassQuestionError("this is not a question written for the class")
+    try:
+        data = json.loads(source[len(OWN):])
+    except ValueError:
+        raise ClassQuestionError("this question is unreadable") from None
+    if not isinstance(data, dict) or set(data) != {"title", "tokens", "p", "q"}:
+        raise ClassQuestionError("this question is unreadable")
+    if not all(isinstance(v, str) for v in data.values()):
+        raise ClassQuestionError("this question is unreadable")
+    return data
+
+
+@lru_cache(maxsize=256)
+def _own_scenario(source: str) -> Scenario:
+    """A teacher's question as a scenario (checked again: a stored source is read as typed input)."""
+    data = own_fields(source)
+    if own_question(data["title"], data["tokens"], data["p"], data["q"]) != source:  # not as own_question wrote it
+        raise ClassQuestionError("this question is unreadable")
+    dist_p, dist_q = parse_rows(decode_table(data["tokens"], data["p"], data["q"], where="your question"))
+    return Scenario("your own question", data["title"] or "your own question", "", "", dist_p, dist_q, OWN_PATH)
 
 
 def second_target(scenario: str) -> str:
@@ -186,7 +251,14 @@ class ClassAnswer:
         return all(row.total == row.p for row in self.rows)
 
 
+def scenario_of(source: str) -> Scenario:
+    """The scenario a source asks about: a shipped one, or a teacher's own question."""
+    return _scenario_of(_split(source)[1])
+
+
 def _scenario_of(source: str):
+    if source.startswith(OWN):
+        return _own_scenario(source)
     name = WORKED_EXAMPLE_SCENARIO if source == WORKED_EXAMPLE else source
     try:
         return load_scenario(name)  # cached per file version: an edited file shows at once
@@ -251,7 +323,7 @@ def _question(source: str, scenario) -> ClassQuestion:
     return ClassQuestion(
         source,
         scenario.name,
-        f"Scenario: {scenario.title}",
+        f"Your teacher's question: {scenario.title}" if source.startswith(OWN) else f"Scenario: {scenario.title}",
         f"Target p and draft q are in the bar chart. Predict the residual {RESIDUAL_FORMULA} for every token, "
         "and the rejection probability Z.",
         result.tokens,

@@ -61,6 +61,11 @@ class Keys:
     LEVEL = "cls_level"
     COUNT = "cls_count"
     OPEN = "cls_open"
+    OWN_TITLE = "cls_own_title"  # the teacher's own question: its title, tokens, p and q as typed, its preview
+    OWN_TOKENS = "cls_own_tokens"
+    OWN_P = "cls_own_p"
+    OWN_Q = "cls_own_q"
+    OWN_PREVIEW = "cls_own_preview"
     TIMER = "cls_timer"  # the form's countdown for each round (seconds, 0: none)
     ADD_TIME = "cls_add_time"
     STOP_COUNTDOWN = "cls_stop_countdown"

@@ -319,8 +319,8 @@ def student_live(code: str, token: str, state: StudentState, said: str, refused:
 
 
 def told(state: StudentState) -> dict:
-    """What the live part tells the rest of the page (live_part_js.TELL_FUNCTION): that a prediction's vote closed at the
-    reveal (its bars are not drawn again then), and what to bring into view (a new round, the reveal)."""
+    """What the live part tells the rest of the page (live_part_js.TELL_FUNCTION): that a prediction's vote closed at
+    the reveal (its bars are not drawn again then), and what to bring into view (a new round, the reveal)."""
     activity = state.activity
     if activity is None:
         return {}
