@@ -56,7 +56,8 @@ def test_an_own_question_asks_r_and_z_and_its_answer_is_exact():
         ("", "A" * 41 + ",B", "1/2,1/2", "1,0", "longer than 40"),
         ("x" * 81, "A,B", "1/2,1/2", "1,0", "Title: at most 80"),
         ("Z = 1/2 here", "A,B", "1/2,1/2", "1,0", "states part of the answer"),
-        ("=HYPERLINK(1)", "A,B", "1/2,1/2", "1,0", None),  # a formula-looking title is text: kept as typed
+        ("=HYPERLINK(1)", "A,B", "1/2,1/2", "1,0", "Title: '=HYPERLINK(1)' would run as a spreadsheet formula"),
+        ("Half: 1/2", "A,B", "1/2,1/2", "1,0", None),  # a value of p is on screen anyway
     ],
 )
 def test_bad_input_is_refused_by_name_as_in_the_explorer(title, tokens, p, q, message):

@@ -60,11 +60,13 @@ def purge_old(engine: Engine, at: float | None = None) -> None:
 
 
 def create_class(
-    engine: Engine, name: str = "", *, client: str = "", address: str = "", anonymous: bool = False
+    engine: Engine, name: str = "", *, client: str = "", address: str = "", anonymous: bool = False,
+    plan: str | None = None,
 ) -> NewClass:
     """Start a class. ``client`` (the browser session) and ``address`` bound how many classes one browser and one
     address start (CLASSES_PER_BROWSER, CLASSES_PER_ADDRESS in CLASS_WINDOW_S); only keyed HMACs are stored.
-    ``anonymous``: students join without a name (lab.classroom.admission gives each a random one)."""
+    ``anonymous``: students join without a name (lab.classroom.admission gives each a random one). ``plan``: a
+    lesson plan to keep with the class, as lab.classroom.plans.stored_plan writes it (checked there)."""
     if not isinstance(anonymous, bool):
         raise ClassroomError(f"Anonymous joining: {str(anonymous)[:20]!r} is not yes or no.")
     prepare(engine)
@@ -83,11 +85,11 @@ def create_class(
             conn.execute(
                 text(
                     "INSERT INTO classes (code, name, teacher_hash, created_at, version, student_count, display_key, "
-                    "anonymous) VALUES (:code, :name, :hash, :at, 1, 0, :display, :anonymous)"
+                    "anonymous, plan) VALUES (:code, :name, :hash, :at, 1, 0, :display, :anonymous, :plan)"
                 ),
                 {
                     "code": code, "name": cleaned, "hash": token_hash(token), "at": at, "display": new_display_key(),
-                    "anonymous": int(anonymous),
+                    "anonymous": int(anonymous), "plan": plan,
                 },  # fmt: skip
             )
         return NewClass(code, token, cleaned)

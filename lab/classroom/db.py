@@ -88,6 +88,7 @@ classes = Table(
     Column("join_seed", Text),
     Column("guess_base", Integer, nullable=False, server_default="0"),
     Column("anonymous", Integer, nullable=False, server_default="0"),  # 1: students join without a name (schema 6)
+    Column("plan", Text),  # the lesson plan kept with the class, JSON (lab.classroom.plans; schema 6)
 )
 
 activities = Table(
@@ -284,11 +285,12 @@ def _schema_5(conn: Connection) -> None:
 
 
 def _schema_6(conn: Connection) -> None:
-    """Schema 6: the countdown of an activity's round, and anonymous classes."""
+    """Schema 6: the countdown of an activity's round, anonymous classes, a class's lesson plan."""
     for table, column, kind in (
         ("activities", "timer_s", "INTEGER"),
         ("activities", "closes_at", "FLOAT"),
         ("classes", "anonymous", "INTEGER NOT NULL DEFAULT 0"),
+        ("classes", "plan", "TEXT"),
     ):
         if column not in {c["name"] for c in inspect(conn).get_columns(table)}:
             conn.execute(text(f"ALTER TABLE {table} ADD COLUMN {column} {kind}"))

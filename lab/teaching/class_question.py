@@ -68,6 +68,8 @@ def own_question(title: str, tokens: str, p: str, q: str) -> str:
     title = " ".join(str(title or "").split())
     if len(title) > MAX_TITLE:
         raise ClassQuestionError(f"Title: at most {MAX_TITLE} characters (it has {len(title)}).")
+    if title.startswith(("=", "+", "-", "@")):  # a spreadsheet would run it from the results file
+        raise ClassQuestionError(f"Title: {shown(title[:20])} would run as a spreadsheet formula; start with a letter.")
     try:
         dist_p, dist_q = parse_rows(decode_table(tokens, p, q, where="your question"))
     except TableInputError as exc:  # the explorer's words, without its Normalise buttons (this form has none)
