@@ -104,7 +104,7 @@ CLASSROOM_ROOMS = {
     **dict.fromkeys(("limits", "records", "secret", "study"), 2),
     **dict.fromkeys(("teacher_link", "versions", "answers"), 3),
     **dict.fromkeys(("dashboards", "export", "classes"), 4),
-    "roster": 5,
+    **dict.fromkeys(("roster", "plans"), 5),
     "admission": 6,
     "actions": 7,  # the Class page's buttons: over every room
 }

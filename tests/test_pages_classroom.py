@@ -782,3 +782,38 @@ def test_the_teacher_writes_a_question_previews_it_and_the_class_predicts_it(dat
     assert answers.student_state(data, code, token).activity.spec.title == "Your teacher's question: Three words"
     student = open_linked_page(PAGE, {"code": code, "student": token})
     assert boxes(student)["fields"] == ["r(X)", "r(Y)", "r(W)", "Z"]
+
+
+def test_the_dashboard_builds_a_plan_from_its_form_and_opens_from_it(data):
+    from lab.classroom import plans
+
+    at = open_linked_page(PAGE)
+    at.button(key="FormSubmitter:cls_start_form-Start a class").click().run()
+    code, token = at.query_params["code"], at.query_params["teacher"]
+    at.selectbox(key="cls_source").set_value("eight-words")
+    at.selectbox(key="cls_timer").set_value(60)
+    at.button(key="cls_plan_add").click().run()
+    at.radio(key="cls_kind").set_value("Your own question").run()
+    at.text_input(key="cls_own_tokens").set_value("X, Y").run()
+    at.text_input(key="cls_own_p").set_value("1, 0").run()
+    at.text_input(key="cls_own_q").set_value("1/2, 1/2").run()
+    at.selectbox(key="cls_timer").set_value(0)
+    at.button(key="cls_plan_add").click().run()
+    assert not at.exception and not errors(at)
+    kept = plans.class_plan(data, code, token)
+    assert [i.label() for i in kept.items] == ["Scenario: eight-words (countdown 60 s)", "Your own question: X,Y"]
+    assert "1. Scenario: eight-words (countdown 60 s)" in plain(markdown_text(at)).replace("\u2060", "")
+    at.button(key="cls_plan_open_2").click().run()
+    assert not at.exception
+    student = admission.join_class(data, code, "Ann").student_token
+    assert answers.student_state(data, code, student).activity.spec.fields == ("r(X)", "r(Y)", "Z")
+    # a bad own question is not added, and says why
+    at = open_linked_page(PAGE, {"code": code, "teacher": token})
+    at.button(key="cls_next").click().run()
+    at.radio(key="cls_kind").set_value("Your own question").run()
+    at.text_input(key="cls_own_tokens").set_value("X, X").run()
+    at.text_input(key="cls_own_p").set_value("1, 0").run()
+    at.text_input(key="cls_own_q").set_value("1/2, 1/2").run()
+    at.button(key="cls_plan_add").click().run()
+    assert "Not added to the plan: p: token 'X' appears more than once" in plain(errors(at)[0])
+    assert len(plans.class_plan(data, code, token).items) == 2

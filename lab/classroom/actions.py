@@ -16,7 +16,7 @@ from typing import Generic, TypeVar
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import SQLAlchemyError
 
-from lab.classroom import admission, answers, classes, dashboards, export, naming, roster, teacher_link
+from lab.classroom import admission, answers, classes, dashboards, export, naming, plans, roster, teacher_link
 from lab.classroom import db as database
 from lab.classroom.activities import ASSIGNMENT, PREDICT
 from lab.classroom.answers import StudentState, newly_opened, with_flags
@@ -210,12 +210,17 @@ def anonymous_join_link(db: Engine | Connect, code: str, key: str) -> bool:
 
 
 def start_class(
-    db: Engine | Connect, class_name: str, *, client: str = "", address: str = "", anonymous: bool = False
+    db: Engine | Connect, class_name: str, *, client: str = "", address: str = "", anonymous: bool = False,
+    plan: plans.Plan | None = None,
 ) -> tuple[classes.NewClass | None, str]:
     """Start a class from the landing page: (the new class, "") or (None, why not: also when this browser or
-    address started too many classes). ``anonymous``: students join without a name."""
+    address started too many classes). ``anonymous``: students join without a name; ``plan``: the lesson plan it
+    runs (read_plan checked it)."""
+    kept = plans.stored_plan(plan) if plan is not None else None
     result = outcome(
-        lambda engine: classes.create_class(engine, class_name, client=client, address=address, anonymous=anonymous),
+        lambda engine: classes.create_class(
+            engine, class_name, client=client, address=address, anonymous=anonymous, plan=kept
+        ),
         db,
         DATABASE_DOWN.replace("nothing was saved", "no class was started"),
     )
@@ -232,6 +237,10 @@ class TeacherActions:
     lock = staticmethod(classes.lock)
     unlock = staticmethod(classes.unlock)
     add_time = staticmethod(classes.add_time)
+    open_from_plan = staticmethod(plans.open_from_plan)
+    remove_from_plan = staticmethod(plans.remove_from_plan)
+    add_to_plan = staticmethod(plans.add_to_plan)
+    set_plan = staticmethod(plans.set_plan)
     stop_countdown = staticmethod(classes.stop_countdown)
     next_activity = staticmethod(classes.next_activity)
     end_class = staticmethod(classes.end_class)
@@ -294,6 +303,10 @@ class TeacherDesk:
     def check(self, db: Engine | Connect) -> Outcome[ClassRow]:
         """The class, when this token is its teacher's."""
         return outcome(lambda engine: teacher_link.check_teacher(engine, self.code, self.token), db, TEACHER_DOWN)
+
+    def plan(self, db: Engine | Connect) -> Outcome:
+        """The lesson plan kept with the class (lab.classroom.plans.Plan)."""
+        return outcome(lambda engine: plans.class_plan(engine, self.code, self.token), db, TEACHER_DOWN)
 
     def dashboard(self, db: Engine | Connect) -> Outcome[Dashboard]:
         """The dashboard's figures (one aggregate query)."""

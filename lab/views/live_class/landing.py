@@ -11,6 +11,7 @@ from lab.classroom.naming import MAX_IDENTIFIER
 from lab.core.formatting import markdown_escape
 from lab.views.live_class.common import go_to
 from lab.views.live_class.database import browser_key, client_address, engine
+from lab.views.live_class.plan_panel import plan_preview
 from lab.views.live_class.session_keys import Keys
 from lab.views.ui.accessibility import announce, section
 
@@ -63,17 +64,18 @@ def join_form(code: str, anonymous: bool = False) -> str:
 def start_form() -> str:
     """Start a class; returns the refusal to announce."""
     section("Start a class (teacher)")
+    plan = plan_preview()
     with st.form(Keys.START_FORM, border=True):
         class_name = st.text_input("Class name (optional)", key=Keys.START_NAME, placeholder="e.g. Period 3")
         anonymous = st.checkbox(
             "Anonymous class: no names asked", key=Keys.START_ANONYMOUS,
             help="Each student gets a random name such as Otter 17, shown to them and to you.",
         )  # fmt: skip
-        started = st.form_submit_button("Start a class")
+        started = st.form_submit_button("Start a class" + (" with this plan" if plan is not None else ""))
     if not started:
         return ""
     new, refusal = start_class(
-        engine, class_name, client=browser_key(), address=client_address(), anonymous=anonymous is True
+        engine, class_name, client=browser_key(), address=client_address(), anonymous=anonymous is True, plan=plan
     )
     if new is None:
         st.error(markdown_escape(refusal))

@@ -66,6 +66,11 @@ class Keys:
     OWN_P = "cls_own_p"
     OWN_Q = "cls_own_q"
     OWN_PREVIEW = "cls_own_preview"
+    PLAN_FILE = "cls_plan_file"  # a lesson plan's TOML file: on the dashboard (import) and the landing page (start)
+    START_PLAN_FILE = "cls_start_plan_file"  # the landing page's: a new class runs it
+    PLAN_USE = "cls_plan_use"
+    PLAN_ADD = "cls_plan_add"
+    PLAN_DOWNLOAD = "cls_plan_download"
     TIMER = "cls_timer"  # the form's countdown for each round (seconds, 0: none)
     ADD_TIME = "cls_add_time"
     STOP_COUNTDOWN = "cls_stop_countdown"
@@ -96,6 +101,14 @@ class Keys:
     @staticmethod
     def use_address(i: int) -> str:
         return f"cls_use_address_{i}"
+
+    @staticmethod
+    def plan_open(number: int) -> str:
+        return f"cls_plan_open_{number}"
+
+    @staticmethod
+    def plan_remove(number: int) -> str:
+        return f"cls_plan_remove_{number}"
 
     @staticmethod
     def remove(student_id: int) -> str:

@@ -11,7 +11,6 @@ import streamlit as st
 
 from lab.classroom.actions import (
     PENDING,
-    PREDICT_LABEL,
     TEACHER_DOWN,
     ActivityView,
     ClassRow,
@@ -19,73 +18,29 @@ from lab.classroom.actions import (
     TeacherDesk,
 )
 from lab.classroom.actions import TeacherActions as Do
-from lab.classroom.activities import PREDICT, WORKED_EXAMPLE, source_choices
-from lab.classroom.classes import ADD_TIME_S, TIMER_CHOICES
+from lab.classroom.activities import PREDICT
+from lab.classroom.classes import ADD_TIME_S
 from lab.core.formatting import markdown_escape
-from lab.teaching.class_question import MAX_TITLE, SECOND_TARGET, ClassQuestionError, class_question, own_question
-from lab.teaching.exercises import DEFAULT_COUNT, DEFAULT_LEVEL
 from lab.views.live_class.admission_panel import admission_panel, remove_by_rule
-from lab.views.live_class.assignment_form import assignment_fields, start_from
 from lab.views.live_class.common import (
     URL_PATH_PAGE,
     database_lost,
     pending_outcome,
 )
 from lab.views.live_class.database import engine
+from lab.views.live_class.open_form import OPEN_HEADING, open_activity_form
+from lab.views.live_class.plan_panel import plan_panel
 from lab.views.live_class.question import draw_answer, draw_question
 from lab.views.live_class.results import change_text, pattern_text, results_chart
 from lab.views.live_class.session_keys import Keys
-from lab.views.live_class.teacher_desk import change, teacher_action, teacher_button, the_desk
+from lab.views.live_class.teacher_desk import teacher_action, teacher_button, the_desk
 from lab.views.live_class.teacher_links import join_panel, private_panel, top_bar
 from lab.views.ui.accessibility import announce, section, subsection
 from lab.views.ui.countdown import countdown
 from lab.views.ui.presentation import CLASS_PRESENTING_CSS, PRESENT_TEXT_PX, is_presenting
 
-OPEN_HEADING = "Open an activity for the class"
 DASHBOARD_EVERY_S = 2.0
 STUDENTS_PER_PAGE = 50  # rows of the dashboard's student list drawn at once
-
-
-def _own_source() -> tuple[str, str]:
-    """(the source of the teacher's own question typed in the form, "") or ("", why it cannot be asked)."""
-    form = st.session_state
-    typed = [str(form.get(key) or "") for key in (Keys.OWN_TITLE, Keys.OWN_TOKENS, Keys.OWN_P, Keys.OWN_Q)]
-    try:
-        return own_question(*typed), ""
-    except ClassQuestionError as exc:
-        return "", str(exc)
-
-
-def _open_activity() -> None:
-    st.session_state.pop(Keys.NEW_CLASS, None)  # the class is under way: the teacher link folds away
-    form = st.session_state
-    kind, source = form.get(Keys.KIND), form.get(Keys.SOURCE, WORKED_EXAMPLE)
-    if kind == OWN_LABEL:
-        source, refusal = _own_source()
-        if refusal:  # said above the form; what was typed stays in its boxes
-            st.session_state[Keys.TEACHER_ERROR] = f"Not opened: {refusal}"
-            return
-        kind = PREDICT_LABEL
-    seed, level, count = form.get(Keys.SEED), form.get(Keys.LEVEL), form.get(Keys.COUNT)
-    timer = form.get(Keys.TIMER) or None  # checked by the store (one of TIMER_CHOICES)
-    desk = the_desk()
-    change(
-        lambda on_pending: desk.open_activity(engine, kind, source, seed, level, count, timer, on_pending=on_pending),
-        "Open activity",
-        focus="activity",
-    )
-
-
-def _source_label(source: str) -> str:
-    if source == WORKED_EXAMPLE:
-        return "Worked example: bernoulli-residual, bars r(B) and r(C)"
-    if source.startswith(SECOND_TARGET):
-        return f"Two drafts, the second candidate's target p₂: {source[len(SECOND_TARGET):]}"
-    return source
-
-
-
-# --- the dashboard's panels ------------------------------------------------------------------------
 
 
 def activity_state(activity: ActivityView) -> str:
@@ -130,13 +85,6 @@ def activity_buttons(activity: ActivityView) -> None:
     countdown_row(activity)
 
 
-def timer_words(seconds: int) -> str:
-    """A countdown's length as the form offers it: "Off", "30 s", "2 min"."""
-    if not seconds:
-        return "Off"
-    return f"{seconds // 60} min" if seconds % 60 == 0 and seconds >= 120 else f"{seconds} s"
-
-
 def countdown_focus(activity: ActivityView | None) -> str:
     """The countdown's button that takes keyboard focus after one of them was pressed (the row changes)."""
     if activity is None or activity.seconds_left() is not None:
@@ -174,58 +122,6 @@ def activity_question(activity: ActivityView | None) -> None:
         draw_question(
             activity.spec.question, Keys.question_chart(activity.id), PRESENT_TEXT_PX if is_presenting() else None
         )
-
-
-def open_activity_form() -> None:
-    """What the class does next: predict the bars of a scenario, or an exercises assignment."""
-    with st.container(border=True):
-        subsection(OPEN_HEADING)
-        kind = st.radio(
-            "Activity", (PREDICT_LABEL, OWN_LABEL, "Exercises assignment"), key=Keys.KIND, horizontal=True
-        )
-        if kind == PREDICT_LABEL:
-            st.selectbox(
-                "Predict the bars of",
-                source_choices(),
-                key=Keys.SOURCE,
-                format_func=_source_label,
-            )
-        elif kind == OWN_LABEL:
-            own_question_fields()
-        else:
-            seed, level, count = st.columns(3)
-            start_from({Keys.SEED: 1, Keys.COUNT: DEFAULT_COUNT, Keys.LEVEL: DEFAULT_LEVEL})
-            assignment_fields((seed, count, level), (Keys.SEED, Keys.COUNT, Keys.LEVEL), titled_levels=True)
-        st.selectbox(
-            "Countdown for each round",
-            (0, *TIMER_CHOICES),
-            key=Keys.TIMER,
-            format_func=timer_words,
-            help="When it ends the vote locks; you can add time while it runs.",
-        )
-        st.button("Open for the class", key=Keys.OPEN, type="primary", on_click=_open_activity)
-
-
-OWN_LABEL = "Your own question"
-
-
-def own_question_fields() -> None:
-    """A question of the teacher's own: tokens, target p and draft q as comma lists (checked as the Residual explorer
-    checks its table), and a preview of what the class will see (never the answer)."""
-    st.text_input("Title (optional)", key=Keys.OWN_TITLE, max_chars=MAX_TITLE, placeholder="e.g. Three words")
-    st.text_input("Tokens, separated by commas", key=Keys.OWN_TOKENS, placeholder="e.g. X, Y, W")
-    p, q = st.columns(2)
-    p.text_input("Target p, in the same order", key=Keys.OWN_P, placeholder="e.g. 1/2, 1/4, 1/4")
-    q.text_input("Draft q, in the same order", key=Keys.OWN_Q, placeholder="e.g. 1/4, 1/4, 1/2")
-    if not any(st.session_state.get(k) for k in (Keys.OWN_TOKENS, Keys.OWN_P, Keys.OWN_Q)):
-        st.caption("Fractions (3/4) or decimals (0.75); p and q each add up to 1. The class predicts r and Z.")
-        return
-    source, refusal = _own_source()
-    if refusal:
-        st.warning(markdown_escape(refusal))
-        return
-    with st.expander("Preview: what the class will see", expanded=True):
-        draw_question(class_question(source), Keys.OWN_PREVIEW)
 
 
 def activity_controls(board: Dashboard) -> tuple[str, str]:
@@ -408,6 +304,8 @@ def running_dashboard(code: str, token: str, klass: ClassRow, class_heading: str
         join_panel(klass, presenting, first)
     st.fragment(run_every=DASHBOARD_EVERY_S)(live_dashboard)(code, token)
     activity_question(board.activity)
+    if not presenting:
+        plan_panel(the_desk(), expanded=first)
     if not first:
         join_panel(klass, presenting, first)
     st.divider()
