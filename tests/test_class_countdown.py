@@ -53,7 +53,8 @@ def test_the_countdown_locks_the_vote_when_it_ends(engine, clock):
     with pytest.raises(ClassroomError, match="The time for this vote is up: this answer was not saved"):
         submit(engine, new.code, ann, ("0.1", "0.9"))
     rows = list(csv.DictReader(io.StringIO(export.class_results_csv(engine, new.code, new.teacher_token))))
-    assert [(r["value 1 answer"], r["value 2 answer"]) for r in rows] == [("3/4", "1/4")]  # the last answer in time, not the late one
+    # the last answer in time, not the late one
+    assert [(r["value 1 answer"], r["value 2 answer"]) for r in rows] == [("3/4", "1/4")]
 
 
 def test_a_write_is_refused_in_the_statement_when_the_time_ran_out_meanwhile(engine, monkeypatch):

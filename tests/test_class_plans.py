@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from lab.classroom import admission, answers, classes, plans
+from lab.classroom import admission, answers, classes, plans, teacher_link
 from lab.classroom.activities import ASSIGNMENT, PREDICT
 from lab.classroom.plans import PlanError, read_plan
 
@@ -105,3 +105,20 @@ def test_a_class_keeps_its_plan_opens_from_it_and_a_new_class_runs_it_again(engi
     assert plans.class_plan(engine, second.code, second.teacher_token) == kept
     with pytest.raises(PlanError, match="no activity 9"):
         plans.open_from_plan(engine, second.code, second.teacher_token, 9)
+
+
+def test_the_next_lecture_keeps_the_plan_and_settings_in_a_new_class(engine):
+    plan = read_plan(LECTURE)
+    first = classes.create_class(engine, "Monday", anonymous=True, plan=plans.stored_plan(plan))
+    admission.set_expected_size(engine, first.code, first.teacher_token, 40)
+    admission.join_class(engine, first.code, "")
+    classes.end_class(engine, first.code, first.teacher_token)
+    second = classes.next_class(engine, first.code, first.teacher_token)
+    assert second.code != first.code and second.teacher_token != first.teacher_token and second.name == "Monday"
+    assert plans.class_plan(engine, second.code, second.teacher_token) == plan
+    klass = teacher_link.check_teacher(engine, second.code, second.teacher_token)
+    assert klass.anonymous and klass.expected_size == 40 and klass.open
+    joined = admission.join_class(engine, second.code, "Typed name")
+    assert joined.name != "Typed name"  # anonymous, as the first class
+    with pytest.raises(Exception, match="not valid|no class|teacher link"):
+        classes.next_class(engine, first.code, "not-the-token")

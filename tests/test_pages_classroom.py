@@ -817,3 +817,19 @@ def test_the_dashboard_builds_a_plan_from_its_form_and_opens_from_it(data):
     at.button(key="cls_plan_add").click().run()
     assert "Not added to the plan: p: token 'X' appears more than once" in plain(errors(at)[0])
     assert len(plans.class_plan(data, code, token).items) == 2
+
+
+def test_an_ended_class_starts_the_next_lecture_with_its_plan(data):
+    from lab.classroom import plans
+
+    new = classes.create_class(data, "Mondays", plan=plans.stored_plan(plans.read_plan(
+        "[[activity]]\nkind = 'scenario'\nscenario = 'pet-words'\ncountdown = 30\n"
+    )))  # fmt: skip
+    classes.end_class(data, new.code, new.teacher_token)
+    at = open_linked_page(PAGE, {"code": new.code, "teacher": new.teacher_token})
+    at.button(key="cls_next_lecture").click().run()
+    assert not at.exception
+    code, token = at.query_params["code"], at.query_params["teacher"]
+    assert code != new.code and token != new.teacher_token
+    assert [i.label() for i in plans.class_plan(data, code, token).items] == ["Scenario: pet-words (countdown 30 s)"]
+    assert "Your private teacher link" in markdown_text(at)  # shown open, to be saved

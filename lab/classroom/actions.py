@@ -304,6 +304,15 @@ class TeacherDesk:
         """The class, when this token is its teacher's."""
         return outcome(lambda engine: teacher_link.check_teacher(engine, self.code, self.token), db, TEACHER_DOWN)
 
+    def next_class(self, db: Engine | Connect, client: str, address: str) -> tuple[classes.NewClass | None, str]:
+        """The next lecture's class (classes.next_class): (the new class, "") or (None, why not)."""
+        result = outcome(
+            lambda engine: classes.next_class(engine, self.code, self.token, client=client, address=address),
+            db,
+            TEACHER_DOWN,
+        )
+        return result.value, words(result)
+
     def plan(self, db: Engine | Connect) -> Outcome:
         """The lesson plan kept with the class (lab.classroom.plans.Plan)."""
         return outcome(lambda engine: plans.class_plan(engine, self.code, self.token), db, TEACHER_DOWN)

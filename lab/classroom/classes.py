@@ -13,7 +13,7 @@ from sqlalchemy.engine import Engine
 
 from lab.classroom import db
 from lab.classroom.activities import PREDICT, ActivityError, encode_params
-from lab.classroom.db import prepare, writing
+from lab.classroom.db import prepare, reading, writing
 from lab.classroom.keys import new_display_key, token_hash
 from lab.classroom.limits import FORGET_WRONG_CODES_S, check_limits, class_start_limits, count_limits
 from lab.classroom.naming import MAX_CLASS_NAME, check_text, new_class_code
@@ -94,6 +94,27 @@ def create_class(
             )
         return NewClass(code, token, cleaned)
     raise ClassroomError("Could not find a free class code; try again.")  # pragma: no cover (31^6 codes)
+
+
+def next_class(engine: Engine, code: str, teacher_token: str, *, client: str = "", address: str = "") -> NewClass:
+    """The next lecture's class: a new class (a new code, a new teacher link) with this one's name, lesson plan and
+    who-may-join settings (anonymous joining, the expected size); no students, no answers. Also from a class that
+    has ended. Bounded like create_class."""
+    with reading(engine) as conn:
+        klass = teacher_class(conn, code, teacher_token, must_be_open=False)
+        kept = conn.execute(
+            text("SELECT anonymous, plan, expected_size FROM classes WHERE id = :id"), {"id": klass.id}
+        ).one()
+    new = create_class(
+        engine, klass.name, client=client, address=address, anonymous=bool(kept.anonymous), plan=kept.plan
+    )
+    if kept.expected_size is not None:
+        with writing(engine) as conn:
+            conn.execute(
+                text("UPDATE classes SET expected_size = :n WHERE code = :code"),
+                {"n": kept.expected_size, "code": new.code},
+            )
+    return new
 
 
 def open_activity(

@@ -8,9 +8,9 @@ import re
 import time
 
 import pytest
-from browserlib import DESKTOP, app_and_class_engine, goto, screenshot_full, wait_idle
 from sqlalchemy import text
 
+from browserlib import DESKTOP, app_and_class_engine, goto, screenshot_full, wait_idle
 from lab.classroom import admission, answers, classes, db, versions
 
 PHONE = {"width": 390, "height": 844}

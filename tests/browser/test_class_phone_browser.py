@@ -5,8 +5,8 @@ bars scrolls the page and leaves the bars as they were."""
 from __future__ import annotations
 
 import pytest
-from browserlib import app_and_class_engine, goto, wait_idle
 
+from browserlib import app_and_class_engine, goto, wait_idle
 from lab.classroom import admission, classes
 
 PHONE = {"width": 390, "height": 844}

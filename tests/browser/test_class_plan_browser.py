@@ -6,8 +6,8 @@ in that class; the dashboard downloads it back."""
 from __future__ import annotations
 
 import pytest
-from browserlib import DESKTOP, app_and_class_engine, goto, reveal_then, wait_idle
 
+from browserlib import DESKTOP, app_and_class_engine, goto, reveal_then, wait_idle
 from lab.classroom import admission, answers, plans
 
 PLAN = """title = "Lecture 4"

@@ -5,8 +5,8 @@ chart inside the window, and no two texts of a chart overlapping (what a screens
 from __future__ import annotations
 
 import pytest
-from browserlib import app_and_class_engine, goto, wait_idle
 
+from browserlib import app_and_class_engine, goto, wait_idle
 from lab.classroom import admission, answers, classes, versions
 
 SOURCE = "eight-words"

@@ -69,6 +69,7 @@ class Keys:
     PLAN_FILE = "cls_plan_file"  # a lesson plan's TOML file: on the dashboard (import) and the landing page (start)
     START_PLAN_FILE = "cls_start_plan_file"  # the landing page's: a new class runs it
     PLAN_USE = "cls_plan_use"
+    NEXT_LECTURE = "cls_next_lecture"
     PLAN_ADD = "cls_plan_add"
     PLAN_DOWNLOAD = "cls_plan_download"
     TIMER = "cls_timer"  # the form's countdown for each round (seconds, 0: none)

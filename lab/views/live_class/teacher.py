@@ -25,9 +25,10 @@ from lab.views.live_class.admission_panel import admission_panel, remove_by_rule
 from lab.views.live_class.common import (
     URL_PATH_PAGE,
     database_lost,
+    go_to,
     pending_outcome,
 )
-from lab.views.live_class.database import engine
+from lab.views.live_class.database import browser_key, client_address, engine
 from lab.views.live_class.open_form import OPEN_HEADING, open_activity_form
 from lab.views.live_class.plan_panel import plan_panel
 from lab.views.live_class.question import draw_answer, draw_question
@@ -262,6 +263,24 @@ def results_download(place, code: str, token: str, klass: ClassRow) -> None:
     )
 
 
+def next_lecture(place) -> None:
+    """The next lecture's class, with this one's name, lesson plan and who-may-join settings: a new code and a new
+    private teacher link (shown open once), no students."""
+    if not place.button(
+        "Next lecture: a new class with this plan", key=Keys.NEXT_LECTURE,
+        help="A new class code and teacher link, the same name, lesson plan and settings (anonymous joining, "
+        "expected size); no students or answers. This class stays as it is.",
+    ):  # fmt: skip
+        return
+    new, refusal = the_desk().next_class(engine, browser_key(), client_address())
+    if new is None:
+        place.error(markdown_escape(refusal))
+        return
+    st.session_state[Keys.NEW_CLASS] = new.code  # its teacher link is shown open, to be saved
+    st.session_state[Keys.TEACHER_FOCUS] = "class"
+    go_to(code=new.code, teacher=new.teacher_token)
+
+
 def ended_dashboard(code: str, token: str, klass: ClassRow, class_heading: str, error: str) -> None:
     """An ended class: results only, since this link (perhaps in a shared computer's history) can no longer
     change anything."""
@@ -273,6 +292,7 @@ def ended_dashboard(code: str, token: str, klass: ClassRow, class_heading: str, 
     announce(Keys.LIVE, "This class has ended.", error=error, focus=ended_focus)
     live_dashboard(code, token, actions=False)
     results_download(st, code, token, klass)
+    next_lecture(st)
 
 
 def running_dashboard(code: str, token: str, klass: ClassRow, class_heading: str, error: str) -> None:
@@ -309,8 +329,9 @@ def running_dashboard(code: str, token: str, klass: ClassRow, class_heading: str
     if not first:
         join_panel(klass, presenting, first)
     st.divider()
-    download, end = st.columns(2)
+    download, again, end = st.columns(3)
     results_download(download, code, token, klass)
+    next_lecture(again)
     with end.popover("End class"):
         st.write("Ending the class expires its code: students can no longer join or answer. Results stay.")
         teacher_button(st, "End the class now", Keys.END, Do.end_class, focus="class")
