@@ -14,6 +14,14 @@ from lab.core.formatting import fraction_text
 
 WORDS_UP_TO = 4  # more fields: labels without "mean " and "exact "
 MEAN_LABELS_UP_TO = 6  # more fields: no label for the means (their lines stay)
+EXACT_LABELS_UP_TO = 9  # more fields: no label for the exact answer (its diamonds stay), the names on end
+TICK_CHARS = 8
+
+
+def _bare(field: str) -> str:
+    """A field's token ("word01" for r(word01); Z as it is), cut to TICK_CHARS: a crowded chart's tick."""
+    name = field[field.index("(") + 1 : -1] if field.endswith(")") and "(" in field else field
+    return name if len(name) <= TICK_CHARS else name[: TICK_CHARS - 1] + "…"
 
 
 def class_predictions_figure(
@@ -36,6 +44,7 @@ def class_predictions_figure(
     n = len(fields)
     mean_word, exact_word = ("mean ", "exact ") if legend and n <= WORDS_UP_TO else ("", "")
     mean_labels = n <= MEAN_LABELS_UP_TO
+    crowded = n > EXACT_LABELS_UP_TO  # the exact answer's labels go too (its diamonds stay; the page says the values)
     tick_size, mean_size, exact_size = (text_size,) * 3 if text_size else (15, 14, 15)
     dot_size = 14 if text_size else 9
     traces = []
@@ -119,7 +128,7 @@ def class_predictions_figure(
                 "type": "scatter",
                 "x": [i + half + 0.08 for i in range(len(exact))],
                 "y": [float(v) for v in exact],
-                "mode": "markers+text",
+                "mode": "markers" if crowded else "markers+text",
                 "name": "exact answer",
                 "legendgroup": "exact",
                 "showlegend": False,
@@ -130,18 +139,21 @@ def class_predictions_figure(
                 "hoverinfo": "skip",
             }
         )
+    ticks = [_bare(f) for f in fields] if crowded else list(fields)  # crowded: "word01" for r(word01), cut
     layout = {
         "margin": {
             "l": 50 + 6 * (tick_size - 15),
             "r": 20,
             "t": (30 + 2 * (tick_size - 15)) if legend else 12,
-            "b": 40 + tick_size - 15,
+            # crowded: room under the axis for the longest name on end (a character is about 0.6 of the text size)
+            "b": 12 + round(0.62 * tick_size * max(len(t) for t in ticks)) if crowded else 40 + tick_size - 15,
         },
         # ticks in fifths: ticks at 0.25 and 0.75 would read as answers on a class screen before the reveal
         "yaxis": {
             "range": [-0.03, 1.03],
             # side by side (no legend) the charts are short: no axis title, ticks at 0, 0.5 and 1 (never at 1/4)
-            "title": {"text": "predicted value" if legend else "", "font": {"size": tick_size}, "standoff": 8},
+            "title": {"text": "predicted value" if legend and not crowded else "", "font": {"size": tick_size},
+                      "standoff": 8},
             # on a projector (text_size) the chart may be a quarter of a 720-line window: ticks at 0, 0.5 and 1 only
             "dtick": 0.2 if legend and not text_size else 0.5,
             "gridcolor": GRID,
@@ -150,7 +162,9 @@ def class_predictions_figure(
         "xaxis": {
             "tickmode": "array",
             "tickvals": list(range(n)),
-            "ticktext": list(fields),
+            # crowded: each name on end, cut to TICK_CHARS (the full names are in the text equivalent)
+            "ticktext": ticks,
+            **({"tickangle": -90} if crowded else {}),
             # room left of the first box for its mean's label, right of the last for the exact answer's
             "range": [-1.1, n + 0.3] if mean_word else [-0.75 if mean_labels else -0.5, n - 0.15],
             "showgrid": False,

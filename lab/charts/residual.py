@@ -66,6 +66,7 @@ def pq_bars(tokens: Sequence[str], p: Sequence, q: Sequence, fit: bool = False, 
 
 
 UPRIGHT_LABELS = 4  # a projected p / q chart of more tokens has its labels on end
+PROJECTED_LABELS = 12  # and of more than this, no labels: a bar is narrower than a label on end
 
 
 def pq_bars_projected(
@@ -76,18 +77,22 @@ def pq_bars_projected(
     None: as tall as its element (the projector view sizes it in window units). Above UPRIGHT_LABELS tokens the
     labels stand on end above their bars: side by side they would collide in a projector's column."""
     upright = len(tokens) > UPRIGHT_LABELS
+    labelled = len(tokens) <= PROJECTED_LABELS  # more: bars without labels (the phones and the alt text hold them)
     traces = [
         # constraintext none: plotly would otherwise shrink a label wider than its bar below text_size
         {
-            **_bar(role, name, tokens, values), "textfont": {"size": text_size, "color": TEXT}, "constraintext": "none",
-            **({"textangle": -90} if upright else {}),
+            **_bar(role, name, tokens, values, text=labelled), "textfont": {"size": text_size, "color": TEXT},
+            "constraintext": "none", **({"textangle": -90} if upright else {}),
         }  # fmt: skip
         for role, name, values in (("p", "target p", p), ("q", "draft q", q))
     ]
+    names = [t if len(t) <= 8 else t[:7] + "…" for t in tokens]  # the alt text has them whole
+    on_end = len(tokens) > 8
+    bottom = 14 + round(0.62 * text_size * max(len(n) for n in names)) if on_end else 14 + text_size  # room for a "g"
     layout = {
         # the legend in one line above the bars: beside them it took a third of a projector column's width, and
         # neighbouring exact labels ("3/10", "3/10") collided at 1280x720
-        "margin": {"l": 8, "r": 8, "t": 16 + 2 * text_size, "b": 14 + text_size},  # b: room for a "g"
+        "margin": {"l": 8, "r": 8, "t": 16 + 2 * text_size, "b": bottom},
         "font": {"size": text_size, "color": TEXT},
         "legend": {
             "orientation": "h",
@@ -100,7 +105,12 @@ def pq_bars_projected(
         "paper_bgcolor": PAPER,
         "barmode": "group",
         "bargap": 0.08,  # wide bars: an exact label at projector size fits above its own bar
-        "xaxis": {"type": "category", "showline": True, "linecolor": AXIS, "tickfont": {"size": text_size}},
+        # names cut to 8 characters, on end past 8 tokens: they never collide
+        "xaxis": {
+            "type": "category", "showline": True, "linecolor": AXIS, "tickfont": {"size": text_size},
+            "tickvals": [plotly_text(t) for t in tokens], "ticktext": [plotly_text(n) for n in names],
+            **({"tickangle": -90} if on_end else {}),
+        },  # fmt: skip
         # no value axis: every bar carries its exact value, and a tick at 1/4 or 3/4 could read as an answer
         # room above the tallest bar for its label (standing, a label is as tall as it is long)
         "yaxis": {"range": [0, _top(p, q) * (2.2 if upright else 1.45)], "visible": False},

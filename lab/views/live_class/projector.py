@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from lab.charts.residual import UPRIGHT_LABELS
+from lab.charts.classroom import EXACT_LABELS_UP_TO
+from lab.charts.residual import PROJECTED_LABELS, UPRIGHT_LABELS
 from lab.classroom.actions import Projection, projection
 from lab.classroom.activities import PREDICT
 from lab.core.formatting import fraction_text, markdown_escape, with_decimal
@@ -48,6 +49,7 @@ MAX_QR_LINK = 2000
 LIVE = "proj"  # the page's live region (lab.views.ui.accessibility.announce)
 PROJECTOR_COUNTDOWN = "proj_countdown"
 LONG_ANSWER = 60  # an exact answer longer than this (with its decimals) is written in fractions, in smaller type
+LONGER_ANSWER = 120  # and longer than this, as one list in the order of the bars
 # the legend of the two rounds' charts, said once above them (each chart drawn without one)
 KEY_TEXT = "Dots: predictions, in a box · solid line: class mean · dashed line and diamond: the exact answer"
 
@@ -79,7 +81,8 @@ def results(shown: Projection, visible: bool, key: str) -> None:
                 continue
             with st.container(key=f"proj-round-{i}"):  # each round's chart titled above it
                 st.markdown(f"**{label}** · {summary.submitted} of {shown.joined} submitted")
-            with st.container(key=f"proj-chart-{len(rounds)}-{state}-{i}"):  # its height: PROJECTOR_CSS
+            crowded = "-crowded" if len(summary.fields) > EXACT_LABELS_UP_TO else ""  # names on end: taller
+            with st.container(key=f"proj-chart-{len(rounds)}-{state}-{i}{crowded}"):  # its height: PROJECTOR_CSS
                 results_chart(
                     summary,
                     revealed,
@@ -199,10 +202,15 @@ def top_band(klass, activity, link, results_up: bool) -> None:
     if activity is None:
         left, middle = top.columns([1.1, 1], gap="large", vertical_alignment="center")
         right = None
+    elif predict and len(activity.spec.question.tokens) > PROJECTED_LABELS:
+        # the chart gets a band of its own while the vote is open; once results are up they take the room (the
+        # phones hold the question)
+        left, middle = top.columns([1.2, 1.0], gap="medium", vertical_alignment="center")
+        right = st.container(key=f"proj-pq-wide-{state}") if not results_up else None
     else:
         # many tokens: the p / q chart gets more of the width, so that each bar is wider than its label on end
         many = predict and len(activity.spec.question.tokens) > UPRIGHT_LABELS
-        widths = [1.1, 0.8, 2.1] if many else [1.2, 1.0, 1.5]
+        widths = [1.3, 0.7, 2.0] if many else [1.2, 1.0, 1.5]  # the code's column keeps its share (the address)
         left, middle, right = top.columns(widths, gap="medium", vertical_alignment="center")
     with left:
         with st.container(key="proj-code"):
@@ -233,11 +241,13 @@ def question_band(activity, results_up: bool) -> None:
     text; no link or button."""
     spec = activity.spec
     with st.container(key="proj-question"):
-        section(f"Activity {activity.position}: {markdown_escape(spec.title)}")
         left = activity.seconds_left()
-        if left is not None and not activity.revealed:  # when it ends the page runs again and says the vote is locked
-            with st.container(key="proj-countdown"):
-                countdown(left, PROJECTOR_COUNTDOWN)
+        # the countdown on the title's line (when it ends the page runs again and says the vote is locked)
+        with st.container(key="proj-heading", horizontal=True, vertical_alignment="center", gap="large"):
+            section(f"Activity {activity.position}: {markdown_escape(spec.title)}")
+            if left is not None and not activity.revealed:
+                with st.container(key="proj-countdown", width="content"):
+                    countdown(left, PROJECTOR_COUNTDOWN)
         if activity.kind != PREDICT:
             st.markdown(f"{len(spec.problems)} problems, on your phones.")
             return
@@ -251,8 +261,18 @@ def question_band(activity, results_up: bool) -> None:
             if len(asked) > LONG_ANSWER:  # many values: fractions only, in smaller type (two lines at most)
                 asked = "; ".join(f"{f} = {fraction_text(e)}" for f, e in zip(answer.fields, answer.exact))
                 size = "proj-exact-long"
+            if len(asked) > LONGER_ANSWER:  # more still: the values in the order of the bars
+                asked = compact_answer(spec)
             with st.container(key=size):
                 st.markdown("**Exact answer:** " + markdown_escape(asked))
+
+
+def compact_answer(spec) -> str:
+    """The exact answer in the order of the bars: "r = (0, 1/3, …) for the, a, …; Z = 3/10"."""
+    answer = spec.answer
+    bars = [fraction_text(e) for f, e in zip(answer.fields, answer.exact) if f != "Z"]
+    z = [f"; Z = {fraction_text(e)}" for f, e in zip(answer.fields, answer.exact) if f == "Z"]
+    return f"{spec.symbol} = ({', '.join(bars)}), in the order of the bars" + "".join(z)
 
 
 def projector_page(code: str, key: str) -> None:

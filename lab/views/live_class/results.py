@@ -68,14 +68,17 @@ def pattern_text_short(summary: PredictSummary) -> str:
     return "**Wrong pattern:** none detected"
 
 
+PER_VALUE_UP_TO = 9  # more values: the share within 0.05 is said for every value together only (a projector's line)
+
+
 def within_text(summary: PredictSummary) -> str:
     """**Within 0.05 of the exact answer:** … (markdown; names the answer's closeness, so after the reveal only
     on a projected screen)."""
+    head = f"**Within 0.05 of the exact answer:** {float(summary.all_close_share):.0%} of the class on every value"
+    if len(summary.fields) > PER_VALUE_UP_TO:
+        return head + "."
     within = ", ".join(f"{f}: {float(s):.0%}" for f, s in zip(summary.fields, summary.close_share) if s is not None)
-    return (
-        f"**Within 0.05 of the exact answer:** {float(summary.all_close_share):.0%} of the class on every value "
-        f"({within})."
-    )
+    return f"{head} ({within})."
 
 
 def pattern_text(summary: PredictSummary, looked_for: bool = True) -> str:

@@ -190,6 +190,13 @@ html { font-size: 3.4vh; }
 /* plotly sizes a figure without a height to its element: the element's height is set here, in window units */
 .st-key-proj-pq [data-testid="stPlotlyChart"], .st-key-proj-pq .js-plotly-plot { height: 58vh !important; }
 .st-key-proj-top-open .st-key-proj-qr img { height: min(52vh, 25vw) !important; }
+/* more tokens than a column holds: the p / q chart in a band of its own, under a smaller top band */
+.stApp:has(.st-key-proj-pq-wide-open) .st-key-proj-top-open .st-key-proj-qr img { height: 22vh !important; }
+.st-key-proj-pq-wide-open .st-key-proj-pq [data-testid="stPlotlyChart"],
+.st-key-proj-pq-wide-open .st-key-proj-pq .js-plotly-plot { height: 30vh !important; }
+/* a single round's chart of many values (names on end under it) once revealed: the room the p / q chart left */
+[class*="st-key-proj-chart-1-revealed"][class*="-crowded"] [data-testid="stPlotlyChart"],
+[class*="st-key-proj-chart-1-revealed"][class*="-crowded"] .js-plotly-plot { height: 37vh !important; }
 [class*="st-key-proj-chart-1-shown"] [data-testid="stPlotlyChart"],
 [class*="st-key-proj-chart-1-shown"] .js-plotly-plot { height: 50vh !important; }
 [class*="st-key-proj-chart-1-revealed"] [data-testid="stPlotlyChart"],
