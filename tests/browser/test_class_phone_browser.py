@@ -137,3 +137,38 @@ def test_a_swipe_over_eight_bars_scrolls_and_only_the_top_or_a_picked_bar_moves(
     assert float(page.evaluate(VALUES_JS)[5]) > 0.5
     page.screenshot(path=str(screenshot_dir / "class-phone-eight-bars-touch.png"))
     page.context.close()
+
+
+@pytest.mark.browser
+def test_a_joined_phone_that_opens_the_apps_root_finds_its_class_again(browser, phone_app):
+    base, engine = phone_app
+    new = classes.create_class(engine, "Root")
+    classes.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
+    context = browser.new_context(viewport=PHONE, has_touch=True, is_mobile=True)
+    page = context.new_page()
+    goto(page, f"{base}/class?code={new.code}")
+    page.get_by_role("textbox", name="Your name").fill("Eve")
+    page.get_by_role("button", name="Join", exact=True).click()
+    page.wait_for_url("**student=**")
+    wait_idle(page)
+    student_url = page.url
+    goto(page, f"{base}/")  # the app's root, in the same tab (a new session of the app)
+    back = page.get_by_role("link", name="Back to your class")
+    back.wait_for(timeout=10_000)
+    assert f"Your class {new.code} is in progress" in page.inner_text("body")  # the class only, as before
+    back.click()
+    page.wait_for_url("**student=**")
+    assert page.url.split("?")[1] == student_url.split("?")[1]
+    wait_idle(page)
+    assert page.get_by_role("button", name="Submit").is_visible()
+    other = context.new_page()  # a new tab (the next person on a shared computer): nothing of the class
+    goto(other, f"{base}/")
+    other.wait_for_timeout(1500)
+    assert "in progress" not in other.inner_text("body") and "Start here" in other.inner_text("body")
+    other.close()
+    classes.end_class(engine, new.code, new.teacher_token)
+    goto(page, f"{base}/")  # after the class: nothing offered, and the browser forgets it
+    page.wait_for_timeout(1500)
+    assert "Back to your class" not in page.inner_text("body")
+    assert page.evaluate("sessionStorage.getItem('residual-lab-class')") is None
+    context.close()

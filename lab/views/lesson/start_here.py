@@ -14,6 +14,7 @@ from lab.core.formatting import markdown_escape
 from lab.models.lesson import Lesson, LessonInputError, parse_chapter
 from lab.teaching.lesson import CHAPTER_COUNT, Chapter, chapter, chapters
 from lab.views.lesson import chapters as interactives
+from lab.views.live_class.class_memory import back_to_class
 from lab.views.shell import page_named
 from lab.views.ui.accessibility import announce, section, subsection, title
 from lab.views.ui.browser_memory import browser_memory
@@ -184,6 +185,7 @@ def footer(item: Chapter, state: Lesson) -> None:
 def main() -> None:
     state = lesson()
     title("Start here")
+    back_to_class()  # a phone that joined a class and opened the app's root: the way back to it
     follow_link(state)
     if problem := st.session_state.pop(MEMORY_PROBLEM, ""):
         st.warning(markdown_escape(problem))

@@ -28,6 +28,7 @@ from lab.classroom.actions import (
 from lab.classroom.activities import PREDICT
 from lab.core.formatting import markdown_escape
 from lab.views.live_class import holding
+from lab.views.live_class.class_memory import remember_class
 from lab.views.live_class.common import (
     RETRY_EVERY_S,
     URL_PATH_PAGE,
@@ -366,6 +367,7 @@ def student_page_drawn(code: str, token: str) -> None:
         else:
             holding.release()
             st.info("This class has ended: your answers are shown as saved; nothing can change now.")
+        remember_class(state.code, token, state.open)  # a phone that opens the app's root finds its way back
     # focus to the page's heading once, right after Join (the Join button is gone: focus would fall to the body)
     focus = heading if st.session_state.pop(Keys.JOINED, False) else ""
     drawn_outside(Keys.STUDENT_OUTSIDE, outside_of(state))

@@ -17,8 +17,9 @@ import streamlit as st
 _JS = """
 export default function ({ data, setTriggerValue, parentElement }) {
   const name = data.name;
-  let stored = null;
-  try { stored = window.localStorage.getItem(name); } catch (e) { stored = null; }
+  let stored = null, store = null;
+  try { store = data.tab ? window.sessionStorage : window.localStorage; } catch (e) { store = null; }
+  try { stored = store.getItem(name); } catch (e) { stored = null; }
   if (!data.loaded && stored !== null) {
     // something saved, not yet read by this session: sent once per element (no write until the page merged it)
     if (parentElement.dataset.sent !== name) {
@@ -29,8 +30,8 @@ export default function ({ data, setTriggerValue, parentElement }) {
   }
   const keep = data.keep;  // nothing saved (a first visit costs no extra run), or the page has read it
   try {
-    if (keep === "") window.localStorage.removeItem(name);
-    else if (typeof keep === "string" && keep !== stored) window.localStorage.setItem(name, keep);
+    if (keep === "") store.removeItem(name);
+    else if (typeof keep === "string" && keep !== stored) store.setItem(name, keep);
   } catch (e) { /* storage refused (private mode): the page still works for this tab */ }
 }
 """
@@ -39,9 +40,11 @@ KEY_PREFIX = "browser-memory-"  # the element's key: presentation.py's CSS takes
 LOADED = "_browser_memory_loaded_"  # session key prefix: the browser's text has arrived (or cannot)
 
 
-def browser_memory(name: str, keep: str | None, on_stored: Callable[[str], None]) -> None:
-    """Keep ``keep`` under ``name`` in localStorage ("": forget it; None: leave it as it is). ``on_stored(text)`` is
-    called once per session with what the browser held, when it held something, before the run that follows."""
+def browser_memory(name: str, keep: str | None, on_stored: Callable[[str], None], *, tab: bool = False) -> None:
+    """Keep ``keep`` under ``name`` in localStorage ("": forget it; None: leave it as it is); ``tab``: in this tab's
+    sessionStorage instead (it survives a reload and another address typed in the same tab, not a new tab: nothing
+    for the next person on a shared computer). ``on_stored(text)`` is called once per session with what the browser
+    held, when it held something, before the run that follows."""
     key = KEY_PREFIX + name
 
     def arrived() -> None:
@@ -50,5 +53,5 @@ def browser_memory(name: str, keep: str | None, on_stored: Callable[[str], None]
         on_stored(value if isinstance(value, str) else "")
 
     loaded = bool(st.session_state.get(LOADED + name))
-    data = {"name": name, "loaded": loaded, "keep": keep}
+    data = {"name": name, "loaded": loaded, "keep": keep, "tab": tab}
     _memory(key=key, data=data, on_stored_change=arrived)
