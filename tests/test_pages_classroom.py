@@ -238,11 +238,12 @@ def test_after_end_class_the_teacher_link_shows_results_only_and_the_student_lin
     answers.submit_prediction(data, new.code, token, 1, ["0.75", "0.25"])
     classes.end_class(data, new.code, new.teacher_token)
     at = open_linked_page(PAGE, {"code": new.code, "teacher": new.teacher_token})
-    assert [b.label for b in at.button] == []  # no Reveal, Lock, Next, Open, Remove, End
+    # no Reveal, Lock, Next, Open, Remove, End: only the next lecture's class, which changes nothing here
+    assert [b.label for b in at.button] == ["Next lecture: a new class with this plan"]
     assert at.get("download_button")  # the results
     assert [m.value for m in at.metric] == ["1", "1 of 1"]
     at.toggle(key="cls_show_students").set_value(True).run()
-    assert [t.value for t in at.text] == ["Ann", "submitted"] and not at.button
+    assert [t.value for t in at.text] == ["Ann", "submitted"] and [b.key for b in at.button] == ["cls_next_lecture"]
     student = open_linked_page(PAGE, {"code": new.code, "student": token})
     assert boxes(student)["disabled"] and boxes(student)["values"] == ["0.75", "0.25"]
     assert any("This class has ended" in i.value for i in student.info)

@@ -302,6 +302,37 @@ def projector_revealed(page, base, presenting):
     teacher.context.close()
 
 
+def teacher_own_question_timed(page, base, presenting):
+    """The teacher writes a question (its preview drawn), adds it to the plan, opens it with a 60 s countdown."""
+    page.get_by_role("textbox", name="Class name (optional)").fill("Period 4")
+    press(page, "Start a class")
+    page.locator("[data-testid=stMetric]", has_text="Class code").first.wait_for(timeout=30_000)
+    wait_idle(page)
+    page.get_by_text("Your own question", exact=True).click()
+    wait_idle(page)
+    for label, value in (("Tokens, separated by commas", "X, Y, W"), ("Target p, in the same order", "1/2, 1/4, 1/4"),
+                         ("Draft q, in the same order", "1/4, 1/4, 1/2")):  # fmt: skip
+        page.get_by_role("textbox", name=label).fill(value)
+        page.get_by_role("textbox", name=label).press("Enter")
+        wait_idle(page)
+    page.get_by_text("Preview: what the class will see").wait_for(timeout=15_000)
+    page.get_by_label("Countdown for each round").click()
+    page.get_by_role("option", name="60 s").click()
+    wait_idle(page)
+    press(page, "Add to the plan")
+    press(page, "Open for the class")
+    page.get_by_role("timer").wait_for(timeout=15_000)
+
+
+def projector_counting_down(page, base, presenting):
+    teacher = page.context.browser.new_context(viewport=DESKTOP).new_page()
+    goto(teacher, f"{base}/class")
+    teacher_own_question_timed(teacher, base, False)
+    projector_of(page, teacher)
+    page.get_by_role("timer").wait_for(timeout=15_000)
+    teacher.context.close()
+
+
 STATES = [
     *(State(path or "start-here", path) for path in PAGES),
     State("explorer revealed", "explorer", explorer_revealed),
@@ -323,6 +354,8 @@ STATES = [
     State("class student revealed", "class", student_revealed),
     State("projector before the reveal", "class", projector_before_reveal),
     State("projector revealed", "class", projector_revealed),
+    State("class own question with a countdown", "class", teacher_own_question_timed),
+    State("projector counting down", "class", projector_counting_down),
 ]
 
 
