@@ -1,7 +1,7 @@
 """A joined phone keeps its class: the student's page writes the class code and the student's private id to this
 tab's sessionStorage (lab.views.ui.browser_memory; nothing more is stored, only on the student's device, and not for
-a new tab: the next person on a shared computer gets nothing), and the pages a phone may open instead (the app's
-root, the Class page without a link) hold the class again (lab.views.live_class.holding: the class only, with the
+a new tab: the next person on a shared computer gets nothing), and the page a phone opens at the app's root
+(Start here) holds the class again (lab.views.live_class.holding: the class only, with the
 way back) while it runs. Once it has ended, or the link is refused, the tab forgets it."""
 
 from __future__ import annotations
@@ -39,7 +39,9 @@ def remember_class(code: str, token: str, running: bool) -> None:
 
 
 def back_to_class() -> None:
-    """On a page a joined phone may open instead of its class: the way back, while the class it joined runs."""
+    """On the app's root, which a joined phone may open instead of its class: the class held again while it runs.
+    (Not on the Class page's join form: every student of a class opens it at once, and the class's own Class menu
+    entry already leads a held tab back.)"""
     found = st.session_state.get(FOUND)
     keep = None
     if found is not None:

@@ -9,7 +9,6 @@ import streamlit as st
 from lab.classroom.actions import anonymous_join_link, join_from_landing, start_class
 from lab.classroom.naming import MAX_IDENTIFIER
 from lab.core.formatting import markdown_escape
-from lab.views.live_class.class_memory import back_to_class
 from lab.views.live_class.common import go_to
 from lab.views.live_class.database import browser_key, client_address, engine
 from lab.views.live_class.plan_panel import plan_preview
@@ -97,7 +96,6 @@ def landing(code: str) -> None:
         refusal = join_form(code, anonymous)
         announce(Keys.LIVE, error=refusal)
         return
-    back_to_class()  # a phone that joined a class and opened this page without its link
     st.caption(
         "Students: type the class code your teacher shows and your name. Teachers: start a class, project its "
         "code, and watch the predictions arrive before you reveal the answer."

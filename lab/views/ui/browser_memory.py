@@ -14,6 +14,8 @@ from collections.abc import Callable
 
 import streamlit as st
 
+from lab.views.serving import component_code
+
 _JS = """
 export default function ({ data, setTriggerValue, parentElement }) {
   const name = data.name;
@@ -35,7 +37,9 @@ export default function ({ data, setTriggerValue, parentElement }) {
   } catch (e) { /* storage refused (private mode): the page still works for this tab */ }
 }
 """
-_memory = st.components.v2.component("residual_lab.browser_memory", js=_JS, isolate_styles=False)
+# its code fetched once by each browser, not sent in every element (lab.views.serving.component_code): a joined phone's
+# way back is drawn on the Class page every student opens at once (a join storm)
+_memory = component_code.component("residual_lab.browser_memory", js=_JS, isolate_styles=False)
 KEY_PREFIX = "browser-memory-"  # the element's key: presentation.py's CSS takes it out of the layout
 LOADED = "_browser_memory_loaded_"  # session key prefix: the browser's text has arrived (or cannot)
 
