@@ -15,7 +15,7 @@ from lab.core.formatting import fraction_text
 WORDS_UP_TO = 4  # more fields: labels without "mean " and "exact "
 MEAN_LABELS_UP_TO = 6  # more fields: no label for the means (their lines stay)
 EXACT_LABELS_UP_TO = 9  # more fields: no label for the exact answer (its diamonds stay), the names on end
-TICK_CHARS = 8
+TICK_CHARS = 6
 
 
 def _bare(field: str) -> str:
@@ -155,7 +155,8 @@ def class_predictions_figure(
             "title": {"text": "predicted value" if legend and not crowded else "", "font": {"size": tick_size},
                       "standoff": 8},
             # on a projector (text_size) the chart may be a quarter of a 720-line window: ticks at 0, 0.5 and 1 only
-            "dtick": 0.2 if legend and not text_size else 0.5,
+            # crowded (names on end under a short plot): 0 and 1 only
+            "dtick": 1 if crowded and text_size else 0.2 if legend and not text_size else 0.5,
             "gridcolor": GRID,
             "tickfont": {"size": tick_size},
         },

@@ -172,3 +172,36 @@ def test_a_joined_phone_that_opens_the_apps_root_finds_its_class_again(browser, 
     assert "Back to your class" not in page.inner_text("body")
     assert page.evaluate("sessionStorage.getItem('residual-lab-class')") is None
     context.close()
+
+
+@pytest.mark.browser
+def test_a_submit_sent_after_the_reveal_is_refused_by_name_and_not_in_the_csv(browser, phone_app):
+    """The phone has not heard of the reveal (its version checks are held back here): its Submit reaches the server
+    after the reveal, is refused by name, and the results file has only the answer made before."""
+    import csv
+    import io
+
+    from lab.classroom import export
+
+    base, engine = phone_app
+    new = classes.create_class(engine, "Late")
+    classes.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
+    token = admission.join_class(engine, new.code, "Fay").student_token
+    page = open_phone(browser, base, new.code, token)
+    page.get_by_role("textbox", name="Predict r(B)").fill("0.5")
+    page.get_by_role("textbox", name="Predict r(C)").fill("0.5")
+    page.get_by_role("button", name="Submit").click()
+    wait_idle(page)
+    page.route("**/_class_version*", lambda route: route.abort())  # the page no longer hears of the teacher
+    page.wait_for_timeout(3500)  # (a check already held by the server ends: answered at most 2 s later)
+    classes.reveal(engine, new.code, new.teacher_token)
+    page.wait_for_timeout(1500)
+    page.get_by_role("textbox", name="Predict r(B)").fill("0.75")
+    page.get_by_role("textbox", name="Predict r(C)").fill("0.25")
+    page.get_by_role("button", name="Submit").click()
+    wait_idle(page)
+    said = page.locator("[data-testid=stAlertContentError]").inner_text()
+    assert "Your teacher has revealed the answer: this activity is closed, and this answer was not saved." in said
+    rows = list(csv.DictReader(io.StringIO(export.class_results_csv(engine, new.code, new.teacher_token))))
+    assert [(r["value 1 answer"], r["value 2 answer"]) for r in rows] == [("1/2", "1/2")]
+    page.context.close()

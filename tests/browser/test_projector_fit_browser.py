@@ -1,7 +1,7 @@
 """The projector fits with as many tokens as a class question has, up to the lab's limit: the eight-word scenario
 (eight bars and Z) and a teacher's own question of 26 tokens (one of them named with 40 characters), at 1920x1080
-and 1280x720, in every state from an open vote with its countdown to the reveal: no scrolling, every chart inside
-the window, and no two texts of a chart overlapping (what a screenshot shows as "1/101/10")."""
+and 1280x720, in every state from an open vote with its countdown to the reveal of a second round: no scrolling,
+every chart inside the window, and no two texts of a chart overlapping (what a screenshot shows as "1/101/10")."""
 
 from __future__ import annotations
 
@@ -50,14 +50,22 @@ def test_the_largest_questions_fit_the_projector_in_every_state(browser, server,
     new = classes.create_class(engine, "Lecture hall")
     admission.set_join_address(engine, new.code, new.teacher_token, "http://192.168.100.200:8501")  # a QR code too
     classes.open_activity(engine, new.code, new.teacher_token, "predict", {"source": SOURCES[size]}, 120)
-    for i, value in enumerate(("0.1", "0.15", "0.3")):
-        student = admission.join_class(engine, new.code, f"Student {i}").student_token
-        activity = answers.student_state(engine, new.code, student).activity
-        values = [value] * len(activity.spec.fields)
-        answers.submit_prediction(engine, new.code, student, activity.id, values, round_number=1)
+    students = [admission.join_class(engine, new.code, f"Student {i}").student_token for i in range(3)]
+
+    def vote(round_number: int) -> None:
+        for student, value in zip(students, ("0.1", "0.15", "0.3")):
+            activity = answers.student_state(engine, new.code, student).activity
+            values = [value] * len(activity.spec.fields)
+            answers.submit_prediction(engine, new.code, student, activity.id, values, round_number=round_number)
+
+    vote(1)
     key = versions.stored_class_version(engine, new.code).display_key
-    for state in ("open", "shown", "revealed"):
+    for state in ("open", "shown", "round 2 shown", "revealed"):  # (round 2 alone: too many values for a pair)
         if state == "shown":
+            classes.show_responses(engine, new.code, new.teacher_token)
+        elif state == "round 2 shown":
+            classes.vote_again(engine, new.code, new.teacher_token)
+            vote(2)
             classes.show_responses(engine, new.code, new.teacher_token)
         elif state == "revealed":
             classes.reveal(engine, new.code, new.teacher_token)
@@ -77,5 +85,6 @@ def test_the_largest_questions_fit_the_projector_in_every_state(browser, server,
             for left, top, right, bottom in facts["boxes"]:
                 assert left >= 0 and top >= 0 and right <= width and bottom <= height, (where, facts["boxes"])
             assert facts["overlaps"] == [], (where, facts["overlaps"])
-            page.screenshot(path=str(screenshot_dir / f"class-projector-{size}-{state}-{width}x{height}.png"))
+            shot = f"class-projector-{size}-{state.replace(' ', '-')}-{width}x{height}.png"
+            page.screenshot(path=str(screenshot_dir / shot))
             ctx.close()

@@ -48,6 +48,7 @@ PROJECTOR_EVERY_S = 2.0
 MAX_QR_LINK = 2000
 LIVE = "proj"  # the page's live region (lab.views.ui.accessibility.announce)
 PROJECTOR_COUNTDOWN = "proj_countdown"
+PAIR_UP_TO = 4  # two rounds side by side up to this many predicted values
 LONG_ANSWER = 60  # an exact answer longer than this (with its decimals) is written in fractions, in smaller type
 LONGER_ANSWER = 120  # and longer than this, as one list in the order of the bars
 # the legend of the two rounds' charts, said once above them (each chart drawn without one)
@@ -62,11 +63,14 @@ def follow(code: str, drawn_version: int) -> None:
 
 
 def results(shown: Projection, visible: bool, key: str) -> None:
-    """The round's chart(s), full width: Round 1 and Round 2 side by side once a second round is open."""
+    """The round's chart(s), full width: Round 1 and Round 2 side by side once a second round is open (up to
+    PAIR_UP_TO values: more would not fit half a screen; then the current round alone, and the line on how the class
+    moved says the rest)."""
     activity = shown.activity
     revealed = activity.revealed
     rounds = [(f"Round {activity.round - 1}", shown.earlier), (f"Round {activity.round}", shown.predict)]
-    rounds = rounds if shown.earlier is not None else [(f"Round {activity.round}", shown.predict)]
+    pair = shown.earlier is not None and len(activity.spec.fields) <= PAIR_UP_TO
+    rounds = rounds if pair else [(f"Round {activity.round}", shown.predict)]
     if visible and len(rounds) > 1:
         st.markdown(KEY_TEXT)
     columns = st.columns(len(rounds), gap="large") if len(rounds) > 1 else [st.container()]
@@ -82,7 +86,8 @@ def results(shown: Projection, visible: bool, key: str) -> None:
             with st.container(key=f"proj-round-{i}"):  # each round's chart titled above it
                 st.markdown(f"**{label}** · {summary.submitted} of {shown.joined} submitted")
             crowded = "-crowded" if len(summary.fields) > EXACT_LABELS_UP_TO else ""  # names on end: taller
-            with st.container(key=f"proj-chart-{len(rounds)}-{state}-{i}{crowded}"):  # its height: PROJECTOR_CSS
+            moved = "-moved" if shown.earlier is not None and len(rounds) == 1 else ""  # a line on the rounds follows
+            with st.container(key=f"proj-chart-{len(rounds)}-{state}-{i}{crowded}{moved}"):  # height: PROJECTOR_CSS
                 results_chart(
                     summary,
                     revealed,
@@ -94,12 +99,15 @@ def results(shown: Projection, visible: bool, key: str) -> None:
                 )
             if revealed:
                 pair = len(rounds) > 1
-                st.markdown(
-                    (within_text_short(summary) if pair else within_text(summary))
-                    + "  \n"
-                    + (pattern_text_short(summary) if pair else pattern_text(summary, looked_for=False))
-                )
-    if visible and revealed and shown.change is not None:
+                change = [change_text(shown.change, activity.round)] if moved and shown.change is not None else []
+                st.markdown(  # one element (the line on the rounds too, when it is alone): no gap between them
+                    "  \n".join([
+                        within_text_short(summary) if pair else within_text(summary, per_value=not moved),
+                        pattern_text_short(summary) if pair else pattern_text(summary, looked_for=False),
+                        *change,
+                    ])
+                )  # fmt: skip
+    if visible and revealed and shown.change is not None and len(rounds) > 1:
         st.markdown(change_text(shown.change, activity.round))
 
 

@@ -71,11 +71,11 @@ def pattern_text_short(summary: PredictSummary) -> str:
 PER_VALUE_UP_TO = 9  # more values: the share within 0.05 is said for every value together only (a projector's line)
 
 
-def within_text(summary: PredictSummary) -> str:
+def within_text(summary: PredictSummary, per_value: bool = True) -> str:
     """**Within 0.05 of the exact answer:** … (markdown; names the answer's closeness, so after the reveal only
-    on a projected screen)."""
+    on a projected screen). ``per_value``: each value's share too (up to PER_VALUE_UP_TO values)."""
     head = f"**Within 0.05 of the exact answer:** {float(summary.all_close_share):.0%} of the class on every value"
-    if len(summary.fields) > PER_VALUE_UP_TO:
+    if not per_value or len(summary.fields) > PER_VALUE_UP_TO:
         return head + "."
     within = ", ".join(f"{f}: {float(s):.0%}" for f, s in zip(summary.fields, summary.close_share) if s is not None)
     return f"{head} ({within})."

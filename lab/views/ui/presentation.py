@@ -197,6 +197,11 @@ html { font-size: 3.4vh; }
 /* a single round's chart of many values (names on end under it) once revealed: the room the p / q chart left */
 [class*="st-key-proj-chart-1-revealed"][class*="-crowded"] [data-testid="stPlotlyChart"],
 [class*="st-key-proj-chart-1-revealed"][class*="-crowded"] .js-plotly-plot { height: 37vh !important; }
+/* round 2 alone (too many values for two charts side by side) once revealed: the line on the rounds under it */
+[class*="st-key-proj-chart-1-revealed"][class*="-moved"] [data-testid="stPlotlyChart"],
+[class*="st-key-proj-chart-1-revealed"][class*="-moved"] .js-plotly-plot { height: 28vh !important; }
+[class*="st-key-proj-chart-1-revealed"][class*="-crowded-moved"] [data-testid="stPlotlyChart"],
+[class*="st-key-proj-chart-1-revealed"][class*="-crowded-moved"] .js-plotly-plot { height: 28vh !important; }
 [class*="st-key-proj-chart-1-shown"] [data-testid="stPlotlyChart"],
 [class*="st-key-proj-chart-1-shown"] .js-plotly-plot { height: 50vh !important; }
 [class*="st-key-proj-chart-1-revealed"] [data-testid="stPlotlyChart"],
