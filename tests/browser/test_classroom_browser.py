@@ -586,6 +586,16 @@ def test_two_rounds_with_three_students(browser, class_app, screenshot_dir):
             ("Cat", "2", "r(B) = 0; r(C) = 1"),
         ]
     )
+    # each predicted value as numbers, and the score by its rule (the share of values within 0.05; correct when 1)
+    (ann,) = [r for r in rows if r["student"] == "Ann"]
+    assert [ann[c] for c in ("value 1", "value 1 answer", "value 1 answer decimal", "value 1 exact")] == [
+        "r(B)", "3/4", "0.75", "3/4"
+    ]  # fmt: skip
+    assert (ann["value 2 answer decimal"], ann["value 2 exact decimal"], ann["score"], ann["correct"]) == (
+        "0.25", "0.25", "1.000", "yes"
+    )  # fmt: skip
+    (bob,) = [r for r in rows if r["student"] == "Bob" and r["round"] == "1"]
+    assert (bob["score"], bob["correct"]) == ("0.000", "no") and ann["revealed at"].endswith("UTC")
     for ctx, _page in students.values():
         ctx.close()
     teacher_ctx.close()
