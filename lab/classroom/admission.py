@@ -27,7 +27,14 @@ from lab.classroom.limits import (
     spend_wrong_code,
     wrong_codes_from,
 )
-from lab.classroom.naming import anonymous_name, check_identifier, check_name, name_key, normalize_code
+from lab.classroom.naming import (
+    anonymous_name,
+    check_identifier,
+    check_name,
+    check_yes_no,
+    name_key,
+    normalize_code,
+)
 from lab.classroom.records import ClassRow, bump_version, class_by_code, class_record
 from lab.classroom.refusals import ClassroomError
 from lab.classroom.roster import take_seat
@@ -272,8 +279,7 @@ def joins_without_names(engine: Engine, code: str, link_key: str) -> bool:
 def set_anonymous(engine: Engine, code: str, teacher_token: str, anonymous: bool = True) -> None:
     """Whether students join without a name from now on (each gets a random one, shown to them and to the teacher);
     students already in keep theirs."""
-    if not isinstance(anonymous, bool):
-        raise ClassroomError(f"Anonymous joining: {str(anonymous)[:20]!r} is not yes or no.")
+    check_yes_no(anonymous, "Anonymous joining")
     with writing(engine) as conn:
         klass = teacher_class(conn, code, teacher_token)
         conn.execute(text("UPDATE classes SET anonymous = :a WHERE id = :id"), {"a": int(anonymous), "id": klass.id})

@@ -16,7 +16,7 @@ from lab.classroom.activities import PREDICT, ActivityError, encode_params
 from lab.classroom.db import prepare, reading, writing
 from lab.classroom.keys import new_display_key, token_hash
 from lab.classroom.limits import FORGET_WRONG_CODES_S, check_limits, class_start_limits, count_limits
-from lab.classroom.naming import MAX_CLASS_NAME, check_text, new_class_code
+from lab.classroom.naming import MAX_CLASS_NAME, check_text, check_yes_no, new_class_code
 from lab.classroom.records import KEEP_CLASS_S, KEEP_STUDY_S, ClassRow, bump_version
 from lab.classroom.refusals import ClassroomError
 from lab.classroom.teacher_link import new_teacher_token, teacher_class
@@ -67,8 +67,7 @@ def create_class(
     address start (CLASSES_PER_BROWSER, CLASSES_PER_ADDRESS in CLASS_WINDOW_S); only keyed HMACs are stored.
     ``anonymous``: students join without a name (lab.classroom.admission gives each a random one). ``plan``: a
     lesson plan to keep with the class, as lab.classroom.plans.stored_plan writes it (checked there)."""
-    if not isinstance(anonymous, bool):
-        raise ClassroomError(f"Anonymous joining: {str(anonymous)[:20]!r} is not yes or no.")
+    check_yes_no(anonymous, "Anonymous joining")
     prepare(engine)
     cleaned = check_text("Class name", name, MAX_CLASS_NAME)
     purge_old(engine)

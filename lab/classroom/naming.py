@@ -114,6 +114,13 @@ def anonymous_name(taken) -> str:
     return next((name for name in free if name_key(name) not in used), f"Student {len(used) + 1}")
 
 
+def check_yes_no(value, what: str) -> bool:
+    """A setting's yes or no (a bool, nothing else: a form or a test could send "yes" or 1)."""
+    if not isinstance(value, bool):
+        raise ClassroomError(f"{what}: {str(value)[:20]!r} is not yes or no.")
+    return value
+
+
 MAX_IDENTIFIER = 32
 IDENTIFIER_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.")
 

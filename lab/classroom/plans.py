@@ -103,8 +103,8 @@ class PlanItem:
         if source.startswith(SECOND_TARGET):
             return f"Two drafts, p₂: {source[len(SECOND_TARGET):]}{timer}"
         if source.startswith(OWN):
-            title = own_fields(source)["title"] or own_fields(source)["tokens"]
-            return f"Your own question: {title}{timer}"
+            fields = own_fields(source)
+            return f"Your own question: {fields['title'] or fields['tokens']}{timer}"
         return f"Scenario: {source}{timer}"
 
 

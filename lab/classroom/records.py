@@ -65,13 +65,19 @@ def class_record(row) -> ClassRow:
     )
 
 
+def countdown_of(locked_at: float | None, revealed_at: float | None, closes_at: float | None):
+    """An activity's countdown, the one rule for every reader: (whether it ended before any Lock, so the vote is
+    locked by it; when it ends as a screen shows it, None once the vote is locked or the answer revealed)."""
+    timed_out = locked_at is None and closes_at is not None and closes_at <= db.now()
+    return timed_out, closes_at if locked_at is None and revealed_at is None else None
+
+
 def activity_record(row) -> ActivityView | None:
     """The class's current activity from a joined row (None when the class has none open)."""
     if row.activity_id is None:
         return None
     spec = spec_of(row.kind, row.params)
-    closes_at = row._mapping.get("closes_at")
-    timed_out = row.locked_at is None and closes_at is not None and closes_at <= db.now()
+    timed_out, closes_at = countdown_of(row.locked_at, row.revealed_at, row._mapping.get("closes_at"))
     return ActivityView(
         row.activity_id,
         row.position,
@@ -81,7 +87,7 @@ def activity_record(row) -> ActivityView | None:
         row.locked_at is not None or timed_out,
         row.round,
         row.shown_at is not None,
-        closes_at if row.locked_at is None and row.revealed_at is None else None,
+        closes_at,
         row._mapping.get("timer_s") or 0,
         timed_out,
     )

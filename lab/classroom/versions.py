@@ -11,7 +11,7 @@ from lab.classroom import db
 from lab.classroom.activities import PREDICT
 from lab.classroom.db import reading
 from lab.classroom.keys import follow_key, link_seed
-from lab.classroom.records import CODE_LIFETIME_S
+from lab.classroom.records import CODE_LIFETIME_S, countdown_of
 
 
 class ClassVersion(NamedTuple):
@@ -71,9 +71,9 @@ def stored_class_version(engine: Engine, code: str) -> ClassVersion | None:
     if row is None:
         return None
     is_open = row.ended_at is None and db.now() - row.created_at < CODE_LIFETIME_S
-    locked = row.locked_at is not None or (row.closes_at is not None and row.closes_at <= db.now())  # or timed out
-    closes = row.closes_at if row.locked_at is None and row.revealed_at is None else None  # as ActivityView's
-    layout = page_layout(row.current_activity, locked, row.kind, row.revealed_at is not None, closes)
+    timed_out, closes = countdown_of(row.locked_at, row.revealed_at, row.closes_at)  # as ActivityView's
+    layout = page_layout(row.current_activity, row.locked_at is not None or timed_out, row.kind,
+                         row.revealed_at is not None, closes)  # fmt: skip
     return ClassVersion(
         row.version,
         is_open,

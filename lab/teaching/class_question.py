@@ -65,6 +65,11 @@ def own_question(title: str, tokens: str, p: str, q: str) -> str:
     3/5, 3/10"), checked as the Residual explorer checks its table (every message names the token or the row), with
     Z > 0 (else there is no residual to predict); ``title`` at most MAX_TITLE characters, stating no part of the
     answer. Raises ClassQuestionError. The source holds the values in their exact lowest terms."""
+    return _checked_question(title, tokens, p, q)[0]
+
+
+def _checked_question(title: str, tokens: str, p: str, q: str):
+    """own_question's checks: (the source, target p, draft q)."""
     title = " ".join(str(title or "").split())
     if len(title) > MAX_TITLE:
         raise ClassQuestionError(f"Title: at most {MAX_TITLE} characters (it has {len(title)}).")
@@ -84,7 +89,7 @@ def own_question(title: str, tokens: str, p: str, q: str) -> str:
     if title and (said := stated_answer(title, dist_p, dist_q)):
         raise ClassQuestionError(f"Title: {shown(said)} states part of the answer; the class predicts it.")
     table = encode_table(dist_p, dist_q)
-    return OWN + json.dumps({"title": title, **table}, ensure_ascii=False, separators=(",", ":"))
+    return OWN + json.dumps({"title": title, **table}, ensure_ascii=False, separators=(",", ":")), dist_p, dist_q
 
 
 def own_fields(source: str) -> dict[str, str]:
@@ -106,9 +111,9 @@ def own_fields(source: str) -> dict[str, str]:
 def _own_scenario(source: str) -> Scenario:
     """A teacher's question as a scenario (checked again: a stored source is read as typed input)."""
     data = own_fields(source)
-    if own_question(data["title"], data["tokens"], data["p"], data["q"]) != source:  # not as own_question wrote it
+    checked, dist_p, dist_q = _checked_question(data["title"], data["tokens"], data["p"], data["q"])
+    if checked != source:  # not as own_question wrote it
         raise ClassQuestionError("this question is unreadable")
-    dist_p, dist_q = parse_rows(decode_table(data["tokens"], data["p"], data["q"], where="your question"))
     return Scenario("your own question", data["title"] or "your own question", "", "", dist_p, dist_q, OWN_PATH)
 
 

@@ -31,6 +31,19 @@ def open_phone(browser, base: str, code: str, token: str):
     return page
 
 
+def phone_that_voted(browser, base: str, engine, class_name: str, student: str):
+    """A class on the worked example and a student's phone that submitted 0.5, 0.5: (the class, their id, the page)."""
+    new = classes.create_class(engine, class_name)
+    classes.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
+    token = admission.join_class(engine, new.code, student).student_token
+    page = open_phone(browser, base, new.code, token)
+    page.get_by_role("textbox", name="Predict r(B)").fill("0.5")
+    page.get_by_role("textbox", name="Predict r(C)").fill("0.5")
+    page.get_by_role("button", name="Submit").click()
+    wait_idle(page)
+    return new, token, page
+
+
 def in_view(page, text: str, timeout_s: float = 10) -> list:
     """Where ``text`` is once it is on the screen (top, bottom, window height), waiting up to ``timeout_s``."""
     place = None
@@ -45,14 +58,7 @@ def in_view(page, text: str, timeout_s: float = 10) -> list:
 @pytest.mark.browser
 def test_a_new_round_and_the_reveal_come_into_view_and_the_reveal_closes_submit(browser, phone_app, screenshot_dir):
     base, engine = phone_app
-    new = classes.create_class(engine, "Phones")
-    classes.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
-    token = admission.join_class(engine, new.code, "Ann").student_token
-    page = open_phone(browser, base, new.code, token)
-    page.get_by_role("textbox", name="Predict r(B)").fill("0.5")
-    page.get_by_role("textbox", name="Predict r(C)").fill("0.5")
-    page.get_by_role("button", name="Submit").click()
-    wait_idle(page)
+    new, token, page = phone_that_voted(browser, base, engine, "Phones", "Ann")
     page.evaluate("window.scrollTo(0, 0); document.querySelector('[data-testid=stMain]').scrollTo(0, 0)")
     page.evaluate("document.activeElement && document.activeElement.blur()")  # nothing that takes typing has focus
     classes.vote_again(engine, new.code, new.teacher_token)
@@ -184,14 +190,7 @@ def test_a_submit_sent_after_the_reveal_is_refused_by_name_and_not_in_the_csv(br
     from lab.classroom import export
 
     base, engine = phone_app
-    new = classes.create_class(engine, "Late")
-    classes.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
-    token = admission.join_class(engine, new.code, "Fay").student_token
-    page = open_phone(browser, base, new.code, token)
-    page.get_by_role("textbox", name="Predict r(B)").fill("0.5")
-    page.get_by_role("textbox", name="Predict r(C)").fill("0.5")
-    page.get_by_role("button", name="Submit").click()
-    wait_idle(page)
+    new, token, page = phone_that_voted(browser, base, engine, "Late", "Fay")
     page.route("**/_class_version*", lambda route: route.abort())  # the page no longer hears of the teacher
     page.wait_for_timeout(3500)  # (a check already held by the server ends: answered at most 2 s later)
     classes.reveal(engine, new.code, new.teacher_token)

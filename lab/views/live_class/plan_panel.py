@@ -9,7 +9,7 @@ import streamlit as st
 
 from lab.classroom.actions import TeacherActions as Do
 from lab.classroom.actions import TeacherDesk
-from lab.classroom.plans import MAX_PLAN_BYTES, Plan, PlanError, plan_toml, read_plan
+from lab.classroom.plans import Plan, PlanError, plan_toml, read_plan
 from lab.core.formatting import markdown_escape
 from lab.teaching.class_question import class_question
 from lab.views.live_class.database import engine
@@ -23,10 +23,7 @@ def uploaded_plan(key: str = Keys.PLAN_FILE) -> tuple[Plan | None, str]:
     file = st.session_state.get(key)
     if file is None:
         return None, ""
-    size = getattr(file, "size", 0) or 0
-    if size > MAX_PLAN_BYTES:  # not read: said from its size
-        return None, f"The file has {size:,} bytes; a lesson plan has at most {MAX_PLAN_BYTES:,}."
-    try:
+    try:  # (read_plan refuses a file over MAX_PLAN_BYTES by its length, before anything in it is read)
         return read_plan(file.getvalue()), ""
     except PlanError as exc:
         return None, str(exc)

@@ -10,7 +10,6 @@ counts the same. The text is a ``role="timer"`` (not read out each second); a po
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 
 from lab.views.serving import component_code
@@ -72,12 +71,6 @@ _component = component_code.component("residual_lab.countdown", html=_HTML, css=
 
 LABEL = "Time left to vote:"
 ENDED = "Time is up: the vote is locked."
-
-
-def countdown_words(seconds: float) -> str:
-    """The time left as the element shows it when drawn (whole seconds, rounded up): "1:05"."""
-    left = max(0, math.ceil(seconds))
-    return f"{left // 60}:{left % 60:02d}"
 
 
 def countdown(seconds_left: float, key: str, *, rerun: bool = True, on_end: Callable[[], None] | None = None) -> None:
