@@ -232,15 +232,15 @@ def test_bulk_removal_by_a_rule_the_teacher_sees(engine, clock):
     answers.submit_prediction(engine, new.code, tokens["Ann"][0], activity, ["0.7", "0.3"])
     answers.submit_prediction(engine, new.code, tokens["Bot"][1], activity, ["0.1", "0.9"])  # the late bot submitted
     quiet = roster.bulk_match(engine, new.code, new.teacher_token, "no-submission")
-    assert quiet.labels == ("Bot", "ann", "Cy") and quiet.kept == ()
+    assert quiet.labels == ("Bot", "ann (2)", "Cy") and quiet.kept == ()  # "ann" looks like "Ann": numbered
     recent = roster.bulk_match(engine, new.code, new.teacher_token, "joined-recently", seconds=30)
     assert recent.labels == ("Cy",) and recent.kept == ("Bot (2)",)  # joined 20 s and 10 s ago; Bot (2) submitted
     recent_all = roster.bulk_match(engine, new.code, new.teacher_token, "joined-recently", 30, include_submitted=True)
     assert recent_all.labels == ("Bot (2)", "Cy")
     twins = roster.bulk_match(engine, new.code, new.teacher_token, "duplicate-name")
-    assert twins.labels == ("ann",) and twins.kept == ("Bot (2)",)  # the first of each name stays
+    assert twins.labels == ("ann (2)",) and twins.kept == ("Bot (2)",)  # the first of each name stays
     assert roster.remove_students(engine, new.code, new.teacher_token, recent_all.ids) == 2
-    assert [s.label for s in board(engine, new).students] == ["Ann", "Bot", "ann"]
+    assert [s.label for s in board(engine, new).students] == ["Ann", "Bot", "ann (2)"]
 
 
 def test_names_with_joiners_are_accepted_and_overrides_refused():

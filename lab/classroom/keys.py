@@ -27,6 +27,9 @@ import secrets
 SECRET_ENV = "RESIDUAL_LAB_SECRET"
 TRUSTED_PROXIES_ENV = "RESIDUAL_LAB_TRUSTED_PROXIES"
 _MAX_FORWARDED = 2000  # characters of X-Forwarded-For looked at
+# A peer on loopback, which Streamlit reports as no address at all (st.context.ip_address is None for 127.0.0.1
+# and ::1 alike): taken as 127.0.0.1, so trusting loopback means listing both (deploy/serve does).
+LOOPBACK_PEER = "127.0.0.1"
 
 _process_secret = secrets.token_bytes(32)
 

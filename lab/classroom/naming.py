@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import functools
 import secrets
 import unicodedata
 
+from lab.classroom.confusables import BLANKS, ignorable, shows_nothing, skeleton
 from lab.classroom.refusals import ClassroomError
 
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I/L
@@ -17,6 +19,9 @@ WIDE_CHARACTER_WIDTH = 2  # East Asian wide and full-width characters take two c
 HEAVY_CHARACTER_WIDTH = 8  # ligatures drawn as one very wide glyph (U+FDFD is a whole phrase)
 _HEAVY_RANGES = ((0xFDF0, 0xFDFF), (0x2E3A, 0x2E3B), (0xA9C1, 0xA9CD), (0x12000, 0x1254F), (0x13000, 0x1345F))
 JOINERS = frozenset("\u200c\u200d")  # ZERO WIDTH NON-JOINER, ZERO WIDTH JOINER
+# A text longer than this many times its limit is refused from its length alone, before any work per character (a
+# name's limit counts columns, and spaces collapse, so a typed name may hold a few more characters than its limit).
+RAW_SLACK = 4
 
 
 def new_class_code() -> str:
@@ -24,9 +29,18 @@ def new_class_code() -> str:
     return "".join(secrets.choice(CODE_ALPHABET) for _ in range(CODE_LENGTH))
 
 
+def bounded(label: str, value, most: int) -> str:
+    """``value`` as text, refused by its length alone when it is longer than RAW_SLACK times ``most`` characters:
+    the one check a text from a browser meets before anything reads it character by character."""
+    text_ = value if isinstance(value, str) else str(value)
+    if len(text_) > most * RAW_SLACK:
+        raise ClassroomError(f"{label}: {len(text_):,} characters; at most {most}.")
+    return text_
+
+
 def normalize_code(text_: str) -> str:
     """A typed class code: case, spaces and dashes do not matter; characters outside the alphabet are named."""
-    code = "".join(str(text_).split()).replace("-", "").upper()
+    code = "".join(bounded("Class code", text_, CODE_LENGTH).split()).replace("-", "").upper()
     if not code:
         raise ClassroomError("Class code: type the 6-character code your teacher shows.")
     bad = next((ch for ch in code if ch not in CODE_ALPHABET), None)
@@ -72,7 +86,8 @@ def check_text(label: str, value: str, most: int) -> str:
     characters, at most MAX_MARKS_PER_LETTER combining marks on a character, and at most ``most`` columns
     wide, where a combining mark counts one, a wide character two and a very wide ligature eight: so no name is
     taller or much wider than a row of ``most`` letters."""
-    cleaned = unicodedata.normalize("NFC", " ".join(str(value).split()))
+    text_ = bounded(label, value, most)
+    cleaned = unicodedata.normalize("NFC", " ".join(text_.split()))
     _check_characters(label, cleaned)
     width = sum(_width(ch) for ch in cleaned)
     if width > most and width == len(cleaned):
@@ -88,6 +103,10 @@ def check_name(name: str) -> str:
     cleaned = check_text("Your name", name, MAX_NAME)
     if not cleaned:
         raise ClassroomError("Your name: type a name (1 to 40 characters) so your teacher knows who answered.")
+    if all(shows_nothing(ch) for ch in cleaned):
+        raise ClassroomError(
+            "Your name: it shows nothing (only blank or invisible characters); type a name your teacher can read."
+        )
     return cleaned
 
 
@@ -128,7 +147,7 @@ IDENTIFIER_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrs
 def check_identifier(identifier: str) -> str:
     """The student number a student may give (optional: "" when none): 1 to 32 letters, digits, - _ or ., as an LMS
     keys its rows; anything else is refused by name, never stored."""
-    text_ = str(identifier or "").strip()
+    text_ = bounded("Student number", identifier or "", MAX_IDENTIFIER).strip()
     if len(text_) > MAX_IDENTIFIER:
         raise ClassroomError(f"Student number: at most {MAX_IDENTIFIER} characters (got {len(text_)}).")
     bad = sorted({c for c in text_ if c not in IDENTIFIER_CHARACTERS})
@@ -140,26 +159,37 @@ def check_identifier(identifier: str) -> str:
     return text_
 
 
+@functools.lru_cache(maxsize=4096)
 def name_key(name: str) -> str:
-    """What makes two names the same for a ban and for duplicates: NFKC, case and spaces folded ("Ann" = "ann")."""
-    return " ".join(unicodedata.normalize("NFKC", str(name)).casefold().split())
+    """What makes two names the same for a ban and for duplicates: names that look alike. NFKC and case folded, then
+    only letters, digits and marks kept (spaces, punctuation, symbols and invisible characters dropped: "Ann." =
+    "ann" = "A n n"), then UTS #39's confusable skeleton (Cyrillic "Аnn" = "Ann", "B0b" = "Bob"), case folded again. A
+    name of symbols alone keeps its symbols."""
+    folded = unicodedata.normalize("NFKC", str(name)).casefold()
+    kept = "".join(
+        ch for ch in folded if unicodedata.category(ch)[0] in "LNM" and not ignorable(ch) and ch not in BLANKS
+    )
+    if not kept:
+        kept = "".join(ch for ch in folded if not shows_nothing(ch))
+    return skeleton(kept).casefold()
 
 
 def distinct_labels(names: list[str]) -> list[str]:
-    """Names in join order, each label different from every other: a repeated name is numbered by its turn (Ann,
-    Bob, Ann (2)), skipping a number that someone typed as their name or that is already taken."""
-    typed = set(names)
-    used: set[str] = set()
-    last: dict[str, int] = {}  # the last number given to each name
+    """Names in join order, each label different from every other and from every name that looks alike: a name that
+    looks like an earlier one (name_key: "Ann", Cyrillic "Аnn", "Ann.") is numbered by its turn (Ann, Bob, Аnn (2)),
+    skipping a number that someone typed as their name or that is already taken."""
+    typed = {name_key(n) for n in names}
+    used: set[str] = set()  # the keys of the labels given
+    last: dict[str, int] = {}  # the last number given to each key
     labels = []
     for name in names:
-        label = name
-        if label in used:
-            n = last.get(name, 1)
-            while label in used or label in typed:
+        label, key = name, name_key(name)
+        if key in used:
+            n = last.get(key, 1)
+            while name_key(label) in used or name_key(label) in typed:
                 n += 1
                 label = f"{name} ({n})"
-            last[name] = n
-        used.add(label)
+            last[key] = n
+        used.add(name_key(label))
         labels.append(label)
     return labels

@@ -82,8 +82,15 @@ def browser_key() -> str:
 
 def client_address() -> str:
     """The client's address: the peer's, or, when the peer is a proxy named in RESIDUAL_LAB_TRUSTED_PROXIES, the
-    address that proxy put into X-Forwarded-For (lab.classroom.keys.client_address)."""
-    return keys.client_address(st.context.ip_address, st.context.headers.get("X-Forwarded-For"), keys.trusted_proxies())
+    address that proxy put into X-Forwarded-For (lab.classroom.keys.client_address).
+
+    Streamlit reports no address (``st.context.ip_address`` is None) for a peer on loopback (127.0.0.1 or ::1, it
+    does not say which), and that is exactly where deploy/serve's HAProxy connects from: so a request that came
+    over a connection (it has headers) with no address came from loopback (keys.LOOPBACK_PEER). Without a
+    connection (AppTest) the address stays unknown ("")."""
+    headers = st.context.headers
+    peer = st.context.ip_address or (keys.LOOPBACK_PEER if headers else None)
+    return keys.client_address(peer, headers.get("X-Forwarded-For"), keys.trusted_proxies())
 
 
 def client_id() -> str:  # kept for callers of the earlier name: the browser session
