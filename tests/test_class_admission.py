@@ -136,19 +136,37 @@ def test_new_join_link_stops_the_old_qr_code(engine, clock):
 # --- no one closes the door on others -----------------------------------------------------------------------------
 
 
-def test_a_script_at_a_schools_address_cannot_keep_a_classmate_out(engine, clock):
+def test_joins_from_one_address_stop_at_120_a_minute_by_code_and_by_link(engine, clock):
     new = start(engine)
     school = "198.51.100.20"
     for i in range(120):  # 120 fake joins in a moment, each from a fresh browser session, one address
         admission.join_class(engine, new.code, f"Bot {i}", client=f"xsrf:bot{i}", address=school)
     with pytest.raises(RateLimited, match="at most 120 a minute"):
         admission.join_class(engine, new.code, "Bot 120", client="xsrf:bot120", address=school)
-    # a classmate at the same address, through the join link: in at once
+    # the join link is no way round it (it would let one address fill the class): it waits out the minute too
+    with pytest.raises(RateLimited, match="joins from this network address \\(at most 120 a minute\\): wait 60 s\\.$"):
+        admission.join_class(engine, new.code, "Ann", client="xsrf:ann", address=school, link_key=key_of(engine, new))
+    # a classmate at another address is unaffected, by code and by link
+    assert admission.join_class(engine, new.code, "Bea", client="xsrf:bea", address="192.0.2.9").name == "Bea"
+    assert admission.join_class(
+        engine, new.code, "Cy", client="xsrf:cy", address="192.0.2.10", link_key=key_of(engine, new)
+    ).name == "Cy"
+    clock[0] += 60
     joined = admission.join_class(
         engine, new.code, "Ann", client="xsrf:ann", address=school, link_key=key_of(engine, new)
     )
     assert joined.name == "Ann" and not joined.waiting
-    assert board(engine, new).joined == 121
+    assert board(engine, new).joined == 123
+
+
+def test_one_address_cannot_fill_a_class_by_its_join_link(engine, clock):
+    new = start(engine)
+    link = key_of(engine, new)
+    for i in range(120):
+        admission.join_class(engine, new.code, f"Bot {i}", client=f"xsrf:bot{i}", address="198.51.100.7", link_key=link)
+    with pytest.raises(RateLimited, match="at most 120 a minute"):
+        admission.join_class(engine, new.code, "Bot 120", client="xsrf:bot120", address="198.51.100.7", link_key=link)
+    assert board(engine, new).joined == 120  # 500 seats: the flood holds 120 a minute, not the whole class in 15 s
 
 
 def test_wrong_codes_from_one_address_stop_at_300_an_hour_and_the_link_still_admits(engine, clock, monkeypatch):

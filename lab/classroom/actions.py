@@ -7,6 +7,7 @@ store's rooms (classes, admission, roster, answers, ...) themselves. Nothing her
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import dataclass
@@ -22,7 +23,7 @@ from lab.classroom.activities import ASSIGNMENT, PREDICT
 from lab.classroom.answers import StudentState, newly_opened, with_flags
 from lab.classroom.dashboards import Dashboard, Projection
 from lab.classroom.gate import NotAnswering, bounded
-from lab.classroom.limits import MAX_STUDENTS
+from lab.classroom.limits import JOIN_BURST_WINDOW_S, MAX_STUDENTS, AddressTries
 from lab.classroom.records import ActivityView, ClassRow
 from lab.classroom.refusals import ClassroomError, Removed, Waiting
 from lab.classroom.roster import BULK_RULES
@@ -30,8 +31,8 @@ from lab.classroom.versions import live_key, page_layout
 from lab.teaching.exercises import Feedback
 
 __all__ = [  # read by the views from here, with the functions below
-    "BULK_RULES", "MAX_STUDENTS", "ActivityView", "ClassRow", "ClassroomError", "Dashboard", "Feedback", "Projection",
-    "StudentState", "live_key", "newly_opened", "page_layout", "with_flags",
+    "BULK_RULES", "JOIN_BURST_WINDOW_S", "MAX_STUDENTS", "ActivityView", "ClassRow", "ClassroomError", "Dashboard",
+    "Feedback", "Projection", "StudentState", "live_key", "newly_opened", "page_layout", "with_flags",
 ]
 
 Result = TypeVar("Result")
@@ -185,12 +186,38 @@ def link_key(typed_code: str, link_code: str, key: str) -> str:
     return key if same else ""
 
 
+# Presses of Join and Start a class per address in this process, counted before the database is asked.
+ADDRESS_TRIES = AddressTries()
+
+
+def before_the_database(address: str, texts: tuple[tuple[str, object, int], ...]) -> str:
+    """Why a press from ``address`` goes no further than this process ("" when it may): the address's tries this
+    minute (ADDRESS_TRIES), then each text ``(label, value, most)`` refused by its length alone (naming.bounded).
+    Both cost no database work and no work per character, whatever a browser sends."""
+    wait = ADDRESS_TRIES.take(address, time.monotonic())
+    if wait:
+        return ADDRESS_TRIES.refusal(wait)
+    try:
+        for label, value, most in texts:
+            naming.bounded(label, value, most)
+    except ClassroomError as exc:
+        return str(exc)
+    return ""
+
+
 def join_from_landing(
     db: Engine | Connect, typed_code: str, name: str, *, client: str, address: str, link_code: str, key: str,
     identifier: str = "",
 ) -> tuple[admission.Joined | None, str]:
     """Join from the landing page (lab.classroom.admission.join_class, in words): (the seat, "") or (None, why not;
     an outage says nothing was joined)."""
+    refused = before_the_database(
+        address,
+        (("Class code", typed_code, naming.CODE_LENGTH), ("Your name", name, naming.MAX_NAME),
+         ("Student number", identifier, naming.MAX_IDENTIFIER)),
+    )  # fmt: skip
+    if refused:
+        return None, refused
     result = outcome(
         lambda engine: admission.join_class(
             engine, typed_code, name, client=client, address=address, link_key=link_key(typed_code, link_code, key),
@@ -216,6 +243,9 @@ def start_class(
     """Start a class from the landing page: (the new class, "") or (None, why not: also when this browser or
     address started too many classes). ``anonymous``: students join without a name; ``plan``: the lesson plan it
     runs (read_plan checked it)."""
+    refused = before_the_database(address, (("Class name", class_name, naming.MAX_CLASS_NAME),))
+    if refused:
+        return None, refused
     kept = plans.stored_plan(plan) if plan is not None else None
     result = outcome(
         lambda engine: classes.create_class(

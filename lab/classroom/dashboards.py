@@ -25,6 +25,7 @@ from lab.classroom.activities import (
     summarize_predictions,
 )
 from lab.classroom.db import reading
+from lab.classroom.limits import JOIN_BURST, JOIN_BURST_WINDOW_S
 from lab.classroom.naming import distinct_labels, normalize_code
 from lab.classroom.records import (
     ACTIVITY_COLUMNS,
@@ -79,10 +80,22 @@ class Dashboard:
     waiting: tuple[StudentRow, ...] = ()  # joined beyond the expected size: waiting for the teacher's approval
     earlier: PredictSummary | None = None  # peer instruction: the previous round's predictions
     change: RoundChange | None = None
+    read_at: float = 0.0  # when the store read it (db.now())
 
     @property
     def joined(self) -> int:
         return len(self.students)
+
+    @property
+    def joins_just_now(self) -> int:
+        """Joins (seated, waiting or removed since) in the JOIN_BURST_WINDOW_S seconds before the board was read."""
+        since = self.read_at - JOIN_BURST_WINDOW_S
+        return sum(s.joined_at > since for s in (*self.students, *self.waiting, *self.removed))
+
+    @property
+    def joins_too_fast(self) -> bool:
+        """Joins arriving faster than people type (JOIN_BURST in JOIN_BURST_WINDOW_S): the dashboard warns."""
+        return self.joins_just_now >= JOIN_BURST
 
     @property
     def submitted(self) -> int:
@@ -193,7 +206,9 @@ def _board(rows) -> Dashboard:
     found = _gather(rows)
     students, removed, waiting = _rosters(found)
     predict, assignment, earlier, change = _summaries(activity, students, found)
-    return Dashboard(class_record(rows[0]), students, activity, predict, assignment, removed, waiting, earlier, change)
+    return Dashboard(
+        class_record(rows[0]), students, activity, predict, assignment, removed, waiting, earlier, change, db.now()
+    )
 
 
 def dashboard(engine: Engine, code: str, teacher_token: str) -> Dashboard:

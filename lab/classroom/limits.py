@@ -7,6 +7,7 @@ and reasons: docs/security.md.
 from __future__ import annotations
 
 import math
+import threading
 from typing import NamedTuple
 
 from sqlalchemy import text
@@ -36,6 +37,16 @@ JOIN_WINDOW_ADDRESS_S = 60
 CLASSES_PER_BROWSER = 10  # classes started from one browser session in CLASS_WINDOW_S
 CLASSES_PER_ADDRESS = 60  # ... and from one address (every teacher of a school behind one NAT)
 CLASS_WINDOW_S = 3600
+# Presses of Join and Start a class from one address that one server process takes a minute, counted in memory before
+# anything reaches the class database (so a flood, whatever it sends, costs no database work): twice the typed joins
+# an address may make, so a school's typos never meet it first.
+TRIES_PER_ADDRESS = 2 * JOINS_PER_ADDRESS
+TRY_WINDOW_S = 60
+MAX_ADDRESSES_KEPT = 10_000  # addresses counted at once in a process (past it, the ones whose window ended go)
+# The teacher's warning (dashboard): this many joins within JOIN_BURST_WINDOW_S, five a second, is faster than people
+# type a code and a name (a hall of 300 takes a minute or two); a script joining is (378 in 15 s were seen).
+JOIN_BURST = 25
+JOIN_BURST_WINDOW_S = 5
 _RISK_KEY = "server-wrong-code-risk:"
 _RISK_KEEP_HOURS = 25  # an hour's count is kept for that hour and the 24 after it (a class's code lives a day)
 _OR_THE_LINK = ", or open the join link or scan the QR code your teacher shows."
@@ -131,16 +142,16 @@ def class_start_limits(client: str, address: str) -> tuple[Limit, ...]:
 
 
 def join_limits(browser_hash: str | None, address_key: str, by_link: bool) -> tuple[Limit, ...]:
-    """What bounds a join: joins per browser session either way, and typed-code joins per address."""
+    """What bounds a join: joins per browser session and per address, by typed code and by join link alike (a link
+    that admits without a guess must not let one address fill a class)."""
     limits = []
     if browser_hash:
         key = f"joins-browser:{browser_hash}"
         limits.append(Limit("joins", "this browser", key, JOINS_PER_BROWSER, JOIN_WINDOW_BROWSER_S))
-    if address_key and not by_link:
+    if address_key:
         key = f"joins-address:{address_key}"
-        limits.append(
-            Limit("joins", "this network address", key, JOINS_PER_ADDRESS, JOIN_WINDOW_ADDRESS_S, _OR_THE_LINK)
-        )
+        then = "." if by_link else _OR_THE_LINK
+        limits.append(Limit("joins", "this network address", key, JOINS_PER_ADDRESS, JOIN_WINDOW_ADDRESS_S, then))
     return tuple(limits)
 
 
@@ -151,6 +162,45 @@ def wrong_codes_from(address_key: str) -> Limit:
         "wrong class codes", "this network address", key, WRONG_CODES_PER_ADDRESS, WRONG_CODE_WINDOW_ADDRESS_S,
         _OR_THE_LINK,
     )  # fmt: skip
+
+
+class AddressTries:
+    """Tries per address in this process, in fixed windows, kept in memory (never in the database): at most
+    ``most`` in ``window_s`` seconds. Thread-safe; holds at most MAX_ADDRESSES_KEPT addresses (when full, those whose
+    window ended are forgotten, then the oldest)."""
+
+    def __init__(self, most: int = TRIES_PER_ADDRESS, window_s: float = TRY_WINDOW_S):
+        self.most, self.window_s = most, window_s
+        self._windows: dict[str, list[float]] = {}  # address key -> [window end, count]
+        self._lock = threading.Lock()
+
+    def take(self, address_key: str, at: float) -> float:
+        """Count one try from ``address_key`` at ``at``: 0.0 when it may go on, else how long it must wait."""
+        if not address_key:
+            return 0.0
+        with self._lock:
+            window = self._windows.get(address_key)
+            if window is None or window[0] <= at:
+                if len(self._windows) >= MAX_ADDRESSES_KEPT:
+                    self._forget(at)
+                window = self._windows[address_key] = [at + self.window_s, 0]
+            if window[1] >= self.most:
+                return max(1.0, window[0] - at)
+            window[1] += 1
+            return 0.0
+
+    def _forget(self, at: float) -> None:
+        for key in [k for k, (end, _count) in self._windows.items() if end <= at]:
+            del self._windows[key]
+        if len(self._windows) >= MAX_ADDRESSES_KEPT:
+            for key in sorted(self._windows, key=lambda k: self._windows[k][0])[: MAX_ADDRESSES_KEPT // 2]:
+                del self._windows[key]
+
+    def refusal(self, wait: float) -> str:
+        return (
+            f"Too many tries from this network address (at most {self.most} {window_words(self.window_s)}): "
+            f"wait {wait_words(wait)}; nothing was sent."
+        )
 
 
 # --- wrong codes: the browser's slowing and the classes' guessing budget ------------------------------------

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from lab.classroom.actions import BULK_RULES, MAX_STUDENTS, Dashboard, TeacherActions, TeacherDesk
+from lab.classroom.actions import BULK_RULES, JOIN_BURST_WINDOW_S, MAX_STUDENTS, Dashboard, TeacherActions, TeacherDesk
 from lab.core.formatting import markdown_escape
 from lab.views.live_class.session_keys import Keys
 
@@ -28,10 +28,25 @@ def _names(labels, hide: bool, word: str) -> str:
     return markdown_escape(shown + (f" and {more} more" if more > 0 else ""))
 
 
+def fast_joins_warning(board: Dashboard, button) -> None:
+    """Joins arriving faster than people type (a script, or a link that went round): said, with the lock beside it."""
+    if not board.joins_too_fast or board.klass.joins_locked:
+        return
+    with st.container(border=True):
+        st.warning(
+            f"**{board.joins_just_now} joins in the last {JOIN_BURST_WINDOW_S} s**: faster than people type. If these "
+            "are not your students, stop new joins now; students already in keep answering, and *Remove by a rule* "
+            "takes those who joined in a flood.",
+            icon=":material/warning:",
+        )
+        button(st, "Stop new joins now", Keys.LOCK_JOINS_FAST, TeacherActions.lock_joins, True, type="primary")
+
+
 def admission_panel(board: Dashboard, hide: bool, button, act) -> None:
     """Lock, expected size, New join link, and the students waiting for approval. ``act(action, *args)`` runs a
     teacher action from a callback (the Class page's _teacher_action)."""
     klass = board.klass
+    fast_joins_warning(board, button)
     with st.container(border=True):
         joins = "locked: no one new can join" if klass.joins_locked else "open"
         size = (

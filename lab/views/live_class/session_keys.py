@@ -90,6 +90,7 @@ class Keys:
     # who gets in (lab.views.live_class.admission_panel)
     OPEN_JOINS = "cls_open_joins"
     LOCK_JOINS = "cls_lock_joins"
+    LOCK_JOINS_FAST = "cls_lock_joins_fast"  # the same lock, pressed from the warning of joins arriving too fast
     SIZE_FORM = "cls_size_form"
     EXPECTED_SIZE = "cls_expected_size"
     NEW_JOIN_LINK = "cls_new_join_link"

@@ -1,0 +1,103 @@
+"""The class under abuse, third pass (docs/security.md): the per-address count kept in memory before the database,
+texts refused from their length before any work, the teacher's warning of joins arriving faster than people type
+(with the lock beside it), and the address a request came from when Streamlit reports none (a loopback peer: where
+deploy/serve's HAProxy connects from). Figures by hand from the documented limits: 240 presses of Join or Start a
+class from one address a minute in a process, 25 joins in 5 s for the warning."""
+
+from __future__ import annotations
+
+import pytest
+from pagetest import open_linked_page
+
+from lab.classroom import actions, admission, classes, db, keys, limits, teacher_link
+from lab.classroom.limits import AddressTries
+
+PAGE = "lab/views/live_class/classroom.py"
+
+
+def test_the_address_count_in_memory_by_hand():
+    tries = AddressTries(most=3, window_s=60)
+    assert [tries.take("198.51.100.1", 100.0) for _ in range(3)] == [0.0, 0.0, 0.0]
+    assert tries.take("198.51.100.1", 110.0) == 50.0  # the window started at 100 and ends at 160
+    assert tries.take("198.51.100.2", 110.0) == 0.0  # another address: unaffected
+    assert tries.take("", 110.0) == 0.0  # an unknown address is not counted (AppTest, no connection)
+    assert tries.take("198.51.100.1", 160.0) == 0.0  # a new window
+    assert "at most 3 a minute): wait 50 s; nothing was sent." in tries.refusal(50.0)
+
+
+def test_the_address_count_holds_a_bounded_number_of_addresses(monkeypatch):
+    monkeypatch.setattr(limits, "MAX_ADDRESSES_KEPT", 100)
+    tries = AddressTries(most=1, window_s=60)
+    for i in range(1000):
+        tries.take(f"10.0.{i // 256}.{i % 256}", 0.0)
+    assert len(tries._windows) <= 100
+
+
+def test_a_flood_from_one_address_is_refused_before_the_database(monkeypatch):
+    monkeypatch.setattr(actions, "ADDRESS_TRIES", AddressTries())
+    asked = []
+    monkeypatch.setattr(actions, "outcome", lambda *a, **k: asked.append(a) or actions.Outcome(None))
+    huge = "x" * 1_048_576
+    said = [
+        actions.join_from_landing(
+            None, "K7M2QX", huge, client=f"xsrf:{i}", address="198.51.100.9", link_code="", key=""
+        )[1]
+        for i in range(limits.TRIES_PER_ADDRESS + 5)
+    ]
+    assert said[: limits.TRIES_PER_ADDRESS] == ["Your name: 1,048,576 characters; at most 40."] * 240
+    assert said[-1].startswith("Too many tries from this network address (at most 240 a minute): wait 60 s")
+    assert asked == []  # neither the names nor the flood reached the database
+    refused = actions.start_class(None, "x" * 100_000, client="xsrf:t", address="198.51.100.9")
+    assert refused[0] is None and refused[1].startswith("Too many tries from this network address")
+    assert actions.start_class(None, "x" * 100_000, client="xsrf:t", address="192.0.2.1")[1] == (
+        "Class name: 100,000 characters; at most 80."
+    )
+    assert asked == []
+
+
+def test_the_teacher_is_warned_of_joins_faster_than_people_type_and_locks_from_the_warning(data, monkeypatch):
+    clock = [8_000_000.0]
+    monkeypatch.setattr(db, "now", lambda: clock[0])
+    new = classes.create_class(data)
+    link = teacher_link.check_teacher(data, new.code, new.teacher_token).join_key
+    for i in range(limits.JOIN_BURST - 1):  # 24 joins in 4.8 s: no warning yet
+        clock[0] += 0.2
+        admission.join_class(data, new.code, f"Bot {i}", client=f"xsrf:{i}", link_key=link)
+    at = open_linked_page(PAGE, {"code": new.code, "teacher": new.teacher_token})
+    assert not [w for w in at.warning if "faster than people type" in w.value]
+    clock[0] += 0.2
+    admission.join_class(data, new.code, "Bot 24", client="xsrf:24", link_key=link)
+    at.run()
+    warned = [w.value for w in at.warning if "faster than people type" in w.value]
+    assert warned and "25 joins in the last 5 s" in warned[0]
+    at.button(key="cls_lock_joins_fast").click().run()
+    assert not at.exception
+    assert teacher_link.check_teacher(data, new.code, new.teacher_token).joins_locked
+    assert not [w for w in at.warning if "faster than people type" in w.value]  # locked: the warning has done its work
+    clock[0] += 10
+    at.run()
+    assert not [w for w in at.warning if "faster than people type" in w.value]
+
+
+@pytest.mark.parametrize(
+    ("peer", "headers", "trusted", "expected"),
+    [
+        (None, {"X-Forwarded-For": "203.0.113.7"}, "127.0.0.1,::1", "203.0.113.7"),  # HAProxy on loopback
+        (None, {"Host": "localhost:8501"}, "", "127.0.0.1"),  # a browser on this machine (./run)
+        (None, {"X-Forwarded-For": "203.0.113.7"}, "", "127.0.0.1"),  # loopback not trusted: the header is ignored
+        (None, {}, "127.0.0.1,::1", ""),  # no connection at all (AppTest): unknown
+        ("192.0.2.5", {"X-Forwarded-For": "203.0.113.7"}, "127.0.0.1,::1", "192.0.2.5"),  # not a proxy: its own
+    ],
+)
+def test_the_address_behind_a_proxy_on_loopback(monkeypatch, peer, headers, trusted, expected):
+    import streamlit as st
+
+    from lab.views.live_class import database
+
+    class Context:
+        ip_address = peer
+
+    Context.headers = headers
+    monkeypatch.setattr(st, "context", Context())
+    monkeypatch.setenv(keys.TRUSTED_PROXIES_ENV, trusted)
+    assert database.client_address() == expected
