@@ -12,7 +12,7 @@ from starlette.middleware import Middleware
 
 from lab.views import patches
 from lab.views.live_class import follow
-from lab.views.serving import component_code, readiness, served
+from lab.views.serving import component_code, headers, readiness, served
 
 # before any session: the first message a page sends to a restarted server may be a press inside a fragment
 patches.install_all(before_pages=True)
@@ -24,5 +24,7 @@ served.mark_routes_mounted()  # the pages of this process use the routes below
 app = st.App(
     "app.py",
     routes=follow.routes() + readiness.routes() + component_code.routes(),
-    middleware=[Middleware(follow.VersionShortcut)],  # the version route answered before Streamlit's middleware
+    # Referrer-Policy on every response (outermost, so the version shortcut's answers have it too); then the version
+    # route answered before Streamlit's middleware
+    middleware=[Middleware(headers.SecurityHeaders), Middleware(follow.VersionShortcut)],
 )

@@ -129,6 +129,7 @@ class Student:
     timeout: float = 30.0  # a run that takes longer is an error
     reconnect_for: float = 20.0  # how long to keep retrying a dropped connection
     rng: random.Random = field(default_factory=random.Random)
+    source: str = ""  # the local address to connect from (127.0.0.x: another "client address" on this machine)
 
     cookies: dict[str, str] = field(default_factory=dict)
     page_script_hash: str = ""
@@ -138,6 +139,8 @@ class Student:
     cached: dict[str, ForwardMsg] = field(default_factory=dict)
     exceptions: list[str] = field(default_factory=list)
     components: dict[str, tuple[str, str, str]] = field(default_factory=dict)  # key -> (id, fragment id, data JSON)
+    texts: dict[str, str] = field(default_factory=dict)  # a text box's label -> its widget id (the last run's)
+    buttons: dict[str, tuple[str, str]] = field(default_factory=dict)  # a button's label -> (widget id, fragment id)
     alerts: list[str] = field(default_factory=list)  # the texts of the last run's error, warning and info boxes
     reconnects: int = 0
     reconnected_at: float = 0.0  # time.monotonic() of the last reconnection's first finished run
@@ -155,7 +158,10 @@ class Student:
         """GET the page like a browser (keeps the cookies it sets); returns the status code."""
         url = urllib.parse.urlsplit(self.base_url)
         path = "/" + self.page + (f"?{self.query}" if self.query else "")
-        reader, writer = await asyncio.wait_for(asyncio.open_connection(url.hostname, url.port), self.timeout)
+        local = {"local_addr": (self.source, 0)} if self.source else {}
+        reader, writer = await asyncio.wait_for(
+            asyncio.open_connection(url.hostname, url.port, **local), self.timeout
+        )
         try:
             request = f"GET {path} HTTP/1.1\r\nHost: {url.netloc}\r\nConnection: close\r\n{self._cookie_header()}\r\n"
             writer.write(request.encode())
@@ -192,6 +198,7 @@ class Student:
             additional_headers=headers,
             max_size=None,
             open_timeout=self.timeout,
+            **({"local_addr": (self.source, 0)} if self.source else {}),
         )
         for name, value in self.ws.response.headers.raw_items():  # HAProxy sets its cookie on a redispatch
             if name.lower() == "set-cookie":
@@ -312,6 +319,22 @@ class Student:
             if not state:  # a trigger is sent once: the browser does not send it again with the next run
                 self.sent_states.pop(message.id, None)
 
+    async def press(self, label: str, texts: dict[str, str] | None = None) -> RunResult:
+        """Type ``texts`` (a text box's label -> what is typed) and press the button ``label``, as a browser sends a
+        form's submit: every typed value with the button's trigger, in one rerun. Times the rerun."""
+        for box, typed in (texts or {}).items():
+            state = WidgetState(id=self.texts[box])
+            state.string_value = typed
+            self.sent_states[state.id] = state
+        button_id, fragment_id = self.buttons[label]
+        trigger = WidgetState(id=button_id)
+        trigger.trigger_value = True
+        self.sent_states[button_id] = trigger
+        try:
+            return await self._run(fragment_id=fragment_id)
+        finally:
+            self.sent_states.pop(button_id, None)  # a trigger is sent once
+
     async def _run(self, fragment_id: str) -> RunResult:
         start = time.perf_counter()
         try:
@@ -372,6 +395,8 @@ class Student:
             elif kind == "new_session":  # a full run starts: the page's widgets are drawn again
                 self.widgets.clear()
                 self.alerts.clear()
+                self.texts.clear()
+                self.buttons.clear()
                 if msg.new_session.page_script_hash:
                     self.page_script_hash = msg.new_session.page_script_hash
             elif kind == "page_info_changed":
@@ -397,6 +422,10 @@ class Student:
             exceptions.append(f"{element.exception.type}: {element.exception.message}")
         elif kind == "alert":
             self.alerts.append(element.alert.body)
+        elif kind == "text_input":
+            self.texts[element.text_input.label] = element.text_input.id
+        elif kind == "button":
+            self.buttons[element.button.label] = (element.button.id, delta.fragment_id)
         elif kind == "bidi_component":
             w = element.bidi_component
             key = user_key(w.id)

@@ -38,9 +38,9 @@ CLASSES_PER_BROWSER = 10  # classes started from one browser session in CLASS_WI
 CLASSES_PER_ADDRESS = 60  # ... and from one address (every teacher of a school behind one NAT)
 CLASS_WINDOW_S = 3600
 # Presses of Join and Start a class from one address that one server process takes a minute, counted in memory before
-# anything reaches the class database (so a flood, whatever it sends, costs no database work): twice the typed joins
-# an address may make, so a school's typos never meet it first.
-TRIES_PER_ADDRESS = 2 * JOINS_PER_ADDRESS
+# anything reaches the class database (so a flood, whatever it sends, costs no database work): five times the typed
+# joins an address may make (ten a second), so a school's typos and the database's own limits always come first.
+TRIES_PER_ADDRESS = 5 * JOINS_PER_ADDRESS
 TRY_WINDOW_S = 60
 MAX_ADDRESSES_KEPT = 10_000  # addresses counted at once in a process (past it, the ones whose window ended go)
 # The teacher's warning (dashboard): this many joins within JOIN_BURST_WINDOW_S, five a second, is faster than people

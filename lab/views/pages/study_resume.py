@@ -25,9 +25,11 @@ RETRY_SECONDS = 3
 
 def _stored(call):
     """``call(engine)`` on the classroom database as lab.classroom.actions meets it (its Outcome: a refusal or an
-    outage in words). Not through the gate's bounded wait: these calls never took one (the page's own retry
-    covers an outage)."""
-    return outcome(call, engine, DATABASE_DOWN, gated=False)
+    outage in words), through the gate's bounded wait like every class page's call: a frozen database makes the
+    resume link say so within RESIDUAL_LAB_DB_TIMEOUT_S and offer the problems without the saved answers, instead
+    of holding the page until the database answers. A save that had started when the wait ended may still land;
+    it is kept and sent again (save_attempt writes the same row either way)."""
+    return outcome(call, engine, DATABASE_DOWN)
 
 
 def resume_token() -> str | None:
