@@ -135,3 +135,64 @@ def test_the_resume_link_answers_while_the_database_is_frozen(own_postgres, tmp_
     finally:
         own_postgres.thaw()
     assert open_linked_page(page, {**params, "resume": token}).metric[0].value == "1 / 3"
+
+
+def _join(at, code: str, name: str):
+    at.text_input(key="cls_join_code").set_value(code)
+    at.text_input(key="cls_join_name").set_value(name)
+    at.button(key="FormSubmitter:cls_join_form-Join").click().run()
+    assert not at.exception
+    return at
+
+
+def test_a_join_written_after_the_page_stopped_waiting_gives_its_browser_the_seat(data, monkeypatch):
+    """A Join the database answers late (a freeze that thaws): the page says it waits, then, once the seat is
+    written, goes to it by itself: no seat nobody can use. Before, the browser never got its private link."""
+    import threading
+    import time
+
+    new = classes.create_class(data)
+    classes.open_activity(data, new.code, new.teacher_token, "predict", {"source": "worked-example"})
+    release, entered = threading.Event(), threading.Event()
+    real = admission.join_class
+
+    def held(*args, **kwargs):  # what a frozen database does to the join: it starts, then waits
+        entered.set()
+        release.wait(30)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(admission, "join_class", held)
+    monkeypatch.setenv("RESIDUAL_LAB_DB_TIMEOUT_S", "0.5")
+    at = _join(open_linked_page(PAGE, {"code": new.code}), new.code, "Ann")
+    assert entered.is_set() and "student" not in at.query_params
+    said = " ".join(w.value for w in at.warning).replace("\\", "")
+    assert "what you just sent waits for it" in said
+    at.button(key="FormSubmitter:cls_join_form-Join").click().run()  # pressed again meanwhile: nothing is sent
+    assert "still waiting for the class database: nothing new was sent" in " ".join(e.value for e in at.error)
+    release.set()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and not dashboard_names(data, new):
+        time.sleep(0.05)
+    time.sleep(0.2)
+    at.run()  # the page's own look every second (redraw_when_done) runs it in a browser
+    assert not at.exception
+    token = at.query_params.get("student")
+    assert token and dashboard_names(data, new) == ["Ann"]  # one seat, and this browser has it
+    assert not [e for e in at.error]
+
+
+def dashboard_names(engine, new) -> list[str]:
+    from lab.classroom import dashboards
+
+    return [s.name for s in dashboards.dashboard(engine, new.code, new.teacher_token).students]
+
+
+def test_a_lost_database_never_says_nothing_was_saved_beside_a_call_that_waits():
+    from lab.classroom.actions import DATABASE_DOWN, NOT_ANSWERING, PENDING
+    from lab.views.live_class.common import lost_words
+
+    for message in (DATABASE_DOWN, NOT_ANSWERING):
+        assert "nothing was saved" in lost_words(message, pending=False)
+        waiting = lost_words(message, pending=True)
+        assert "nothing was saved" not in waiting and waiting.startswith("The class database")
+        assert "waits for it" in PENDING  # what the page says of the call beside it

@@ -207,10 +207,11 @@ def before_the_database(address: str, texts: tuple[tuple[str, object, int], ...]
 
 def join_from_landing(
     db: Engine | Connect, typed_code: str, name: str, *, client: str, address: str, link_code: str, key: str,
-    identifier: str = "",
+    identifier: str = "", on_pending: Callable | None = None,
 ) -> tuple[admission.Joined | None, str]:
     """Join from the landing page (lab.classroom.admission.join_class, in words): (the seat, "") or (None, why not;
-    an outage says nothing was joined)."""
+    an outage says nothing was joined). A join the database did not answer in time but that had started is handed
+    to ``on_pending`` (the page follows it to the seat once it is written: no seat nobody can use)."""
     refused = before_the_database(
         address,
         (("Class code", typed_code, naming.CODE_LENGTH), ("Your name", name, naming.MAX_NAME),
@@ -226,7 +227,7 @@ def join_from_landing(
         db,
         DATABASE_DOWN.replace("nothing was saved", "you have not joined yet"),
     )
-    return result.value, words(result)
+    return result.value, words(result, on_pending)
 
 
 def anonymous_join_link(db: Engine | Connect, code: str, key: str) -> bool:
@@ -238,11 +239,12 @@ def anonymous_join_link(db: Engine | Connect, code: str, key: str) -> bool:
 
 def start_class(
     db: Engine | Connect, class_name: str, *, client: str = "", address: str = "", anonymous: bool = False,
-    plan: plans.Plan | None = None,
+    plan: plans.Plan | None = None, on_pending: Callable | None = None,
 ) -> tuple[classes.NewClass | None, str]:
     """Start a class from the landing page: (the new class, "") or (None, why not: also when this browser or
     address started too many classes). ``anonymous``: students join without a name; ``plan``: the lesson plan it
-    runs (read_plan checked it)."""
+    runs (read_plan checked it); ``on_pending``: as for join_from_landing (the page follows a late start to its
+    dashboard)."""
     refused = before_the_database(address, (("Class name", class_name, naming.MAX_CLASS_NAME),))
     if refused:
         return None, refused
@@ -254,7 +256,7 @@ def start_class(
         db,
         DATABASE_DOWN.replace("nothing was saved", "no class was started"),
     )
-    return result.value, words(result)
+    return result.value, words(result, on_pending)
 
 
 class TeacherActions:

@@ -127,8 +127,17 @@ def wait_for_database() -> None:
     st.fragment(run_every=RETRY_EVERY_S)(retry)()
 
 
+def lost_words(message: str, pending: bool) -> str:
+    """What the page says of a lost database; while a call it sent still waits (PENDING is on the page: "what you
+    just sent waits for it"), not also that nothing was saved: that call may still be."""
+    if not pending:
+        return message
+    return message.replace(", so nothing was saved.", ".").replace(" so nothing was saved.", ".")
+
+
 def database_lost(message: str) -> None:
     """The page could not read the class database: say so, announce it, and wait for it."""
+    message = lost_words(message, still_pending())
     st.warning(markdown_escape(message))
     announce(Keys.LIVE, error=message)
     wait_for_database()

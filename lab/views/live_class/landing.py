@@ -6,10 +6,17 @@ from __future__ import annotations
 
 import streamlit as st
 
-from lab.classroom.actions import anonymous_join_link, join_from_landing, start_class
+from lab.classroom.actions import PENDING, anonymous_join_link, answered_later, join_from_landing, start_class
 from lab.classroom.naming import MAX_IDENTIFIER
 from lab.core.formatting import markdown_escape
-from lab.views.live_class.common import go_to
+from lab.views.live_class.common import (
+    WAIT_FOR_PENDING,
+    go_to,
+    keep_pending,
+    may_send,
+    pending_outcome,
+    redraw_when_pending_ends,
+)
 from lab.views.live_class.database import browser_key, client_address, engine
 from lab.views.live_class.plan_panel import plan_preview
 from lab.views.live_class.session_keys import Keys
@@ -43,6 +50,9 @@ def join_form(code: str, anonymous: bool = False) -> str:
         pressed = st.form_submit_button("Join", type="primary")
     if not pressed:
         return ""
+    if not may_send():
+        st.error(WAIT_FOR_PENDING)
+        return WAIT_FOR_PENDING
     joined, refusal = join_from_landing(
         engine,
         typed_code,
@@ -52,13 +62,50 @@ def join_form(code: str, anonymous: bool = False) -> str:
         link_code=code,
         key=str(st.query_params.get("join", ""))[:64],
         identifier=identifier,
+        on_pending=keep_pending("Your join"),
     )
     if joined is None:
+        return _refused(refusal)
+    _seated(joined)
+    return ""
+
+
+def _refused(refusal: str) -> str:
+    """Say why a Join or Start a class did not go through; one the database has not answered yet is followed (the
+    page runs again once it ends: arrived_late)."""
+    if refusal == PENDING:
+        st.warning(PENDING)
+        redraw_when_pending_ends()
+    else:
         st.error(markdown_escape(refusal))
-        return refusal
+    return refusal
+
+
+def _seated(joined) -> None:
     st.session_state[Keys.JOINED] = True  # the student's page moves keyboard focus to its heading
     go_to(code=joined.code, student=joined.student_token)
-    return ""
+
+
+def _started(new) -> None:
+    st.session_state[Keys.NEW_CLASS] = new.code
+    st.session_state[Keys.TEACHER_FOCUS] = "class"  # the dashboard moves keyboard focus to its heading
+    go_to(code=new.code, teacher=new.teacher_token)
+
+
+def arrived_late() -> None:
+    """A Join or Start a class the database answered after the page stopped waiting (kept by keep_pending): the
+    student goes to the seat, the teacher to the dashboard, as if it had answered in time (a seat written at the
+    thaw is never one nobody can use); a refusal or a failure, and the wait itself, are said by pending_outcome."""
+    kept = st.session_state.get(Keys.PENDING)
+    if kept is not None and kept[2].done():
+        value = answered_later(kept[2]).value
+        if getattr(value, "student_token", None):
+            del st.session_state[Keys.PENDING]
+            _seated(value)
+        elif getattr(value, "teacher_token", None):
+            del st.session_state[Keys.PENDING]
+            _started(value)
+    pending_outcome()
 
 
 def start_form() -> str:
@@ -74,19 +121,21 @@ def start_form() -> str:
         started = st.form_submit_button("Start a class" + (" with this plan" if plan is not None else ""))
     if not started:
         return ""
+    if not may_send():
+        st.error(WAIT_FOR_PENDING)
+        return WAIT_FOR_PENDING
     new, refusal = start_class(
-        engine, class_name, client=browser_key(), address=client_address(), anonymous=anonymous is True, plan=plan
-    )
+        engine, class_name, client=browser_key(), address=client_address(), anonymous=anonymous is True, plan=plan,
+        on_pending=keep_pending("Starting the class"),
+    )  # fmt: skip
     if new is None:
-        st.error(markdown_escape(refusal))
-        return refusal
-    st.session_state[Keys.NEW_CLASS] = new.code
-    st.session_state[Keys.TEACHER_FOCUS] = "class"  # the dashboard moves keyboard focus to its heading
-    go_to(code=new.code, teacher=new.teacher_token)
+        return _refused(refusal)
+    _started(new)
     return ""
 
 
 def landing(code: str) -> None:
+    arrived_late()
     if code and st.query_params.get("join"):  # the join link a student scanned: joining only, no teacher's form
         anonymous = anonymous_join_link(engine, code, str(st.query_params.get("join", ""))[:64])
         st.caption(

@@ -32,6 +32,7 @@ from lab.views.live_class.class_memory import remember_class
 from lab.views.live_class.common import (
     RETRY_EVERY_S,
     URL_PATH_PAGE,
+    lost_words,
     pending_outcome,
     redraw_when_pending_ends,
     still_pending,
@@ -108,7 +109,7 @@ def draw_refused(code: str, token: str, read: Outcome) -> None:
 
 def say_database_down(read: Outcome) -> str:
     """The warning while the database does not answer (what was sent may yet be saved: it does not deny it)."""
-    said = read.refusal.replace(", so nothing was saved", "") if still_pending() else read.refusal
+    said = lost_words(read.refusal, still_pending())
     st.session_state[Keys.DOWN_WORDS] = said
     st.warning(markdown_escape(said))
     return said
