@@ -299,3 +299,19 @@ def screenshot_full(page, path, min_height: int = 800) -> None:
     page.wait_for_timeout(800)  # plotly redraws responsive charts after the resize
     page.screenshot(path=str(path))
     page.set_viewport_size(viewport)
+
+
+def wait_for_dashboard(page, timeout: float = 30_000) -> None:
+    """After Start a class: the teacher's dashboard is drawn (its Class code metric). The address bar holds
+    ``?code=C`` only once the page has the teacher token (lab.views.live_class.teacher_memory), so a test waits for
+    the page, not for the token in the URL."""
+    page.locator("[data-testid=stMetric]", has_text="Class code").first.wait_for(timeout=timeout)
+    page.wait_for_function("() => !window.location.href.includes('teacher=')", timeout=timeout)
+
+
+def teacher_token_of(page) -> str:
+    """The teacher token of the dashboard, from its private teacher link (shown right after Start a class)."""
+    from urllib.parse import parse_qs, urlsplit
+
+    link = page.locator(".st-key-cls-teacher-link [data-testid=stCode]").first.inner_text().strip()
+    return parse_qs(urlsplit(link).query)["teacher"][0]

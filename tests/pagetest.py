@@ -169,3 +169,9 @@ def open_tab(at: AppTest, key: str, label: str) -> AppTest:
     at.run()
     assert not at.exception
     return at
+
+
+def teacher_token(at: AppTest) -> str:
+    """The teacher token the Class page's tab holds (its desk): the address bar no longer shows it once the page has
+    it (lab.views.live_class.teacher_memory)."""
+    return at.session_state["cls_teacher"].token

@@ -196,3 +196,53 @@ def test_a_lost_database_never_says_nothing_was_saved_beside_a_call_that_waits()
         waiting = lost_words(message, pending=True)
         assert "nothing was saved" not in waiting and waiting.startswith("The class database")
         assert "waits for it" in PENDING  # what the page says of the call beside it
+
+
+def _memory(at, name: str) -> dict:
+    """The browser memory element ``name`` as the page drew it (its data), with its element for sending."""
+    import json
+
+    found = [e for e in at.get("bidi_component") if json.loads(e.proto.json).get("name") == name]
+    return {"element": found[0], **json.loads(found[0].proto.json)} if found else {}
+
+
+def _browser_sends(at, element, text: str):
+    """What browser_memory's JavaScript sends when the tab held ``text``: one trigger, "stored"."""
+    import json
+
+    states = at._tree.get_widget_states()
+    trigger = states.widgets.add()
+    trigger.id = f"$$STREAMLIT_INTERNAL_KEY_{element.proto.id}__events"
+    trigger.json_trigger_value = json.dumps([{"event": "stored", "value": text}])
+    at._run(states)
+    return at
+
+
+def test_the_teacher_token_leaves_the_address_bar_and_a_reload_of_the_tab_opens_the_dashboard(data):
+    import json
+
+    from lab.views.live_class.teacher_memory import MEMORY_NAME
+
+    new = classes.create_class(data)
+    at = open_linked_page(PAGE, {"code": new.code, "teacher": new.teacher_token})
+    assert not at.exception and at.metric and "teacher" not in at.query_params  # the page has it: the bar loses it
+    assert at.query_params["code"] == new.code
+    kept = _memory(at, MEMORY_NAME)
+    assert json.loads(kept["keep"]) == [new.code, new.teacher_token] and kept["tab"] is True  # sessionStorage
+    # a reload of ?code=C in the same tab: a new session, the join form first, then what the tab kept
+    reload = open_linked_page(PAGE, {"code": new.code})
+    assert not reload.metric and "Join" in [b.proto.label for b in reload.get("button")]
+    _browser_sends(reload, _memory(reload, MEMORY_NAME)["element"], json.dumps([new.code, new.teacher_token]))
+    assert not reload.exception
+    assert [m.value for m in reload.metric][:1] == [new.code] and "teacher" not in reload.query_params
+    # a text another page (or a script) put there: refused like any teacher link, then forgotten
+    forged = open_linked_page(PAGE, {"code": new.code})
+    _browser_sends(forged, _memory(forged, MEMORY_NAME)["element"], json.dumps([new.code, "forged-token"]))
+    assert "This teacher link does not open a class" in " ".join(e.value for e in forged.error)
+    assert _memory(forged, MEMORY_NAME)["keep"] == ""  # the tab forgets it
+    forged.run()
+    assert not forged.error and "Join" in [b.proto.label for b in forged.get("button")]
+    for junk in ("not json", json.dumps(["X" * 100, "t"]), json.dumps({"a": 1})):  # crafted: ignored, no box
+        other = open_linked_page(PAGE, {"code": new.code})
+        _browser_sends(other, _memory(other, MEMORY_NAME)["element"], junk)
+        assert not other.exception and not other.error and not other.metric

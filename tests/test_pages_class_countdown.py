@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from pagetest import markdown_text, open_linked_page, plain, predictors, send_trigger
+from pagetest import markdown_text, open_linked_page, plain, predictors, send_trigger, teacher_token
 from sqlalchemy import text
 
 from lab.classroom import admission, answers, classes, db, versions
@@ -32,7 +32,7 @@ def test_the_teacher_opens_a_timed_vote_and_adds_time(data):
     at = open_linked_page(PAGE)
     at.text_input(key="cls_start_name").set_value("Period 3")
     at.button(key="FormSubmitter:cls_start_form-Start a class").click().run()
-    code, token = at.query_params["code"], at.query_params["teacher"]
+    code, token = at.query_params["code"], teacher_token(at)
     assert at.selectbox(key="cls_timer").options == ["Off", "30 s", "60 s", "2 min"]
     at.selectbox(key="cls_timer").set_value(60)
     at.button(key="cls_open").click().run()

@@ -19,6 +19,7 @@ from pagetest import (
     plain,
     predictors,
     send_trigger,
+    teacher_token,
 )
 
 from lab.classroom import actions, admission, answers, classes, limits, teacher_link, versions
@@ -134,7 +135,7 @@ def test_teacher_dashboard_counts_and_hides_names(data):
     at = open_linked_page(PAGE)
     at.text_input(key="cls_start_name").set_value("Period 3")
     at.button(key="FormSubmitter:cls_start_form-Start a class").click().run()
-    code, token = at.query_params["code"], at.query_params["teacher"]
+    code, token = at.query_params["code"], teacher_token(at)
     assert [m.value for m in at.metric][0] == code
     at.button(key="cls_open").click().run()
     for name in ("Ann", "Bob"):
@@ -448,7 +449,7 @@ def test_presentation_mode_hides_the_teacher_link_and_names_toggle_or_link(data)
     assert not [b for b in at.button if b.key and b.key.startswith("cls_remove_")]
     assert metric(at, "Joined") == "1"  # still the dashboard, from the token kept in this tab
     at.toggle(key="present").set_value(False).run()
-    assert at.query_params["teacher"] == new.teacher_token  # back in the address bar
+    assert "teacher" not in at.query_params  # it stays out of the address bar (the tab holds it)
     linked = open_linked_page(PAGE, {"code": new.code, "teacher": new.teacher_token, "present": "1"})
     linked.toggle(key="cls_show_students").set_value(True).run()
     assert not any(new.teacher_token in c for c in codes(linked)) and "Ann" not in [t.value for t in linked.text]
@@ -459,7 +460,7 @@ def test_new_teacher_link_replaces_the_old_one(data):
     at = open_linked_page(PAGE, {"code": new.code, "teacher": new.teacher_token})
     at.button(key="cls_new_link").click().run()
     assert not at.exception
-    token = at.query_params["teacher"]
+    token = teacher_token(at)
     assert token != new.teacher_token and any(token in c for c in codes(at))
     assert "New teacher link made" in messages(at, "success")[0]
     old = open_linked_page(PAGE, {"code": new.code, "teacher": new.teacher_token})
@@ -654,7 +655,7 @@ def test_the_class_predicts_the_second_candidates_target_and_the_dashboard_names
     at = open_linked_page(PAGE)
     at.text_input(key="cls_start_name").set_value("Period 4")
     at.button(key="FormSubmitter:cls_start_form-Start a class").click().run()
-    code, teacher = at.query_params["code"], at.query_params["teacher"]
+    code, teacher = at.query_params["code"], teacher_token(at)
     source = at.selectbox(key="cls_source")
     assert "Two drafts, the second candidate's target p₂: bernoulli-residual" in source.options
     source.set_value("second-target:bernoulli-residual").run()
@@ -738,7 +739,7 @@ def test_an_anonymous_class_asks_no_name_and_gives_one(data):
     at.text_input(key="cls_start_name").set_value("Hall")
     at.checkbox(key="cls_start_anonymous").check()
     at.button(key="FormSubmitter:cls_start_form-Start a class").click().run()
-    code, token = at.query_params["code"], at.query_params["teacher"]
+    code, token = at.query_params["code"], teacher_token(at)
     assert "students join without names (each gets a random one)" in markdown_text(at)
     key = teacher_link.check_teacher(data, code, token).join_key
     scanned = open_linked_page(PAGE, {"code": code, "join": key})
@@ -790,7 +791,7 @@ def test_the_dashboard_builds_a_plan_from_its_form_and_opens_from_it(data):
 
     at = open_linked_page(PAGE)
     at.button(key="FormSubmitter:cls_start_form-Start a class").click().run()
-    code, token = at.query_params["code"], at.query_params["teacher"]
+    code, token = at.query_params["code"], teacher_token(at)
     at.selectbox(key="cls_source").set_value("eight-words")
     at.selectbox(key="cls_timer").set_value(60)
     at.button(key="cls_plan_add").click().run()
@@ -830,7 +831,7 @@ def test_an_ended_class_starts_the_next_lecture_with_its_plan(data):
     at = open_linked_page(PAGE, {"code": new.code, "teacher": new.teacher_token})
     at.button(key="cls_next_lecture").click().run()
     assert not at.exception
-    code, token = at.query_params["code"], at.query_params["teacher"]
+    code, token = at.query_params["code"], teacher_token(at)
     assert code != new.code and token != new.teacher_token
     assert [i.label() for i in plans.class_plan(data, code, token).items] == ["Scenario: pet-words (countdown 30 s)"]
     assert "Your private teacher link" in markdown_text(at)  # shown open, to be saved

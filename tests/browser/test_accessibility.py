@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from browserlib import DESKTOP, PHONE, ROOT, app_with_class_data, goto, wait_idle
+from browserlib import DESKTOP, PHONE, ROOT, app_with_class_data, goto, wait_for_dashboard, wait_idle
 from lab.views import shell
 
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
@@ -694,7 +694,7 @@ def test_keyboard_walkthrough_teacher_dashboard(page, a11y_app):
     page.keyboard.type("Period 5")
     tab_to(page, "Start a class")
     page.keyboard.press("Enter")
-    page.wait_for_url("**teacher=**")
+    wait_for_dashboard(page)
     page.wait_for_function("() => document.activeElement.tagName === 'H2'", timeout=10_000)
     assert_focus_kept(page, "Start a class", heading="Period 5")
     tab_to(page, "Open for the class")

@@ -13,7 +13,7 @@ from urllib.parse import parse_qs, urlsplit
 
 import pytest
 
-from browserlib import PHONE, app_with_class_data, count_runs, goto, plotly_data, wait_idle
+from browserlib import PHONE, app_with_class_data, count_runs, goto, plotly_data, wait_for_dashboard, wait_idle
 
 
 def bar(page, label: str):
@@ -216,7 +216,7 @@ def test_a_phone_in_a_class_predicts_by_dragging(browser, class_app, screenshot_
         goto(teacher, f"{class_app}/class")
         teacher.get_by_role("button", name="Start a class").click()
         wait_idle(teacher)
-        teacher.wait_for_url("**teacher=**")
+        wait_for_dashboard(teacher)
         code = (
             teacher.locator("[data-testid=stMetric]", has_text="Class code")
             .locator("[data-testid=stMetricValue]")

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from browserlib import DESKTOP, ROOT, goto, start_streamlit, stop_process, wait_idle
+from browserlib import DESKTOP, ROOT, goto, start_streamlit, stop_process, wait_for_dashboard, wait_idle
 from lab.views import shell
 
 PUBLIC_URL = "http://lab.example:8501"
@@ -161,7 +161,7 @@ def test_the_dashboards_controls_and_counter_are_on_the_first_screen_of_a_laptop
     page = browser.new_page(viewport=DESKTOP)  # 1280x800
     goto(page, f"{url}/class")
     page.get_by_role("button", name="Start a class").click()
-    page.wait_for_url("**teacher=**")
+    wait_for_dashboard(page)
     wait_idle(page)
     # at the start: the private teacher link, open once, with its copy button
     assert page.locator("[data-testid=stAlert]", has_text="only way back to this dashboard").is_visible()

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from browserlib import DESKTOP, app_and_class_engine, goto, reveal_then, wait_idle
+from browserlib import DESKTOP, app_and_class_engine, goto, reveal_then, teacher_token_of, wait_for_dashboard, wait_idle
 from lab.classroom import admission, answers, plans
 
 PLAN = """title = "Lecture 4"
@@ -57,10 +57,10 @@ def test_a_plan_file_is_checked_previewed_and_runs_in_a_new_class(browser, tmp_p
         assert "Z = 1/4" not in preview and "r(X) =" not in preview  # the question, never its answer
         page.screenshot(path=str(screenshot_dir / "class-plan-preview.png"), full_page=True)
         page.get_by_role("button", name="Start a class with this plan").click()
-        page.wait_for_url("**teacher=**")
+        wait_for_dashboard(page)
         wait_idle(page)
         code = page.url.split("code=")[1].split("&")[0]
-        token = page.url.split("teacher=")[1].split("&")[0]
+        token = teacher_token_of(page)
         assert [i.label() for i in plans.class_plan(engine, code, token).items][0].startswith("Your own question")
         plan_panel = page.get_by_text("Lesson plan: Lecture 4 (2 activities)")
         reveal_then(page, [plan_panel], page.locator(".st-key-cls_plan_open_1 button")).click()

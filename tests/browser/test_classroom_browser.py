@@ -20,6 +20,8 @@ from browserlib import (
     screenshot_full,
     start_streamlit,
     stop_process,
+    teacher_token_of,
+    wait_for_dashboard,
     wait_idle,
 )
 
@@ -68,7 +70,7 @@ def test_teacher_and_three_students(browser, class_app, screenshot_dir):
     teacher.get_by_role("textbox", name="Class name (optional)").fill("Period 3")
     teacher.get_by_role("button", name="Start a class").click()
     wait_idle(teacher)
-    teacher.wait_for_url("**teacher=**")
+    wait_for_dashboard(teacher)
     code = metric(teacher, "Class code")
     assert len(code) == 6
     assert teacher.locator("[data-testid=stAlert]", has_text="only way back to this dashboard").count() == 1
@@ -438,15 +440,15 @@ def test_new_teacher_link_refuses_the_old_link_at_once(browser, class_app):
     """New teacher link: the old link is refused at once (an open tab too, with a clear message), the new one works,
     and a student's open page and the projector keep following the class (nothing they hold comes from the
     teacher token)."""
-    from urllib.parse import parse_qs, urlsplit
-
     ctx = browser.new_context(viewport=DESKTOP)
     teacher = ctx.new_page()
     goto(teacher, f"{class_app}/class")
     teacher.get_by_role("button", name="Start a class").click()
     wait_idle(teacher)
-    teacher.wait_for_url("**teacher=**")
+    wait_for_dashboard(teacher)
     code = metric(teacher, "Class code")
+    old = teacher_token_of(teacher)  # the address bar holds ?code=C only: the token is in the private link
+    old_url = f"{class_app}/class?code={code}&teacher={old}"
     teacher.get_by_role("button", name="Open for the class").click()
     wait_idle(teacher)
     # the run Open started, which folds the teacher link into its expander, may begin after wait_idle's first
@@ -454,8 +456,6 @@ def test_new_teacher_link_refuses_the_old_link_at_once(browser, class_app):
     # (seen in CI), so wait for that run's expander
     teacher.locator("[data-testid=stExpander]", has_text="Your private teacher link").wait_for()
     wait_idle(teacher)
-    old_url = teacher.url
-    old = parse_qs(urlsplit(old_url).query)["teacher"][0]
     other = ctx.new_page()  # a second tab still on the old link
     goto(other, old_url)
     phone = {"width": 390, "height": 844}
@@ -468,9 +468,10 @@ def test_new_teacher_link_refuses_the_old_link_at_once(browser, class_app):
     popover = teacher.get_by_role("button", name="New teacher link")  # folded away once an activity is open
     reveal_then(teacher, [expander, popover], teacher.get_by_role("button", name="Replace my teacher link now")).click()
     wait_idle(teacher)
-    teacher.wait_for_function(f"() => !window.location.href.includes({old!r})")
-    new = parse_qs(urlsplit(teacher.url).query)["teacher"][0]
-    assert new != old and "New teacher link made" in teacher.inner_text("body")
+    teacher.get_by_text("New teacher link made", exact=False).first.wait_for(timeout=10_000)
+    wait_idle(teacher)
+    new = teacher_token_of(teacher)
+    assert new != old and "teacher=" not in teacher.url
     assert new in teacher.inner_text("body")  # shown once, to copy
     # the old tab's dashboard refreshes itself (every 2 s) and is refused
     other.get_by_text("was replaced by a new one", exact=False).first.wait_for(timeout=10_000)
@@ -479,7 +480,7 @@ def test_new_teacher_link_refuses_the_old_link_at_once(browser, class_app):
     assert "was replaced by a new one" in fresh.inner_text("body")
     assert "Use the newest teacher link" in fresh.inner_text("body")
     assert not fresh.get_by_role("button", name="Reveal to class").count()
-    goto(fresh, teacher.url)
+    goto(fresh, f"{class_app}/class?code={code}&teacher={new}")
     assert metric(fresh, "Class code") and fresh.get_by_role("button", name="Reveal to class").count()
     # the student's open page and the projector still follow: the reveal from the new link reaches both
     teacher.get_by_role("button", name="Show responses").click()
@@ -508,7 +509,7 @@ def test_two_rounds_with_three_students(browser, class_app, screenshot_dir):
     goto(teacher, f"{class_app}/class")
     teacher.get_by_role("button", name="Start a class").click()
     wait_idle(teacher)
-    teacher.wait_for_url("**teacher=**")
+    wait_for_dashboard(teacher)
     code = metric(teacher, "Class code")
     teacher.get_by_role("button", name="Open for the class").click()
     wait_idle(teacher)
@@ -648,10 +649,34 @@ def test_the_teacher_links_copy_button_shows_without_hovering(browser, class_app
     page = ctx.new_page()
     goto(page, f"{class_app}/class")
     page.get_by_role("button", name="Start a class").click()
-    page.wait_for_url("**teacher=**")
+    wait_for_dashboard(page)
     wait_idle(page)
     page.mouse.move(1, 1)
     copy = page.locator("[data-testid=stCode]").get_by_role("button", name="Copy to clipboard")
     assert copy.is_visible()
     assert copy.evaluate("b => getComputedStyle(b).visibility + ' ' + getComputedStyle(b).opacity") == "visible 1"
+    ctx.close()
+
+
+@pytest.mark.browser
+def test_the_teacher_token_leaves_the_address_bar_and_a_reload_keeps_the_dashboard(browser, class_app):
+    """Once the dashboard has the teacher token, the address bar holds ?code=C alone (and every response says
+    Referrer-Policy: same-origin); a reload of the tab opens the dashboard again from the tab's sessionStorage, while
+    another tab with the same address gets the join form (the private link is the way in there)."""
+    ctx = browser.new_context(viewport=DESKTOP)
+    teacher = ctx.new_page()
+    response = teacher.goto(f"{class_app}/class")
+    assert response.headers.get("referrer-policy") == "same-origin"
+    teacher.get_by_role("button", name="Start a class").click()
+    wait_for_dashboard(teacher)
+    code, token = metric(teacher, "Class code"), teacher_token_of(teacher)
+    assert teacher.url.endswith(f"/class?code={code}") and token not in teacher.url
+    teacher.reload()
+    wait_for_dashboard(teacher)  # the same tab: back on its dashboard
+    assert metric(teacher, "Class code") == code and token not in teacher.url
+    other = ctx.new_page()  # another tab of the same browser: sessionStorage is per tab
+    goto(other, teacher.url)
+    other.get_by_role("button", name="Join").wait_for()
+    wait_idle(other)
+    assert not other.locator("[data-testid=stMetric]", has_text="Class code").count()
     ctx.close()

@@ -20,6 +20,7 @@ from lab.views.live_class.common import (
 from lab.views.live_class.database import browser_key, client_address, engine
 from lab.views.live_class.plan_panel import plan_preview
 from lab.views.live_class.session_keys import Keys
+from lab.views.live_class.teacher_memory import read_teacher_memory
 from lab.views.ui.accessibility import announce, section
 
 ANONYMOUS_NOTE = (
@@ -136,6 +137,8 @@ def start_form() -> str:
 
 def landing(code: str) -> None:
     arrived_late()
+    if code and not st.query_params.get("join"):
+        read_teacher_memory()  # a reload of a teacher's dashboard (?code=C): this tab's kept token opens it again
     if code and st.query_params.get("join"):  # the join link a student scanned: joining only, no teacher's form
         anonymous = anonymous_join_link(engine, code, str(st.query_params.get("join", ""))[:64])
         st.caption(

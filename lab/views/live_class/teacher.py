@@ -36,6 +36,7 @@ from lab.views.live_class.results import change_text, pattern_text, results_char
 from lab.views.live_class.session_keys import Keys
 from lab.views.live_class.teacher_desk import teacher_action, teacher_button, the_desk
 from lab.views.live_class.teacher_links import join_panel, private_panel, top_bar
+from lab.views.live_class.teacher_memory import forget_teacher, keep_teacher
 from lab.views.ui.accessibility import announce, section, subsection
 from lab.views.ui.countdown import countdown
 from lab.views.ui.presentation import CLASS_PRESENTING_CSS, PRESENT_TEXT_PX, is_presenting
@@ -341,6 +342,7 @@ def teacher_page(code: str, token: str) -> None:
     read = TeacherDesk(code, token).check(engine)
     if read.refused is not None:
         st.session_state.pop(Keys.TEACHER_DESK, None)
+        forget_teacher()
         st.error(markdown_escape(read.refusal))
         st.page_link(URL_PATH_PAGE, label="Start or join a class")
         announce(Keys.LIVE, error=read.refusal)
@@ -350,6 +352,7 @@ def teacher_page(code: str, token: str) -> None:
         database_lost(read.refusal)
         return
     klass = read.value
+    keep_teacher(code, token)  # a reload of this tab's ?code=C opens the dashboard again
     presenting = is_presenting()
     if presenting:
         st.html(CLASS_PRESENTING_CSS)

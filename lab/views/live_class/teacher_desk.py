@@ -10,28 +10,26 @@ from lab.classroom.actions import TeacherDesk
 from lab.views.live_class.common import WAIT_FOR_PENDING, keep_pending, may_send
 from lab.views.live_class.database import engine
 from lab.views.live_class.session_keys import Keys
-from lab.views.ui.presentation import is_presenting
+from lab.views.live_class.teacher_memory import kept_teacher_token
 
 
 def tab_teacher_token(code: str) -> str:
-    """The teacher token of this tab: from the link, or kept in the session while the address bar does not show
-    it. In presentation mode the token leaves the address bar (a projected address bar would show it to the
-    room) and comes back when presentation mode is turned off; a reload while presenting needs the saved link."""
+    """The teacher token of this tab: from the link, or the one the tab's desk holds, or the one this tab kept in
+    its sessionStorage (a reload: lab.views.live_class.teacher_memory). Once the tab holds it, the token leaves the
+    address bar, as it did in presentation mode: an address bar is seen, projected and kept in the history; the
+    dashboard's private teacher link opens it anywhere else."""
     linked = str(st.query_params.get("teacher", ""))[:100]
     kept = st.session_state.get(Keys.TEACHER_DESK)
     ours = kept is not None and kept.code == code
     if ours and linked and linked == kept.replaced:  # New teacher link went through after the page had run
         linked = kept.token
-    token = linked or (kept.token if ours else "")
+    token = linked or (kept.token if ours else "") or kept_teacher_token(code)
     if not token:
         return ""
     if not (ours and kept.token == token):  # the same desk while it stands: a late answer updates it
         st.session_state[Keys.TEACHER_DESK] = TeacherDesk(code, token)
-    if is_presenting():
-        if "teacher" in st.query_params:
-            del st.query_params["teacher"]
-    elif st.query_params.get("teacher") != token:
-        st.query_params["teacher"] = token
+    if "teacher" in st.query_params:
+        del st.query_params["teacher"]
     return token
 
 

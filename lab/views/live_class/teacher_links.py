@@ -132,8 +132,9 @@ def private_panel(klass: ClassRow, token: str) -> None:
         if st.session_state.pop(Keys.LINK_REPLACED, False):
             st.success("New teacher link made: copy it now. The old link no longer opens this dashboard.")
         st.warning(
-            "This link is the only way back to this dashboard. Copy it now and keep it private: anyone who has "
-            "it can run this class. It is hidden in presentation mode; project the Projector view instead."
+            "This link is the only way back to this dashboard from another tab or browser: the address bar does not "
+            "keep it (a reload of this tab does). Copy it now and keep it private: anyone who has it can run this "
+            "class. It is hidden in presentation mode; project the Projector view instead."
         )
         with st.container(key=Keys.TEACHER_LINK):  # its copy button always shown (presentation.ACCESSIBILITY_CSS)
             st.code(page_url(URL_PATH, code=klass.code, teacher=token), language=None, wrap_lines=True)
