@@ -246,3 +246,18 @@ def test_the_teacher_token_leaves_the_address_bar_and_a_reload_of_the_tab_opens_
         other = open_linked_page(PAGE, {"code": new.code})
         _browser_sends(other, _memory(other, MEMORY_NAME)["element"], junk)
         assert not other.exception and not other.error and not other.metric
+
+
+def test_a_megabyte_typed_into_a_box_is_cut_before_the_page_reads_it(data):
+    """A crafted message can put any text into a text box's state: the widget guard (lab.views.patches) cuts it to
+    MAX_TEXT characters before the page reads it, and the name's own check refuses it from its length."""
+    from lab.views.patches.widget_guard import MAX_TEXT
+
+    new = classes.create_class(data)
+    at = open_linked_page(PAGE, {"code": new.code})
+    at.text_input(key="cls_join_code").set_value(new.code)
+    at.text_input(key="cls_join_name").set_value("x" * 1_048_576)
+    at.button(key="FormSubmitter:cls_join_form-Join").click().run()
+    assert not at.exception and "student" not in at.query_params
+    assert len(at.session_state["cls_join_name"]) == MAX_TEXT == 20_000
+    assert f"Your name: {MAX_TEXT:,} characters; at most 40." in " ".join(e.value for e in at.error).replace("\\", "")

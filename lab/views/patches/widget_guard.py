@@ -9,8 +9,11 @@ an exception box no page code can prevent.
 
 :func:`install` wraps ``WStates.__getitem__`` (where every serialized widget value is deserialized) so that a non-
 finite number, or a value its widget's own deserializer refuses (a string for a number input, inf for a whole number),
-is replaced by the widget's default value. The page then validates the values it reads like any other input (page
-models in lab/models/). tests/test_pages_widget_states.py sends such values through AppTest and fails if a Streamlit
+is replaced by the widget's default value, and a text longer than MAX_TEXT characters (no box of the app takes
+more than a few thousand: the longest, a lesson plan's own question's lists, about 7,000) is cut to MAX_TEXT
+before anything reads it, so no page does work in proportion to a megabyte a crafted message sends
+(tests/test_class_abuse.py). The page then validates the values it reads like any other input (page models in
+lab/models/). tests/test_pages_widget_states.py sends such values through AppTest and fails if a Streamlit
 upgrade moves what is wrapped here.
 """
 
@@ -20,6 +23,7 @@ import math
 
 from streamlit.runtime.state import session_state as _session_state
 
+MAX_TEXT = 20_000  # characters of a text widget's value kept (the rest is cut before the page reads it)
 _NUMERIC_FIELDS = ("double_value", "int_value")
 _ARRAY_FIELDS = ("double_array_value", "int_array_value")
 
@@ -47,6 +51,11 @@ def install() -> None:
         if isinstance(wstate, _session_state.Serialized):
             metadata = self.widget_metadata.get(k)
             if metadata is not None:
+                raw = wstate.value
+                if raw.WhichOneof("value") == "string_value" and len(raw.string_value) > MAX_TEXT:
+                    cut = metadata.deserializer(raw.string_value[:MAX_TEXT])
+                    self.states[k] = _session_state.Value(cut)
+                    return cut
                 try:
                     if _plausible(wstate.value):
                         return original(self, k)
