@@ -85,15 +85,15 @@ def join_class(
 
     ``client`` identifies the browser session (the page passes its Streamlit XSRF cookie's token), ``address``
     the client's address (lab.classroom.keys); only keyed HMACs of them are stored. Through the join link
-    (``link_key``, see join_key) a join is no guess: it skips every wrong-code limit and the per-address join
-    limit, so no one at the same address can keep a classmate out; a key that is not the class's current one
-    (New join link) admits nothing. A typed code: after FREE_WRONG_CODES wrong codes from one browser session
-    each further try waits (2, 4, ... up to 60 s); an address gets WRONG_CODES_PER_ADDRESS wrong codes an hour;
-    a class takes typed codes only while its guessing budget lasts (WRONG_CODE_RISK_BUDGET); typed joins are
-    bounded per address (JOINS_PER_ADDRESS a minute). Joins are bounded per browser session either way
-    (JOINS_PER_BROWSER in 10 minutes). A locked class admits no one new; beyond its expected size a join waits
-    for the teacher's approval; a removed student's browser session and name stay out until the teacher lets
-    them back in. Every refusal of a typed code after the lookup says the same (_no_open_class)."""
+    (``link_key``, see join_key) a join is no guess: it skips every wrong-code limit and the class's guessing
+    budget; a key that is not the class's current one (New join link) admits nothing. A typed code: after
+    FREE_WRONG_CODES wrong codes from one browser session each further try waits (2, 4, ... up to 60 s); an address
+    gets WRONG_CODES_PER_ADDRESS wrong codes an hour; a class takes typed codes only while its guessing budget lasts
+    (WRONG_CODE_RISK_BUDGET). Joins are bounded per browser session (JOINS_PER_BROWSER in 10 minutes) and per
+    address (JOINS_PER_ADDRESS a minute), by code and by link alike: a link must not let one address fill a
+    class. A locked class admits no one new; beyond its expected size a join waits for the teacher's approval; a
+    removed student's browser session and name (or one that looks alike: naming.name_key) stay out until the
+    teacher lets them back in. Every refusal of a typed code after the lookup says the same (_no_open_class)."""
     prepare(engine)
     at = db.now()
     typed_name = str(name or "")

@@ -149,5 +149,5 @@ def follow_key(seed: str) -> str:
 def join_key(seed: str) -> str:
     """The key in a class's join link and QR code (``join=``): a join through it is no guess (128 bits derived
     one-way from the class's join seed), so it skips the wrong-code slowing, the class's guessing budget and the
-    per-address limits."""
+    per-address wrong-code limit (its joins still count per address)."""
     return hashlib.sha256(f"join:{seed}".encode()).hexdigest()[:32]
