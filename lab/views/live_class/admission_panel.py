@@ -29,7 +29,8 @@ def _names(labels, hide: bool, word: str) -> str:
 
 
 def fast_joins_warning(board: Dashboard, button) -> None:
-    """Joins arriving faster than people type (a script, or a link that went round): said, with the lock beside it."""
+    """Joins arriving faster than people type (a script, or a link that went round): said above the counters, where
+    the teacher looks (also while presenting: it names no one), with the lock beside it."""
     if not board.joins_too_fast or board.klass.joins_locked:
         return
     with st.container(border=True):
@@ -46,7 +47,6 @@ def admission_panel(board: Dashboard, hide: bool, button, act) -> None:
     """Lock, expected size, New join link, and the students waiting for approval. ``act(action, *args)`` runs a
     teacher action from a callback (the Class page's _teacher_action)."""
     klass = board.klass
-    fast_joins_warning(board, button)
     with st.container(border=True):
         joins = "locked: no one new can join" if klass.joins_locked else "open"
         size = (

@@ -21,7 +21,7 @@ from lab.classroom.actions import TeacherActions as Do
 from lab.classroom.activities import PREDICT
 from lab.classroom.classes import ADD_TIME_S
 from lab.core.formatting import markdown_escape
-from lab.views.live_class.admission_panel import admission_panel, remove_by_rule
+from lab.views.live_class.admission_panel import admission_panel, fast_joins_warning, remove_by_rule
 from lab.views.live_class.common import (
     URL_PATH_PAGE,
     database_lost,
@@ -238,6 +238,7 @@ def live_dashboard(code: str, token: str, actions: bool = True) -> None:
     presenting = is_presenting()
     hide = presenting or st.session_state.get(Keys.HIDE_NAMES, False)
     actions = actions and not presenting  # no Remove or Let back in on a projected screen
+    fast_joins_warning(board, teacher_button)
     joined, submitted = st.columns(2)
     joined.metric("Joined", board.joined)
     submitted.metric("Submitted", f"{board.submitted} of {board.joined}")
