@@ -99,7 +99,7 @@ def test_the_layering_check_would_catch_an_upward_import(tmp_path, monkeypatch):
 # The class store's rooms (lab/classroom/) and the rank each stands on: a room imports only rooms of a lower rank,
 # so each reads knowing only those below it (docs/architecture.md lists what each owns). A new module gets a rank.
 CLASSROOM_ROOMS = {
-    **dict.fromkeys(("refusals", "keys", "gate", "activities"), 0),
+    **dict.fromkeys(("refusals", "keys", "gate", "activities", "confusables"), 0),
     **dict.fromkeys(("naming", "db"), 1),
     **dict.fromkeys(("limits", "records", "secret", "study"), 2),
     **dict.fromkeys(("teacher_link", "versions", "answers"), 3),
