@@ -207,3 +207,15 @@ def test_the_command_line_takes_torch_batches_and_a_whole_generation_loop(capsys
                  "--jobs", "1"])
     out, _ = capsys.readouterr()
     assert code == 0 and out.startswith("generate sampler examples/torch_samplers.py:generate")
+
+
+def test_a_processing_sampler_is_a_step_sampler_and_runs_every_case(hf):
+    """examples/transformers_speculative.py:processed_step takes (p, q, generator, processing): the command line
+    called it a four-argument verifier (exit 2), and every unprocessed case failed with a TypeError. Its kind is
+    step, and a case with nothing to process hands it the identity processing (temperature 1, top-k = every token,
+    top-p 1), under which transformers' warpers change nothing."""
+    from lab.check import sampler_kind
+
+    assert sampler_kind(hf.processed_step) == "step"
+    report = check_step(hf.processed_step, cases=["bernoulli-residual", "disjoint-support"], target=QUICKER)
+    assert report.passed, report.text()

@@ -192,7 +192,8 @@ def check_step(
 
 
 def sampler_kind(sampler) -> str:
-    """``step`` for a callable of 3 positional parameters, ``verify`` for 4 (a multi-candidate verifier), ``block``
+    """``step`` for a callable of 3 positional parameters (or 4, the fourth ``processing``, when it declares
+    ``step.processing = True``), ``verify`` for 4 (a multi-candidate verifier), ``block``
     for 5 (``generate`` when the fourth is called max_new or max_new_tokens; a block sampler that declares
     ``block.tree`` is checked as a tree); otherwise CheckInputError."""
     try:
@@ -205,6 +206,8 @@ def sampler_kind(sampler) -> str:
     ]
     if len(positional) == 3:
         return "step"
+    if len(positional) == 4 and getattr(sampler, "processing", None) and positional[3].name == "processing":
+        return "step"  # a step sampler that takes raw values and the processing (step.processing = True)
     if len(positional) == 4:
         return "verify"
     if len(positional) == 5:

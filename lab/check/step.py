@@ -201,6 +201,11 @@ def run_step_case(step, case: StepCase, target: PowerTarget, seed: int, dtype: s
 
         def step(p, q, rng):
             return sampler(raw_p, raw_q, rng, processing=dict(processing))
+    elif getattr(step, "processing", None):  # a sampler that processes what it gets: here, nothing to process
+        sampler, identity = step, {"temperature": 1.0, "top_k": size, "top_p": 1.0}
+
+        def step(p, q, rng):
+            return sampler(p, q, rng, processing=dict(identity))
     rng = case_rng(seed, case.name)
     counts = [0] * size
     findings = Findings()
