@@ -189,3 +189,23 @@ def test_a_floor_too_small_for_any_draw_count_still_gives_strict_json():
     found = json.loads(report.json_text())["cases"][0]["epsilon_floor"]
     assert found["floor"] == floor and found["draws_to_show_it"] is None
     assert any("more than 1e308 draws would show" in r for r in report.cases[0].reasons)
+
+
+def test_an_inconclusive_case_says_which_bias_its_draws_do_rule_out():
+    """A case cut short reports the smallest TV its draws detect with the stated power (N = lambda / (4 TV^2)
+    solved for TV, lambda from the noncentral chi-square at the case's degrees of freedom), not only its power at
+    the target TV."""
+    from lab.check.power import ruled_out_tv
+
+    target = PowerTarget()
+    report = check_step(samplers.slow, cases=["bernoulli-residual"], time_limit=0.3)
+    (case,) = report.cases
+    df, n = case.data["degrees_of_freedom"], case.data["draws"]
+    critical = stats.chi2.isf(target.false_alarm, df)  # the noncentrality at power 0.99, found apart from power.py
+    lam = optimize.brentq(lambda x: stats.ncx2.sf(critical, df, x) - target.power, 1e-6, 1e7)
+    tv = math.sqrt(lam / (4 * n))
+    assert math.isclose(case.data["tv_ruled_out"], tv, rel_tol=1e-4)
+    assert any(f"rule out a bias of TV >= {tv:.3g} (power 0.99)" in r for r in case.reasons), case.reasons
+    assert f"rules out TV >= {tv:.3g}" in case.summary_line()
+    assert ruled_out_tv(0, 100, target) == pytest.approx(1 - 0.01 ** (1 / 100))  # one outcome: (1 - TV)^N = 0.01
+    assert ruled_out_tv(5, 1, target) is None  # one draw rules out nothing below TV 1

@@ -68,6 +68,27 @@ def power_of(df: int, draws: int, target: PowerTarget) -> float:
     return float(stats.ncx2.sf(critical, df, 4.0 * draws * target.tv**2))
 
 
+def ruled_out_tv(df: int, draws: int, target: PowerTarget) -> float | None:
+    """The smallest TV that ``draws`` draws detect with the stated power at the stated false-alarm rate (the bias a
+    case cut short does rule out): N = lambda / (4 TV^2) solved for TV, or for a single-outcome law
+    (1 - TV)^N = 1 - power. None when no TV below 1 is ruled out (too few draws)."""
+    if draws < 1:
+        return None
+    if df < 1:
+        tv = -math.expm1(math.log1p(-target.power) / draws)
+    else:
+        tv = math.sqrt(noncentrality(df, target) / (4.0 * draws))
+    return tv if tv < 1.0 else None
+
+
+def ruled_out_text(df: int, draws: int, target: PowerTarget) -> str:
+    """In words: what the draws so far do rule out."""
+    tv = ruled_out_tv(df, draws, target)
+    if tv is None:
+        return "too few draws to rule out any bias"
+    return f"the draws so far rule out a bias of TV >= {tv:.3g} (power {target.power:g})"
+
+
 def noncentrality(df: int, target: PowerTarget) -> float:
     """The noncentrality at which the test with ``df`` degrees of freedom reaches the stated power."""
     critical = stats.chi2.isf(target.false_alarm, df)

@@ -48,6 +48,8 @@ class CaseResult:
         # no number of draws would change it
         if self.data.get("power") is not None and not self.data.get("certain"):
             bits.append(f"power {self.data['power']:.4f}")
+            if self.verdict == "inconclusive" and self.data.get("tv_ruled_out") is not None:
+                bits.append(f"rules out TV >= {self.data['tv_ruled_out']:.3g}")
         test = self.data.get("test") or {}
         if test.get("p_value") is not None:
             bits.append(f"chi-square p = {test['p_value']:.3g}")

@@ -13,7 +13,7 @@ from lab.check.boundary import boundary_relevant, run_boundary
 from lab.check.cases import StepCase, rounded
 from lab.check.floor import floor_bias, floor_text
 from lab.check.identify import best_variant, residual_variants
-from lab.check.power import PowerTarget, power_of, required_draws
+from lab.check.power import PowerTarget, power_of, required_draws, ruled_out_text, ruled_out_tv
 from lab.check.progress import duration_text
 from lab.check.report import CaseResult
 from lab.check.residuals import check_residual, listed
@@ -113,6 +113,7 @@ class Tally:
             "draws_planned": self.planned,
             "draws": self.done,
             "power": power_of(self.df, self.done, target) if self.done else 0.0,
+            "tv_ruled_out": ruled_out_tv(self.df, self.done, target),
             "degrees_of_freedom": self.df,
             "seconds": round(self.seconds, 3),
             "rate_per_second": None if rate is None else round(rate, 1),
@@ -150,17 +151,20 @@ def conclude(case, kind: str, tally: Tally, counts: dict, law: dict, labels, var
         if not tally.cut:
             limits.append(
                 f"--max-draws stopped the case at {tally.planned:,} of the {tally.needed:,} {tally.unit} the "
-                f"stated power needs: power {data['power']:.4f}; {tally.full_power_text()}"
+                f"stated power needs: power {data['power']:.4f} at TV {target.tv:g}; "
+                f"{ruled_out_text(tally.df, tally.done, target)}; {tally.full_power_text()}"
             )
     if tally.hung:
         limits.append(
             f"the sampler was still running {HANG_GRACE:g} s past the time limit: interrupted after "
-            f"{tally.done:,} of {tally.planned:,} {tally.unit} (power {data['power']:.4f}); {tally.full_power_text()}"
+            f"{tally.done:,} of {tally.planned:,} {tally.unit} (power {data['power']:.4f} at TV {target.tv:g}; "
+            f"{ruled_out_text(tally.df, tally.done, target)}); {tally.full_power_text()}"
         )
     elif tally.cut:
         limits.append(
             f"the time limit ended the case after {tally.done:,} of {tally.planned:,} {tally.unit} "
-            f"(power {data['power']:.4f}); {tally.full_power_text()}"
+            f"(power {data['power']:.4f} at TV {target.tv:g}; {ruled_out_text(tally.df, tally.done, target)}); "
+            f"{tally.full_power_text()}"
         )
     data["numerics"] = findings.as_json()
     numeric_reasons, numeric_notes = numerics_verdict(findings, where)
