@@ -14,6 +14,7 @@ Needs Debian's haproxy and postgresql: skipped without them, except in CI (CI=tr
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import os
 import shutil
 import urllib.parse
@@ -31,6 +32,13 @@ if shutil.which("haproxy") is None and shutil.which("haproxy", path="/usr/sbin:/
 BATCH = 20  # sessions at once
 
 
+def run(coroutine):
+    """asyncio.run in a thread of its own: the browser tests' Playwright keeps an event loop running in this one for
+    the whole test session, and asyncio.run() refuses to start inside it (as in tests/test_deploy_smoke.py)."""
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
+        return pool.submit(asyncio.run, coroutine).result()
+
+
 @pytest.fixture(scope="module")
 def served(tmp_path_factory, request):
     from pathlib import Path
@@ -44,7 +52,7 @@ def served(tmp_path_factory, request):
         # one class started on each replica first, so the database is prepared before the batches arrive (on a
         # fresh database, concurrent first requests can meet the preparation and retry: not what is tested here)
         for warm in ("127.0.0.250", "127.0.0.251"):
-            asyncio.run(press_once(url, warm, "Start a class", {}))
+            run(press_once(url, warm, "Start a class", {}))
         yield url
     finally:
         stop_serve(proc)
@@ -86,11 +94,11 @@ def started(student: Student) -> bool:
 
 
 def start_one(url: str, source: str) -> Student:
-    return asyncio.run(press_once(url, source, "Start a class", {}))
+    return run(press_once(url, source, "Start a class", {}))
 
 
 def test_class_starts_from_one_address_stop_at_60_an_hour(served):
-    sixty = asyncio.run(presses(served, "127.0.0.2", "Start a class", lambda i: {}, 60))
+    sixty = run(presses(served, "127.0.0.2", "Start a class", lambda i: {}, 60))
     assert all(started(s) for s in sixty), [alerts(s) for s in sixty if not started(s)][:3]
     refused = start_one(served, "127.0.0.2")
     assert not started(refused) and "code" not in query(refused)
@@ -101,26 +109,26 @@ def test_class_starts_from_one_address_stop_at_60_an_hour(served):
 def test_joins_from_one_address_stop_at_120_a_minute_by_code_and_by_link(served):
     teacher = start_one(served, "127.0.0.10")
     code = query(teacher)["code"]
-    joined = asyncio.run(
+    joined = run(
         presses(served, "127.0.0.11", "Join", lambda i: {"Class code": code, "Your name": f"Bot {i}"}, 120)
     )
     assert all("student" in query(s) for s in joined), [alerts(s) for s in joined if "student" not in query(s)][:3]
-    typed = asyncio.run(press_once(served, "127.0.0.11", "Join", {"Class code": code, "Your name": "Bot 120"}))
+    typed = run(press_once(served, "127.0.0.11", "Join", {"Class code": code, "Your name": "Bot 120"}))
     assert "Too many joins from this network address (at most 120 a minute)" in alerts(typed)
-    classmate = asyncio.run(press_once(served, "127.0.0.12", "Join", {"Class code": code, "Your name": "Ann"}))
+    classmate = run(press_once(served, "127.0.0.12", "Join", {"Class code": code, "Your name": "Ann"}))
     assert "student" in query(classmate), alerts(classmate)
 
 
 def test_wrong_codes_from_one_address_stop_at_300_an_hour(served):
     teacher = start_one(served, "127.0.0.20")
     code = query(teacher)["code"]
-    wrong = asyncio.run(
+    wrong = run(
         presses(served, "127.0.0.21", "Join", lambda i: {"Class code": "QQQQQQ", "Your name": f"Eve {i}"}, 300)
     )
     assert all("No open class has the code QQQQQQ" in alerts(s) for s in wrong), [alerts(s) for s in wrong][:3]
-    refused = asyncio.run(press_once(served, "127.0.0.21", "Join", {"Class code": code, "Your name": "Eve"}))
+    refused = run(press_once(served, "127.0.0.21", "Join", {"Class code": code, "Your name": "Eve"}))
     assert "Too many wrong class codes from this network address (at most 300 an hour)" in alerts(refused)
-    classmate = asyncio.run(press_once(served, "127.0.0.22", "Join", {"Class code": code, "Your name": "Bea"}))
+    classmate = run(press_once(served, "127.0.0.22", "Join", {"Class code": code, "Your name": "Bea"}))
     assert "student" in query(classmate), alerts(classmate)
 
 
