@@ -38,7 +38,7 @@ def _residual(p, q):
 def step(p, q, generator):
     x = torch.multinomial(q, 1, generator=generator)[0]
     if _keep(p[x], q[x], generator):
-        return int(x)
+        return int(x), None  # kept: None says so (the check counts kept drafts)
     r, _ = _residual(p, q)
     return int(torch.multinomial(r, 1, generator=generator)[0]), r
 

@@ -35,13 +35,14 @@ EXPECTED_VERDICT = {  # bare_block, with the default settings
 def step(p_logits, q_logits, generator):
     """One step: the draft proposes x from q, then transformers' function keeps it or corrects it."""
     x = torch.multinomial(q_logits.softmax(-1), 1, generator=generator)  # the assistant's draft
-    valid, _ = _speculative_sampling(
+    valid, n_matches = _speculative_sampling(
         x.view(1, 1),  # candidate_input_ids: the prompt is empty, the one candidate is x
         q_logits.view(1, 1, -1),  # candidate_logits [1, k, V]
         1,  # candidate_length
         torch.stack([p_logits, p_logits]).unsqueeze(0),  # new_logits [1, k + 1, V]: the bonus row is unused here
     )
-    return int(valid[0, 0])  # the kept draft or its correction (a bonus token would be the next step's)
+    # the kept draft or its correction (a bonus token would be the next step's), and whether it was kept
+    return int(valid[0, 0]), bool(n_matches)
 
 
 def _draft(draft, prefix, k, generator):

@@ -151,3 +151,41 @@ def keeps_on_less_or_equal(p, q, rng):
         return x
     excess = np.maximum(p - q, 0)
     return draw(excess / excess.sum(), rng.random())
+
+
+def keeps_on_less_or_equal_flagged(p, q, rng):
+    """u <= p/q as above, but says what it did: (token, None) when kept, (token, residual) when not."""
+    x = draw(q, rng.random())
+    if rng.random() <= p[x] / q[x]:
+        return x, None
+    excess = np.maximum(p - q, 0)
+    r = excess / excess.sum()
+    return draw(r, rng.random()), r
+
+
+def softmaxed_residual(p, q, rng):
+    """transformers PR #28508's mistake: the residual softmaxed (every token gets mass, those with p = 0
+    too), kept on u < p/q; a token alone comes back."""
+    x = draw(q, rng.random())
+    if rng.random() * q[x] < p[x]:
+        return x
+    excess = np.maximum(p - q, 0)
+    r = np.exp(excess) / np.exp(excess).sum()
+    return draw(r, rng.random())
+
+
+def sample_and_match(p, q, rng):
+    """Right law, wasteful: draw x from q and y from p, keep the draft when they match, return y either way
+    (mlx-swift-lm #459's sample-and-match). It keeps Σ p·q of its drafts, not Σ min(p, q)."""
+    x = draw(q, rng.random())
+    y = draw(p, rng.random())
+    return y, bool(x == y)
+
+
+def claims_every_draft_kept(p, q, rng):
+    """The right rule, with a wrong kept flag: says True on every call."""
+    x = draw(q, rng.random())
+    if rng.random() * q[x] < p[x]:
+        return x, True
+    excess = np.maximum(p - q, 0)
+    return draw(excess / excess.sum(), rng.random()), True

@@ -150,9 +150,18 @@ def hf():
     return load_example("transformers_speculative")
 
 
-def test_transformers_one_step_passes(hf):
+def test_transformers_one_step_follows_the_law_but_keeps_a_draft_of_probability_0_when_rand_gives_0(hf):
+    """`_speculative_sampling` keeps on `r_i <= probability_ratio`: with torch.rand_like scripted to 0, a draft
+    with p = 0 (ratio 0) is kept. The counts cannot show it (float32 torch.rand gives 0 about once in 3*10^7)."""
     report = check_step(hf.step, cases=["bernoulli-residual", "disjoint-support"], target=QUICKER)
-    assert report.passed, report.text()
+    plain, disjoint = report.cases
+    assert plain.passed, plain.reasons
+    assert disjoint.verdict == "fail" and disjoint.data["test"]["p_value"] > 1e-6  # the counts pass
+    (reason,) = [r for r in disjoint.reasons if r.startswith("boundary uniforms")]
+    assert "kept a draft with p = 0" in reason and "u <= p/q" in reason and "torch.rand" in reason
+    assert disjoint.data["boundary_uniforms"]["mode"] == "torch"
+    # it says whether it kept its draft (transformers' n_matches): bernoulli-residual keeps 3/5 at most
+    assert plain.data["acceptance"]["optimum"] == "3/5" and not plain.data["acceptance"]["wasteful"]
 
 
 def test_transformers_blocks_cut_at_eos_as_its_caller_does_pass(hf):
@@ -217,5 +226,63 @@ def test_a_processing_sampler_is_a_step_sampler_and_runs_every_case(hf):
     from lab.check import sampler_kind
 
     assert sampler_kind(hf.processed_step) == "step"
-    report = check_step(hf.processed_step, cases=["bernoulli-residual", "disjoint-support"], target=QUICKER)
+    report = check_step(hf.processed_step, cases=["bernoulli-residual", "eight-words"], target=QUICKER)
     assert report.passed, report.text()
+
+
+# --- boundary uniforms through torch ------------------------------------------------------------------
+
+
+def _le_step(p, q, generator):
+    """u <= p/q on torch.rand: right for every u > 0."""
+    x = int(torch.multinomial(q, 1, generator=generator)[0])
+    if torch.rand((), generator=generator, dtype=p.dtype) <= p[x] / q[x]:
+        return x, None
+    excess = torch.clamp(p - q, min=0)
+    return int(torch.multinomial(excess / excess.sum(), 1, generator=generator)[0]), excess / excess.sum()
+
+
+def test_torch_samplers_get_the_boundary_uniforms_through_torch_rand(samplers):
+    _le_step.tensors = "torch"
+    (wrong,) = check_step(_le_step, cases=["disjoint-support"], target=QUICKER).cases
+    (reason,) = [r for r in wrong.reasons if r.startswith("boundary uniforms")]
+    assert wrong.verdict == "fail" and "kept a draft with p = 0" in reason
+    (right,) = check_step(samplers.step, cases=["disjoint-support"], target=QUICKER).cases  # u * q < p
+    assert right.passed and right.data["boundary_uniforms"]["applied"], right.reasons
+    assert right.data["boundary_uniforms"]["mode"] == "torch"
+
+
+def test_a_torch_sampler_drawing_no_scripted_uniform_is_told_so_in_one_line():
+    def bernoulli_keep(p, q, generator):
+        x = int(torch.multinomial(q, 1, generator=generator)[0])
+        if torch.bernoulli(torch.clamp(p[x] / q[x], max=1), generator=generator):
+            return x
+        excess = torch.clamp(p - q, min=0)
+        return int(torch.multinomial(excess / excess.sum(), 1, generator=generator)[0])
+
+    bernoulli_keep.tensors = "torch"
+    (case,) = check_step(bernoulli_keep, cases=["disjoint-support"], target=QUICKER).cases
+    assert case.passed and not case.data["boundary_uniforms"]["applied"]
+    (note,) = [n for n in case.notes if n.startswith("boundary uniforms not applied")]
+    assert "torch.rand" in note
+
+
+def test_logits_samplers_on_numpy_get_the_boundary_uniforms_too():
+    import numpy as np
+
+    def le_logits(p_logits, q_logits, rng):
+        p, q = np.exp(p_logits), np.exp(q_logits)
+        x = int(np.searchsorted(np.cumsum(q), rng.random() * q.sum(), side="right"))
+        if rng.random() <= p[x] / q[x]:
+            return x, None
+        excess = np.maximum(p - q, 0)
+        return int(np.searchsorted(np.cumsum(excess), rng.random() * excess.sum(), side="right")), excess
+
+    le_logits.inputs = "logits"
+    (case,) = check_step(le_logits, cases=["disjoint-support"], target=QUICKER).cases
+    assert case.verdict == "fail" and any("kept a draft with p = 0" in r for r in case.reasons), case.reasons
+
+
+def test_a_batched_sampler_is_told_the_boundary_uniforms_were_not_run(samplers):
+    (case,) = check_step(samplers.batched_step, cases=["disjoint-support"], target=QUICKER).cases
+    assert case.passed and any(n.startswith("boundary uniforms not run") for n in case.notes)

@@ -53,6 +53,10 @@ class CaseResult:
         test = self.data.get("test") or {}
         if test.get("p_value") is not None:
             bits.append(f"chi-square p = {test['p_value']:.3g}")
+        kept = self.data.get("acceptance")
+        if kept:
+            waste = ": WASTEFUL" if kept["wasteful"] else ""
+            bits.append(f"drafts kept {kept['rate']:.4f} (at most {kept['optimum_decimal']:.4g}){waste}")
         return f"{verdict:4}  {self.name:<36} " + ", ".join(bits)
 
 

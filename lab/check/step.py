@@ -9,7 +9,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from lab.check.boundary import boundary_relevant, run_boundary
+from lab.check.acceptance import acceptance
+from lab.check.boundary import boundary_relevant, kept_flag, run_boundary
 from lab.check.cases import StepCase, rounded
 from lab.check.floor import floor_bias, floor_text
 from lab.check.identify import best_variant, residual_variants
@@ -215,6 +216,7 @@ def run_step_case(step, case: StepCase, target: PowerTarget, seed: int, dtype: s
     findings = Findings()
     residuals: dict = {}  # (dtype, bytes) -> [array, calls]
     unchecked = 0
+    kept = [0, 0]  # drafts kept, calls that said whether they kept theirs
 
     def draw(i: int) -> None:
         nonlocal unchecked
@@ -231,7 +233,15 @@ def run_step_case(step, case: StepCase, target: PowerTarget, seed: int, dtype: s
                 findings.bad_output = f"returned a tuple of {len(out)} values (expected token or (token, residual))"
                 raise StopDrawing
             out, r = out
-            if r is not None:
+            flag = kept_flag(r)
+            if flag is not None:  # (token, kept): a flag, no residual
+                kept[0] += flag
+                kept[1] += 1
+            elif r is None:
+                kept[0] += 1
+                kept[1] += 1
+            else:
+                kept[1] += 1
                 arr = np.asarray(r)
                 key = (arr.dtype.str, arr.shape, arr.tobytes())
                 seen = residuals.get(key)
@@ -258,10 +268,17 @@ def run_step_case(step, case: StepCase, target: PowerTarget, seed: int, dtype: s
     reasons: list[str] = []
     notes: list[str] = []
     boundary = None
-    if not findings.exception and not hung and boundary_relevant(case.p, case.q) and getattr(step, "boundary", True):
-        boundary, boundary_reasons, boundary_notes = run_boundary(step, p, q, case.p, case.tokens, rng)
-        reasons.extend(boundary_reasons)
-        notes.extend(boundary_notes)
+    if not findings.exception and not hung and boundary_relevant(case.p, case.q):
+        mode = getattr(step, "boundary", "numpy")
+        if mode:
+            zero_draws = sum(c for c, v in zip(counts, case.p) if v == 0)
+            boundary, boundary_reasons, boundary_notes = run_boundary(
+                step, p, q, case.p, case.tokens, rng, mode, zero_draws
+            )
+            reasons.extend(boundary_reasons)
+            notes.extend(boundary_notes)
+        else:
+            notes.append(getattr(step, "boundary_skipped", "boundary uniforms not run"))
     data: dict = {
         "tokens": list(case.tokens),
         "p": [fraction_text(v) for v in case.p],
@@ -273,6 +290,9 @@ def run_step_case(step, case: StepCase, target: PowerTarget, seed: int, dtype: s
     }
     if boundary is not None:
         data["boundary_uniforms"] = boundary
+    if kept[1] and kept[1] == done:  # every call said whether it kept its draft
+        data["acceptance"], acceptance_notes = acceptance(kept[0], kept[1], case.p, case.q, target.false_alarm)
+        notes.extend(acceptance_notes)
 
     # residuals the sampler returned
     checks = []

@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from lab.check.boundary import kept_flag
+
 TENSORS = ("numpy", "torch")
 INPUTS = ("probs", "logits")
 
@@ -125,7 +127,10 @@ def wrap_step(step, tensors: str, inputs: str, batch: int | None):
         def wrapped(p, q, rng, **processing):
             out = token_out(step(boundary.row(p), boundary.row(q), boundary.generator(rng), **processing))
             if inputs == "logits" and type(out) is tuple:
-                return out[0]  # its softmax rounded p and q: the residual cannot be compared exactly
+                # its softmax rounded p and q: a residual cannot be compared exactly, but it says the draft
+                # was not kept (False), as None says it was
+                token, r = out
+                return token, (None if r is None else r if kept_flag(r) is not None else False)
             return out
 
     else:
@@ -153,8 +158,14 @@ def wrap_step(step, tensors: str, inputs: str, batch: int | None):
                 buffer.reverse()
             return buffer.pop()
 
-    wrapped.boundary = tensors == "numpy" and inputs == "probs"
-    wrapped.processing = getattr(step, "processing", None)  # the boundary uniforms need numpy draws
+    # how the boundary uniforms reach it (lab.check.boundary): its numpy generator's random(), or torch's uniforms
+    wrapped.boundary = None if batch else tensors
+    if batch:
+        wrapped.boundary_skipped = (
+            "boundary uniforms not run: the sampler takes batches, whose rows would share the scripted uniforms "
+            "(run it with --batch 1 to have u = 0 tried)"
+        )
+    wrapped.processing = getattr(step, "processing", None)
     described(wrapped, step)
     residual = getattr(step, "residual", None)
     if callable(residual) and inputs == "probs":
