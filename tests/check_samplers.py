@@ -189,3 +189,36 @@ def claims_every_draft_kept(p, q, rng):
         return x, True
     excess = np.maximum(p - q, 0)
     return draw(excess / excess.sum(), rng.random()), True
+
+
+def _processed(raw, processing):
+    """Temperature, then top-k, then top-p (drop the tokens whose ascending cumulative mass is <= 1 - top_p),
+    in float64, as generate() applies its warpers."""
+    with np.errstate(divide="ignore"):
+        logits = np.log(raw) / processing["temperature"]
+    probs = np.exp(logits - logits.max())
+    probs /= probs.sum()
+    order = np.argsort(-probs, kind="stable")
+    probs[order[processing["top_k"]:]] = 0
+    probs /= probs.sum()
+    ascending = np.argsort(probs, kind="stable")
+    ascending = ascending[probs[ascending] > 0]
+    cumulative = np.cumsum(probs[ascending])
+    drop = ascending[:-1][cumulative[:-1] <= 1 - processing["top_p"] + 1e-12]
+    probs[drop] = 0
+    return probs / probs.sum()
+
+
+def raw_draft_q(p_raw, q_raw, rng, processing):
+    """transformers #47932's mistake: drafts drawn from the processed q, but the acceptance test and the
+    residual read the draft's raw q (before temperature, top-k, top-p)."""
+    p, q = _processed(p_raw, processing), _processed(q_raw, processing)
+    x = draw(q, rng.random())
+    if rng.random() * q_raw[x] < p[x]:
+        return x, None
+    excess = np.maximum(p - q_raw, 0)
+    r = excess / excess.sum()
+    return draw(r, rng.random()), r
+
+
+raw_draft_q.processing = True

@@ -375,7 +375,7 @@ def test_float32_inputs_are_stated_and_checked_against_their_own_rounding():
 
 def test_assert_sampler_passes_names_the_failing_cases():
     module = load_example("candidates_only")
-    with pytest.raises(AssertionError, match=r"(?s)one-hot-draft: .*best-fitting named mistake: candidates-only"):
+    with pytest.raises(AssertionError, match=r"(?s)one-hot-draft: .*named mistake: candidates-only"):
         assert_sampler_passes(module.step, cases=["one-hot-draft"], target=COARSE)
     assert assert_sampler_passes(samplers.target_sampler, cases=["bernoulli-residual"], target=COARSE).passed
 

@@ -96,3 +96,55 @@ def test_kept_flags_above_what_any_lossless_rule_keeps_are_said_to_be_wrong():
 def test_a_sampler_that_returns_a_token_alone_has_no_acceptance_figure():
     (case,) = check_step(samplers.keeps_on_less_or_equal, cases=["bernoulli-residual"], target=COARSE).cases
     assert "acceptance" not in case.data and "drafts kept" not in case.summary_line()
+
+
+# --- naming a mistake only with evidence ----------------------------------------------------------------
+
+
+def test_a_mistake_none_of_the_known_ones_is_called_biased_with_the_closest_and_its_distance():
+    """The softmaxed residual (transformers PR #28508) is none of the lab's named mistakes: on 960 draws of
+    eight-words resample-from-p fitted best and was named; now no case names it and the report says the closest
+    ones disagree."""
+    report = check_step(samplers.softmaxed_residual, max_draws=960,
+                        cases=["eight-words", "bernoulli-residual", "pet-words", "one-hot-draft"])
+    assert report.verdict == "fail"
+    for case in report.cases:
+        fit = case.data["best_variant"]
+        assert not fit["named"], (case.name, fit)
+        assert "biased; closest known mistake: " in report.text()
+        assert fit["distance_from_counts_tv"] > 0
+    across = report.as_json()["named_mistake"]
+    assert across["agree"] is None and len(across["closest_by_mistake"]) > 1
+    assert "the cases disagree" in report.text()
+
+
+def test_a_clear_mistake_is_named_on_every_case_with_its_margin_and_one_name_across_cases():
+    from tests.test_check import load_example
+
+    floor = load_example("epsilon_floor")
+    report = check_step(floor.step, cases=["disjoint-support", "partial-zeros", "processed-target"], target=COARSE)
+    for case in report.cases:
+        fit = case.data["best_variant"]
+        assert fit["named"] and fit["variant"] == "epsilon-floor", fit
+        assert fit["fit_p_value"] >= 0.001 and fit["log_likelihood_margin"] is None or \
+            fit["log_likelihood_margin"] >= np.log(1000)
+    assert report.as_json()["named_mistake"] == {"agree": True, "mistake": "epsilon-floor",
+                                                 "cases": ["disjoint-support", "partial-zeros", "processed-target"]}
+    assert "named mistake across the failing cases that name one (3): epsilon-floor" in report.text()
+
+
+def test_the_raw_logits_draft_q_of_transformers_47932_is_named_on_the_processed_case():
+    from lab.check.processing import processed_case
+
+    # processed p = (64/89, 25/89, 0, 0, 0, 0), processed q = (25/61, 36/61, 0, ...), raw q = (5, 6, 4, 3, 1, 1)/20.
+    # w0 is always kept (p/q_raw = 256/89 > 1); w1 with (25/89)/(3/10) = 250/267; the residual max(p - q_raw, 0)
+    # is all on w0. So w1 = 36/61 * 250/267 = 9000/16287 and w0 = 7287/16287.
+    law = processed_case().variant_laws()["raw-draft-q"]
+    assert law == (Fraction(7287, 16287), Fraction(9000, 16287), 0, 0, 0, 0)
+    name = "processed-temperature-top-k-top-p"
+    report = check_step(samplers.raw_draft_q, cases=[name, "bernoulli-residual"], target=COARSE)
+    processed, plain = report.cases
+    assert plain.passed, plain.reasons  # nothing to process there: the raw q is the q
+    fit = processed.data["best_variant"]
+    assert processed.verdict == "fail" and fit["named"] and fit["variant"] == "raw-draft-q", fit
+    assert "transformers #47932" in fit["title"]

@@ -20,6 +20,7 @@ from lab.check.candidates import (
     stated_rule,
 )
 from lab.check.cases import DEFAULT_BLOCK, DTYPES, BlockCase, StepCase, block_cases, step_cases, tree_cases
+from lab.check.identify import fit_text
 from lab.check.parallel import run_cases
 from lab.check.power import PowerTarget, required_draws
 from lab.check.processing import processed_case
@@ -232,8 +233,8 @@ def assert_sampler_passes(sampler, kind: str | None = None, **options) -> CheckR
         for case in report.failed:
             lines.append(f"  {case.name}: " + "; ".join(case.reasons))
             fit = case.data.get("best_variant")
-            if fit:
-                lines.append(f"    best-fitting named mistake: {fit['variant']} (bias TV {fit['bias_tv_decimal']:.4g})")
+            if fit and fit["variant"] != "correct":
+                lines.append(f"    {fit_text(fit)}")
         raise AssertionError("\n".join(lines))
     return report
 

@@ -44,12 +44,38 @@ def processed_law(raw: Row, temperature: float, top_k: int, top_p: float) -> Row
     return _normalised([Fraction(0) if i in drop else v for i, v in enumerate(law)])
 
 
+def raw_draft_q_law(p: Row, q_processed: Row, q_raw: Row) -> Row:
+    """The output law when the drafts are drawn from the processed q but the acceptance test and the residual
+    read the draft's raw q (its logits before temperature, top-k and top-p), as transformers #47932 did:
+    x ~ q_processed, kept with min(1, p(x)/q_raw(x)), else a draw from max(p - q_raw, 0) / Z_raw."""
+    keep = [min(Fraction(1), a / b) if b else Fraction(1) for a, b in zip(p, q_raw)]
+    rejected = sum((w * (1 - k) for w, k in zip(q_processed, keep)), Fraction(0))
+    excess = [max(a - b, Fraction(0)) for a, b in zip(p, q_raw)]
+    z = sum(excess, Fraction(0))
+    residual = [e / z for e in excess] if z else [Fraction(0)] * len(p)  # z = 0: no rejection ever happens
+    return tuple(w * k + rejected * r for w, k, r in zip(q_processed, keep, residual))
+
+
+PROCESSING_MISTAKES = {
+    "raw-draft-q": (
+        "The draft's q read from its raw logits (before temperature, top-k and top-p) in the acceptance test and "
+        "the residual, the drafts drawn from the processed q (transformers #47932)"
+    ),
+}
+
+
 class ProcessedCase(StepCase):
     """A step case whose sampler gets raw p and q and the processing; p and q here are the processed laws."""
 
     raw_p: Row
     raw_q: Row
     processing: dict
+
+    def variant_laws(self) -> dict[str, Row]:
+        """The one-step mistakes on the processed laws, and the mistakes of the processing itself."""
+        laws = dict(super().variant_laws())
+        laws["raw-draft-q"] = raw_draft_q_law(self.p, self.q, self.raw_q)
+        return laws
 
 
 def processed_case() -> ProcessedCase:

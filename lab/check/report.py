@@ -11,6 +11,8 @@ import json
 from dataclasses import dataclass, field
 from fractions import Fraction
 
+from lab.check.identify import agreement, agreement_text, fit_text
+
 
 @dataclass
 class CaseResult:
@@ -116,6 +118,7 @@ class CheckReport:
             "settings": self.settings,
             "environment": self.environment,
             "cases": [c.as_json() for c in self.cases],
+            "named_mistake": agreement(self.cases),
         }
 
     def json_text(self) -> str:
@@ -171,13 +174,10 @@ class CheckReport:
                 )
                 fit = None
             if fit and not case.passed:
-                twins = fit["same_law_on_this_case"]
-                same = f" (same law here: {', '.join(twins)})" if twins else ""
-                verdict = "fits the counts" if fit["fits"] else "does not fit the counts either (closest)"
-                lines.append(
-                    f"      best-fitting named mistake: {fit['variant']} - {fit['title']}{same}; its bias "
-                    f"TV = {fit['bias_tv']} ({fit['bias_tv_decimal']:.4g}); {verdict}"
-                )
+                lines.append(f"      {fit_text(fit)}")
+        across = agreement_text(agreement(self.cases))
+        if across:
+            lines.append(across)
         for skipped in self.settings.get("skipped") or []:
             lines.append(f"not run  {skipped['case']}: {skipped['reason']}")
         lines.append("")
