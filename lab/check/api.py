@@ -8,9 +8,11 @@ detected with the stated power (:mod:`lab.check.power`), and return a :class:`Ch
 from __future__ import annotations
 
 import inspect
+import math
 import sys
 
 from lab.check.block import run_block_case, run_generate_case
+from lab.check.budget import BudgetInputError, budget_words, parse_budget, plan, plan_text
 from lab.check.candidates import (
     DEFAULT_CANDIDATES,
     PROBE_CALLS,
@@ -119,6 +121,16 @@ def _batch(batch) -> int | None:
     return batch
 
 
+def _budget(budget) -> float | None:
+    """The whole run's budget in seconds (a number, or text such as '10m')."""
+    if budget is None:
+        return None
+    try:
+        return parse_budget(budget) if isinstance(budget, str) else parse_budget(f"{float(budget)}")
+    except (BudgetInputError, ValueError):
+        raise CheckInputError(f"budget {budget!r} is not a duration from 1 second to 7 days (90s, 10m, 1h)") from None
+
+
 def _jobs(jobs) -> int:
     if isinstance(jobs, bool) or not isinstance(jobs, int) or not 1 <= jobs <= 64:
         raise CheckInputError(f"jobs must be a whole number from 1 to 64 (got {jobs!r})")
@@ -133,11 +145,34 @@ def planned_draws(cases, target: PowerTarget, max_draws: int | None) -> int:
     return total
 
 
-def _run(runner, sampler, chosen, target: PowerTarget, seed: int, dtype: str, max_draws, time_limit, progress, jobs):
-    """Every chosen case through ``runner`` under one clock and one progress bar."""
-    bar = Progress(planned_draws(chosen, target, max_draws), progress)
-    results = run_cases(runner, sampler, chosen, (target, seed, dtype, max_draws, time_limit), bar, _jobs(jobs))
+def _run(runner, sampler, chosen, target: PowerTarget, seed: int, dtype: str, max_draws, time_limit, progress, jobs,
+         budget: float | None = None, settings: dict | None = None):
+    """Every chosen case through ``runner`` under one clock and one progress bar; with a ``budget`` (seconds for
+    the whole run) the cases' rates are probed first and each case gets the draws the plan gives it."""
+    jobs = _jobs(jobs)
+    case_args = (target, seed, dtype, max_draws, time_limit)
+    plans = None
+    if budget is not None and chosen:
+        plans, probed = plan(runner, sampler, chosen, target, seed, dtype, budget, jobs, time_limit, max_draws)
+        print(plan_text(plans, target, budget, jobs, probed), file=sys.stderr, flush=True)
+        # a case's time is a bound, not a target: its planned draws end it first (the rate was measured)
+        case_args = [
+            (target, seed, dtype, p.draws, min(time_limit or math.inf, max(2 * p.seconds, 1.0) if p.draws
+                                              else max(p.seconds, 1.0)))
+            for p in plans
+        ]
+        if settings is not None:
+            settings.update(budget_seconds=budget, budget_plan=[p.as_json(target) for p in plans])
+    planned = planned_draws(chosen, target, max_draws) if plans is None else sum(
+        p.draws or 0 for p in plans
+    )
+    bar = Progress(planned, progress)
+    results = run_cases(runner, sampler, chosen, case_args, bar, jobs)
     bar.close()
+    if plans is not None:
+        for result, p in zip(results, plans):
+            if p.cut:
+                budget_words(result, duration_text(budget))
     return results
 
 
@@ -156,6 +191,7 @@ def check_step(
     tensors: str | None = None,
     inputs: str | None = None,
     batch: int | None = None,
+    budget: float | str | None = None,
 ) -> CheckReport:
     """Run the protocol on ``step(p, q, rng)``: one case per law, then (if ``step.residual`` exists)
     the residual alone on tiny-Z inputs in float64 and float32. ``tensors``, ``inputs`` and ``batch``
@@ -179,7 +215,9 @@ def check_step(
     if getattr(original, "processing", None):  # it takes raw logits and the processing
         every.append(processed_case())
     chosen: list[StepCase] = _select(every, law_names, extra=sweep_names)
-    results = _run(run_step_case, step, chosen, target, seed, dtype, max_draws, time_limit, progress, jobs)
+    settings = _settings(target, seed, max_draws, time_limit, dtype)
+    results = _run(run_step_case, step, chosen, target, seed, dtype, max_draws, time_limit, progress, jobs,
+                   _budget(budget), settings)
     if callable(residual_fn):
         results.extend(r for r in residual_sweeps(residual_fn) if r.name in wanted_sweeps)
     env = _stated(environment(original, dtype), tensors)
@@ -188,7 +226,6 @@ def check_step(
         seen = sorted({d for r in results for d in r.data.get("sampler_dtype", [])})
         if seen:
             env["sampler_dtype"] = f"{', '.join(seen)} (the dtype of the residuals it returned)"
-    settings = _settings(target, seed, max_draws, time_limit, dtype)
     return CheckReport(name or sampler_name(original), "step", settings, env, results)
 
 
@@ -257,6 +294,7 @@ def check_block(
     tensors: str | None = None,
     inputs: str | None = None,
     batch: int | None = None,
+    budget: float | str | None = None,
 ) -> CheckReport:
     """Run the protocol on ``block(target, draft, prefix, k, rng)``: every shipped Markov model (with and
     without a stop token) at K = ``block_size`` drafts per block, counting complete outputs of at most
@@ -289,8 +327,9 @@ def check_block(
         raise CheckInputError(str(exc)) from None
     chosen: list[BlockCase] = _select(every, cases)
     runner = run_generate_case if interface == "generate" else run_block_case
-    results = _run(runner, block, chosen, target, seed, dtype, max_draws, time_limit, progress, jobs)
     settings = _settings(target, seed, max_draws, time_limit, dtype)
+    results = _run(runner, block, chosen, target, seed, dtype, max_draws, time_limit, progress, jobs,
+                   _budget(budget), settings)
     settings.update(block=block_size or DEFAULT_BLOCK, length=length)
     if tree is not None:
         settings.update(block=None, tree=list(_widths(tree)), rule=getattr(original, "rule", None))
@@ -357,6 +396,7 @@ def check_candidates(
     tensors: str | None = None,
     inputs: str | None = None,
     batch: int | None = None,
+    budget: float | str | None = None,
 ) -> CheckReport:
     """Run the protocol on a multi-candidate verifier ``verify(p, q, candidates, rng)`` -> token (or (token,
     kept_index)): every step case and a case with Z = 0 at a middle stage, at K = 2 and 3 candidates (or
@@ -374,13 +414,14 @@ def check_candidates(
     boundary = (tensors, inputs, batch if batch and batch > 1 else None)
     every, skipped = candidates_cases(rule, _counts(candidates))
     chosen = _select(every, cases)
-    if progress and chosen:
+    if progress and chosen and budget is None:
         estimate = estimate_text(verify, chosen, target, seed, dtype, max_draws, _jobs(jobs), boundary)
         print(estimate, file=sys.stderr, flush=True)
-    results = _run(
-        run_candidates_case, (verify, *boundary), chosen, target, seed, dtype, max_draws, time_limit, progress, jobs
-    )
     settings = _settings(target, seed, max_draws, time_limit, dtype)
+    results = _run(
+        run_candidates_case, (verify, *boundary), chosen, target, seed, dtype, max_draws, time_limit, progress, jobs,
+        _budget(budget), settings,
+    )
     settings.update(rule=rule, candidates=list(_counts(candidates)), skipped=skipped if cases is None else [])
     env = _stated(environment(verify, dtype), tensors)
     env.update(tensors=tensors, inputs=inputs, batch=batch or 1)

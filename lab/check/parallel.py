@@ -26,15 +26,22 @@ class SharedProgress:
                 self.counter.value += draws
 
 
+def _args(case_args, index: int) -> tuple:
+    """The arguments of case ``index``: one tuple for every case, or a list with a tuple per case."""
+    return case_args[index] if isinstance(case_args, list) else case_args
+
+
 def _run(index: int):
     runner, sampler, case_args = _STATE["runner"], _STATE["sampler"], _STATE["args"]
-    return runner(sampler, _STATE["cases"][index], *case_args, progress=SharedProgress(_STATE["counter"]))
+    return runner(sampler, _STATE["cases"][index], *_args(case_args, index),
+                  progress=SharedProgress(_STATE["counter"]))
 
 
-def run_cases(runner, sampler, cases: list, case_args: tuple, progress, jobs: int) -> list:
-    """``runner(sampler, case, *case_args, progress=...)`` for every case, in order."""
+def run_cases(runner, sampler, cases: list, case_args, progress, jobs: int) -> list:
+    """``runner(sampler, case, *case_args, progress=...)`` for every case, in order (``case_args`` a tuple for
+    every case, or a list of one tuple per case)."""
     if jobs <= 1 or len(cases) <= 1 or "fork" not in multiprocessing.get_all_start_methods():
-        return [runner(sampler, case, *case_args, progress=progress) for case in cases]
+        return [runner(sampler, case, *_args(case_args, i), progress=progress) for i, case in enumerate(cases)]
     context = multiprocessing.get_context("fork")
     counter = context.Value("q", 0)
     _STATE.update(runner=runner, sampler=sampler, cases=cases, args=case_args, counter=counter)

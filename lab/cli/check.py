@@ -1,6 +1,6 @@
 """``python -m lab check MODULE:FUNCTION``: the specification's test protocol run on your own sampler.
 
-    python -m lab check examples/correct_numpy.py:step [--json] [--max-draws N] [--time-limit S]
+    python -m lab check examples/correct_numpy.py:step [--json] [--max-draws N] [--time-limit S] [--budget 10m]
 
 Exit status: 0 when every case passes, 1 when one fails, 3 when none fails but one is inconclusive (a
 time or draw limit stopped it before the stated power), 2 (one line on stderr) for bad usage (a
@@ -16,6 +16,7 @@ import sys
 
 from lab.check import PowerTarget, check_block, check_step, sampler_kind
 from lab.check.api import DEFAULT_SEED, check_candidates
+from lab.check.budget import BudgetInputError, parse_budget
 from lab.check.cases import DTYPES
 from lab.check.loader import load_sampler
 from lab.cli.output import UsageError, whole_number
@@ -48,6 +49,13 @@ def seconds(text: str) -> float:
     return value
 
 
+def budget_option(text: str) -> float:
+    try:
+        return parse_budget(text)
+    except BudgetInputError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 def run_check(args) -> int:
     for name, low, high in (("max_draws", 1, 10**9), ("seed", 0, 2**63 - 1), ("jobs", 1, 64),
                             ("block", 1, 8), ("length", 1, 8), ("batch", 1, 1024), ("candidates", 1, 16)):
@@ -71,6 +79,7 @@ def run_check(args) -> int:
         name=args.sampler.strip(),
         tensors="torch" if args.torch else None,
         inputs="logits" if args.logits else None,
+        budget=args.budget,
     )
     if kind != "verify" and (args.candidates is not None or args.rule is not None):
         raise UsageError("lab check: --candidates and --rule are for multi-candidate verifiers (p, q, candidates, rng)")
@@ -127,6 +136,10 @@ def register(subparsers) -> None:
     chk.add_argument("--time-limit", type=seconds, default=DEFAULT_TIME_LIMIT, metavar="SECONDS",
                      help="stop a case's draws after this long; a case cut before the stated power is "
                      f"inconclusive (exit 3) unless something fails it (default {DEFAULT_TIME_LIMIT:g} per case)")
+    chk.add_argument("--budget", type=budget_option, metavar="DURATION",
+                     help="the whole run's time (90s, 10m, 1h): each case's rate is measured on a few draws, the "
+                     "draws are planned to fit and the plan printed before the run; a case the budget cuts before "
+                     "the stated power is inconclusive unless something fails it")
     chk.add_argument("--dtype", choices=DTYPES, default="float64", help="dtype of the p and q arrays (default float64)")
     chk.add_argument("--jobs", type=whole_number, default=min(2, os.cpu_count() or 1),
                      help="cases run side by side in this many processes (default: 2, or 1 on one core)")
