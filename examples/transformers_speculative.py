@@ -1,9 +1,9 @@
 """Hugging Face transformers' own speculative sampling, checked unchanged behind thin adapters.
 
-    python -m lab check examples/transformers_speculative.py:step           # one step: passes (exit 0)
+    python -m lab check examples/transformers_speculative.py:step           # one step: FAIL (exit 1): u <= p/q at u = 0
     python -m lab check examples/transformers_speculative.py:block          # blocks, cut at EOS: passes
     python -m lab check examples/transformers_speculative.py:bare_block     # the bare function: FAIL (exit 1)
-    python -m lab check examples/transformers_speculative.py:processed_step # temperature, top-k, top-p: passes
+    python -m lab check examples/transformers_speculative.py:processed_step # temperature, top-k, top-p: the same FAIL
 
 `transformers.generation.utils._speculative_sampling(candidate_input_ids, candidate_logits,
 candidate_length, new_logits)` takes the assistant's (draft's) and the model's (target's) logits, keeps

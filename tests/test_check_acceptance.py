@@ -11,6 +11,7 @@ from scipy import stats
 
 import tests.check_samplers as samplers
 from lab.check import PowerTarget, check_step
+from lab.check.report import CaseResult
 
 COARSE = PowerTarget(tv=0.05)
 
@@ -129,7 +130,8 @@ def test_a_clear_mistake_is_named_on_every_case_with_its_margin_and_one_name_acr
         assert fit["fit_p_value"] >= 0.001 and fit["log_likelihood_margin"] is None or \
             fit["log_likelihood_margin"] >= np.log(1000)
     assert report.as_json()["named_mistake"] == {"agree": True, "mistake": "epsilon-floor",
-                                                 "cases": ["disjoint-support", "partial-zeros", "processed-target"]}
+                                                 "cases": ["disjoint-support", "partial-zeros", "processed-target"],
+                                                 "unnamed": []}
     assert "named mistake across the failing cases that name one (3): epsilon-floor" in report.text()
 
 
@@ -148,3 +150,16 @@ def test_the_raw_logits_draft_q_of_transformers_47932_is_named_on_the_processed_
     fit = processed.data["best_variant"]
     assert processed.verdict == "fail" and fit["named"] and fit["variant"] == "raw-draft-q", fit
     assert "transformers #47932" in fit["title"]
+
+
+def test_a_name_found_on_one_case_of_many_is_said_to_be_that_case_only():
+    from lab.check.identify import agreement, agreement_text
+
+    def result(name, named):
+        return CaseResult(name, "step", "", False, ["x"], data={"best_variant": {
+            "variant": "greedy-draft", "same_law_on_this_case": [], "named": named}})
+
+    found = agreement([result("pet-words", True), result("eight-words", False), result("one-hot-draft", False)])
+    assert found == {"agree": True, "mistake": "greedy-draft", "cases": ["pet-words"],
+                     "unnamed": ["eight-words", "one-hot-draft"]}
+    assert agreement_text(found).startswith("greedy-draft is named on pet-words only; 2 other failing case(s)")

@@ -134,7 +134,18 @@ def _budget(budget) -> float | None:
 def _jobs(jobs) -> int:
     if isinstance(jobs, bool) or not isinstance(jobs, int) or not 1 <= jobs <= 64:
         raise CheckInputError(f"jobs must be a whole number from 1 to 64 (got {jobs!r})")
+    if jobs > 1:
+        _fork_safe()
     return jobs
+
+
+def _fork_safe() -> None:
+    """Cases run in forked processes: torch's OpenMP thread pool, once started in this process (a probe call of a
+    large tensor operation starts it), deadlocks a forked child. One thread per process keeps it from starting;
+    the processes are the parallelism."""
+    torch = sys.modules.get("torch")
+    if torch is not None and hasattr(torch, "set_num_threads") and torch.get_num_threads() != 1:
+        torch.set_num_threads(1)
 
 
 def planned_draws(cases, target: PowerTarget, max_draws: int | None) -> int:

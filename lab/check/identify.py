@@ -157,11 +157,13 @@ def fit_text(fit: dict) -> str:
 def agreement(results) -> dict | None:
     """One name for the sampler across its failing cases, or the disagreement: from each case's named mistake
     (with the mistakes of the same law there). None when no case names one."""
-    named = []
+    named, unnamed = [], []
     for result in results:
         fit = result.data.get("best_variant")
         if fit and fit.get("named") and result.verdict == "fail":
             named.append((result.name, {fit["variant"], *fit["same_law_on_this_case"]}, fit["variant"]))
+        elif fit and result.verdict == "fail":
+            unnamed.append(result.name)
     if not named:
         closest: dict[str, list[str]] = {}
         for result in results:
@@ -173,11 +175,11 @@ def agreement(results) -> dict | None:
     if common:
         votes = [best for _, _, best in named if best in common]
         name = max(sorted(common), key=votes.count)
-        return {"agree": True, "mistake": name, "cases": [case for case, _, _ in named]}
+        return {"agree": True, "mistake": name, "cases": [case for case, _, _ in named], "unnamed": unnamed}
     by_name: dict[str, list[str]] = {}
     for case, _, best in named:
         by_name.setdefault(best, []).append(case)
-    return {"agree": False, "by_mistake": by_name}
+    return {"agree": False, "by_mistake": by_name, "unnamed": unnamed}
 
 
 def agreement_text(found: dict | None) -> str | None:
@@ -190,8 +192,13 @@ def agreement_text(found: dict | None) -> str | None:
             "no known mistake is named on any case (biased, but the counts fit none closely enough); closest: "
             + "; ".join(parts) + ("" if one else ": the cases disagree, so the rule is likely none of them")
         )
-    if found["agree"]:
+    if found["agree"] and not found["unnamed"]:
         return f"named mistake across the failing cases that name one ({len(found['cases'])}): {found['mistake']}"
+    if found["agree"]:
+        return (
+            f"{found['mistake']} is named on {', '.join(found['cases'])} only; {len(found['unnamed'])} other failing "
+            f"case(s) fit no known mistake ({', '.join(found['unnamed'])}): the rule is likely none of them"
+        )
     parts = [f"{name} on {', '.join(cases)}" for name, cases in found["by_mistake"].items()]
     return (
         "the cases name different mistakes: " + "; ".join(parts) + ". No one known mistake explains every case: "

@@ -192,6 +192,13 @@ def conclude(case, kind: str, tally: Tally, counts: dict, law: dict, labels, var
                       reasons + ([] if failed else limits), notes, data, inconclusive=inconclusive)
 
 
+def _boundary_of(step, sampler) -> None:
+    """A closure around the sampler reaches it the way the sampler is reached (numpy's random() or torch's)."""
+    step.boundary = getattr(sampler, "boundary", "numpy")
+    if hasattr(sampler, "boundary_skipped"):
+        step.boundary_skipped = sampler.boundary_skipped
+
+
 def run_step_case(step, case: StepCase, target: PowerTarget, seed: int, dtype: str, max_draws: int | None,
                   time_limit: float | None, *, progress) -> CaseResult:
     law = case.law()
@@ -206,11 +213,15 @@ def run_step_case(step, case: StepCase, target: PowerTarget, seed: int, dtype: s
 
         def step(p, q, rng):
             return sampler(raw_p, raw_q, rng, processing=dict(processing))
+
+        _boundary_of(step, sampler)
     elif getattr(step, "processing", None):  # a sampler that processes what it gets: here, nothing to process
         sampler, identity = step, {"temperature": 1.0, "top_k": size, "top_p": 1.0}
 
         def step(p, q, rng):
             return sampler(p, q, rng, processing=dict(identity))
+
+        _boundary_of(step, sampler)
     rng = case_rng(seed, case.name)
     counts = [0] * size
     findings = Findings()
