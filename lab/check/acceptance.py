@@ -40,7 +40,7 @@ def acceptance(kept: int, calls: int, p, q, false_alarm: float) -> tuple[dict, l
     data["wasteful"] = kept < calls * best and p_value < false_alarm
     data["above_optimum"] = kept > calls * best and p_value < false_alarm
     notes = []
-    rate, shown = kept / calls, f"{float(best):.4g}"
+    rate, shown = data["rate"], f"{float(best):.4g}"
     if data["wasteful"]:
         notes.append(
             f"correct but wasteful: it kept {rate:.4f} of its drafts ({kept:,} of {calls:,}) where "

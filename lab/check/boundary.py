@@ -129,17 +129,18 @@ def boundary_relevant(p, q) -> bool:
     return any(b > 0 and a == 0 for a, b in zip(p, q))
 
 
+def was_kept(second) -> bool:
+    """What the second value of ``(token, second)`` says: ``None`` or ``True`` kept, a residual or ``False`` not."""
+    flag = kept_flag(second)
+    return second is None if flag is None else flag
+
+
 def how_returned(out) -> tuple[object, str]:
     """(token, how): how is "kept" (``(token, None)`` or ``(token, True)``), "corrected" (``(token, residual)``
     or ``(token, False)``) or "unknown" (a token alone)."""
     if type(out) is tuple and len(out) == 2:
         token, second = out
-        if second is None:
-            return token, "kept"
-        flag = kept_flag(second)
-        if flag is not None:
-            return token, "kept" if flag else "corrected"
-        return token, "corrected"
+        return token, "kept" if was_kept(second) else "corrected"
     return out, "unknown"
 
 

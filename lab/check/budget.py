@@ -89,7 +89,7 @@ def plan(runner, sampler, cases, target: PowerTarget, seed: int, dtype: str, bud
             full = min(full, time_limit)
         needs.append((case.name, needed, wanted, df, rate, full))
     # water-filling: the cases that need less than an equal share get what they need; the rest share the remainder
-    open_cases = [n for n in needs]
+    open_cases = list(needs)
     share = capacity / len(needs)
     while True:
         small = [n for n in open_cases if n[5] is not None and n[5] <= share]

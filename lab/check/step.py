@@ -10,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from lab.check.acceptance import acceptance
-from lab.check.boundary import boundary_relevant, kept_flag, run_boundary
+from lab.check.boundary import boundary_relevant, kept_flag, run_boundary, was_kept
 from lab.check.cases import StepCase, rounded
 from lab.check.floor import floor_bias, floor_text
 from lab.check.identify import best_variant, residual_variants
@@ -244,15 +244,9 @@ def run_step_case(step, case: StepCase, target: PowerTarget, seed: int, dtype: s
                 findings.bad_output = f"returned a tuple of {len(out)} values (expected token or (token, residual))"
                 raise StopDrawing
             out, r = out
-            flag = kept_flag(r)
-            if flag is not None:  # (token, kept): a flag, no residual
-                kept[0] += flag
-                kept[1] += 1
-            elif r is None:
-                kept[0] += 1
-                kept[1] += 1
-            else:
-                kept[1] += 1
+            kept[0] += was_kept(r)
+            kept[1] += 1
+            if r is not None and kept_flag(r) is None:  # a residual (not a kept flag): checked below
                 arr = np.asarray(r)
                 key = (arr.dtype.str, arr.shape, arr.tobytes())
                 seen = residuals.get(key)
