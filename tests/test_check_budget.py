@@ -22,6 +22,16 @@ def test_a_budget_reads_as_seconds_minutes_or_hours():
         check_step(samplers.slow, budget="soon")
 
 
+def test_a_huge_budget_text_is_refused_from_its_length_with_a_short_message(capsys):
+    huge = "9" * 1_000_000
+    with pytest.raises(BudgetInputError) as refused:
+        parse_budget(huge)
+    assert "(1,000,000 characters)" in str(refused.value) and len(str(refused.value)) < 120
+    code = main(["check", "examples/correct_numpy.py:step", "--budget", huge])
+    _, err = capsys.readouterr()
+    assert code == 2 and len(err.strip().splitlines()) == 1 and len(err) < 200
+
+
 def test_the_command_line_refuses_a_bad_budget_in_one_line(capsys):
     code = main(["check", "examples/correct_numpy.py:step", "--budget", "soon"])
     _, err = capsys.readouterr()

@@ -34,6 +34,7 @@ from lab.check.tensors import INPUTS, TENSORS, wants, wrap_block, wrap_step
 from lab.core.blocks import BlockInputError
 from lab.core.distributions import LabInputError
 from lab.core.drafts import MAX_CANDIDATES, DraftsInputError
+from lab.core.numbers import shown
 from lab.teaching.numerics import backend_report
 
 DEFAULT_SEED = 20260
@@ -128,7 +129,9 @@ def _budget(budget) -> float | None:
     try:
         return parse_budget(budget) if isinstance(budget, str) else parse_budget(f"{float(budget)}")
     except (BudgetInputError, ValueError):
-        raise CheckInputError(f"budget {budget!r} is not a duration from 1 second to 7 days (90s, 10m, 1h)") from None
+        raise CheckInputError(
+            f"budget {shown(str(budget))} is not a duration from 1 second to 7 days (90s, 10m, 1h)"
+        ) from None
 
 
 def _jobs(jobs) -> int:

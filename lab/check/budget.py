@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from lab.check.power import PowerTarget, power_of, required_draws
 from lab.check.progress import duration_text
 from lab.core.distributions import LabInputError
+from lab.core.numbers import shown
 
 PROBE_DRAWS = 40  # draws (or outputs) per case to measure its rate
 PROBE_SECONDS = 2.0  # at most this long per case
@@ -27,14 +28,18 @@ class BudgetInputError(LabInputError):
     """A budget that cannot be read."""
 
 
+MAX_BUDGET_CHARS = 32  # longer text is refused from its length, before it is read
+
+
 def parse_budget(text: str) -> float:
     """'90s', '10m', '1.5h', '600' (seconds) as seconds."""
-    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([smh]?)\s*", str(text))
+    text = str(text)
+    match = len(text) <= MAX_BUDGET_CHARS and re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([smh]?)\s*", text)
     if not match:
-        raise BudgetInputError(f"budget {text!r} is not a duration such as 90s, 10m or 1h")
+        raise BudgetInputError(f"budget {shown(text)} is not a duration such as 90s, 10m or 1h")
     seconds = float(match.group(1)) * {"": 1, "s": 1, "m": 60, "h": 3600}[match.group(2)]
     if not 1 <= seconds <= MAX_BUDGET:
-        raise BudgetInputError(f"budget {text!r} must be from 1 second to 7 days")
+        raise BudgetInputError(f"budget {shown(text)} must be from 1 second to 7 days")
     return seconds
 
 
