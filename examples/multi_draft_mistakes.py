@@ -192,3 +192,10 @@ EXPECTED_VERDICTS = {
     "floored": {"exit": 1, "identified_as": "epsilon-floor 1e-3"},
     "eager_residual": {"exit": 1, "fails_with_0/0": ["zero-in-the-middle-K2", "zero-in-the-middle-K3"]},
 }
+
+# Each mistake is a bias of TV 0.05 or more where it shows: the check looks for that (TV 0.01 by default, 25 times
+# the draws; --tv overrides this).
+for _verifier in (no_update, skip_duplicates, correction_from_candidates, last_residual_only, stale_draft,
+                  top_k_with_q, threshold_acc, threshold_single, typical_acceptance, floored, eager_residual,
+                  tree_top_k_with_q):
+    _verifier.tv = 0.05

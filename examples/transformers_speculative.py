@@ -4,6 +4,7 @@
     python -m lab check examples/transformers_speculative.py:block          # blocks, cut at EOS: passes
     python -m lab check examples/transformers_speculative.py:bare_block     # the bare function: FAIL (exit 1)
     python -m lab check examples/transformers_speculative.py:processed_step # temperature, top-k, top-p: the same FAIL
+    python -m lab check examples/transformers_speculative.py:generate       # model.generate(assistant_model=...)
 
 `transformers.generation.utils._speculative_sampling(candidate_input_ids, candidate_logits,
 candidate_length, new_logits)` takes the assistant's (draft's) and the model's (target's) logits, keeps
@@ -24,6 +25,8 @@ from transformers.generation.logits_process import (
     TopPLogitsWarper,
 )
 from transformers.generation.utils import _speculative_sampling
+
+from lab.check.causal_lm import llama
 
 EXPECTED_VERDICT = {  # bare_block, with the default settings
     "exit": 1,
@@ -95,8 +98,21 @@ def processed_step(p_logits, q_logits, generator, processing):
 processed_step.processing = True  # the check hands it raw logits and the processing
 
 
-for _sampler in (step, block, bare_block, processed_step):
+def generate(target, draft, prefix, max_new, generator, processing):
+    """`model.generate(assistant_model=...)` itself: assisted decoding on two real one-layer Llama models that
+    follow the check's target and draft (lab.check.causal_lm.llama), the processing given to generate."""
+    model, assistant = llama(target), llama(draft)
+    ids = torch.tensor([[model.config.bos_token_id, *prefix]])
+    out = model.generate(ids, assistant_model=assistant, do_sample=True, max_new_tokens=max_new, **processing)
+    return out[0, ids.shape[1]:].tolist()
+
+
+generate.processing = True  # temperature, top-k and top-p as generate's own arguments
+
+
+for _sampler in (step, block, bare_block, processed_step, generate):
     _sampler.tensors = "torch"  # torch tensors and a torch.Generator (the function itself uses the global one)
     _sampler.inputs = "logits"  # log-probabilities, -inf where p = 0
     _sampler.backend = f"torch {torch.__version__} cpu, transformers {transformers.__version__}"
     _sampler.dtype = "float64"
+    _sampler.tv = 0.2  # the bias the check looks for (its default 0.01 takes up to an hour here; --tv overrides it)

@@ -222,3 +222,68 @@ def raw_draft_q(p_raw, q_raw, rng, processing):
 
 
 raw_draft_q.processing = True
+
+
+def _processed_block(target, draft, prefix, k, rng, processing, raw_test: bool):
+    """One block on raw rows: the drafts come from the processed q, each is tested against the processed p; with
+    ``raw_test`` the test and the residual read the draft's raw q instead (#47932 in a block)."""
+    stop = getattr(target, "stop", None)
+    drafts, rows, context = [], [], tuple(prefix)
+    for _ in range(k):
+        raw = draft(context)
+        q = _processed(raw, processing)
+        x = draw(q, rng.random())
+        drafts.append(x)
+        rows.append(raw if raw_test else q)
+        context += (x,)
+        if x == stop:
+            break
+    committed, history = [], tuple(prefix)
+    for x, q in zip(drafts, rows):
+        p = _processed(target(history), processing)
+        if rng.random() * q[x] < p[x]:
+            committed.append(x)
+            history += (x,)
+            if x == stop:
+                return committed
+            continue
+        excess = np.maximum(p - q, 0)
+        committed.append(draw(excess / excess.sum(), rng.random()))
+        return committed
+    committed.append(draw(_processed(target(history), processing), rng.random()))
+    return committed
+
+
+def processed_block(target, draft, prefix, k, rng, processing):
+    return _processed_block(target, draft, prefix, k, rng, processing, raw_test=False)
+
+
+def raw_draft_q_block(target, draft, prefix, k, rng, processing):
+    return _processed_block(target, draft, prefix, k, rng, processing, raw_test=True)
+
+
+def unprocessed_block(target, draft, prefix, k, rng, processing):
+    """Takes the processing and ignores it: the raw target's law."""
+    return _processed_block(target, draft, prefix, k, rng, {"temperature": 1.0, "top_k": len(target(())),
+                                                            "top_p": 1.0}, raw_test=False)
+
+
+def processed_generate(target, draft, prefix, max_new, rng, processing):
+    """A whole-generation loop of processed blocks (K = 2) until max_new tokens or the stop token."""
+    out = list(prefix)
+    stop = getattr(target, "stop", None)
+    while len(out) < max_new and not (out and out[-1] == stop):
+        out += _processed_block(target, draft, tuple(out), 2, rng, processing, raw_test=False)
+    return out
+
+
+def raw_draft_q_generate(target, draft, prefix, max_new, rng, processing):
+    out = list(prefix)
+    stop = getattr(target, "stop", None)
+    while len(out) < max_new and not (out and out[-1] == stop):
+        out += _processed_block(target, draft, tuple(out), 2, rng, processing, raw_test=True)
+    return out
+
+
+for _sampler in (processed_block, raw_draft_q_block, unprocessed_block, processed_generate, raw_draft_q_generate):
+    _sampler.processing = True

@@ -37,6 +37,7 @@ def test_the_table_lists_every_shipped_example_function():
                 shipped.add(m.group(1))
     listed = {shlex.split(r["command"])[4] for r in ROWS}
     assert shipped and shipped <= listed, sorted(shipped - listed)
+    assert all(len(shlex.split(r["command"])) == 5 for r in ROWS), "an example documented with an option"
 
 
 @pytest.mark.slow

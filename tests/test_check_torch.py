@@ -286,3 +286,61 @@ def test_logits_samplers_on_numpy_get_the_boundary_uniforms_too():
 def test_a_batched_sampler_is_told_the_boundary_uniforms_were_not_run(samplers):
     (case,) = check_step(samplers.batched_step, cases=["disjoint-support"], target=QUICKER).cases
     assert case.passed and any(n.startswith("boundary uniforms not run") for n in case.notes)
+
+
+# --- model.generate(assistant_model=...) on real transformers models -----------------------------------
+
+
+def test_the_llama_helper_is_a_real_transformers_model_with_the_rows_of_the_check_model(hf):
+    """lab.check.causal_lm.llama: a LlamaForCausalLM whose next-token law after any text is the served row of its
+    last token (checked against the model file's rows read apart from the helper), through its KV cache too."""
+    from transformers import LlamaForCausalLM
+
+    from lab.check.block import serve
+    from lab.check.cases import block_cases
+    from lab.check.causal_lm import llama
+
+    case = next(c for c in block_cases() if c.name.startswith("markov-ab-end"))
+    model_rows = case.model.target  # exact Fractions: row 0 the start, row t + 1 after token t
+    target, _ = serve(case, "float64")
+    model = llama(target)
+    assert isinstance(model, LlamaForCausalLM) and llama(target) is model  # built once per model function
+    assert model.config.bos_token_id == 3 and model.config.eos_token_id == 2 == case.stop
+    ids = torch.tensor([[3, 0, 1, 2, 1]])
+    with torch.no_grad():
+        out = model(ids, use_cache=True)
+    probs = out.logits[0].double().softmax(-1)
+    for position, token in enumerate(ids[0].tolist()):
+        expected = [float(v) for v in model_rows[0 if token == 3 else token + 1]] + [0.0]
+        assert torch.allclose(probs[position], torch.tensor(expected, dtype=torch.float64), atol=1e-6), position
+        assert probs[position, 3] == 0.0  # the start of the text is never produced
+    with torch.no_grad():  # one more token through the cache: the row of that token
+        step = model(torch.tensor([[0]]), cache=out.cache, use_cache=True)
+    expected = [float(v) for v in model_rows[1]] + [0.0]
+    assert torch.allclose(step.logits[0, -1].double().softmax(-1), torch.tensor(expected, dtype=torch.float64),
+                          atol=1e-6)
+
+
+def test_model_generate_with_an_assistant_passes_with_and_without_the_processing(hf):
+    """transformers' assisted decoding itself (examples/transformers_speculative.py:generate, ten lines on the
+    helper), on a model that stops, one that does not, and the processed case (temperature, top-k, top-p)."""
+    cases = ["markov-ab-end-K2-L3", "markov-three-K2-L2", "processed-markov-K2-L2"]
+    report = check_block(hf.generate, interface="generate", cases=cases, target=QUICKER)
+    assert report.passed, report.text()
+    assert report.cases[2].data["target_law"] == {"w0 w1": "4096/7921", "w0 w2": "1600/7921", "w1 w2": "1600/7921",
+                                                  "w1 w3": "625/7921"}  # (64/89)^2, 64·25/89^2 twice, (25/89)^2
+
+
+def test_model_generate_with_the_models_swapped_fails(hf):
+    """The same ten lines with the draft's model as the target: the check sees generate follow the wrong law."""
+    from lab.check.causal_lm import llama
+
+    def swapped(target, draft, prefix, max_new, generator, processing):
+        model, assistant = llama(draft), llama(target)
+        ids = torch.tensor([[model.config.bos_token_id, *prefix]])
+        out = model.generate(ids, assistant_model=assistant, do_sample=True, max_new_tokens=max_new, **processing)
+        return out[0, ids.shape[1]:].tolist()
+
+    swapped.tensors, swapped.inputs, swapped.processing = "torch", "logits", True
+    (case,) = check_block(swapped, interface="generate", cases=["markov-three-K2-L2"], target=QUICKER).cases
+    assert case.verdict == "fail", case.reasons

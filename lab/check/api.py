@@ -12,7 +12,7 @@ import math
 import sys
 
 from lab.check.block import run_block_case, run_generate_case
-from lab.check.budget import BudgetInputError, budget_words, parse_budget, plan, plan_text
+from lab.check.budget import BudgetInputError, parse_budget, plan, plan_text
 from lab.check.candidates import (
     DEFAULT_CANDIDATES,
     PROBE_CALLS,
@@ -21,11 +21,20 @@ from lab.check.candidates import (
     seconds_per_call,
     stated_rule,
 )
-from lab.check.cases import DEFAULT_BLOCK, DTYPES, BlockCase, StepCase, block_cases, step_cases, tree_cases
+from lab.check.cases import (
+    DEFAULT_BLOCK,
+    DEFAULT_LENGTH,
+    DTYPES,
+    BlockCase,
+    StepCase,
+    block_cases,
+    step_cases,
+    tree_cases,
+)
 from lab.check.identify import fit_text
 from lab.check.parallel import run_cases
 from lab.check.power import PowerTarget, required_draws
-from lab.check.processing import processed_case
+from lab.check.processing import processed_block_case, processed_case
 from lab.check.progress import Progress, duration_text
 from lab.check.report import CheckReport
 from lab.check.step import run_step_case
@@ -70,9 +79,11 @@ def _select(cases, names, extra=()):
     return [known[n] for n in names]
 
 
-def _settings(target, seed, max_draws, time_limit, dtype) -> dict:
+def _settings(target, seed, max_draws, time_limit, dtype, sampler=None) -> dict:
+    stated = stated_tv(sampler)
     return {
         "power_target": target.as_json(),
+        "tv_stated_by_sampler": stated is not None and stated == target.tv,
         "seed": seed,
         "max_draws": max_draws,
         "time_limit_seconds": time_limit,
@@ -80,7 +91,19 @@ def _settings(target, seed, max_draws, time_limit, dtype) -> dict:
     }
 
 
-def _check_common(target, seed, max_draws, time_limit, dtype):
+def stated_tv(sampler) -> float | None:
+    """The bias a sampler's file asks the check to detect (``sampler.tv = 0.2``), used when the caller gives no
+    power target (the command line's ``--tv`` overrides it); None when it states none."""
+    tv = getattr(sampler, "tv", None)
+    if tv is None:
+        return None
+    if isinstance(tv, bool) or not isinstance(tv, (int, float)) or not 0 < tv < 1:
+        raise CheckInputError(f"{sampler_name(sampler)}.tv = {shown(repr(tv))} is not a number strictly between 0 "
+                              "and 1")
+    return float(tv)
+
+
+def _check_common(target, seed, max_draws, time_limit, dtype, sampler=None):
     if dtype not in DTYPES:
         raise CheckInputError(f"dtype {dtype!r} is not one of {', '.join(DTYPES)}")
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
@@ -89,7 +112,10 @@ def _check_common(target, seed, max_draws, time_limit, dtype):
         raise CheckInputError(f"max_draws must be a whole number >= 1 (got {max_draws!r})")
     if time_limit is not None and not time_limit > 0:
         raise CheckInputError(f"the time limit must be > 0 seconds (got {time_limit!r})")
-    return target or PowerTarget()
+    stated = stated_tv(sampler)
+    if target is None:
+        target = PowerTarget(tv=stated) if stated is not None else PowerTarget()
+    return target
 
 
 def _stated(env: dict, tensors: str) -> dict:
@@ -137,17 +163,15 @@ def _budget(budget) -> float | None:
 def _jobs(jobs) -> int:
     if isinstance(jobs, bool) or not isinstance(jobs, int) or not 1 <= jobs <= 64:
         raise CheckInputError(f"jobs must be a whole number from 1 to 64 (got {jobs!r})")
-    if jobs > 1:
-        _fork_safe()
     return jobs
 
 
-def _fork_safe() -> None:
-    """Cases run in forked processes: torch's OpenMP thread pool, once started in this process (a probe call of a
-    large tensor operation starts it), deadlocks a forked child. One thread per process keeps it from starting;
-    the processes are the parallelism."""
+def fork_safe(jobs: int) -> None:
+    """Before any call of the sampler when cases will run in forked processes: torch's OpenMP thread pool, once
+    started in this process (a probe call of a large tensor operation starts it), deadlocks a forked child. One
+    thread per process keeps it from starting; the processes are the parallelism."""
     torch = sys.modules.get("torch")
-    if torch is not None and hasattr(torch, "set_num_threads") and torch.get_num_threads() != 1:
+    if jobs > 1 and torch is not None and hasattr(torch, "set_num_threads") and torch.get_num_threads() != 1:
         torch.set_num_threads(1)
 
 
@@ -164,15 +188,17 @@ def _run(runner, sampler, chosen, target: PowerTarget, seed: int, dtype: str, ma
     """Every chosen case through ``runner`` under one clock and one progress bar; with a ``budget`` (seconds for
     the whole run) the cases' rates are probed first and each case gets the draws the plan gives it."""
     jobs = _jobs(jobs)
+    fork_safe(jobs)
     case_args = (target, seed, dtype, max_draws, time_limit)
     plans = None
     if budget is not None and chosen:
         plans, probed = plan(runner, sampler, chosen, target, seed, dtype, budget, jobs, time_limit, max_draws)
         print(plan_text(plans, target, budget, jobs, probed), file=sys.stderr, flush=True)
         # a case's time is a bound, not a target: its planned draws end it first (the rate was measured)
+        # a case the plan cuts says the budget stopped it, not --max-draws or --time-limit
         case_args = [
             (target, seed, dtype, p.draws, min(time_limit or math.inf, max(2 * p.seconds, 1.0) if p.draws
-                                              else max(p.seconds, 1.0)))
+                                              else max(p.seconds, 1.0)), duration_text(budget) if p.cut else None)
             for p in plans
         ]
         if settings is not None:
@@ -183,10 +209,6 @@ def _run(runner, sampler, chosen, target: PowerTarget, seed: int, dtype: str, ma
     bar = Progress(planned, progress)
     results = run_cases(runner, sampler, chosen, case_args, bar, jobs)
     bar.close()
-    if plans is not None:
-        for result, p in zip(results, plans):
-            if p.cut:
-                budget_words(result, duration_text(budget))
     return results
 
 
@@ -212,7 +234,7 @@ def check_step(
     (or the sampler's attributes of those names) say what it takes: :mod:`lab.check.tensors`."""
     if not callable(step):
         raise CheckInputError(f"{step!r} is not callable")
-    target = _check_common(target, seed, max_draws, time_limit, dtype)
+    target = _check_common(target, seed, max_draws, time_limit, dtype, step)
     original = step
     tensors, inputs = _boundary(step, tensors, inputs)
     batch = _batch(batch or getattr(step, "batch", None))
@@ -229,7 +251,7 @@ def check_step(
     if getattr(original, "processing", None):  # it takes raw logits and the processing
         every.append(processed_case())
     chosen: list[StepCase] = _select(every, law_names, extra=sweep_names)
-    settings = _settings(target, seed, max_draws, time_limit, dtype)
+    settings = _settings(target, seed, max_draws, time_limit, dtype, original)
     results = _run(run_step_case, step, chosen, target, seed, dtype, max_draws, time_limit, progress, jobs,
                    _budget(budget), settings)
     if callable(residual_fn):
@@ -247,7 +269,8 @@ def sampler_kind(sampler) -> str:
     """``step`` for a callable of 3 positional parameters (or 4, the fourth ``processing``, when it declares
     ``step.processing = True``), ``verify`` for 4 (a multi-candidate verifier), ``block``
     for 5 (``generate`` when the fourth is called max_new or max_new_tokens; a block sampler that declares
-    ``block.tree`` is checked as a tree); otherwise CheckInputError."""
+    ``block.tree`` is checked as a tree; a sixth, ``processing``, when it declares ``.processing = True``);
+    otherwise CheckInputError."""
     try:
         params = inspect.signature(sampler).parameters.values()
     except (TypeError, ValueError):
@@ -262,6 +285,8 @@ def sampler_kind(sampler) -> str:
         return "step"  # a step sampler that takes raw values and the processing (step.processing = True)
     if len(positional) == 4:
         return "verify"
+    if len(positional) == 6 and getattr(sampler, "processing", None) and positional[5].name == "processing":
+        positional = positional[:5]  # a block sampler or a loop that takes the processing (.processing = True)
     if len(positional) == 5:
         return "generate" if positional[3].name in ("max_new", "max_new_tokens") else "block"
     raise CheckInputError(
@@ -314,17 +339,22 @@ def check_block(
     without a stop token) at K = ``block_size`` drafts per block, counting complete outputs of at most
     L = ``length`` tokens (default 2, or 3 for a model that stops). ``interface="generate"``: a
     whole-generation loop ``generate(target, draft, prefix, max_new, rng)`` called once per output with
-    max_new = L, its output cut after the first stop token and at L (K then only names the mistakes)."""
+    max_new = L, its output cut after the first stop token and at L (K then only names the mistakes). A sampler
+    that declares ``.processing = True`` takes a sixth argument ``processing`` and gets one more case, raw rows with
+    temperature, top-k and top-p (:func:`lab.check.processing.processed_block_case`)."""
     if not callable(block):
         raise CheckInputError(f"{block!r} is not callable")
     if interface not in ("block", "generate"):
         raise CheckInputError(f"interface {interface!r} is not block or generate")
-    target = _check_common(target, seed, max_draws, time_limit, dtype)
+    target = _check_common(target, seed, max_draws, time_limit, dtype, block)
     original = block
     tensors, inputs = _boundary(block, tensors, inputs)
     batch = _batch(batch or getattr(block, "batch", None))
     if batch and batch > 1 and interface == "generate":
         raise CheckInputError("a batched whole-generation loop is not supported: give a batched block sampler")
+    processing = bool(getattr(original, "processing", None))
+    if batch and batch > 1 and processing:
+        raise CheckInputError("a batched block sampler that takes the processing is not supported: give one row")
     block = wrap_block(block, tensors, inputs, batch if batch and batch > 1 else None)
     tree = getattr(original, "tree", None) if interface == "block" else None
     try:
@@ -337,11 +367,13 @@ def check_block(
             every = tree_cases(_widths(tree), rule, length)
         else:
             every = block_cases(block_size or DEFAULT_BLOCK, length)
+            if processing:  # it takes raw rows and the processing: the processed target's law is the reference
+                every.append(processed_block_case(block_size or DEFAULT_BLOCK, length or DEFAULT_LENGTH))
     except BlockInputError as exc:
         raise CheckInputError(str(exc)) from None
     chosen: list[BlockCase] = _select(every, cases)
     runner = run_generate_case if interface == "generate" else run_block_case
-    settings = _settings(target, seed, max_draws, time_limit, dtype)
+    settings = _settings(target, seed, max_draws, time_limit, dtype, original)
     results = _run(runner, block, chosen, target, seed, dtype, max_draws, time_limit, progress, jobs,
                    _budget(budget), settings)
     settings.update(block=block_size or DEFAULT_BLOCK, length=length)
@@ -418,7 +450,7 @@ def check_candidates(
     exact law (:mod:`lab.check.candidates`)."""
     if not callable(verify):
         raise CheckInputError(f"{verify!r} is not callable")
-    target = _check_common(target, seed, max_draws, time_limit, dtype)
+    target = _check_common(target, seed, max_draws, time_limit, dtype, verify)
     try:
         rule = stated_rule(verify, rule)
     except DraftsInputError as exc:
@@ -429,9 +461,10 @@ def check_candidates(
     every, skipped = candidates_cases(rule, _counts(candidates))
     chosen = _select(every, cases)
     if progress and chosen and budget is None:
+        fork_safe(_jobs(jobs))  # the estimate's probe calls come first
         estimate = estimate_text(verify, chosen, target, seed, dtype, max_draws, _jobs(jobs), boundary)
         print(estimate, file=sys.stderr, flush=True)
-    settings = _settings(target, seed, max_draws, time_limit, dtype)
+    settings = _settings(target, seed, max_draws, time_limit, dtype, verify)
     results = _run(
         run_candidates_case, (verify, *boundary), chosen, target, seed, dtype, max_draws, time_limit, progress, jobs,
         _budget(budget), settings,

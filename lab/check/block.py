@@ -81,6 +81,20 @@ def generated_tokens(out, case: BlockCase) -> tuple[tuple[int, ...] | None, str 
     return tokens[: case.length], None
 
 
+def with_processing(block, case: BlockCase, size: int):
+    """A sampler that takes the processing (``block.processing = True``) gets it as ``processing=``: the case's
+    (its rows are raw), or on an ordinary case the processing that changes nothing."""
+    processing = getattr(case, "processing", None)
+    if not processing and not getattr(block, "processing", None):
+        return block
+    given = dict(processing) if processing else {"temperature": 1.0, "top_k": size, "top_p": 1.0}
+
+    def processed(target, draft, prefix, k, rng):
+        return block(target, draft, prefix, k, rng, processing=dict(given))
+
+    return processed
+
+
 def run_generate_case(generate, case: BlockCase, *args, progress) -> CaseResult:
     """A whole-generation loop ``generate(target, draft, prefix, max_new, rng)``: called once per output
     from the empty prefix with max_new = L; the check cuts what it returns after the first stop token and
@@ -89,13 +103,14 @@ def run_generate_case(generate, case: BlockCase, *args, progress) -> CaseResult:
 
 
 def run_block_case(block, case: BlockCase, target: PowerTarget, seed: int, dtype: str, max_draws: int | None,
-                   time_limit: float | None, *, progress, whole: bool = False) -> CaseResult:
+                   time_limit: float | None, budget: str | None = None, *, progress, whole: bool = False) -> CaseResult:
     law = case.law()
     needed, df = required_draws(law, target)
     draws = needed if max_draws is None else min(needed, max_draws)
     target_fn, draft_fn = serve(case, dtype)
     size = len(case.vocab)
     k = case.block
+    block = with_processing(block, case, size)
     rng = case_rng(seed, case.name)
     counts: dict[tuple[int, ...], int] = {}
     findings = Findings()
@@ -130,7 +145,7 @@ def run_block_case(block, case: BlockCase, target: PowerTarget, seed: int, dtype
         counts[outcome] = counts.get(outcome, 0) + 1
 
     done, cut, hung, seconds = run_draws(draws, case.name, Clock(time_limit), progress, findings, draw)
-    tally = Tally(needed, draws, df, done, cut, hung, unit="sequences", seconds=seconds)
+    tally = Tally(needed, draws, df, done, cut, hung, unit="sequences", seconds=seconds, budget=budget)
     data: dict = {
         "model": case.model.name,
         "block": None if whole else k,

@@ -140,14 +140,3 @@ def plan_text(plans: list[CasePlan], target: PowerTarget, budget: float, jobs: i
             "(a larger --budget or --tv gives them the stated power)"
         )
     return "\n".join(lines)
-
-
-def budget_words(result, budget_text: str) -> None:
-    """A case the budget cut says so where its reasons say which limit stopped it."""
-    def said(text: str) -> str:
-        text = text.replace("--max-draws stopped the case", f"the budget ({budget_text}) stopped the case")
-        text = text.replace("the time limit ended the case", f"the budget's time for the case ({budget_text}) ended it")
-        return text.replace(" capped at ", " capped by the budget at ")
-
-    result.reasons[:] = [said(r) for r in result.reasons]
-    result.notes[:] = [said(n) for n in result.notes]

@@ -218,7 +218,8 @@ def seconds_per_call(verify, case: CandidatesCase, dtype: str, seed: int, bounda
 
 
 def run_candidates_case(verify, case: CandidatesCase, target: PowerTarget, seed: int, dtype: str,
-                        max_draws: int | None, time_limit: float | None, *, progress) -> CaseResult:
+                        max_draws: int | None, time_limit: float | None, budget: str | None = None, *,
+                        progress) -> CaseResult:
     """``verify`` is the user's verifier with its boundary: (verifier, tensors, inputs, batch)."""
     verify, tensors, inputs, batch = verify
     call, rows = wrap_verify(verify, tensors, inputs, batch), batch or 1
@@ -271,7 +272,7 @@ def run_candidates_case(verify, case: CandidatesCase, target: PowerTarget, seed:
         kept += index is not None
 
     done, cut, hung, seconds = run_draws(draws, case.name, Clock(time_limit), progress, findings, draw)
-    tally = Tally(needed, draws, df, done, cut, hung, seconds=seconds)
+    tally = Tally(needed, draws, df, done, cut, hung, seconds=seconds, budget=budget)
     notes: list[str] = []
     data: dict = {
         "tokens": list(case.tokens),

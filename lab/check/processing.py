@@ -11,10 +11,14 @@ are kept.
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from fractions import Fraction
+from functools import cached_property
 
-from lab.check.cases import StepCase
+from lab.check.cases import BlockCase, StepCase, rounded
+from lab.core.markov import MarkovModel
 from lab.core.numbers import to_fraction
+from lab.core.variants import Variant
 
 Row = tuple[Fraction, ...]
 
@@ -95,3 +99,80 @@ def processed_case() -> ProcessedCase:
     object.__setattr__(case, "raw_q", raw_q)
     object.__setattr__(case, "processing", dict(PROCESSING))
     return case
+
+
+# --- block and whole-generation samplers -------------------------------------------------------------
+
+
+class RawDraftQ(Variant):
+    """#47932 in a block: the drafts come from the processed q, the test and the residual read the raw q. Run on
+    a model whose target rows are processed and whose draft rows are raw (the draft's processing is this rule)."""
+
+    name = "raw-draft-q"
+    one_step_differs = True
+
+    def __init__(self, processing: dict):
+        self.processing = dict(processing)
+
+    def draft(self, q: Row) -> Row:
+        return processed_law(q, **self.processing)
+
+
+def _rotated(row: Row, places: int) -> Row:
+    return row[-places:] + row[:-places] if places % len(row) else row
+
+
+def _markov(name: str, title: str, vocab: tuple[str, ...], target, draft) -> MarkovModel:
+    return MarkovModel(name, title, "", vocab, tuple(target), tuple(draft))
+
+
+@dataclass(frozen=True)
+class ProcessedBlockCase(BlockCase):
+    """A Markov model served raw to a block sampler or a whole-generation loop that takes the processing:
+    ``target(prefix)`` and ``draft(prefix)`` return the raw rows, the sampler gets ``processing=``, and the
+    reference is the processed target's law of L tokens. ``model`` is the processed model (its laws, its
+    mistakes' laws); ``raw`` the one served."""
+
+    raw: MarkovModel | None = None
+    processing: dict = field(default_factory=dict)
+
+    def rows(self, dtype: str):
+        return (
+            tuple(rounded(row, dtype) for row in self.raw.target),
+            tuple(rounded(row, dtype) for row in self.raw.draft),
+        )
+
+    @cached_property
+    def _variant_laws(self) -> dict[str, dict]:
+        from lab.core.blocks import speculative_law
+
+        laws = dict(super()._variant_laws)
+        mixed = _markov("raw-draft-q", "", self.model.vocab, self.model.target, self.raw.draft)
+        laws["raw-draft-q"] = speculative_law(mixed, self.block, self.length, RawDraftQ(self.processing))
+        return laws
+
+
+def processed_block_case(block: int, length: int) -> ProcessedBlockCase:
+    """The step case's raw rows as a Markov model over six tokens: at the start the rows of
+    :func:`processed_case`, after token t the same rows turned t + 1 places, so every context keeps two tokens
+    after the processing (different ones) and the law of L tokens has 2^L outputs."""
+    raw_p = tuple(Fraction(v, 20) for v in (8, 5, 3, 2, 1, 1))
+    raw_q = tuple(Fraction(v, 20) for v in (5, 6, 4, 3, 1, 1))
+    vocab = tuple(f"w{i}" for i in range(6))
+    contexts = range(len(vocab) + 1)  # row 0: the start; row t + 1: after token t
+    raw = _markov("processed-markov", "raw rows", vocab, (_rotated(raw_p, c) for c in contexts),
+                  (_rotated(raw_q, c) for c in contexts))
+    processed = _markov(
+        "processed-markov", "the processed target", vocab,
+        (processed_law(row, **PROCESSING) for row in raw.target),
+        (processed_law(row, **PROCESSING) for row in raw.draft),
+    )
+    description = (
+        "a Markov model over 6 tokens served as raw rows (at the start p = (8, 5, 3, 2, 1, 1)/20, q = (5, 6, 4, 3, 1, "
+        "1)/20; after token t the same turned t + 1 places) with temperature 0.5, top-k 3, top-p 0.75: the outputs "
+        "must follow the processed target (64/89, 25/89 on two tokens in every context)"
+    )
+    return ProcessedBlockCase(
+        f"processed-markov-K{block}-L{length}", description, processed, block, length, raw=raw,
+        processing=dict(PROCESSING),
+    )

@@ -150,6 +150,8 @@ class CheckReport:
             lines.append(
                 f"power: TV >= {power['tv']:g} detected with power {power['power']:g} at false-alarm "
                 f"{power['false_alarm']:g} per case (seed {self.settings.get('seed')})"
+                + ("; the TV is the one the sampler states (.tv), --tv overrides it"
+                   if self.settings.get("tv_stated_by_sampler") else "")
             )
         lines.append("")
         for case in self.cases:

@@ -101,6 +101,7 @@ class Tally:
     hung: bool = False  # ... while a call was still running (interrupted)
     unit: str = "draws"
     seconds: float = 0.0  # time spent drawing
+    budget: str | None = None  # the whole run's budget (its text) when it set the cap and the time, else the options
 
     @property
     def rate(self) -> float | None:
@@ -146,14 +147,15 @@ def conclude(case, kind: str, tally: Tally, counts: dict, law: dict, labels, var
     limits: list[str] = []  # why the case is inconclusive, if nothing fails it
     if tally.planned < tally.needed:
         notes.append(
-            f"{tally.unit} capped at {tally.planned:,} (the stated power needs {tally.needed:,}): "
-            f"power {power_of(tally.df, tally.planned, target):.4f}"
+            f"{tally.unit} capped{' by the budget' if tally.budget else ''} at {tally.planned:,} (the stated power "
+            f"needs {tally.needed:,}): power {power_of(tally.df, tally.planned, target):.4f}"
         )
         if not tally.cut:
             limits.append(
-                f"--max-draws stopped the case at {tally.planned:,} of the {tally.needed:,} {tally.unit} the "
-                f"stated power needs: power {data['power']:.4f} at TV {target.tv:g}; "
-                f"{ruled_out_text(tally.df, tally.done, target)}; {tally.full_power_text()}"
+                f"{f'the budget ({tally.budget})' if tally.budget else '--max-draws'} stopped the case at "
+                f"{tally.planned:,} of the {tally.needed:,} {tally.unit} the stated power needs: power "
+                f"{data['power']:.4f} at TV {target.tv:g}; {ruled_out_text(tally.df, tally.done, target)}; "
+                f"{tally.full_power_text()}"
             )
     if tally.hung:
         limits.append(
@@ -162,8 +164,10 @@ def conclude(case, kind: str, tally: Tally, counts: dict, law: dict, labels, var
             f"{ruled_out_text(tally.df, tally.done, target)}); {tally.full_power_text()}"
         )
     elif tally.cut:
+        ended = (f"the budget's time for the case ({tally.budget}) ended it" if tally.budget
+                 else "the time limit ended the case")
         limits.append(
-            f"the time limit ended the case after {tally.done:,} of {tally.planned:,} {tally.unit} "
+            f"{ended} after {tally.done:,} of {tally.planned:,} {tally.unit} "
             f"(power {data['power']:.4f} at TV {target.tv:g}; {ruled_out_text(tally.df, tally.done, target)}); "
             f"{tally.full_power_text()}"
         )
@@ -200,7 +204,7 @@ def _boundary_of(step, sampler) -> None:
 
 
 def run_step_case(step, case: StepCase, target: PowerTarget, seed: int, dtype: str, max_draws: int | None,
-                  time_limit: float | None, *, progress) -> CaseResult:
+                  time_limit: float | None, budget: str | None = None, *, progress) -> CaseResult:
     law = case.law()
     needed, df = required_draws(law, target)
     draws = needed if max_draws is None else min(needed, max_draws)
@@ -268,7 +272,7 @@ def run_step_case(step, case: StepCase, target: PowerTarget, seed: int, dtype: s
             counts[index] += 1
 
     done, cut, hung, seconds = run_draws(draws, case.name, Clock(time_limit), progress, findings, draw)
-    tally = Tally(needed, draws, df, done, cut, hung, seconds=seconds)
+    tally = Tally(needed, draws, df, done, cut, hung, seconds=seconds, budget=budget)
 
     reasons: list[str] = []
     notes: list[str] = []

@@ -198,11 +198,12 @@ def wrap_block(block, tensors: str, inputs: str, batch: int | None = None):
             hit = served[key] = (fn, rows)
         return hit[1]
 
-    def wrapped(target, draft, prefix, k, rng):
-        out = block(serving(target), serving(draft), tuple(prefix), k, boundary.generator(rng))
+    def wrapped(target, draft, prefix, k, rng, **processing):
+        out = block(serving(target), serving(draft), tuple(prefix), k, boundary.generator(rng), **processing)
         out = to_numpy(out)
         return np.asarray(out).reshape(-1).tolist() if isinstance(out, np.ndarray) else out
 
+    wrapped.processing = getattr(block, "processing", None)
     return described(wrapped, block)
 
 

@@ -15,7 +15,7 @@ import os
 import sys
 
 from lab.check import PowerTarget, check_block, check_step, sampler_kind
-from lab.check.api import DEFAULT_SEED, check_candidates
+from lab.check.api import DEFAULT_SEED, check_candidates, stated_tv
 from lab.check.budget import BudgetInputError, parse_budget
 from lab.check.cases import DTYPES
 from lab.check.loader import load_sampler
@@ -64,7 +64,8 @@ def run_check(args) -> int:
             raise UsageError(f"lab check: --{name.replace('_', '-')} must be from {low} to {high} (got {value})")
     sampler = load_sampler(args.sampler)
     kind = args.kind or sampler_kind(sampler)
-    target = PowerTarget(args.tv, args.power, args.false_alarm)
+    stated = stated_tv(sampler)  # the sampler's own .tv, when --tv is not given
+    target = PowerTarget(args.tv if args.tv is not None else stated or 0.01, args.power, args.false_alarm)
     # a bar in a terminal; elsewhere (CI, a pipe, a log file) a line every few seconds
     progress = ("bar" if sys.stderr.isatty() else "lines") if args.progress is None else args.progress
     options = dict(
@@ -124,8 +125,8 @@ def register(subparsers) -> None:
                      help="batched samplers: B rows at once ([B, V] for a step sampler, B prefixes for a block "
                      "sampler; default: sampler.batch, else 1)")
     chk.add_argument("--cases", metavar="NAMES", help="only these cases, comma-separated (default: every case)")
-    chk.add_argument("--tv", type=probability_option("--tv"), default=0.01,
-                     help="the bias to detect, as total variation distance (default 0.01)")
+    chk.add_argument("--tv", type=probability_option("--tv"),
+                     help="the bias to detect, as total variation distance (default: sampler.tv, else 0.01)")
     chk.add_argument("--power", type=probability_option("--power"), default=0.99,
                      help="the power to detect it with (default 0.99)")
     chk.add_argument("--false-alarm", type=probability_option("--false-alarm"), default=1e-6,
