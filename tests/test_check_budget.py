@@ -1,6 +1,7 @@
 """``lab check --budget``: the run planned to fit a whole-run time, the plan said before it starts, the cases the
 budget cuts called inconclusive. The plan's arithmetic is checked against figures worked out here by hand."""
 
+import re
 import time
 
 import pytest
@@ -87,3 +88,30 @@ def test_a_budget_the_run_fits_in_gives_every_case_the_stated_power():
     plan_rows = report.settings["budget_plan"]
     assert [row["cut_by_budget"] for row in plan_rows] == [False, False]
     assert all(c.data["draws"] == c.data["draws_required"] for c in report.cases)
+
+
+def test_without_a_budget_the_run_s_time_is_estimated_before_it_starts_and_a_long_one_points_to_the_budget():
+    """A slow sampler (the finding: 55 minutes before "inconclusive") is told at once what the defaults take."""
+    from lab.check.api import planned_draws
+    from lab.check.budget import estimate_text
+    from lab.check.cases import step_cases
+    from lab.check.step import run_step_case
+
+    cases = step_cases()
+    draws = planned_draws(cases, PowerTarget(), None)
+    text = estimate_text(run_step_case, samplers.slow, cases, PowerTarget(), 1, "float64", 2, None, 300.0)
+    assert text.startswith(f"lab check: {draws:,} draws over {len(cases)} cases (TV >= 0.01 with power 0.99); at ")
+    # at 2 ms or more a draw, each case's 130,000 to 230,000 draws take over 4 minutes: the 5-minute limit stops most
+    cut = re.search(r"; (\d+) of 12 cases will stop at the time limit \(5 min a case\)", text)
+    assert cut and int(cut.group(1)) >= 6 and "--budget" in text, text
+    assert estimate_text(run_step_case, samplers.target_sampler, cases[:1], PowerTarget(tv=0.2), 1, "float64", 2,
+                         None, 300.0) is None  # a run of a fraction of a second is not announced
+
+
+def test_the_command_line_prints_the_estimate_on_stderr_before_the_run(capsys):
+    code = main(["check", "tests/check_samplers.py:slow", "--cases", "bernoulli-residual", "--tv", "0.05",
+                 "--time-limit", "1", "--progress", "--jobs", "1"])
+    assert code == 3
+    err = capsys.readouterr().err.splitlines()
+    assert re.match(r"lab check: 5,630 draws over 1 case \(TV >= 0.05 with power 0.99\); at .* ms a draw \(measured "
+                    r"on 10 draws of bernoulli-residual\), about .* on 1 process; 1 of 1 case will stop", err[0]), err

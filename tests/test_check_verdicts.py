@@ -55,7 +55,9 @@ def test_progress_lines_go_to_stderr_when_it_is_not_a_terminal(monkeypatch, caps
     lines = err.splitlines()
     assert code == 3 and len(lines) >= 3, err  # at least two lines while drawing, one when finished
     assert lines[-1].endswith(", finished")
-    assert all(line.startswith("lab check: ") for line in lines) and "case bernoulli-residual" in lines[0]
+    assert all(line.startswith("lab check: ") for line in lines) and "case bernoulli-residual" in lines[1]
+    # first the estimate: 140,750 draws at about 2 ms take minutes, and the 0.6 s limit stops the case first
+    assert "140,750 draws over 1 case" in lines[0] and "1 of 1 case will stop at the time limit" in lines[0]
 
 
 # --- the floor, named and sized --------------------------------------------------------------------

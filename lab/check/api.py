@@ -12,13 +12,11 @@ import math
 import sys
 
 from lab.check.block import run_block_case, run_generate_case
-from lab.check.budget import BudgetInputError, parse_budget, plan, plan_text
+from lab.check.budget import BudgetInputError, estimate_text, parse_budget, plan, plan_text
 from lab.check.candidates import (
     DEFAULT_CANDIDATES,
-    PROBE_CALLS,
     candidates_cases,
     run_candidates_case,
-    seconds_per_call,
     stated_rule,
 )
 from lab.check.cases import (
@@ -206,6 +204,10 @@ def _run(runner, sampler, chosen, target: PowerTarget, seed: int, dtype: str, ma
     planned = planned_draws(chosen, target, max_draws) if plans is None else sum(
         p.draws or 0 for p in plans
     )
+    if plans is None and progress and chosen:  # how long the run will take, before it starts
+        estimate = estimate_text(runner, sampler, chosen, target, seed, dtype, jobs, max_draws, time_limit)
+        if estimate:
+            print(estimate, file=sys.stderr, flush=True)
     bar = Progress(planned, progress)
     results = run_cases(runner, sampler, chosen, case_args, bar, jobs)
     bar.close()
@@ -410,21 +412,6 @@ def _counts(candidates) -> tuple[int, ...]:
     return counts
 
 
-def estimate_text(verify, chosen, target: PowerTarget, seed: int, dtype: str, max_draws, jobs: int,
-                  boundary=("numpy", "probs", None)) -> str:
-    """What the run will take, said before it starts: the draws the stated power needs, and the time at the rate of
-    a few probe calls."""
-    draws = planned_draws(chosen, target, max_draws)
-    per_call = seconds_per_call(verify, chosen[0], dtype, seed, boundary)
-    head = f"lab check: {draws:,} draws over {len(chosen)} cases (TV >= {target.tv:g} with power {target.power:g})"
-    if per_call is None:
-        return head
-    return (
-        f"{head}; at {per_call * 1e6:,.0f} µs a call (measured on {PROBE_CALLS} calls), about "
-        f"{duration_text(draws * per_call / min(jobs, len(chosen)))} on {min(jobs, len(chosen))} process(es)"
-    )
-
-
 def check_candidates(
     verify,
     *,
@@ -460,10 +447,6 @@ def check_candidates(
     boundary = (tensors, inputs, batch if batch and batch > 1 else None)
     every, skipped = candidates_cases(rule, _counts(candidates))
     chosen = _select(every, cases)
-    if progress and chosen and budget is None:
-        fork_safe(_jobs(jobs))  # the estimate's probe calls come first
-        estimate = estimate_text(verify, chosen, target, seed, dtype, max_draws, _jobs(jobs), boundary)
-        print(estimate, file=sys.stderr, flush=True)
     settings = _settings(target, seed, max_draws, time_limit, dtype, verify)
     results = _run(
         run_candidates_case, (verify, *boundary), chosen, target, seed, dtype, max_draws, time_limit, progress, jobs,

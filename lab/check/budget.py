@@ -140,3 +140,48 @@ def plan_text(plans: list[CasePlan], target: PowerTarget, budget: float, jobs: i
             "(a larger --budget or --tv gives them the stated power)"
         )
     return "\n".join(lines)
+
+
+ESTIMATE_FROM = 10.0  # seconds: a run expected to take longer is announced before it starts
+
+
+def estimate_text(runner, sampler, cases, target: PowerTarget, seed: int, dtype: str, jobs: int,
+                  max_draws: int | None, time_limit: float | None) -> str | None:
+    """What a run without a budget will take, said before it starts when that is ESTIMATE_FROM seconds or more or the
+    time limit will stop a case:
+    the draws the stated power needs, the time at the rate of a few probe draws on the first case, and how many
+    cases the time limit will stop first (a slow sampler learns at once that the defaults take an hour and end
+    inconclusive, and that ``--budget`` fits the run to a time). None when there is nothing to say."""
+    # one warm-up call pays for imports and caches, as in plan()
+    runner(sampler, cases[0], target, seed + 2, dtype, 1, PROBE_SECONDS, progress=_Quiet())
+    result = runner(sampler, cases[0], target, seed + 1, dtype, PROBE_DRAWS // 4, PROBE_SECONDS, progress=_Quiet())
+    rate = result.data.get("rate_per_second")
+    if not rate:  # no draw returned: the run itself says why
+        return None
+    draws = cut = 0
+    seconds = 0.0
+    for case in cases:
+        needed = required_draws(case.law(), target)[0]
+        wanted = needed if max_draws is None else min(needed, max_draws)
+        draws += wanted
+        if time_limit is not None and wanted / rate > time_limit:
+            cut += 1
+            seconds += time_limit
+        else:
+            seconds += wanted / rate
+    processes = max(1, min(jobs, len(cases)))
+    seconds /= processes
+    if seconds < ESTIMATE_FROM and not cut:
+        return None
+    plural = "s" if len(cases) != 1 else ""
+    text = (
+        f"lab check: {draws:,} draws over {len(cases)} case{plural} (TV >= {target.tv:g} with power "
+        f"{target.power:g}); at {1000 / rate:,.2g} ms a draw (measured on {PROBE_DRAWS // 4} draws of "
+        f"{cases[0].name}), about {duration_text(seconds)} on {processes} process{'es' if processes != 1 else ''}"
+    )
+    if cut:
+        text += (f"; {cut} of {len(cases)} case{plural} will stop at the time limit ({duration_text(time_limit)} a "
+                 "case) before the stated power, inconclusive unless something fails them")
+    if seconds > 600 or cut:
+        text += "; --budget 10m (say) plans the run to fit a time, or --tv larger needs fewer draws"
+    return text

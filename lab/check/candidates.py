@@ -14,7 +14,6 @@ When the law is off, the named several-drafts mistake whose exact law fits the c
 from __future__ import annotations
 
 import operator
-import time
 import zlib
 from dataclasses import dataclass
 from fractions import Fraction
@@ -194,27 +193,6 @@ def _form(call, rows: int, p, q, case: CandidatesCase, seed: int) -> bool:
     except Exception:  # the user's code: the run itself names what it raises
         return False
     return type(out[0]) is tuple
-
-
-PROBE_CALLS = 200
-
-
-def seconds_per_call(verify, case: CandidatesCase, dtype: str, seed: int, boundary=("numpy", "probs", None)):
-    """The verifier's time a draw (with the check's drawing of candidates), from PROBE_CALLS calls on a generator
-    of their own; None when it raises (the run names that). ``boundary``: (tensors, inputs, batch)."""
-    p, q = rounded(case.p, dtype), rounded(case.q, dtype)
-    rng = np.random.default_rng([seed, zlib.crc32(case.name.encode()), 2])
-    drafter = CandidateDrafter(case)
-    tensors, inputs, batch = boundary
-    call, rows = wrap_verify(verify, tensors, inputs, batch), batch or 1
-    started = time.perf_counter()
-    try:
-        with np.errstate(all="ignore"):
-            for _ in range(PROBE_CALLS):
-                call(p, q, [drafter.draw(rng) for _ in range(rows)], rng)
-    except Exception:  # the user's code: the run itself names what it raises
-        return None
-    return (time.perf_counter() - started) / (PROBE_CALLS * rows)
 
 
 def run_candidates_case(verify, case: CandidatesCase, target: PowerTarget, seed: int, dtype: str,
