@@ -287,3 +287,26 @@ def raw_draft_q_generate(target, draft, prefix, max_new, rng, processing):
 
 for _sampler in (processed_block, raw_draft_q_block, unprocessed_block, processed_generate, raw_draft_q_generate):
     _sampler.processing = True
+
+
+def sample_and_match_block(target, draft, prefix, k, rng):
+    """Blocks by sample-and-match (mlx-swift-lm #459 in blocks): at each position the target draws its own token y;
+    the draft's x is kept only when y == x, else y is committed and the block ends. The law is the target's (every
+    committed token is the target's own draw), but it keeps a draft with probability Σ p·q, not Σ min(p, q)."""
+    stop = getattr(target, "stop", None)
+    drafts, context = [], tuple(prefix)
+    for _ in range(k):
+        x = draw(draft(context), rng.random())
+        drafts.append(x)
+        context += (x,)
+        if x == stop:
+            break
+    committed, history = [], tuple(prefix)
+    for x in drafts:
+        y = draw(target(history), rng.random())
+        committed.append(y)
+        if y != x or y == stop:
+            return committed
+        history += (y,)
+    committed.append(draw(target(history), rng.random()))
+    return committed

@@ -10,7 +10,7 @@ import numpy as np
 from scipy import stats
 
 import tests.check_samplers as samplers
-from lab.check import PowerTarget, check_step
+from lab.check import PowerTarget, check_block, check_step
 from lab.check.report import CaseResult
 
 COARSE = PowerTarget(tv=0.05)
@@ -163,3 +163,59 @@ def test_a_name_found_on_one_case_of_many_is_said_to_be_that_case_only():
     assert found == {"agree": True, "mistake": "greedy-draft", "cases": ["pet-words"],
                      "unnamed": ["eight-words", "one-hot-draft"]}
     assert agreement_text(found).startswith("greedy-draft is named on pet-words only; 2 other failing case(s)")
+
+
+# --- blocks: tokens a first block commits ------------------------------------------------------------------
+
+
+def hand_first_block_mean(model, keep) -> Fraction:
+    """K = 2 on a model that never stops, written out: the first block commits 1 token when the first draft goes,
+    2 when the first is kept and the second goes, 3 (two drafts and the bonus) when both are kept. So
+    E = 1 + sum_x P(x drafted and kept at the start) * (1 + P(the second draft kept after x)), where a draft from
+    q(.|c) is kept with keep(p(.|c), q(.|c)) = sum_x min(p, q) for speculative sampling, sum_x p·q for
+    sample-and-match (the first sum weighted token by token)."""
+    start_p, start_q = model.target[0], model.draft[0]
+    total = Fraction(1)
+    for x in range(len(model.vocab)):
+        kept_x = keep([start_p[x]], [start_q[x]])
+        total += kept_x * (1 + keep(model.target[x + 1], model.draft[x + 1]))
+    return total
+
+
+def min_sum(p, q):
+    return sum((min(a, b) for a, b in zip(p, q)), Fraction(0))
+
+
+def product_sum(p, q):
+    return sum((a * b for a, b in zip(p, q)), Fraction(0))
+
+
+def test_a_block_sampler_s_first_blocks_are_counted_beside_speculative_sampling_s_exact_length():
+    from examples.correct_numpy import block
+    from lab.core.markov import load_model
+
+    model = load_model("markov-three")
+    expected = hand_first_block_mean(model, min_sum)
+    assert expected == Fraction(83, 40)
+    report = check_block(block, cases=["markov-three-K2-L2"], target=COARSE)
+    (case,) = report.cases
+    blocks = case.data["block_acceptance"]
+    assert case.passed and blocks["speculative_mean"] == "83/40" and not blocks["wasteful"], case.data
+    assert blocks["first_blocks"] == case.data["draws"]  # one first block per output
+    assert abs(blocks["mean_tokens"] - 83 / 40) < 0.05
+    assert "first blocks commit" in case.summary_line() and "WASTEFUL" not in case.summary_line()
+
+
+def test_sample_and_match_in_blocks_has_the_target_s_law_and_is_called_wasteful():
+    from lab.core.markov import load_model
+
+    model = load_model("markov-three")
+    # its own mean, by hand: sum p·q in place of sum min(p, q)
+    fewer = hand_first_block_mean(model, product_sum)
+    assert fewer < Fraction(83, 40)
+    (case,) = check_block(samplers.sample_and_match_block, cases=["markov-three-K2-L2"], target=COARSE).cases
+    blocks = case.data["block_acceptance"]
+    assert case.passed, case.reasons  # the law is right
+    assert blocks["wasteful"] and abs(blocks["mean_tokens"] - float(fewer)) < 0.05, (blocks, float(fewer))
+    (note,) = [n for n in case.notes if n.startswith("correct but wasteful")]
+    assert "83/40" in note and "WASTEFUL" in case.summary_line()

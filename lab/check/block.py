@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import operator
 
-from lab.check.cases import BlockCase
+from lab.check.acceptance import block_acceptance, first_block_law
+from lab.check.cases import BlockCase, TreeCase
 from lab.check.power import PowerTarget, required_draws
 from lab.check.report import CaseResult
 from lab.check.step import Tally, case_rng, conclude
@@ -115,6 +116,7 @@ def run_block_case(block, case: BlockCase, target: PowerTarget, seed: int, dtype
     counts: dict[tuple[int, ...], int] = {}
     findings = Findings()
     blocks = tokens_committed = 0
+    first_blocks: dict[int, int] = {}  # tokens the first block of an output committed -> outputs
 
     def draw(i: int) -> None:
         nonlocal blocks, tokens_committed
@@ -135,6 +137,8 @@ def run_block_case(block, case: BlockCase, target: PowerTarget, seed: int, dtype
                 findings.bad_output = f"{problem} (sequence {i}, prefix {list(sequence)})"
                 raise StopDrawing
             sequence += committed
+            if not calls:
+                first_blocks[len(committed)] = first_blocks.get(len(committed), 0) + 1
             blocks += 1
             tokens_committed += len(committed)
             calls += 1
@@ -159,5 +163,11 @@ def run_block_case(block, case: BlockCase, target: PowerTarget, seed: int, dtype
         "mean_tokens_per_block": tokens_committed / blocks if blocks else None,
         "counts": {case.outcome_text(o): c for o, c in sorted(counts.items())},
     }
-    return conclude(case, "block", tally, counts, law, case.outcome_text, case.variant_laws, findings, target,
-                    data, [], [])
+    result = conclude(case, "block", tally, counts, law, case.outcome_text, case.variant_laws, findings, target,
+                      data, [], [])
+    if not whole and not isinstance(case, TreeCase) and first_blocks:  # what its blocks commit, beside the rule's
+        data["block_acceptance"], notes = block_acceptance(first_blocks, first_block_law(case.model, k),
+                                                           target.false_alarm)
+        if result.passed:  # "correct but wasteful" only of a sampler the law test passed
+            result.notes.extend(notes)
+    return result

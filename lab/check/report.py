@@ -59,6 +59,11 @@ class CaseResult:
         if kept:
             waste = ": WASTEFUL" if kept["wasteful"] else ""
             bits.append(f"drafts kept {kept['rate']:.4f} (at most {kept['optimum_decimal']:.4g}){waste}")
+        blocks = self.data.get("block_acceptance")
+        if blocks:
+            waste = ": WASTEFUL" if blocks["wasteful"] and self.verdict == "pass" else ""
+            bits.append(f"first blocks commit {blocks['mean_tokens']:.3f} tokens "
+                        f"(speculative sampling {blocks['speculative_mean_decimal']:.4g}){waste}")
         return f"{verdict:4}  {self.name:<36} " + ", ".join(bits)
 
 
