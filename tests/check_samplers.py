@@ -268,21 +268,21 @@ def unprocessed_block(target, draft, prefix, k, rng, processing):
                                                             "top_p": 1.0}, raw_test=False)
 
 
-def processed_generate(target, draft, prefix, max_new, rng, processing):
+def _processed_loop(target, draft, prefix, max_new, rng, processing, raw_test: bool):
     """A whole-generation loop of processed blocks (K = 2) until max_new tokens or the stop token."""
     out = list(prefix)
     stop = getattr(target, "stop", None)
     while len(out) < max_new and not (out and out[-1] == stop):
-        out += _processed_block(target, draft, tuple(out), 2, rng, processing, raw_test=False)
+        out += _processed_block(target, draft, tuple(out), 2, rng, processing, raw_test)
     return out
+
+
+def processed_generate(target, draft, prefix, max_new, rng, processing):
+    return _processed_loop(target, draft, prefix, max_new, rng, processing, raw_test=False)
 
 
 def raw_draft_q_generate(target, draft, prefix, max_new, rng, processing):
-    out = list(prefix)
-    stop = getattr(target, "stop", None)
-    while len(out) < max_new and not (out and out[-1] == stop):
-        out += _processed_block(target, draft, tuple(out), 2, rng, processing, raw_test=True)
-    return out
+    return _processed_loop(target, draft, prefix, max_new, rng, processing, raw_test=True)
 
 
 for _sampler in (processed_block, raw_draft_q_block, unprocessed_block, processed_generate, raw_draft_q_generate):
