@@ -36,7 +36,9 @@ def imported_modules(path: Path) -> set[str]:
 
 # Each folder of lab/ and the rank it stands on: a module may import lab modules of a lower rank or of its
 # own folder, never of a higher rank or of another folder of the same rank.
-LAYERS = {"core": 0, "teaching": 1, "charts": 2, "models": 2, "classroom": 2, "check": 2, "cli": 3, "views": 4}
+# i18n (the languages and their catalogs) stands between the core and the teaching, whose words it gives.
+LAYERS = {"core": 0, "i18n": 0.5, "teaching": 1, "charts": 2, "models": 2, "classroom": 2, "check": 2, "cli": 3,
+          "views": 4}
 
 
 def module_name(path: Path) -> str:

@@ -13,6 +13,8 @@ from typing import NamedTuple
 
 import streamlit as st
 
+from lab.i18n import N_
+
 ROOT = Path(__file__).resolve().parents[2]
 
 # A file shipped with the app, as a data URL (passed through as it is): a ":material/…" page icon is fetched from a
@@ -36,28 +38,28 @@ class PageEntry(NamedTuple):
 
 
 # The menu's groups, in order: the lesson first, then the tools, the engineers' page and the live class.
-LESSON, TOOLS, ENGINEERS, CLASS = "Start here", "Tools", "For engineers", "Teaching a class"
+LESSON, TOOLS, ENGINEERS, CLASS = N_("Start here"), N_("Tools"), N_("For engineers"), N_("Teaching a class")
 # The navigation's pages, group by group; the first is the default one, served at "/".
 PAGES = (
-    PageEntry("lab/views/lesson/start_here.py", "Start here", ":material/flag:", "start-here", LESSON),
-    PageEntry("lab/views/lesson/glossary.py", "Glossary", ":material/menu_book:", "glossary", LESSON),
-    PageEntry("lab/views/pages/explorer.py", "Residual explorer", ":material/bar_chart:", "explorer", TOOLS),
-    PageEntry("lab/views/pages/binomial_lab.py", "Binomial lab", ":material/casino:", "binomial-lab", TOOLS),
-    PageEntry("lab/views/pages/sampling.py", "Sampling lab", ":material/scatter_plot:", "sampling", TOOLS),
-    PageEntry("lab/views/pages/blocks.py", "Blocks", ":material/view_week:", "blocks", TOOLS),
+    PageEntry("lab/views/lesson/start_here.py", N_("Start here"), ":material/flag:", "start-here", LESSON),
+    PageEntry("lab/views/lesson/glossary.py", N_("Glossary"), ":material/menu_book:", "glossary", LESSON),
+    PageEntry("lab/views/pages/explorer.py", N_("Residual explorer"), ":material/bar_chart:", "explorer", TOOLS),
+    PageEntry("lab/views/pages/binomial_lab.py", N_("Binomial lab"), ":material/casino:", "binomial-lab", TOOLS),
+    PageEntry("lab/views/pages/sampling.py", N_("Sampling lab"), ":material/scatter_plot:", "sampling", TOOLS),
+    PageEntry("lab/views/pages/blocks.py", N_("Blocks"), ":material/view_week:", "blocks", TOOLS),
     PageEntry(
-        "lab/views/pages/several_drafts.py", "Several drafts", ":material/account_tree:", "several-drafts", TOOLS
+        "lab/views/pages/several_drafts.py", N_("Several drafts"), ":material/account_tree:", "several-drafts", TOOLS
     ),
-    PageEntry("lab/views/pages/pitfalls.py", "Pitfalls", ":material/bug_report:", "pitfalls", TOOLS),
-    PageEntry("lab/views/pages/exercises.py", "Exercises", ":material/school:", "exercises", TOOLS),
+    PageEntry("lab/views/pages/pitfalls.py", N_("Pitfalls"), ":material/bug_report:", "pitfalls", TOOLS),
+    PageEntry("lab/views/pages/exercises.py", N_("Exercises"), ":material/school:", "exercises", TOOLS),
     PageEntry(
-        "lab/views/pages/numerics.py", "Numerics (logits, float32)", ":material/calculate:", "numerics", ENGINEERS
+        "lab/views/pages/numerics.py", N_("Numerics (logits, float32)"), ":material/calculate:", "numerics", ENGINEERS
     ),
-    PageEntry("lab/views/live_class/classroom.py", "Class", ":material/groups:", "class", CLASS),
+    PageEntry("lab/views/live_class/classroom.py", N_("Class"), ":material/groups:", "class", CLASS),
 )
 # Pages reached only by a link, never listed in the navigation.
 LINKED_PAGES = (
-    PageEntry("lab/views/live_class/projector.py", "Projector view", ":material/present_to_all:", "projector"),
+    PageEntry("lab/views/live_class/projector.py", N_("Projector view"), ":material/present_to_all:", "projector"),
 )
 
 

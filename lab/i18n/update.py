@@ -1,0 +1,37 @@
+"""``python -m lab.i18n.update``: after changing a message in the code, the template (``lab.pot``) extracted anew
+from every ``_("…")``, ``_.ngettext(…)`` and ``N_("…")`` in ``lab/`` and ``app.py``, and every language's ``lab.po``
+brought up to it (new messages empty, changed ones marked fuzzy, gone ones dropped). Then translate what is empty or
+fuzzy and run ``python -m lab.i18n.compile``; tests/test_i18n.py fails until every language has every message."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+from lab.i18n import CATALOGS, DOMAIN, TEMPLATE
+
+ROOT = Path(__file__).resolve().parents[2]
+EXTRACT = ["-k", "N_", "--add-location=file", "--sort-by-file", "--project", "Residual Lab", "--copyright-holder",
+           "Residual Lab"]
+
+
+def extract(output: Path) -> None:
+    """The template of every marked message in the code, written to ``output`` (run from the top folder)."""
+    from babel.messages.frontend import CommandLineInterface
+
+    CommandLineInterface().run(["pybabel", "-q", "extract", *EXTRACT, "-o", str(output), "lab", "app.py"])
+
+
+def main(argv: list[str] | None = None) -> int:
+    from babel.messages.frontend import CommandLineInterface
+
+    os.chdir(ROOT)  # locations in the template are relative to the repository's top folder
+    extract(TEMPLATE)
+    CommandLineInterface().run(["pybabel", "-q", "update", "-i", str(TEMPLATE), "-d", str(CATALOGS), "-D", DOMAIN,
+                                "-w", "120", "--ignore-obsolete"])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
