@@ -79,15 +79,17 @@ class SpecFileError(LabInputError):
     """A distribution file that cannot be read or has the wrong shape."""
 
 
-def parse_value(text: str | int | float | Fraction, token: str = "?", name: str | None = None) -> Fraction:
+def parse_value(text: str | int | float | Fraction, token: str = "?", name: str | None = None,
+                decimal_comma: bool = False) -> Fraction:
     """Read one probability exactly: ``3/4``, ``0.75``, ``1`` or ``1e-3`` (through lab.core.numbers,
-    which checks length, digits and exponent on the text before any arithmetic).
+    which checks length, digits and exponent on the text before any arithmetic); ``0,75`` too with
+    ``decimal_comma`` (a language that writes it so).
 
     Negative values are returned (the sign is checked by :func:`check_exact`, which names the
     token); NaN, infinities, non-numbers, ``x/0`` and values beyond the number limits raise here.
     """
     try:
-        return read_number(text, f"token {token!r}").value
+        return read_number(text, f"token {token!r}", allow_decimal_comma=decimal_comma).value
     except NonFiniteNumberError as exc:
         raise NonFiniteValueError(str(exc), token, name) from None
     except NumberInputError as exc:
@@ -139,10 +141,12 @@ class Distribution:
         return sum(self.values, Fraction(0))
 
 
-def from_pairs(pairs, name: str | None = None, normalize: bool = False, check_sum: bool = True) -> Distribution:
+def from_pairs(pairs, name: str | None = None, normalize: bool = False, check_sum: bool = True,
+               decimal_comma: bool = False) -> Distribution:
     """Build and validate a distribution from ``(token, value)`` pairs (values as text or numbers).
 
     ``check_sum=False`` leaves the sum to the float path, which checks it within its tolerance.
+    ``decimal_comma``: values may be written ``0,75``.
     """
     tokens: list[str] = []
     values: list[Fraction] = []
@@ -153,15 +157,19 @@ def from_pairs(pairs, name: str | None = None, normalize: bool = False, check_su
             raise DuplicateTokenError(f"token {token!r} appears more than once", token, name)
         seen.add(token)
         tokens.append(token)
-        values.append(parse_value(raw_value, token, name))
+        values.append(parse_value(raw_value, token, name, decimal_comma))
     return check_exact(Distribution(tuple(tokens), tuple(values)), name=name, normalize=normalize, check_sum=check_sum)
 
 
 def parse_spec_text(
-    text: str, name: str | None = None, normalize: bool = False, check_sum: bool = True
+    text: str, name: str | None = None, normalize: bool = False, check_sum: bool = True, decimal_comma: bool = False
 ) -> Distribution:
-    """Parse ``A=1/10,B=3/5,C=3/10`` (commas or new lines between entries)."""
-    entries = [part.strip() for part in text.replace("\n", ",").split(",")]
+    """Parse ``A=1/10,B=3/5,C=3/10`` (commas or new lines between entries). With ``decimal_comma`` (a language
+    that writes 0,75) the comma is the decimal mark and entries are separated by ``;`` or new lines:
+    ``A=0,1;B=0,6;C=0,3``; a comma between entries is then never read as a separator (the value that holds it
+    is refused, naming its token)."""
+    separator = ";" if decimal_comma else ","
+    entries = [part.strip() for part in text.replace("\n", separator).split(separator)]
     entries = [e for e in entries if e]
     if not entries:
         raise EmptyDistributionError("the distribution is empty (write it as A=1/2,B=1/2)", None, name)
@@ -170,8 +178,13 @@ def parse_spec_text(
         if "=" not in entry:
             raise InvalidValueError(f"entry {entry!r} is not of the form token=value", entry, name)
         token, _, value = entry.partition("=")
+        if decimal_comma and "=" in value:  # "A=0,5,B=0,5": a comma written between two entries
+            raise InvalidValueError(
+                f"token {token.strip()!r}: {shown(value.strip())} holds another entry: separate entries with ';' "
+                "(the comma is the decimal mark here)", token.strip(), name
+            )
         pairs.append((token, value))
-    return from_pairs(pairs, name=name, normalize=normalize, check_sum=check_sum)
+    return from_pairs(pairs, name=name, normalize=normalize, check_sum=check_sum, decimal_comma=decimal_comma)
 
 
 def load_spec_file(

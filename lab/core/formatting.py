@@ -24,9 +24,10 @@ def box_text(value: Fraction | int) -> str:
     return f"{'-' if value < 0 else ''}{whole}.{places.ljust(2, '0')}"
 
 
-def decimal_text(value, digits: int = 6) -> str:
-    """A short decimal for display (``0.75``, ``1e-06``)."""
-    return f"{float(value):.{digits}g}"
+def decimal_text(value, digits: int = 6, decimal_comma: bool = False) -> str:
+    """A short decimal for display (``0.75``, ``1e-06``; ``0,75`` in a language that writes the decimal comma)."""
+    text = f"{float(value):.{digits}g}"
+    return text.replace(".", ",") if decimal_comma else text
 
 
 def with_decimal(value: Fraction, digits: int = 6) -> str:
