@@ -103,9 +103,10 @@ def block_acceptance(lengths: dict[int, int], law: dict[int, Fraction], false_al
     mean = sum(n * c for n, c in lengths.items()) / blocks
     expected = sum((n * m for n, m in law.items()), Fraction(0))
     variance = float(sum((m * (n - expected) ** 2 for n, m in law.items()), Fraction(0)))
-    z = (mean - float(expected)) / math.sqrt(variance / blocks) if variance else (0.0 if mean == expected else
-                                                                                   math.copysign(math.inf,
-                                                                                                 mean - expected))
+    if variance:
+        z = (mean - float(expected)) / math.sqrt(variance / blocks)
+    else:  # one possible length: any other mean is certain
+        z = 0.0 if mean == expected else math.copysign(math.inf, mean - expected)
     low, high = float(norm.cdf(z)), float(norm.sf(z))
     data = {
         "first_blocks": blocks,

@@ -16,6 +16,7 @@ import operator
 from lab.check.acceptance import block_acceptance, first_block_law
 from lab.check.cases import BlockCase, TreeCase
 from lab.check.power import PowerTarget, required_draws
+from lab.check.processing import no_processing
 from lab.check.report import CaseResult
 from lab.check.step import Tally, case_rng, conclude
 from lab.check.watch import Clock, Findings, StopDrawing, run_draws
@@ -88,7 +89,7 @@ def with_processing(block, case: BlockCase, size: int):
     processing = getattr(case, "processing", None)
     if not processing and not getattr(block, "processing", None):
         return block
-    given = dict(processing) if processing else {"temperature": 1.0, "top_k": size, "top_p": 1.0}
+    given = dict(processing) if processing else no_processing(size)
 
     def processed(target, draft, prefix, k, rng):
         return block(target, draft, prefix, k, rng, processing=dict(given))

@@ -25,6 +25,12 @@ Row = tuple[Fraction, ...]
 PROCESSING = {"temperature": 0.5, "top_k": 3, "top_p": 0.75}
 
 
+def no_processing(size: int) -> dict:
+    """The processing that changes nothing, for a sampler that takes the processing on a case with nothing to process:
+    temperature 1, top-k the vocabulary's size, top-p 1."""
+    return {"temperature": 1.0, "top_k": size, "top_p": 1.0}
+
+
 def _normalised(weights) -> Row:
     total = sum(weights, Fraction(0))
     return tuple(Fraction(w) / total for w in weights)

@@ -15,6 +15,7 @@ from lab.check.cases import StepCase, rounded
 from lab.check.floor import floor_bias, floor_text
 from lab.check.identify import best_variant, residual_variants
 from lab.check.power import PowerTarget, power_of, required_draws, ruled_out_text, ruled_out_tv
+from lab.check.processing import no_processing
 from lab.check.progress import duration_text
 from lab.check.report import CaseResult
 from lab.check.residuals import check_residual, listed
@@ -220,7 +221,7 @@ def run_step_case(step, case: StepCase, target: PowerTarget, seed: int, dtype: s
 
         _boundary_of(step, sampler)
     elif getattr(step, "processing", None):  # a sampler that processes what it gets: here, nothing to process
-        sampler, identity = step, {"temperature": 1.0, "top_k": size, "top_p": 1.0}
+        sampler, identity = step, no_processing(size)
 
         def step(p, q, rng):
             return sampler(p, q, rng, processing=dict(identity))
