@@ -11,6 +11,7 @@ from pagetest import APP, messages, metric, open_page_url, open_tab
 from streamlit.testing.v1 import AppTest
 
 from lab.teaching.exercises import generate_predictions, generate_problems
+from lab.views.ui import language
 
 PAGE = "lab/views/pages/exercises.py"
 SECRET = "a test secret of the server, 32 chars"
@@ -377,7 +378,8 @@ def test_the_assignment_set_in_the_teacher_tab_holds_while_another_tab_is_open()
     at.number_input(key="count").set_value(5).run()  # the default count: left out of the link
     assert "count" not in at.query_params and at.query_params["level"] == "zeros"
     open_tab(at, "tab", "Problems")
-    assert not at.number_input and not at.selectbox  # a class on the problems draws no assignment controls
+    # a class on the problems draws no assignment controls (the language menu is the app's, on every page)
+    assert not at.number_input and [s.key for s in at.selectbox] == [language.SELECT_KEY]
     assert shown_prompts(at) == [p.prompt for p in generate_problems(31, 5, "zeros")]
 
 

@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 import streamlit as st
 
-from lab.i18n import N_
+from lab.i18n import N_, SOURCE, texts
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -30,6 +30,7 @@ class PageEntry(NamedTuple):
     icon: str
     url_path: str
     section: str = ""  # the menu's group (LINKED_PAGES: none)
+    translated: bool = False  # every word of the page comes through the catalogs (lab/i18n; else shown in English)
 
     @property
     def address(self) -> str:
@@ -42,7 +43,7 @@ LESSON, TOOLS, ENGINEERS, CLASS = N_("Start here"), N_("Tools"), N_("For enginee
 # The navigation's pages, group by group; the first is the default one, served at "/".
 PAGES = (
     PageEntry("lab/views/lesson/start_here.py", N_("Start here"), ":material/flag:", "start-here", LESSON),
-    PageEntry("lab/views/lesson/glossary.py", N_("Glossary"), ":material/menu_book:", "glossary", LESSON),
+    PageEntry("lab/views/lesson/glossary.py", N_("Glossary"), ":material/menu_book:", "glossary", LESSON, True),
     PageEntry("lab/views/pages/explorer.py", N_("Residual explorer"), ":material/bar_chart:", "explorer", TOOLS),
     PageEntry("lab/views/pages/binomial_lab.py", N_("Binomial lab"), ":material/casino:", "binomial-lab", TOOLS),
     PageEntry("lab/views/pages/sampling.py", N_("Sampling lab"), ":material/scatter_plot:", "sampling", TOOLS),
@@ -63,6 +64,11 @@ LINKED_PAGES = (
 )
 
 
+def entry_of(page) -> PageEntry:
+    """The entry of a page st.navigation returned (by its address; the default page's is "")."""
+    return page_named(page.url_path) if page.url_path else PAGES[0]
+
+
 def page_named(url_path: str) -> PageEntry:
     """The page served at ``url_path`` (listed or linked)."""
     return next(page for page in (*PAGES, *LINKED_PAGES) if page.url_path == url_path)
@@ -73,13 +79,14 @@ CLASS_PAGE = page_named(CLASS_URL_PATH).file  # alone in the menu while a joined
 
 
 @st.cache_resource(show_spinner=False)
-def _page_prototypes(class_only: bool = False) -> tuple:
+def _page_prototypes(class_only: bool = False, language: str = SOURCE) -> tuple:
     """``class_only``: a joined student's running class (lab.views.live_class.holding): every page but Class is hidden
-    from the menu (still routed, so a link to one is answered with the way back)."""
+    from the menu (still routed, so a link to one is answered with the way back). ``language``: the titles'."""
+    _ = texts(language)
     listed = tuple(
         st.Page(
             entry.file,
-            title=entry.title,
+            title=_(entry.title),
             icon=entry.icon,
             url_path=entry.url_path,
             default=i == 0,
@@ -88,7 +95,7 @@ def _page_prototypes(class_only: bool = False) -> tuple:
         for i, entry in enumerate(PAGES)
     )
     return listed + tuple(
-        st.Page(entry.file, title=entry.title, icon=entry.icon, url_path=entry.url_path, visibility="hidden")
+        st.Page(entry.file, title=_(entry.title), icon=entry.icon, url_path=entry.url_path, visibility="hidden")
         for entry in LINKED_PAGES
     )
 
@@ -101,16 +108,18 @@ def tab_title(page) -> str:
     return f"{page.title} · {APP_TITLE}"
 
 
-def pages(class_only: bool = False) -> dict[str, list] | list:
+def pages(class_only: bool = False, language: str = SOURCE) -> dict[str, list] | list:
     """This run's pages by menu group: copies of pages made once (st.navigation marks the page it returns as
     callable and running it clears the mark, so sessions running at the same moment must not share the objects).
     ``class_only``: the Class page alone in the menu (see _page_prototypes). The linked pages, hidden, go with the
-    last group. With ``class_only`` a plain list: a group whose pages are all hidden would still show its name."""
-    prototypes = _page_prototypes(class_only)
+    last group. With ``class_only`` a plain list: a group whose pages are all hidden would still show its name.
+    ``language``: the titles' and the groups' (lab.i18n)."""
+    prototypes = _page_prototypes(class_only, language)
+    _ = texts(language)
     if class_only:
         return [copy.copy(page) for page in prototypes]
     grouped: dict[str, list] = {}
     for entry, page in zip(PAGES, prototypes):
-        grouped.setdefault(entry.section, []).append(copy.copy(page))
-    grouped[PAGES[-1].section].extend(copy.copy(page) for page in prototypes[len(PAGES):])
+        grouped.setdefault(_(entry.section), []).append(copy.copy(page))
+    grouped[_(PAGES[-1].section)].extend(copy.copy(page) for page in prototypes[len(PAGES):])
     return grouped

@@ -1,5 +1,5 @@
 """Glossary: every word of the lab defined once (lab.teaching.glossary), each at its own anchor (``glossary#z``) so
-the lesson can link a term where it first appears."""
+the lesson can link a term where it first appears. In the page's language (lab.views.ui.language)."""
 
 from __future__ import annotations
 
@@ -7,10 +7,12 @@ import streamlit as st
 
 from lab.core.formatting import markdown_escape
 from lab.teaching.glossary import TERMS
+from lab.views.ui import language
 from lab.views.ui.accessibility import title
 
-title("Glossary")
-st.caption("The words of speculative sampling, for someone who meets them for the first time.")
+_ = language.texts()
+title(_("Glossary"))
+st.caption(_("The words of speculative sampling, for someone who meets them for the first time."))
 for term in TERMS:
-    st.header(term.word, anchor=term.slug)  # the lab's own words, not user text
-    st.markdown(markdown_escape(term.meaning))
+    st.header(_(term.word), anchor=term.slug)  # the lab's own words, not user text
+    st.markdown(markdown_escape(_(term.meaning)))

@@ -11,9 +11,10 @@ from __future__ import annotations
 import streamlit as st
 
 from lab.charts import palette
+from lab.views.ui import language
 
 PRESENT_KEY = "present"  # widget key and URL parameter
-APP_PARAMS = (PRESENT_KEY,)  # URL parameters that belong to the whole app, not to one page
+APP_PARAMS = (PRESENT_KEY, language.LINK_PARAM)  # URL parameters of the whole app, not of one page
 URL_ON_WORDS = ("1", "true", "yes", "on")
 PQ_FIT_KEY = "pq-fit"  # a p / q chart sized by the CSS below (lab.charts.residual.pq_bars with fit): shorter on phones
 
@@ -41,10 +42,19 @@ label:has(input[type="checkbox"]:focus-visible), label:has(input[type="radio"]:f
   outline-offset: 2px !important;
 }}
 {_CODE_CSS}
+/* right to left (Arabic, lab/views/ui/language.py): the page flows from the right, while charts keep their axes and
+   code, tables of numbers and formulas keep their order */
+html[dir="rtl"] [data-testid="stPlotlyChart"], html[dir="rtl"] .js-plotly-plot, html[dir="rtl"] code,
+html[dir="rtl"] pre, html[dir="rtl"] [data-testid="stDataFrame"], html[dir="rtl"] .katex {{ direction: ltr; }}
+html[dir="rtl"] :is([data-testid="stElementContainer"], [data-testid="stMarkdown"], [data-testid="stCaptionContainer"],
+[data-testid="stHeading"], h1, h2, h3, p, li) {{ text-align: start; }}
+/* a closed sidebar is moved off the screen's left edge; on the right it would cover the page, so it is hidden */
+html[dir="rtl"] [data-testid="stSidebar"][data-collapsed="true"] {{ visibility: hidden; }}
 /* live regions and the scroll-box observer (lab/views/ui/accessibility.py): out of the layout and invisible; a student
    page's live part shows its lines (lab/views/live_class/follow.py: the round, what was saved), its regions still
    invisible */
 [class*="st-key-live-"]:not(:has([data-shown] > p)), .st-key-a11y-scroll-boxes, [class*="st-key-live-"] [data-live],
+.st-key-a11y-document-language,
 [class*="st-key-browser-memory-"] {{
   position: absolute !important; width: 1px !important; height: 1px !important; overflow: hidden !important;
   clip-path: inset(50%) !important; white-space: nowrap !important; margin: -1px !important; padding: 0 !important;
@@ -276,27 +286,33 @@ def _joined_student_link() -> bool:
     )
 
 
-def presentation_toggle() -> bool:
-    """The toggle itself, drawn by app.py above every page; returns whether presentation mode is on.
+def presentation_toggle(toggle: bool = True) -> bool:
+    """The bar above every page but the projector's: the language menu (lab.views.ui.language) and the toggle, drawn
+    by app.py; returns whether presentation mode is on.
 
     A new session (a link or a reload) starts from the URL's ``present=1`` (true/yes/on work too); after
     that the toggle is the source of truth and the URL follows it. A joined student's Class page, and the join link
-    a student scans, have no toggle.
+    a student scans, have no toggle (``toggle=False``: also a joined student's other pages), only the language menu.
     """
-    if _joined_student_link():  # a student's own class page shows the class, nothing of the teacher's
+    student = not toggle or _joined_student_link()
+    if student:  # a student's own class page shows the class, nothing of the teacher's
         st.session_state[PRESENT_KEY] = False  # (the toggle is not drawn in this run, so its state may be set)
         _sync_url()
-        return False
-    if PRESENT_KEY not in st.session_state:
+    elif PRESENT_KEY not in st.session_state:
         st.session_state[PRESENT_KEY] = _url_says_present()
+    _ = language.texts()
     with st.container(horizontal=True, horizontal_alignment="right", key="presentation-bar"):
-        st.toggle(
-            "Presentation mode",
-            key=PRESENT_KEY,
-            on_change=_sync_url,
-            help="Larger text and charts, no sidebar (pages move to the top bar); answers appear only "
-            "when you press a reveal button. Also in the link as present=1.",
-        )
+        language.selector()
+        if not student:
+            st.toggle(
+                _("Presentation mode"),
+                key=PRESENT_KEY,
+                on_change=_sync_url,
+                help=_("Larger text and charts, no sidebar (pages move to the top bar); answers appear only "
+                       "when you press a reveal button. Also in the link as present=1."),
+            )
+    if student:
+        return False
     _sync_url()
     return is_presenting()
 

@@ -1,0 +1,187 @@
+"""The page's language (lab.i18n): chosen once per run by app.py, kept for the session, offered on every page.
+
+Which language a run speaks (:func:`choose`): ``?lang=`` in the link (a link keeps its language; an unknown value is
+refused by name and the page stays in the language it had), else the language chosen earlier in this session (the
+navigation's links drop the link's parameters), else the browser's (``st.context.locale``), else English. Choosing
+one in the selector (:func:`selector`) writes it into the link, so a copied link opens in it.
+
+A page whose words are all in the catalogs is listed in lab.views.shell with ``translated=True``. Any other page
+is shown in English under a line, in the chosen language, that says so; its main part is marked ``lang="en"``
+(WCAG 3.1.2) and flows left to right. ``<html lang dir>`` is the chosen language's (WCAG 3.1.1): the page's frame
+(navigation, selector, that line) speaks it.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from lab.core.formatting import markdown_escape
+from lab.core.numbers import shown
+from lab.i18n import LANGUAGES, PSEUDO, SOURCE, LanguageInputError, Texts, language_from_link, language_of_browser
+from lab.i18n import texts as catalog_texts
+
+LINK_PARAM = "lang"
+CHOSEN = "ui_lang"  # the session's chosen language (a link's or the selector's); tests may set PSEUDO here
+THIS_RUN = "ui_lang_run"  # the language this run speaks, decided once by choose()
+REFUSED = "ui_lang_refused"  # this run's refusal of the link's value, shown at the top of the page
+SELECT_KEY = "ui_lang_select"
+
+
+def _known(code) -> bool:
+    return code in LANGUAGES or code == PSEUDO
+
+
+def choose() -> str:
+    """This run's language (see the module's docstring); app.py calls it first, before any text is drawn."""
+    raw = st.query_params.get(LINK_PARAM)
+    st.session_state.pop(REFUSED, None)
+    if raw is not None:
+        try:
+            code = language_from_link(raw)
+        except LanguageInputError:
+            st.session_state[REFUSED] = shown(str(raw))  # bounded, whatever the link's length
+            del st.query_params[LINK_PARAM]  # the page keeps the language it had, and its link says so
+        else:
+            st.session_state[CHOSEN] = code
+    chosen = st.session_state.get(CHOSEN)
+    code = chosen if _known(chosen) else language_of_browser(_browser()) or SOURCE
+    st.session_state[THIS_RUN] = code
+    return code
+
+
+def keep_in_link() -> None:
+    """A language chosen by a link or the selector stays in the page's link, so a link copied from the page opens
+    in it (the navigation's links carry no parameter). app.py calls it after the navigation, which clears them."""
+    code = st.session_state.get(CHOSEN)
+    if code in LANGUAGES and st.query_params.get(LINK_PARAM) != code:
+        st.query_params[LINK_PARAM] = code
+
+
+def _browser() -> str | None:
+    try:
+        return st.context.locale
+    except Exception:  # noqa: BLE001 - a context without a browser (bare runs): no browser language
+        return None
+
+
+def chosen_explicitly() -> bool:
+    """Did a link or the selector choose this session's language (rather than the browser)?"""
+    return _known(st.session_state.get(CHOSEN))
+
+
+def current() -> str:
+    """This run's language code (English before :func:`choose` has run)."""
+    code = st.session_state.get(THIS_RUN, SOURCE)
+    return code if _known(code) else SOURCE
+
+
+def texts() -> Texts:
+    """This run's words: ``_ = texts()``, then ``_("Glossary")``."""
+    return catalog_texts(current())
+
+
+def english() -> Texts:
+    """English words, for a page not yet translated."""
+    return catalog_texts(SOURCE)
+
+
+def direction() -> str:
+    language = LANGUAGES.get(current())
+    return language.direction if language else "ltr"
+
+
+def decimal_comma() -> bool:
+    """Does this run's language write 0,75 (boxes then accept it, lists are separated by ";")?"""
+    language = LANGUAGES.get(current())
+    return bool(language and language.decimal_comma)
+
+
+def _chosen(code: str) -> None:
+    st.session_state[CHOSEN] = code
+    st.session_state[THIS_RUN] = code
+    st.query_params[LINK_PARAM] = code
+
+
+def _on_select() -> None:
+    code = st.session_state.get(SELECT_KEY)
+    if code in LANGUAGES:  # a widget state a browser never sends (anything else) changes nothing
+        _chosen(code)
+
+
+def selector() -> None:
+    """The language menu: each language named in itself, so anyone finds their own. Drawn by app.py on every page
+    but the projector's (which speaks its link's language)."""
+    _ = texts()
+    codes = list(LANGUAGES)
+    now = current()
+    if st.session_state.get(SELECT_KEY) != now and now in LANGUAGES:
+        st.session_state[SELECT_KEY] = now  # the menu shows the language the page speaks
+    st.selectbox(
+        _("Language"),
+        codes,
+        key=SELECT_KEY,
+        format_func=lambda code: LANGUAGES[code].name,
+        on_change=_on_select,
+        label_visibility="collapsed",
+        width=170,
+    )
+
+
+def refusal() -> None:
+    """The link's refused language, if any, at the top of the page (in the page's language)."""
+    if problem := st.session_state.get(REFUSED):
+        _ = texts()
+        st.container(key="ui-lang-frame-refused").warning(markdown_escape(_(
+            "lang: {value} is not one of the lab's languages ({codes}); the page stays in {language}.",
+            value=problem, codes=", ".join(LANGUAGES), language=LANGUAGES.get(current(), LANGUAGES[SOURCE]).name,
+        )), icon=":material/translate:")
+
+
+def not_translated_notice() -> None:
+    """Above a page not yet translated: in the chosen language, that the page is shown in English."""
+    if current() == SOURCE:
+        return
+    _ = texts()
+    st.container(key="ui-lang-frame-notice").info(
+        _("This page is not translated yet: it is shown in English."), icon=":material/translate:"
+    )
+
+
+# <html lang dir> follow the page's language; a page not yet translated has its main part marked as English.
+_DOCUMENT_JS = """
+export default function ({ data }) {
+  window.__residualLabLanguage = data;  // the latest run's; one observer per tab applies it as the page changes
+  const apply = () => {
+    const now = window.__residualLabLanguage;
+    const root = document.documentElement;
+    if (root.lang !== now.lang) root.lang = now.lang;
+    if (root.dir !== now.dir) root.dir = now.dir;
+    const main = document.querySelector("[data-testid=stMain]");
+    if (main && now.main_lang && main.lang !== now.main_lang) { main.lang = now.main_lang; main.dir = "ltr"; }
+    if (main && !now.main_lang && main.hasAttribute("lang")) {
+      main.removeAttribute("lang");
+      main.removeAttribute("dir");
+    }
+    // the frame's own lines at the top of the page (the notice, a refused link) speak the chosen language
+    for (const part of document.querySelectorAll("[class*=st-key-ui-lang-frame]")) {
+      if (part.lang !== now.lang) { part.lang = now.lang; part.dir = now.dir; }
+    }
+  };
+  apply();
+  if (window.__residualLabLanguageObserver) return;
+  let queued = false;
+  window.__residualLabLanguageObserver = new MutationObserver(() => {
+    if (!queued) { queued = true; requestAnimationFrame(() => { queued = false; apply(); }); }
+  });
+  window.__residualLabLanguageObserver.observe(document.body, { childList: true, subtree: true });
+}
+"""
+_document = st.components.v2.component("residual_lab_document_language", js=_DOCUMENT_JS, isolate_styles=False)
+
+
+def mark_document(translated: bool) -> None:
+    """``<html lang dir>`` for this run; ``translated``: does the page's main part speak the chosen language?"""
+    code = current()
+    html_lang = "en" if code == PSEUDO else code
+    main_lang = "" if translated or code == SOURCE else "en"
+    _document(key="a11y-document-language", data={"lang": html_lang, "dir": direction(), "main_lang": main_lang})
