@@ -160,3 +160,28 @@ def test_under_the_pseudo_language_every_word_of_a_translated_page_came_through_
     assert len(texts) > 10
     leaks = {text: words for text in texts if (words := untranslated_words(text))}
     assert not leaks, leaks
+
+
+# --- a class: the projector follows the teacher, each phone its own language --------------------------------
+CLASS_PAGE = "lab/views/live_class/classroom.py"
+
+
+def test_the_projector_link_speaks_the_teachers_language_and_the_join_link_none(data, monkeypatch):
+    from lab.classroom import classes, teacher_link
+
+    monkeypatch.setenv("RESIDUAL_LAB_PUBLIC_URL", "http://lab.example:8501")
+    new = classes.create_class(data)
+    join = teacher_link.check_teacher(data, new.code, new.teacher_token).join_key
+    teacher = open_linked_page(CLASS_PAGE, {"code": new.code, "teacher": new.teacher_token, "lang": "de"})
+    (projector,) = [b.proto.url for b in teacher.get("link_button") if b.proto.url and "display=" in b.proto.url]
+    assert "lang=de" in projector
+    joins = [c.value for c in teacher.code if f"join={join}" in c.value]
+    assert joins and all("lang" not in link for link in joins)  # a phone opens it in its own language
+    english = open_linked_page(CLASS_PAGE, {"code": new.code, "teacher": new.teacher_token})
+    (projector,) = [b.proto.url for b in english.get("link_button") if b.proto.url and "display=" in b.proto.url]
+    assert "lang=" not in projector  # English by default: the link stays as it was
+    phone = AppTest.from_file(APP, default_timeout=60)
+    phone.context["locale"] = "de-DE"
+    phone.query_params.update({"code": new.code, "join": join})
+    phone.switch_page(CLASS_PAGE).run()
+    assert not phone.exception and phone.session_state[language.THIS_RUN] == "de"

@@ -11,8 +11,10 @@ import streamlit as st
 
 from lab.classroom.actions import Feedback, Outcome, answered_later, database_answers, sent_at
 from lab.core.formatting import markdown_escape
+from lab.i18n import LANGUAGES, SOURCE
 from lab.views.live_class.database import engine
 from lab.views.live_class.session_keys import Keys
+from lab.views.ui import language
 from lab.views.ui.accessibility import announce
 from lab.views.ui.charts import show_feedback
 from lab.views.ui.page_state import sync_query_params
@@ -27,7 +29,11 @@ WAIT_FOR_PENDING = "What you sent before is still waiting for the class database
 
 def page_url(page: str, **params) -> str:
     """A link to a page of this app with ``params``, from the address this browser opened (a path prefix is
-    kept): for the teacher's own links (the teacher link, the projector), not for students (see join_link)."""
+    kept): for the teacher's own links (the teacher link, the projector), not for students (see join_link). They
+    speak the teacher's language (``lang``, unless it is English by default): the projector follows the teacher, while
+    each student's phone follows its own."""
+    if language.current() in LANGUAGES and (language.current() != SOURCE or language.chosen_explicitly()):
+        params = {**params, language.LINK_PARAM: language.current()}
     parts = urlsplit(st.context.url or "http://localhost:8501/")
     path = parts.path.rstrip("/")
     prefix = path.rsplit("/", 1)[0] if path.count("/") > 1 else ""
