@@ -1,0 +1,79 @@
+"""What choosing a language costs a page: the CPU of one run of a page after a change, in English and in each other
+language, against the minimal app (bench/minimal_app.py) measured in the same run. Target: a language costs a page
+no more than 5 % of its English run (issue 62, point 7).
+
+    python bench/bench_languages.py [--rounds 40]
+
+Each run is a whole AppTest run of app.py on one page (the Glossary, translated; the Residual explorer, shown in
+English under the notice) in one session, whose language its link set; the minimal app's run is the floor. Rounds
+are interleaved, in a new (seeded) order each round, so that machine load affects all alike; it prints
+each language's median CPU per run as a ratio to the floor and to English.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))  # the repository root, as every bench script does for lab/
+
+from streamlit.testing.v1 import AppTest  # noqa: E402
+
+from lab.i18n import LANGUAGES  # noqa: E402
+
+TARGET = 1.05
+PAGES = {"glossary": "lab/views/lesson/glossary.py", "explorer": "lab/views/pages/explorer.py"}
+
+
+def session(page: str, code: str) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.query_params["lang"] = code
+    at.switch_page(str(ROOT / PAGES[page])).run()
+    assert not at.exception, at.exception
+    at.run()  # the first runs fill the caches
+    return at
+
+
+def cpu_of_run(at: AppTest) -> float:
+    start = time.process_time()
+    at.run()
+    return time.process_time() - start
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=40)
+    args = parser.parse_args()
+    floor = AppTest.from_file(str(ROOT / "bench" / "minimal_app.py"), default_timeout=60)
+    floor.run()
+    worst = 0.0
+    shuffler = random.Random(62)
+    for page in PAGES:
+        sessions = {code: session(page, code) for code in LANGUAGES}
+        times: dict[str, list[float]] = {code: [] for code in ["floor", *LANGUAGES]}
+        order = ["floor", *LANGUAGES]
+        for _ in range(args.rounds):
+            shuffler.shuffle(order)  # no language always after the same one (the collector's passes fall in a rhythm)
+            for code in order:
+                times[code].append(cpu_of_run(floor if code == "floor" else sessions[code]))
+        medians = {code: statistics.median(values) for code, values in times.items()}
+        print(f"{page}: minimal app {medians['floor'] * 1000:.1f} ms a run; English {medians['en'] * 1000:.1f} ms "
+              f"({medians['en'] / medians['floor']:.2f}x the minimal app)")
+        for code in LANGUAGES:
+            if code == "en":
+                continue
+            ratio = medians[code] / medians["en"]
+            worst = max(worst, ratio)
+            print(f"  {code:8s} {medians[code] / medians['floor']:.2f}x the minimal app, {ratio:.3f}x English")
+    verdict = "met" if worst <= TARGET else "NOT met"
+    print(f"worst language against English: {worst:.3f}x (target {TARGET:.2f}x): {verdict}")
+    return 0 if worst <= TARGET else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,86 @@
+"""The languages in a browser (what AppTest cannot see): ``<html lang dir>`` follow the page's language (WCAG 3.1.1),
+a page not yet translated has its main part marked English (WCAG 3.1.2) under a notice in the chosen language,
+axe finds nothing in any language, Arabic flows right to left without covering the page on a phone, and the
+menu changes the language and the link."""
+
+from __future__ import annotations
+
+import pytest
+from test_accessibility import axe_violations, structure_problems
+
+from browserlib import DESKTOP, PHONE, goto, wait_idle
+from lab.i18n import LANGUAGES
+
+DOCUMENT_JS = """() => {
+  const main = document.querySelector('[data-testid=stMain]');
+  const notice = document.querySelector('[class*=st-key-ui-lang-frame]');
+  return {lang: document.documentElement.lang, dir: document.documentElement.dir, main: main.lang || '',
+          notice: notice ? [notice.lang, notice.dir] : null, h1: document.querySelector('h1').textContent};
+}"""
+
+
+def document_language(page) -> dict:
+    page.wait_for_timeout(300)  # the language's observer applies it on the next animation frame
+    return page.evaluate(DOCUMENT_JS)
+
+
+@pytest.mark.parametrize("code", list(LANGUAGES))
+def test_every_language_marks_the_page_and_axe_finds_nothing(browser, app_url, code):
+    language = LANGUAGES[code]
+    context = browser.new_context(viewport=DESKTOP)
+    page = context.new_page()
+    try:
+        goto(page, f"{app_url}/glossary?lang={code}")
+        found = document_language(page)
+        assert (found["lang"], found["dir"], found["main"], found["notice"]) == (code, language.direction, "", None)
+        problems = axe_violations(page) + structure_problems(page)
+        assert not problems, "\n".join(problems)
+        goto(page, f"{app_url}/explorer?lang={code}")  # a page not yet translated
+        found = document_language(page)
+        assert (found["lang"], found["dir"]) == (code, language.direction)
+        if code == "en":
+            assert (found["main"], found["notice"]) == ("", None)
+        else:
+            assert (found["main"], found["notice"]) == ("en", [code, language.direction])
+        problems = axe_violations(page) + structure_problems(page)
+        assert not problems, "\n".join(problems)
+    finally:
+        context.close()
+
+
+def test_arabic_on_a_phone_flows_right_to_left_and_the_closed_menu_covers_nothing(browser, app_url):
+    context = browser.new_context(viewport=PHONE)
+    page = context.new_page()
+    try:
+        goto(page, f"{app_url}/glossary?lang=ar")
+        found = page.evaluate("""() => {
+          const h1 = document.querySelector('h1').getBoundingClientRect();
+          const hit = document.elementFromPoint(40, 400);
+          return {width: innerWidth, page: document.documentElement.scrollWidth, h1right: h1.right, h1left: h1.left,
+                  covered: !!(hit && hit.closest('[data-testid=stSidebar]'))};
+        }""")
+        assert found["page"] <= found["width"], found
+        assert found["width"] - found["h1right"] < 40 and not found["covered"], found  # the title starts at the right
+    finally:
+        context.close()
+
+
+def test_the_menu_changes_the_language_the_link_and_html_lang(browser, app_url):
+    context = browser.new_context(viewport=DESKTOP)
+    page = context.new_page()
+    try:
+        goto(page, f"{app_url}/glossary")
+        assert document_language(page)["lang"] == "en"
+        page.get_by_role("combobox", name="Language").click()
+        page.get_by_role("option", name="Deutsch").click()
+        wait_idle(page)
+        found = document_language(page)
+        assert (found["lang"], found["h1"]) == ("de", "Glossar")
+        assert "lang=de" in page.url
+        page.locator("[data-testid=stSidebarNavLink]").nth(2).click()  # another page, from the menu
+        wait_idle(page)
+        found = document_language(page)
+        assert (found["lang"], found["main"]) == ("de", "en")
+        assert "lang=de" in page.url
+    finally:
+        context.close()
