@@ -26,6 +26,7 @@ st.set_page_config(page_title=shell.tab_title(page))  # "Binomial lab · Residua
 apply_presentation_style()
 language.keep_in_link()  # after the navigation (which clears a page's parameters)
 translated = shell.entry_of(page).translated
+language.page_speaks(translated)  # the page body's words: the chosen language's, or English until it is translated
 language.mark_document(translated)  # <html lang dir>; an untranslated page's main part marked as English
 language.refusal()  # an unknown ?lang=, refused by name
 if not translated and not projector:

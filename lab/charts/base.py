@@ -201,3 +201,37 @@ def top(*series: Sequence, empty: float = 1.0) -> float:
     values = [float(v) for s in series for v in s]
     best = max(values) if values else 0.0
     return best if best > 0 else empty
+
+
+def localized(spec: dict, words, separators: str = "") -> dict:
+    """A figure's dict with its words in another language: ``words`` (gettext's ``_``) applied to the title and
+    subtitle, the axis titles (wrapped again), each trace's name and the name that opens its hover text. Only whole
+    messages of the catalog change (a tick, a token or a number is never a message); the data are shared, not
+    copied. ``separators``: plotly's decimal and thousands marks for the ticks and hover numbers (",." writes 0,5)."""
+    out = dict(spec)
+    layout = dict(out.get("layout") or {})
+    if separators:
+        layout["separators"] = separators
+    meta = layout.get("meta")
+    if isinstance(meta, dict):
+        layout["meta"] = {k: words(v) if k in ("title", "subtitle") and v else v for k, v in meta.items()}
+    for axis in ("xaxis", "yaxis"):
+        settings = layout.get(axis)
+        title = (settings or {}).get("title")
+        if isinstance(title, dict) and title.get("text"):
+            text = words(title["text"].replace("<br>", " "))
+            layout[axis] = {**settings, "title": {**title, **axis_title(text, 30 if axis == "yaxis" else
+                                                                          AXIS_TITLE_CHARS)}}
+    out["layout"] = layout
+    traces = []
+    for trace in out.get("data") or []:
+        name = trace.get("name")
+        if isinstance(name, str) and name:
+            said = words(name)
+            trace = {**trace, "name": said}
+            hover = trace.get("hovertemplate")
+            if isinstance(hover, str) and hover.startswith(name + "<br>"):
+                trace["hovertemplate"] = said + hover[len(name):]
+        traces.append(trace)
+    out["data"] = traces
+    return out

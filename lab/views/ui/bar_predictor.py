@@ -24,8 +24,10 @@ import streamlit as st
 
 from lab.charts import palette
 from lab.core.formatting import markdown_escape
+from lab.i18n import N_, SOURCE
 from lab.models.bars import BarsRefused, read_bars, read_boxes
 from lab.views.serving import component_code
+from lab.views.ui import language
 
 _ASSETS = Path(__file__).with_name("assets")
 _component = component_code.component(
@@ -44,6 +46,10 @@ COLORS = (
     ("axis", palette.AXIS),
     ("grid", palette.GRID),
 )
+# the help under the bars (its English is also in bar_predictor.html, shown before the first data arrive)
+HELP = N_("Drag a bar's top, or press a height on its column (on a touch screen, tap the column first: a swipe "
+          "elsewhere scrolls the page). Keyboard: Tab to a bar, then arrow keys (0.01), Page Up / Page Down (0.1), "
+          "Home (0), End (1).")
 REFUSED = "_bar_predictor_refused_"  # session key prefix: a refusal to show on the next run
 SUBMIT_RAN = "_bar_predictor_submitted_"  # session key prefix: Submit's callback ran before this run
 
@@ -122,6 +128,7 @@ def bar_predictor(
     handled here, once; a refusal is then said in the next run), or None (none, or refused before this run: said
     above)."""
     labels = tuple(str(label) for label in labels)
+    _ = language.texts()
     refused = st.session_state.pop(REFUSED + key, "")
     if refused:
         st.error(markdown_escape(refused), icon=":material/error:")
@@ -136,9 +143,11 @@ def bar_predictor(
         "colors": COLORS,
         "sum_note": sum_note,
         "refused": refused,
-        "group": "Your bars: " + ", ".join(labels),
-        "bar_word": "Your bar",
+        "group": _("Your bars: {labels}", labels=", ".join(labels)),
+        "bar_word": _("Your bar"),
     }
+    if language.page_code() != SOURCE:  # the HTML's own words are English
+        data.update(help=_(HELP), sum_words=_("Your bars add up to"), decimal_comma=language.decimal_comma())
     disabled = disabled or bool(closed)
     if closed:
         data.update(disabled=True, closed=closed)

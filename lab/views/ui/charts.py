@@ -7,12 +7,15 @@ import functools
 import plotly.graph_objects as go
 import streamlit as st
 
-from lab.charts.base import title_of
+from lab.charts.base import localized, title_of
 from lab.charts.figures import FIGURES
 from lab.core.formatting import exact_text, fraction_text, markdown_escape, markdown_table
 from lab.core.variants import Variant
+from lab.i18n import LANGUAGES, SOURCE
+from lab.i18n import texts as language_texts
 from lab.teaching.exercises import Feedback
 from lab.views.patches.plotly_json import SharedSpec
+from lab.views.ui import language
 from lab.views.ui.presentation import PQ_FIT_KEY
 
 CHART_CONFIG = {"displayModeBar": False, "responsive": True}
@@ -65,17 +68,35 @@ def _figure(builder: str, call: _Call):
     return fig
 
 
+def _separators(code: str) -> str:
+    """plotly's decimal and thousands marks in language ``code``: 0,5 where it writes a decimal comma."""
+    language = LANGUAGES.get(code)
+    if not (language and language.decimal_comma):
+        return ""
+    return ",\u202f" if code == "fr" else ",."  # French groups thousands with a narrow space
+
+
+@functools.lru_cache(maxsize=512)
+def _localized(builder: str, call: _Call, code: str):
+    fig = go.Figure(localized(_figure(builder, call).to_dict(), language_texts(code), _separators(code)))
+    fig.__class__ = _SharedFigure  # as _figure's: shared, its dict made once
+    return fig
+
+
 def figure(builder: str, *args):
     """``lab.charts.figures.FIGURES[builder](*args)``, built once per distinct arguments: the pages' one path from a
     result to a figure (most reruns leave most charts unchanged, and a class on one scenario shares them). The figure
     is shared between sessions, so it must not be modified (st.plotly_chart does not). Keyed by Python's own hashing
-    of the arguments and their types, which is cheap for Fractions (docs/decisions/0003-shared-figures.md)."""
+    of the arguments and their types, which is cheap for Fractions (docs/decisions/0003-shared-figures.md). In the
+    page's language (lab.views.ui.language): the English figure's words through the catalog, once per language."""
     args = tuple(tuple(a) if isinstance(a, list) else a for a in args)
+    code = language.page_code()
     try:
         call = _Call(_cache_key(args), args)
     except TypeError:  # a part Python cannot hash: build it for this run only
-        return FIGURES[builder](*args)
-    return _figure(builder, call)
+        fig = FIGURES[builder](*args)
+        return fig if code == SOURCE else go.Figure(localized(fig.to_dict(), language_texts(code), _separators(code)))
+    return _figure(builder, call) if code == SOURCE else _localized(builder, call, code)
 
 
 def show_feedback(feedback: Feedback) -> None:
@@ -98,7 +119,8 @@ def chart(fig, key: str, alt: str, table: tuple | None = None, height="content",
         st.markdown("\n\n".join(part for part in (intro, heading) if part), anchors=False)  # no link icon on a heading
     st.plotly_chart(fig, width="stretch", height=height, theme=None, key=key, config=CHART_CONFIG, alt=alt)
     if table is not None:
-        values = st.expander("The chart's values as a table", key=f"{key}_values", on_change="rerun")
+        _ = language.texts()
+        values = st.expander(_("The chart's values as a table"), key=f"{key}_values", on_change="rerun")
         if values.open:
             with values:
                 st.markdown(markdown_table(*table))
@@ -108,15 +130,17 @@ def pq_chart(tokens, p, q, key: str) -> None:
     """Target p and draft q as the pages ask the student to read them, sized by the page's CSS (shorter on a phone,
     so the bars or boxes to fill under it are on the same screen), its exact values in its text alternative and
     table."""
+    _ = language.texts()
     with st.container(key=f"{PQ_FIT_KEY}-{key}"):
         chart(
             figure("pq_bars", tokens, p, q, True),
             key=key,
             height="stretch",
-            alt="Grouped bars of target p and draft q per token: "
-            + "; ".join(f"{t}: p {fraction_text(a)}, q {fraction_text(b)}" for t, a, b in zip(tokens, p, q)),
+            alt=_("Grouped bars of target p and draft q per token: {values}", values="; ".join(
+                f"{t}: p {fraction_text(a)}, q {fraction_text(b)}" for t, a, b in zip(tokens, p, q)
+            )),
             table=(
-                ("token", "target p", "draft q"),
+                (_("token"), _("target p"), _("draft q")),
                 [(t, exact_text(a), exact_text(b)) for t, a, b in zip(tokens, p, q)],
             ),
         )

@@ -13,6 +13,8 @@ is shown in English under a line, in the chosen language, that says so; its main
 
 from __future__ import annotations
 
+import re
+
 import streamlit as st
 
 from lab.core.formatting import markdown_escape
@@ -23,6 +25,7 @@ from lab.i18n import texts as catalog_texts
 LINK_PARAM = "lang"
 CHOSEN = "ui_lang"  # the session's chosen language (a link's or the selector's); tests may set PSEUDO here
 THIS_RUN = "ui_lang_run"  # the language this run speaks, decided once by choose()
+PAGE_SPEAKS = "ui_lang_page"  # the language of this run's page body: THIS_RUN's, or English (not yet translated)
 REFUSED = "ui_lang_refused"  # this run's refusal of the link's value, shown at the top of the page
 SELECT_KEY = "ui_lang_select"
 
@@ -76,13 +79,27 @@ def current() -> str:
 
 
 def texts() -> Texts:
-    """This run's words: ``_ = texts()``, then ``_("Glossary")``."""
+    """The page's words: ``_ = texts()``, then ``_("Glossary")``. The chosen language's on a translated page, English
+    on a page not yet translated (so a shared part, a chart or a box, never mixes two languages on one page)."""
+    return catalog_texts(page_code())
+
+
+def page_code() -> str:
+    """The code of the page's language (see :func:`texts`)."""
+    code = st.session_state.get(PAGE_SPEAKS, current())
+    return code if _known(code) else SOURCE
+
+
+def frame_texts() -> Texts:
+    """The frame's words (the menu, the toggle, the notice): always the chosen language."""
     return catalog_texts(current())
 
 
-def english() -> Texts:
-    """English words, for a page not yet translated."""
-    return catalog_texts(SOURCE)
+def page_speaks(translated: bool) -> str:
+    """app.py, before the page runs: the page body's language (English where the page is not yet translated)."""
+    code = current() if translated else SOURCE
+    st.session_state[PAGE_SPEAKS] = code
+    return code
 
 
 def direction() -> str:
@@ -91,9 +108,28 @@ def direction() -> str:
 
 
 def decimal_comma() -> bool:
-    """Does this run's language write 0,75 (boxes then accept it, lists are separated by ";")?"""
-    language = LANGUAGES.get(current())
+    """Does the page's language write 0,75 (boxes then accept it, lists are separated by ";")?"""
+    language = LANGUAGES.get(st.session_state.get(PAGE_SPEAKS, current()))
     return bool(language and language.decimal_comma)
+
+
+# a markdown link to a page of the app (``glossary#z``, ``binomial-lab?n=1``): opening it starts a new session
+_APP_LINK = re.compile(r"\]\((?![a-z]+:|/)([A-Za-z0-9_-]+)(\?[^)#\s]*)?(#[^)\s]*)?\)")
+
+
+def keep_language_in_links(markdown: str) -> str:
+    """``markdown`` with the chosen language added to its links to the app's pages (a link opens a new session,
+    which would otherwise speak the browser's language)."""
+    code = st.session_state.get(CHOSEN)
+    if code not in LANGUAGES:
+        return markdown
+
+    def add(match: re.Match) -> str:
+        query = match.group(2) or ""
+        query = f"{query}&{LINK_PARAM}={code}" if query else f"?{LINK_PARAM}={code}"
+        return f"]({match.group(1)}{query}{match.group(3) or ''})"
+
+    return _APP_LINK.sub(add, markdown)
 
 
 def _chosen(code: str) -> None:
@@ -111,7 +147,7 @@ def _on_select() -> None:
 def selector() -> None:
     """The language menu: each language named in itself, so anyone finds their own. Drawn by app.py on every page
     but the projector's (which speaks its link's language)."""
-    _ = texts()
+    _ = frame_texts()
     codes = list(LANGUAGES)
     now = current()
     if st.session_state.get(SELECT_KEY) != now and now in LANGUAGES:
@@ -130,7 +166,7 @@ def selector() -> None:
 def refusal() -> None:
     """The link's refused language, if any, at the top of the page (in the page's language)."""
     if problem := st.session_state.get(REFUSED):
-        _ = texts()
+        _ = frame_texts()
         st.container(key="ui-lang-frame-refused").warning(markdown_escape(_(
             "lang: {value} is not one of the lab's languages ({codes}); the page stays in {language}.",
             value=problem, codes=", ".join(LANGUAGES), language=LANGUAGES.get(current(), LANGUAGES[SOURCE]).name,
@@ -141,7 +177,7 @@ def not_translated_notice() -> None:
     """Above a page not yet translated: in the chosen language, that the page is shown in English."""
     if current() == SOURCE:
         return
-    _ = texts()
+    _ = frame_texts()
     st.container(key="ui-lang-frame-notice").info(
         _("This page is not translated yet: it is shown in English."), icon=":material/translate:"
     )

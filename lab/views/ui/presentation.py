@@ -45,7 +45,8 @@ label:has(input[type="checkbox"]:focus-visible), label:has(input[type="radio"]:f
 /* right to left (Arabic, lab/views/ui/language.py): the page flows from the right, while charts keep their axes and
    code, tables of numbers and formulas keep their order */
 html[dir="rtl"] [data-testid="stPlotlyChart"], html[dir="rtl"] .js-plotly-plot, html[dir="rtl"] code,
-html[dir="rtl"] pre, html[dir="rtl"] [data-testid="stDataFrame"], html[dir="rtl"] .katex {{ direction: ltr; }}
+html[dir="rtl"] pre, html[dir="rtl"] [data-testid="stDataFrame"], html[dir="rtl"] .katex,
+html[dir="rtl"] .rl-bp-group {{ direction: ltr; }}
 html[dir="rtl"] :is([data-testid="stElementContainer"], [data-testid="stMarkdown"], [data-testid="stCaptionContainer"],
 [data-testid="stHeading"], h1, h2, h3, p, li) {{ text-align: start; }}
 /* a closed sidebar is moved off the screen's left edge; on the right it would cover the page, so it is hidden */
@@ -300,7 +301,7 @@ def presentation_toggle(toggle: bool = True) -> bool:
         _sync_url()
     elif PRESENT_KEY not in st.session_state:
         st.session_state[PRESENT_KEY] = _url_says_present()
-    _ = language.texts()
+    _ = language.frame_texts()
     with st.container(horizontal=True, horizontal_alignment="right", key="presentation-bar"):
         language.selector()
         if not student:

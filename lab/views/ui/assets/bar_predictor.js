@@ -24,6 +24,10 @@ const GRID = [0, 0.2, 0.4, 0.6, 0.8, 1];
 const BOX_CHARS = 40;  // a box's longest text: lab/models/bars.py BOX_CHARS, which the server checks again
 const snap = (v) => Math.round(Math.min(1, Math.max(0, v)) * 100) / 100;
 const text2 = (v) => v.toFixed(2);
+// a value as the page's language writes it (0,25 where it writes a decimal comma); text2 stays for numbers a
+// program reads (aria-valuenow, the boxes a class reads)
+let decimalComma = false;
+const shown2 = (v) => (decimalComma ? text2(v).replace(".", ",") : text2(v));
 
 function build(root) {
   const st = { root, values: [], sent: null, dragging: -1, bars: [], labels: [], short: [], key: "" };
@@ -188,14 +192,14 @@ function draw(st, i) {
   b.bar.style.height = `${v * 100}%`;
   b.value.style.bottom = `${v * 100}%`;
   b.grip.style.bottom = `${v * 100}%`;
-  b.value.textContent = text2(v);
+  b.value.textContent = shown2(v);
   b.col.setAttribute("aria-valuenow", text2(v));
-  b.col.setAttribute("aria-valuetext", `${st.labels[i]}, ${text2(v)}`);
+  b.col.setAttribute("aria-valuetext", `${st.labels[i]}, ${shown2(v)}`);
 }
 
 function sumText(st) {
   const total = st.values.reduce((a, v) => a + Math.round(v * 100), 0) / 100;
-  const said = `${st.sumWords} ${text2(total)}${st.sumNote}`;
+  const said = `${st.sumWords} ${shown2(total)}${st.sumNote}`;
   if (st.sum.textContent !== said) st.sum.textContent = said;
 }
 
@@ -204,6 +208,9 @@ function update(st, data) {
   st.short = data.short || [];
   st.key = data.key || "";
   st.sumWords = data.sum_words || "Your bars add up to";
+  decimalComma = !!data.decimal_comma;
+  const help = st.root.querySelector(".rl-bp-help");
+  if (data.help && help.textContent !== data.help) help.textContent = data.help;  // in the page's language
   st.sumNote = data.sum_note || ".";
   st.serverDisabled = !!data.disabled;
   st.closedHere = data.closed || "";
