@@ -29,7 +29,7 @@ def main(argv: list[str] | None = None) -> int:
     os.chdir(ROOT)  # locations in the template are relative to the repository's top folder
     extract(TEMPLATE)
     CommandLineInterface().run(["pybabel", "-q", "update", "-i", str(TEMPLATE), "-d", str(CATALOGS), "-D", DOMAIN,
-                                "-w", "120", "--ignore-obsolete"])
+                                "-w", "120", "--ignore-obsolete", "--no-fuzzy-matching"])
     return 0
 
 
