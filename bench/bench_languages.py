@@ -1,13 +1,13 @@
 """What choosing a language costs a page: the CPU of one run of a page after a change, in English and in each other
 language, against the minimal app (bench/minimal_app.py) measured in the same run. Target: a language costs a page
-no more than 5 % of its English run (issue 62, point 7).
+no more than 5 % of its English run.
 
     python bench/bench_languages.py [--rounds 40]
 
-Each run is a whole AppTest run of app.py on one page (the Glossary, translated; the Residual explorer, shown in
-English under the notice) in one session, whose language its link set; the minimal app's run is the floor. Rounds
-are interleaved, in a new (seeded) order each round, so that machine load affects all alike; it prints
-each language's median CPU per run as a ratio to the floor and to English.
+Each run is a whole AppTest run of app.py on one page (Start here and the Glossary, translated; the Residual
+explorer, shown in English under the notice) in one session, whose language its link set; the minimal app's run is
+the floor. Rounds are interleaved, in a new (seeded) order each round, so that machine load affects all alike; it
+prints each language's median CPU per run as a ratio to the floor and to English.
 """
 
 from __future__ import annotations
@@ -27,7 +27,11 @@ from streamlit.testing.v1 import AppTest  # noqa: E402
 from lab.i18n import LANGUAGES  # noqa: E402
 
 TARGET = 1.05
-PAGES = {"glossary": "lab/views/lesson/glossary.py", "explorer": "lab/views/pages/explorer.py"}
+PAGES = {
+    "start-here": "lab/views/lesson/start_here.py",
+    "glossary": "lab/views/lesson/glossary.py",
+    "explorer": "lab/views/pages/explorer.py",
+}
 
 
 def session(page: str, code: str) -> AppTest:

@@ -6,11 +6,12 @@ Expected words are read from the ``.po`` files with Babel's reader, apart from t
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
 from babel.messages.pofile import read_po
-from pagetest import APP, open_linked_page, plain
+from pagetest import APP, open_expander, open_linked_page, plain, predictors
 from streamlit.testing.v1 import AppTest
 
 import lab.i18n as i18n
@@ -40,18 +41,23 @@ def visible_texts(at: AppTest) -> list[str]:
                  "slider", "select_slider", "text_area", "expander", "tabs"):
         for widget in at.get(kind):
             for attribute in ("label", "help", "placeholder"):
-                value = getattr(widget, attribute, None) if kind != "expander" else widget.proto.expandable.label
+                value = getattr(widget, attribute, None)
                 if isinstance(value, str) and value:
                     texts.append(value)
     return texts
 
 
 def open_in(page: str, code: str | None = None, locale: str | None = None, params=None) -> AppTest:
+    """``page`` opened as a link with ``?lang=code`` (and ``params``) would: the app's first run, then the page (a
+    page that reruns on its first run would otherwise fall back to the default page in AppTest)."""
     at = AppTest.from_file(APP, default_timeout=60)
     if locale:
         at.context["locale"] = locale  # the browser's language (st.context.locale)
-    for key, value in {**({"lang": code} if code else {}), **(params or {})}.items():
-        at.query_params[key] = value
+    link = {**({"lang": code} if code else {}), **(params or {})}
+    at.query_params.update(link)
+    at.run()
+    at.query_params.clear()
+    at.query_params.update(link)
     at.switch_page(page).run()
     assert not at.exception
     return at
@@ -139,27 +145,98 @@ def test_the_projector_shows_no_notice():
 
 
 # --- the pseudo-language: a word not from the catalog shows at once -----------------------------------------
-BRACKETED = re.compile(r"\[[^\[\]]*\]")
-# What a translated page may show outside the catalog: the maths (p, q, r, Z, α, min, max, fractions) and the names
-# of the languages in the menu.
-MATHS = re.compile(r"\b(min|max|p|q|r|x|Z|K)\b")
+LINK_TARGET = re.compile(r"\]\([^)\s]*\)")
+INNERMOST = re.compile(r"\[[^\[\]]*\]")
+# What a translated page may show outside the catalog: the maths (p, q, r, Z, α, min, max, fractions), the example's
+# tokens (data: the model's own words) and the names of the languages in the menu.
+ALLOWED = re.compile(r"\b(min|max|p|q|r|x|Z|K|cat|dog|fish)\b")
 
 
 def untranslated_words(text: str) -> list[str]:
-    rest = MATHS.sub(" ", BRACKETED.sub(" ", text))
-    return re.findall(r"[A-Za-z]{2,}", rest)
+    rest = LINK_TARGET.sub("]", text)  # a markdown link's target is an address, not words
+    while (fewer := INNERMOST.sub(" ", rest)) != rest:
+        rest = fewer
+    return re.findall(r"[A-Za-z]{2,}", ALLOWED.sub(" ", rest))
+
+
+def chart_texts(at: AppTest) -> list[str]:
+    """What the page's charts say: their alt texts, axis titles, trace names and the bar predictors' words."""
+    texts = []
+    for element in at.get("plotly_chart"):
+        spec = json.loads(element.proto.spec)
+        texts.append(element.proto.alt)
+        for axis in ("xaxis", "yaxis"):
+            texts.append(((spec["layout"].get(axis) or {}).get("title") or {}).get("text") or "")
+        texts += [trace.get("name") or "" for trace in spec["data"]]
+    for data in predictors(at).values():
+        texts += [data.get(k) or "" for k in ("group", "bar_word", "help", "sum_words", "sum_note")]
+    texts += [p.proto.text for p in at.get("progress")]
+    return [t for t in texts if t]
+
+
+def leaks(at: AppTest) -> dict[str, list[str]]:
+    assert not at.exception, at.exception
+    return {text: words for text in visible_texts(at) + chart_texts(at) if (words := untranslated_words(text))}
+
+
+def pseudo_app() -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.session_state[language.CHOSEN] = PSEUDO  # never offered; tests only
+    return at
 
 
 @pytest.mark.parametrize("entry", TRANSLATED_PAGES, ids=[e.url_path for e in TRANSLATED_PAGES])
 def test_under_the_pseudo_language_every_word_of_a_translated_page_came_through_the_catalog(entry):
-    at = AppTest.from_file(APP, default_timeout=60)
-    at.session_state[language.CHOSEN] = PSEUDO  # never offered; tests only
+    at = pseudo_app()
     at.switch_page(entry.file).run()
-    assert not at.exception
-    texts = visible_texts(at)
-    assert len(texts) > 10
-    leaks = {text: words for text in texts if (words := untranslated_words(text))}
-    assert not leaks, leaks
+    assert len(visible_texts(at)) > 10
+    assert not leaks(at), leaks(at)
+
+
+WRONG_TWICE = {1: "1/5", 2: "1/4", 3: "1/5", 4: "0", 5: "3/4", 6: "1/4", 7: "3", 8: "1/2"}
+
+
+def test_under_the_pseudo_language_the_whole_lesson_in_every_state_came_through_the_catalog():
+    """Every chapter before and after its reveal (predictions typed, so the graded table shows), its steps to the
+    end, each edge case, its charts' tables, a wrong answer twice (the worked answer), a word, then the right one."""
+    from test_lesson import ANSWERS
+
+    at = pseudo_app().run()
+    found = {}
+    for number in range(1, 9):
+        found.update(leaks(at))
+        for box in [t for t in at.text_input if t.key.startswith(f"ls_{number}_pred_")]:
+            box.input("1/3")
+        at.button(key=f"ls_{number}_reveal").click().run()
+        found.update(leaks(at))
+        for prefix in ("ls_1", "ls_7"):
+            while [b for b in at.button if b.key == f"{prefix}_step"] and not any(
+                "[Ţĥàţ íš ţĥé ŵĥóĺé đŕàŵ" in c.value for c in at.caption
+            ):
+                at.button(key=f"{prefix}_step").click().run()
+                found.update(leaks(at))
+        if number == 4:
+            for case in ("disjoint-support", "draft-misses-support"):
+                at.radio(key="ls_4_case").set_value(case).run()
+                found.update(leaks(at))
+        for key in [k for k in ("ls_3_rec_values", "ls_4_rec_values", "ls_5_rec_values", f"ls_{number}_pq_values")]:
+            if any(getattr(e, "key", None) == key for e in at.expander):
+                open_expander(at, key)
+                found.update(leaks(at))
+        for answer in (WRONG_TWICE[number], "2/7", "cat"):
+            at.text_input(key=f"ls_{number}_answer").input(answer)
+            at.button(key=f"ls_{number}_check").click().run()
+            found.update(leaks(at))
+        at.text_input(key=f"ls_{number}_answer").input(str(ANSWERS[number]))
+        at.button(key=f"ls_{number}_check").click().run()
+        found.update(leaks(at))
+        if number < 8:
+            at.button(key="ls_next").click().run()
+    assert "8 óƒ 8 çĥàþţéŕš đóñé" in at.get("progress")[0].proto.text  # the whole path walked, in the pseudo-language
+    assert "[Çĥàþţéŕ 8: " in at.header[0].value
+    at.button(key="ls_start_over").click().run()
+    found.update(leaks(at))
+    assert not found, found
 
 
 # --- a class: the projector follows the teacher, each phone its own language --------------------------------
@@ -185,3 +262,72 @@ def test_the_projector_link_speaks_the_teachers_language_and_the_join_link_none(
     phone.query_params.update({"code": new.code, "join": join})
     phone.switch_page(CLASS_PAGE).run()
     assert not phone.exception and phone.session_state[language.THIS_RUN] == "de"
+
+
+# --- the lesson in another language ---------------------------------------------------------------------
+LESSON = next(entry for entry in PAGES if entry.url_path == "start-here")
+
+
+def sentences(texts: list[str]) -> set[str]:
+    """The sentences of four words or more in ``texts`` (markdown marks and escapes off)."""
+    found = set()
+    for text in texts:
+        for sentence in re.split(r"(?<=[.!?:;])\s+", text.replace("\\", "").replace("**", "")):
+            if len(re.findall(r"[A-Za-z]{2,}", sentence)) >= 4:
+                found.add(sentence.strip())
+    return found
+
+
+@pytest.mark.parametrize("code", [c for c in LANGUAGES if c != "en"])
+def test_no_english_sentence_remains_on_the_lesson_in_another_language(code):
+    english, other = open_in(LESSON.file, "en"), open_in(LESSON.file, code)
+    for at in (english, other):
+        at.button(key="ls_1_reveal").click().run()
+        at.button(key="ls_1_step").click().run()
+    words = po(code)
+    assert other.title[0].value == words["Start here"]
+    assert other.header[0].value == words["Chapter {number}: {title}"].format(number=1, title=words[
+        "One token, one guess"])
+    left = sentences(visible_texts(english) + chart_texts(english)) & sentences(visible_texts(other) +
+                                                                                 chart_texts(other))
+    assert not left, left
+
+
+def test_a_german_box_reads_a_decimal_comma_and_the_german_word_for_undefined():
+    at = open_in(LESSON.file, "de", params={"chapter": "3"})
+    at.text_input(key="ls_3_answer").input("0,5")  # r(A) = 1/2
+    at.button(key="ls_3_check").click().run()
+    assert at.success and at.success[0].value.replace("\\", "").startswith("Richtig: ")
+    at.text_input(key="ls_3_pred_0").input("0,375")  # Z = 3/8
+    at.button(key="ls_3_reveal").click().run()
+    table = next(m.value for m in at.markdown if "| Z |" in m.value).replace("\\", "")
+    assert "| Z | 0,375 | 3/8 | richtig |" in table
+    at = open_in(LESSON.file, "de", params={"chapter": "4"})
+    at.text_input(key="ls_4_answer").input("undefiniert")
+    at.button(key="ls_4_check").click().run()
+    assert at.success and "r = 0/0" in at.success[0].value.replace("\\", "")
+
+
+def test_a_right_answer_in_one_language_stays_right_when_the_lesson_is_read_back():
+    from lab.models.lesson import Lesson
+
+    saved = '{"v":1,"at":4,"ch":{"4":{"p":[],"rev":false,"ans":"indéfini","tries":1,"ok":true}}}'
+    assert Lesson.from_text(saved).of(4).correct
+    forged = '{"v":1,"at":4,"ch":{"4":{"p":[],"rev":false,"ans":"1/2","tries":1,"ok":true}}}'
+    assert not Lesson.from_text(forged).of(4).correct
+
+
+def test_numbers_on_the_lesson_are_written_the_language_s_way():
+    german = open_in(LESSON.file, "de", params={"chapter": "7"})
+    assert "α = 5/8 (0,625)" in "\n".join(m.value for m in german.markdown).replace("\\", "")
+    german = open_in(LESSON.file, "de", params={"chapter": "1"})
+    german.button(key="ls_1_reveal").click().run()
+    german.button(key="ls_1_step").click().run()
+    (line,) = [m.value for m in german.markdown if m.value.startswith("- ")]
+    assert re.search(r"Zahl 0,\d{4} ", line), line  # the uniform number with a decimal comma
+    spec = json.loads(german.get("plotly_chart")[0].proto.spec)
+    assert spec["layout"]["separators"] == ",."  # the chart's ticks and hover numbers: 0,5
+    english = open_in(LESSON.file, "en", params={"chapter": "1"})
+    assert "separators" not in json.loads(english.get("plotly_chart")[0].proto.spec)["layout"]
+    english = open_in(LESSON.file, "en", params={"chapter": "7"})
+    assert "α = 5/8 (0.625)" in "\n".join(m.value for m in english.markdown).replace("\\", "")

@@ -15,6 +15,7 @@ import plotly.graph_objects as go
 from lab.charts import base, palette
 from lab.charts.palette import COLORS, PATTERNS
 from lab.core.formatting import fraction_text, plotly_text, short_label
+from lab.i18n import N_
 from lab.teaching.numerics import FLOAT32_EPS, FLOAT64_EPS, TinyZCase
 
 HEIGHT = 400
@@ -51,7 +52,7 @@ def _layout(title: str, y_max: float, x_title: str = "") -> dict:
             # also in the table under the chart
             uniformtext={"minsize": MIN_LABEL_SIZE, "mode": "hide"},
         ),
-        **base.value_axes(x_title, "probability", max(y_max, 1e-9), category=True),
+        **base.value_axes(x_title, N_("probability"), max(y_max, 1e-9), category=True),
     }
     layout["xaxis"]["automargin"] = True
     return layout
@@ -169,7 +170,9 @@ def processed_bars(tokens: Sequence[str], p, q, q_raw) -> go.Figure:
     return base.figure(traces, _layout("The distributions actually used", top))
 
 
-def law_vs_target(tokens: Sequence[str], target, laws: dict[str, Sequence], title: str, target_name: str = "target p"):
+def law_vs_target(
+    tokens: Sequence[str], target, laws: dict[str, Sequence], title: str, target_name: str = N_("target p")
+):
     """A target beside one or more output laws (the first law in indigo, others in grey)."""
     tokens = [plotly_text(t) for t in tokens]  # outcome labels like "a <end>" show as typed
     traces = [_bar(target_name, tokens, target, COLORS["p"], PATTERNS["p"])]

@@ -14,6 +14,7 @@ import plotly.graph_objects as go
 from lab.charts import base
 from lab.charts.palette import AXIS, COLORS, PAPER, TEXT
 from lab.core.formatting import exact_text, plotly_text, short_label
+from lab.i18n import N_
 
 HEIGHT = 420
 
@@ -54,8 +55,8 @@ def pq_bars(tokens: Sequence[str], p: Sequence, q: Sequence, fit: bool = False, 
     CSS makes it shorter on a phone, so the bars to draw under it are on the same screen). ``upright``: the labels
     on end above their bars, at their full size (many tokens on a phone: side by side plotly would shrink them to a
     few pixels)."""
-    traces = [_bar("p", "target p", tokens, p), _bar("q", "draft q", tokens, q)]
-    layout = _layout("Target p and draft q", "token", "probability", _top(p, q))
+    traces = [_bar("p", N_("target p"), tokens, p), _bar("q", N_("draft q"), tokens, q)]
+    layout = _layout(N_("Target p and draft q"), N_("token"), N_("probability"), _top(p, q))
     if upright:
         for trace in traces:
             trace.update(textangle=-90, constraintext="none")
@@ -166,11 +167,12 @@ def _reconstruction(
     tokens: Sequence[str], accepted: Sequence, correction: Sequence, target: Sequence
 ) -> tuple[list[dict], dict]:
     traces = [
-        _bar("accepted", "accepted min(p, q)", tokens, accepted, inside=True),
-        _bar("correction", "correction Z·r", tokens, correction, inside=True),
+        _bar("accepted", N_("accepted min(p, q)"), tokens, accepted, inside=True),
+        _bar("correction", N_("correction Z·r"), tokens, correction, inside=True),
         target_marks(tokens, target),
     ]
-    return traces, _layout("min(p, q) + Z·r reaches p", "token", "unconditional probability", _top(target), "stack")
+    return traces, _layout(N_("min(p, q) + Z·r reaches p"), N_("token"), N_("unconditional probability"),
+                           _top(target), "stack")
 
 
 def reconstruction_bars(tokens: Sequence[str], accepted: Sequence, correction: Sequence, target: Sequence) -> go.Figure:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
+from lab.i18n import LANGUAGES, SOURCE
 from lab.models.stored import read_stored
 from lab.teaching.lesson import CHAPTER_COUNT, chapter
 
@@ -78,10 +79,11 @@ class Lesson:
         work.predictions = [str(p)[:MAX_TEXT] for p in predictions]
         work.revealed = True
 
-    def answer(self, number: int, text: str):
-        """Check ``text`` against the chapter's question; a counted try is recorded. Returns the Verdict."""
+    def answer(self, number: int, text: str, language: str = SOURCE):
+        """Check ``text`` against the chapter's question; a counted try is recorded. Returns the Verdict, in
+        ``language`` (lab.i18n)."""
         work = self.of(number)
-        verdict = chapter(number).question.check(text)
+        verdict = chapter(number, language).question.check(text)
         if work.correct or not verdict.counted:
             return verdict
         work.answer = " ".join(str(text).split())[:MAX_TEXT]
@@ -138,5 +140,8 @@ def _work(raw, number: int) -> ChapterWork:
         raise LessonInputError(f"the saved answer of chapter {number} is not a text")
     work = ChapterWork([p[:MAX_TEXT] for p in predictions], raw.get("rev") is True, answer[:MAX_TEXT], tries)
     # "right" is not taken on the browser's word: the saved answer is checked again
-    work.correct = raw.get("ok") is True and bool(answer) and chapter(number).question.check(answer).correct
+    # (in any language: "indefinido" answers chapter 4 in Spanish)
+    work.correct = raw.get("ok") is True and bool(answer) and any(
+        chapter(number, code).question.check(answer).correct for code in LANGUAGES
+    )
     return work

@@ -12,16 +12,21 @@ The running example is the scenario ``pet-words``: the next word after "My pet i
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from dataclasses import field as dataclass_field  # Question has a field named field
 from fractions import Fraction
 from functools import lru_cache
 
+from babel.numbers import format_decimal
+
 from lab.core.distributions import Distribution
-from lab.core.formatting import fraction_text, with_decimal
+from lab.core.formatting import fraction_text
+from lab.core.formatting import with_decimal as decimal_and_fraction
 from lab.core.residual import ResidualResult, residual_exact
 from lab.core.sampling import step_law
 from lab.core.scenarios import load_scenario
 from lab.core.speedup import expected_tokens
+from lab.i18n import SOURCE, Texts, texts
 from lab.teaching.exercises import UNDEFINED, UNDEFINED_WORDS, parse_answer
 from lab.teaching.mistakes import ALPHA, CORRECTION, NUMBER_WITHOUT_REJECTION, Field, R, diagnose, feedback
 
@@ -86,27 +91,35 @@ class Question:
     known: tuple[tuple[Fraction, str], ...] = ()
     pair: tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]] | None = None  # tokens, p, q
     field: Field | None = None
+    words: Texts | None = dataclass_field(default=None, compare=False)  # the language of the verdicts (None: English)
 
     def check(self, text: str) -> Verdict:
-        parsed = parse_answer(text)
+        _ = self.words or texts(SOURCE)
         shown = " ".join(str(text).split())[:40]
+        if self.answer == UNDEFINED and shown.lower().rstrip(".") == _("undefined").lower():
+            text = UNDEFINED  # the word in the page's language
+        parsed = parse_answer(text)
         if parsed.form == "invalid":
-            return Verdict(False, False, "Type a fraction like 3/4 or a decimal like 0.75"
-                           + (", or the word 'undefined'." if self.answer == UNDEFINED else "."))
+            return Verdict(False, False, _("Type a fraction like 3/4 or a decimal like 0.75, or the word "
+                                           "“undefined”.") if self.answer == UNDEFINED else
+                           _("Type a fraction like 3/4 or a decimal like 0.75."))
         if self.answer == UNDEFINED:
             if parsed.form == "word" and parsed.value in UNDEFINED_WORDS:
-                return Verdict(True, True, "Right: " + self.solution)
-            return Verdict(False, True, "Not yet. " + feedback(NUMBER_WITHOUT_REJECTION, self.field.token))
+                return Verdict(True, True, _("Right: {solution}", solution=self.solution))
+            return Verdict(False, True, _("Not yet. {hint}", hint=feedback(NUMBER_WITHOUT_REJECTION,
+                                                                            self.field.token, _)))
         if parsed.form == "word":
-            return Verdict(False, True, f"{shown} is a word: this quantity has a value here, a number.")
+            return Verdict(False, True, _("{answer} is a word: this quantity has a value here, a number.",
+                                          answer=shown))
         value = parsed.value
         if value == self.answer or (parsed.form == "decimal" and abs(value - self.answer) <= DECIMAL_TOLERANCE):
-            return Verdict(True, True, "Right: " + self.solution)
+            return Verdict(True, True, _("Right: {solution}", solution=self.solution))
         if parsed.form == "fraction" and abs(value - self.answer) <= DECIMAL_TOLERANCE:
-            return Verdict(False, True, f"Close, but {shown} is not exact: give the exact fraction (or a decimal).")
+            return Verdict(False, True, _("Close, but {answer} is not exact: give the exact fraction (or a "
+                                          "decimal).", answer=shown))
         tolerance = DECIMAL_TOLERANCE if parsed.form == "decimal" else Fraction(0)
-        return Verdict(False, True, "Not yet. " + (self.diagnosis(value, tolerance) or "Read the chapter's rule "
-                                                    "again, then try once more."))
+        hint = self.diagnosis(value, tolerance) or _("Read the chapter's rule again, then try once more.")
+        return Verdict(False, True, _("Not yet. {hint}", hint=hint))
 
     def diagnosis(self, value: Fraction, tolerance: Fraction) -> str | None:
         """The sentence of the known mistake ``value`` matches, or None."""
@@ -117,7 +130,7 @@ class Question:
             tokens, p, q = self.pair
             mistake = diagnose(residual_exact(_dist(tokens, p), _dist(tokens, q)), self.field, value, tolerance)
             if mistake is not None:
-                return feedback(mistake, self.field.token)
+                return feedback(mistake, self.field.token, self.words)
         return None
 
 
@@ -136,10 +149,7 @@ class Chapter:
     question: Question
     tool: tuple[str, str]  # (url path, what the student can do there)
     terms: tuple[str, ...] = field(default_factory=tuple)  # glossary words this chapter introduces
-
-    @property
-    def name(self) -> str:
-        return f"Chapter {self.number}: {self.title}"
+    name: str = ""  # "Chapter 3: The missing mass", in the chapter's language
 
 
 def _sup(n: int) -> str:
@@ -155,7 +165,14 @@ def kept_probabilities(result: ResidualResult) -> tuple[Fraction, ...]:
     return tuple(min(Fraction(1), a / b) if b else Fraction(1) for a, b in zip(result.p, result.q))
 
 
-def _chapters() -> tuple[Chapter, ...]:
+def _count(n: int, _: Texts) -> str:
+    """A whole number as the language groups its digits (1,000; 1.000; 1 000)."""
+    return format_decimal(n, locale=_.language.locale if _.language else "en")
+
+
+def _chapters(_: Texts) -> tuple[Chapter, ...]:
+    """The eight chapters in the language of ``_`` (lab.i18n): the maths, the numbers and the example's words
+    (“My pet is a”, cat, dog, fish: the model's own text) are the same in every language."""
     pet = example()
     t = pet.tokens
     worked = example(WORKED_EXAMPLE)
@@ -167,287 +184,304 @@ def _chapters() -> tuple[Chapter, ...]:
     per_block = expected_tokens(alpha, BLOCK_DRAFTS)
     fish = t.index("fish")
     cat = t.index("cat")
-    return (
+    steps = _count(RUN_STEPS, _)
+    comma = bool(_.language and _.language.decimal_comma)
+
+    def with_decimal(value) -> str:  # "5/8 (0.625)", with a decimal comma where the language writes one
+        text = decimal_and_fraction(value)
+        return text.replace(".", ",") if comma else text
+
+    case_names = (_("equal"), _("disjoint"), _("draft misses"))
+    chapters = (
         Chapter(
             1,
-            "One token, one guess",
+            _("One token, one guess"),
             (
-                "A language model writes text one [token](glossary#token) (a word or a piece of a word) at a time: "
-                "for the next token it gives a probability to every token of its vocabulary, and one is drawn. The "
-                "large [target](glossary#target) model's probabilities are called p, the small "
-                "[draft](glossary#draft) model's q.",
-                "Here the text so far is “My pet is a”. The target says p = (" + _pairs(t, pet.p) + "); the draft "
-                "says q = (" + _pairs(t, pet.q) + ").",
-                "The rule for one token: the draft [proposes](glossary#proposal) a token x, drawn from q. A fresh "
-                "uniform number u between 0 and 1 is drawn, and the guess is [kept](glossary#kept) if "
-                "u < p(x)/q(x). Otherwise it is [rejected](glossary#rejected), and a fresh draw from the "
-                "[residual](glossary#residual) r replaces it (chapter 3 says what r is).",
+                _("A language model writes text one [token](glossary#token) (a word or a piece of a word) at a "
+                  "time: for the next token it gives a probability to every token of its vocabulary, and one is "
+                  "drawn. The large [target](glossary#target) model's probabilities are called p, the small "
+                  "[draft](glossary#draft) model's q."),
+                _("Here the text so far is “My pet is a”. The target says p = ({p}); the draft says q = ({q}).",
+                  p=_pairs(t, pet.p), q=_pairs(t, pet.q)),
+                _("The rule for one token: the draft [proposes](glossary#proposal) a token x, drawn from q. A fresh "
+                  "uniform number u between 0 and 1 is drawn, and the guess is [kept](glossary#kept) if "
+                  "u < p(x)/q(x). Otherwise it is [rejected](glossary#rejected), and a fresh draw from the "
+                  "[residual](glossary#residual) r replaces it (chapter 3 says what r is)."),
             ),
-            "For each word: if the draft proposes it, with what probability is it kept? (When p(x)/q(x) is above 1, "
-            "the guess is always kept: write 1.)",
-            tuple(Ask(f"{w} kept", k) for w, k in zip(t, keep)),
+            _("For each word: if the draft proposes it, with what probability is it kept? (When p(x)/q(x) is above "
+              "1, the guess is always kept: write 1.)"),
+            tuple(Ask(_("{word} kept", word=w), k) for w, k in zip(t, keep)),
             (
-                "A proposal is kept with probability **min(1, p(x)/q(x))**: "
-                + ", ".join(f"{w}: {fraction_text(k)}" for w, k in zip(t, keep)) + ". Where the draft is too "
-                "shy (q(x) ≤ p(x)) its guess is always kept; where it is too eager (q(x) > p(x)) only the share "
-                "p(x)/q(x) of its guesses survives.",
-                "Now watch single steps: **Step** draws each number in turn.",
+                _("A proposal is kept with probability **min(1, p(x)/q(x))**: {values}. Where the draft is too shy "
+                  "(q(x) ≤ p(x)) its guess is always kept; where it is too eager (q(x) > p(x)) only the share "
+                  "p(x)/q(x) of its guesses survives.",
+                  values=", ".join(f"{w}: {fraction_text(k)}" for w, k in zip(t, keep))),
+                _("Now watch single steps: **Step** draws each number in turn."),
             ),
             "step",
             Question(
-                "A draft proposes a token x with q(x) = 1/2, and the target gives it p(x) = 1/5. With what "
-                "probability is the guess kept?",
+                _("A draft proposes a token x with q(x) = 1/2, and the target gives it p(x) = 1/5. With what "
+                  "probability is the guess kept?"),
                 Fraction(2, 5),
-                "min(1, p(x)/q(x)) = min(1, (1/5)/(1/2)) = 2/5.",
+                _("min(1, p(x)/q(x)) = min(1, (1/5)/(1/2)) = 2/5."),
                 (
-                    (Fraction(5, 2), "That is q(x)/p(x), upside down: the target's probability goes on top, "
-                     "p(x)/q(x), and the result is capped at 1."),
-                    (Fraction(1, 5), "That is p(x) alone: the test divides it by the draft's q(x)."),
-                    (Fraction(1, 2), "That is the draft's q(x): the test compares the target's p(x) with it."),
-                    (Fraction(3, 10), "That is q(x) − p(x): the test is a ratio, p(x)/q(x), not a difference."),
+                    (Fraction(5, 2), _("That is q(x)/p(x), upside down: the target's probability goes on top, "
+                                       "p(x)/q(x), and the result is capped at 1.")),
+                    (Fraction(1, 5), _("That is p(x) alone: the test divides it by the draft's q(x).")),
+                    (Fraction(1, 2), _("That is the draft's q(x): the test compares the target's p(x) with it.")),
+                    (Fraction(3, 10), _("That is q(x) − p(x): the test is a ratio, p(x)/q(x), not a difference.")),
                 ),
+                words=_,
             ),
-            ("blocks", "the Blocks page steps through whole blocks of guesses"),
+            ("blocks", _("the Blocks page steps through whole blocks of guesses")),
             ("token", "target", "draft", "proposal", "kept", "rejected"),
         ),
         Chapter(
             2,
-            "Why kept proposals give min(p, q)",
+            _("Why kept proposals give min(p, q)"),
             (
-                "A step outputs x by keeping a proposal of x with probability q(x) · min(1, p(x)/q(x)): the draft "
-                "must propose x, and then the target must keep it. Work out that product for each word.",
-                "Summed over the words, the kept probabilities give **α** (alpha), the "
-                "[acceptance probability](glossary#alpha): how often a step keeps its guess.",
+                _("A step outputs x by keeping a proposal of x with probability q(x) · min(1, p(x)/q(x)): the draft "
+                  "must propose x, and then the target must keep it. Work out that product for each word."),
+                _("Summed over the words, the kept probabilities give **α** (alpha), the "
+                  "[acceptance probability](glossary#alpha): how often a step keeps its guess."),
             ),
-            "Predict the probability that a step proposes and keeps each word, and α.",
-            (*(Ask(f"kept {w}", m) for w, m in zip(t, pet.accepted)), Ask("α", alpha)),
+            _("Predict the probability that a step proposes and keeps each word, and α."),
+            (*(Ask(_("kept {word}", word=w), m) for w, m in zip(t, pet.accepted)), Ask("α", alpha)),
             (
-                "q(x) · min(1, p(x)/q(x)) = min(q(x), p(x)): **kept proposals give min(p, q)**, token by token: "
-                + _pairs(t, pet.accepted) + ". So α = Σ min(p, q) = " + with_decimal(alpha) + ".",
-                "Where the draft is too shy, the kept part min(p, q) = q falls short of p: that gap is what the "
-                "next chapter fills.",
+                _("q(x) · min(1, p(x)/q(x)) = min(q(x), p(x)): **kept proposals give min(p, q)**, token by token: "
+                  "{values}. So α = Σ min(p, q) = {alpha}.", values=_pairs(t, pet.accepted),
+                  alpha=with_decimal(alpha)),
+                _("Where the draft is too shy, the kept part min(p, q) = q falls short of p: that gap is what the "
+                  "next chapter fills."),
             ),
             "kept",
             Question(
-                "Two tokens A and B: the target is p = (3/4, 1/4), the draft q = (1/2, 1/2). What is α?",
+                _("Two tokens A and B: the target is p = (3/4, 1/4), the draft q = (1/2, 1/2). What is α?"),
                 Fraction(3, 4),
-                "α = min(3/4, 1/2) + min(1/4, 1/2) = 1/2 + 1/4 = 3/4.",
-                ((Fraction(5, 4), "That adds the larger of p and q on each token: a kept proposal gives the "
-                  "smaller, min(p, q)."),),
+                _("α = min(3/4, 1/2) + min(1/4, 1/2) = 1/2 + 1/4 = 3/4."),
+                ((Fraction(5, 4), _("That adds the larger of p and q on each token: a kept proposal gives the "
+                                    "smaller, min(p, q).")),),
                 (("A", "B"), ("3/4", "1/4"), ("1/2", "1/2")),
                 Field(ALPHA),
+                words=_,
             ),
-            ("explorer", "the Residual explorer shows min(p, q) for any p and q you type"),
+            ("explorer", _("the Residual explorer shows min(p, q) for any p and q you type")),
             ("alpha",),
         ),
         Chapter(
             3,
-            "The missing mass",
+            _("The missing mass"),
             (
-                "Kept proposals give min(p, q); the target wants p. What is missing on each token is "
-                "p − min(p, q) = **max(0, p − q)**: nothing where the draft is too eager, the gap where it is too "
-                "shy.",
-                "A step rejects its guess with probability **Z** = Σ max(0, p − q) = 1 − α "
-                "([Z](glossary#z)). On a rejection a fresh draw from the **residual** "
-                "r = max(0, p − q) / Z replaces the guess, so the rejections add Z · r = max(0, p − q): exactly "
-                "the missing mass.",
+                _("Kept proposals give min(p, q); the target wants p. What is missing on each token is "
+                  "p − min(p, q) = **max(0, p − q)**: nothing where the draft is too eager, the gap where it is too "
+                  "shy."),
+                _("A step rejects its guess with probability **Z** = Σ max(0, p − q) = 1 − α ([Z](glossary#z)). On "
+                  "a rejection a fresh draw from the **residual** r = max(0, p − q) / Z replaces the guess, so the "
+                  "rejections add Z · r = max(0, p − q): exactly the missing mass."),
             ),
-            "Predict Z for “My pet is a”, and the residual r of each word.",
+            _("Predict Z for “My pet is a”, and the residual r of each word."),
             (Ask("Z", pet.z), *(Ask(f"r({w})", v) for w, v in zip(t, pet.residual))),
             (
-                "The missing mass is max(0, p − q) = (" + _pairs(t, pet.correction) + "), so Z = "
-                + with_decimal(pet.z) + " and r = (" + _pairs(t, pet.residual) + ").",
-                "Stack the two parts: kept min(p, q) + rejected Z · r gives p on every word (the chart). The "
-                "output follows the target **exactly**.",
+                _("The missing mass is max(0, p − q) = ({missing}), so Z = {z} and r = ({r}).",
+                  missing=_pairs(t, pet.correction), z=with_decimal(pet.z), r=_pairs(t, pet.residual)),
+                _("Stack the two parts: kept min(p, q) + rejected Z · r gives p on every word (the chart). The "
+                  "output follows the target **exactly**."),
             ),
             "residual",
             Question(
-                "Three tokens A, B, C: the target is p = (2/5, 2/5, 1/5), the draft q = (1/5, 1/5, 3/5). What is "
-                "r(A)?",
+                _("Three tokens A, B, C: the target is p = (2/5, 2/5, 1/5), the draft q = (1/5, 1/5, 3/5). What is "
+                  "r(A)?"),
                 Fraction(1, 2),
-                "max(0, p − q) = (1/5, 1/5, 0), Z = 2/5, so r(A) = (1/5)/(2/5) = 1/2.",
+                _("max(0, p − q) = (1/5, 1/5, 0), Z = 2/5, so r(A) = (1/5)/(2/5) = 1/2."),
                 (),
                 (("A", "B", "C"), ("2/5", "2/5", "1/5"), ("1/5", "1/5", "3/5")),
                 Field(R, "A"),
+                words=_,
             ),
-            ("explorer", "the Residual explorer asks the same for any p and q, and shipped scenarios"),
+            ("explorer", _("the Residual explorer asks the same for any p and q, and shipped scenarios")),
             ("residual", "z", "reconstruction"),
         ),
         Chapter(
             4,
-            "The edge cases",
+            _("The edge cases"),
             (
-                "Three cases test the rule. **Equal**: the draft is the target. **Disjoint**: the draft only "
-                "proposes tokens the target never writes. **Draft misses**: the draft never proposes two tokens the "
-                "target needs. Choose a case to see its p and q.",
+                _("Three cases test the rule. **Equal**: the draft is the target. **Disjoint**: the draft only "
+                  "proposes tokens the target never writes. **Draft misses**: the draft never proposes two tokens "
+                  "the target needs. Choose a case to see its p and q."),
             ),
-            "Predict the rejection probability Z of each case.",
-            tuple(Ask(f"Z: {label}", r.z) for label, r in zip(("equal", "disjoint", "draft misses"), edges)),
+            _("Predict the rejection probability Z of each case."),
+            tuple(Ask(_("Z: {case}", case=label), r.z) for label, r in zip(case_names, edges)),
             (
-                "**Equal**: Z = 0. No guess is ever rejected, so r = max(0, p − q)/Z would be 0/0: it is never "
-                "computed, and no tiny number (an “epsilon”) is added to make the division work. There is simply "
-                "no correction.",
-                "**Disjoint**: α = 0 and Z = 1: every guess is rejected and r = p. Still exact; the draft just "
-                "saves no time.",
-                "**Draft misses**: Z = " + with_decimal(edges[2].z) + ". Only the correction can write C and D, "
-                "and it writes them exactly as often as the target does.",
+                _("**Equal**: Z = 0. No guess is ever rejected, so r = max(0, p − q)/Z would be 0/0: it is never "
+                  "computed, and no tiny number (an “epsilon”) is added to make the division work. There is simply "
+                  "no correction."),
+                _("**Disjoint**: α = 0 and Z = 1: every guess is rejected and r = p. Still exact; the draft just "
+                  "saves no time."),
+                _("**Draft misses**: Z = {z}. Only the correction can write C and D, and it writes them exactly as "
+                  "often as the target does.", z=with_decimal(edges[2].z)),
             ),
             "edges",
             Question(
-                "The target and the draft are the same, p = q = (1/2, 1/2) over A and B. What is r(A)? (Type a "
-                "number, or “undefined” if it has none.)",
+                _("The target and the draft are the same, p = q = (1/2, 1/2) over A and B. What is r(A)? (Type a "
+                  "number, or “undefined” if it has none.)"),
                 UNDEFINED,
-                "Z = 0, so no rejection happens and r = 0/0 is never evaluated: r is undefined.",
+                _("Z = 0, so no rejection happens and r = 0/0 is never evaluated: r is undefined."),
                 (),
                 (("A", "B"), ("1/2", "1/2"), ("1/2", "1/2")),
                 Field(R, "A"),
+                words=_,
             ),
-            ("explorer", "the Residual explorer has these three as scenarios"),
+            ("explorer", _("the Residual explorer has these three as scenarios")),
             ("epsilon",),
         ),
         Chapter(
             5,
-            "The worked example",
+            _("The worked example"),
             (
-                "Three tokens A, B, C: the target is p = (" + _pairs(worked.tokens, worked.p) + "), the draft "
-                "q = (" + _pairs(worked.tokens, worked.q) + "). A gets nothing from the correction, because the "
-                "draft proposes A more than the target wants it.",
-                "So r lives on B and C alone: it is a coin with two sides, B (“success”) and C (“failure”).",
+                _("Three tokens A, B, C: the target is p = ({p}), the draft q = ({q}). A gets nothing from the "
+                  "correction, because the draft proposes A more than the target wants it.",
+                  p=_pairs(worked.tokens, worked.p), q=_pairs(worked.tokens, worked.q)),
+                _("So r lives on B and C alone: it is a coin with two sides, B (“success”) and C (“failure”)."),
             ),
-            "Draw the bars of r(B) and r(C) (drag a bar, or use the sliders under them).",
+            _("Draw the bars of r(B) and r(C) (drag a bar, or use the sliders under them)."),
             tuple(Ask(f"r({w})", worked.residual[i]) for i, w in enumerate(worked.tokens) if w != "A"),
             (
-                "r(B) = " + fraction_text(worked.residual[1]) + " and r(C) = " + fraction_text(worked.residual[2])
-                + ": the [Binomial lab](binomial-lab?lab_p=0.75&n=1) with success probability 0.75 and one trial "
-                "draws the same bars.",
-                "Now multiply by Z = " + with_decimal(worked.z) + " to get each correction Z · r (the question "
-                "below), add the kept min(p, q) = (" + _pairs(worked.tokens, worked.accepted) + "), and p comes "
-                "back. The chart of the whole sum opens once you have answered.",
+                _("r(B) = {rb} and r(C) = {rc}: the [Binomial lab](binomial-lab?lab_p=0.75&n=1) with success "
+                  "probability 0.75 and one trial draws the same bars.",
+                  rb=fraction_text(worked.residual[1]), rc=fraction_text(worked.residual[2])),
+                _("Now multiply by Z = {z} to get each correction Z · r (the question below), add the kept "
+                  "min(p, q) = ({kept}), and p comes back. The chart of the whole sum opens once you have answered.",
+                  z=with_decimal(worked.z), kept=_pairs(worked.tokens, worked.accepted)),
             ),
             "worked",
             Question(
-                "In this example, what is the correction term Z · r(B)?",
+                _("In this example, what is the correction term Z · r(B)?"),
                 worked.correction[1],
-                "Z · r(B) = 2/5 · 3/4 = 3/10 (and min(p(B), q(B)) + 3/10 = 3/10 + 3/10 = 3/5 = p(B)).",
+                _("Z · r(B) = 2/5 · 3/4 = 3/10 (and min(p(B), q(B)) + 3/10 = 3/10 + 3/10 = 3/5 = p(B))."),
                 (),
                 (worked.tokens, tuple(map(str, worked.p)), tuple(map(str, worked.q))),
                 Field(CORRECTION, "B"),
+                words=_,
             ),
-            ("binomial-lab", "the Binomial lab reproduces the B/C bars step by step"),
+            ("binomial-lab", _("the Binomial lab reproduces the B/C bars step by step")),
         ),
         Chapter(
             6,
-            "Many steps",
+            _("Many steps"),
             (
-                "One step is random; many steps show the law. The **law** of a sampler is the probability of each "
-                "output, its [distribution](glossary#law).",
-                f"Once you have predicted, {RUN_STEPS:,} speculative steps run for “My pet is a”, and beside them "
-                f"{RUN_STEPS:,} draws straight from the target; **Run again** draws new random numbers.",
+                _("One step is random; many steps show the law. The **law** of a sampler is the probability of "
+                  "each output, its [distribution](glossary#law)."),
+                _("Once you have predicted, {steps} speculative steps run for “My pet is a”, and beside them "
+                  "{steps} draws straight from the target; **Run again** draws new random numbers.", steps=steps),
             ),
-            f"Of {RUN_STEPS:,} speculative steps, how many do you expect to output fish?",
-            (Ask("expected fish", RUN_STEPS * pet.p[fish], Fraction(5)),),
+            _("Of {steps} speculative steps, how many do you expect to output fish?", steps=steps),
+            (Ask(_("expected fish"), RUN_STEPS * pet.p[fish], Fraction(5)),),
             (
-                f"Expected: {RUN_STEPS:,} × p(fish) = {fraction_text(RUN_STEPS * pet.p[fish])}: the speculative "
-                "steps follow the target's law, however often the draft proposes fish.",
-                "**Different text, same law**: the two runs write different words one by one (they use different "
-                "random numbers), but their counts approach p alike. Compare the two rows of counts below; the "
-                "[total variation distance](glossary#tv) measures how far counts are from p.",
+                _("Expected: {steps} × p(fish) = {expected}: the speculative steps follow the target's law, however "
+                  "often the draft proposes fish.", steps=steps, expected=fraction_text(RUN_STEPS * pet.p[fish])),
+                _("**Different text, same law**: the two runs write different words one by one (they use different "
+                  "random numbers), but their counts approach p alike. Compare the two rows of counts below; the "
+                  "[total variation distance](glossary#tv) measures how far counts are from p."),
             ),
             "run",
             Question(
-                "In one speculative step for “My pet is a”, what is the probability that the output is cat?",
+                _("In one speculative step for “My pet is a”, what is the probability that the output is cat?"),
                 pet.p[cat],
-                "The output follows the target: p(cat) = 1/2 (kept 1/4 + Z · r(cat) = 3/8 · 2/3 = 1/4).",
+                _("The output follows the target: p(cat) = 1/2 (kept 1/4 + Z · r(cat) = 3/8 · 2/3 = 1/4)."),
                 (
-                    (pet.accepted[cat], "That is only what kept proposals give cat, min(p(cat), q(cat)) (also the "
-                     "draft's q(cat)): rejections add Z · r(cat)."),
-                    (alpha, "That is α, how often a guess is kept, for every word together."),
+                    (pet.accepted[cat], _("That is only what kept proposals give cat, min(p(cat), q(cat)) (also the "
+                                          "draft's q(cat)): rejections add Z · r(cat).")),
+                    (alpha, _("That is α, how often a guess is kept, for every word together.")),
                 ),
+                words=_,
             ),
-            ("sampling", "the Sampling lab runs up to a million steps and tests the counts"),
+            ("sampling", _("the Sampling lab runs up to a million steps and tests the counts")),
             ("law", "tv"),
         ),
         Chapter(
             7,
-            "Blocks of drafts",
+            _("Blocks of drafts"),
             (
-                f"In practice the draft guesses K tokens in a row (a [block](glossary#block), here "
-                f"K = {BLOCK_DRAFTS}), and the "
-                "target checks all of them at once, in order. The first rejection ends the block: that guess is "
-                "replaced by a draw from the residual, and the later guesses are thrown away (they were written "
-                "after a token that is no longer there). If every guess is kept, the target adds one token of its "
-                "own, a bonus.",
-                f"To keep the numbers small, both models give the same p and q as before at every position, so "
-                f"each guess is kept with probability α = {with_decimal(alpha)}.",
+                _("In practice the draft guesses K tokens in a row (a [block](glossary#block), here K = {k}), and "
+                  "the target checks all of them at once, in order. The first rejection ends the block: that guess "
+                  "is replaced by a draw from the residual, and the later guesses are thrown away (they were "
+                  "written after a token that is no longer there). If every guess is kept, the target adds one "
+                  "token of its own, a bonus.", k=BLOCK_DRAFTS),
+                _("To keep the numbers small, both models give the same p and q as before at every position, so "
+                  "each guess is kept with probability α = {alpha}.", alpha=with_decimal(alpha)),
             ),
-            f"Predict the probability that all {BLOCK_DRAFTS} guesses of a block are kept.",
-            (Ask("all kept", all_kept),),
+            _("Predict the probability that all {k} guesses of a block are kept.", k=BLOCK_DRAFTS),
+            (Ask(_("all kept"), all_kept),),
             (
-                f"α{_sup(BLOCK_DRAFTS)} = {with_decimal(all_kept)}. A block adds on average "
-                f"(1 − α{_sup(BLOCK_DRAFTS + 1)}) / (1 − α) = {with_decimal(per_block)} tokens for one check by the "
-                "target, where sampling from the target alone adds one: that is what speculation buys, when the "
-                "draft is cheap.",
+                _("α{k} = {all_kept}. A block adds on average (1 − α{k_plus_one}) / (1 − α) = {per_block} tokens for "
+                  "one check by the target, where sampling from the target alone adds one: that is what "
+                  "speculation buys, when the draft is cheap.", k=_sup(BLOCK_DRAFTS),
+                  all_kept=with_decimal(all_kept), k_plus_one=_sup(BLOCK_DRAFTS + 1),
+                  per_block=with_decimal(per_block)),
             ),
             "block",
             Question(
-                f"A block of K = {BLOCK_DRAFTS} guesses: the target keeps the first and rejects the second. How "
-                "many tokens does the block add?",
+                _("A block of K = {k} guesses: the target keeps the first and rejects the second. How many tokens "
+                  "does the block add?", k=BLOCK_DRAFTS),
                 Fraction(2),
-                "2: the kept first guess, then the correction drawn in place of the second; the third is thrown "
-                "away.",
+                _("2: the kept first guess, then the correction drawn in place of the second; the third is thrown "
+                  "away."),
                 (
-                    (Fraction(1), "The first guess was kept before the rejection, and it stays."),
-                    (Fraction(3), "The first rejection ends the block: the third guess is never tested, and the "
-                     "rejected one is replaced, not added."),
-                    (Fraction(4), "The bonus token comes only when every guess was kept."),
+                    (Fraction(1), _("The first guess was kept before the rejection, and it stays.")),
+                    (Fraction(3), _("The first rejection ends the block: the third guess is never tested, and the "
+                                    "rejected one is replaced, not added.")),
+                    (Fraction(4), _("The bonus token comes only when every guess was kept.")),
                 ),
+                words=_,
             ),
-            ("blocks", "the Blocks page steps through blocks of a small language model"),
+            ("blocks", _("the Blocks page steps through blocks of a small language model")),
             ("block",),
         ),
         Chapter(
             8,
-            "Mistakes real code made",
+            _("Mistakes real code made"),
             (
-                "Two changes that look harmless. **Greedy draft**: the draft always proposes its most likely word "
-                "(fish), but the test still uses q(fish) as if the draft had drawn it at random; this shipped in "
-                "the transformers library (its issue #32867). **Resample from p**: on a rejection, draw the "
-                "replacement from the target p instead of the residual, the slip most often made when the rule is "
-                "written from memory.",
+                _("Two changes that look harmless. **Greedy draft**: the draft always proposes its most likely word "
+                  "(fish), but the test still uses q(fish) as if the draft had drawn it at random; this shipped in "
+                  "the transformers library (its issue #32867). **Resample from p**: on a rejection, draw the "
+                  "replacement from the target p instead of the residual, the slip most often made when the rule "
+                  "is written from memory."),
             ),
-            "With each mistake, predict the probability that the output is fish (the target wants 1/4).",
+            _("With each mistake, predict the probability that the output is fish (the target wants 1/4)."),
             (
-                Ask("P(fish), greedy draft", mistaken["greedy-draft"][fish]),
-                Ask("P(fish), resample from p", mistaken["resample-from-p"][fish]),
+                Ask(_("P(fish), greedy draft"), mistaken["greedy-draft"][fish]),
+                Ask(_("P(fish), resample from p"), mistaken["resample-from-p"][fish]),
             ),
             (
-                "**Greedy draft** writes fish with probability " + fraction_text(mistaken["greedy-draft"][fish])
-                + ": every step proposes fish and keeps it with probability p(fish)/q(fish) = 2/5. The test is "
-                "exact only for a draft that proposes x with probability q(x), so the q a test uses must be the "
-                "one that drew the guess.",
-                "**Resample from p** writes fish with probability " + fraction_text(mistaken["resample-from-p"][fish])
-                + ": kept proposals already gave fish its share min(p, q), and drawing from p adds fish again. "
-                "Only the residual adds exactly what is missing.",
-                "Both are harmless only in special cases: a greedy draft when q is already one-hot; resampling "
-                "from p when every guess is rejected (r = p) or none is.",
+                _("**Greedy draft** writes fish with probability {value}: every step proposes fish and keeps it with "
+                  "probability p(fish)/q(fish) = 2/5. The test is exact only for a draft that proposes x with "
+                  "probability q(x), so the q a test uses must be the one that drew the guess.",
+                  value=fraction_text(mistaken["greedy-draft"][fish])),
+                _("**Resample from p** writes fish with probability {value}: kept proposals already gave fish its "
+                  "share min(p, q), and drawing from p adds fish again. Only the residual adds exactly what is "
+                  "missing.", value=fraction_text(mistaken["resample-from-p"][fish])),
+                _("Both are harmless only in special cases: a greedy draft when q is already one-hot; resampling "
+                  "from p when every guess is rejected (r = p) or none is."),
             ),
             "mistakes",
             Question(
-                "Another pair: p = (1/2, 1/2) over A and B, and a draft that always proposes A, q = (1, 0). With "
-                "“resample from p”, what is the probability that the output is B?",
+                _("Another pair: p = (1/2, 1/2) over A and B, and a draft that always proposes A, q = (1, 0). With "
+                  "“resample from p”, what is the probability that the output is B?"),
                 Fraction(1, 4),
-                "A is kept with probability min(1, (1/2)/1) = 1/2; the other half of the steps draw from p, B with "
-                "probability 1/2: 1/2 · 1/2 = 1/4, where the target wants 1/2.",
+                _("A is kept with probability min(1, (1/2)/1) = 1/2; the other half of the steps draw from p, B "
+                  "with probability 1/2: 1/2 · 1/2 = 1/4, where the target wants 1/2."),
                 (
-                    (Fraction(1, 2), "That is p(B), what the correct rule gives: this rule's corrections draw from "
-                     "p, which gives B only half of the rejections."),
-                    (Fraction(3, 4), "That is the probability of A: the question asks for B."),
-                    (Fraction(0), "The draft never proposes B, but a correction can still draw it."),
+                    (Fraction(1, 2), _("That is p(B), what the correct rule gives: this rule's corrections draw "
+                                       "from p, which gives B only half of the rejections.")),
+                    (Fraction(3, 4), _("That is the probability of A: the question asks for B.")),
+                    (Fraction(0), _("The draft never proposes B, but a correction can still draw it.")),
                 ),
+                words=_,
             ),
-            ("pitfalls", "the Pitfalls page has every mistake, each with the code that shipped it"),
+            ("pitfalls", _("the Pitfalls page has every mistake, each with the code that shipped it")),
         ),
     )
+    return tuple(replace(c, name=_("Chapter {number}: {title}", number=c.number, title=c.title)) for c in chapters)
 
 
 @lru_cache(maxsize=1)
@@ -457,16 +491,17 @@ def mistake_laws() -> dict[str, tuple[Fraction, ...]]:
     return {name: step_law(scenario.p, scenario.q, name).total for name in MISTAKE_RULES}
 
 
-@lru_cache(maxsize=1)
-def chapters() -> tuple[Chapter, ...]:
-    return _chapters()
+@lru_cache(maxsize=16)
+def chapters(language: str = SOURCE) -> tuple[Chapter, ...]:
+    """The chapters in ``language`` (a code of lab.i18n), made once per language."""
+    return _chapters(texts(language))
 
 
 CHAPTER_COUNT = 8
 
 
-def chapter(number: int) -> Chapter:
-    return chapters()[number - 1]
+def chapter(number: int, language: str = SOURCE) -> Chapter:
+    return chapters(language)[number - 1]
 
 
 # --- the interactives' stories: seeded draws narrated with their exact numbers -----------------------------
@@ -487,8 +522,10 @@ def _inverse_cdf(tokens, weights, u: Fraction) -> str:
     return next(tk for tk, w in zip(reversed(tokens), reversed(weights)) if w)
 
 
-def _u(value: Fraction) -> str:
-    return f"{float(value):.4f}"
+def _u(value: Fraction, _: Texts | None = None) -> str:
+    """A uniform number with four decimals (a decimal comma where the language of ``_`` writes one)."""
+    text = f"{float(value):.4f}"
+    return text.replace(".", ",") if _ is not None and _.language and _.language.decimal_comma else text
 
 
 @dataclass(frozen=True)
@@ -520,26 +557,26 @@ def one_step(result: ResidualResult, rng: random.Random) -> Step:
     return Step(x, u1, u2, keep, _inverse_cdf(tokens, result.residual, u3), u3)
 
 
-def step_story(seed: int) -> tuple[str, ...]:
-    """Chapter 1's narration of one step of the example, one line per Step press."""
+def step_story(seed: int, words: Texts | None = None) -> tuple[str, ...]:
+    """Chapter 1's narration of one step of the example, one line per Step press (``words``: its language's)."""
+    _ = words or texts(SOURCE)
     pet = example()
     s = one_step(pet, random.Random(seed))
     i = pet.tokens.index(s.proposal)
+    x = s.proposal
+    numbers = {"x": x, "u": _u(s.u_test, _), "keep": _u(s.keep, _)}
     lines = [
-        f"The draft proposes **{s.proposal}**: a uniform number {_u(s.u_proposal)} falls in {s.proposal}'s share "
-        f"of q (q({s.proposal}) = {fraction_text(pet.q[i])}).",
-        f"The target checks it: p({s.proposal})/q({s.proposal}) = {fraction_text(pet.p[i])} ÷ "
-        f"{fraction_text(pet.q[i])}, so it is kept with probability {fraction_text(s.keep)}. "
-        f"u = {_u(s.u_test)} " + ("<" if s.kept else "≥") + f" {float(s.keep):.4f}: "
-        + ("**kept**." if s.kept else "**rejected**."),
+        _("The draft proposes **{x}**: a uniform number {u} falls in {x}'s share of q (q({x}) = {q}).",
+          x=x, u=_u(s.u_proposal, _), q=fraction_text(pet.q[i])),
+        _("The target checks it: p({x})/q({x}) = {p} ÷ {q}, so it is kept with probability {chance}.",
+          x=x, p=fraction_text(pet.p[i]), q=fraction_text(pet.q[i]), chance=fraction_text(s.keep)) + " "
+        + (_("u = {u} < {keep}: **kept**.", **numbers) if s.kept else _("u = {u} ≥ {keep}: **rejected**.", **numbers)),
     ]
     if s.kept:
-        lines.append(f"The output is **{s.output}**, the draft's guess.")
+        lines.append(_("The output is **{x}**, the draft's guess.", x=s.output))
     else:
-        lines.append(
-            f"A fresh uniform number {_u(s.u_correction)} draws from the residual r = ("
-            f"{_pairs(pet.tokens, pet.residual)}): the output is **{s.output}**."
-        )
+        lines.append(_("A fresh uniform number {u} draws from the residual r = ({r}): the output is **{x}**.",
+                       u=_u(s.u_correction, _), r=_pairs(pet.tokens, pet.residual), x=s.output))
     return tuple(lines)
 
 
@@ -562,12 +599,16 @@ def run(seed: int, steps: int = RUN_STEPS) -> Run:
     return Run(speculative, direct)
 
 
-def block_story(seed: int, drafts: int = BLOCK_DRAFTS) -> tuple[str, ...]:
-    """Chapter 7's narration of one block of the example (the same p and q at every position)."""
+def block_story(seed: int, drafts: int = BLOCK_DRAFTS, words: Texts | None = None) -> tuple[str, ...]:
+    """Chapter 7's narration of one block of the example (the same p and q at every position; ``words``: its
+    language's)."""
+    _ = words or texts(SOURCE)
     pet = example()
     rng = random.Random(f"{seed}:block")
     guesses = [_inverse_cdf(pet.tokens, pet.q, _uniform(rng)) for _ in range(drafts)]
-    lines = [f"The draft guesses {drafts} words in a row: " + ", ".join(f"**{g}**" for g in guesses) + "."]
+    lines = [_.ngettext("The draft guesses {count} word in a row: {words}.",
+                        "The draft guesses {count} words in a row: {words}.", drafts,
+                        count=drafts, words=", ".join(f"**{g}**" for g in guesses))]
     added: list[str] = []
     for n, x in enumerate(guesses, start=1):
         i = pet.tokens.index(x)
@@ -575,20 +616,24 @@ def block_story(seed: int, drafts: int = BLOCK_DRAFTS) -> tuple[str, ...]:
         u = _uniform(rng)
         if u < keep:
             added.append(x)
-            lines.append(f"Guess {n}, {x}: kept with probability {fraction_text(keep)}; u = {_u(u)}: **kept**.")
+            lines.append(_("Guess {n}, {x}: kept with probability {chance}; u = {u}: **kept**.",
+                           n=n, x=x, chance=fraction_text(keep), u=_u(u, _)))
             continue
         y = _inverse_cdf(pet.tokens, pet.residual, _uniform(rng))
         added.append(y)
         thrown = drafts - n
-        lines.append(
-            f"Guess {n}, {x}: kept with probability {fraction_text(keep)}; u = {_u(u)}: **rejected**. The residual "
-            f"draws **{y}** in its place"
-            + (f", and the {thrown} later guess{'es are' if thrown > 1 else ' is'} thrown away." if thrown else ".")
-        )
+        rejected = _("Guess {n}, {x}: kept with probability {chance}; u = {u}: **rejected**.",
+                     n=n, x=x, chance=fraction_text(keep), u=_u(u, _))
+        replaced = (_.ngettext("The residual draws **{y}** in its place, and the {count} later guess is thrown away.",
+                               "The residual draws **{y}** in its place, and the {count} later guesses are thrown "
+                               "away.", thrown, y=y, count=thrown)
+                    if thrown else _("The residual draws **{y}** in its place.", y=y))
+        lines.append(f"{rejected} {replaced}")
         break
     else:
         bonus = _inverse_cdf(pet.tokens, pet.p, _uniform(rng))
         added.append(bonus)
-        lines.append(f"Every guess was kept: the target adds a bonus word of its own, **{bonus}**.")
-    lines.append(f"The block adds {len(added)} word{'s' if len(added) > 1 else ''}: " + " ".join(added) + ".")
+        lines.append(_("Every guess was kept: the target adds a bonus word of its own, **{bonus}**.", bonus=bonus))
+    lines.append(_.ngettext("The block adds {count} word: {words}.", "The block adds {count} words: {words}.",
+                            len(added), count=len(added), words=" ".join(added)))
     return tuple(lines)

@@ -42,7 +42,7 @@ class PageEntry(NamedTuple):
 LESSON, TOOLS, ENGINEERS, CLASS = N_("Start here"), N_("Tools"), N_("For engineers"), N_("Teaching a class")
 # The navigation's pages, group by group; the first is the default one, served at "/".
 PAGES = (
-    PageEntry("lab/views/lesson/start_here.py", N_("Start here"), ":material/flag:", "start-here", LESSON),
+    PageEntry("lab/views/lesson/start_here.py", N_("Start here"), ":material/flag:", "start-here", LESSON, True),
     PageEntry("lab/views/lesson/glossary.py", N_("Glossary"), ":material/menu_book:", "glossary", LESSON, True),
     PageEntry("lab/views/pages/explorer.py", N_("Residual explorer"), ":material/bar_chart:", "explorer", TOOLS),
     PageEntry("lab/views/pages/binomial_lab.py", N_("Binomial lab"), ":material/casino:", "binomial-lab", TOOLS),

@@ -30,11 +30,13 @@ def test_every_language_marks_the_page_and_axe_finds_nothing(browser, app_url, c
     context = browser.new_context(viewport=DESKTOP)
     page = context.new_page()
     try:
-        goto(page, f"{app_url}/glossary?lang={code}")
-        found = document_language(page)
-        assert (found["lang"], found["dir"], found["main"], found["notice"]) == (code, language.direction, "", None)
-        problems = axe_violations(page) + structure_problems(page)
-        assert not problems, "\n".join(problems)
+        for translated in ("glossary", "?chapter=5"):  # the Glossary; the lesson at its bar predictor
+            goto(page, f"{app_url}/{translated}{'&' if '?' in translated else '?'}lang={code}")
+            found = document_language(page)
+            assert (found["lang"], found["dir"], found["main"], found["notice"]) == (code, language.direction, "",
+                                                                                     None)
+            problems = axe_violations(page) + structure_problems(page)
+            assert not problems, f"{translated}:\n" + "\n".join(problems)
         goto(page, f"{app_url}/explorer?lang={code}")  # a page not yet translated
         found = document_language(page)
         assert (found["lang"], found["dir"]) == (code, language.direction)
@@ -49,6 +51,8 @@ def test_every_language_marks_the_page_and_axe_finds_nothing(browser, app_url, c
 
 
 def test_arabic_on_a_phone_flows_right_to_left_and_the_closed_menu_covers_nothing(browser, app_url):
+    """The title starts at the right; nothing scrolls sideways; the closed menu covers nothing; the lesson's bars keep
+    their left-to-right order (B before C), as its charts do."""
     context = browser.new_context(viewport=PHONE)
     page = context.new_page()
     try:
@@ -61,6 +65,11 @@ def test_arabic_on_a_phone_flows_right_to_left_and_the_closed_menu_covers_nothin
         }""")
         assert found["page"] <= found["width"], found
         assert found["width"] - found["h1right"] < 40 and not found["covered"], found  # the title starts at the right
+        goto(page, f"{app_url}/?chapter=5&lang=ar")
+        bars = page.evaluate("""() => [...document.querySelectorAll('.rl-bp-names > *')]
+            .map(n => [n.textContent, n.getBoundingClientRect().left])""")
+        assert [name for name, _ in sorted(bars, key=lambda bar: bar[1])] == ["r(B)", "r(C)"], bars
+        assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
     finally:
         context.close()
 

@@ -11,11 +11,15 @@ from __future__ import annotations
 import streamlit as st
 
 from lab.core.formatting import markdown_escape
+from lab.core.numbers import shown
+from lab.i18n import N_
 from lab.models.lesson import Lesson, LessonInputError, parse_chapter
-from lab.teaching.lesson import CHAPTER_COUNT, Chapter, chapter, chapters
+from lab.teaching.lesson import CHAPTER_COUNT, Chapter, chapters
+from lab.teaching.lesson import chapter as chapter_in
 from lab.views.lesson import chapters as interactives
 from lab.views.live_class.class_memory import back_to_class
 from lab.views.shell import page_named
+from lab.views.ui import language
 from lab.views.ui.accessibility import announce, section, subsection, title
 from lab.views.ui.browser_memory import browser_memory
 
@@ -25,15 +29,20 @@ LINK_SEEN = "ls_link_chapter"  # the link's chapter this session has followed
 MEMORY_NAME = "residual-lab-lesson"
 MEMORY_PROBLEM = "ls_memory_problem"
 FORGET = "ls_forget"  # Start over: the browser's copy is removed in the next run
-PREDICT_HEADING = "Predict first"
+PREDICT_HEADING = N_("Predict first")
 FROM_LINK = "ls_from_link"  # this session opened the chapter its link named
 
-IDEA = (
+IDEA = N_(
     "**Speculative sampling** makes a large language model write faster without changing what it writes. A small, "
     "fast *draft* model guesses the next word, and the large *target* model checks the guess. A rejected guess is "
     "replaced by a draw from the *residual*, the part of the target's probabilities the guesses miss, so the output "
     "follows the target exactly."
 )
+
+
+def chapter(number: int) -> Chapter:
+    """Chapter ``number`` in the page's language."""
+    return chapter_in(number, language.page_code())
 
 
 def lesson() -> Lesson:
@@ -55,8 +64,12 @@ def follow_link(state: Lesson) -> None:
     try:
         state.go(parse_chapter(raw))
         st.session_state[FROM_LINK] = True  # the browser's saved place does not override the link's chapter
-    except LessonInputError as exc:
-        st.warning(markdown_escape(f"{exc}: the lesson opens at your last chapter."), icon=":material/link_off:")
+    except LessonInputError:
+        _ = language.texts()
+        st.warning(markdown_escape(_(
+            "chapter: {value} is not a chapter number from 1 to {count}: the lesson opens at your last chapter.",
+            value=shown(raw), count=CHAPTER_COUNT,
+        )), icon=":material/link_off:")
         del st.query_params["chapter"]
 
 
@@ -74,7 +87,9 @@ def stored_arrived(text: str) -> None:
     try:
         saved = Lesson.from_text(text)
     except LessonInputError as exc:
-        st.session_state[MEMORY_PROBLEM] = f"Your saved progress could not be used ({exc}); the lesson starts fresh."
+        _ = language.texts()
+        st.session_state[MEMORY_PROBLEM] = _(
+            "Your saved progress could not be used ({problem}); the lesson starts fresh.", problem=str(exc))
         return
     state = lesson()
     fresh = state.blank
@@ -95,35 +110,38 @@ def start_over() -> None:
     for key in [k for k in st.session_state if str(k).startswith("ls_")]:
         if key not in (STORE, FORGET, LINK_SEEN):
             del st.session_state[key]
-    say("Your progress is cleared: the lesson starts again at chapter 1.", focus=chapter(1).name)
+    _ = language.texts()
+    say(_("Your progress is cleared: the lesson starts again at chapter 1."), focus=chapter(1).name)
 
 
 def progress_marker(state: Lesson) -> None:
+    _ = language.texts()
     done = state.done
-    st.progress(len(done) / CHAPTER_COUNT, text=f"Chapter {state.current} of {CHAPTER_COUNT} · {len(done)} of "
-                f"{CHAPTER_COUNT} chapters done")
-    with st.expander("All chapters", key="ls_all_chapters"):
-        for item in chapters():
-            mark = "✓ done" if item.number in done else ("open now" if item.number == state.current else "")
+    st.progress(len(done) / CHAPTER_COUNT, text=_("Chapter {current} of {count} · {done} of {count} chapters done",
+                                                  current=state.current, count=CHAPTER_COUNT, done=len(done)))
+    with st.expander(_("All chapters"), key="ls_all_chapters"):
+        for item in chapters(language.page_code()):
+            mark = _("✓ done") if item.number in done else (_("open now") if item.number == state.current else "")
             cols = st.columns([5, 1], vertical_alignment="center")
             cols[0].markdown(f"{item.number}. {markdown_escape(item.title)}" + (f" — *{mark}*" if mark else ""))
             if item.number != state.current:
-                cols[1].button("Open", key=f"ls_open_{item.number}", on_click=move, args=(item.number,),
-                               help=f"Open {item.name}")
-        st.button("Start over", key="ls_start_over", on_click=start_over,
-                  help="Clear every prediction and answer of this lesson, in this browser too")
+                cols[1].button(_("Open"), key=f"ls_open_{item.number}", on_click=move, args=(item.number,),
+                               help=_("Open {chapter}", chapter=item.name))
+        st.button(_("Start over"), key="ls_start_over", on_click=start_over,
+                  help=_("Clear every prediction and answer of this lesson, in this browser too"))
 
 
 def prediction(item: Chapter, state: Lesson) -> None:
     """The chapter's prediction: its boxes and Reveal, then each box beside the exact value."""
+    _ = language.texts()
     work = state.of(item.number)
-    subsection(PREDICT_HEADING)
+    subsection(_(PREDICT_HEADING))
     st.markdown(markdown_escape(item.predict))
     keys = [f"ls_{item.number}_pred_{i}" for i in range(len(item.asks))]
     if work.revealed:
         interactives.graded_table(item, work.predictions)
         for line in item.revealed:
-            st.markdown(line)
+            st.markdown(language.keep_language_in_links(line))
         return
     if item.interactive == "worked":
         texts = interactives.bar_prediction(item, keys, work)
@@ -132,70 +150,77 @@ def prediction(item: Chapter, state: Lesson) -> None:
             st.session_state.setdefault(key, saved)
         cols = st.columns(min(len(item.asks), 4))
         for i, (ask, key) in enumerate(zip(item.asks, keys)):
-            cols[i % len(cols)].text_input(markdown_escape(ask.label), key=key, max_chars=40, placeholder="e.g. 3/4")
+            cols[i % len(cols)].text_input(markdown_escape(ask.label), key=key, max_chars=40,
+                                           placeholder=_("e.g. 3/4"))
         texts = [str(st.session_state.get(key) or "")[:40] for key in keys]
-    if st.button("Reveal", key=f"ls_{item.number}_reveal", type="primary"):
+    if st.button(_("Reveal"), key=f"ls_{item.number}_reveal", type="primary"):
         state.reveal(item.number, texts)
         # the button goes with the boxes: focus moves to this part's heading, not to the page's body
-        say(f"Revealed: {' '.join(interactives.plain(line) for line in item.revealed)}", focus=PREDICT_HEADING)
+        say(_("Revealed: {what}", what=" ".join(interactives.plain(line) for line in item.revealed)),
+            focus=_(PREDICT_HEADING))
         st.rerun()
 
 
 def check(number: int) -> None:
     """Check's callback (before the run, so the progress marker above the question already counts it)."""
     key = f"ls_{number}_answer"
-    verdict = lesson().answer(number, str(st.session_state.get(key) or "")[:40])
+    verdict = lesson().answer(number, str(st.session_state.get(key) or "")[:40], language.page_code())
     st.session_state[f"ls_{number}_verdict"] = verdict
     say(verdict.message if verdict.correct else "", "" if verdict.correct else verdict.message)
 
 
 def question(item: Chapter, state: Lesson) -> None:
+    _ = language.texts()
     work = state.of(item.number)
-    subsection("Check yourself")
+    subsection(_("Check yourself"))
     st.markdown(markdown_escape(item.question.prompt))
     key = f"ls_{item.number}_answer"
     st.session_state.setdefault(key, work.answer)
     with st.container(horizontal=True, vertical_alignment="bottom"):
         # never disabled once right: a control that disables itself drops keyboard focus to the page's body
-        st.text_input("Your answer", key=key, max_chars=40, placeholder="a fraction like 3/4, or a decimal")
-        st.button("Check", key=f"ls_{item.number}_check", on_click=check, args=(item.number,))
+        st.text_input(_("Your answer"), key=key, max_chars=40, placeholder=_("a fraction like 3/4, or a decimal"))
+        st.button(_("Check"), key=f"ls_{item.number}_check", on_click=check, args=(item.number,))
     verdict = st.session_state.get(f"ls_{item.number}_verdict")
     if work.correct:
-        st.success(markdown_escape("Right: " + item.question.solution + " Chapter done."), icon=":material/check:")
+        st.success(markdown_escape(_("Right: {solution} Chapter done.", solution=item.question.solution)),
+                   icon=":material/check:")
     elif verdict is not None:
         (st.warning if verdict.counted else st.error)(markdown_escape(verdict.message))
     if not work.correct and work.solution_shown:
-        st.info(markdown_escape("The worked answer (after two tries): " + item.question.solution))
+        st.info(markdown_escape(_("The worked answer (after two tries): {solution}",
+                                  solution=item.question.solution)))
 
 
 def footer(item: Chapter, state: Lesson) -> None:
+    _ = language.texts()
     path, words = item.tool
     tool = page_named(path)
-    st.markdown(f"**Go further**: {words}.")
-    st.page_link(tool.file, label=f"Open {tool.title}", icon=":material/arrow_outward:")
+    st.markdown(_("**Go further**: {where}.", where=words))
+    st.page_link(tool.file, label=_("Open {page}", page=_(tool.title)), icon=":material/arrow_outward:")
     with st.container(horizontal=True, horizontal_alignment="distribute"):
         if item.number > 1:
-            st.button("← Back", key="ls_back", on_click=move, args=(item.number - 1,))
+            st.button(_("← Back"), key="ls_back", on_click=move, args=(item.number - 1,))
         if item.number < CHAPTER_COUNT:
-            st.button("Next →", key="ls_next", on_click=move, args=(item.number + 1,), type="primary")
+            st.button(_("Next →"), key="ls_next", on_click=move, args=(item.number + 1,), type="primary")
         else:
-            st.markdown("**The end of the path.** The tools in the menu go further.")
+            st.markdown(_("**The end of the path.** The tools in the menu go further."))
 
 
 def main() -> None:
+    _ = language.texts()
     state = lesson()
-    title("Start here")
+    title(_("Start here"))
     back_to_class()  # a phone that joined a class and opened the app's root: the way back to it
     follow_link(state)
     if problem := st.session_state.pop(MEMORY_PROBLEM, ""):
         st.warning(markdown_escape(problem))
     item = chapter(state.current)
     if item.number == 1:
-        st.markdown(IDEA)  # the whole idea, before the path; later chapters build on it
+        st.markdown(_(IDEA))  # the whole idea, before the path; later chapters build on it
     progress_marker(state)
     section(item.name)
     for paragraph in item.text:
-        st.markdown(paragraph)
+        st.markdown(language.keep_language_in_links(paragraph))
     left, right = st.columns(2, gap="large")  # the chart to read beside the boxes to fill (a phone stacks them)
     with left:
         interactives.before(item, state.of(item.number))
