@@ -331,3 +331,14 @@ def test_numbers_on_the_lesson_are_written_the_language_s_way():
     assert "separators" not in json.loads(english.get("plotly_chart")[0].proto.spec)["layout"]
     english = open_in(LESSON.file, "en", params={"chapter": "7"})
     assert "α = 5/8 (0.625)" in "\n".join(m.value for m in english.markdown).replace("\\", "")
+
+
+def test_a_verdict_is_said_again_in_the_language_chosen_after_it():
+    at = open_in(LESSON.file, "de", params={"chapter": "3"})
+    at.text_input(key="ls_3_answer").input("1/5")
+    at.button(key="ls_3_check").click().run()
+    (german,) = [plain(w.value) for w in at.warning]
+    assert german.startswith("Noch nicht.")
+    at.selectbox(key=language.SELECT_KEY).set_value("fr").run()
+    (french,) = [plain(w.value) for w in at.warning]
+    assert french.startswith("Pas encore.") and at.header[0].value.startswith("Chapitre 3 : ")

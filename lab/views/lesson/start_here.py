@@ -164,8 +164,9 @@ def prediction(item: Chapter, state: Lesson) -> None:
 def check(number: int) -> None:
     """Check's callback (before the run, so the progress marker above the question already counts it)."""
     key = f"ls_{number}_answer"
-    verdict = lesson().answer(number, str(st.session_state.get(key) or "")[:40], language.page_code())
-    st.session_state[f"ls_{number}_verdict"] = verdict
+    text = str(st.session_state.get(key) or "")[:40]
+    verdict = lesson().answer(number, text, language.page_code())
+    st.session_state[f"ls_{number}_verdict"] = text  # the verdict is said again in the page's language of each run
     say(verdict.message if verdict.correct else "", "" if verdict.correct else verdict.message)
 
 
@@ -180,7 +181,8 @@ def question(item: Chapter, state: Lesson) -> None:
         # never disabled once right: a control that disables itself drops keyboard focus to the page's body
         st.text_input(_("Your answer"), key=key, max_chars=40, placeholder=_("a fraction like 3/4, or a decimal"))
         st.button(_("Check"), key=f"ls_{item.number}_check", on_click=check, args=(item.number,))
-    verdict = st.session_state.get(f"ls_{item.number}_verdict")
+    checked = st.session_state.get(f"ls_{item.number}_verdict")
+    verdict = item.question.check(checked) if isinstance(checked, str) else None  # checking counts no try
     if work.correct:
         st.success(markdown_escape(_("Right: {solution} Chapter done.", solution=item.question.solution)),
                    icon=":material/check:")

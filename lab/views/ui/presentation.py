@@ -49,6 +49,14 @@ html[dir="rtl"] pre, html[dir="rtl"] [data-testid="stDataFrame"], html[dir="rtl"
 html[dir="rtl"] .rl-bp-group {{ direction: ltr; }}
 html[dir="rtl"] :is([data-testid="stElementContainer"], [data-testid="stMarkdown"], [data-testid="stCaptionContainer"],
 [data-testid="stHeading"], h1, h2, h3, p, li) {{ text-align: start; }}
+/* the language menu in the bar above the page (lab/views/ui/language.py): no taller than the toggle beside it, so
+   the page below starts where it did (the explorer's answer stays on a 1080-pixel screen); still a 24 px target */
+.st-key-presentation-bar [data-testid="stSelectbox"] > div,
+.st-key-presentation-bar [data-testid="stSelectbox"] > div > div {{ height: auto !important; min-height: 0; }}
+.st-key-presentation-bar [data-testid="stSelectbox"] :is(input, button) {{
+  padding-top: 0 !important; padding-bottom: 0 !important; height: 24px !important; min-height: 0 !important;
+}}
+.st-key-presentation-bar [data-testid="stSelectbox"] input {{ font-size: 0.875rem; }}
 /* a closed sidebar is moved off the screen's left edge; on the right it would cover the page, so it is hidden */
 html[dir="rtl"] [data-testid="stSidebar"][data-collapsed="true"] {{ visibility: hidden; }}
 /* live regions and the scroll-box observer (lab/views/ui/accessibility.py): out of the layout and invisible; a student
