@@ -30,12 +30,12 @@ def decimal_text(value, digits: int = 6, decimal_comma: bool = False) -> str:
     return text.replace(".", ",") if decimal_comma else text
 
 
-def with_decimal(value: Fraction, digits: int = 6) -> str:
-    """``3/4 (0.75)``; an integer-valued fraction is written once."""
+def with_decimal(value: Fraction, digits: int = 6, decimal_comma: bool = False) -> str:
+    """``3/4 (0.75)`` (``3/4 (0,75)`` with ``decimal_comma``); an integer-valued fraction is written once."""
     exact = fraction_text(value)
     if Fraction(value).denominator == 1:
         return exact
-    return f"{exact} ({decimal_text(value, digits)})"
+    return f"{exact} ({decimal_text(value, digits, decimal_comma)})"
 
 
 def json_number(value, exact: bool):

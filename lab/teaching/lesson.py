@@ -165,7 +165,7 @@ def kept_probabilities(result: ResidualResult) -> tuple[Fraction, ...]:
     return tuple(min(Fraction(1), a / b) if b else Fraction(1) for a, b in zip(result.p, result.q))
 
 
-def _count(n: int, _: Texts) -> str:
+def count_text(n: int, _: Texts) -> str:
     """A whole number as the language groups its digits (1,000; 1.000; 1 000)."""
     return format_decimal(n, locale=_.language.locale if _.language else "en")
 
@@ -184,12 +184,11 @@ def _chapters(_: Texts) -> tuple[Chapter, ...]:
     per_block = expected_tokens(alpha, BLOCK_DRAFTS)
     fish = t.index("fish")
     cat = t.index("cat")
-    steps = _count(RUN_STEPS, _)
+    steps = count_text(RUN_STEPS, _)
     comma = bool(_.language and _.language.decimal_comma)
 
     def with_decimal(value) -> str:  # "5/8 (0.625)", with a decimal comma where the language writes one
-        text = decimal_and_fraction(value)
-        return text.replace(".", ",") if comma else text
+        return decimal_and_fraction(value, decimal_comma=comma)
 
     case_names = (_("equal"), _("disjoint"), _("draft misses"))
     chapters = (

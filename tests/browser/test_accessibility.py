@@ -407,18 +407,26 @@ def test_axe_finds_nothing_in_any_chapter_of_the_lesson(mode_page, state, a11y_a
     scan(mode_page, state, a11y_app)
 
 
-def test_keyboard_walkthrough_lesson_next_moves_focus_to_the_chapter(page, a11y_app):
-    goto(page, a11y_app)
+def lesson_keyboard_walk(page, url: str, reveal: str, heading: str, next_label: str) -> tuple[str, str]:
+    """Chapter 1 of the lesson at ``url`` by keyboard alone: Tab to ``reveal`` and press it (focus stays on it or
+    moves to the prediction's ``heading``), then Tab to ``next_label`` and press it. Returns what the reveal
+    announced and the text of what has focus after Next."""
+    goto(page, url)
     assert live(page, "ls")["status"] == ""
-    tab_to(page, "Reveal")
+    tab_to(page, reveal)
     page.keyboard.press("Enter")
-    assert_focus_kept(page, "Reveal", heading="Predict first")
-    assert live(page, "ls")["status"].startswith("Revealed: A proposal is kept with probability min(1, p(x)/q(x))")
-    tab_to(page, "Next →")
+    assert_focus_kept(page, reveal, heading=heading)
+    announced = live(page, "ls")["status"]
+    tab_to(page, next_label)
     page.keyboard.press("Enter")
     wait_idle(page)
     page.wait_for_timeout(300)
-    focused = page.evaluate("() => document.activeElement.textContent.trim()")
+    return announced, page.evaluate("() => document.activeElement.textContent.trim()")
+
+
+def test_keyboard_walkthrough_lesson_next_moves_focus_to_the_chapter(page, a11y_app):
+    announced, focused = lesson_keyboard_walk(page, a11y_app, "Reveal", "Predict first", "Next →")
+    assert announced.startswith("Revealed: A proposal is kept with probability min(1, p(x)/q(x))")
     assert focused == "Chapter 2: Why kept proposals give min(p, q)"
 
 

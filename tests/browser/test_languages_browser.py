@@ -98,17 +98,9 @@ def test_the_menu_changes_the_language_the_link_and_html_lang(browser, app_url):
 def test_the_lesson_in_german_announces_in_german_and_keeps_focus_by_keyboard(page, app_url):
     """The reveal is announced in the page's language, and keyboard focus moves to the translated headings (found by
     their text) as it does in English (tests/browser/test_accessibility.py)."""
-    from test_accessibility import assert_focus_kept, live, tab_to
+    from test_accessibility import lesson_keyboard_walk
 
-    goto(page, f"{app_url}/?lang=de")
-    assert live(page, "ls")["status"] == ""
-    tab_to(page, "Auflösen")
-    page.keyboard.press("Enter")
-    assert_focus_kept(page, "Auflösen", heading="Erst die Vorhersage")
-    assert live(page, "ls")["status"].startswith("Aufgelöst: Ein Vorschlag wird mit Wahrscheinlichkeit")
-    tab_to(page, "Weiter →")
-    page.keyboard.press("Enter")
-    wait_idle(page)
-    page.wait_for_timeout(300)
-    assert page.evaluate("() => document.activeElement.textContent.trim()") == (
-        "Kapitel 2: Warum behaltene Vorschläge min(p, q) ergeben")
+    announced, focused = lesson_keyboard_walk(page, f"{app_url}/?lang=de", "Auflösen", "Erst die Vorhersage",
+                                              "Weiter →")
+    assert announced.startswith("Aufgelöst: Ein Vorschlag wird mit Wahrscheinlichkeit")
+    assert focused == "Kapitel 2: Warum behaltene Vorschläge min(p, q) ergeben"

@@ -8,7 +8,6 @@ import secrets
 from fractions import Fraction
 
 import streamlit as st
-from babel.numbers import format_decimal
 
 from lab.core.distance import total_variation
 from lab.core.formatting import exact_text, fraction_text, markdown_table
@@ -154,7 +153,7 @@ def _run() -> None:
     _ = language.texts()
     result = lesson.example()
     tokens = result.tokens
-    steps = format_decimal(lesson.RUN_STEPS, locale=_.language.locale if _.language else "en")
+    steps = lesson.count_text(lesson.RUN_STEPS, _)
     seed = st.session_state.setdefault("ls_6_seed", 1)
     if st.button(_("Run again"), key="ls_6_again", help=_("{steps} new steps with new random numbers", steps=steps)):
         seed = st.session_state["ls_6_seed"] = secrets.randbelow(10**6) + 2

@@ -76,9 +76,14 @@ def _separators(code: str) -> str:
     return ",\u202f" if code == "fr" else ",."  # French groups thousands with a narrow space
 
 
+def _in_language(fig, code: str) -> go.Figure:
+    """``fig``'s words and number marks in language ``code`` (a new figure; ``fig`` is not changed)."""
+    return go.Figure(localized(fig.to_dict(), language_texts(code), _separators(code)))
+
+
 @functools.lru_cache(maxsize=512)
 def _localized(builder: str, call: _Call, code: str):
-    fig = go.Figure(localized(_figure(builder, call).to_dict(), language_texts(code), _separators(code)))
+    fig = _in_language(_figure(builder, call), code)
     fig.__class__ = _SharedFigure  # as _figure's: shared, its dict made once
     return fig
 
@@ -95,7 +100,7 @@ def figure(builder: str, *args):
         call = _Call(_cache_key(args), args)
     except TypeError:  # a part Python cannot hash: build it for this run only
         fig = FIGURES[builder](*args)
-        return fig if code == SOURCE else go.Figure(localized(fig.to_dict(), language_texts(code), _separators(code)))
+        return fig if code == SOURCE else _in_language(fig, code)
     return _figure(builder, call) if code == SOURCE else _localized(builder, call, code)
 
 

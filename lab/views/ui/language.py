@@ -109,7 +109,7 @@ def direction() -> str:
 
 def decimal_comma() -> bool:
     """Does the page's language write 0,75 (boxes then accept it, lists are separated by ";")?"""
-    language = LANGUAGES.get(st.session_state.get(PAGE_SPEAKS, current()))
+    language = LANGUAGES.get(page_code())
     return bool(language and language.decimal_comma)
 
 
@@ -132,16 +132,13 @@ def keep_language_in_links(markdown: str) -> str:
     return _APP_LINK.sub(add, markdown)
 
 
-def _chosen(code: str) -> None:
-    st.session_state[CHOSEN] = code
-    st.session_state[THIS_RUN] = code
-    st.query_params[LINK_PARAM] = code
-
-
 def _on_select() -> None:
+    """The menu's choice, before the run: into the link too, which choose() reads first (a link's older language
+    would otherwise win)."""
     code = st.session_state.get(SELECT_KEY)
     if code in LANGUAGES:  # a widget state a browser never sends (anything else) changes nothing
-        _chosen(code)
+        st.session_state[CHOSEN] = code
+        st.query_params[LINK_PARAM] = code
 
 
 def selector() -> None:
