@@ -99,11 +99,11 @@ def test_without_a_budget_the_run_s_time_is_estimated_before_it_starts_and_a_lon
 
     cases = step_cases()
     draws = planned_draws(cases, PowerTarget(), None)
-    text = estimate_text(run_step_case, samplers.slow, cases, PowerTarget(), 1, "float64", 2, None, 300.0)
+    text = estimate_text(run_step_case, samplers.slow, cases, PowerTarget(), 1, "float64", 2, None, 120.0)
     assert text.startswith(f"lab check: {draws:,} draws over {len(cases)} cases (TV >= 0.01 with power 0.99); at ")
-    # at 2 ms or more a draw, each case's 130,000 to 230,000 draws take over 4 minutes: the 5-minute limit stops most
-    cut = re.search(r"; (\d+) of 12 cases will stop at the time limit \(5 min a case\)", text)
-    assert cut and int(cut.group(1)) >= 6 and "--budget" in text, text
+    # the sampler sleeps 2 ms a draw, so no machine measures it faster: each case's 130,000 draws or more take over
+    # 4 minutes, and a 2-minute limit stops every one of them however loaded the machine is
+    assert "; 12 of 12 cases will stop at the time limit (2 min a case)" in text and "--budget" in text, text
     assert estimate_text(run_step_case, samplers.target_sampler, cases[:1], PowerTarget(tv=0.2), 1, "float64", 2,
                          None, 300.0) is None  # a run of a fraction of a second is not announced
 
