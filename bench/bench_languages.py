@@ -4,10 +4,10 @@ no more than 5 % of its English run.
 
     python bench/bench_languages.py [--rounds 40]
 
-Each run is a whole AppTest run of app.py on one page (Start here and the Glossary, translated; the Residual
-explorer, shown in English under the notice) in one session, whose language its link set; the minimal app's run is
-the floor. Rounds are interleaved, in a new (seeded) order each round, so that machine load affects all alike; it
-prints each language's median CPU per run as a ratio to the floor and to English.
+Each run is a whole AppTest run of app.py on one page (Start here, the Glossary, the Residual explorer and the
+Binomial lab, translated; the Sampling lab, shown in English under the notice) in one session, whose language its
+link set; the minimal app's run is the floor. Rounds are interleaved, in a new (seeded) order each round, so that
+machine load affects all alike; it prints each language's median CPU per run as a ratio to the floor and to English.
 """
 
 from __future__ import annotations
@@ -31,12 +31,15 @@ PAGES = {
     "start-here": "lab/views/lesson/start_here.py",
     "glossary": "lab/views/lesson/glossary.py",
     "explorer": "lab/views/pages/explorer.py",
+    "binomial-lab": "lab/views/pages/binomial_lab.py",
+    "sampling": "lab/views/pages/sampling.py",
 }
 
 
 def session(page: str, code: str) -> AppTest:
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
     at.query_params["lang"] = code
+    at.run()  # the app's first run first: a page that reruns on its own first run (the Binomial lab) stays
     at.switch_page(str(ROOT / PAGES[page])).run()
     assert not at.exception, at.exception
     at.run()  # the first runs fill the caches

@@ -246,7 +246,7 @@ def test_binomial_worked_example_through_the_guide():
     assert "4. Reveal — done" in text and "5. Multiply" in text and "target — done" not in text
     at.text_input(key="bl_zr_B").set_value("3/10")  # Z·r(B) = 2/5 × 3/4
     at.text_input(key="bl_zr_C").set_value("0.1")  # Z·r(C) = 2/5 × 1/4
-    at.button(key="FormSubmitter:bl_products_form-Check").click().run()
+    at.button(key="bl_products_check").click().run()
     text = markdown_text(at)
     assert "B: 3/10 + Z × 3/4 = 3/10 + 3/10 = **3/5**" in text
     assert "C: 1/5 + Z × 1/4 = 1/5 + 1/10 = **3/10**" in text

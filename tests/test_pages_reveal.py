@@ -92,7 +92,7 @@ def reset(at):
 def type_products(at, b="3/10", c="0.1"):
     at.text_input(key="bl_zr_B").set_value(b)
     at.text_input(key="bl_zr_C").set_value(c)
-    at.button(key="FormSubmitter:bl_products_form-Check").click().run()
+    at.button(key="bl_products_check").click().run()
 
 
 # every order a student can take to the worked example: n before the prediction (a new n clears the bars),

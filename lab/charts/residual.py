@@ -128,7 +128,7 @@ def _prediction_beside_exact(
     """The student's predicted bars and, once revealed, the exact bars beside them (``titles``: revealed,
     hidden). More than 12 bars carry no text labels (they would collide; the page's table has the values)."""
     few = len(labels) <= 12
-    traces = [_bar("prediction", "your prediction", labels, prediction, text=few)]
+    traces = [_bar("prediction", N_("your prediction"), labels, prediction, text=few)]
     if exact is not None:
         traces.append(_bar("residual", exact_name, labels, exact, text=few))
     title = titles[0] if exact is not None else titles[1]
@@ -140,16 +140,20 @@ def prediction_vs_residual(
 ) -> go.Figure:
     """The student's predicted r beside the exact residual (residual None: prediction alone). ``symbol``: what the
     bars are called (p₂, the second candidate's target, is the residual the first rejection left)."""
-    exact = "exact residual r" if symbol == "r" else f"exact {symbol} (the residual r)"
-    titles = (f"Predicted {symbol} beside the {exact}", f"Your predicted {symbol}")
-    return _prediction_beside_exact(tokens, prediction, residual, exact, titles, "token", "probability given rejection")
+    if symbol == "r":
+        exact, titles = N_("exact residual r"), (N_("Predicted r beside the exact residual r"), N_("Your predicted r"))
+    else:
+        exact = f"exact {symbol} (the residual r)"
+        titles = (f"Predicted {symbol} beside the {exact}", f"Your predicted {symbol}")
+    return _prediction_beside_exact(tokens, prediction, residual, exact, titles, N_("token"),
+                                    N_("probability given rejection"))
 
 
 def target_marks(tokens: Sequence[str], target: Sequence) -> dict:
     """p marked on top of each token's stack (a short line with its value): a stack that reaches it adds up to p."""
     return {
         "type": "scatter",
-        "name": "target p",
+        "name": N_("target p"),
         "x": [plotly_text(t) for t in tokens],
         "y": [float(v) for v in target],
         "mode": "markers+text",
@@ -158,7 +162,7 @@ def target_marks(tokens: Sequence[str], target: Sequence) -> dict:
         "textposition": "top center",
         "textfont": {"size": base.LABEL_SIZE, "color": COLORS["p"]},
         "customdata": [exact_text(v) for v in target],
-        "hovertemplate": "target p<br>%{x}: %{customdata}<extra></extra>",
+        "hovertemplate": N_("target p") + "<br>%{x}: %{customdata}<extra></extra>",
         "cliponaxis": False,
     }
 
@@ -182,13 +186,14 @@ def reconstruction_bars(tokens: Sequence[str], accepted: Sequence, correction: S
 
 def binomial_bars(labels: Sequence[str], prediction: Sequence, exact: Sequence | None, x_title: str) -> go.Figure:
     """The student's predicted bars, and after Reveal the exact Binomial bars beside them."""
-    titles = ("Exact bars beside your prediction", "Your prediction (exact bars hidden)")
-    return _prediction_beside_exact(labels, prediction, exact, "exact probability", titles, x_title, "probability")
+    titles = (N_("Exact bars beside your prediction"), N_("Your prediction (exact bars hidden)"))
+    return _prediction_beside_exact(labels, prediction, exact, N_("exact probability"), titles, x_title,
+                                    N_("probability"))
 
 
 def worked_example_stack(tokens: Sequence[str], accepted: Sequence, correction: Sequence, target: Sequence):
     """The worked example's recovery: accepted min(p, q) plus Z times the lab's displayed bar, reaching p."""
     traces, layout = _reconstruction(tokens, accepted, correction, target)
-    layout["meta"]["title"] = "min(p, q) + Z × (displayed B/C) recovers p"
-    traces[1]["name"] = "Z × displayed bar"  # the hover text keeps naming the correction Z·r
+    layout["meta"]["title"] = N_("min(p, q) + Z × (displayed B/C) recovers p")
+    traces[1]["name"] = N_("Z × displayed bar")  # the hover text keeps naming the correction Z·r
     return base.figure(traces, layout)

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from lab.core.errors import LabInputError
+from lab.core.errors import LabInputError, said, said_of
 from lab.core.numbers import NonFiniteNumberError, NumberInputError, read_number, shown, to_fraction  # noqa: F401 (re-exported for its importers)
 
 # The float path accepts a sum within this distance of 1 (float64 rounding of many small terms);
@@ -33,8 +33,7 @@ class DistributionError(LabInputError):
     """A distribution is not a valid finite probability vector; ``token`` names the culprit."""
 
     def __init__(self, message: str, token: str | None = None, name: str | None = None):
-        prefix = f"{name}: " if name else ""
-        super().__init__(prefix + message)
+        super().__init__(said("{name}: {problem}", name=name, problem=message) if name else message)
         self.token = token
         self.name = name
 
@@ -89,11 +88,11 @@ def parse_value(text: str | int | float | Fraction, token: str = "?", name: str 
     token); NaN, infinities, non-numbers, ``x/0`` and values beyond the number limits raise here.
     """
     try:
-        return read_number(text, f"token {token!r}", allow_decimal_comma=decimal_comma).value
+        return read_number(text, said("token {token}", token=repr(token)), allow_decimal_comma=decimal_comma).value
     except NonFiniteNumberError as exc:
-        raise NonFiniteValueError(str(exc), token, name) from None
+        raise NonFiniteValueError(said_of(exc), token, name) from None
     except NumberInputError as exc:
-        error = InvalidValueError(str(exc), token, name)
+        error = InvalidValueError(said_of(exc), token, name)
         error.limit = exc.limit
         raise error from None
 
@@ -104,13 +103,16 @@ MAX_TOKEN_NAME_CHARS = 100  # a longer name is refused before it is quoted in an
 def check_token_name(token: str, name: str | None = None) -> str:
     cleaned = token.strip()
     if not cleaned:
-        raise TokenNameError("a token name is empty", None, name)
+        raise TokenNameError(said("a token name is empty"), None, name)
     if len(cleaned) > MAX_TOKEN_NAME_CHARS:
         raise TokenNameError(
-            f"the token name {shown(cleaned)} is longer than {MAX_TOKEN_NAME_CHARS} characters", None, name
+            said("the token name {name} is longer than {limit} characters", name=shown(cleaned),
+                 limit=MAX_TOKEN_NAME_CHARS), None, name
         )
     if any(ch in cleaned for ch in "=,\n\r\t"):
-        raise TokenNameError(f"token {cleaned!r}: a name may not contain '=', ',' or line breaks", cleaned, name)
+        raise TokenNameError(
+            said("token {token}: a name may not contain '=', ',' or line breaks", token=repr(cleaned)), cleaned, name
+        )
     return cleaned
 
 
@@ -154,7 +156,7 @@ def from_pairs(pairs, name: str | None = None, normalize: bool = False, check_su
     for raw_token, raw_value in pairs:
         token = check_token_name(str(raw_token), name)
         if token in seen:
-            raise DuplicateTokenError(f"token {token!r} appears more than once", token, name)
+            raise DuplicateTokenError(said("token {token} appears more than once", token=repr(token)), token, name)
         seen.add(token)
         tokens.append(token)
         values.append(parse_value(raw_value, token, name, decimal_comma))
@@ -172,16 +174,18 @@ def parse_spec_text(
     entries = [part.strip() for part in text.replace("\n", separator).split(separator)]
     entries = [e for e in entries if e]
     if not entries:
-        raise EmptyDistributionError("the distribution is empty (write it as A=1/2,B=1/2)", None, name)
+        raise EmptyDistributionError(said("the distribution is empty (write it as A=1/2,B=1/2)"), None, name)
     pairs = []
     for entry in entries:
         if "=" not in entry:
-            raise InvalidValueError(f"entry {entry!r} is not of the form token=value", entry, name)
+            raise InvalidValueError(
+                said("entry {entry} is not of the form token=value", entry=repr(entry)), entry, name
+            )
         token, _, value = entry.partition("=")
         if decimal_comma and "=" in value:  # "A=0,5,B=0,5": a comma written between two entries
             raise InvalidValueError(
-                f"token {token.strip()!r}: {shown(value.strip())} holds another entry: separate entries with ';' "
-                "(the comma is the decimal mark here)", token.strip(), name
+                said("token {token}: {value} holds another entry: separate entries with ';' (the comma is the decimal "
+                     "mark here)", token=repr(token.strip()), value=shown(value.strip())), token.strip(), name
             )
         pairs.append((token, value))
     return from_pairs(pairs, name=name, normalize=normalize, check_sum=check_sum, decimal_comma=decimal_comma)
@@ -250,28 +254,37 @@ def check_exact(
     """Validate an exact distribution; with ``normalize`` divide by the (positive) total instead of
     requiring it to be exactly 1. Normalising is never done silently."""
     if not dist.tokens:
-        raise EmptyDistributionError("the distribution is empty", None, name)
+        raise EmptyDistributionError(said("the distribution is empty"), None, name)
     for token, value in zip(dist.tokens, dist.values):
         if value < 0:
-            raise NegativeValueError(f"token {token!r}: probability {value_text(value)} is negative", token, name)
+            raise NegativeValueError(
+                said("token {token}: probability {value} is negative", token=repr(token), value=value_text(value)),
+                token,
+                name,
+            )
     if not normalize:  # as weights to normalise, values above 1 are fine
         for token, value in zip(dist.tokens, dist.values):
             if value > 1:
                 raise ValueAboveOneError(
-                    f"token {token!r}: probability {value_text(value)} is greater than 1", token, name
+                    said("token {token}: probability {value} is greater than 1", token=repr(token),
+                         value=value_text(value)),
+                    token,
+                    name,
                 )
     total = dist.total()
     if normalize:
         if total == 0:
-            raise SumError("cannot normalise: every value is zero", None, name)
+            raise SumError(said("cannot normalise: every value is zero"), None, name)
         if total != 1:
             dist = Distribution(dist.tokens, tuple(v / total for v in dist.values))
     elif check_sum and total != 1:
-        raise SumError(
-            f"the values sum to {value_text(total)}, not 1 (fix a value or normalise explicitly)",
+        error = SumError(
+            said("the values sum to {total}, not 1 (fix a value or normalise explicitly)", total=value_text(total)),
             None,
             name,
         )
+        error.total = value_text(total)  # a page's own advice says it again (lab.core.token_table)
+        raise error
     return dist
 
 
@@ -283,9 +296,9 @@ def check_same_tokens(p: Distribution, q: Distribution) -> Distribution:
     only_p = [t for t in p.tokens if t not in q_set]
     only_q = [t for t in q.tokens if t not in p_set]
     if only_p:
-        raise TokenMismatchError(f"token {only_p[0]!r} is in p but not in q", only_p[0])
+        raise TokenMismatchError(said("token {token} is in p but not in q", token=repr(only_p[0])), only_p[0])
     if only_q:
-        raise TokenMismatchError(f"token {only_q[0]!r} is in q but not in p", only_q[0])
+        raise TokenMismatchError(said("token {token} is in q but not in p", token=repr(only_q[0])), only_q[0])
     q_map = q.as_dict()
     return Distribution(p.tokens, tuple(q_map[t] for t in p.tokens))
 

@@ -22,7 +22,7 @@ import unicodedata
 from dataclasses import dataclass
 from fractions import Fraction
 
-from lab.core.errors import LabInputError
+from lab.core.errors import LabInputError, said
 
 # Limits, all checked on the text before any big-number arithmetic. A value the lab accepts always
 # writes back (as ``numerator/denominator``) into text that these limits accept, so links round-trip.
@@ -47,7 +47,7 @@ class NumberInputError(LabInputError):
         self.text = text
         self.problem = problem
         self.limit = limit
-        super().__init__(f"{field}: {problem}")
+        super().__init__(said("{field}: {problem}", field=field, problem=problem))
 
 
 class NotANumberError(NumberInputError):
@@ -124,8 +124,8 @@ def _check_exact_size(value: Fraction, field: str, text: str) -> Fraction:
         raise ValueTooLargeError(
             field,
             text,
-            f"{shown(text)} is too large or too finely divided: its exact fraction needs more than "
-            f"{MAX_RESULT_DIGITS} digits above or below the line",
+            said("{value} is too large or too finely divided: its exact fraction needs more than {digits} digits "
+                 "above or below the line", value=shown(text), digits=MAX_RESULT_DIGITS),
             f"{MAX_RESULT_DIGITS} digits",
         )
     return value
@@ -135,7 +135,10 @@ def _check_digit_runs(runs, field: str, text: str) -> None:
     for run in runs:
         if run and len(run) > MAX_DIGITS:
             raise TooManyDigitsError(
-                field, text, f"{shown(text)} has more than {MAX_DIGITS} digits in a row", f"{MAX_DIGITS} digits"
+                field,
+                text,
+                said("{value} has more than {digits} digits in a row", value=shown(text), digits=MAX_DIGITS),
+                f"{MAX_DIGITS} digits",
             )
 
 
@@ -145,16 +148,26 @@ def _exponent(sign: str, digits: str, field: str, text: str) -> int:
         raise ExponentLimitError(
             field,
             text,
-            f"{shown(text)} has an exponent beyond ±{MAX_EXPONENT}",
+            said("{value} has an exponent beyond ±{limit}", value=shown(text), limit=MAX_EXPONENT),
             f"exponent ±{MAX_EXPONENT}",
         )
     value = int(significant or "0")
     return -value if sign == "-" else value
 
 
-def _not_a_number(field: str, text: str, allow_percent: bool, hint: str = "") -> NotANumberError:
-    forms = "a fraction like 3/4 or a decimal like 0.75" + (" or a percentage like 75%" if allow_percent else "")
-    return NotANumberError(field, text, f"{shown(text)} is not a number{hint} (use {forms})")
+def _not_a_number(field: str, text: str, allow_percent: bool, underscore: bool = False) -> NotANumberError:
+    if underscore and allow_percent:
+        problem = said("{value} is not a number (write digits without '_') (use a fraction like 3/4 or a decimal "
+                       "like 0.75 or a percentage like 75%)", value=shown(text))
+    elif underscore:
+        problem = said("{value} is not a number (write digits without '_') (use a fraction like 3/4 or a decimal "
+                       "like 0.75)", value=shown(text))
+    elif allow_percent:
+        problem = said("{value} is not a number (use a fraction like 3/4 or a decimal like 0.75 or a percentage "
+                       "like 75%)", value=shown(text))
+    else:
+        problem = said("{value} is not a number (use a fraction like 3/4 or a decimal like 0.75)", value=shown(text))
+    return NotANumberError(field, text, problem)
 
 
 def read_number(
@@ -170,18 +183,19 @@ def read_number(
     Fraction. Signs are kept: range checks belong to the caller (or :func:`read_probability`).
     """
     if isinstance(value, bool):
-        raise NotANumberError(field, str(value), f"{value!r} is not a number")
+        raise NotANumberError(field, str(value), said("{value} is not a number", value=repr(value)))
     if isinstance(value, Fraction):
         return ReadNumber(_check_exact_size(value, field, "a fraction"), "fraction")
     if isinstance(value, int):
         if value.bit_length() > 4 * MAX_RESULT_DIGITS:  # far above the bound: no str() of a huge int
             raise ValueTooLargeError(
-                field, "", f"a whole number of more than {MAX_RESULT_DIGITS} digits", f"{MAX_RESULT_DIGITS} digits"
+                field, "", said("a whole number of more than {digits} digits", digits=MAX_RESULT_DIGITS),
+                f"{MAX_RESULT_DIGITS} digits",
             )
         return ReadNumber(_check_exact_size(Fraction(value), field, "a whole number"), "integer")
     if isinstance(value, float):
         if not math.isfinite(value):
-            raise NonFiniteNumberError(field, repr(value), f"{value!r} is not finite")
+            raise NonFiniteNumberError(field, repr(value), said("{value} is not finite", value=repr(value)))
         text = repr(value)
     else:
         text = str(value)
@@ -189,20 +203,20 @@ def read_number(
         raise TextTooLongError(
             field,
             text,
-            f"{shown(text)} is longer than {MAX_TEXT_LENGTH} characters",
+            said("{value} is longer than {limit} characters", value=shown(text), limit=MAX_TEXT_LENGTH),
             f"{MAX_TEXT_LENGTH} characters",
         )
     cleaned = text.strip()
     if not cleaned:
-        raise NotANumberError(field, text, "the value is empty")
+        raise NotANumberError(field, text, said("the value is empty"))
     ascii_text = _ascii_digits(cleaned)
     if ascii_text is None:
         raise _not_a_number(field, text, allow_percent)
     cleaned = ascii_text.lower()
     if _NON_FINITE.fullmatch(cleaned):
-        raise NonFiniteNumberError(field, text, f"{shown(text)} is not finite")
+        raise NonFiniteNumberError(field, text, said("{value} is not finite", value=shown(text)))
     if "_" in cleaned:
-        raise _not_a_number(field, text, allow_percent, " (write digits without '_')")
+        raise _not_a_number(field, text, allow_percent, underscore=True)
 
     percent = False
     if allow_percent and (match := _PERCENT.fullmatch(cleaned)):
@@ -212,7 +226,7 @@ def read_number(
         sign, num, den = match.groups()
         _check_digit_runs((num, den), field, text)
         if int(den) == 0:
-            raise ZeroDenominatorError(field, text, f"{shown(text)} divides by zero")
+            raise ZeroDenominatorError(field, text, said("{value} divides by zero", value=shown(text)))
         number = Fraction(int(num), int(den))
         return ReadNumber(_check_exact_size(-number if sign == "-" else number, field, text), "fraction")
 
@@ -244,7 +258,7 @@ def parse_probability(value, field: str, **options) -> Fraction:
     """A number from 0 to 1 inclusive, exactly."""
     number = parse_number(value, field, **options)
     if not 0 <= number <= 1:
-        raise OutOfRangeError(field, str(value), f"{_value_text(number)} is outside 0 to 1", "0 to 1")
+        raise OutOfRangeError(field, str(value), said("{value} is outside 0 to 1", value=_value_text(number)), "0 to 1")
     return number
 
 
@@ -256,12 +270,14 @@ def parse_whole_number(value, field: str, low: int, high: int, *, any_spelling: 
     try:
         read = read_number(value, field)
     except NotANumberError:
-        raise NotANumberError(field, str(value), f"{shown(str(value).strip())} is not a whole number") from None
+        raise NotANumberError(
+            field, str(value), said("{value} is not a whole number", value=shown(str(value).strip()))
+        ) from None
     if read.value.denominator != 1 or (read.form != "integer" and not any_spelling):
-        raise NotANumberError(field, str(value), f"{shown(str(value).strip())} is not a whole number")
+        raise NotANumberError(field, str(value), said("{value} is not a whole number", value=shown(str(value).strip())))
     number = int(read.value)
     if not low <= number <= high:
-        problem = f"{_value_text(number)} is outside {low} to {high}"
+        problem = said("{value} is outside {low} to {high}", value=_value_text(number), low=low, high=high)
         raise OutOfRangeError(field, str(value), problem, f"{low} to {high}")
     return number
 

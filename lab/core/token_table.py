@@ -16,9 +16,11 @@ from lab.core.distributions import (
     DistributionError,
     LabInputError,
     SumError,
+    ValueAboveOneError,
     check_token_name,
     from_pairs,
 )
+from lab.core.errors import said, said_of
 from lab.core.formatting import fraction_text
 from lab.core.numbers import shown
 
@@ -49,36 +51,43 @@ def row_names(rows: Sequence[TokenRow]) -> list[str]:
     for i, row in enumerate(rows, start=1):
         if len(row.name) > MAX_NAME_CHARS:
             raise TableInputError(
-                f"row {i}: the token name {shown(row.name)} is longer than {MAX_NAME_CHARS} characters"
+                said("row {row}: the token name {name} is longer than {limit} characters", row=i, name=shown(row.name),
+                     limit=MAX_NAME_CHARS)
             )
         try:
             names.append(check_token_name(row.name))
         except DistributionError as exc:
-            raise TableInputError(f"row {i}: {exc}", exc.token) from None
+            raise TableInputError(said("row {row}: {problem}", row=i, problem=said_of(exc)), exc.token) from None
     return names
 
 
-def parse_rows(rows: Sequence[TokenRow]) -> tuple[Distribution, Distribution]:
-    """Validate the table: 1 to 26 tokens, names non-empty and distinct, p and q each summing to 1."""
+def parse_rows(rows: Sequence[TokenRow], decimal_comma: bool = False) -> tuple[Distribution, Distribution]:
+    """Validate the table: 1 to 26 tokens, names non-empty and distinct, p and q each summing to 1 (``decimal_comma``:
+    ``0,3`` is read as 0.3 too, for a language that writes it so; a box holds one value, so no comma is ambiguous)."""
     if not rows:
-        raise TableInputError("the table has no tokens: add at least one")
+        raise TableInputError(said("the table has no tokens: add at least one"))
     if len(rows) > MAX_TOKENS:
-        raise TableInputError(f"the table has {len(rows)} tokens; at most {MAX_TOKENS} are allowed")
+        raise TableInputError(
+            said("the table has {count} tokens; at most {limit} are allowed", count=len(rows), limit=MAX_TOKENS)
+        )
     names = row_names(rows)
     try:
-        p = from_pairs(zip(names, (row.p for row in rows)), name="p")
-        q = from_pairs(zip(names, (row.q for row in rows)), name="q")
-    except SumError as exc:
-        if exc.token is not None:  # one value above 1
-            raise TableInputError(
-                f"{exc}; Normalise {exc.name} divides every value by their sum", exc.token
-            ) from None
+        p = from_pairs(zip(names, (row.p for row in rows)), name="p", decimal_comma=decimal_comma)
+        q = from_pairs(zip(names, (row.q for row in rows)), name="q", decimal_comma=decimal_comma)
+    except ValueAboveOneError as exc:
         raise TableInputError(
-            str(exc).replace("normalise explicitly", f"press Normalise {exc.name} to divide every value by the sum"),
+            said("{problem}; Normalise {column} divides every value by their sum", problem=said_of(exc),
+                 column=exc.name),
+            exc.token,
+        ) from None
+    except SumError as exc:  # the sum is not 1 (normalising is not asked here, so never "every value is zero")
+        raise TableInputError(
+            said("{column}: the values sum to {total}, not 1 (fix a value or press Normalise {column} to divide every "
+                 "value by the sum)", column=exc.name, total=exc.total),
             exc.token,
         ) from None
     except DistributionError as exc:
-        raise TableInputError(str(exc), exc.token) from None
+        raise TableInputError(said_of(exc), exc.token) from None
     return p, q
 
 
@@ -91,24 +100,33 @@ def encode_table(p: Distribution, q: Distribution) -> dict[str, str]:
     return {param: ",".join(column) for param, column in zip(TABLE_PARAMS, columns)}
 
 
-def split_list(text: str, what: str, where: str) -> list[str]:
+def _at(where: str | None, problem):
+    """A problem with the place it was found in front ("link: …"), or alone when ``where`` is None."""
+    return problem if where is None else said("{where}: {problem}", where=where, problem=problem)
+
+
+def split_list(text: str, what: str, where: str | None) -> list[str]:
     """A comma list, refused by its count before anything in it is read."""
     text = str(text)
     count = text.count(",") + 1
     if count > MAX_TOKENS:
-        raise TableInputError(f"{where}: {what} has {count:,} values; at most {MAX_TOKENS} are allowed")
+        raise TableInputError(
+            _at(where, said("{what} has {count} values; at most {limit} are allowed", what=what,
+                            count=format(count, ","), limit=MAX_TOKENS))
+        )
     return [v.strip() for v in text.split(",")]
 
 
-def decode_table(tokens: str, p: str, q: str, where: str = "link") -> list[TokenRow]:
-    """Rows from three comma lists (a link's values, or three boxes: ``where`` names them in a message), validated
-    exactly like typed rows (raises TableInputError)."""
-    names = split_list(tokens, "tokens", where)
+def decode_table(tokens: str, p: str, q: str, where: str | None = "link") -> list[TokenRow]:
+    """Rows from three comma lists (a link's values, or three boxes: ``where`` names them in a message, None for
+    no name), validated exactly like typed rows (raises TableInputError)."""
+    names = split_list(tokens, said("tokens"), where)
     ps = split_list(p, "p", where)
     qs = split_list(q, "q", where)
     if not (len(names) == len(ps) == len(qs)):
         raise TableInputError(
-            f"{where}: {len(names)} token names but {len(ps)} values of p and {len(qs)} values of q"
+            _at(where, said("{names} token names but {p} values of p and {q} values of q", names=len(names),
+                            p=len(ps), q=len(qs)))
         )
     rows = [TokenRow(n, a, b) for n, a, b in zip(names, ps, qs)]
     parse_rows(rows)

@@ -12,15 +12,29 @@ from pathlib import Path
 from lab.i18n import CATALOGS, DOMAIN, TEMPLATE
 
 ROOT = Path(__file__).resolve().parents[2]
-EXTRACT = ["-k", "N_", "--add-location=file", "--sort-by-file", "--project", "Residual Lab", "--copyright-holder",
-           "Residual Lab"]
+EXTRACT = ["-k", "N_", "-k", "said", "--add-location=file", "--sort-by-file", "--project", "Residual Lab",
+           "--copyright-holder", "Residual Lab"]
 
 
 def extract(output: Path) -> None:
-    """The template of every marked message in the code, written to ``output`` (run from the top folder)."""
+    """The template of every marked message in the code, and of every scenario's title, question and explanation
+    (``scenarios/*.toml``: data, so no extractor reads it), written to ``output`` (run from the top folder)."""
     from babel.messages.frontend import CommandLineInterface
+    from babel.messages.pofile import read_po, write_po
+
+    from lab.core.scenarios import load_scenario, scenario_names
 
     CommandLineInterface().run(["pybabel", "-q", "extract", *EXTRACT, "-o", str(output), "lab", "app.py"])
+    with output.open("rb") as handle:
+        catalog = read_po(handle)
+    for name in scenario_names():
+        scenario = load_scenario(name)
+        where = scenario.path.resolve().relative_to(ROOT).as_posix()
+        for text in (scenario.title, scenario.question, scenario.explanation):
+            if text:
+                catalog.add(text, locations=[(where, None)])
+    with output.open("wb") as handle:
+        write_po(handle, catalog, sort_by_file=True, width=76)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -13,7 +13,9 @@ from functools import lru_cache
 
 from lab.core.binomial import N_MAX, N_MIN, BinomialInputError
 from lab.core.distributions import snap_to_step, to_fraction
+from lab.core.errors import Said, said, said_of
 from lab.core.numbers import NumberInputError, OutOfRangeError, parse_probability, parse_whole_number, shown
+from lab.i18n import N_
 from lab.models.explorer import ExplorerInputError, decode_prediction, encode_prediction
 from lab.models.url import Control, UrlReader, UrlWarning
 from lab.teaching.worked_example import (
@@ -31,10 +33,11 @@ from lab.teaching.worked_example import (
 
 # The lab's two controls, each once: widget key, label, range, and the link parameter the model writes by hand (the
 # link also holds the predicted bars, one comma list under PREDICTION_PARAM, so no widget is bound to it).
-LAB_P = Control("lab_p", "bl_p", "lab success p", "probability", link="lab_p")
-N = Control("n", "bl_n", "n", "whole", low=N_MIN, high=N_MAX, link="n", named="number of trials")
+LAB_P = Control("lab_p", "bl_p", N_("lab success p"), "probability", link="lab_p")
+N = Control("n", "bl_n", "n", "whole", low=N_MIN, high=N_MAX, link="n", named=N_("number of trials"))
 PREDICTION_PARAM = "pred"
-BARS_HIDDEN_AGAIN = "lab success p or n changed, so the bars are hidden again: predict, then Reveal."
+PREDICTION_LABEL = N_("pred, the prediction of {token}")  # a refused predicted value in a link
+BARS_HIDDEN_AGAIN = said("lab success p or n changed, so the bars are hidden again: predict, then Reveal.")
 
 
 @lru_cache(maxsize=256, typed=True)
@@ -134,30 +137,32 @@ class BinomialLabModel:
             try:
                 value = parse_probability(raw, read.field(LAB_P.param))
             except OutOfRangeError:
-                read.refuse(LAB_P.param, f"{read.field(LAB_P.param)}: {shown(raw)} is outside [0, 1]")
+                read.refuse(LAB_P.param, said("{name}: {value} is outside [0, 1]", name=read.field(LAB_P.param),
+                                              value=shown(raw)))
             except NumberInputError as exc:
-                read.refuse(LAB_P.param, str(exc))
+                read.refuse(LAB_P.param, said_of(exc))
             else:
                 snapped = snap_to_step(value)
                 if snapped != value:
-                    read.refuse(LAB_P.param, f"{LAB_P.label} = {raw} rounded to {float(snapped):.2f}")
+                    read.refuse(LAB_P.param, said("{name} = {value} rounded to {rounded}", name=Said(LAB_P.label),
+                                                  value=raw, rounded=f"{float(snapped):.2f}"))
                 model.lab_p = float(snapped)
         raw = read.raw(N.param)
         if raw is not None:
             try:
                 model.set_n(parse_whole_number(raw, read.field(N.param), N.low, N.high, any_spelling=True))
             except NumberInputError as exc:
-                read.refuse(N.param, str(exc))
+                read.refuse(N.param, said_of(exc))
         raw = read.raw(PREDICTION_PARAM)
         if raw is not None:
             try:
                 labels = outcome_labels(model.n)
                 model.preds = [
                     float(snap_to_step(v))
-                    for v in decode_prediction(raw, labels, "outcomes", f"{PREDICTION_PARAM}, the prediction of {{}}")
+                    for v in decode_prediction(raw, labels, True, PREDICTION_LABEL)
                 ]
             except ExplorerInputError as exc:
-                read.refuse(PREDICTION_PARAM, str(exc).removeprefix("link: "))
+                read.refuse(PREDICTION_PARAM, said_of(exc))
         if read.flag("inspect") and reveal_allowed:  # presenting: reveal only on the button
             model.revealed = (model.lab_p, model.n)
         # a link with predictions or a revealed state did not start clean, unless it says it was reset

@@ -18,6 +18,7 @@ from lab.core.distributions import (
     snap_to_step,
     to_fraction,
 )
+from lab.core.errors import Said, said, said_of
 from lab.core.formatting import fraction_text
 from lab.core.numbers import NumberInputError, parse_probability, shown
 from lab.core.residual import ResidualResult
@@ -34,6 +35,7 @@ from lab.core.token_table import (  # noqa: F401 (the explorer's names for them,
     row_names,
     split_list,
 )
+from lab.i18n import N_
 from lab.models.url import Control, UrlReader, UrlWarning
 from lab.teaching.exercises import score_prediction as score_bars
 
@@ -48,26 +50,22 @@ def rows_from_distributions(p: Distribution, q: Distribution) -> list[TokenRow]:
     return [TokenRow(t, fraction_text(v), fraction_text(q_map[t])) for t, v in zip(p.tokens, p.values)]
 
 
-def normalise_column(rows: Sequence[TokenRow], column: str) -> list[TokenRow]:
+def normalise_column(rows: Sequence[TokenRow], column: str, decimal_comma: bool = False) -> list[TokenRow]:
     """The table with column ``p`` or ``q`` divided by its sum, exactly (1, 2, 1 becomes 1/4, 1/2, 1/4); the
     names and the other column stay as typed. Every value of the column must be a number of at least 0
     and their sum positive; the error names the token otherwise."""
     if column not in ("p", "q"):
-        raise ExplorerInputError(f"column {shown(column)} is not p or q")
+        raise ExplorerInputError(said("column {column} is not p or q", column=shown(column)))
     names = row_names(rows)
     try:
-        dist = from_pairs(zip(names, (getattr(row, column) for row in rows)), name=column, normalize=True)
+        dist = from_pairs(zip(names, (getattr(row, column) for row in rows)), name=column, normalize=True,
+                          decimal_comma=decimal_comma)
     except DistributionError as exc:
-        raise ExplorerInputError(str(exc), exc.token) from None
+        raise ExplorerInputError(said_of(exc), exc.token) from None
     values = [fraction_text(v) for v in dist.values]
     if column == "p":
         return [TokenRow(row.name, v, row.q) for row, v in zip(rows, values)]
     return [TokenRow(row.name, row.p, v) for row, v in zip(rows, values)]
-
-
-# --- URL state --------------------------------------------------------------------------------
-# The table travels as three comma lists (token names cannot hold commas): tokens=A,B,C,
-# p=1/10,3/5,3/10, q=1/2,3/10,1/5; predictions as r=0.5,0.25,0.25 and z=0.4.
 
 
 # --- URL state --------------------------------------------------------------------------------
@@ -79,7 +77,7 @@ def parse_prediction_value(text, label: str) -> Fraction:
     try:
         return parse_probability(text, label)
     except NumberInputError as exc:
-        raise ExplorerInputError(str(exc), label) from None
+        raise ExplorerInputError(said_of(exc), label) from None
 
 
 def slider_value(value, previous: float) -> float:
@@ -95,14 +93,22 @@ def encode_prediction(values: Sequence) -> str:
     return ",".join(format(v, ".10g") if isinstance(v, float) else fraction_text(v) for v in values)
 
 
-def decode_prediction(
-    text: str, tokens: Sequence[str], what: str = "tokens", label: str = "prediction of r({})"
-) -> tuple[Fraction, ...]:
-    """Predictions from the URL: one value per token (or outcome), each 0 to 1 (fraction or decimal)."""
-    parts = split_list(text, "the prediction", "link")
+def decode_prediction(text: str, tokens: Sequence[str], outcomes: bool = False, label: str | None = None
+                      ) -> tuple[Fraction, ...]:
+    """Predictions from the URL: one value per token (or ``outcomes``), each 0 to 1 (fraction or decimal).
+    ``label`` names a value in a message, ``{token}`` its token ("prediction of r({token})" by default)."""
+    parts = split_list(text, said("the prediction"), None)
     if len(parts) != len(tokens):
-        raise ExplorerInputError(f"link: {len(parts)} predicted values for {len(tokens)} {what}")
-    return tuple(parse_prediction_value(v, "link: " + label.format(t)) for v, t in zip(parts, tokens))
+        if outcomes:
+            raise ExplorerInputError(said("{count} predicted values for {total} outcomes", count=len(parts),
+                                          total=len(tokens)))
+        raise ExplorerInputError(said("{count} predicted values for {total} tokens", count=len(parts),
+                                      total=len(tokens)))
+    if label is None:
+        return tuple(
+            parse_prediction_value(v, said("prediction of r({token})", token=t)) for v, t in zip(parts, tokens)
+        )
+    return tuple(parse_prediction_value(v, Said(label, {"token": t})) for v, t in zip(parts, tokens))
 
 
 # --- scoring ----------------------------------------------------------------------------------
@@ -146,9 +152,10 @@ def score_prediction(result: ResidualResult, prediction: Sequence, z_prediction=
     Z > 0: the bars are scored as everywhere (lab.teaching.exercises.score_prediction), with the tokens and
     Z beside them."""
     if result.residual is None:
-        raise ExplorerInputError("Z = 0: there is no residual to compare a prediction with")
+        raise ExplorerInputError(said("Z = 0: there is no residual to compare a prediction with"))
     if len(prediction) != len(result.tokens):
-        raise ExplorerInputError(f"{len(prediction)} predicted values for {len(result.tokens)} tokens")
+        raise ExplorerInputError(said("{count} predicted values for {total} tokens", count=len(prediction),
+                                      total=len(result.tokens)))
     bars = score_bars(result.residual, prediction)
     zp = None if z_prediction is None else to_fraction(z_prediction)
     return PredictionScore(
@@ -218,12 +225,12 @@ def scenario_rows(name: str) -> list[TokenRow]:
 
 # The page's controls, each once: widget key, label, and the link parameter the model writes by hand (the token table
 # and one prediction slider a token are no single widget's value, so no widget is bound to the link).
-SCENARIO = Control("scenario", "ex_scenario", "Scenario", "choice", options=scenario_names, link="scenario")
-R_PREDICTION = Control("preds", "ex_r", "Predict r({})", "probability", link="r", each=True)  # {}: the token
-Z_PREDICTION = Control("z_pred", "ex_z", "Predict Z", "probability", link="z", named="z, the prediction of Z")
-EDITOR = Control("edit", "ex_edit", "Edit p and q", "flag", link="edit")
+SCENARIO = Control("scenario", "ex_scenario", N_("Scenario"), "choice", options=scenario_names, link="scenario")
+R_PREDICTION = Control("preds", "ex_r", N_("Predict r({token})"), "probability", link="r", each=True)
+Z_PREDICTION = Control("z_pred", "ex_z", N_("Predict Z"), "probability", link="z", named=N_("z, the prediction of Z"))
+EDITOR = Control("edit", "ex_edit", N_("Edit p and q"), "flag", link="edit")
 REVEAL_PARAM = "reveal"
-ANSWER_HIDDEN_AGAIN = "p or q changed, so the answer is hidden again: predict, then reveal."
+ANSWER_HIDDEN_AGAIN = said("p or q changed, so the answer is hidden again: predict, then reveal.")
 
 
 @dataclass
@@ -251,7 +258,7 @@ class ExplorerModel:
     def load_scenario(self, name: str) -> None:
         """The scenario's p and q, predictions cleared and the answer hidden (the editor stays as it is)."""
         if name not in scenario_names():
-            raise ExplorerInputError(f"unknown scenario {shown(name)}", name)
+            raise ExplorerInputError(said("unknown scenario {name}", name=shown(name)), name)
         self.scenario = name
         self.rows = scenario_rows(name)
         self.valid = parse_rows(self.rows)
@@ -262,7 +269,7 @@ class ExplorerModel:
     def reset(self) -> None:
         self.load_scenario(self.scenario)
 
-    def submit_table(self, rows: list[TokenRow], removed: set[int], action: str) -> str:
+    def submit_table(self, rows: list[TokenRow], removed: set[int], action: str, decimal_comma: bool = False) -> str:
         """One press of the editor's form: the table as typed without the rows in ``removed`` (one row always
         stays), then ``action``: ``apply``, ``normalise-p`` / ``normalise-q`` (exact) or ``add`` (a new token at
         p = q = 0). Returns why the action was not applied ("" when it was); the table is kept either way."""
@@ -271,24 +278,24 @@ class ExplorerModel:
         if action in ("normalise-p", "normalise-q"):
             column = action[-1]
             try:
-                rows = normalise_column(rows, column)
+                rows = normalise_column(rows, column, decimal_comma)
             except ExplorerInputError as exc:
-                problem = f"Normalise {column} not applied: {exc}."
+                problem = said("Normalise {column} not applied: {problem}.", column=column, problem=said_of(exc))
         elif action == "add" and len(rows) < MAX_TOKENS:
             rows = [*rows, TokenRow(next_token_name([r.name for r in rows]), "0", "0")]
         elif action == "add":
-            problem = f"Add token not applied: the table already has the most tokens, {MAX_TOKENS}."
+            problem = said("Add token not applied: the table already has the most tokens, {limit}.", limit=MAX_TOKENS)
         self.rows = rows
         return problem
 
-    def use_typed_rows(self, rows: list[TokenRow]) -> str:
+    def use_typed_rows(self, rows: list[TokenRow], decimal_comma: bool = False) -> str:
         """The table as typed; when it parses, its p and q become the page's (one prediction per token, kept where
         the token count stays). Returns the refusal, naming the token and the problem ("" when used)."""
         self.rows = rows
         try:
-            new_valid = parse_rows(rows)
+            new_valid = parse_rows(rows, decimal_comma)
         except ExplorerInputError as exc:
-            return f"Not applied: {exc}. The last valid p and q stay on screen."
+            return said("Not applied: {problem}. The last valid p and q stay on screen.", problem=said_of(exc))
         if new_valid != self.valid:
             self.valid = new_valid
             count = len(new_valid[0])
@@ -326,30 +333,32 @@ class ExplorerModel:
             try:
                 model.load_scenario(name)
             except ExplorerInputError:
-                read.refuse(SCENARIO.param, f"unknown scenario {shown(name)}; showing {DEFAULT_SCENARIO!r}")
+                read.refuse(SCENARIO.param, said("unknown scenario {name}; showing {default}", name=shown(name),
+                                                 default=repr(DEFAULT_SCENARIO)))
         if any(k in params for k in TABLE_PARAMS):
             texts = {k: read.raw(k) for k in TABLE_PARAMS}  # a value too long is refused by name here
             if not any(k in params and texts[k] is None for k in texts):
                 try:
-                    rows = decode_table(*(texts[k] or "" for k in texts))
+                    rows = decode_table(*(texts[k] or "" for k in texts), where=None)
                     model.rows, model.valid, model.preds = rows, parse_rows(rows), [0.0] * len(rows)
                 except ExplorerInputError as exc:
-                    message = str(exc).removeprefix("link: ")
+                    message = str(exc)
                     culprit = next((k for k in ("p", "q") if message.startswith((f"{k}:", f"{k} "))), "tokens")
-                    read.refuse(culprit, f"the table (tokens, p, q) was not used: {message}")
+                    read.refuse(culprit, said("the table (tokens, p, q) was not used: {problem}",
+                                              problem=said_of(exc)))
         tokens = model.valid[0].tokens
         r = read.raw(R_PREDICTION.param)
         if r is not None:
             try:
                 model.preds = [float(snap_to_step(v)) for v in decode_prediction(r, tokens)]
             except ExplorerInputError as exc:
-                read.refuse(R_PREDICTION.param, str(exc).removeprefix("link: "))
+                read.refuse(R_PREDICTION.param, said_of(exc))
         z = read.raw(Z_PREDICTION.param)
         if z is not None:
             try:
-                model.z_pred = float(snap_to_step(parse_prediction_value(z, Z_PREDICTION.named)))
+                model.z_pred = float(snap_to_step(parse_prediction_value(z, Said(Z_PREDICTION.named))))
             except ExplorerInputError as exc:
-                read.refuse(Z_PREDICTION.param, str(exc))
+                read.refuse(Z_PREDICTION.param, said_of(exc))
         model.edit = read.flag(EDITOR.param)
         if read.flag(REVEAL_PARAM) and reveal_allowed:  # presenting: reveal only on the button
             model.revealed = model.valid

@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 
-from lab.core.errors import LabInputError
+from lab.core.errors import LabInputError, Said, said, said_of
 from lab.core.numbers import NumberInputError, parse_number, parse_probability, parse_whole_number, shown
 
 URL_ON_WORDS = ("1", "true", "yes", "on")
@@ -42,15 +42,17 @@ def flag(params: Mapping[str, str], name: str) -> bool:
     return raw is not None and len(raw) <= 8 and raw.strip().lower() in URL_ON_WORDS
 
 
-def text_param(params: Mapping[str, str], name: str) -> str | None:
-    """The raw text of a parameter (None when absent); refuses a value too long to be meant."""
+def text_param(params: Mapping[str, str], name: str, field: str | None = None) -> str | None:
+    """The raw text of a parameter (None when absent); refuses a value too long to be meant (``field`` names it in
+    the message, the parameter's name by default)."""
     raw = params.get(name)
     if raw is None or not isinstance(raw, (str, list)):  # a widget's own value (a number) is checked by its reader
         return raw
     if isinstance(raw, list):  # ?x=1&x=2: Streamlit hands over the last value; be explicit anyway
         raw = raw[-1] if raw else ""
     if len(raw) > MAX_PARAM_LENGTH:
-        raise UrlValueError(f"{name}: the value is {len(raw):,} characters long (at most {MAX_PARAM_LENGTH:,})")
+        raise UrlValueError(said("{name}: the value is {length} characters long (at most {limit})", name=field or name,
+                                 length=format(len(raw), ","), limit=format(MAX_PARAM_LENGTH, ",")))
     return raw
 
 
@@ -65,18 +67,20 @@ class UrlReader:
         self.warnings: list[UrlWarning] = []
 
     def field(self, name: str) -> str:
-        """How a message names the parameter: ``count (Number of problems)``."""
-        return f"{name} ({self.labels[name]})" if name in self.labels else name
+        """How a message names the parameter: ``count (Number of problems)`` (the label in the page's language)."""
+        return said("{name} ({label})", name=name, label=Said(self.labels[name])) if name in self.labels else name
 
     def refuse(self, name: str, message: str) -> None:
-        where = "Ignored in the link" if self.source == "link" else "Not applied"
-        self.warnings.append(UrlWarning(name, f"{where}: {message}"))
+        if self.source == "link":
+            self.warnings.append(UrlWarning(name, said("Ignored in the link: {problem}", problem=message)))
+        else:
+            self.warnings.append(UrlWarning(name, said("Not applied: {problem}", problem=message)))
 
     def raw(self, name: str) -> str | None:
         try:
-            return text_param(self.params, name)
+            return text_param(self.params, name, self.field(name))
         except UrlValueError as exc:
-            self.refuse(name, str(exc).replace(f"{name}:", f"{self.field(name)}:", 1))
+            self.refuse(name, said_of(exc))
             return None
 
     def whole(self, name: str, low: int, high: int, default: int) -> int:
@@ -86,7 +90,7 @@ class UrlReader:
         try:
             return parse_whole_number(raw, self.field(name), low, high)
         except NumberInputError as exc:
-            self.refuse(name, str(exc))
+            self.refuse(name, said_of(exc))
             return default
 
     def probability(self, name: str, default):
@@ -97,7 +101,7 @@ class UrlReader:
         try:
             return parse_probability(raw, self.field(name))
         except NumberInputError as exc:
-            self.refuse(name, str(exc))
+            self.refuse(name, said_of(exc))
             return default
 
     def number(self, name: str, low, high, default):
@@ -108,10 +112,11 @@ class UrlReader:
         try:
             value = parse_number(raw, self.field(name))
         except NumberInputError as exc:
-            self.refuse(name, str(exc))
+            self.refuse(name, said_of(exc))
             return default
         if not low <= value <= high:
-            self.refuse(name, f"{self.field(name)}: {shown(str(raw))} is outside {low} to {high}")
+            self.refuse(name, said("{name}: {value} is outside {low} to {high}", name=self.field(name),
+                                   value=shown(str(raw)), low=low, high=high))
             return default
         return value
 
@@ -123,10 +128,12 @@ class UrlReader:
         try:
             start, end = (parse_whole_number(v, self.field(name), low, high) for v in raw)
         except (NumberInputError, TypeError, ValueError):
-            self.refuse(name, f"{self.field(name)}: {shown(str(raw))} is not a range from {low} to {high}")
+            self.refuse(name, said("{name}: {value} is not a range from {low} to {high}", name=self.field(name),
+                                   value=shown(str(raw)), low=low, high=high))
             return default
         if start > end:
-            self.refuse(name, f"{self.field(name)}: {shown(str(raw))} starts after it ends")
+            self.refuse(name, said("{name}: {value} starts after it ends", name=self.field(name),
+                                   value=shown(str(raw))))
             return default
         return start, end
 
@@ -141,7 +148,8 @@ class UrlReader:
             return default
         if not isinstance(raw, str) or raw not in options:
             raw = str(raw)
-            self.refuse(name, f"{self.field(name)}: {shown(raw)} is not one of the choices; showing {default!r}")
+            self.refuse(name, said("{name}: {value} is not one of the choices; showing {default}",
+                                   name=self.field(name), value=shown(raw), default=repr(default)))
             return default
         return raw
 

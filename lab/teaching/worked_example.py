@@ -17,6 +17,7 @@ from functools import lru_cache
 from lab.core.binomial import FAILURE_TOKEN, SUCCESS_TOKEN, BinomialResult, binomial_exact, parse_success_probability
 from lab.core.distance import total_variation
 from lab.core.distributions import to_fraction
+from lab.core.errors import said, said_of
 from lab.core.formatting import fraction_text
 from lab.core.numbers import NumberInputError, parse_number, shown
 from lab.core.residual import ResidualResult, residual_exact
@@ -59,10 +60,11 @@ def display_values(result: BinomialResult) -> tuple:
 
 
 def prediction_labels(n: int) -> tuple[str, ...]:
-    """The prediction controls' labels: ``Predict B``/``Predict C`` for n = 1, else ``Predict P(k)``."""
+    """The prediction controls' labels: ``Predict B``/``Predict C`` for n = 1, else ``Predict P(k)`` (each a
+    :class:`~lab.core.errors.Said`: a page says it in its language)."""
     if n == 1:
-        return ("Predict B", "Predict C")
-    return tuple(f"Predict P({k})" for k in range(n + 1))
+        return (said("Predict {bar}", bar="B"), said("Predict {bar}", bar="C"))
+    return tuple(said("Predict {bar}", bar=f"P({k})") for k in range(n + 1))
 
 
 def prediction_distance(prediction: Sequence, truth: Sequence) -> Fraction:
@@ -139,55 +141,59 @@ def at_worked_example(lab_p, n: int) -> bool:
     return to_fraction(lab_p) == WORKED_EXAMPLE_LAB_P and n == WORKED_EXAMPLE_N
 
 
-def _setting_missing(lab_p, n: int) -> list[str]:
-    missing = []
-    if to_fraction(lab_p) != WORKED_EXAMPLE_LAB_P:
-        missing.append(f"set lab success p to {float(WORKED_EXAMPLE_LAB_P):.2f}")
-    if n != WORKED_EXAMPLE_N:
-        missing.append(f"set n to {WORKED_EXAMPLE_N}")
-    return missing
+def _setting_missing(lab_p, n: int):
+    """What the lab's setting still lacks for the worked example (None when it is set)."""
+    wrong_p, wrong_n = to_fraction(lab_p) != WORKED_EXAMPLE_LAB_P, n != WORKED_EXAMPLE_N
+    values = {"p": f"{float(WORKED_EXAMPLE_LAB_P):.2f}", "n": WORKED_EXAMPLE_N}
+    if wrong_p and wrong_n:
+        return said("set lab success p to {p} and set n to {n}", **values)
+    if wrong_p:
+        return said("set lab success p to {p}", p=values["p"])
+    if wrong_n:
+        return said("set n to {n}", n=WORKED_EXAMPLE_N)
+    return None
 
 
 def guide_steps(state: GuideState, z: Fraction) -> list[GuideStep]:
     """The worked example's steps. A step is done when the lab is in its state, whatever the order the student
     took (a page that opened clean needs no Reset); an unticked step says what is missing. ``z`` is the
-    scenario's rejection probability, named in the steps that use it."""
+    scenario's rejection probability, named in the steps that use it. The worked example's bars are B and C
+    (WORKED_EXAMPLE_N = 1), named in the steps' words."""
     setting = _setting_missing(state.lab_p, state.n)
-    at_example = not setting
-    bars = " and ".join(f"r({t})" for t in outcome_labels(WORKED_EXAMPLE_N))
-    products = " and ".join(f"Z·r({t})" for t in outcome_labels(WORKED_EXAMPLE_N))
+    at_example = setting is None
     predicted = state.predicted and state.n == WORKED_EXAMPLE_N
     revealed = state.revealed and at_example
     return [
         GuideStep(
-            "Start from a clean lab (Reset)",
+            said("Start from a clean lab (Reset)"),
             state.clean_start,
-            "press Reset: this page opened with predictions or revealed bars",
+            said("press Reset: this page opened with predictions or revealed bars"),
         ),
         GuideStep(
-            f"Set lab success p = {float(WORKED_EXAMPLE_LAB_P):.2f} and n = {WORKED_EXAMPLE_N}",
+            said("Set lab success p = {p} and n = {n}", p=f"{float(WORKED_EXAMPLE_LAB_P):.2f}", n=WORKED_EXAMPLE_N),
             at_example,
-            " and ".join(setting),
+            setting or "",
         ),
         GuideStep(
-            f"Predict the bars {bars} (Predict B, Predict C)",
+            said("Predict the bars r(B) and r(C) (Predict B, Predict C)"),
             predicted,
-            f"set n to {WORKED_EXAMPLE_N} first" if state.n != WORKED_EXAMPLE_N else "type a value in Predict B or C",
+            said("set n to {n} first", n=WORKED_EXAMPLE_N) if state.n != WORKED_EXAMPLE_N
+            else said("type a value in Predict B or C"),
         ),
         GuideStep(
-            "Reveal",
+            said("Reveal"),
             revealed,
-            " and ".join(setting) + ", then press Reveal" if setting else "press Reveal",
+            said("{missing}, then press Reveal", missing=setting) if setting else said("press Reveal"),
         ),
         GuideStep(
-            f"Multiply each bar by Z = {fraction_text(z)}: type {products}",
+            said("Multiply each bar by Z = {z}: type Z·r(B) and Z·r(C)", z=fraction_text(z)),
             state.products_typed,
-            "reveal the bars first" if not revealed else f"type {products} below and press Check",
+            said("reveal the bars first") if not revealed else said("type Z·r(B) and Z·r(C) below and press Check"),
         ),
         GuideStep(
-            "Add the accepted masses min(p, q): the unconditional target",
+            said("Add the accepted masses min(p, q): the unconditional target"),
             state.summed,
-            "the sum appears once the products are right (or press the button to see it)",
+            said("the sum appears once the products are right (or press the button to see it)"),
         ),
     ]
 
@@ -210,16 +216,16 @@ def check_products(typed: Mapping[str, str], worked: WorkedSum) -> ProductCheck:
         label = f"Z·r({row.token})"
         text = str(typed.get(row.token, "") or "").strip()
         if not text:
-            messages.append(f"{label}: type a value")
+            messages.append(said("{label}: type a value", label=label))
             continue
         try:
             value = parse_number(text, label, allow_percent=True)
         except NumberInputError as exc:
-            messages.append(str(exc))
+            messages.append(said_of(exc))
             continue
         if value != row.correction:
-            messages.append(
-                f"{label}: {shown(text)} is not Z × r({row.token}); multiply the bar r({row.token}) you revealed "
-                f"by Z = {fraction_text(worked.z)} exactly"
-            )
+            messages.append(said(
+                "{label}: {value} is not Z × r({token}); multiply the bar r({token}) you revealed by Z = {z} exactly",
+                label=label, value=shown(text), token=row.token, z=fraction_text(worked.z),
+            ))
     return ProductCheck(tuple(messages), not messages)

@@ -44,8 +44,8 @@ LESSON, TOOLS, ENGINEERS, CLASS = N_("Start here"), N_("Tools"), N_("For enginee
 PAGES = (
     PageEntry("lab/views/lesson/start_here.py", N_("Start here"), ":material/flag:", "start-here", LESSON, True),
     PageEntry("lab/views/lesson/glossary.py", N_("Glossary"), ":material/menu_book:", "glossary", LESSON, True),
-    PageEntry("lab/views/pages/explorer.py", N_("Residual explorer"), ":material/bar_chart:", "explorer", TOOLS),
-    PageEntry("lab/views/pages/binomial_lab.py", N_("Binomial lab"), ":material/casino:", "binomial-lab", TOOLS),
+    PageEntry("lab/views/pages/explorer.py", N_("Residual explorer"), ":material/bar_chart:", "explorer", TOOLS, True),
+    PageEntry("lab/views/pages/binomial_lab.py", N_("Binomial lab"), ":material/casino:", "binomial-lab", TOOLS, True),
     PageEntry("lab/views/pages/sampling.py", N_("Sampling lab"), ":material/scatter_plot:", "sampling", TOOLS),
     PageEntry("lab/views/pages/blocks.py", N_("Blocks"), ":material/view_week:", "blocks", TOOLS),
     PageEntry(

@@ -30,14 +30,15 @@ def test_every_language_marks_the_page_and_axe_finds_nothing(browser, app_url, c
     context = browser.new_context(viewport=DESKTOP)
     page = context.new_page()
     try:
-        for translated in ("glossary", "?chapter=5"):  # the Glossary; the lesson at its bar predictor
+        # the Glossary; the lesson at its bar predictor; the explorer's answer, its charts and tables
+        for translated in ("glossary", "?chapter=5", "explorer?reveal=1"):
             goto(page, f"{app_url}/{translated}{'&' if '?' in translated else '?'}lang={code}")
             found = document_language(page)
             assert (found["lang"], found["dir"], found["main"], found["notice"]) == (code, language.direction, "",
                                                                                      None)
             problems = axe_violations(page) + structure_problems(page)
             assert not problems, f"{translated}:\n" + "\n".join(problems)
-        goto(page, f"{app_url}/explorer?lang={code}")  # a page not yet translated
+        goto(page, f"{app_url}/binomial-lab?lang={code}")  # a page not yet translated
         found = document_language(page)
         assert (found["lang"], found["dir"]) == (code, language.direction)
         if code == "en":

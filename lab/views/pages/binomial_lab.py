@@ -11,6 +11,8 @@ import streamlit as st
 
 from lab.core.distributions import to_fraction
 from lab.core.formatting import decimal_text, exact_text, fraction_text, markdown_escape, with_decimal
+from lab.core.scenarios import load_scenario
+from lab.i18n import N_
 from lab.models.binomial_lab import LAB_P, BinomialLabModel, N, read_n, read_probability
 from lab.teaching.worked_example import (
     WORKED_EXAMPLE_SCENARIO,
@@ -26,6 +28,7 @@ from lab.views.ui.accessibility import announce, section, title
 from lab.views.ui.bar_predictor import bar_predictor
 from lab.views.ui.charts import chart, figure
 from lab.views.ui.controls import Widgets
+from lab.views.ui.language import decimal_comma, isolated, say, texts
 from lab.views.ui.page_state import (
     drawn_outside,
     keep_valid,
@@ -41,6 +44,11 @@ WIDGETS = Widgets(BinomialLabModel, start=False)  # lab success p and n from the
 CONTROL_WIDTH = 150  # px: lab success p and n side by side, also on a phone; Reset and Reveal follow
 PREDICTION_WIDTH = 140  # px: two boxes a row beside the chart and on a phone, with room for the -/+ steppers
 GUIDE_SHOWN = "bl_guide_shown"  # what the worked-example guide panel shows (drawn outside the fragments)
+
+
+def exact_and_decimal(value, digits: int = 6) -> str:
+    """``3/4 (0.75)``, with the page's language's decimal mark (kept left to right on a right-to-left page)."""
+    return isolated(with_decimal(value, digits, decimal_comma=decimal_comma()))
 
 
 def the_model() -> BinomialLabModel:
@@ -70,8 +78,9 @@ def on_products() -> None:
 
 
 def intro() -> None:
-    title("Binomial lab")
-    st.markdown(  # outside the lab's fragment: text that never changes is not sent again on every change
+    _ = texts()
+    title(_("Binomial lab"))
+    st.markdown(_(  # outside the lab's fragment: text that never changes is not sent again on every change
         "Set **lab success p** and the number of trials **n**, draw your predicted bars (or type their heights), then "
         "**Reveal** the exact Binomial(n, lab success p) probabilities. *lab success p* is this lab's own "
         "parameter, the probability that one trial succeeds: it is not the target p of a scenario.\n\n"
@@ -79,7 +88,7 @@ def intro() -> None:
         "(the scenario “The worked example: three tokens”) A has zero "
         "residual mass, so A is outside this two-outcome display. The two bars are the residual r itself, drawn as "
         "a coin: this lab does not run speculative sampling itself."
-    )
+    ))
 
 
 def follow_the_guide(model: BinomialLabModel) -> None:
@@ -93,15 +102,16 @@ def follow_the_guide(model: BinomialLabModel) -> None:
 def lab_controls() -> None:
     """lab success p, n, Reset and Reveal, then the bars: changing a control reruns this part only."""
     model = the_model()
+    _ = texts()
     keep_valid(LAB_P.key, read_probability, model.lab_p)
     keep_valid(N.key, read_n, model.n)
     controls = st.container(horizontal=True, vertical_alignment="bottom")  # one wrapping row
     WIDGETS.number_input(
         controls, "lab_p", step=0.01, format="%.2f", width=CONTROL_WIDTH,
-        help="The lab's own parameter: the probability that one trial succeeds (not a scenario's target p)",
+        help=_("The lab's own parameter: the probability that one trial succeeds (not a scenario's target p)"),
     )  # fmt: skip
-    WIDGETS.number_input(controls, "n", help="Number of trials, 1 to 26", width=CONTROL_WIDTH)
-    controls.button("Reset", key="bl_reset", on_click=on_reset, help="Back to the defaults")
+    WIDGETS.number_input(controls, "n", help=_("Number of trials, 1 to 26"), width=CONTROL_WIDTH)
+    controls.button(_("Reset"), key="bl_reset", on_click=on_reset, help=_("Back to the defaults"))
     old_n = model.n
     lab_p = read_probability(st.session_state[LAB_P.key])
     n = read_n(st.session_state[N.key])
@@ -109,66 +119,70 @@ def lab_controls() -> None:
     if model.n != old_n:  # new outcomes: their widgets, not drawn yet, start empty
         push_to_widgets(prediction_widgets(model))
     if message:
-        st.info(message)
-    controls.button("Reveal", key="bl_reveal", type="primary", on_click=model.reveal)
-    section("Your prediction")  # outside the bars' fragment: a moved bar does not send the heading again
+        st.info(say(message))
+    controls.button(_("Reveal"), key="bl_reveal", type="primary", on_click=model.reveal)
+    section(_("Your prediction"))  # outside the bars' fragment: a moved bar does not send the heading again
     bars()
 
 
 def prediction_inputs(model: BinomialLabModel) -> None:
     """The typed boxes, for exact values; bound to the same state as the bars (the predictor writes into them)."""
-    st.markdown("**Exact values**")
+    _ = texts()
+    st.markdown(_("**Exact values**"))
     with st.container(horizontal=True, gap="small"):  # one wrapping row of fixed-width boxes
         for k, name in enumerate(prediction_labels(model.n)):
             st.number_input(
-                name, min_value=0.0, max_value=1.0, step=0.01, format="%.2f", key=f"bl_pred_{k}",
+                say(name), min_value=0.0, max_value=1.0, step=0.01, format="%.2f", key=f"bl_pred_{k}",
                 width=PREDICTION_WIDTH,
             )
 
 
 def bars_chart(model: BinomialLabModel, labels, exact) -> None:
+    _ = texts()
     if labels != outcome_labels(model.n):
-        x_title = "residual bar (B = success, C = failure)"
+        x_title = N_("residual bar (B = success, C = failure)")
     else:
-        x_title = "outcome (B = success, C = failure)" if model.n == 1 else "number of successes k"
+        x_title = N_("outcome (B = success, C = failure)") if model.n == 1 else N_("number of successes k")
     yours = ", ".join(f"{lab} {fraction_text(to_fraction(v))}" for lab, v in zip(labels, model.preds))
-    alt = f"Bars of your predicted probabilities ({yours})" + (
-        " beside the exact Binomial probabilities: "
-        + "; ".join(f"{lab}: exact {exact_text(v)}" for lab, v in zip(labels, exact))
-        if model.is_revealed
-        else " (the exact bars are hidden until Reveal)"
-    )
+    if model.is_revealed:
+        alt = _("Bars of your predicted probabilities ({yours}) beside the exact Binomial probabilities: {exact}",
+                yours=yours, exact="; ".join(_("{bar}: exact {value}", bar=lab, value=exact_text(v))
+                                             for lab, v in zip(labels, exact)))
+    else:
+        alt = _("Bars of your predicted probabilities ({yours}) (the exact bars are hidden until Reveal)",
+                yours=yours)
     shown = exact if model.is_revealed else None
     chart(figure("binomial_bars", labels, [to_fraction(v) for v in model.preds], shown, x_title), "bl_chart", alt)
 
 
 def revealed_values(model: BinomialLabModel, result, labels, exact) -> str:
     """What Reveal shows under the chart; returns the sentence announced."""
+    _ = texts()
     distance = prediction_distance(model.preds, exact)
     worked_example = at_worked_example(model.lab_p, model.n)
     if worked_example:  # B and C are r(B), r(C) here: a mean and an sd say nothing about r
-        st.metric("distance from your bars (TV)", with_decimal(distance, 3))
+        st.metric(_("distance from your bars (TV)"), exact_and_decimal(distance, 3))
     else:
         stats = st.columns(3)
-        stats[0].metric("mean n·p", with_decimal(result.mean))
-        stats[1].metric("sd √(n·p·(1−p))", decimal_text(result.sd, 4))
-        stats[2].metric("distance from your bars (TV)", with_decimal(distance, 3))
+        stats[0].metric(_("mean n·p"), exact_and_decimal(result.mean))
+        stats[1].metric(_("sd √(n·p·(1−p))"), decimal_text(result.sd, 4, decimal_comma()))
+        stats[2].metric(_("distance from your bars (TV)"), exact_and_decimal(distance, 3))
     st.dataframe(
         {
-            "outcome": list(labels),
-            "your prediction": [fraction_text(to_fraction(v)) for v in model.preds],
-            "exact": [exact_text(v) for v in exact],
-            "exact (decimal)": [decimal_text(v) for v in exact],
+            _("outcome"): list(labels),
+            _("your prediction"): [fraction_text(to_fraction(v)) for v in model.preds],
+            _("exact"): [exact_text(v) for v in exact],
+            _("exact (decimal)"): [decimal_text(v, decimal_comma=decimal_comma()) for v in exact],
         },
         hide_index=True,
         key="bl_table",
     )
     exact_list = ", ".join(f"{lab} {exact_text(v)}" for lab, v in zip(labels, exact))
-    return (
-        f"Revealed: the exact bars are {exact_list}; "
-        + ("" if worked_example else f"mean {with_decimal(result.mean)}, ")
-        + f"distance from your bars {with_decimal(distance, 3)}."
-    )
+    if worked_example:
+        return _("Revealed: the exact bars are {exact}; distance from your bars {distance}.", exact=exact_list,
+                 distance=exact_and_decimal(distance, 3))
+    return _("Revealed: the exact bars are {exact}; mean {mean}, distance from your bars {distance}.",
+             exact=exact_list, mean=exact_and_decimal(result.mean), distance=exact_and_decimal(distance, 3))
 
 
 @st.fragment
@@ -187,7 +201,7 @@ def bars() -> None:
     left, right = st.columns([3, 2], gap="large")
     with left:
         # the bars' names as the boxes say them (P(3), not 3); r(B), r(C) at the worked example
-        names = [name.removeprefix("Predict ") for name in prediction_labels(model.n)]
+        names = [name.values["bar"] for name in prediction_labels(model.n)]
         bar_predictor(
             "bl_bars", names if labels == outcome_labels(model.n) else labels, model.preds, boxes,
             large=is_presenting(), short_labels=labels if model.n > 1 else (),
@@ -202,43 +216,46 @@ def bars() -> None:
 
 def guide_steps_text(steps) -> str:
     # ballot boxes as text (a screen reader says "ballot box with check"), not icons read by their font name
+    _ = texts()
     return "  \n".join(
-        ("☑" if step.done else "☐")
-        + f" {number}. {step.text}"
-        + (" — done" if step.done else f" — to do: {step.missing}")
+        _("☑ {number}. {step} — done", number=number, step=say(step.text)) if step.done
+        else _("☐ {number}. {step} — to do: {missing}", number=number, step=say(step.text), missing=say(step.missing))
         for number, step in enumerate(steps, start=1)
     )
 
 
 def products_form() -> None:
     """The products first, typed and checked exactly; the sum follows (or the button below shows it)."""
+    _ = texts()
     with st.form("bl_products_form", border=False, enter_to_submit=True):
         boxes = st.container(horizontal=True, vertical_alignment="bottom")
         for token in outcome_labels(1):
             boxes.text_input(
-                f"Z·r({token})", key=f"bl_zr_{token}", max_chars=40, placeholder="fraction or decimal",
+                f"Z·r({token})", key=f"bl_zr_{token}", max_chars=40, placeholder=_("fraction or decimal"),
                 width=PREDICTION_WIDTH,
             )
-        boxes.form_submit_button("Check", on_click=on_products)
+        boxes.form_submit_button(_("Check"), key="bl_products_check", on_click=on_products)
     for message in st.session_state.pop("bl_products_feedback", ()):
-        st.error(markdown_escape(message))
+        st.error(markdown_escape(say(message)))
 
 
 def worked_sum_shown(worked) -> str:
     """The sum min(p, q) + Z·r per token and its stacked chart; returns the sentence announced."""
+    _ = texts()
     lines = []
     for row in worked.rows:
-        shown_text = f"Z × {fraction_text(row.displayed)}" if row.in_display else "Z × 0 (outside the display)"
-        lines.append(
-            f"- {row.token}: {fraction_text(row.accepted)} + {shown_text} = {fraction_text(row.accepted)} + "
-            f"{fraction_text(row.correction)} = **{fraction_text(row.total)}** "
-            f"(target p = {fraction_text(row.target)})"
-        )
+        shown_text = f"Z × {fraction_text(row.displayed)}" if row.in_display else _("Z × 0 (outside the display)")
+        lines.append("- " + _(
+            "{token}: {accepted} + {shown} = {accepted} + {correction} = **{total}** (target p = {target})",
+            token=row.token, accepted=fraction_text(row.accepted), shown=shown_text,
+            correction=fraction_text(row.correction), total=fraction_text(row.total), target=fraction_text(row.target),
+        ))
     st.markdown("\n".join(lines))
-    verdict = "recovers" if worked.recovers_target else "does not recover"
-    summed_text = f"The sum {verdict} the unconditional target: " + ", ".join(
-        f"{row.token} {fraction_text(row.total)}" for row in worked.rows
-    )
+    totals = ", ".join(f"{row.token} {fraction_text(row.total)}" for row in worked.rows)
+    if worked.recovers_target:
+        summed_text = _("The sum recovers the unconditional target: {totals}", totals=totals)
+    else:
+        summed_text = _("The sum does not recover the unconditional target: {totals}", totals=totals)
     st.success(summed_text, icon=":material/task_alt:")
     chart(
         figure(
@@ -249,11 +266,11 @@ def worked_sum_shown(worked) -> str:
             [r.target for r in worked.rows],
         ),
         "bl_worked_chart",
-        "Stacked bars per token: accepted min(p, q) plus Z times the displayed bar, reaching the target: "
-        + "; ".join(
-            f"{r.token}: {fraction_text(r.accepted)} + {fraction_text(r.correction)} = {fraction_text(r.total)}"
-            for r in worked.rows
-        ),
+        _("Stacked bars per token: accepted min(p, q) plus Z times the displayed bar, reaching the target: {values}",
+          values="; ".join(
+              f"{r.token}: {fraction_text(r.accepted)} + {fraction_text(r.correction)} = {fraction_text(r.total)}"
+              for r in worked.rows
+          )),
     )
     return summed_text
 
@@ -265,23 +282,23 @@ def guide_panel() -> None:
     worked, steps = model.guide()
     ready = model.sum_ready(steps)
     summed_text = ""
+    _ = texts()
     with st.container(border=True):
-        section("Reproduce the worked example")
-        st.caption(
-            f"Scenario {WORKED_EXAMPLE_SCENARIO}: the rejection probability is Z = {with_decimal(worked.z)} "
-            f"and the accepted masses min(p, q) are "
-            + ", ".join(f"{row.token} {fraction_text(row.accepted)}" for row in worked.rows)
-            + "."
-        )
+        section(_("Reproduce the worked example"))
+        st.caption(_(
+            "Scenario “{name}”: the rejection probability is Z = {z} and the accepted masses min(p, q) are {masses}.",
+            name=_(load_scenario(WORKED_EXAMPLE_SCENARIO).title), z=exact_and_decimal(worked.z),
+            masses=", ".join(f"{row.token} {fraction_text(row.accepted)}" for row in worked.rows),
+        ))
         st.markdown(guide_steps_text(steps))
         if ready and not model.products_typed:
             products_form()
         st.button(
-            f"Multiply by Z = {fraction_text(worked.z)} and add",
+            _("Multiply by Z = {z} and add", z=fraction_text(worked.z)),
             key="bl_sum",
             on_click=model.show_sum,
             disabled=not ready,  # not by its own press: that would drop keyboard focus to the page's body
-            help="Shows the sum without typing the products",
+            help=_("Shows the sum without typing the products"),
         )
         if model.summed and ready:
             summed_text = worked_sum_shown(worked)
@@ -295,7 +312,7 @@ def main() -> None:
     st.session_state.setdefault(N.key, model.n)
     intro()
     for problem in link_problems:
-        st.warning(markdown_escape(str(problem)), icon=":material/link_off:")  # holds URL text: shown as typed
+        st.warning(markdown_escape(say(problem.message)), icon=":material/link_off:")  # holds URL text: as typed
     with whole_page():
         lab_controls()
         guide_panel()

@@ -9,6 +9,7 @@ from __future__ import annotations
 import streamlit as st
 
 from lab.core.distributions import to_fraction
+from lab.core.errors import Said, said, said_of
 from lab.core.formatting import decimal_text, exact_text, fraction_text, markdown_escape, with_decimal
 from lab.core.residual import residual_exact
 from lab.core.scenarios import ScenarioError, load_scenario
@@ -32,11 +33,17 @@ from lab.views.ui.bar_predictor import bar_predictor
 from lab.views.ui.charts import chart, figure
 from lab.views.ui.charts import pq_chart as draw_pq_chart  # this page's pq_chart(result) draws with it
 from lab.views.ui.controls import Widgets
+from lab.views.ui.language import decimal_comma, isolated, say, texts
 from lab.views.ui.page_state import keep_valid, load_once, push_to_widgets, sync_query_params
 from lab.views.ui.presentation import is_presenting, url_reveal_allowed
 
 session = st.session_state  # this browser session's state
 WIDGETS = Widgets(ExplorerModel, start=False)  # widgets from the model's controls (their values are put in first)
+
+
+def exact_and_decimal(value) -> str:
+    """``3/4 (0.75)``, with the page's language's decimal mark (kept left to right on a right-to-left page)."""
+    return isolated(with_decimal(value, decimal_comma=decimal_comma()))
 
 
 # --- state ------------------------------------------------------------------------------------
@@ -80,14 +87,15 @@ def on_scenario_change() -> None:
     try:
         model.load_scenario(session[SCENARIO.key])
     except (ExplorerInputError, ScenarioError) as exc:
-        session["ex_message"] = f"Not applied: {exc}. The scenario {model.scenario} stays on screen."
+        session["ex_message"] = said("Not applied: {problem}. The scenario “{name}” stays on screen.",
+                                     problem=said_of(exc), name=Said(load_scenario(model.scenario).title))
     push_widgets(model)
 
 
 def on_reset() -> None:
     session["ex_model"].reset()
     push_widgets(session["ex_model"])
-    session["ex_message"] = "Reset: the scenario's p and q are back and the predictions are cleared."
+    session["ex_message"] = said("Reset: the scenario's p and q are back and the predictions are cleared.")
 
 
 def typed_rows(model: ExplorerModel) -> list[TokenRow]:
@@ -107,7 +115,7 @@ def on_table_submit(action: str) -> None:
     ``action`` (:meth:`ExplorerModel.submit_table`); the boxes then show the model's table."""
     model = session["ex_model"]
     removed = {i for i in range(len(model.rows)) if session.get(f"ex_remove_{i}") is True}
-    if problem := model.submit_table(typed_rows(model), removed, action):
+    if problem := model.submit_table(typed_rows(model), removed, action, decimal_comma()):
         session["ex_table_problem"] = problem
     for i in range(MAX_TOKENS):
         session.pop(f"ex_remove_{i}", None)
@@ -115,37 +123,42 @@ def on_table_submit(action: str) -> None:
 
 
 def intro(link_problems) -> None:
-    title("Residual explorer")
-    st.markdown(
+    _ = texts()
+    title(_("Residual explorer"))
+    st.markdown(_(
         "Pick a scenario or type your own p (target) and q (draft). **Predict** the residual "
         "r = max(0, p − q) / Z and the rejection probability Z, then **Reveal** the exact answer."
-    )
+    ))
     for problem in link_problems:
-        st.warning(markdown_escape(str(problem)), icon=":material/link_off:")  # holds URL text: shown as typed
+        st.warning(markdown_escape(say(problem.message)), icon=":material/link_off:")  # holds URL text: as typed
 
 
 def scenario_choice(name: str) -> str:
-    return f"{name} — {load_scenario(name).title}"
+    """A scenario as the list shows it: its title, in the page's language (its file name is for links)."""
+    return texts()(load_scenario(name).title)
 
 
 def scenario_row(model: ExplorerModel):
     """The scenario, Reset and the editor's toggle in one row; returns the place for the note under it (the
     scenario's question, or a word that p and q were edited), filled once the table is read."""
+    _ = texts()
     names = SCENARIO.options()
     if session.get(SCENARIO.key) not in names:  # a value a browser never sends (a crafted message)
         session[SCENARIO.key] = model.scenario
     if not isinstance(session.get(EDITOR.key), bool):
         session[EDITOR.key] = model.edit
     top = st.container(horizontal=True, vertical_alignment="bottom")  # one layout block, not one per column
-    WIDGETS.selectbox(top, "scenario", names, on_change=on_scenario_change, format_func=scenario_choice)
-    top.button("Reset", key="ex_reset", on_click=on_reset, help="Back to the scenario's p and q")
+    titles = {name: scenario_choice(name) for name in names}  # made in this run, in its language
+    WIDGETS.selectbox(top, "scenario", names, on_change=on_scenario_change, format_func=titles.__getitem__)
+    top.button(_("Reset"), key="ex_reset", on_click=on_reset, help=_("Back to the scenario's p and q"))
     if message := session.pop("ex_message", None):
-        st.info(markdown_escape(message))  # may hold the text of a refused value
+        st.info(markdown_escape(say(message)))  # may hold the text of a refused value
     note_slot = st.empty()
     model.edit = top.toggle(  # in the scenario's row: the answer after Reveal stays on a laptop's screen
-        f"{EDITOR.label} ({len(model.rows)} tokens)",
+        _.ngettext("Edit p and q ({count} token)", "Edit p and q ({count} tokens)", len(model.rows),
+                   count=len(model.rows)),
         key=EDITOR.key,
-        help="Type each token's name, p and q as fractions like 3/10 or decimals like 0.3; add or remove tokens",
+        help=_("Type each token's name, p and q as fractions like 3/10 or decimals like 0.3; add or remove tokens"),
     )
     return note_slot
 
@@ -154,47 +167,51 @@ def table_editor(model: ExplorerModel) -> str:
     """The token table as a form: applied as a whole when a button is pressed (Enter presses Apply, its first
     button), so a half-typed table never shows an error; no character counters (a "3/40" reads like a
     probability). Returns a refused press, named ("" when none)."""
+    _ = texts()
     with st.form("ex_table", border=False):
         for i in range(len(model.rows)):
             cols = st.columns([3, 3, 3, 2.6], vertical_alignment="bottom")
-            cols[0].text_input(f"Token {i + 1}", key=f"ex_name_{i}")
-            cols[1].text_input(f"p of token {i + 1}", key=f"ex_p_{i}")
-            cols[2].text_input(f"q of token {i + 1}", key=f"ex_q_{i}")
-            cols[3].checkbox(f"Remove token {i + 1}", key=f"ex_remove_{i}", disabled=len(model.rows) <= 1)
+            cols[0].text_input(_("Token {number}", number=i + 1), key=f"ex_name_{i}")
+            cols[1].text_input(_("p of token {number}", number=i + 1), key=f"ex_p_{i}")
+            cols[2].text_input(_("q of token {number}", number=i + 1), key=f"ex_q_{i}")
+            cols[3].checkbox(_("Remove token {number}", number=i + 1), key=f"ex_remove_{i}",
+                             disabled=len(model.rows) <= 1)
         with st.container(horizontal=True):
             st.form_submit_button(
-                "Apply",
+                _("Apply"),
                 key="ex_apply",
                 type="primary",
                 on_click=on_table_submit,
                 args=("apply",),
-                help="Use the table as typed, without the rows ticked Remove (p and q must each sum to 1)",
+                help=_("Use the table as typed, without the rows ticked Remove (p and q must each sum to 1)"),
             )
             for column in ("p", "q"):
                 st.form_submit_button(
-                    f"Normalise {column}",
+                    _("Normalise {column}", column=column),
                     key=f"ex_normalise_{column}",
                     on_click=on_table_submit,
                     args=(f"normalise-{column}",),
-                    help=f"Divide every value of {column} by their sum, exactly (1, 2, 1 becomes 1/4, 1/2, 1/4)",
+                    help=_("Divide every value of {column} by their sum, exactly (1, 2, 1 becomes 1/4, 1/2, 1/4)",
+                           column=column),
                 )
             st.form_submit_button(
-                "Add token",
+                _("Add token"),
                 key="ex_add",
                 on_click=on_table_submit,
                 args=("add",),
                 # never disabled by its own press (focus would drop to the page's body): at the limit it says why
-                help=f"Up to {MAX_TOKENS} tokens; a new token starts at p = q = 0",
+                help=_("Up to {limit} tokens; a new token starts at p = q = 0", limit=MAX_TOKENS),
             )
     problem = session.pop("ex_table_problem", None)
     if problem:
+        problem = say(problem)
         st.error(markdown_escape(problem), icon=":material/error:")  # holds typed text
     return problem or ""
 
 
 def use_typed_table(model: ExplorerModel) -> str:
     """The table as typed becomes p and q when it parses; a refusal is named and returned."""
-    refusal = model.use_typed_rows(typed_rows(model))
+    refusal = say(model.use_typed_rows(typed_rows(model), decimal_comma()))
     if refusal:
         st.error(markdown_escape(refusal), icon=":material/error:")  # typed text: shown as typed
     for i, value in enumerate(model.preds):  # a token added: its slider starts at the model's value
@@ -210,21 +227,25 @@ def scenario_note(model: ExplorerModel, note_slot) -> str:
     except ScenarioError as exc:  # a scenario file broken while the app runs
         note_slot.error(markdown_escape(str(exc)))
         return ""
+    _ = texts()
     if (scenario_now.p, scenario_now.q) == model.valid:
-        note_slot.caption(markdown_escape(scenario_now.question))  # shown as written (Z * r is no emphasis)
-        return scenario_now.explanation
-    note_slot.caption(f"Your own p and q, edited from {model.scenario}: Reset brings the scenario back.")
+        note_slot.caption(markdown_escape(_(scenario_now.question)))  # shown as written (Z * r is no emphasis)
+        return _(scenario_now.explanation) if scenario_now.explanation else ""
+    note_slot.caption(_("Your own p and q, edited from “{name}”: Reset brings the scenario back.",
+                        name=markdown_escape(scenario_choice(model.scenario))))
     return ""
 
 
 def revealed_text(result, model: ExplorerModel) -> str:
     """What the reveal shows, in one sentence for a screen reader."""
-    your_z = with_decimal(to_fraction(model.z_pred))
-    text = f"Revealed: α = {with_decimal(result.alpha)}, Z = {with_decimal(result.z)} (your Z {your_z})"
+    _ = texts()
+    values = {"alpha": exact_and_decimal(result.alpha), "z": exact_and_decimal(result.z),
+              "yours": exact_and_decimal(to_fraction(model.z_pred))}
     if result.residual is None:
-        return text + ". Z = 0: no rejection, so no residual."
+        return _("Revealed: α = {alpha}, Z = {z} (your Z {yours}). Z = 0: no rejection, so no residual.", **values)
     exact = ", ".join(f"{t} {fraction_text(v)}" for t, v in zip(result.tokens, result.residual))
-    return text + f"; the exact residual r: {exact}. Details below."
+    return _("Revealed: α = {alpha}, Z = {z} (your Z {yours}); the exact residual r: {exact}. Details below.",
+             exact=exact, **values)
 
 
 def write_url(model: ExplorerModel) -> None:
@@ -238,13 +259,14 @@ def prediction_panel(tokens: tuple[str, ...]) -> None:
     After the reveal the score below depends on the sliders, so a change reruns the whole page."""
     model = session["ex_model"]
     revealed = model.is_revealed
-    section("Your prediction")
+    _ = texts()
+    section(_("Your prediction"))
     # a slider's value is checked like a link's (a crafted message could send text): a refused one keeps the last
     preds = [slider_value(session[R_PREDICTION.widget_key(i)], v) for i, v in enumerate(model.preds[: len(tokens)])]
     # the bars you draw, bound to the sliders below (a release moves the sliders; a slider moves its bar)
     bar_predictor(
         "ex_bars", [f"r({t})" for t in tokens], preds, [R_PREDICTION.widget_key(i) for i in range(len(tokens))],
-        large=is_presenting(), sum_note=" (it should add up to 1).",
+        large=is_presenting(), sum_note=" " + _("(it should add up to 1)."),
     )
     # even rows: the sliders in a grid of equal columns (three a row for three tokens, two for four; a phone
     # stacks them one a row), never a wrapped row of two over one
@@ -252,18 +274,19 @@ def prediction_panel(tokens: tuple[str, ...]) -> None:
     for start in range(0, len(tokens), per_row):
         cells = st.columns(per_row)
         for cell, i in zip(cells, range(start, min(start + per_row, len(tokens)))):
-            label = R_PREDICTION.label.format(markdown_escape(tokens[i]))
+            label = _(R_PREDICTION.label, token=markdown_escape(tokens[i]))
             cell.slider(label, 0.0, 1.0, step=0.01, key=R_PREDICTION.widget_key(i), format="%.2f")
     preds = [slider_value(session[R_PREDICTION.widget_key(i)], v) for i, v in enumerate(model.preds[: len(tokens)])]
     # Z and Reveal in one row: the answer below stays on a laptop's screen
     with st.container(horizontal=True, vertical_alignment="bottom"):
         WIDGETS.slider(
             st, "z_pred", format="%.2f",
-            help="Your guess of Z, the probability that the guess is rejected: Z = Σ max(0, p − q) = 1 − α",
+            help=_("Your guess of Z, the probability that the draft's proposal is rejected: "
+                   "Z = Σ max(0, p − q) = 1 − α"),
         )
         # Never disabled by its own press: a button that disables itself drops keyboard focus to the page's
         # body. Pressed again after the reveal, it changes nothing.
-        pressed = st.button("Reveal", key="ex_reveal", type="primary")
+        pressed = st.button(_("Reveal"), key="ex_reveal", type="primary")
     changed = model.set_predictions(preds, slider_value(session[Z_PREDICTION.key], model.z_pred))
     if pressed and not revealed:
         model.reveal()
@@ -276,40 +299,40 @@ def prediction_panel(tokens: tuple[str, ...]) -> None:
 def exact_answer(result, model: ExplorerModel, score, explanation: str) -> None:
     """The answer's summary, drawn just under Reveal (where the eye is): α, Z, the scored Z and r, and the
     scenario's teaching note (it states the answer)."""
-    section("The exact answer")
+    _ = texts()
+    section(_("The exact answer"))
     metrics = st.columns(2)  # two: the column beside the chart is half the page (your Z is in the line below)
-    metrics[0].metric("α (acceptance probability)", with_decimal(result.alpha))
-    metrics[1].metric("Z = 1 − α (rejection probability)", with_decimal(result.z))
+    metrics[0].metric(_("α (acceptance probability)"), exact_and_decimal(result.alpha))
+    metrics[1].metric(_("Z = 1 − α (rejection probability)"), exact_and_decimal(result.z))
     z_error = score_z_only(result, model.z_pred)
-    st.markdown(
-        f"α = {with_decimal(result.alpha)}, Z = {with_decimal(result.z)} "
-        f"(your Z: {with_decimal(to_fraction(model.z_pred))}, error {with_decimal(z_error)})."
-    )
+    st.markdown(_(
+        "α = {alpha}, Z = {z} (your Z: {yours}, error {error}).", alpha=exact_and_decimal(result.alpha),
+        z=exact_and_decimal(result.z), yours=exact_and_decimal(to_fraction(model.z_pred)),
+        error=exact_and_decimal(z_error),
+    ))
     if explanation:
         st.markdown(markdown_escape(explanation))
     if result.residual is None:
         st.info(
-            "Z = 0: p and q are identical, so every proposal is accepted. There is no rejection, so the "
-            "residual r = 0/0 is never evaluated and no residual is drawn (your r is not scored: there is "
-            "nothing to compare it with); min(p, q) alone is p.",
+            _("Z = 0: p and q are identical, so every proposal is accepted. There is no rejection, so the "
+              "residual r = 0/0 is never evaluated and no residual is drawn (your r is not scored: there is "
+              "nothing to compare it with); min(p, q) alone is p."),
             icon=":material/check_circle:",
         )
         return
     if result.alpha == 0:
         st.info(
-            "Disjoint supports: α = 0 and Z = 1, so every proposal is rejected and the residual is the "
-            "target itself, r = p (compare the r and p columns below).",
+            _("Disjoint supports: α = 0 and Z = 1, so every proposal is rejected and the residual is the "
+              "target itself, r = p (compare the r and p columns below)."),
             icon=":material/call_split:",
         )
-    verdict = (
-        "Your r is exact: every bar matches."
-        if score.is_exact
-        else f"Largest error at token {markdown_escape(score.worst_token)}."
-    )
-    st.markdown(
-        f"**Score**: total variation distance between your r and the exact r = {with_decimal(score.tv)} "
-        f"(0 is perfect, 1 is as far as possible). {verdict}"
-    )
+    if score.is_exact:
+        st.markdown(_("**Score**: total variation distance between your r and the exact r = {tv} (0 is perfect, 1 "
+                      "is as far as possible). Your r is exact: every bar matches.", tv=exact_and_decimal(score.tv)))
+    else:
+        st.markdown(_("**Score**: total variation distance between your r and the exact r = {tv} (0 is perfect, 1 "
+                      "is as far as possible). Largest error at token {token}.", tv=exact_and_decimal(score.tv),
+                      token=markdown_escape(score.worst_token)))
 
 
 def pq_chart(result) -> None:
@@ -318,26 +341,27 @@ def pq_chart(result) -> None:
 
 def score_details(tokens, score) -> None:
     """Your r beside the exact r, as a chart and a table with each token's error."""
+    _ = texts()
     res_left, res_right = st.columns(2, gap="large")
     with res_left:
         chart(
             figure("prediction_vs_residual", tokens, score.prediction, score.truth),
             key="ex_residual_chart",
-            alt="Grouped bars of your predicted r and the exact residual r per token: "
-            + "; ".join(
-                f"{t}: predicted {fraction_text(a)}, exact {fraction_text(b)}"
+            alt=_("Grouped bars of your predicted r and the exact residual r per token: {values}", values="; ".join(
+                _("{token}: predicted {prediction}, exact {exact}", token=t, prediction=fraction_text(a),
+                  exact=fraction_text(b))
                 for t, a, b in zip(tokens, score.prediction, score.truth)
-            ),
+            )),
         )
     with res_right:
         wide_table_cue("score")
         st.dataframe(
             {
-                "token": list(tokens),
-                "your r": [fraction_text(v) for v in score.prediction],
-                "exact r": [fraction_text(v) for v in score.truth],
-                "exact r (decimal)": [decimal_text(v) for v in score.truth],
-                "error": [fraction_text(v) for v in score.errors],
+                _("token"): list(tokens),
+                _("your r"): [fraction_text(v) for v in score.prediction],
+                _("exact r"): [fraction_text(v) for v in score.truth],
+                _("exact r (decimal)"): [decimal_text(v, decimal_comma=decimal_comma()) for v in score.truth],
+                _("error"): [fraction_text(v) for v in score.errors],
             },
             hide_index=True,
             key="ex_score_table",
@@ -346,27 +370,29 @@ def score_details(tokens, score) -> None:
 
 def reconstruction(result) -> None:
     """The unconditional reconstruction token by token: accepted min(p, q) plus Z·r reaches p."""
+    _ = texts()
     rows = reconstruction_rows(result)
     chart(
         figure("reconstruction_bars", result.tokens, result.accepted, result.correction, result.p),
         key="ex_reconstruction_chart",
-        alt="Stacked bars per token: accepted min(p, q) plus correction Z times r, reaching the target p: "
-        + "; ".join(
-            f"{r['token']}: {fraction_text(r['accepted'])} + {fraction_text(r['correction'])} = {fraction_text(r['p'])}"
-            for r in rows
-        ),
+        alt=_("Stacked bars per token: accepted min(p, q) plus correction Z times r, reaching the target p: {values}",
+              values="; ".join(
+                  f"{r['token']}: {fraction_text(r['accepted'])} + {fraction_text(r['correction'])} = "
+                  f"{fraction_text(r['p'])}"
+                  for r in rows
+              )),
     )
     wide_table_cue("reconstruction")
     st.dataframe(
         {
-            "token": [r["token"] for r in rows],
+            _("token"): [r["token"] for r in rows],
             "p": [exact_text(r["p"]) for r in rows],
             "q": [exact_text(r["q"]) for r in rows],
-            "accepted min(p, q)": [exact_text(r["accepted"]) for r in rows],
+            _("accepted min(p, q)"): [exact_text(r["accepted"]) for r in rows],
             "r": ["—" if r["r"] is None else exact_text(r["r"]) for r in rows],
             "Z·r": [exact_text(r["correction"]) for r in rows],
             "min(p, q) + Z·r": [exact_text(r["total"]) for r in rows],
-            "= p?": ["yes" if r["total"] == r["p"] else "NO" for r in rows],
+            _("= p?"): [_("yes") if r["total"] == r["p"] else _("NO") for r in rows],
         },
         hide_index=True,
         key="ex_reconstruction_table",
@@ -384,7 +410,7 @@ def main() -> None:
     refusal = use_typed_table(model) or refusal
     explanation = scenario_note(model, note_slot)
     if hidden := model.hide_answer_if_changed():
-        st.info(hidden)
+        st.info(say(hidden))
 
     result = residual_exact(*model.valid)
     revealed = model.is_revealed

@@ -12,6 +12,9 @@ import re
 
 import streamlit as st
 
+from lab.i18n import N_
+from lab.views.ui.language import texts
+
 
 def title(text: str) -> None:
     """The page's one h1."""
@@ -176,10 +179,10 @@ def scroll_boxes() -> None:
 # A data grid (st.dataframe) wider than a phone scrolls inside its canvas, and a phone shows no scroll bar: the
 # columns past the edge look missing. Above such a table, a line says so on narrow screens only (CSS in
 # lab.views.ui.presentation.ACCESSIBILITY_CSS hides it from 700 px up, where these tables fit).
-WIDE_TABLE_CUE = "Scroll the table sideways (swipe it) for its other columns →"
+WIDE_TABLE_CUE = N_("Scroll the table sideways (swipe it) for its other columns →")
 
 
 def wide_table_cue(key: str) -> None:
     """The phone-only line above a data grid wider than a phone (``key``: unique on the page)."""
     with st.container(key=f"scroll-cue-{key}"):
-        st.caption(WIDE_TABLE_CUE)
+        st.caption(texts()(WIDE_TABLE_CUE))

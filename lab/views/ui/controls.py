@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from lab.views.ui.language import texts
+
 
 class Widgets:
     """The widgets of ``model_cls.CONTROLS``. ``bound``: each carries its value in the link
@@ -39,7 +41,7 @@ class Widgets:
         control = self.control[field]
         choices = list(control.options() if choices is None else choices)
         index = {} if self.defaults is None else {"index": choices.index(getattr(self.defaults, field))}
-        return place.selectbox(control.label, choices, key=control.key, **index, **self.bind, **options)
+        return place.selectbox(texts()(control.label), choices, key=control.key, **index, **self.bind, **options)
 
     def number_input(self, place, field: str, step=1, **options):
         return self._numeric(place.number_input, field, step, options)
@@ -52,10 +54,11 @@ class Widgets:
         low, high, convert = self._range(field)
         control = self.control[field]
         return widget(
-            control.label, min_value=low, max_value=high, step=step, key=control.key,
+            texts()(control.label), min_value=low, max_value=high, step=step, key=control.key,
             **self._value(field, convert), **self.bind, **options,
         )  # fmt: skip
 
     def text_input(self, place, field: str, **options):
         control = self.control[field]
-        return place.text_input(control.label, key=control.key, **self._value(field, str), **self.bind, **options)
+        label = texts()(control.label)
+        return place.text_input(label, key=control.key, **self._value(field, str), **self.bind, **options)

@@ -17,6 +17,7 @@ import re
 
 import streamlit as st
 
+from lab.core.errors import Said, said_of
 from lab.core.formatting import markdown_escape
 from lab.core.numbers import shown
 from lab.i18n import LANGUAGES, PSEUDO, SOURCE, LanguageInputError, Texts, language_from_link, language_of_browser
@@ -84,6 +85,13 @@ def texts() -> Texts:
     return catalog_texts(page_code())
 
 
+def say(message) -> str:
+    """A message to a person in the page's language: a :class:`~lab.core.errors.Said` (or an error made from one)
+    translated, other text as it is."""
+    message = said_of(message)
+    return message.translated(texts()) if isinstance(message, Said) else str(message)
+
+
 def page_code() -> str:
     """The code of the page's language (see :func:`texts`)."""
     code = st.session_state.get(PAGE_SPEAKS, current())
@@ -105,6 +113,12 @@ def page_speaks(translated: bool) -> str:
 def direction() -> str:
     language = LANGUAGES.get(current())
     return language.direction if language else "ltr"
+
+
+def isolated(text: str) -> str:
+    """A formula or a number inside a sentence (``3/5 (0.6)``), kept left to right on a right-to-left page: between
+    Unicode's isolates (LRI … PDI), else its brackets and parts trade places around the Arabic words."""
+    return f"\u2066{text}\u2069" if direction() == "rtl" else text
 
 
 def decimal_comma() -> bool:

@@ -47,6 +47,7 @@ label:has(input[type="checkbox"]:focus-visible), label:has(input[type="radio"]:f
 html[dir="rtl"] [data-testid="stPlotlyChart"], html[dir="rtl"] .js-plotly-plot, html[dir="rtl"] code,
 html[dir="rtl"] pre, html[dir="rtl"] [data-testid="stDataFrame"], html[dir="rtl"] .katex,
 html[dir="rtl"] .rl-bp-group {{ direction: ltr; }}
+html[dir="rtl"] [data-testid="stMetricValue"] {{ direction: ltr; text-align: right; }}
 html[dir="rtl"] :is([data-testid="stElementContainer"], [data-testid="stMarkdown"], [data-testid="stCaptionContainer"],
 [data-testid="stHeading"], h1, h2, h3, p, li) {{ text-align: start; }}
 /* the language menu in the bar above the page (lab/views/ui/language.py): no taller than the toggle beside it, so
