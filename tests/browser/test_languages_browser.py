@@ -38,7 +38,7 @@ def test_every_language_marks_the_page_and_axe_finds_nothing(browser, app_url, c
                                                                                      None)
             problems = axe_violations(page) + structure_problems(page)
             assert not problems, f"{translated}:\n" + "\n".join(problems)
-        goto(page, f"{app_url}/binomial-lab?lang={code}")  # a page not yet translated
+        goto(page, f"{app_url}/sampling?lang={code}")  # a page not yet translated
         found = document_language(page)
         assert (found["lang"], found["dir"]) == (code, language.direction)
         if code == "en":
@@ -87,7 +87,7 @@ def test_the_menu_changes_the_language_the_link_and_html_lang(browser, app_url):
         found = document_language(page)
         assert (found["lang"], found["h1"]) == ("de", "Glossar")
         assert "lang=de" in page.url
-        page.locator("[data-testid=stSidebarNavLink]").nth(2).click()  # another page, from the menu
+        page.locator("[data-testid=stSidebarNavLink]").nth(4).click()  # a page not yet translated, from the menu
         wait_idle(page)
         found = document_language(page)
         assert (found["lang"], found["main"]) == ("de", "en")
