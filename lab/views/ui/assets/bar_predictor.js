@@ -43,7 +43,7 @@ function build(root) {
     const tick = document.createElement("span");
     tick.className = "rl-bp-tick";
     tick.style.bottom = `${g * 100}%`;
-    tick.textContent = g === 0 || g === 1 ? String(g) : g.toFixed(1);
+    tick.dataset.g = String(g);
     st.axis.appendChild(tick);
   }
   st.row = document.createElement("div");
@@ -209,6 +209,11 @@ function update(st, data) {
   st.key = data.key || "";
   st.sumWords = data.sum_words || "Your bars add up to";
   decimalComma = !!data.decimal_comma;
+  for (const tick of st.axis.querySelectorAll(".rl-bp-tick")) {  // 0,2 where the page writes a decimal comma
+    const g = Number(tick.dataset.g);
+    const text = g === 0 || g === 1 ? String(g) : g.toFixed(1);
+    tick.textContent = decimalComma ? text.replace(".", ",") : text;
+  }
   const help = st.root.querySelector(".rl-bp-help");
   if (data.help && help.textContent !== data.help) help.textContent = data.help;  // in the page's language
   st.sumNote = data.sum_note || ".";
