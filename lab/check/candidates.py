@@ -149,6 +149,7 @@ class CandidateDrafter:
         self.q = case.q
         self.cdf = float_cdf(case.q)
         self.fixed = np.array(top_k(case.q, self.k), dtype=np.int64) if self.rule == "top-k" else None
+        self.cdfs: dict[tuple[int, ...], np.ndarray] = {}  # without replacement: the CDF of q less the tokens drawn
 
     def draw(self, rng: np.random.Generator) -> np.ndarray:
         if self.fixed is not None:
@@ -156,10 +157,13 @@ class CandidateDrafter:
         if self.rule == "with-replacement":
             u = rng.random(self.k)
             return np.minimum(np.searchsorted(self.cdf, u, side="right"), len(self.q) - 1).astype(np.int64)
-        out = []
+        out: list[int] = []
         left = list(self.q)
         for _ in range(self.k):  # without replacement: each from what is left of q, renormalised
-            cdf = float_cdf(left)
+            drawn = tuple(sorted(out))  # the CDF depends only on which tokens are gone: made once per set
+            cdf = self.cdfs.get(drawn)
+            if cdf is None:
+                cdf = self.cdfs[drawn] = float_cdf(left)
             x = int(np.searchsorted(cdf, rng.random() * cdf[-1], side="right"))
             x = min(x, len(left) - 1)
             while not left[x]:  # a float edge at a zero-mass token: the next token with mass
