@@ -121,7 +121,7 @@ def test_one_browsers_wrong_codes_never_keep_another_out(browser, tmp_path, serv
         join(page, WRONG, "Eve")
         assert "Too many wrong class codes from this browser: wait" in alert_text(page)
         wait = 2
-        for _ in range(4):  # keep guessing as fast as allowed: the waits double (4, 8, 16, then 32 s)
+        for _ in range(3):  # keep guessing as fast as allowed: the waits double (4, 8, then 16 s)
             time.sleep(wait + 0.3)
             join(page, WRONG, "Eve")
             assert "No open class has the code" in alert_text(page)
