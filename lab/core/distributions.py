@@ -278,12 +278,13 @@ def check_exact(
         if total != 1:
             dist = Distribution(dist.tokens, tuple(v / total for v in dist.values))
     elif check_sum and total != 1:
+        shown_total = value_text(total)
         error = SumError(
-            said("the values sum to {total}, not 1 (fix a value or normalise explicitly)", total=value_text(total)),
+            said("the values sum to {total}, not 1 (fix a value or normalise explicitly)", total=shown_total),
             None,
             name,
         )
-        error.total = value_text(total)  # a page's own advice says it again (lab.core.token_table)
+        error.total = shown_total  # a page's own advice says it again (lab.core.token_table)
         raise error
     return dist
 

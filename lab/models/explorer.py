@@ -104,11 +104,8 @@ def decode_prediction(text: str, tokens: Sequence[str], outcomes: bool = False, 
                                           total=len(tokens)))
         raise ExplorerInputError(said("{count} predicted values for {total} tokens", count=len(parts),
                                       total=len(tokens)))
-    if label is None:
-        return tuple(
-            parse_prediction_value(v, said("prediction of r({token})", token=t)) for v, t in zip(parts, tokens)
-        )
-    return tuple(parse_prediction_value(v, Said(label, {"token": t})) for v, t in zip(parts, tokens))
+    template = label or N_("prediction of r({token})")
+    return tuple(parse_prediction_value(v, Said(template, {"token": t})) for v, t in zip(parts, tokens))
 
 
 # --- scoring ----------------------------------------------------------------------------------

@@ -59,12 +59,15 @@ def display_values(result: BinomialResult) -> tuple:
     return tuple(result.pmf)
 
 
+def prediction_bars(n: int) -> tuple[str, ...]:
+    """The predicted bars' names: ``B``, ``C`` for n = 1, else ``P(k)``."""
+    return outcome_labels(1) if n == 1 else tuple(f"P({k})" for k in range(n + 1))
+
+
 def prediction_labels(n: int) -> tuple[str, ...]:
     """The prediction controls' labels: ``Predict B``/``Predict C`` for n = 1, else ``Predict P(k)`` (each a
     :class:`~lab.core.errors.Said`: a page says it in its language)."""
-    if n == 1:
-        return (said("Predict {bar}", bar="B"), said("Predict {bar}", bar="C"))
-    return tuple(said("Predict {bar}", bar=f"P({k})") for k in range(n + 1))
+    return tuple(said("Predict {bar}", bar=bar) for bar in prediction_bars(n))
 
 
 def prediction_distance(prediction: Sequence, truth: Sequence) -> Fraction:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import streamlit as st
 
 from lab.core.distributions import to_fraction
-from lab.core.formatting import decimal_text, exact_text, fraction_text, markdown_escape, with_decimal
+from lab.core.formatting import decimal_text, exact_text, fraction_text, markdown_escape
 from lab.core.scenarios import load_scenario
 from lab.i18n import N_
 from lab.models.binomial_lab import LAB_P, BinomialLabModel, N, read_n, read_probability
@@ -21,6 +21,7 @@ from lab.teaching.worked_example import (
     display_values,
     lab_result,
     outcome_labels,
+    prediction_bars,
     prediction_distance,
     prediction_labels,
 )
@@ -28,7 +29,7 @@ from lab.views.ui.accessibility import announce, section, title
 from lab.views.ui.bar_predictor import bar_predictor
 from lab.views.ui.charts import chart, figure
 from lab.views.ui.controls import Widgets
-from lab.views.ui.language import decimal_comma, isolated, say, texts
+from lab.views.ui.language import decimal_comma, exact_and_decimal, say, texts
 from lab.views.ui.page_state import (
     drawn_outside,
     keep_valid,
@@ -44,11 +45,6 @@ WIDGETS = Widgets(BinomialLabModel, start=False)  # lab success p and n from the
 CONTROL_WIDTH = 150  # px: lab success p and n side by side, also on a phone; Reset and Reveal follow
 PREDICTION_WIDTH = 140  # px: two boxes a row beside the chart and on a phone, with room for the -/+ steppers
 GUIDE_SHOWN = "bl_guide_shown"  # what the worked-example guide panel shows (drawn outside the fragments)
-
-
-def exact_and_decimal(value, digits: int = 6) -> str:
-    """``3/4 (0.75)``, with the page's language's decimal mark (kept left to right on a right-to-left page)."""
-    return isolated(with_decimal(value, digits, decimal_comma=decimal_comma()))
 
 
 def the_model() -> BinomialLabModel:
@@ -201,7 +197,7 @@ def bars() -> None:
     left, right = st.columns([3, 2], gap="large")
     with left:
         # the bars' names as the boxes say them (P(3), not 3); r(B), r(C) at the worked example
-        names = [name.values["bar"] for name in prediction_labels(model.n)]
+        names = prediction_bars(model.n)
         bar_predictor(
             "bl_bars", names if labels == outcome_labels(model.n) else labels, model.preds, boxes,
             large=is_presenting(), short_labels=labels if model.n > 1 else (),

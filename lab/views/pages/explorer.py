@@ -10,7 +10,7 @@ import streamlit as st
 
 from lab.core.distributions import to_fraction
 from lab.core.errors import Said, said, said_of
-from lab.core.formatting import decimal_text, exact_text, fraction_text, markdown_escape, with_decimal
+from lab.core.formatting import decimal_text, exact_text, fraction_text, markdown_escape
 from lab.core.residual import residual_exact
 from lab.core.scenarios import ScenarioError, load_scenario
 from lab.models.explorer import (
@@ -33,17 +33,12 @@ from lab.views.ui.bar_predictor import bar_predictor
 from lab.views.ui.charts import chart, figure
 from lab.views.ui.charts import pq_chart as draw_pq_chart  # this page's pq_chart(result) draws with it
 from lab.views.ui.controls import Widgets
-from lab.views.ui.language import decimal_comma, isolated, say, texts
+from lab.views.ui.language import decimal_comma, exact_and_decimal, say, texts
 from lab.views.ui.page_state import keep_valid, load_once, push_to_widgets, sync_query_params
 from lab.views.ui.presentation import is_presenting, url_reveal_allowed
 
 session = st.session_state  # this browser session's state
 WIDGETS = Widgets(ExplorerModel, start=False)  # widgets from the model's controls (their values are put in first)
-
-
-def exact_and_decimal(value) -> str:
-    """``3/4 (0.75)``, with the page's language's decimal mark (kept left to right on a right-to-left page)."""
-    return isolated(with_decimal(value, decimal_comma=decimal_comma()))
 
 
 # --- state ------------------------------------------------------------------------------------

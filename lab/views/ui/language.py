@@ -18,7 +18,7 @@ import re
 import streamlit as st
 
 from lab.core.errors import Said, said_of
-from lab.core.formatting import markdown_escape
+from lab.core.formatting import markdown_escape, with_decimal
 from lab.core.numbers import shown
 from lab.i18n import LANGUAGES, PSEUDO, SOURCE, LanguageInputError, Texts, language_from_link, language_of_browser
 from lab.i18n import texts as catalog_texts
@@ -117,8 +117,16 @@ def direction() -> str:
 
 def isolated(text: str) -> str:
     """A formula or a number inside a sentence (``3/5 (0.6)``), kept left to right on a right-to-left page: between
-    Unicode's isolates (LRI … PDI), else its brackets and parts trade places around the Arabic words."""
-    return f"\u2066{text}\u2069" if direction() == "rtl" else text
+    Unicode's isolates (LRI … PDI), else its brackets and parts trade places around the Arabic words. The page
+    body's language decides (an untranslated page is English, left to right)."""
+    language = LANGUAGES.get(page_code())
+    return f"\u2066{text}\u2069" if language and language.direction == "rtl" else text
+
+
+def exact_and_decimal(value, digits: int = 6) -> str:
+    """``3/4 (0.75)`` as the page's language writes it: its decimal mark, kept left to right on a right-to-left
+    page."""
+    return isolated(with_decimal(value, digits, decimal_comma=decimal_comma()))
 
 
 def decimal_comma() -> bool:
