@@ -55,12 +55,12 @@ def test_sampling_run_is_shown_only_for_the_controls_it_ran_for():
     assert SamplingModel(scenario="disjoint-support", steps=200, seed=6).results(disjoint, run)[0] is None
 
 
-def test_sampling_guess_verdict():
+def test_sampling_guess_miss():
     run = StepsRun(("bernoulli-residual", 10, 1), 0.3, None)
-    assert run.guess_verdict(F(1, 2)) == "off by 0.2"  # |0.3 - 0.5| = 0.2
-    assert run.guess_verdict(F(1, 3)) == "close"  # |0.3 - 1/3| = 0.033 <= 0.05
-    assert run.guess_verdict(F(0)) == "off by 0.3"
-    assert StepsRun(("x", 10, 1), 0.25, None).guess_verdict(F(1, 3)) == "off by 0.083"  # 1/12 = 0.0833
+    assert run.guess_miss(F(1, 2)) == pytest.approx(0.2)  # |0.3 - 0.5| = 0.2
+    assert run.guess_miss(F(1, 3)) is None  # |0.3 - 1/3| = 0.033 <= 0.05: close
+    assert run.guess_miss(F(0)) == pytest.approx(0.3)
+    assert StepsRun(("x", 10, 1), 0.25, None).guess_miss(F(1, 3)) == pytest.approx(1 / 12)
 
 
 def test_compare_run_and_its_prediction_key_follow_the_controls():

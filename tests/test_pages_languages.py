@@ -493,3 +493,83 @@ def test_no_english_sentence_remains_on_the_binomial_lab_in_another_language(cod
     left = sentences(visible_texts(english) + chart_texts(english)) & sentences(visible_texts(other) +
                                                                                  chart_texts(other))
     assert not left, left
+
+
+# --- the Sampling lab in another language ------------------------------------------------------------------
+SAMPLING = next(entry for entry in PAGES if entry.url_path == "sampling")
+MODEL_WORDS = re.compile(r"\b(the|cat|dog|sat|down|end)\b")  # the sentence models' own tokens: data, as typed
+
+
+def sampling_states(at: AppTest):
+    """The lab walked through what a student meets: run, a changed control (the run hidden), Z = 0, disjoint
+    supports, the comparison run without a prediction, with a wrong and a right one, and a model that never stops."""
+    yield at
+    at.slider(key="sl_guess").set_value(0.4).run()
+    at.button(key="sl_run").click().run()
+    yield at
+    at.number_input(key="sl_seed").set_value(2).run()
+    yield at  # the run hidden: the controls changed
+    for name in ("equal-distributions", "disjoint-support"):
+        at.selectbox(key="sl_scenario").set_value(name).run()
+        at.button(key="sl_run").click().run()
+        yield at
+    at.number_input(key="sl_cmp_n").set_value(500).run()
+    at.button(key="sl_cmp_run").click().run()
+    yield at  # not graded: no prediction
+    for model, guess in (("markov-ab-end", "same-text"), ("markov-three", "same-law")):
+        at.selectbox(key="sl_cmp_model").set_value(model).run()
+        (radio,) = [r for r in at.radio if r.key.startswith("sl_cmp_guess::")]
+        radio.set_value(guess).run()
+        at.button(key="sl_cmp_run").click().run()
+        at.expander(key="sl_cmp_every").open = True  # noqa: B010 - AppTest has no click for an expander
+        yield at
+
+
+def sampling_leaks(at: AppTest) -> dict[str, list[str]]:
+    return {text: words for text, words in leaks(at).items() if untranslated_words(MODEL_WORDS.sub(" ", text))}
+
+
+def test_under_the_pseudo_language_every_state_of_the_sampling_lab_came_through_the_catalog():
+    at = pseudo_app()
+    at.switch_page(SAMPLING.file).run()
+    found, kinds = {}, set()
+    for state in sampling_states(at):
+        found.update(sampling_leaks(state))
+        kinds |= {kind for kind in ("info", "success", "warning") if state.get(kind)}
+    assert kinds == {"info", "success", "warning"}  # the hidden run, a right and a wrong prediction
+    assert not found, found
+
+
+def test_a_link_the_sampling_lab_refuses_is_named_in_the_pseudo_language():
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.session_state[language.CHOSEN] = PSEUDO
+    at.query_params.update({"sl_steps": "lots", "sl_cmp_model": "../etc"})
+    at.run()
+    at.switch_page(SAMPLING.file).run()
+    assert len(at.warning) == 2 and not leaks(at), ([w.value for w in at.warning], leaks(at))
+
+
+@pytest.mark.parametrize("code", [c for c in LANGUAGES if c != "en"])
+def test_no_english_sentence_remains_on_the_sampling_lab_in_another_language(code):
+    ats = [open_in(SAMPLING.file, c, params={"sl_cmp_n": "500"}) for c in ("en", code)]
+    for at in ats:
+        at.button(key="sl_run").click().run()
+        (radio,) = [r for r in at.radio if r.key.startswith("sl_cmp_guess::")]
+        radio.set_value("same-law").run()
+        at.button(key="sl_cmp_run").click().run()
+    english, other = ats
+    assert other.title[0].value == po(code)["Sampling lab"]
+    assert other.success  # the graded prediction, in the language
+    english, other = ([MODEL_WORDS.sub("", text) for text in visible_texts(at) + chart_texts(at)] for at in ats)
+    left = sentences(english) & sentences(other)
+    assert not left, left
+
+
+def test_a_german_sampling_lab_writes_its_numbers_with_a_decimal_comma():
+    # bernoulli-residual: p = (1/10, 3/5, 3/10), q = (1/2, 3/10, 1/5), Z = 3/10 + 1/10 = 2/5; the guess 0.2 is off by 0.2
+    at = open_in(SAMPLING.file, "de", params={"sl_guess": "0.2"})
+    at.button(key="sl_run").click().run()
+    text = "\n".join(m.value for m in at.markdown).replace("\\", "")
+    assert "Ihre Schätzung war 0,20; der exakte Anteil ist Z = 2/5 (0,4): daneben um 0,2." in text, text
+    assert at.button(key="sl_run").label == "10.000 Schritte ausführen"
+    assert [m.value for m in at.metric][:3] == ["0,20", "0,4120", "2/5 (0,4)"]  # 4,120 of 10,000 steps corrected

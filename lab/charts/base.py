@@ -9,6 +9,7 @@ are far slower (tests/test_charts_assembly.py checks the result equals the valid
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import plotly.graph_objects as go
@@ -203,6 +204,9 @@ def top(*series: Sequence, empty: float = 1.0) -> float:
     return best if best > 0 else empty
 
 
+_DECIMAL = re.compile(r"^-?\d+\.\d+$")  # 0.501, not 3/10 nor 1e-06
+
+
 def localized(spec: dict, words, separators: str = "") -> dict:
     """A figure's dict with its words in another language: ``words`` (gettext's ``_``) applied to the title and
     subtitle, the axis titles (wrapped again), each trace's name and the name that opens its hover text. Only whole
@@ -232,6 +236,12 @@ def localized(spec: dict, words, separators: str = "") -> dict:
             hover = trace.get("hovertemplate")
             if isinstance(hover, str) and hover.startswith(name + "<br>"):
                 trace["hovertemplate"] = said + hover[len(name):]
+        if separators.startswith(","):  # decimals written as text (a bar's label, a hover value): 0,501
+            for key in ("text", "customdata"):
+                values = trace.get(key)
+                if isinstance(values, list | tuple) and any(isinstance(v, str) and _DECIMAL.match(v) for v in values):
+                    trace = {**trace, key: [v.replace(".", ",") if isinstance(v, str) and _DECIMAL.match(v) else v
+                                            for v in values]}
         traces.append(trace)
     out["data"] = traces
     return out

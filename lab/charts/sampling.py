@@ -14,6 +14,7 @@ from fractions import Fraction
 from lab.charts import base, palette
 from lab.charts.palette import COLORS
 from lab.core.formatting import exact_text, plotly_text
+from lab.i18n import N_
 
 HEIGHT = 420
 
@@ -55,26 +56,29 @@ def _layout(title: str, x_title: str, y_title: str, y_max: float | None = None) 
 def empirical_vs_target(tokens: Sequence[str], target: Sequence, accepted_share: Sequence, corrected_share: Sequence):
     """Target p beside the empirical frequencies, each split into accepted (bottom) and corrected (top)."""
     total = [float(a) + float(c) for a, c in zip(accepted_share, corrected_share)]
-    corrected = _bar("correction", "empirical: corrected", tokens, corrected_share, "sim", accepted_share, text=False)
+    corrected = _bar(
+        "correction", N_("empirical: corrected"), tokens, corrected_share, "sim", accepted_share, text=False
+    )
     # the empirical total above each stacked bar
     corrected.update(text=[f"{t:.3f}" for t in total], textposition="outside")
     corrected["textfont"] = {**corrected["textfont"], "color": palette.TEXT}
     traces = [
-        _bar("p", "target p", tokens, target, "p"),
-        _bar("accepted", "empirical: accepted", tokens, accepted_share, "sim", text=False),
+        _bar("p", N_("target p"), tokens, target, "p"),
+        _bar("accepted", N_("empirical: accepted"), tokens, accepted_share, "sim", text=False),
         corrected,
     ]
     top = max([float(v) for v in target] + total + [0.0])
-    return base.figure(traces, _layout("Empirical frequencies converge to p", "token", "share of steps", top))
+    layout = _layout(N_("Empirical frequencies converge to p"), N_("token"), N_("share of steps"), top)
+    return base.figure(traces, layout)
 
 
 def branch_counts(tokens: Sequence[str], observed: Sequence[int], expected: Sequence, role: str, title: str):
     """Observed counts of one branch (accepted or corrected) with the exact expected counts as markers."""
     traces = [
-        _bar(role, "observed", tokens, [int(v) for v in observed], role, inside=True),
+        _bar(role, N_("observed"), tokens, [int(v) for v in observed], role, inside=True),
         {
             "type": "scatter",
-            "name": "expected",
+            "name": N_("expected"),
             "x": list(tokens),
             "y": [float(v) for v in expected],
             "mode": "markers",
@@ -85,11 +89,11 @@ def branch_counts(tokens: Sequence[str], observed: Sequence[int], expected: Sequ
                 "line": {"color": palette.PAPER, "width": 1},
             },
             "customdata": [f"{float(v):.1f}" for v in expected],
-            "hovertemplate": "expected<br>%{x}: %{customdata}<extra></extra>",
+            "hovertemplate": N_("expected") + "<br>%{x}: %{customdata}<extra></extra>",
         },
     ]
     top = max([float(v) for v in observed] + [float(v) for v in expected] + [0.0])
-    return base.figure(traces, _layout(title, "token", "steps", top))
+    return base.figure(traces, _layout(title, N_("token"), N_("steps"), top))
 
 
 def _count_text(n: int) -> str:
@@ -117,11 +121,11 @@ def convergence(ns: Sequence[int], distances: Sequence[float], own: tuple[int, f
     guide = [c / n**0.5 for n in ns] if c else []
     traces = [
         base.line(
-            "median distance over seeded runs",
+            N_("median distance over seeded runs"),
             ns,
             shown,
             COLORS["p"],
-            hovertemplate="N = %{x:,}<br>median distance %{y:.4f}<extra></extra>",
+            hovertemplate=N_("median distance over seeded runs") + "<br>N = %{x:,}: %{y:.4f}<extra></extra>",
         ),
         {
             "type": "scatter",
@@ -137,15 +141,16 @@ def convergence(ns: Sequence[int], distances: Sequence[float], own: tuple[int, f
         traces.append(
             {
                 "type": "scatter",
-                "name": "your run",
+                "name": N_("your run"),
                 "x": [int(own[0])],
                 "y": [float(own[1])],
                 "mode": "markers",
                 "marker": {"symbol": "diamond", "size": 13, "color": COLORS["correction"]},
-                "hovertemplate": "your run: N = %{x:,}<br>distance %{y:.4f}<extra></extra>",
+                "hovertemplate": N_("your run") + "<br>N = %{x:,}: %{y:.4f}<extra></extra>",
             }
         )
-    layout = _layout("Distance from p shrinks like 1/√N", "steps N (log scale)", "total variation distance", None)
+    layout = _layout(N_("Distance from p shrinks like 1/√N"), N_("steps N (log scale)"), N_("total variation distance"),
+                     None)
     own = own if own is not None and own[1] > 0 else None
     all_n = ns + ([int(own[0])] if own else [])
     layout["xaxis"].update(

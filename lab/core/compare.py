@@ -26,12 +26,13 @@ from lab.core.blocks import (
     target_law,
 )
 from lab.core.distance import total_variation
+from lab.core.errors import said
 from lab.core.markov import START, MarkovModel
 from lab.core.sampling import ChiSquareResult, Streams, chi_square_test, make_streams
 
 SHOWN = 8  # outputs shown side by side
 
-WHY_TEXTS_DIFFER = (
+WHY_TEXTS_DIFFER = said(
     "The two samplers use their random draws differently: ordinary sampling turns each uniform into a token "
     "through p, speculative sampling spends its uniforms on draft tokens from q, acceptance tests and "
     "corrections, so the same seed gives different texts; the law is preserved, the text is not."

@@ -17,11 +17,13 @@ EXTRACT = ["-k", "N_", "-k", "said", "--add-location=file", "--sort-by-file", "-
 
 
 def extract(output: Path) -> None:
-    """The template of every marked message in the code, and of every scenario's title, question and explanation
-    (``scenarios/*.toml``: data, so no extractor reads it), written to ``output`` (run from the top folder)."""
+    """The template of every marked message in the code, of every scenario's title, question and explanation and of
+    every Markov model's title (``scenarios/*.toml``: data, so no extractor reads it), written to ``output`` (run
+    from the top folder)."""
     from babel.messages.frontend import CommandLineInterface
     from babel.messages.pofile import read_po, write_po
 
+    from lab.core.markov import load_model, model_names
     from lab.core.scenarios import load_scenario, scenario_names
 
     CommandLineInterface().run(["pybabel", "-q", "extract", *EXTRACT, "-o", str(output), "lab", "app.py"])
@@ -33,6 +35,9 @@ def extract(output: Path) -> None:
         for text in (scenario.title, scenario.question, scenario.explanation):
             if text:
                 catalog.add(text, locations=[(where, None)])
+    for name in model_names():
+        model = load_model(name)
+        catalog.add(model.title, locations=[(model.path.resolve().relative_to(ROOT).as_posix(), None)])
     with output.open("wb") as handle:
         write_po(handle, catalog, sort_by_file=True, width=76)
 

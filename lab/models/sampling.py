@@ -13,10 +13,10 @@ from fractions import Fraction
 
 from lab.core.blocks import MAX_BLOCK, MAX_LENGTH
 from lab.core.compare import OrdinaryComparison, compare_ordinary
-from lab.core.formatting import decimal_text
 from lab.core.markov import MarkovModel, model_names
 from lab.core.sampling import BOUNDED_STEPS, StepSimulation, simulate_steps
 from lab.core.scenarios import Scenario, scenario_names
+from lab.i18n import N_
 from lab.models.url import Control, PageModel
 
 DEFAULT_SCENARIO = "bernoulli-residual"
@@ -25,7 +25,7 @@ MIN_STEPS = 10
 MAX_STEPS = BOUNDED_STEPS  # the same bound as the command line without --allow-large
 MAX_SEED = 2**32 - 1
 CLOSE_GUESS = 0.05  # a guess this near the exact share Z is called close
-CONTROLS_CHANGED = "The scenario, N or seed changed: predict, then Run again."
+CONTROLS_CHANGED = N_("The scenario, N or seed changed: predict, then Run again.")
 
 
 @dataclass(frozen=True)
@@ -36,10 +36,10 @@ class StepsRun:
     guess: float
     simulation: StepSimulation
 
-    def guess_verdict(self, z: Fraction) -> str:
-        """How the guess compares with the exact share Z: ``close``, or ``off by`` the distance."""
+    def guess_miss(self, z: Fraction) -> float | None:
+        """How far the guess is from the exact share Z, or None when it is close (within CLOSE_GUESS)."""
         miss = abs(self.guess - float(z))
-        return "close" if miss <= CLOSE_GUESS else "off by " + decimal_text(miss, 2)
+        return None if miss <= CLOSE_GUESS else miss
 
 
 @dataclass
@@ -52,11 +52,11 @@ class SamplingModel(PageModel):
     # Each control once: its key (the link parameter too), label, and how it is read. The view draws its widgets
     # from these.
     CONTROLS = (
-        Control("scenario", "sl_scenario", "Scenario", "choice", options=scenario_names),
-        Control("steps", "sl_steps", "Steps N", "whole", low=MIN_STEPS, high=MAX_STEPS),
-        Control("seed", "sl_seed", "Seed", "whole", low=0, high=MAX_SEED),
-        Control("guess", "sl_guess", "Your guess: share of steps that end in a correction", "probability",
-                named="Your guess"),  # fmt: skip
+        Control("scenario", "sl_scenario", N_("Scenario"), "choice", options=scenario_names),
+        Control("steps", "sl_steps", N_("Steps N"), "whole", low=MIN_STEPS, high=MAX_STEPS),
+        Control("seed", "sl_seed", N_("Seed"), "whole", low=0, high=MAX_SEED),
+        Control("guess", "sl_guess", N_("Your guess: share of steps that end in a correction"), "probability",
+                named=N_("Your guess")),  # fmt: skip
     )
 
     def run_for(self, scenario: Scenario) -> tuple[str, int, int]:
@@ -93,10 +93,10 @@ class CompareModel(PageModel):
     outputs: int = 2_000
 
     CONTROLS = (
-        Control("model", "sl_cmp_model", "Model", "choice", options=model_names),
-        Control("block", "sl_cmp_k", "Drafts per block K", "whole", low=1, high=MAX_BLOCK),
-        Control("length", "sl_cmp_l", "Maximum length L", "whole", low=1, high=MAX_LENGTH),
-        Control("outputs", "sl_cmp_n", "Outputs per sampler", "whole",
+        Control("model", "sl_cmp_model", N_("Model"), "choice", options=model_names),
+        Control("block", "sl_cmp_k", N_("Drafts per block K"), "whole", low=1, high=MAX_BLOCK),
+        Control("length", "sl_cmp_l", N_("Maximum length L"), "whole", low=1, high=MAX_LENGTH),
+        Control("outputs", "sl_cmp_n", N_("Outputs per sampler"), "whole",
                 low=COMPARE_MIN_OUTPUTS, high=COMPARE_MAX_OUTPUTS),  # fmt: skip
     )
 

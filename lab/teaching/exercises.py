@@ -18,6 +18,7 @@ from typing import NamedTuple
 
 from lab.core.distance import total_variation
 from lab.core.distributions import Distribution, LabInputError
+from lab.core.errors import said
 from lab.core.formatting import fraction_text, with_decimal
 from lab.core.numbers import (
     MAX_TEXT_LENGTH,
@@ -29,6 +30,7 @@ from lab.core.numbers import (
 )
 from lab.core.numbers import shown as shown_text
 from lab.core.residual import NO_REJECTION, REJECTION, ResidualResult, residual_exact
+from lab.i18n import N_
 from lab.teaching.mistakes import NUMBER_WITHOUT_REJECTION, Field, diagnose, feedback
 
 LEVELS = ("basic", "zeros", "disjoint", "z0", "several")
@@ -564,13 +566,13 @@ def running_score(attempts: dict[int, Attempt], total: int) -> Score:
 
 # --- predict: will the texts match? (the Sampling lab's "different text, same law") ---------------------------
 
-TEXTS_MATCH_QUESTION = (
+TEXTS_MATCH_QUESTION = N_(
     "Ordinary sampling and speculative sampling start from the same seed. Will they write the same texts?"
 )
-TEXTS_MATCH_CHOICES = {
-    "same-text": "Yes: the same seed gives the same texts",
-    "same-law": "No: the texts differ, but both follow the same law",
-    "other-law": "No: the texts differ because speculative sampling changes the law",
+TEXTS_MATCH_CHOICES = {  # marked for the catalogs: a page translates them where it shows them
+    "same-text": N_("Yes: the same seed gives the same texts"),
+    "same-law": N_("No: the texts differ, but both follow the same law"),
+    "other-law": N_("No: the texts differ because speculative sampling changes the law"),
 }
 
 
@@ -585,15 +587,16 @@ def texts_match_answer(identical: int, runs: int, distance: Fraction) -> str:
 def grade_texts_match(choice: str | None, identical: int, runs: int, distance: Fraction) -> Check:
     """Feedback on the prediction once both samplers have run (``choice`` is a key of TEXTS_MATCH_CHOICES)."""
     if choice not in TEXTS_MATCH_CHOICES:
-        return Check(False, False, "No prediction was made before the run: not graded.")
+        return Check(False, False, said("No prediction was made before the run: not graded."))
     answer = texts_match_answer(identical, runs, distance)
-    share = f"{identical} of {runs} runs wrote the same text"
+    share = said("{identical} of {runs} runs wrote the same text", identical=identical, runs=runs)
     if choice == answer:
         if answer == "same-law":
-            return Check(True, True, f"Right: {share}, yet block decoding's law is exactly the target's (distance 0).")
-        return Check(True, True, f"Right: {share}.")
+            return Check(True, True, said(
+                "Right: {share}, yet block decoding's law is exactly the target's (distance 0).", share=share))
+        return Check(True, True, said("Right: {share}.", share=share))
     if choice == "same-text":
-        why = "a seed fixes the random draws, but the two samplers spend them differently"
+        why = said("a seed fixes the random draws, but the two samplers spend them differently")
     else:
-        why = "the law is exactly the target's (distance 0); only the texts differ"
-    return Check(False, True, f"Not quite: {share}; {why}.")
+        why = said("the law is exactly the target's (distance 0); only the texts differ")
+    return Check(False, True, said("Not quite: {share}; {why}.", share=share, why=why))

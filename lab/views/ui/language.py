@@ -129,6 +129,15 @@ def exact_and_decimal(value, digits: int = 6) -> str:
     return isolated(with_decimal(value, digits, decimal_comma=decimal_comma()))
 
 
+def number(value, spec: str = "") -> str:
+    """``value`` formatted by ``spec`` (Python's: ``",.4f"``, ``".1%"``) as the page's language writes numbers: in a
+    decimal-comma language ``0,1234`` and ``10.000`` (French: ``10\u202f000``)."""
+    text = format(value, spec)
+    if not decimal_comma():
+        return text
+    return text.translate({ord(","): "\u202f" if page_code() == "fr" else ".", ord("."): ","})
+
+
 def decimal_comma() -> bool:
     """Does the page's language write 0,75 (boxes then accept it, lists are separated by ";")?"""
     language = LANGUAGES.get(page_code())

@@ -14,6 +14,7 @@ from streamlit.errors import StreamlitAPIException
 
 from lab.core.distributions import LabInputError
 from lab.core.formatting import markdown_escape
+from lab.views.ui.language import say, texts
 from lab.views.ui.presentation import APP_PARAMS
 
 _WHOLE_PAGE = "_page_state_whole_page"  # True while the whole page runs, False in a fragment's own rerun
@@ -119,7 +120,7 @@ def refuse_link_values(warnings, store: str) -> None:
 def show_link_warnings(store: str) -> None:
     """The warnings :func:`refuse_link_values` kept for this run (link text is shown as typed)."""
     for message in st.session_state.pop(store, []):
-        st.warning(markdown_escape(message), icon=":material/link_off:")
+        st.warning(markdown_escape(say(message)), icon=":material/link_off:")
 
 
 def controls_model(model_cls, store: str, quiet: bool = False, **limits):
@@ -129,8 +130,10 @@ def controls_model(model_cls, store: str, quiet: bool = False, **limits):
     values = {key: st.session_state[key] for key in model_cls.PARAMS.values() if key in st.session_state}
     model, problems = model_cls.from_url(values, "control", **limits)
     if problems:
+        _ = texts()
         for problem in [] if quiet else problems:
-            st.error(markdown_escape(f"{problem}. The last valid setting stays on screen."))
+            st.error(markdown_escape(_("{problem}. The last valid setting stays on screen.",
+                                       problem=say(problem.message))))
         return st.session_state.get(store, model_cls())
     st.session_state[store] = model
     return model
@@ -145,7 +148,7 @@ def loaded_or_said(load: Callable[[str], T], name: str) -> T | None:
     try:
         return load(name)
     except LabInputError as exc:
-        st.error(str(exc))
+        st.error(markdown_escape(say(exc)))
         return None
 
 
