@@ -566,7 +566,7 @@ def test_no_english_sentence_remains_on_the_sampling_lab_in_another_language(cod
 
 
 def test_a_german_sampling_lab_writes_its_numbers_with_a_decimal_comma():
-    # bernoulli-residual: p = (1/10, 3/5, 3/10), q = (1/2, 3/10, 1/5), Z = 3/10 + 1/10 = 2/5; the guess 0.2 is off by 0.2
+    # bernoulli-residual: p = (1/10, 3/5, 3/10), q = (1/2, 3/10, 1/5), Z = 3/10 + 1/10 = 2/5; the guess 0.2: off by 0.2
     at = open_in(SAMPLING.file, "de", params={"sl_guess": "0.2"})
     at.button(key="sl_run").click().run()
     text = "\n".join(m.value for m in at.markdown).replace("\\", "")
