@@ -573,3 +573,95 @@ def test_a_german_sampling_lab_writes_its_numbers_with_a_decimal_comma():
     assert "Ihre Schätzung war 0,20; der exakte Anteil ist Z = 2/5 (0,4): daneben um 0,2." in text, text
     assert at.button(key="sl_run").label == "10.000 Schritte ausführen"
     assert [m.value for m in at.metric][:3] == ["0,20", "0,4120", "2/5 (0,4)"]  # 4,120 of 10,000 steps corrected
+
+
+# --- Several drafts in another language --------------------------------------------------------------------
+SEVERAL = next(entry for entry in PAGES if entry.url_path == "several-drafts")
+# the rules' names, as the Rule list offers them (a link's value, the command line's word): names, not sentences
+RULE_NAMES = re.compile(r"\b(with-replacement|without-replacement|top-k)\b")
+
+
+def several_drafts_states(at: AppTest):
+    """The page walked through what a student meets: the bars, a right and a wrong reveal, one candidate, top-k above
+    the vocabulary (refused), typed p that does not sum to 1 and an empty box (refused), the tree stepped to its end
+    and shown whole, each of its endings among three seeds, and a new tree."""
+    yield at
+    for i, v in enumerate((0.0, 0.75, 0.25)):
+        at.slider(key=f"sd_pred_{i}").set_value(v)
+    at.number_input(key="sd_pred_acc").set_value(0.8).run()
+    at.button(key="sd_reveal").click().run()
+    yield at  # right
+    at.number_input(key="sd_k").set_value(3).run()
+    at.button(key="sd_reveal").click().run()
+    yield at  # wrong
+    at.number_input(key="sd_k").set_value(1).run()
+    at.button(key="sd_reveal").click().run()
+    yield at
+    at.selectbox(key="sd_rule").set_value("top-k").run()
+    at.number_input(key="sd_k").set_value(4).run()
+    at.button(key="sd_reveal").click().run()
+    yield at  # above the vocabulary's 3 tokens
+    at.text_input(key="sd_p").set_value("x=1/2,y=1/3")
+    at.text_input(key="sd_q").set_value("x=1,y=0").run()
+    yield at
+    at.text_input(key="sd_p").set_value("").run()
+    yield at
+    at.text_input(key="sd_q").set_value("").run()
+    for seed in (1, 2, 3):
+        at.number_input(key="sd_seed").set_value(seed).run()
+        at.button(key="sd_step").click().run()
+        yield at
+        at.button(key="sd_all").click().run()
+        yield at
+    at.button(key="sd_new").click().run()
+    yield at
+
+
+def test_under_the_pseudo_language_every_state_of_several_drafts_came_through_the_catalog():
+    at = pseudo_app().run()  # the app's first run first: the page reruns on its own first run
+    at.switch_page(SEVERAL.file).run()
+    found, kinds, endings = {}, set(), set()
+    for state in several_drafts_states(at):
+        found.update({text: words for text, words in leaks(state).items()
+                      if untranslated_words(RULE_NAMES.sub(" ", text))})
+        kinds |= {kind for kind in ("error", "info", "success", "warning") if state.get(kind)}
+        endings |= {m.value.split("(", 1)[-1][:12] for m in state.markdown if m.value.startswith("[Çóɱɱ")}
+    assert kinds == {"error", "info", "success", "warning"}
+    assert len(endings) >= 2, endings  # two different endings of a block were said
+    assert not found, found
+
+
+def test_a_link_several_drafts_refuses_is_named_in_the_pseudo_language():
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.session_state[language.CHOSEN] = PSEUDO
+    at.query_params.update({"sd_k": "9", "sd_rule": "beam", "sd_widths": "9,9", "sd_p": "x=2"})
+    at.run()
+    at.switch_page(SEVERAL.file).run()
+    assert len(at.warning) == 4 and not leaks(at), ([w.value for w in at.warning], leaks(at))
+
+
+@pytest.mark.parametrize("code", [c for c in LANGUAGES if c != "en"])
+def test_no_english_sentence_remains_on_several_drafts_in_another_language(code):
+    ats = [open_in(SEVERAL.file, c, params={"sd_widths": "2,2"}) for c in ("en", code)]
+    for at in ats:
+        at.number_input(key="sd_pred_acc").set_value(0.8).run()
+        at.button(key="sd_reveal").click().run()
+        at.button(key="sd_all").click().run()
+    english, other = ats
+    assert other.title[0].value == po(code)["Several drafts"]
+    assert other.warning  # the graded prediction, in the language
+    english, other = ([text for text in visible_texts(at) + chart_texts(at)] for at in ats)
+    left = sentences(english) & sentences(other)
+    assert not left, left
+
+
+def test_a_german_several_drafts_page_writes_a_decimal_comma():
+    # the hand case (tests/test_pages_several_drafts.py): two drafts with replacement keep one with probability 4/5
+    at = open_in(SEVERAL.file, "de")
+    for i, v in enumerate((0.0, 0.75, 0.25)):
+        at.slider(key=f"sd_pred_{i}").set_value(v)
+    at.number_input(key="sd_pred_acc").set_value(0.8).run()
+    at.button(key="sd_reveal").click().run()
+    (success,) = [s.value.replace("\\", "") for s in at.success]
+    assert success == ("Richtig: p₂ = (A 0, B 3/4, C 1/4). Richtig: Ein Kandidat wird mit Wahrscheinlichkeit 4/5 (0,8) "
+                       "behalten (Sie sagten 0,80)."), success

@@ -204,6 +204,17 @@ def top(*series: Sequence, empty: float = 1.0) -> float:
     return best if best > 0 else empty
 
 
+def trace_name(trace: dict, template: str, **values) -> dict:
+    """``trace`` named by ``template`` (marked for the catalogs) filled with ``values``: "kept at candidate 2". The
+    template rides in the trace's ``meta`` so that :func:`localized` says the name in another language."""
+    name, old = template.format(**values), trace.get("name") or ""
+    named = {**trace, "name": name, "meta": {"name": template, "values": values}}
+    hover = trace.get("hovertemplate")
+    if isinstance(hover, str) and hover.startswith(old + "<br>"):
+        named["hovertemplate"] = name + hover[len(old):]
+    return named
+
+
 _DECIMAL = re.compile(r"^-?\d+\.\d+$")  # 0.501, not 3/10 nor 1e-06
 
 
@@ -230,8 +241,11 @@ def localized(spec: dict, words, separators: str = "") -> dict:
     traces = []
     for trace in out.get("data") or []:
         name = trace.get("name")
+        meta = trace.get("meta")
         if isinstance(name, str) and name:
-            said = words(name)
+            # a name made from a template (trace_name): the template through the catalog, then its values
+            named = isinstance(meta, dict) and isinstance(meta.get("name"), str)
+            said = words(meta["name"], **(meta.get("values") or {})) if named else words(name)
             trace = {**trace, "name": said}
             hover = trace.get("hovertemplate")
             if isinstance(hover, str) and hover.startswith(name + "<br>"):

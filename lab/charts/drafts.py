@@ -13,6 +13,7 @@ import plotly.graph_objects as go
 from lab.charts import base
 from lab.charts.palette import COLORS, GUIDE, LAW
 from lab.charts.residual import _bar, _layout, _top, target_marks
+from lab.i18n import N_
 
 STAGE_PATTERNS = ("", ".", "x", "+")  # kept at candidate 1, 2, 3, 4
 RULE_STYLES = {  # rule -> (colour, marker symbol, dash): three different lines besides colour
@@ -26,15 +27,16 @@ def stage_stack(tokens: Sequence[str], kept_by_position: Sequence[Sequence], cor
     """Stacked per token: kept at candidate 1, kept at candidate 2, …, then the correction, with p marked on top."""
     traces = []
     for i, kept in enumerate(kept_by_position):
-        trace = _bar("accepted", f"kept at candidate {i + 1}", tokens, kept, inside=True)
+        trace = base.trace_name(_bar("accepted", "", tokens, kept, inside=True), N_("kept at candidate {number}"),
+                                number=i + 1)
         trace["marker"] = base.palette.pattern_marker(COLORS["accepted"], STAGE_PATTERNS[i % len(STAGE_PATTERNS)])
         if STAGE_PATTERNS[i % len(STAGE_PATTERNS)]:
             trace.pop("text", None)  # no label on hatching: the values are in the table beside the chart
         traces.append(trace)
-    traces.append(_bar("correction", "correction", tokens, corrected, inside=True))
+    traces.append(_bar("correction", N_("correction"), tokens, corrected, inside=True))
     traces.append(target_marks(tokens, target))
-    title = "Kept at each candidate, plus the correction, reaches p"
-    return base.figure(traces, _layout(title, "token", "probability", _top(target), "stack"))
+    title = N_("Kept at each candidate, plus the correction, reaches p")
+    return base.figure(traces, _layout(title, N_("token"), N_("probability"), _top(target), "stack"))
 
 
 def acceptance_by_k(
@@ -59,18 +61,18 @@ def acceptance_by_k(
     if best:
         traces.append(
             base.line(
-                "best possible",
+                N_("best possible"),
                 [k for k, _ in best],
                 [v for _, v in best],
                 LAW,
                 symbol="star",
                 size=12,
                 dash="longdash",
-                hovertemplate="best possible<br>K = %{x}: %{y:.4f}<extra></extra>",
+                hovertemplate=N_("best possible") + "<br>K = %{x}: %{y:.4f}<extra></extra>",
             )
         )
-    title = "A candidate kept, against K, and the best possible"
-    layout = _layout(title, "candidates K", "P(a candidate is kept)", 1.0)
+    title = N_("A candidate kept, against K, and the best possible")
+    layout = _layout(title, N_("candidates K"), N_("P(a candidate is kept)"), 1.0)
     layout["xaxis"]["type"] = "linear"
     layout["xaxis"]["dtick"] = 1
     layout["yaxis"]["range"] = [0, 1.08]

@@ -58,6 +58,7 @@ from lab.core.blocks import (
     target_law,
 )
 from lab.core.distance import total_variation
+from lab.core.errors import said, said_of
 from lab.core.markov import START, MarkovModel
 from lab.core.sampling import ChiSquareResult, chi_square_test, float_cdf, make_streams
 from lab.core.variants import DONE, FRESH
@@ -194,21 +195,22 @@ def check_candidates(candidates: int, rule: str, q: Row) -> int:
     if isinstance(candidates, bool) or not isinstance(candidates, int) or candidates < 1:
         raise DraftsInputError(f"candidates K must be a whole number >= 1 (got {candidates})")
     if candidates > MAX_CANDIDATES:
-        raise DraftsInputError(
-            f"candidates K = {candidates} is above the lab's work bound of {MAX_CANDIDATES} per node"
-        )
+        raise DraftsInputError(said(
+            "candidates K = {candidates} is above the lab's work bound of {limit} per node", candidates=candidates,
+            limit=MAX_CANDIDATES,
+        ))
     if rule in ("without-replacement", "top-k") and candidates > size:
-        raise DraftsInputError(
-            f"candidates K = {candidates} is above the vocabulary's {size} tokens: the {rule} rule draws distinct "
-            "candidates"
-        )
+        raise DraftsInputError(said(
+            "candidates K = {candidates} is above the vocabulary's {size} tokens: the {rule} rule draws distinct "
+            "candidates", candidates=candidates, size=size, rule=rule,
+        ))
     if rule == "without-replacement":
         support = sum(1 for v in q if v)
         if candidates > support:
-            raise DraftsInputError(
-                f"candidates K = {candidates} is above the {support} tokens the draft gives mass to: without "
-                "replacement it cannot draw that many distinct candidates"
-            )
+            raise DraftsInputError(said(
+                "candidates K = {candidates} is above the {support} tokens the draft gives mass to: without "
+                "replacement it cannot draw that many distinct candidates", candidates=candidates, support=support,
+            ))
     return candidates
 
 
@@ -283,10 +285,11 @@ class Budget:
     def spend(self, cost: int, builder) -> None:
         self.left -= cost
         if self.left < 0:
-            raise DraftsInputError(
-                f"{builder.k} candidates over {builder.size} tokens with the {builder.rule} rule ({builder.variant}) "
-                f"need more than the lab's work bound of {MAX_NODE_WORK:,} token operations"
-            )
+            raise DraftsInputError(said(
+                "{candidates} candidates over {size} tokens with the {rule} rule ({variant}) need more than the "
+                "lab's work bound of {limit} token operations", candidates=builder.k, size=builder.size,
+                rule=builder.rule, variant=builder.variant, limit=f"{MAX_NODE_WORK:,}",
+            ))
 
 
 class _Builder:
@@ -754,9 +757,10 @@ def check_tree(widths: tuple[int, ...]) -> tuple[int, ...]:
         level *= w
         nodes += level
     if nodes > MAX_TREE_NODES:
-        raise DraftsInputError(
-            f"tree {','.join(map(str, widths))} has {nodes} candidates, above the lab's work bound of {MAX_TREE_NODES}"
-        )
+        raise DraftsInputError(said(
+            "tree {widths} has {nodes} candidates, above the lab's work bound of {limit}",
+            widths=",".join(map(str, widths)), nodes=nodes, limit=MAX_TREE_NODES,
+        ))
     return widths
 
 
@@ -782,7 +786,9 @@ class TreeRules:
                     self.model.p(t), self.model.q(t), width, self.rule, self.variant, self.budget
                 )
             except DraftsInputError as exc:
-                raise DraftsInputError(f"after {self.model.context_label(t)}: {exc}") from None
+                context = said("start") if t == START else self.model.vocab[t]
+                problem = said("after {context}: {problem}", context=context, problem=said_of(exc))
+                raise DraftsInputError(problem) from None
         return self.graphs[key]
 
 

@@ -12,9 +12,11 @@ from functools import lru_cache
 
 from lab.core.distributions import Distribution, LabInputError, check_same_tokens, parse_spec_text
 from lab.core.drafts import RULES, TreeComparison, TreeTrace, sample_tree_trace, tree_law
+from lab.core.errors import said, said_of
 from lab.core.markov import MarkovModel, model_names
 from lab.core.numbers import shown
 from lab.core.scenarios import load_scenario, scenario_names
+from lab.i18n import N_
 from lab.models.url import Control, PageModel
 
 MAX_K = 4
@@ -44,15 +46,15 @@ class SeveralDraftsModel(PageModel):
     length: int = 3
 
     CONTROLS = (
-        Control("scenario", "sd_scenario", "Scenario", "choice", options=scenario_names),
-        Control("p_text", "sd_p", "Your own target p", "text", named="target p"),
-        Control("q_text", "sd_q", "Your own draft q", "text", named="draft q"),
-        Control("candidates", "sd_k", "Candidates K", "whole", low=1, high=MAX_K),
-        Control("rule", "sd_rule", "Rule", "choice", options=lambda: RULES),
-        Control("tree_model", "sd_tree_model", "Model for the tree", "choice", options=model_names),
-        Control("widths", "sd_widths", "Tree widths (candidates per depth)", "choice", options=lambda: WIDTHS),
-        Control("seed", "sd_seed", "Seed", "whole", low=0, high=MAX_SEED),
-        Control("length", "sd_length", "Tokens in the law L", "whole", low=1, high=MAX_L),
+        Control("scenario", "sd_scenario", N_("Scenario"), "choice", options=scenario_names),
+        Control("p_text", "sd_p", N_("Your own target p"), "text", named=N_("target p")),
+        Control("q_text", "sd_q", N_("Your own draft q"), "text", named=N_("draft q")),
+        Control("candidates", "sd_k", N_("Candidates K"), "whole", low=1, high=MAX_K),
+        Control("rule", "sd_rule", N_("Rule"), "choice", options=lambda: RULES),
+        Control("tree_model", "sd_tree_model", N_("Model for the tree"), "choice", options=model_names),
+        Control("widths", "sd_widths", N_("Tree widths (candidates per depth)"), "choice", options=lambda: WIDTHS),
+        Control("seed", "sd_seed", N_("Seed"), "whole", low=0, high=MAX_SEED),
+        Control("length", "sd_length", N_("Tokens in the law L"), "whole", low=1, high=MAX_L),
     )
 
     @classmethod
@@ -64,23 +66,24 @@ class SeveralDraftsModel(PageModel):
         for field, param, name in (("p_text", "sd_p", "p"), ("q_text", "sd_q", "q")):
             text = fields[field]
             if len(text) > MAX_TEXT:
-                problems[param] = f"{shown(text)} is longer than {MAX_TEXT:,} characters"
+                problems[param] = said("{value} is longer than {limit} characters", value=shown(text),
+                                       limit=f"{MAX_TEXT:,}")
             elif text.strip():
                 try:
                     parse_spec_text(text, name=name)
                 except LabInputError as exc:
-                    problems[param] = str(exc)
+                    problems[param] = said_of(exc)
         trial = cls(**fields)
         if trial.typed and not problems:
             try:
                 trial.distributions()
             except LabInputError as exc:
-                message = str(exc)
+                message = said_of(exc)
                 about_q = message.startswith(("q:", "draft q")) or "not in q" in message or "in q but" in message
                 problems["sd_q" if about_q else "sd_p"] = message
         for param, message in problems.items():
             cut = message if len(message) <= 300 else message[:296] + " …"
-            read.refuse(param, f"{read.field(param)}: {cut}")
+            read.refuse(param, said("{name}: {problem}", name=read.field(param), problem=cut))
         if problems:
             fields["p_text"], fields["q_text"] = defaults.p_text, defaults.q_text
         return fields
@@ -96,15 +99,18 @@ class SeveralDraftsModel(PageModel):
         if not self.typed:
             scenario = load_scenario(self.scenario)
             return scenario.p, scenario.q
-        for text, box in ((self.p_text, "target p"), (self.q_text, "draft q")):
+        for text, box in ((self.p_text, said("target p")), (self.q_text, said("draft q"))):
             if not text.strip():
-                raise DraftsPageError(f"{box}: the box is empty (type both p and q, or clear both for the scenario)")
+                raise DraftsPageError(said(
+                    "{box}: the box is empty (type both p and q, or clear both for the scenario)", box=box))
             if len(text) > MAX_TEXT:
-                raise DraftsPageError(f"{box}: {shown(text)} is longer than {MAX_TEXT:,} characters")
+                raise DraftsPageError(said("{box}: {value} is longer than {limit} characters", box=box,
+                                           value=shown(text), limit=f"{MAX_TEXT:,}"))
         p = parse_spec_text(self.p_text, name="p")
         q = check_same_tokens(p, parse_spec_text(self.q_text, name="q"))
         if len(p) > MAX_TOKENS:
-            raise DraftsPageError(f"target p has {len(p)} tokens; at most {MAX_TOKENS} are allowed here")
+            raise DraftsPageError(said("target p has {count} tokens; at most {limit} are allowed here", count=len(p),
+                                       limit=MAX_TOKENS))
         return p, q
 
     @property

@@ -49,7 +49,8 @@ PAGES = (
     PageEntry("lab/views/pages/sampling.py", N_("Sampling lab"), ":material/scatter_plot:", "sampling", TOOLS, True),
     PageEntry("lab/views/pages/blocks.py", N_("Blocks"), ":material/view_week:", "blocks", TOOLS),
     PageEntry(
-        "lab/views/pages/several_drafts.py", N_("Several drafts"), ":material/account_tree:", "several-drafts", TOOLS
+        "lab/views/pages/several_drafts.py", N_("Several drafts"), ":material/account_tree:", "several-drafts", TOOLS,
+        True,
     ),
     PageEntry("lab/views/pages/pitfalls.py", N_("Pitfalls"), ":material/bug_report:", "pitfalls", TOOLS),
     PageEntry("lab/views/pages/exercises.py", N_("Exercises"), ":material/school:", "exercises", TOOLS),

@@ -16,14 +16,17 @@ import streamlit as st
 
 from lab.core.distance import total_variation
 from lab.core.drafts import RULES, DraftsInputError, acceptance_by_candidates, node_law
-from lab.core.formatting import exact_text, fraction_text, markdown_escape, markdown_table, with_decimal
+from lab.core.formatting import exact_text, fraction_text, markdown_escape, markdown_table
 from lab.core.markov import MarkovModel, load_model
+from lab.i18n import N_
+from lab.i18n import texts as catalog_texts
 from lab.models.explorer import slider_value
 from lab.models.several_drafts import MAX_K, MAX_SEED, SeveralDraftsModel, TreeSteps, law_of_trees
 from lab.views.ui.accessibility import announce, section, subsection, title
 from lab.views.ui.bar_predictor import bar_predictor
 from lab.views.ui.charts import chart, figure, pq_chart
 from lab.views.ui.controls import Widgets
+from lab.views.ui.language import exact_and_decimal, isolated, number, page_code, say, texts
 from lab.views.ui.page_state import (
     controls_model,
     keep_last_valid,
@@ -41,26 +44,29 @@ RIGHT_WITHIN = Fraction(1, 20)  # a prediction within 0.05 (in total variation, 
 
 
 def intro() -> None:
-    title("Several drafts")
-    st.markdown(
+    _ = texts()
+    title(_("Several drafts"))
+    st.markdown(_(
         "Many systems let the draft propose several **candidates** for the same position and test them one after "
         "another. The first candidate is tested as one draft is: kept with probability min(1, p/q). If it is "
         "rejected, the next candidate is tested the same way, but against a new target, **p₂**. Which one? Predict it "
         "below, then Reveal: the chain of targets p₁ = p → p₂ → … shows what each rejection leaves, down to the "
         "correction, the one fresh draw made when every candidate is rejected."
-    )
+    ))
     show_link_warnings("sd_link_problems")
 
 
 def node_controls() -> SeveralDraftsModel:
+    _ = texts()
     first = st.container(horizontal=True, vertical_alignment="bottom")
-    WIDGETS.selectbox(first, "scenario", help="Or type your own p and q below (both boxes), e.g. A=1/10,B=3/5,C=3/10")
-    WIDGETS.number_input(first, "candidates", help=f"1 to {MAX_K} candidates tested in order")
+    WIDGETS.selectbox(first, "scenario", help=_("Or type your own p and q below (both boxes), e.g. {example}",
+                                                example="A=1/10,B=3/5,C=3/10"))
+    WIDGETS.number_input(first, "candidates", help=_("1 to {limit} candidates tested in order", limit=MAX_K))
     WIDGETS.selectbox(
         first,
         "rule",
-        help="with-replacement: independent draws from q; without-replacement: a drawn token is not drawn again; "
-        "top-k: q's K most likely tokens, each tested as a one-hot draft",
+        help=_("with-replacement: independent draws from q; without-replacement: a drawn token is not drawn again; "
+               "top-k: q's K most likely tokens, each tested as a one-hot draft"),
     )
     typed = st.container(horizontal=True)
     WIDGETS.text_input(typed, "p_text", placeholder="A=1/10,B=3/5,C=3/10")
@@ -70,28 +76,30 @@ def node_controls() -> SeveralDraftsModel:
 
 def node_rows(state: SeveralDraftsModel):
     """The node's p and q (the last valid ones when the typed text is refused, with the refusal said)."""
+    _ = texts()
     rows, refusal = keep_last_valid("sd_last_rows", state.distributions)
     if refusal is not None:
-        st.error(markdown_escape(f"{refusal}. The last valid p and q stay on screen."))
-    return rows, "" if refusal is None else str(refusal)
+        st.error(markdown_escape(_("{problem}. The last valid p and q stay on screen.", problem=say(refusal))))
+    return rows, "" if refusal is None else say(refusal)
 
 
 def prediction(tokens: tuple[str, ...], state: SeveralDraftsModel, revealed: bool) -> tuple[list[float] | None, float]:
     """The bars for p₂ (none with one candidate) and the predicted acceptance, each validated."""
-    subsection("Predict first")
+    _ = texts()
+    subsection(_("Predict first"))
     keys = [f"sd_pred_{i}" for i in range(len(tokens))]
     bars = None
     if state.candidates >= 2:
-        st.markdown(
+        st.markdown(_(
             "Draw **p₂**: the target the second candidate is tested against after the first is rejected (if the "
             "first can never be rejected, leave every bar at 0)."
-        )
+        ))
         for key in keys:  # a crafted message could put anything in a slider's state
             st.session_state[key] = slider_value(st.session_state.get(key, 0.0), 0.0)
         labels = [f"p₂({t})" for t in tokens]
         bar_predictor(
             "sd_bars", labels, [st.session_state[k] for k in keys], keys, disabled=revealed,
-            sum_note=" (a distribution adds up to 1).",
+            sum_note=" " + _("(a distribution adds up to 1)."),
         )  # fmt: skip
         if not revealed:  # after the reveal the bars above show the prediction (a greyed slider is hard to read)
             sliders = st.container(horizontal=True, gap="small")
@@ -100,7 +108,7 @@ def prediction(tokens: tuple[str, ...], state: SeveralDraftsModel, revealed: boo
         bars = [st.session_state[k] for k in keys]
     st.session_state[ACCEPTANCE_KEY] = slider_value(st.session_state.get(ACCEPTANCE_KEY, 0.0), 0.0)
     st.number_input(
-        "Your prediction: the probability that some candidate is kept",
+        _("Your prediction: the probability that some candidate is kept"),
         min_value=0.0, max_value=1.0, step=0.01, key=ACCEPTANCE_KEY, disabled=revealed,
     )  # fmt: skip
     return bars, float(st.session_state[ACCEPTANCE_KEY])
@@ -108,72 +116,75 @@ def prediction(tokens: tuple[str, ...], state: SeveralDraftsModel, revealed: boo
 
 def stage_table(tokens, law) -> str:
     """Each stage: where it is reached and the target it tests against; then the correction."""
+    _ = texts()
     rows = []
     for stage in sorted(law.stages, key=lambda s: s.position):
-        what = "correction" if stage.position > law.candidates else f"candidate {stage.position}"
+        what = _("correction") if stage.position > law.candidates else _("candidate {number}", number=stage.position)
         rows.append((what, fraction_text(stage.reach), *(fraction_text(v) for v in stage.p)))
-    return markdown_table(("stage", "reached", *(f"pᵢ({t})" for t in tokens)), rows)
+    return markdown_table((_("stage"), _("reached"), *(f"pᵢ({t})" for t in tokens)), rows)
 
 
 def reveal(tokens, p, q, state: SeveralDraftsModel, bars, acceptance_guess: float) -> str:
     """The exact chain, the reconstruction, the grade; returns what the live region says."""
+    _ = texts()
     try:
         law = node_law(p, q, state.candidates, state.rule)
     except DraftsInputError as exc:
-        st.error(markdown_escape(str(exc)))
-        return str(exc)
+        st.error(markdown_escape(say(exc)))
+        return say(exc)
     second = next((s.p for s in law.stages if s.position == 2), None)
     said = []
     if bars is not None:
         if second is None:
             right = not any(bars)
-            exact = "no second test: the first candidate is never rejected"
+            exact = _("no second test: the first candidate is never rejected")
         else:
             right = total_variation([Fraction(b).limit_denominator(100) for b in bars], second) <= RIGHT_WITHIN
-            exact = "p₂ = (" + ", ".join(f"{t} {fraction_text(v)}" for t, v in zip(tokens, second)) + ")"
-        said.append(f"{'Right' if right else 'Not quite'}: {exact}.")
+            exact = isolated("p₂ = (" + ", ".join(f"{t} {fraction_text(v)}" for t, v in zip(tokens, second)) + ")")
+        said.append(_("Right: {exact}.", exact=exact) if right else _("Not quite: {exact}.", exact=exact))
     acc_right = abs(Fraction(acceptance_guess).limit_denominator(100) - law.acceptance) <= RIGHT_WITHIN
+    values = {"acceptance": exact_and_decimal(law.acceptance), "guess": number(acceptance_guess, ".2f")}
     said.append(
-        f"{'Right' if acc_right else 'Not quite'}: a candidate is kept with probability "
-        f"{with_decimal(law.acceptance)} (you said {acceptance_guess:.2f})."
+        _("Right: a candidate is kept with probability {acceptance} (you said {guess}).", **values)
+        if acc_right
+        else _("Not quite: a candidate is kept with probability {acceptance} (you said {guess}).", **values)
     )
-    (st.success if all(s.startswith("Right") for s in said) else st.warning)(markdown_escape(" ".join(said)))
-    st.markdown(
+    right_all = acc_right and (bars is None or right)
+    (st.success if right_all else st.warning)(markdown_escape(" ".join(said)))
+    st.markdown(_(
         "**The chain of targets.** Each candidate is tested against the residual the last rejection left "
         "(reached: the probability that the verification gets to that stage):"
-    )
+    ))
     st.markdown(stage_table(tokens, law))
     kept_rows = [
         (t, *(fraction_text(row[i]) for row in law.kept_by_position), fraction_text(law.corrected[i]),
          fraction_text(law.law[i]))
         for i, t in enumerate(tokens)
     ]  # fmt: skip
-    header = ("token", *(f"kept at candidate {k + 1}" for k in range(law.candidates)), "correction", "total")
+    header = (_("token"), *(_("kept at candidate {number}", number=k + 1) for k in range(law.candidates)),
+              _("correction"), _("total"))
     chart(
         figure("stage_stack", tokens, law.kept_by_position, law.corrected, p),
         "sd_stack",
-        "Stacked bars per token: the mass kept at each candidate, then the correction, reaching p. "
-        + "; ".join(f"{row[0]}: " + ", ".join(f"{h} {v}" for h, v in zip(header[1:], row[1:])) for row in kept_rows)
-        + ".",
+        _("Stacked bars per token: the mass kept at each candidate, then the correction, reaching p. {values}.",
+          values="; ".join(f"{row[0]}: " + ", ".join(f"{h} {v}" for h, v in zip(header[1:], row[1:]))
+                           for row in kept_rows)),
     )
     st.markdown(markdown_table(header, kept_rows))
     same = tuple(law.law) == tuple(p)
     st.markdown(
-        "Kept at each candidate plus the correction gives **p exactly**, token by token."
+        _("Kept at each candidate plus the correction gives **p exactly**, token by token.")
         if same
-        else "The total differs from p: this rule is not the target's law."
+        else _("The total differs from p: this rule is not the target's law.")
     )
     more_candidates(p, q, state, law.acceptance)
-    return spoken_text(said)
-
-
-def spoken_text(parts: list[str]) -> str:
-    return "Revealed. " + " ".join(parts)
+    return _("Revealed. {said}", said=" ".join(said))
 
 
 def more_candidates(p, q, state: SeveralDraftsModel, acceptance) -> None:
     """The acceptance against K for each rule, α* for the chosen rule's candidates, and how far the rule is."""
-    subsection("More candidates, less gain")
+    _ = texts()
+    subsection(_("More candidates, less gain"))
     curves, best, chosen = {}, [], {}
     for rule in RULES:
         try:
@@ -187,25 +198,30 @@ def more_candidates(p, q, state: SeveralDraftsModel, acceptance) -> None:
     row = chosen.get(state.candidates) if state.rule in curves else None
     if row is not None and row.best is not None:
         gap = row.best - acceptance
+        values = {"k": state.candidates, "rule": state.rule, "acceptance": exact_and_decimal(acceptance),
+                  "best": exact_and_decimal(row.best)}
         st.markdown(
-            f"With K = {state.candidates}, the {state.rule} rule keeps a candidate with probability "
-            f"{with_decimal(acceptance)}; no verifier whose output follows p can keep one more often than "
-            f"{with_decimal(row.best)} with the same candidates"
-            + (": this rule reaches it." if gap == 0 else f", {with_decimal(gap)} more.")
+            _("With K = {k}, the {rule} rule keeps a candidate with probability {acceptance}; no verifier whose output "
+              "follows p can keep one more often than {best} with the same candidates: this rule reaches it.",
+              **values)
+            if gap == 0
+            else _("With K = {k}, the {rule} rule keeps a candidate with probability {acceptance}; no verifier whose "
+                   "output follows p can keep one more often than {best} with the same candidates, {gap} more.",
+                   **values, gap=exact_and_decimal(gap))
         )
     values = "; ".join(
-        f"{rule}: " + ", ".join(f"K = {k}: {v:.4f}" for k, v in points) for rule, points in curves.items()
+        f"{rule}: " + ", ".join(f"K = {k}: {number(v, '.4f')}" for k, v in points) for rule, points in curves.items()
     )
-    best_text = ", ".join(f"K = {k}: {v:.4f}" for k, v in best)
+    best_text = ", ".join(f"K = {k}: {number(v, '.4f')}" for k, v in best)
     chart(
         figure("acceptance_by_k", tuple((r, tuple(points)) for r, points in curves.items()), tuple(best), state.rule),
         "sd_more",
-        f"Lines of the probability that a candidate is kept against K. {values}. Best possible ({state.rule}): "
-        f"{best_text}.",
+        _("Lines of the probability that a candidate is kept against K. {values}. Best possible ({rule}): {best}.",
+          values=values, rule=state.rule, best=best_text),
         table=(
-            ("rule", *(f"K = {k}" for k in range(1, MAX_K + 1))),
-            [(rule, *(f"{v:.4f}" for _, v in points)) for rule, points in curves.items()]
-            + [(f"best possible ({state.rule})", *(f"{v:.4f}" for _, v in best))],
+            (_("rule"), *(f"K = {k}" for k in range(1, MAX_K + 1))),
+            [(rule, *(number(v, ".4f") for _k, v in points)) for rule, points in curves.items()]
+            + [(_("best possible ({rule})", rule=state.rule), *(number(v, ".4f") for _k, v in best))],
         ),
     )
 
@@ -215,7 +231,8 @@ def on_reveal(key: tuple) -> None:
 
 
 def node_section() -> None:
-    section("One position, several candidates")
+    _ = texts()
+    section(_("One position, several candidates"))
     state = node_controls()
     rows, refusal = node_rows(state)
     if rows is None:
@@ -231,15 +248,17 @@ def node_section() -> None:
 def predict_and_reveal(tokens: tuple[str, ...], p, q, state: SeveralDraftsModel, refusal: str) -> None:
     """The prediction, Reveal and what it shows. A fragment: moving a bar or a slider, or Reveal, reruns this part
     only (the controls, the p / q chart and the token tree stay as they are)."""
+    _ = texts()
     key = state.node_key()
     revealed = st.session_state.get(REVEALED) == key
     bars, acceptance_guess = prediction(tokens, state, revealed)
-    st.button("Reveal", key="sd_reveal", type="primary", on_click=on_reveal, args=(key,))
+    st.button(_("Reveal"), key="sd_reveal", type="primary", on_click=on_reveal, args=(key,))
     said = ""
     if revealed:
         said = reveal(tokens, p, q, state, bars, acceptance_guess)
     else:
-        st.info("Make your predictions, then Reveal: the chain of targets, the stacked reconstruction and the grade.")
+        st.info(_("Make your predictions, then Reveal: the chain of targets, the stacked reconstruction and the "
+                  "grade."))
     announce("sd", said, error=refusal)
 
 
@@ -257,15 +276,17 @@ def tree_controls() -> SeveralDraftsModel:
 
 def tree_lines(markov: MarkovModel, node, tests: dict, depth: int = 0) -> list[str]:
     """The drafted tree as nested list lines: each candidate with its test once stepped to."""
+    _ = texts()
     lines = []
     for child in node.children:
         name = markdown_escape(markov.vocab[child.token])
         test = tests.get((depth + 1, id(child)))
         if test is None:
-            status = "not tested"
+            status = _("not tested")
         else:
-            verdict = "**kept**" if test.kept else "rejected"
-            status = f"tested: kept with probability {exact_text(test.keep)}, u = {test.u:.3f}: {verdict}"
+            values = {"keep": exact_text(test.keep), "u": number(test.u, ".3f")}
+            status = (_("tested: kept with probability {keep}, u = {u}: **kept**", **values) if test.kept
+                      else _("tested: kept with probability {keep}, u = {u}: rejected", **values))
         lines.append("  " * depth + f"- {name} ({status})")
         lines.extend(tree_lines(markov, child, tests, depth + 1))
     return lines
@@ -289,14 +310,22 @@ def on_new_tree(state: SeveralDraftsModel) -> None:
     push_to_widgets({WIDGETS.key("seed"): min(state.seed + 1, MAX_SEED)})
 
 
+ENDINGS = {  # how a tree's block ended: said after its committed tokens
+    "correction": N_("every child of a node was rejected: the last token is the correction, drawn from the residual"),
+    "bonus": N_("a leaf was kept: the last token is the bonus, drawn from the target"),
+    "stop": N_("the stop token was committed: the output ends"),
+}
+
+
 def tree_section() -> None:
-    section("A token tree, step by step")
-    st.markdown(
+    _ = texts()
+    section(_("A token tree, step by step"))
+    st.markdown(_(
         "A **token tree** drafts candidates at every depth: the widths say how many children each node gets. "
         "The root's children are tested first, as above; the kept child's own children are tested next, against "
         "the target after that token. When every child of a node is rejected, the correction ends the block; a "
         "kept leaf earns one bonus token from the target."
-    )
+    ))
     state = tree_controls()
     markov = loaded_or_said(load_model, state.tree_model)
     if markov is None:
@@ -304,29 +333,25 @@ def tree_section() -> None:
     try:
         trace = state.trace(markov)
     except DraftsInputError as exc:
-        st.error(markdown_escape(f"{exc}. Choose another rule, model or widths."))
-        announce("sd_tree", error=str(exc))
+        st.error(markdown_escape(_("{problem}. Choose another rule, model or widths.", problem=say(exc))))
+        announce("sd_tree", error=say(exc))
         return
     steps = kept_in_session("sd_steps", TreeSteps)
     steps.follow((*state.tree_key(), state.rule))
     buttons = st.container(horizontal=True)
-    buttons.button("Step", key="sd_step", type="primary", on_click=steps.step, args=(trace,))
-    buttons.button("Show all", key="sd_all", on_click=steps.show_all, args=(trace,))
-    buttons.button("Reset", key="sd_reset", on_click=steps.reset)
-    buttons.button("New tree (seed + 1)", key="sd_new", on_click=on_new_tree, args=(state,))
+    buttons.button(_("Step"), key="sd_step", type="primary", on_click=steps.step, args=(trace,))
+    buttons.button(_("Show all"), key="sd_all", on_click=steps.show_all, args=(trace,))
+    buttons.button(_("Reset"), key="sd_reset", on_click=steps.reset)
+    buttons.button(_("New tree (seed + 1)"), key="sd_new", on_click=on_new_tree, args=(state,))
     tests = shown_tests(trace, steps.shown)
-    st.markdown(f"**Drafted tree** (widths {state.widths}, rule {state.rule}, seed {state.seed}):")
+    st.markdown(_("**Drafted tree** (widths {widths}, rule {rule}, seed {seed}):", widths=state.widths,
+                  rule=state.rule, seed=state.seed))
     st.markdown("\n".join(tree_lines(markov, trace.root, tests)))
-    said = f"{min(steps.shown, len(trace.tests))} of {len(trace.tests)} tests shown."
+    said = _.ngettext("{shown} of {count} test shown.", "{shown} of {count} tests shown.", len(trace.tests),
+                      shown=min(steps.shown, len(trace.tests)), count=len(trace.tests))
     if steps.finished(trace):
         words = " ".join(markdown_escape(markov.vocab[t]) for t in trace.committed)
-        ending = {
-            "correction": "every child of a node was rejected: the last token is the correction, drawn from the "
-            "residual",
-            "bonus": "a leaf was kept: the last token is the bonus, drawn from the target",
-            "stop": "the stop token was committed: the output ends",
-        }[trace.ending]
-        line = f"Committed: **{words}** ({ending})."
+        line = _("Committed: **{words}** ({ending}).", words=words, ending=_(ENDINGS[trace.ending]))
         st.markdown(line)
         said += " " + line.replace("**", "")
     announce("sd_tree", said)
@@ -334,29 +359,35 @@ def tree_section() -> None:
 
 
 def tree_law_part(state: SeveralDraftsModel, markov: MarkovModel) -> None:
-    subsection("The exact law under trees")
-    texts, refusal = keep_last_valid(
-        "sd_last_tree_law", lambda: tree_law_texts(markov, state.tree, state.length, state.rule)
+    _ = texts()
+    subsection(_("The exact law under trees"))
+    texts_, refusal = keep_last_valid(
+        "sd_last_tree_law", lambda: tree_law_texts(markov, state.tree, state.length, state.rule, page_code())
     )
     if refusal is not None:
-        st.error(markdown_escape(f"{refusal}. The last valid law stays on screen."))
-    if texts is None:
+        st.error(markdown_escape(_("{problem}. The last valid law stays on screen.", problem=say(refusal))))
+    if texts_ is None:
         return
-    for text in texts:
+    for text in texts_:
         st.markdown(text)
 
 
 @lru_cache(maxsize=256)
-def tree_law_texts(markov: MarkovModel, widths: tuple[int, ...], length: int, rule: str) -> tuple[str, str]:
-    """The law's sentence and its table, made once per setting (every prediction or Step runs the page again)."""
+def tree_law_texts(markov: MarkovModel, widths: tuple[int, ...], length: int, rule: str, code: str) -> tuple[str, str]:
+    """The law's sentence and its table in language ``code``, made once per setting (every prediction or Step runs
+    the page again)."""
+    _ = catalog_texts(code)
     result = law_of_trees(markov, widths, length, rule)
     rows = [(markov.sequence_text(seq), fraction_text(t), fraction_text(s)) for seq, t, s in result.rows()]
+    values = {"length": result.length, "widths": ",".join(map(str, result.widths)), "rule": result.rule,
+              "distance": fraction_text(result.distance)}
     return (
-        f"Every output of at most L = {result.length} tokens under trees of widths "
-        f"{','.join(map(str, result.widths))} ({result.rule}), beside the target's own probability: total "
-        f"variation distance **{fraction_text(result.distance)}**"
-        + (" (the same law, exactly)." if result.distance == 0 else "."),
-        markdown_table(("output", "target", "trees"), rows),
+        _("Every output of at most L = {length} tokens under trees of widths {widths} ({rule}), beside the target's "
+          "own probability: total variation distance **{distance}** (the same law, exactly).", **values)
+        if result.distance == 0
+        else _("Every output of at most L = {length} tokens under trees of widths {widths} ({rule}), beside the "
+               "target's own probability: total variation distance **{distance}**.", **values),
+        markdown_table((_("output"), _("target"), _("trees")), rows),
     )
 
 
