@@ -105,7 +105,7 @@ def test_the_language_is_kept_for_the_session_when_a_page_is_opened_from_the_men
     at.switch_page(OTHER_PAGES[0].file).run()  # a page not yet translated
     assert at.session_state[language.THIS_RUN] == "pt-BR"
     assert at.query_params["lang"] == "pt-BR"  # written back: a link copied from here opens in Portuguese
-    assert [i.value for i in at.info] == [po("pt-BR")[NOTICE]]
+    assert at.info[0].value == po("pt-BR")[NOTICE]  # above the page
 
 
 def test_the_selector_on_every_page_changes_the_language_and_the_link():
@@ -665,3 +665,81 @@ def test_a_german_several_drafts_page_writes_a_decimal_comma():
     (success,) = [s.value.replace("\\", "") for s in at.success]
     assert success == ("Richtig: p₂ = (A 0, B 3/4, C 1/4). Richtig: Ein Kandidat wird mit Wahrscheinlichkeit 4/5 (0,8) "
                        "behalten (Sie sagten 0,80)."), success
+
+
+# --- Blocks in another language -----------------------------------------------------------------------------
+BLOCKS = next(entry for entry in PAGES if entry.url_path == "blocks")
+# the algorithms' names, as the Algorithm list offers them (a link's value, the command line's word)
+VARIANT_NAMES = re.compile(r"\b(correct|[a-z]+(?:-[a-z]+)+)\b")
+
+
+def blocks_states(at: AppTest):
+    """The page walked through what a student meets: a block stepped test by test to its end (a rejection and its
+    residual), a model that stops (its rules, a search for a block that ends there, a complete output), a mistake on
+    show, a law too long to compute (refused), and the speed-up with and without a best K."""
+    yield at
+    for _ in range(5):
+        at.button(key="bk_step").click().run()
+        yield at
+    at.selectbox(key="bk_model").set_value("markov-ab-end").run()
+    at.button(key="bk_find_stop").click().run()
+    at.button(key="bk_all").click().run()
+    yield at
+    at.number_input(key="bk_seed").set_value(1).run()
+    at.number_input(key="bk_l").set_value(1).run()
+    at.button(key="bk_find_stop").click().run()  # L = 1 and K = 3: can a block end at <end>?
+    at.button(key="bk_all").click().run()
+    yield at
+    at.selectbox(key="bk_variant").set_value("bonus-after-stop").run()
+    yield at
+    at.selectbox(key="bk_model").set_value("markov-three").run()
+    at.button(key="bk_all").click().run()
+    yield at  # a mistake that needs a stop token, on a model without one
+    at.selectbox(key="bk_variant").set_value("correct").run()
+    at.selectbox(key="bk_model").set_value("eight-words").run()
+    at.number_input(key="bk_k").set_value(8).run()
+    at.number_input(key="bk_l").set_value(5).run()
+    yield at  # too many sequences: refused by name
+    at.slider(key="bk_alpha").set_value(1.0).run()
+    at.slider(key="bk_c").set_value(0.1).run()
+    yield at  # no best K
+
+
+def test_under_the_pseudo_language_every_state_of_blocks_came_through_the_catalog():
+    at = pseudo_app().run()
+    at.switch_page(BLOCKS.file).run()
+    found, kinds = {}, set()
+    for state in blocks_states(at):
+        found.update({text: words for text, words in leaks(state).items()
+                      if untranslated_words(MODEL_WORDS.sub(" ", VARIANT_NAMES.sub(" ", text)))})
+        kinds |= {kind for kind in ("error", "info", "warning") if state.get(kind)}
+    assert kinds == {"error", "info", "warning"}
+    assert not found, found
+
+
+def test_a_link_blocks_refuses_is_named_in_the_pseudo_language():
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.session_state[language.CHOSEN] = PSEUDO
+    at.query_params.update({"bk_k": "99", "bk_variant": "nope", "bk_alpha": "2"})
+    at.run()
+    at.switch_page(BLOCKS.file).run()
+    assert len(at.warning) == 3 and not leaks(at), ([w.value for w in at.warning], leaks(at))
+
+
+@pytest.mark.parametrize("code", [c for c in LANGUAGES if c != "en"])
+def test_no_english_sentence_remains_on_blocks_in_another_language(code):
+    ats = [open_in(BLOCKS.file, c, params={"bk_model": "markov-sentences-end"}) for c in ("en", code)]
+    for at in ats:
+        at.button(key="bk_all").click().run()
+    assert ats[1].title[0].value == po(code)["Blocks of drafts"]
+    english, other = ([MODEL_WORDS.sub("", text) for text in visible_texts(at) + chart_texts(at)] for at in ats)
+    left = sentences(english) & sentences(other)
+    assert not left, left
+
+
+def test_a_german_blocks_page_writes_a_decimal_comma():
+    # α = 1/2, c = 1/2: the walltime improvement (1 − α^(K+1))/((1 − α)(Kc + 1)) is 1.5/1.5 = 1 at K = 1,
+    # (1 − 1/8)/(1/2 · 2) = 0.875 at K = 2: the best K is 0 or 1 (both 1), and K = 2 is written 0,8750 in the table
+    at = open_in(BLOCKS.file, "de", params={"bk_alpha": "0.5", "bk_c": "0.5"})
+    texts = chart_texts(at)
+    assert any("K = 2: 1,7500 Token, 0,8750×" in text for text in texts), texts

@@ -7,7 +7,7 @@ import itertools
 import re
 
 import pytest
-from pagetest import chart_traces, markdown_text, metrics, open_linked_page
+from pagetest import chart_traces, markdown_text, metrics, open_linked_page, plain
 
 from lab.core.blocks import run_block
 from lab.core.markov import START, all_model_names, load_model
@@ -201,7 +201,7 @@ def test_blocks_long_laws_and_the_named_limit():
     assert len(at.dataframe[-1].value) == 384
     # eight-words, L = 5: 8^5 = 32,768 sequences, above the limit: named, and the rest of the page stays
     at = open_page(BLOCKS, {"bk_model": "eight-words", "bk_k": "8", "bk_l": "5"})
-    (message,) = [e.value for e in at.error]
+    (message,) = [plain(e.value) for e in at.error]
     assert "32,768 sequences, too many for an exact law (limit 4,096" in message
     assert "The draft proposed 8 tokens" in markdown_text(at)
     assert metrics(at)["best K (0 to 15)"] == "6"
@@ -223,5 +223,5 @@ def test_a_data_file_broken_on_disk_is_named_and_the_page_stops_there(monkeypatc
     at = open_page(page)
     assert not at.exception
     chosen = at.session_state["sl_scenario" if page == SAMPLING else "bk_model"]
-    assert [e.value for e in at.error] == [f"scenarios/{chosen}.toml: line 3: p must be a number"]
+    assert [plain(e.value) for e in at.error] == [f"scenarios/{chosen}.toml: line 3: p must be a number"]
     assert not at.get("plotly_chart") and not at.metric  # nothing drawn from a file that could not be read

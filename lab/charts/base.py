@@ -216,13 +216,15 @@ def trace_name(trace: dict, template: str, **values) -> dict:
 
 
 _DECIMAL = re.compile(r"^-?\d+\.\d+$")  # 0.501, not 3/10 nor 1e-06
+_DECIMAL_MARK = re.compile(r"(?<=\d)\.(?=\d)")  # the point of 0.5 inside a text
 
 
 def localized(spec: dict, words, separators: str = "") -> dict:
     """A figure's dict with its words in another language: ``words`` (gettext's ``_``) applied to the title and
-    subtitle, the axis titles (wrapped again), each trace's name and the name that opens its hover text. Only whole
-    messages of the catalog change (a tick, a token or a number is never a message); the data are shared, not
-    copied. ``separators``: plotly's decimal and thousands marks for the ticks and hover numbers (",." writes 0,5)."""
+    subtitle, the axis titles (wrapped again) and their named ticks ("bonus"), each trace's name and the name that
+    opens its hover text. Only whole messages of the catalog change (a number or a token is never one); the data are
+    shared, not copied. ``separators``: plotly's decimal and thousands marks for the ticks and hover numbers (",."
+    writes 0,5), and for decimals written as text (a bar's label, a subtitle's α = 0,50)."""
     out = dict(spec)
     layout = dict(out.get("layout") or {})
     if separators:
@@ -230,8 +232,13 @@ def localized(spec: dict, words, separators: str = "") -> dict:
     meta = layout.get("meta")
     if isinstance(meta, dict):
         layout["meta"] = {k: words(v) if k in ("title", "subtitle") and v else v for k, v in meta.items()}
+        if separators.startswith(",") and isinstance(layout["meta"].get("subtitle"), str):  # α = 0,50
+            layout["meta"]["subtitle"] = _DECIMAL_MARK.sub(",", layout["meta"]["subtitle"])
     for axis in ("xaxis", "yaxis"):
         settings = layout.get(axis)
+        ticks = (settings or {}).get("ticktext")
+        if isinstance(ticks, list | tuple) and any(isinstance(t, str) and not t.isdigit() for t in ticks):
+            settings = layout[axis] = {**settings, "ticktext": [words(t) if isinstance(t, str) else t for t in ticks]}
         title = (settings or {}).get("title")
         if isinstance(title, dict) and title.get("text"):
             text = words(title["text"].replace("<br>", " "))

@@ -176,12 +176,12 @@ def convergence(ns: Sequence[int], distances: Sequence[float], own: tuple[int, f
 
 BLOCK_STATUSES = {
     # status: (legend name, colour, marker symbol)
-    "drafted": ("drafted, not tested yet", COLORS["q"], "square-open"),
-    "accepted": ("kept", COLORS["accepted"], "square"),
-    "rejected": ("rejected", palette.REJECTED, "x"),
-    "replacement": ("replacement from r", COLORS["correction"], "diamond"),
-    "discarded": ("discarded", palette.MUTED, "square-open-dot"),
-    "bonus": ("bonus from p", COLORS["p"], "star"),
+    "drafted": (N_("drafted, not tested yet"), COLORS["q"], "square-open"),
+    "accepted": (N_("kept"), COLORS["accepted"], "square"),
+    "rejected": (N_("rejected"), palette.REJECTED, "x"),
+    "replacement": (N_("replacement from r"), COLORS["correction"], "diamond"),
+    "discarded": (N_("discarded"), palette.MUTED, "square-open-dot"),
+    "bonus": (N_("bonus from p"), COLORS["p"], "star"),
 }
 
 
@@ -230,13 +230,13 @@ def block_trace(vocab: Sequence[str], trace, revealed: int | None = None):
                 "textposition": "top center",
                 "textfont": {"size": base.SMALL_TITLE_SIZE, "color": palette.TEXT},
                 "marker": {"size": 26, "color": color, "symbol": symbol, "line": {"width": 2, "color": color}},
-                "hovertemplate": f"{name}: %{{text}} (position %{{x}})<extra></extra>",
+                "hovertemplate": f"{name}<br>%{{text}} (%{{x}})<extra></extra>",
                 "cliponaxis": False,
             }
         )
     n_tests = len(trace.tests)
     layout = base.layout(
-        "One block",
+        N_("One block"),
         height=330,
         margin={"l": 80, "r": 20, "t": 15, "b": 100},
         legend=base.legend_below(-0.2),
@@ -244,14 +244,14 @@ def block_trace(vocab: Sequence[str], trace, revealed: int | None = None):
         xaxis={
             "tickmode": "array",
             "tickvals": list(range(1, n_tests + 2)),
-            "ticktext": [str(i) for i in range(1, n_tests + 1)] + ["bonus"],
+            "ticktext": [str(i) for i in range(1, n_tests + 1)] + [N_("bonus")],
             "range": [0.4, n_tests + 1.6],
             "showgrid": False,
         },
         yaxis={
             "tickmode": "array",
             "tickvals": [0, 1],
-            "ticktext": ["committed", "drafted"],
+            "ticktext": [N_("committed"), N_("drafted")],
             "range": [-0.5, 1.8],
             "showgrid": False,
             "automargin": True,
@@ -266,41 +266,40 @@ def speedup_chart(curve: Sequence[tuple[int, float, float]], best_gamma: int | N
     gammas = [row[0] for row in curve]
     traces = [
         base.line(
-            "expected tokens per block",
+            N_("expected tokens per block"),
             gammas,
             [row[1] for row in curve],
             COLORS["p"],
             size=8,
-            hovertemplate="K = %{x}<br>tokens per block %{y:.4f}<extra></extra>",
+            hovertemplate=N_("expected tokens per block") + "<br>K = %{x}: %{y:.4f}<extra></extra>",
         ),
         base.line(
-            "walltime improvement (×)",
+            N_("walltime improvement (×)"),
             gammas,
             [row[2] for row in curve],
             COLORS["correction"],
             symbol="diamond",
             dash="dash",
-            hovertemplate="K = %{x}<br>improvement %{y:.4f}×<extra></extra>",
+            hovertemplate=N_("walltime improvement (×)") + "<br>K = %{x}: %{y:.4f}×<extra></extra>",
         ),
     ]
     if best_gamma is not None and best_gamma in gammas:
         row = curve[gammas.index(best_gamma)]
-        traces.append(
-            {
-                "type": "scatter",
-                "name": f"best K = {best_gamma}",
-                "x": [best_gamma],
-                "y": [row[2]],
-                # no text beside the star: between the two close curves it sat on a line; the metrics above the
-                # chart state the best K and its improvement
-                "mode": "markers",
-                "marker": {"symbol": "star", "size": 18, "color": COLORS["prediction"]},
-                "hovertemplate": f"best K = {best_gamma}: {row[2]:.3f}×<extra></extra>",
-            }
-        )
+        best = {
+            "type": "scatter",
+            "name": "",
+            "x": [best_gamma],
+            "y": [row[2]],
+            # no text beside the star: between the two close curves it sat on a line; the metrics above the
+            # chart state the best K and its improvement
+            "mode": "markers",
+            "marker": {"symbol": "star", "size": 18, "color": COLORS["prediction"]},
+            "hovertemplate": "<br>%{y:.3f}×<extra></extra>",
+        }
+        traces.append(base.trace_name(best, N_("best K = {k}"), k=best_gamma))
     top = max([row[1] for row in curve] + [row[2] for row in curve] + [1.0])
-    y_title = "tokens per block / improvement factor"
-    layout = _layout("Speed-up against the drafts per block K", "drafts per block K", y_title, top)
+    y_title = N_("tokens per block / improvement factor")
+    layout = _layout(N_("Speed-up against the drafts per block K"), N_("drafts per block K"), y_title, top)
     if alpha is not None and c is not None:
         layout["meta"]["subtitle"] = f"α = {float(alpha):.2f}, c = {float(c):.2f}"
     layout["xaxis"]["dtick"] = 3

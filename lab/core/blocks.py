@@ -41,6 +41,7 @@ from typing import NamedTuple
 
 from lab.core.distance import total_variation
 from lab.core.distributions import LabInputError
+from lab.core.errors import said
 from lab.core.markov import START, MarkovModel
 from lab.core.sampling import ChiSquareResult, Streams, chi_square_test, float_cdf, make_streams
 from lab.core.variants import CORRECT, DONE, FRESH, BlockState, Row, Variant, get_variant, rules
@@ -76,11 +77,13 @@ def check_block_args(model: MarkovModel, block: int, length: int, allow_large: b
     if isinstance(block, bool) or not isinstance(block, int) or block < 1:
         raise BlockInputError(f"block size K must be a whole number >= 1 (got {block!r})")
     if block > max_block:
-        raise TooLargeError(f"block size K = {block} is above the lab's limit of {max_block}")
+        raise TooLargeError(said("block size K = {block} is above the lab's limit of {limit}", block=block,
+                                 limit=max_block))
     if isinstance(length, bool) or not isinstance(length, int) or length < 1:
         raise BlockInputError(f"length L must be a whole number >= 1 (got {length!r})")
     if length > max_length:
-        raise TooLargeError(f"length L = {length} is above the lab's limit of {max_length}")
+        raise TooLargeError(said("length L = {length} is above the lab's limit of {limit}", length=length,
+                                 limit=max_length))
 
 
 def outcome_limit(allow_large: bool = False) -> int:
@@ -88,10 +91,11 @@ def outcome_limit(allow_large: bool = False) -> int:
 
 
 def too_many_message(model: MarkovModel, length: int, outcomes: int, limit: int) -> str:
-    return (
-        f"length L = {length} on {model.name} ({len(model.vocab)} tokens) gives up to {outcomes:,} sequences, "
-        f"too many for an exact law (limit {limit:,}, so that one request stays within about a second of "
-        "the shared server's time); choose a smaller L"
+    return said(
+        "length L = {length} on {model} ({size} tokens) gives up to {outcomes} sequences, too many for an exact law "
+        "(limit {limit}, so that one request stays within about a second of the shared server's time); choose a "
+        "smaller L", length=length, model=model.name, size=len(model.vocab), outcomes=f"{outcomes:,}",
+        limit=f"{limit:,}",
     )
 
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from fractions import Fraction
 
 from lab.core.distributions import LabInputError
+from lab.core.errors import said
 
 MAX_GAMMA = 64
 
@@ -82,7 +83,9 @@ def best_gamma(alpha, c, max_gamma: int = MAX_GAMMA) -> BestGamma | None:
     return best
 
 
-NO_BEST_GAMMA = "no best K: every extra draft raises the improvement (α = 1 with c < 1, or free drafts c = 0)"
+NO_BEST_GAMMA = said(
+    "no best K: every extra draft raises the improvement (α = 1 with c < 1, or free drafts c = 0)"
+)
 
 
 def speedup_curve(alpha, c, gammas) -> list[tuple[int, float, float]]:

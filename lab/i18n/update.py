@@ -18,8 +18,8 @@ EXTRACT = ["-k", "N_", "-k", "said", "--add-location=file", "--sort-by-file", "-
 
 def extract(output: Path) -> None:
     """The template of every marked message in the code, of every scenario's title, question and explanation and of
-    every Markov model's title (``scenarios/*.toml``: data, so no extractor reads it), written to ``output`` (run
-    from the top folder)."""
+    every Markov model's title and note (``scenarios/*.toml``: data, so no extractor reads it), written to ``output``
+    (run from the top folder)."""
     from babel.messages.frontend import CommandLineInterface
     from babel.messages.pofile import read_po, write_po
 
@@ -37,7 +37,9 @@ def extract(output: Path) -> None:
                 catalog.add(text, locations=[(where, None)])
     for name in model_names():
         model = load_model(name)
-        catalog.add(model.title, locations=[(model.path.resolve().relative_to(ROOT).as_posix(), None)])
+        for text in (model.title, model.note):
+            if text:
+                catalog.add(text, locations=[(model.path.resolve().relative_to(ROOT).as_posix(), None)])
     with output.open("wb") as handle:
         write_po(handle, catalog, sort_by_file=True, width=76)
 

@@ -13,9 +13,11 @@ from fractions import Fraction
 from functools import lru_cache
 
 from lab.core.blocks import BlockTrace, DraftTest, run_block
+from lab.core.errors import said
 from lab.core.markov import START, MarkovModel, all_model_names
 from lab.core.sampling import make_streams
 from lab.core.variants import VARIANT_NAMES, VARIANTS, Variant
+from lab.i18n import N_
 from lab.models.url import Control, PageModel
 
 DEFAULT_MODEL = "markov-three"
@@ -25,7 +27,8 @@ MAX_SEED = 2**32 - 1
 # tests/test_pages_sampling.py finds it by running the blocks, not by hand.
 DEFAULT_SEED = 3
 SEARCH_SEEDS = 500  # "a block that ends at the stop token": seeds tried at most, one block each (bounded work)
-NO_BLOCK_ENDS = f"No block of the next {SEARCH_SEEDS} seeds ends at the stop token with these settings."
+NO_BLOCK_ENDS = said("No block of the next {count} seeds ends at the stop token with these settings.",
+                     count=SEARCH_SEEDS)
 
 
 @dataclass
@@ -41,13 +44,13 @@ class BlocksModel(PageModel):
     # Each control once: its key (the link parameter too), label, and how it is read (K and L up to the limits
     # the page passes in: max_k, max_l). The view draws its widgets from these.
     CONTROLS = (
-        Control("model", "bk_model", "Model", "choice", options=all_model_names),
-        Control("variant", "bk_variant", "Algorithm", "choice", options=lambda: VARIANT_NAMES),
-        Control("block", "bk_k", "Drafts per block K", "whole", low=1, high="max_k"),
-        Control("length", "bk_l", "Tokens in the law L", "whole", low=1, high="max_l"),
-        Control("seed", "bk_seed", "Seed", "whole", low=0, high=MAX_SEED),
-        Control("alpha", "bk_alpha", "acceptance rate α", "probability"),
-        Control("cost", "bk_c", "cost ratio c (draft / target)", "probability", named="cost ratio c"),
+        Control("model", "bk_model", N_("Model"), "choice", options=all_model_names),
+        Control("variant", "bk_variant", N_("Algorithm"), "choice", options=lambda: VARIANT_NAMES),
+        Control("block", "bk_k", N_("Drafts per block K"), "whole", low=1, high="max_k"),
+        Control("length", "bk_l", N_("Tokens in the law L"), "whole", low=1, high="max_l"),
+        Control("seed", "bk_seed", N_("Seed"), "whole", low=0, high=MAX_SEED),
+        Control("alpha", "bk_alpha", N_("acceptance rate α"), "probability"),
+        Control("cost", "bk_c", N_("cost ratio c (draft / target)"), "probability", named=N_("cost ratio c")),
     )
 
     @property

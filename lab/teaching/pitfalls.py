@@ -22,6 +22,7 @@ from lab.core.markov import MarkovModel, load_model
 from lab.core.sampling import step_law
 from lab.core.scenarios import load_scenario, scenario_names
 from lab.core.variants import VARIANT_NAMES, VARIANTS, get_variant
+from lab.i18n import N_
 
 ZERO = Fraction(0)
 NO_GAIN = "none (unbiased)"
@@ -64,57 +65,79 @@ class RuleWords:
 # Every variant's words, by its name: the Blocks and Pitfalls pages, the cards and the sampler check's verdict.
 VARIANT_WORDS: dict[str, RuleWords] = {
     "correct": RuleWords(
-        "Correct speculative sampling",
-        "Draft from q, keep x with probability min(1, p(x)/q(x)), on rejection draw a fresh replacement "
-        "from r = max(0, p − q)/Z; the first rejection ends the block, all-accepted blocks add a bonus from p.",
+        N_("Correct speculative sampling"),
+        N_(
+            "Draft from q, keep x with probability min(1, p(x)/q(x)), on rejection draw a fresh replacement "
+            "from r = max(0, p − q)/Z; the first rejection ends the block, all-accepted blocks add a bonus from p."
+        ),
     ),
     "resample-from-p": RuleWords(
-        "Resample from p",
-        "On rejection draw the replacement from p instead of r: tokens q over-proposes get extra mass.",
+        N_("Resample from p"),
+        N_(
+            "On rejection draw the replacement from p instead of r: tokens q over-proposes get extra mass."
+        ),
     ),
     "epsilon-floor": RuleWords(
-        "Epsilon floor on the residual",
-        "r proportional to max(p − q, 1/1000) on every token: a 'safe' floor that leaks mass to tokens "
-        "with p <= q, even to tokens the target never produces.",
+        N_("Epsilon floor on the residual"),
+        N_(
+            "r proportional to max(p − q, 1/1000) on every token: a 'safe' floor that leaks mass to tokens "
+            "with p <= q, even to tokens the target never produces."
+        ),
     ),
     "zero-out-rejected": RuleWords(
-        "Remove only the rejected token",
-        "r proportional to p with the rejected token removed: right only when q is one-hot, "
-        "otherwise the correction ignores what accepted proposals already supplied.",
+        N_("Remove only the rejected token"),
+        N_(
+            "r proportional to p with the rejected token removed: right only when q is one-hot, "
+            "otherwise the correction ignores what accepted proposals already supplied."
+        ),
     ),
     "candidates-only": RuleWords(
-        "Residual over the candidates only",
-        "r renormalised over the draft's two most likely tokens only (a small tree's candidates), "
-        "not over the target's whole vocabulary.",
+        N_("Residual over the candidates only"),
+        N_(
+            "r renormalised over the draft's two most likely tokens only (a small tree's candidates), "
+            "not over the target's whole vocabulary."
+        ),
     ),
     "keep-testing-after-rejection": RuleWords(
-        "Keep testing after a rejection",
-        "After a replacement, keep testing the later drafts (drafted after the rejected token) as if "
-        "they followed the corrected prefix, instead of discarding them.",
+        N_("Keep testing after a rejection"),
+        N_(
+            "After a replacement, keep testing the later drafts (drafted after the rejected token) as if "
+            "they followed the corrected prefix, instead of discarding them."
+        ),
     ),
     "reuse-uniform": RuleWords(
-        "Reuse the acceptance uniform",
-        "Draw the replacement by inverse CDF of r with the same uniform u that failed the test: given a "
-        "rejection u lies in [p(x)/q(x), 1), so low-CDF tokens are under-drawn.",
+        N_("Reuse the acceptance uniform"),
+        N_(
+            "Draw the replacement by inverse CDF of r with the same uniform u that failed the test: given a "
+            "rejection u lies in [p(x)/q(x), 1), so low-CDF tokens are under-drawn."
+        ),
     ),
     "unprocessed-draft": RuleWords(
-        "Check with the unprocessed draft",
-        "The draft samples from q truncated to its top 2 tokens, but the test and r use the untruncated q: "
-        "the processed distribution actually proposing must be the one checked.",
+        N_("Check with the unprocessed draft"),
+        N_(
+            "The draft samples from q truncated to its top 2 tokens, but the test and r use the untruncated q: "
+            "the processed distribution actually proposing must be the one checked."
+        ),
     ),
     "greedy-draft": RuleWords(
-        "Greedy draft scored with softmax probabilities",
-        "The draft proposes argmax q every time, but the test uses q's probabilities as if it had sampled.",
+        N_("Greedy draft scored with softmax probabilities"),
+        N_(
+            "The draft proposes argmax q every time, but the test uses q's probabilities as if it had sampled."
+        ),
     ),
     "draft-past-stop": RuleWords(
-        "Drafting past the stop token",
-        "The draft goes on drafting after it proposed the stop token; the verifier tests those drafts too and "
-        "emits the kept ones, so the output holds tokens after the stop token (it ends only with the block).",
+        N_("Drafting past the stop token"),
+        N_(
+            "The draft goes on drafting after it proposed the stop token; the verifier tests those drafts too and "
+            "emits the kept ones, so the output holds tokens after the stop token (it ends only with the block)."
+        ),
     ),
     "bonus-after-stop": RuleWords(
-        "A bonus token after the stop token",
-        "When every draft was kept and the last one was the stop token, a bonus token is still drawn from p "
-        "and emitted after it.",
+        N_("A bonus token after the stop token"),
+        N_(
+            "When every draft was kept and the last one was the stop token, a bonus token is still drawn from p "
+            "and emitted after it."
+        ),
     ),
 }
 

@@ -47,7 +47,7 @@ PAGES = (
     PageEntry("lab/views/pages/explorer.py", N_("Residual explorer"), ":material/bar_chart:", "explorer", TOOLS, True),
     PageEntry("lab/views/pages/binomial_lab.py", N_("Binomial lab"), ":material/casino:", "binomial-lab", TOOLS, True),
     PageEntry("lab/views/pages/sampling.py", N_("Sampling lab"), ":material/scatter_plot:", "sampling", TOOLS, True),
-    PageEntry("lab/views/pages/blocks.py", N_("Blocks"), ":material/view_week:", "blocks", TOOLS),
+    PageEntry("lab/views/pages/blocks.py", N_("Blocks"), ":material/view_week:", "blocks", TOOLS, True),
     PageEntry(
         "lab/views/pages/several_drafts.py", N_("Several drafts"), ":material/account_tree:", "several-drafts", TOOLS,
         True,

@@ -33,6 +33,7 @@ from lab.teaching.exports import (
     worksheet_markdown,
 )
 from lab.teaching.numerics import tiny_z_family
+from lab.views.ui.language import texts
 
 
 @st.cache_resource(max_entries=64, show_spinner=False)
@@ -78,27 +79,30 @@ def exact_comparison(model_name: str, block: int, length: int, variant_name: str
     not copied: st.cache_data would unpickle the laws and the model on every run of the page, and st.cache_resource
     hashes its arguments through their signature (both a tenth of a change's CPU on Blocks). The spinner shows while
     it is computed. A refused law (LabInputError) is kept as refused: asked again, it is refused at once."""
-    with st.spinner("Computing the exact law…"):
+    _ = texts()
+    with st.spinner(_("Computing the exact law…")):
         return compare_laws(load_model(model_name), block, length, variant_name)
 
 
 @functools.lru_cache(maxsize=128)
-def law_table(model_name: str, block: int, length: int, variant_name: str, first_column: str):
-    """The exact law as the page's table (a pyarrow table of text columns, made once per law): st.dataframe sends an
-    Arrow table as it is, where a dict of columns goes through pandas on every run (a sixth of a change's CPU)."""
+def law_table(model_name: str, block: int, length: int, variant_name: str, headers: tuple[str, ...],
+              decimal_comma: bool = False):
+    """The exact law as the page's table (a pyarrow table of text columns, made once per law and language): st.dataframe
+    sends an Arrow table as it is, where a dict of columns goes through pandas on every run (a sixth of a change's
+    CPU). ``headers``: the five columns' names in the page's language (sequence or output, target, speculative, target
+    as a decimal, difference); ``decimal_comma``: the decimals written 0,75."""
     import pyarrow as pa  # streamlit's own dependency
 
     comparison = exact_comparison(model_name, block, length, variant_name)
     rows, model = comparison.rows(), comparison.model
-    return pa.table(
-        {
-            first_column: [model.sequence_text(seq) for seq, _, _ in rows],
-            "target": [exact_text(t) for _, t, _ in rows],
-            "speculative": [exact_text(s) for _, _, s in rows],
-            "target (decimal)": [decimal_text(t) for _, t, _ in rows],
-            "difference": [exact_text(s - t) for _, t, s in rows],
-        }
+    columns = (
+        [model.sequence_text(seq) for seq, _, _ in rows],
+        [exact_text(t) for _, t, _ in rows],
+        [exact_text(s) for _, _, s in rows],
+        [decimal_text(t, decimal_comma=decimal_comma) for _, t, _ in rows],
+        [exact_text(s - t) for _, t, s in rows],
     )
+    return pa.table(dict(zip(headers, columns, strict=True)))
 
 
 @st.cache_data(show_spinner=False)

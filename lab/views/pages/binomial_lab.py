@@ -141,9 +141,9 @@ def bars_chart(model: BinomialLabModel, labels, exact) -> None:
         x_title = N_("outcome (B = success, C = failure)") if model.n == 1 else N_("number of successes k")
     yours = ", ".join(f"{lab} {fraction_text(to_fraction(v))}" for lab, v in zip(labels, model.preds))
     if model.is_revealed:
+        bars = "; ".join(_("{bar}: exact {value}", bar=lab, value=exact_text(v)) for lab, v in zip(labels, exact))
         alt = _("Bars of your predicted probabilities ({yours}) beside the exact Binomial probabilities: {exact}",
-                yours=yours, exact="; ".join(_("{bar}: exact {value}", bar=lab, value=exact_text(v))
-                                             for lab, v in zip(labels, exact)))
+                yours=yours, exact=bars)
     else:
         alt = _("Bars of your predicted probabilities ({yours}) (the exact bars are hidden until Reveal)",
                 yours=yours)

@@ -338,15 +338,16 @@ def score_details(tokens, score) -> None:
     """Your r beside the exact r, as a chart and a table with each token's error."""
     _ = texts()
     res_left, res_right = st.columns(2, gap="large")
+    values = "; ".join(  # made before the sentence it goes in: the extractor skips a message inside another's call
+        _("{token}: predicted {prediction}, exact {exact}", token=t, prediction=fraction_text(a),
+          exact=fraction_text(b))
+        for t, a, b in zip(tokens, score.prediction, score.truth)
+    )
     with res_left:
         chart(
             figure("prediction_vs_residual", tokens, score.prediction, score.truth),
             key="ex_residual_chart",
-            alt=_("Grouped bars of your predicted r and the exact residual r per token: {values}", values="; ".join(
-                _("{token}: predicted {prediction}, exact {exact}", token=t, prediction=fraction_text(a),
-                  exact=fraction_text(b))
-                for t, a, b in zip(tokens, score.prediction, score.truth)
-            )),
+            alt=_("Grouped bars of your predicted r and the exact residual r per token: {values}", values=values),
         )
     with res_right:
         wide_table_cue("score")

@@ -94,13 +94,14 @@ def branch_chart(tokens, steps: int, counts, branch_law, role: str, chart_title:
     ``chart_title``: marked for the catalogs, in English (the figure says it in the page's language)."""
     _ = texts()
     expected = [steps * float(v) for v in branch_law]
+    values = "; ".join(
+        _("{token}: {observed} vs {expected}", token=t, observed=int(o), expected=number(e, ".1f"))
+        for t, o, e in zip(tokens, counts, expected)
+    )
     chart(
         figure("branch_counts", tokens, counts, expected, role, chart_title),
         key,
-        _("{description}: {values}", description=alt, values="; ".join(
-            _("{token}: {observed} vs {expected}", token=t, observed=int(o), expected=number(e, ".1f"))
-            for t, o, e in zip(tokens, counts, expected)
-        )),
+        _("{description}: {values}", description=alt, values=values),
     )
     return expected
 
@@ -158,15 +159,16 @@ def counts_charts(run: StepsRun, scenario: Scenario, fit) -> None:
     simulation, law, tokens = run.simulation, run.simulation.law, list(scenario.tokens)
     n = simulation.steps
     total = [int(c) / n for c in simulation.counts]
+    values = "; ".join(
+        _("{token}: p {p}, empirical {share} (accepted {accepted}, corrected {corrected})", token=t,
+          p=exact_text(p), share=number(f, ".4f"), accepted=number(a / n, ".4f"), corrected=number(c / n, ".4f"))
+        for t, p, f, a, c in zip(tokens, scenario.p.values, total, simulation.accepted, simulation.corrected)
+    )
     chart(
         figure("empirical_vs_target", tokens, scenario.p.values, simulation.accepted / n, simulation.corrected / n),
         "sl_empirical",
         _("Target p beside the empirical frequencies after {steps} steps: {values}", steps=number(n, ","),
-          values="; ".join(
-            _("{token}: p {p}, empirical {share} (accepted {accepted}, corrected {corrected})", token=t,
-              p=exact_text(p), share=number(f, ".4f"), accepted=number(a / n, ".4f"), corrected=number(c / n, ".4f"))
-            for t, p, f, a, c in zip(tokens, scenario.p.values, total, simulation.accepted, simulation.corrected)
-        )),
+          values=values),
     )
     left, right = st.columns(2)
     with left:
@@ -408,6 +410,11 @@ def compare_laws(result, markov: MarkovModel) -> None:
     speculative = tuple(result.speculative_counts.get(k, 0) / result.sequences for k in outputs)
     labels = tuple(text(k) for k in outputs)
     if len(outputs) <= COMPARE_CHART_ROWS:
+        values = "; ".join(
+            _("{output}: exact {exact}, ordinary {ordinary}, speculative {speculative}", output=o,
+              exact=exact_text(e), ordinary=number(a, ".4f"), speculative=number(b, ".4f"))
+            for o, e, a, b in zip(labels, exact, ordinary, speculative)
+        )
         chart(
             figure(
                 "law_vs_target",
@@ -419,11 +426,7 @@ def compare_laws(result, markov: MarkovModel) -> None:
             ),
             "sl_cmp_chart",
             _("Bars of the exact law and both samplers' empirical frequencies for each output: {values}",
-              values="; ".join(
-                _("{output}: exact {exact}, ordinary {ordinary}, speculative {speculative}", output=o,
-                  exact=exact_text(e), ordinary=number(a, ".4f"), speculative=number(b, ".4f"))
-                for o, e, a, b in zip(labels, exact, ordinary, speculative)
-            )),
+              values=values),
         )
     for fit, only_one, against in (
         (result.fit_ordinary, N_("Ordinary: only one output is possible, nothing for a chi-square test to compare."),
