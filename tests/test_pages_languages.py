@@ -149,11 +149,18 @@ LINK_TARGET = re.compile(r"\]\([^)\s]*\)")
 INNERMOST = re.compile(r"\[[^\[\]]*\]")
 # What a translated page may show outside the catalog: the maths (p, q, r, Z, α, min, max, fractions), the example's
 # tokens (data: the model's own words) and the names of the languages in the menu.
-ALLOWED = re.compile(r"\b(min|max|p|q|r|x|Z|K|cat|dog|fish)\b")
+ALLOWED = re.compile(r"\b(min|max|p|q|r|x|Z|K|cat|dog|fish|"
+                     # and the names a program and a machine give (the Numerics page's dtypes and build details)
+                     r"float|float\d\d|dtype|eps|softmax|numpy|python|IEEE|binary\d\d|little|big|fractions|Fraction)\b")
+
+
+# a name written with hyphens (a rule, a mistake, a case, a model file: unprocessed-draft, same-floats) is no word
+NAME = re.compile(r"\b[a-z0-9]+(?:(?:\\?-|\\?_)[a-z0-9]+)+\b")
+CODE = re.compile(r"`[^`]*`")  # code is code: a dtype, a package's version, a formula as a program writes it
 
 
 def untranslated_words(text: str) -> list[str]:
-    rest = LINK_TARGET.sub("]", text)  # a markdown link's target is an address, not words
+    rest = LINK_TARGET.sub("]", NAME.sub(" ", CODE.sub(" ", text)))  # a link's target is an address, not words
     while (fewer := INNERMOST.sub(" ", rest)) != rest:
         rest = fewer
     return re.findall(r"[A-Za-z]{2,}", ALLOWED.sub(" ", rest))
@@ -743,3 +750,62 @@ def test_a_german_blocks_page_writes_a_decimal_comma():
     at = open_in(BLOCKS.file, "de", params={"bk_alpha": "0.5", "bk_c": "0.5"})
     texts = chart_texts(at)
     assert any("K = 2: 1,7500 Token, 0,8750×" in text for text in texts), texts
+
+
+# --- Numerics in another language ---------------------------------------------------------------------------
+NUMERICS = next(entry for entry in PAGES if entry.url_path == "numerics")
+# what the page shows as a program writes it: dtypes, the processing's and a mistake's names, the build's values
+CODE_WORDS = re.compile(r"`[^`]*`|\b(float64|float32|dtype|eps|softmax|top-[kp]|unprocessed-draft|numpy|Python|IEEE|"
+                        r"binary64|binary32|fractions\.Fraction|residual_rtol|reconstruction_rtol|same-floats|"
+                        r"p-rounded-up|q-rounded-up|r_float|r_exact|oops|inf|alpha|log|python|little|big)\b")
+
+
+def numerics_states(at: AppTest):
+    """The page walked through what an engineer meets: a logit that is not a number (refused, the last valid logits
+    kept), a logit that is not finite, a token in one list only, the same logits for both (Z = 0), greedy and top-k
+    settings, and the gap family down to where float32 loses the rejection branch."""
+    yield at
+    for text in ("A=2, B=oops, C=0, D=1", "A=2, B=inf, C=0, D=1", "A=2, B=1, C=0.5, E=1", ""):
+        at.text_input(key="numerics_target_logits").set_value(text).run()
+        yield at
+    at.text_input(key="numerics_target_logits").set_value("A=1, B=2, C=0, D=0.5").run()
+    yield at  # p = q: Z = 0
+    at.text_input(key="numerics_target_logits").set_value("A=2, B=1, C=0.5, D=-1").run()
+    at.number_input(key="numerics_temperature").set_value(0.0).run()
+    at.number_input(key="numerics_top_k").set_value(0).run()
+    yield at
+    at.slider(key="numerics_gaps").set_value((1, 16)).run()
+    yield at
+
+
+def test_under_the_pseudo_language_every_state_of_numerics_came_through_the_catalog():
+    at = pseudo_app()
+    at.switch_page(NUMERICS.file).run()
+    found, kinds = {}, set()
+    for state in numerics_states(at):
+        found.update({text: words for text, words in leaks(state).items()
+                      if untranslated_words(CODE_WORDS.sub(" ", text.replace("\\", "")))})
+        kinds |= {kind for kind in ("error", "info", "warning", "success") if state.get(kind)}
+    assert kinds == {"error", "info", "warning", "success"}
+    assert not found, found
+
+
+@pytest.mark.parametrize("code", [c for c in LANGUAGES if c != "en"])
+def test_no_english_sentence_remains_on_numerics_in_another_language(code):
+    ats = [open_in(NUMERICS.file, c) for c in ("en", code)]
+    for at in ats:
+        at.text_input(key="numerics_target_logits").set_value("A=2, B=oops").run()
+    assert ats[1].title[0].value == po(code)["Numerics"]
+    english, other = ([CODE_WORDS.sub("", text) for text in visible_texts(at) + chart_texts(at)] for at in ats)
+    left = sentences(english) & sentences(other)
+    assert not left, left
+
+
+def test_a_german_numerics_page_writes_a_decimal_comma():
+    # the default: target logits A=2, B=1 after top-2, so p′(A) = e/(e + 1) = 0.731059 (6 significant digits)
+    at = open_in(NUMERICS.file, "de")
+    table = next(m.value.replace("\\", "") for m in at.markdown if m.value.startswith("| Token | p′"))
+    assert "| A | 0,731059 |" in table, table
+    (branches,) = [m.value for m in at.markdown if m.value.startswith("| Fall |")]
+    # 0.1, 0.2 and 0.7 as float64 holds them, in 17 significant digits: a list of decimals separated by ";"
+    assert "(0,10000000000000001; 0,20000000000000001; 0,69999999999999996)" in branches.replace("\\", "")

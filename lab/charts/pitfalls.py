@@ -89,23 +89,24 @@ def error_vs_z(cases: Sequence[TinyZCase]) -> go.Figure:
         ("float32", palette.FLOAT32, "square", "dash", FLOAT32_EPS),
     ):
         xs, ys, lost = _error_points(cases, dtype)
-        traces.append(
+        traces.append(base.trace_name(
             {
                 "type": "scatter",
-                "name": f"{dtype} error of r",
+                "name": "",
                 "x": xs,
                 "y": ys,
                 "mode": "lines+markers",
                 "line": {"color": color, "dash": dash, "width": 2.5},
                 "marker": {"symbol": symbol, "size": 10, "color": color},
-                "hovertemplate": f"{dtype}<br>Z = %{{x:.1e}}<br>max |r - r_exact| = %{{y:.3e}}<extra></extra>",
-            }
-        )
+                "hovertemplate": "<br>Z = %{x:.1e}<br>max |r - r_exact| = %{y:.3e}<extra></extra>",
+            },
+            N_("{dtype} error of r"), dtype=dtype,
+        ))
         if zs:
             traces.append(
                 {
                     "type": "scatter",
-                    "name": "eps / Z guides (float64, float32)",
+                    "name": N_("eps / Z guides (float64, float32)"),
                     "legendgroup": "guides",
                     "showlegend": dtype == "float64",
                     "x": zs,
@@ -120,25 +121,26 @@ def error_vs_z(cases: Sequence[TinyZCase]) -> go.Figure:
                 }
             )
         if lost:
-            traces.append(
+            traces.append(base.trace_name(
                 {
                     "type": "scatter",
-                    "name": f"{dtype}: float Z = 0, branch lost",
+                    "name": "",
                     "x": lost,
                     "y": [1.0] * len(lost),
                     "mode": "markers",
                     "marker": {"symbol": "x", "size": 12, "color": color, "line": {"width": 1}},
-                    "hovertemplate": f"{dtype}: Z rounded to 0 at exact Z = %{{x:.1e}}<extra></extra>",
-                }
-            )
+                    "hovertemplate": "<br>Z = %{x:.1e}<extra></extra>",
+                },
+                N_("{dtype}: float Z = 0, branch lost"), dtype=dtype,
+            ))
     layout = base.layout(
-        "Error of r against the exact residual, by Z (log-log)",
+        N_("Error of r against the exact residual, by Z (log-log)"),
         height=HEIGHT + 120,
         margin={"l": 70, "r": 10, "t": 20, "b": 55},
         legend=LEGEND,
         legend_size=base.SMALL_LABEL_SIZE,
         xaxis={
-            "title": {**base.axis_title("exact Z (rejection probability)"), "standoff": 8},
+            "title": {**base.axis_title(N_("exact Z (rejection probability)")), "standoff": 8},
             "type": "log",
             "automargin": True,
             "exponentformat": "power",
@@ -162,12 +164,12 @@ def processed_bars(tokens: Sequence[str], p, q, q_raw) -> go.Figure:
     """The processed target p' and draft q' (what is proposed from and checked), beside the draft's
     unprocessed softmax (what a mismatched check would use)."""
     traces = [
-        _bar("processed target p'", tokens, p, COLORS["p"], PATTERNS["p"]),
-        _bar("processed draft q'", tokens, q, COLORS["q"], PATTERNS["q"]),
-        _bar("unprocessed draft q", tokens, q_raw, palette.GUIDE, "x"),
+        _bar(N_("processed target p'"), tokens, p, COLORS["p"], PATTERNS["p"]),
+        _bar(N_("processed draft q'"), tokens, q, COLORS["q"], PATTERNS["q"]),
+        _bar(N_("unprocessed draft q"), tokens, q_raw, palette.GUIDE, "x"),
     ]
     top = max([float(v) for v in (*p, *q, *q_raw)] or [1.0])
-    return base.figure(traces, _layout("The distributions actually used", top))
+    return base.figure(traces, _layout(N_("The distributions actually used"), top))
 
 
 def law_vs_target(

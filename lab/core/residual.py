@@ -23,6 +23,7 @@ from lab.core.distributions import (
     from_pairs,
     parse_spec,
 )
+from lab.core.errors import said
 
 FLOAT_DTYPE = np.float64
 FLOAT64_EPS = float(np.finfo(np.float64).eps)  # 2**-52
@@ -139,9 +140,9 @@ def branch_inconsistency(z: float, alpha: float) -> str | None:
     case is reported for investigation, never patched with a floor.
     """
     if z == 0 and alpha != 1:
-        return (
-            f"Z = 0 (no-rejection branch) but alpha = {alpha:.17g} is not 1: "
-            "the inputs are not normalised to float precision"
+        return said(
+            "Z = 0 (no-rejection branch) but alpha = {alpha} is not 1: the inputs are not normalised to float "
+            "precision", alpha=f"{alpha:.17g}",
         )
     return None
 

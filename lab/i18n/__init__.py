@@ -130,11 +130,11 @@ class Texts:
         self.language = language
         self._translations = translations
 
-    def __call__(self, message: str, **named) -> str:
+    def __call__(self, message: str, /, **named) -> str:  # positional-only: {message} may be a placeholder
         text = self._translations.gettext(message)
         return text.format(**named) if named else text
 
-    def ngettext(self, singular: str, plural: str, n: int, **named) -> str:
+    def ngettext(self, singular: str, plural: str, n: int, /, **named) -> str:
         text = self._translations.ngettext(singular, plural, n)
         return text.format(**named) if named else text
 

@@ -14,6 +14,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from lab.i18n import N_
 from lab.models.url import Control, PageModel
 from lab.teaching.processing import ProcessedStep, Processing, processed_step_from_text
 
@@ -35,14 +36,14 @@ class NumericsModel(PageModel):
     # view draws its widgets from these.
     IN_LINK = False
     CONTROLS = (
-        Control("gaps", "numerics_gaps", "gap exponents k (gap = 10^−k)", "range", low=GAP_MIN, high=GAP_MAX,
-                named="gap exponents k"),
-        Control("target_logits", "numerics_target_logits", "target logits", "text"),
-        Control("draft_logits", "numerics_draft_logits", "draft logits", "text"),
-        Control("temperature", "numerics_temperature", "temperature (0 = greedy)", "number", low=0,
-                high=TEMPERATURE_MAX, named="temperature"),
-        Control("top_k", "numerics_top_k", "top-k (0 = off)", "whole", low=0, high=TOP_K_MAX, named="top-k"),
-        Control("top_p", "numerics_top_p", "top-p (1 = off)", "number", low=Fraction(1, 20), high=1, named="top-p"),
+        Control("gaps", "numerics_gaps", N_("gap exponents k (gap = 10^−k)"), "range", low=GAP_MIN, high=GAP_MAX,
+                named=N_("gap exponents k")),
+        Control("target_logits", "numerics_target_logits", N_("target logits"), "text"),
+        Control("draft_logits", "numerics_draft_logits", N_("draft logits"), "text"),
+        Control("temperature", "numerics_temperature", N_("temperature (0 = greedy)"), "number", low=0,
+                high=TEMPERATURE_MAX, named=N_("temperature")),
+        Control("top_k", "numerics_top_k", N_("top-k (0 = off)"), "whole", low=0, high=TOP_K_MAX, named="top-k"),
+        Control("top_p", "numerics_top_p", N_("top-p (1 = off)"), "number", low=Fraction(1, 20), high=1, named="top-p"),
     )  # fmt: skip
 
     def processed_step(self) -> ProcessedStep:

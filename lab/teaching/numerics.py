@@ -20,6 +20,7 @@ from fractions import Fraction
 import numpy as np
 
 from lab.core.distributions import LabInputError
+from lab.core.errors import said
 from lab.core.formatting import fraction_text
 from lab.core.numbers import NumberInputError, parse_whole_number, shown
 from lab.core.residual import (
@@ -31,6 +32,7 @@ from lab.core.residual import (
     residual_float,
     residual_rtol,
 )
+from lab.i18n import N_
 
 FLOAT32_EPS = float(np.finfo(np.float32).eps)  # 2**-23
 
@@ -57,7 +59,7 @@ def backend_report() -> dict[str, str]:
         "byteorder": sys.byteorder,
         "float64": f"IEEE 754 binary64 (numpy.float64), eps = 2^-52 = {FLOAT64_EPS:.3e}",
         "float32": f"IEEE 754 binary32 (numpy.float32), eps = 2^-23 = {FLOAT32_EPS:.3e}",
-        "exact": "fractions.Fraction (exact rational arithmetic, the reference)",
+        "exact": N_("fractions.Fraction (exact rational arithmetic, the reference)"),
     }
 
 
@@ -65,13 +67,13 @@ def stated_tolerances(vocabulary_size: int = len(FAMILY_TOKENS)) -> dict[str, st
     """The float64 path's stated tolerances, which are not part of the identity min + Z r = p."""
     return {
         "reconstruction_rtol": f"{RECONSTRUCTION_RTOL:.3e}",
-        "reconstruction": "|min(p,q) + Z*r - p| <= 4 eps p per token (float64 path)",
+        "reconstruction": said("|min(p,q) + Z*r - p| <= 4 eps p per token (float64 path)"),
         "residual_rtol": f"{residual_rtol(vocabulary_size):.3e}",
-        "residual": (
-            f"|r_float64 - r_exact(float64 inputs)| <= (n + 3) eps r per token, n = {vocabulary_size}: "
-            "against the exact residual of the SAME rounded inputs, not of the exact p and q"
+        "residual": said(
+            "|r_float64 - r_exact(float64 inputs)| <= (n + 3) eps r per token, n = {n}: against the exact residual "
+            "of the SAME rounded inputs, not of the exact p and q", n=vocabulary_size,
         ),
-        "identity": "min(p,q) + Z*r = p holds exactly, with no tolerance, on the exact path",
+        "identity": said("min(p,q) + Z*r = p holds exactly, with no tolerance, on the exact path"),
     }
 
 
@@ -104,6 +106,14 @@ def _z_text(z: Fraction) -> str:
     return "0" if z == 0 else f"{fraction_text(z)} ({float(z):.3g})"
 
 
+# the findings' short names: the same for every case with that finding (the Numerics page groups them)
+LOST_BY_INPUTS = said("rejection lost: rounding the inputs closed the gap")
+LOST_IN_ARITHMETIC = said("rejection lost in the arithmetic")
+MADE_BY_INPUTS = said("rejection made by rounding the inputs")
+ALPHA_NOT_ONE = said("Z = 0 but α is not 1")
+REJECTS_WITH_Z_ZERO = said("the test rejects while Z = 0")
+
+
 def float_branch_check(result: ResidualResult, exact_z: Fraction) -> str | None:
     """The branch checks of the spec, on one float computation (None when consistent).
 
@@ -127,40 +137,44 @@ def branch_findings(result: ResidualResult, exact_z: Fraction) -> list[tuple[str
         if rounded_z == 0:
             found_all.append(
                 (
-                    "rejection lost: rounding the inputs closed the gap",
-                    f"float Z = 0 but the exact Z of the intended values is {_z_text(exact_z)} > 0: rounding the "
-                    f"inputs to {dtype} already closed the gap (the exact Z of the rounded {dtype} inputs is 0 too), "
-                    "so the rejection is lost to rounding before any arithmetic",
+                    LOST_BY_INPUTS,
+                    said("float Z = 0 but the exact Z of the intended values is {z} > 0: rounding the inputs to "
+                         "{dtype} already closed the gap (the exact Z of the rounded {dtype} inputs is 0 too), so the "
+                         "rejection is lost to rounding before any arithmetic", z=_z_text(exact_z), dtype=dtype),
                 )
             )
         else:
             found_all.append(
                 (
-                    "rejection lost in the arithmetic",
-                    f"float Z = 0 but the exact Z is {_z_text(exact_z)} for the intended values and "
-                    f"{_z_text(rounded_z)} for the rounded {dtype} inputs: "
-                    "rejection lost to rounding in the arithmetic",
+                    LOST_IN_ARITHMETIC,
+                    said("float Z = 0 but the exact Z is {z} for the intended values and {rounded} for the rounded "
+                         "{dtype} inputs: rejection lost to rounding in the arithmetic", z=_z_text(exact_z),
+                         rounded=_z_text(rounded_z), dtype=dtype),
                 )
             )
     if exact_z == 0 and result.z > 0:
-        same = " (equal to the float Z)" if rounded_z == Fraction(result.z) else ""
+        values = {"z": f"{result.z:.3g}", "dtype": dtype, "rounded": _z_text(rounded_z)}
         found_all.append(
             (
-                "rejection made by rounding the inputs",
-                f"float Z = {result.z:.3g} > 0 but the exact Z of the intended values is 0 (rejection that cannot "
-                f"happen); the exact Z of the rounded {dtype} inputs is {_z_text(rounded_z)}{same}: the rounding of "
-                "the inputs made it",
+                MADE_BY_INPUTS,
+                said("float Z = {z} > 0 but the exact Z of the intended values is 0 (rejection that cannot happen); "
+                     "the exact Z of the rounded {dtype} inputs is {rounded} (equal to the float Z): the rounding of "
+                     "the inputs made it", **values)
+                if rounded_z == Fraction(result.z)
+                else said("float Z = {z} > 0 but the exact Z of the intended values is 0 (rejection that cannot "
+                          "happen); the exact Z of the rounded {dtype} inputs is {rounded}: the rounding of the inputs "
+                          "made it", **values),
             )
         )
     found = branch_inconsistency(result.z, result.alpha)
     if found:
-        found_all.append(("Z = 0 but α is not 1", found))
+        found_all.append((ALPHA_NOT_ONE, found))
     if result.z == 0 and result.rejection_probability > 0:
         found_all.append(
             (
-                "the test rejects while Z = 0",
-                f"the acceptance test rejects with probability {result.rejection_probability:.3g} "
-                "but the residual sum Z is 0: rejection with nothing to normalise (0/0)",
+                REJECTS_WITH_Z_ZERO,
+                said("the acceptance test rejects with probability {probability} but the residual sum Z is 0: "
+                     "rejection with nothing to normalise (0/0)", probability=f"{result.rejection_probability:.3g}"),
             )
         )
     return found_all
@@ -362,7 +376,7 @@ def branch_cases() -> list[BranchCase]:
     return [
         _branch_case(
             "same-floats",
-            "p and q are the same float64 values: Z = 0, the no-rejection branch; r is never computed.",
+            said("p and q are the same float64 values: Z = 0, the no-rejection branch; r is never computed."),
             law,
             law,
             typed,
@@ -370,8 +384,8 @@ def branch_cases() -> list[BranchCase]:
         ),
         _branch_case(
             "p-rounded-up",
-            "p computed as (1, 2, 7) * 0.1, q typed as (0.1, 0.2, 0.7): the float Z is one rounding "
-            "error, a rejection branch that cannot happen exactly.",
+            said("p computed as (1, 2, 7) * 0.1, q typed as (0.1, 0.2, 0.7): the float Z is one rounding error, a "
+                 "rejection branch that cannot happen exactly."),
             law,
             law,
             scaled,
@@ -379,8 +393,8 @@ def branch_cases() -> list[BranchCase]:
         ),
         _branch_case(
             "q-rounded-up",
-            "q computed as (1, 2, 7) * 0.1, p typed: the acceptance test can reject C, yet the residual "
-            "sum is 0 - rejection with nothing to normalise.",
+            said("q computed as (1, 2, 7) * 0.1, p typed: the acceptance test can reject C, yet the residual sum is 0 "
+                 "- rejection with nothing to normalise."),
             law,
             law,
             typed,

@@ -20,6 +20,7 @@ import numpy as np
 
 from lab.core.distance import total_variation
 from lab.core.distributions import LabInputError, check_token_name
+from lab.core.errors import Said, said, said_of
 from lab.core.numbers import NonFiniteNumberError, NumberInputError, parse_number, shown
 from lab.core.residual import ResidualResult, acceptance_ratio, residual_float
 
@@ -40,10 +41,16 @@ class Processing:
         check_processing(self.temperature, self.top_k, self.top_p)
 
     def describe(self) -> str:
-        parts = ["greedy (temperature 0)" if self.temperature == 0 else f"temperature {self.temperature:g}"]
-        parts.append(f"top-k {self.top_k}" if self.top_k else "top-k off")
-        parts.append(f"top-p {self.top_p:g}" if self.top_p < 1 else "top-p off")
-        return ", ".join(parts)
+        return ", ".join(self.described())
+
+    def described(self) -> tuple[Said, Said, Said]:
+        """The three settings as words (each a :class:`Said`, so a page says them in its language)."""
+        return (
+            said("greedy (temperature 0)") if self.temperature == 0
+            else said("temperature {value}", value=f"{self.temperature:g}"),
+            said("top-k {value}", value=self.top_k) if self.top_k else said("top-k off"),
+            said("top-p {value}", value=f"{self.top_p:g}") if self.top_p < 1 else said("top-p off"),
+        )
 
 
 def check_processing(temperature, top_k, top_p) -> None:
@@ -61,25 +68,28 @@ def parse_logits(text: str, name: str = "logits") -> tuple[tuple[str, ...], np.n
     """``A=2, B=1, C=0`` -> tokens and float64 logits (finite numbers; names checked)."""
     entries = [e.strip() for e in text.replace("\n", ",").split(",") if e.strip()]
     if not entries:
-        raise ProcessingInputError(f"{name}: no logits given (write them as A=2, B=1, C=0)")
+        raise ProcessingInputError(said("{name}: no logits given (write them as A=2, B=1, C=0)", name=name))
     tokens: list[str] = []
     values: list[float] = []
     for entry in entries:
         if "=" not in entry:
-            raise ProcessingInputError(f"{name}: entry {entry!r} is not of the form token=logit")
+            raise ProcessingInputError(said("{name}: entry {entry} is not of the form token=logit", name=name,
+                                            entry=repr(entry)))
         token, _, raw = entry.partition("=")
         try:
             token = check_token_name(token)
         except LabInputError as exc:
-            raise ProcessingInputError(f"{name}: {exc}") from None
+            raise ProcessingInputError(said("{name}: {problem}", name=name, problem=said_of(exc))) from None
         if token in tokens:
-            raise ProcessingInputError(f"{name}: token {token!r} appears more than once")
+            raise ProcessingInputError(said("{name}: token {token} appears more than once", name=name,
+                                            token=repr(token)))
         try:  # read exactly with the lab's limits (lab.core.numbers), then rounded once to float64
-            value = float(parse_number(raw, f"{name}: token {token!r}"))
+            value = float(parse_number(raw, said("{name}: token {token}", name=name, token=repr(token))))
         except NonFiniteNumberError:
-            raise ProcessingInputError(f"{name}: token {token!r}: logit {shown(raw.strip())} is not finite") from None
+            raise ProcessingInputError(said("{name}: token {token}: logit {value} is not finite", name=name,
+                                            token=repr(token), value=shown(raw.strip()))) from None
         except NumberInputError as exc:
-            raise ProcessingInputError(str(exc)) from None
+            raise ProcessingInputError(said_of(exc)) from None
         tokens.append(token)
         values.append(value)
     return tuple(tokens), np.array(values, dtype=DTYPE)
@@ -132,7 +142,7 @@ def output_law(p: np.ndarray, q_sample: np.ndarray, q_check: np.ndarray) -> tupl
         return kept, None
     checked = residual_float(p, q_check, check=False)  # q_check may be any processed or raw softmax
     if checked.residual is None:
-        return None, "the test can reject but max(0, p - q_check) sums to 0: the residual is undefined (0/0)"
+        return None, said("the test can reject but max(0, p - q_check) sums to 0: the residual is undefined (0/0)")
     return kept + rejection * checked.residual, None
 
 
@@ -187,12 +197,13 @@ def processed_step(tokens, target_logits, draft_logits, processing: Processing) 
 
 
 def processed_step_from_text(target_text: str, draft_text: str, processing: Processing) -> ProcessedStep:
-    tokens, target = parse_logits(target_text, "target logits")
-    draft_tokens, draft = parse_logits(draft_text, "draft logits")
+    tokens, target = parse_logits(target_text, said("target logits"))
+    draft_tokens, draft = parse_logits(draft_text, said("draft logits"))
     if draft_tokens != tokens:
         missing = [t for t in tokens if t not in draft_tokens] + [t for t in draft_tokens if t not in tokens]
         if missing:
-            raise ProcessingInputError(f"token {missing[0]!r} is in only one of the target and draft logits")
+            raise ProcessingInputError(said("token {token} is in only one of the target and draft logits",
+                                            token=repr(missing[0])))
         order = {t: i for i, t in enumerate(draft_tokens)}
         draft = draft[[order[t] for t in tokens]]
     return processed_step(tokens, target, draft, processing)

@@ -55,7 +55,8 @@ PAGES = (
     PageEntry("lab/views/pages/pitfalls.py", N_("Pitfalls"), ":material/bug_report:", "pitfalls", TOOLS),
     PageEntry("lab/views/pages/exercises.py", N_("Exercises"), ":material/school:", "exercises", TOOLS),
     PageEntry(
-        "lab/views/pages/numerics.py", N_("Numerics (logits, float32)"), ":material/calculate:", "numerics", ENGINEERS
+        "lab/views/pages/numerics.py", N_("Numerics (logits, float32)"), ":material/calculate:", "numerics", ENGINEERS,
+        True,
     ),
     PageEntry("lab/views/live_class/classroom.py", N_("Class"), ":material/groups:", "class", CLASS),
 )

@@ -2,7 +2,8 @@
 
 import streamlit as st
 
-from lab.core.formatting import fraction_text, markdown_escape, markdown_table, sci_text, vector_text
+from lab.core.formatting import fraction_text, markdown_escape, markdown_table
+from lab.i18n import N_
 from lab.models.numerics import NumericsModel
 from lab.teaching.numerics import (
     FAMILY_Q,
@@ -10,40 +11,48 @@ from lab.teaching.numerics import (
     FAMILY_TOKENS,
     backend_report,
     branch_cases,
+    branch_findings,
     stated_tolerances,
 )
 from lab.views.live_class.once_per_server import tiny_z_cases
 from lab.views.ui.accessibility import announce, section, title
 from lab.views.ui.charts import chart, figure
 from lab.views.ui.controls import Widgets
+from lab.views.ui.language import decimal_comma, number, say, texts
 from lab.views.ui.page_state import controls_model, keep_last_valid
 
 WIDGETS = Widgets(NumericsModel)  # each widget from its control, declared in the model (no link state)
 
 
 def sci(value) -> str:
-    return sci_text(value, missing="—")
+    """``1.234e-05`` (``1,234e-05`` in a decimal-comma language); — for no value."""
+    return "—" if value is None else number(value, ".3e")
 
 
 def vector(values, digits: int = 10) -> str:
-    return vector_text(values, digits, missing="—")
+    """``(0.75, 0.25)``; in a decimal-comma language ``(0,75; 0,25)``; — for no vector."""
+    if values is None:
+        return "—"
+    return "(" + ("; " if decimal_comma() else ", ").join(number(float(v), f".{digits}g") for v in values) + ")"
 
 
 def intro() -> None:
-    title("Numerics")
-    st.caption(
+    _ = texts()
+    title(_("Numerics"))
+    st.caption(_(
         "Normalising by Z divides by a small number, so rounding in p − q is magnified by 1/Z. "
         "Exact results (fractions.Fraction) are labelled exact; float results say which dtype."
-    )
+    ))
 
 
 def processed_intro() -> None:
-    section("Processed distributions: check with what you proposed from")
-    st.markdown(
+    _ = texts()
+    section(_("Processed distributions: check with what you proposed from"))
+    st.markdown(_(
         "Logits → temperature → top-k → top-p give the processed target p′ and draft q′. The draft proposes "
         "from q′; the check must use p′ and q′. The `unprocessed-draft` mistake checks with the draft's "
         "unprocessed softmax q instead. float64 throughout (softmax is not rational)."
-    )
+    ))
 
 
 def processing_controls() -> None:
@@ -59,81 +68,93 @@ def processing_controls() -> None:
 def processed_step():
     """The processed step for the checked controls; a refused logit text or setting is named, and the last valid
     step (None before the first) stays on screen."""
+    _ = texts()
     state = controls_model(NumericsModel, "numerics_state", quiet=True)
     step, refusal = keep_last_valid("numerics_last_step", state.processed_step)
-    refused = "" if refusal is None else f"{refusal}. Showing the last valid logits."
+    refused = "" if refusal is None else _("{problem}. Showing the last valid logits.", problem=say(refusal))
     if refused:
         st.error(markdown_escape(refused))  # holds typed text: shown as typed
     announce("num", error=refused)
     return step
 
 
+def g(value, digits: int = 6) -> str:
+    """A float64 value in ``digits`` significant digits, as the page's language writes it."""
+    return number(value, f".{digits}g")
+
+
 def processed_chart(step) -> None:
-    st.caption(f"Processing: {step.processing.describe()}.")
+    _ = texts()
+    st.caption(_("Processing: {settings}.", settings=", ".join(say(part) for part in step.processing.described())))
+    values = "; ".join(
+        _("{token}: p′ {p}, q′ {q}, q {raw}", token=t, p=g(a), q=g(b), raw=g(c))
+        for t, a, b, c in zip(step.tokens, step.p, step.q, step.q_raw)
+    )
     chart(
         figure("processed_bars", step.tokens, tuple(step.p), tuple(step.q), tuple(step.q_raw)),
         key="numerics_processed_chart",
-        alt="Bars of the processed target p′, the processed draft q′ and the unprocessed draft q, per token: "
-        + "; ".join(
-            f"{t}: p′ {a:.6g}, q′ {b:.6g}, q {c:.6g}" for t, a, b, c in zip(step.tokens, step.p, step.q, step.q_raw)
-        ),
+        alt=_("Bars of the processed target p′, the processed draft q′ and the unprocessed draft q, per token: "
+              "{values}", values=values),
     )
 
 
 def processed_table(step) -> str:
     """The p′/q′ table, and the residual's line (returned: the next chart draws it with its title, one element), or
     the Z = 0 branch said in a box."""
+    _ = texts()
     res = step.residual
-    r_cells = [f"{v:.6g}" for v in res.residual] if res.residual is not None else ["—"] * len(step.tokens)
+    r_cells = [g(v) for v in res.residual] if res.residual is not None else ["—"] * len(step.tokens)
     st.markdown(  # a markdown table: built as text, not converted to a data frame on every change
         markdown_table(
-            ("token", "p′ (target, processed)", "q′ (draft, processed)", "q (draft, unprocessed)", "r from p′, q′"),
-            zip(
-                step.tokens,
-                (f"{v:.6g}" for v in step.p),
-                (f"{v:.6g}" for v in step.q),
-                (f"{v:.6g}" for v in step.q_raw),
-                r_cells,
-            ),
+            (_("token"), _("p′ (target, processed)"), _("q′ (draft, processed)"), _("q (draft, unprocessed)"),
+             _("r from p′, q′")),
+            zip(step.tokens, (g(v) for v in step.p), (g(v) for v in step.q), (g(v) for v in step.q_raw), r_cells),
         )
     )
     if res.residual is None:
-        st.info("Z = 0 for the processed p′ and q′: the no-rejection branch, r is not defined.")
+        st.info(_("Z = 0 for the processed p′ and q′: the no-rejection branch, r is not defined."))
         return ""
-    return f"float64: α = {res.alpha:.6g}, Z = {res.z:.6g} (from the processed p′ and q′)."
+    return _("float64: α = {alpha}, Z = {z} (from the processed p′ and q′).", alpha=g(res.alpha), z=g(res.z))
+
+
+CORRECT_CHECK = N_("propose q′, check q′ (correct)")
+MISMATCHED_CHECK = N_("propose q′, check q (unprocessed-draft)")
 
 
 def check_laws(step, intro: str = "") -> None:
     """Each check's output law against the processed target, and its distance from it (``intro``: markdown drawn
     above the chart's title, in the same element)."""
+    _ = texts()
     laws = {}  # plain tuples, so that the figure is cached like the others (a class tries the same settings)
     if step.correct_law is not None:
-        laws["propose q′, check q′ (correct)"] = tuple(step.correct_law)
+        laws[CORRECT_CHECK] = tuple(step.correct_law)
     if step.mismatch_law is not None:
-        laws["propose q′, check q (unprocessed-draft)"] = tuple(step.mismatch_law)
+        laws[MISMATCHED_CHECK] = tuple(step.mismatch_law)
+    values = "; ".join(
+        _("{token}: target p′ {p}", token=t, p=g(step.p[i]))
+        + "".join(f", {_(name)} {g(law[i])}" for name, law in laws.items())
+        for i, t in enumerate(step.tokens)
+    )
     chart(
         figure(
-            "law_vs_target", step.tokens, tuple(step.p), laws, "Output law against the processed target p′", "target p′"
+            "law_vs_target", step.tokens, tuple(step.p), laws, N_("Output law against the processed target p′"),
+            N_("target p′"),
         ),
         key="numerics_mismatch_chart",
         intro=intro,
-        alt="Bars of the processed target p′ beside the output law of each check: "
-        + "; ".join(
-            f"{t}: target p′ {step.p[i]:.6g}" + "".join(f", {name} {law[i]:.6g}" for name, law in laws.items())
-            for i, t in enumerate(step.tokens)
-        ),
+        alt=_("Bars of the processed target p′ beside the output law of each check: {values}", values=values),
         table=(
-            ("token", "target p′", *laws),
-            [(t, f"{step.p[i]:.6g}", *(f"{law[i]:.6g}" for law in laws.values())) for i, t in enumerate(step.tokens)],
+            (_("token"), _("target p′"), *(_(name) for name in laws)),
+            [(t, g(step.p[i]), *(g(law[i]) for law in laws.values())) for i, t in enumerate(step.tokens)],
         ),
     )
     with st.container(horizontal=True):
-        correct_tv = f"{step.correct_tv:.3g}" if step.correct_tv is not None else "—"
-        st.metric("TV distance, correct check (float64)", correct_tv)
+        correct_tv = g(step.correct_tv, 3) if step.correct_tv is not None else "—"
+        st.metric(_("TV distance, correct check (float64)"), correct_tv)
         if step.mismatch_tv is not None:
-            st.metric("TV distance, unprocessed-draft check (float64)", f"{step.mismatch_tv:.6g}")
+            st.metric(_("TV distance, unprocessed-draft check (float64)"), g(step.mismatch_tv))
         else:
-            st.warning(f"unprocessed-draft: {step.mismatch_problem}")
+            st.warning(_("unprocessed-draft: {problem}", problem=say(step.mismatch_problem)))
 
 
 @st.fragment
@@ -149,27 +170,29 @@ def processed_section() -> None:
 
 
 def tiny_z_intro() -> None:
-    section("Tiny Z: the residual exactly, in float64 and in float32")
+    _ = texts()
+    section(_("Tiny Z: the residual exactly, in float64 and in float32"))
     q_text = ", ".join(f"{t} = {fraction_text(v)}" for t, v in zip(FAMILY_TOKENS, FAMILY_Q))
     r_text = ", ".join(f"{t} = {fraction_text(v)}" for t, v in zip(FAMILY_TOKENS, FAMILY_RESIDUAL))
-    st.markdown(
-        f"Draft q = ({q_text}); target p = q + gap · (3/4, 1/4, −1). **Exact:** Z = gap and r = ({r_text}) "
-        "for every gap."
-    )
+    st.markdown(_(
+        "Draft q = ({q}); target p = q + gap · (3/4, 1/4, −1). **Exact:** Z = gap and r = ({r}) for every gap.",
+        q=q_text, r=r_text,
+    ))
 
 
 def error_tables(cases) -> None:
     """The error of r per gap for each dtype, side by side (a phone stacks them), and the residuals value by value.
     Markdown tables: their cells wrap, so no column is cut off at 1280 px or on a phone."""
+    _ = texts()
     for column, dtype in zip(st.columns(2), ("float64", "float32")):  # side by side; a phone stacks them
         column.markdown(
             f"**{dtype}**\n\n"
             + markdown_table(
-                ("gap = exact Z", f"{dtype} Z", "max |error| of r", "relative error"),
+                (_("gap = exact Z"), _("{dtype} Z", dtype=dtype), _("max |error| of r"), _("relative error")),
                 (
                     (
                         c.gap_text,
-                        sci(getattr(c, dtype).z) if getattr(c, dtype).z else "0 (branch lost)",
+                        sci(getattr(c, dtype).z) if getattr(c, dtype).z else _("0 (branch lost)"),
                         sci(getattr(c, f"{dtype}_error").max_abs),
                         sci(getattr(c, f"{dtype}_error").relative),
                     )
@@ -177,10 +200,10 @@ def error_tables(cases) -> None:
                 ),
             )
         )
-    with st.expander("The residuals value by value"):
+    with st.expander(_("The residuals value by value")):
         st.markdown(
             markdown_table(
-                ("gap", "exact r", "float64 r", "float32 r"),
+                (_("gap"), _("exact r"), _("float64 r"), _("float32 r")),
                 (
                     (
                         c.gap_text,
@@ -195,44 +218,44 @@ def error_tables(cases) -> None:
 
 
 def error_chart(cases) -> None:
+    _ = texts()
+    values = "; ".join(
+        _("Z = {z}: float64 {float64}, float32 {float32}", z=c.gap_text, float64=sci(c.float64_error.max_abs),
+          float32=sci(c.float32_error.max_abs) if c.float32.z else _("branch lost"))
+        for c in cases
+    )
     chart(
         figure("error_vs_z", cases),
         key="numerics_error_chart",
-        alt=(
-            "Log-log chart of the maximum error of r against the exact Z, for float64 and float32, "
-            "with eps/Z guide lines; float32 loses the rejection branch (float Z = 0) from Z = 1e-8 down. Values: "
-            + "; ".join(
-                f"Z = {c.gap_text}: float64 {sci(c.float64_error.max_abs)}, float32 "
-                + (sci(c.float32_error.max_abs) if c.float32.z else "branch lost")
-                for c in cases
-            )
-        ),
+        alt=_("Log-log chart of the maximum error of r against the exact Z, for float64 and float32, with eps/Z guide "
+              "lines; float32 loses the rejection branch (float Z = 0) from Z = 1e-8 down. Values: {values}",
+              values=values),
     )
     zero_error = [c.gap_text for c in cases if c.float64_error.max_abs == 0]
     if zero_error:
-        st.caption(
-            "float64 error exactly 0 (rounding happened to cancel; not drawn on the log axis) at gap "
-            + ", ".join(zero_error)
-            + "."
-        )
+        st.caption(_(
+            "float64 error exactly 0 (rounding happened to cancel; not drawn on the log axis) at gap {gaps}.",
+            gaps=", ".join(zero_error),
+        ))
 
 
 def flagged_findings(cases) -> None:
     """Every numerical inconsistency the cases show, in one table, each finding explained once below it."""
+    _ = texts()
     flagged = [(c, dtype, c.findings(dtype)) for c in cases for dtype in ("float64", "float32") if c.findings(dtype)]
     if flagged:
-        heading = f"Numerical inconsistencies flagged ({len(flagged)}): investigate, never floor"
+        heading = _("Numerical inconsistencies flagged ({count}): investigate, never floor", count=len(flagged))
         with st.expander(heading, expanded=True):
             st.markdown(
                 markdown_table(
-                    ("gap = exact Z", "dtype", "float Z", "exact Z of the rounded inputs", "finding"),
+                    (_("gap = exact Z"), _("dtype"), _("float Z"), _("exact Z of the rounded inputs"), _("finding")),
                     (
                         (
                             c.gap_text,
                             dtype,
                             sci(getattr(c, dtype).z),
                             sci(float(getattr(c, f"{dtype}_inputs_z"))),
-                            "; ".join(name for name, _ in found),
+                            "; ".join(say(name) for name, _message in found),
                         )
                         for c, dtype, found in flagged
                     ),
@@ -241,19 +264,21 @@ def flagged_findings(cases) -> None:
             explained = {}
             for c, dtype, found in flagged:
                 for name, message in found:
-                    explained.setdefault(name, f"first at gap {c.gap_text} in {dtype}: {message}")
+                    explained.setdefault(name, _("first at gap {gap} in {dtype}: {message}", gap=c.gap_text,
+                                                 dtype=dtype, message=say(message)))
             for name, text in explained.items():
-                st.markdown(markdown_escape(f"{name} — {text}."))
+                st.markdown(markdown_escape(f"{say(name)} — {text}."))
 
 
 def tolerance_note(cases) -> None:
+    _ = texts()
     within = [c.float64_within_tolerance for c in cases if c.float64_within_tolerance is not None]
     if within:
-        st.caption(
-            f"float64 within its stated tolerance against the exact residual of its own rounded inputs in "
-            f"{sum(within)} of {len(within)} cases above: the large errors in the table come from rounding p and q "
-            "before the subtraction (magnified by 1/Z), not from the residual arithmetic."
-        )
+        st.caption(_(
+            "float64 within its stated tolerance against the exact residual of its own rounded inputs in {count} of "
+            "{total} cases above: the large errors in the table come from rounding p and q before the subtraction "
+            "(magnified by 1/Z), not from the residual arithmetic.", count=sum(within), total=len(within),
+        ))
 
 
 @st.fragment
@@ -268,40 +293,56 @@ def tiny_z_section() -> None:
     tolerance_note(cases)
 
 
+BRANCH_NAMES = {"rejection": N_("rejection"), "no-rejection": N_("no-rejection")}
+
+
 def branch_section() -> None:
-    section("The branch: Z = 0 means no rejection")
-    st.markdown(
+    _ = texts()
+    section(_("The branch: Z = 0 means no rejection"))
+    st.markdown(_(
         "Exact p = q = (1/10, 1/5, 7/10), so the exact Z is 0: every proposal is kept and r is never "
         "computed (no 0/0, no floor). The same law held as different float64 values:"
-    )
+    ))
     branches = branch_cases()
     st.markdown(  # a markdown table: its cells wrap (17-digit floats would cut a data frame's columns off)
         markdown_table(
-            ("case", "float p", "float q", "float Z", "float branch"),
+            (_("case"), _("float p"), _("float q"), _("float Z"), _("float branch")),
             (
-                (b.name, vector(b.float_p, 17), vector(b.float_q, 17), f"{b.result.z:.3g}", b.float_branch)
+                (b.name, vector(b.float_p, 17), vector(b.float_q, 17), g(b.result.z, 3),
+                 _(BRANCH_NAMES[b.float_branch]))
                 for b in branches
             ),
         )
     )
     for b in branches:
         if b.inconsistency:
-            st.warning(f"**{b.name}** — numerical inconsistency: {b.inconsistency}. {b.description}")
+            found = "; ".join(say(message) for _name, message in branch_findings(b.result, b.exact_z))
+            st.warning(_("**{name}** — numerical inconsistency: {problem}. {description}", name=b.name,
+                         problem=found, description=say(b.description)))
         else:
-            st.success(f"**{b.name}** — consistent: {b.description}")
+            st.success(_("**{name}** — consistent: {description}", name=b.name, description=say(b.description)))
+
+
+BACKEND_ITEMS = {"machine": N_("machine"), "byteorder": N_("byte order"), "exact": N_("exact")}
 
 
 def backend_section() -> None:
-    section("dtype, backend and the stated tolerance")
-    with st.expander("Build details: numpy, Python, machine and byte order"):
+    _ = texts()
+    section(_("dtype, backend and the stated tolerance"))
+    with st.expander(_("Build details: numpy, Python, machine and byte order")):
         backend = backend_report()
-        st.markdown(markdown_table(("item", "value"), backend.items()))
+        st.markdown(markdown_table((_("item"), _("value")), (
+            (_(BACKEND_ITEMS[item]) if item in BACKEND_ITEMS else item, _(value) if item == "exact" else value)
+            for item, value in backend.items()
+        )))
     tol = stated_tolerances()
-    st.markdown(
-        f"**Identity (exact, no tolerance):** `{tol['identity']}`.  \n"
-        f"**Stated float64 tolerance (implementation testing only):** residual_rtol = {tol['residual_rtol']}: "
-        f"`{tol['residual']}`; reconstruction_rtol = {tol['reconstruction_rtol']}: `{tol['reconstruction']}`."
-    )
+    st.markdown(_(
+        "**Identity (exact, no tolerance):** `{identity}`.  \n**Stated float64 tolerance (implementation testing "
+        "only):** residual_rtol = {residual_rtol}: `{residual}`; reconstruction_rtol = {reconstruction_rtol}: "
+        "`{reconstruction}`.", identity=say(tol["identity"]), residual_rtol=tol["residual_rtol"],
+        residual=say(tol["residual"]), reconstruction_rtol=tol["reconstruction_rtol"],
+        reconstruction=say(tol["reconstruction"]),
+    ))
 
 
 def main() -> None:
