@@ -161,7 +161,7 @@ def test_exercises_resume_link_survives_a_new_session(data):
     open_tab(at, "tab", "Problems")
     numeric = next(p for p in problems if not p.is_choice)
     at.text_input(key=f"exq_answer_12-zeros_{numeric.number}").set_value(numeric.answer_text)
-    at.button(key=f"FormSubmitter:exq_form_12-zeros_{numeric.number}-Check").click().run()
+    at.button(key=f"exq_check_12-zeros_{numeric.number}").click().run()
     assert not at.exception
     again = open_linked_page("lab/views/pages/exercises.py", {**params, "resume": token})  # a restart: a new session
     assert again.metric[0].value == "1 / 3"
@@ -413,7 +413,7 @@ def test_exercise_attempts_made_during_an_outage_are_stored_once_the_database_is
     numeric = next(p for p in generate_problems(12, 3, "zeros") if not p.is_choice)
     own_postgres.halt()
     at.text_input(key=f"exq_answer_12-zeros_{numeric.number}").set_value(numeric.answer_text)
-    at.button(key=f"FormSubmitter:exq_form_12-zeros_{numeric.number}-Check").click().run()
+    at.button(key=f"exq_check_12-zeros_{numeric.number}").click().run()
     assert not at.exception
     assert any("class database cannot be reached" in w for w in warnings(at))
     assert at.metric[0].value == "1 / 3"  # the attempt stays on the page

@@ -43,7 +43,7 @@ def submit(at, sig, number, text):
     key = f"exq_answer_{sig}_{number}"
     widget = at.radio(key=key) if any(r.key == key for r in at.radio) else at.text_input(key=key)
     widget.set_value(text)
-    at.button(key=f"FormSubmitter:exq_form_{sig}_{number}-Check").click().run()
+    at.button(key=f"exq_check_{sig}_{number}").click().run()
     assert not at.exception
 
 

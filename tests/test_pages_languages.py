@@ -157,10 +157,11 @@ ALLOWED = re.compile(r"\b(min|max|p|q|r|x|Z|K|cat|dog|fish|"
 # a name written with hyphens (a rule, a mistake, a case, a model file: unprocessed-draft, same-floats) is no word
 NAME = re.compile(r"\b[a-z0-9]+(?:(?:\\?-|\\?_)[a-z0-9]+)+\b")
 CODE = re.compile(r"`[^`]*`")  # code is code: a dtype, a package's version, a formula as a program writes it
+DIRECTIVE = re.compile(r":[a-z]+\[")  # markdown's :gray[…] and :small[…] are styles, not words
 
 
 def untranslated_words(text: str) -> list[str]:
-    rest = LINK_TARGET.sub("]", NAME.sub(" ", CODE.sub(" ", text)))  # a link's target is an address, not words
+    rest = LINK_TARGET.sub("]", NAME.sub(" ", CODE.sub(" ", DIRECTIVE.sub("[", text))))  # a link's target is no word
     while (fewer := INNERMOST.sub(" ", rest)) != rest:
         rest = fewer
     return re.findall(r"[A-Za-z]{2,}", ALLOWED.sub(" ", rest))
@@ -809,3 +810,105 @@ def test_a_german_numerics_page_writes_a_decimal_comma():
     (branches,) = [m.value for m in at.markdown if m.value.startswith("| Fall |")]
     # 0.1, 0.2 and 0.7 as float64 holds them, in 17 significant digits: a list of decimals separated by ";"
     assert "(0,10000000000000001; 0,20000000000000001; 0,69999999999999996)" in branches.replace("\\", "")
+
+
+# --- Exercises in another language --------------------------------------------------------------------------
+EXERCISES = next(entry for entry in PAGES if entry.url_path == "exercises")
+EXERCISE_SECRET = "a test secret of the server, 32 chars"
+
+
+def exercises_states(at: AppTest):
+    """The page walked through what a student and a teacher meet: an answer that cannot be read, a wrong one twice
+    (the worked solution opens), every hint, the branch question, the bars checked and moved, the results and a
+    resume link, the Teacher tab with an address that is refused and the downloads, and a Z = 0 sheet."""
+    from lab.teaching.exercises import generate_problems
+
+    yield at
+    for level in ("basic", "z0"):
+        at.query_params["level"] = level
+        at.run()
+        key = f"{1}-{level}"
+        for number, problem in enumerate(generate_problems(1, 5, level), start=1):
+            answer = f"exq_answer_{key}_{number}"
+            if problem.is_choice:
+                at.radio(key=answer).set_value("rejection")
+                at.button(key=f"exq_check_{key}_{number}").click().run()
+                yield at
+                continue
+            for text in ("x/y", "7/8", "-1", "undefined"):
+                at.text_input(key=answer).set_value(text)
+                at.button(key=f"exq_check_{key}_{number}").click().run()
+            yield at
+            for _ in range(4):
+                at.button(key=f"exq_hint_{key}_{number}").click().run()
+            yield at
+    tab = i18n.texts(PSEUDO)  # a tab is chosen by its label, in the page's language
+    at.session_state["tab"] = tab("Predict the bars")
+    at.run()
+    at.slider(key="exq_bar_1-z0_1_A").set_value(0.5).run()
+    at.button(key="exq_check_bars_1-z0_1").click().run()
+    yield at
+    at.slider(key="exq_bar_1-z0_1_A").set_value(0.25).run()
+    yield at  # moved since the check
+    at.session_state["tab"] = tab("Your results")
+    at.run()
+    at.button(key="exq_resume_start").click().run()
+    yield at
+    at.session_state["tab"] = tab("Teacher")
+    at.run()
+    at.button(key="exq_new_seed").click().run()
+    at.text_input(key="exq_base_url").set_value("ftp://nowhere").run()
+    yield at
+
+
+def test_under_the_pseudo_language_every_state_of_exercises_came_through_the_catalog(monkeypatch):
+    monkeypatch.setenv("RESIDUAL_LAB_SECRET", EXERCISE_SECRET)
+    at = pseudo_app().run()
+    at.switch_page(EXERCISES.file).run()
+    found, kinds = {}, set()
+    for state in exercises_states(at):
+        found.update(leaks(state))
+        kinds |= {kind for kind in ("error", "info", "success", "warning") if state.get(kind)}
+    assert kinds == {"error", "info", "success", "warning"}
+    assert not found, found
+
+
+def test_a_link_exercises_refuses_is_named_in_the_pseudo_language():
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.session_state[language.CHOSEN] = PSEUDO
+    at.query_params.update({"seed": "-1", "level": "hard", "tab": "Answers"})
+    at.run()
+    at.switch_page(EXERCISES.file).run()
+    assert len(at.warning) == 3 and not leaks(at), ([w.value for w in at.warning], leaks(at))
+
+
+@pytest.mark.parametrize("code", [c for c in LANGUAGES if c != "en"])
+def test_no_english_sentence_remains_on_exercises_in_another_language(code):
+    ats = [open_in(EXERCISES.file, c, params={"level": "z0"}) for c in ("en", code)]
+    for at in ats:
+        for text in ("x/y", "7/8", "1/2"):
+            at.text_input(key="exq_answer_1-z0_1").set_value(text)
+            at.button(key="exq_check_1-z0_1").click().run()
+        at.button(key="exq_hint_1-z0_1").click().run()
+    assert ats[1].title[0].value == po(code)["Exercises"]
+    assert ats[1].error  # the wrong answer's feedback, in the language
+    english, other = ([text for text in visible_texts(at) + chart_texts(at)] for at in ats)
+    left = sentences(english) & sentences(other)
+    assert not left, left
+
+
+def test_a_german_exercise_reads_the_german_word_for_undefined_and_keeps_its_tab_across_languages():
+    # the Z = 0 level asks first for r(x), which is undefined when Z = 0 (p = q: no rejection can happen)
+    at = open_in(EXERCISES.file, "de", params={"level": "z0"})
+    at.text_input(key="exq_answer_1-z0_1").set_value("Undefiniert")
+    at.button(key="exq_check_1-z0_1").click().run()
+    (right,) = [s.value.replace("\\", "") for s in at.success]
+    assert right == ("Richtig: Z = 0, es kann keine Ablehnung geben, also wäre r gleich 0/0: Es ist nicht "
+                     "definiert."), right
+    # a link names its tab in English (tab=Your+results): it opens that tab in every language
+    at = open_in(EXERCISES.file, "de", params={"tab": "Your results"})
+    assert at.session_state["tab"] == "Ihre Ergebnisse"
+    assert any(w.label == "Meine Ergebnisse herunterladen (CSV)" for w in at.get("download_button"))
+    at.selectbox(key=language.SELECT_KEY).set_value("fr").run()
+    assert at.session_state["tab"] == "Vos résultats"  # the same tab, in French
+    assert any(w.label == "Télécharger mes résultats (CSV)" for w in at.get("download_button"))

@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
+from lab.core.errors import said
+from lab.i18n import N_
 from lab.models.stored import read_stored
 from lab.models.url import Control, PageModel
 from lab.teaching.exercises import (
@@ -31,7 +33,7 @@ from lab.teaching.exercises import (
     record_try,
 )
 
-TABS = ("Problems", "Predict the bars", "Your results", "Teacher")
+TABS = (N_("Problems"), N_("Predict the bars"), N_("Your results"), N_("Teacher"))  # in the link as written here
 
 
 @dataclass
@@ -44,10 +46,10 @@ class ExercisesModel(PageModel):
     # Each control once: its key (the link parameter too: a teacher's link names them), label, and how it is read.
     # The view draws the Teacher tab's widgets and the tabs from these.
     CONTROLS = (
-        Control("seed", "seed", "Seed", "whole", low=MIN_SEED, high=MAX_SEED),
-        Control("count", "count", "Number of problems", "whole", low=MIN_COUNT, high=MAX_COUNT),
-        Control("level", "level", "Level", "choice", options=lambda: LEVELS),
-        Control("tab", "tab", "Tab", "choice", options=lambda: TABS),
+        Control("seed", "seed", N_("Seed"), "whole", low=MIN_SEED, high=MAX_SEED),
+        Control("count", "count", N_("Number of problems"), "whole", low=MIN_COUNT, high=MAX_COUNT),
+        Control("level", "level", N_("Level"), "choice", options=lambda: LEVELS),
+        Control("tab", "tab", N_("Tab"), "choice", options=lambda: TABS),
     )
 
 
@@ -79,28 +81,31 @@ class Sheet:
         counted (to be saved), and what to announce as (said, refused), or None to leave the last announcement."""
         attempt = self.attempts.setdefault(problem.number, Attempt())
         if text is None or not str(text).strip():
-            message = "Type an answer first." if not problem.is_choice else "Choose a branch first."
+            message = said("Type an answer first.") if not problem.is_choice else said("Choose a branch first.")
             self.feedback[problem.number] = Feedback("warning", message)
-            return None, ("", f"{problem.title}: {message}")
+            return None, ("", said("{problem}: {message}", problem=problem.title, message=message))
         if attempt.correct:
-            self.feedback[problem.number] = Feedback("success", "Already solved: your correct answer is recorded.")
+            self.feedback[problem.number] = Feedback(
+                "success", said("Already solved: your correct answer is recorded."))
             return None, None
         check = record_try(attempt, problem, str(text))
         self.feedback[problem.number] = Feedback.of_check(check)
-        said = f"{problem.title}, try {attempt.tries}: {check.message}"
-        return (attempt, (said, "")) if check.counted else (None, ("", said))
+        told = said("{problem}, try {count}: {message}", problem=problem.title, count=attempt.tries,
+                    message=check.message)
+        return (attempt, (told, "")) if check.counted else (None, ("", told))
 
     def hint(self, problem: Problem) -> tuple[Attempt, tuple[str, str]]:
         """One more hint (up to the last): the attempt to save, and what to announce."""
         attempt = self.attempts.setdefault(problem.number, Attempt())
         attempt.hints_used = min(attempt.hints_used + 1, len(HINT_STEPS))
         hint = hints(problem)[attempt.hints_used - 1]
-        return attempt, (f"{problem.title}, hint {attempt.hints_used}: {hint}", "")
+        return attempt, (said("{problem}, hint {number}: {hint}", problem=problem.title, number=attempt.hints_used,
+                              hint=hint), "")
 
     def reveal(self, problem: Problem) -> tuple[str, str]:
         """The presenter opens the worked solution; returns what to announce."""
         self.revealed.add(problem.number)
-        return f"{problem.title}: the worked solution is open below the problem.", ""
+        return said("{problem}: the worked solution is open below the problem.", problem=problem.title), ""
 
     def check_bars(self, number: int, bars: tuple[float, ...]) -> None:
         """The predicted bars of exercise ``number`` as checked (the score is shown for them)."""

@@ -31,15 +31,15 @@ from lab.core.numbers import (
 from lab.core.numbers import shown as shown_text
 from lab.core.residual import NO_REJECTION, REJECTION, ResidualResult, residual_exact
 from lab.i18n import N_
-from lab.teaching.mistakes import NUMBER_WITHOUT_REJECTION, Field, diagnose, feedback
+from lab.teaching.mistakes import NUMBER_WITHOUT_REJECTION, Field, diagnose
 
 LEVELS = ("basic", "zeros", "disjoint", "z0", "several")
-LEVEL_TITLES = {
-    "basic": "Basic: every p and q positive",
-    "zeros": "Zeros in p or q",
-    "disjoint": "Disjoint supports: p and q share no token",
-    "z0": "Target equal to draft",
-    "several": "Several candidates: the test after a rejection",
+LEVEL_TITLES = {  # marked for the catalogs: a page says them in its language
+    "basic": N_("Basic: every p and q positive"),
+    "zeros": N_("Zeros in p or q"),
+    "disjoint": N_("Disjoint supports: p and q share no token"),
+    "z0": N_("Target equal to draft"),
+    "several": N_("Several candidates: the test after a rejection"),
 }
 KINDS = ("alpha", "z", "r", "correction", "branch")
 Z0_KINDS = ("r", "branch", "z", "r", "alpha")  # the trick level asks mostly for the undefined residual
@@ -95,7 +95,8 @@ def parse_count(value) -> int:
 def parse_level(value) -> str:
     text = str(value).strip().lower()
     if text not in LEVELS:
-        raise ExerciseInputError(f"level: {value!r} is not one of {', '.join(LEVELS)}")
+        raise ExerciseInputError(said("level: {value} is not one of {levels}", value=repr(value),
+                                      levels=", ".join(LEVELS)))
     return text
 
 
@@ -160,23 +161,25 @@ class Problem(_ResidualOfPQ):
     def prompt(self) -> str:
         t = self.token
         if self.kind == "alpha":
-            return "What is the acceptance probability α = Σ min(p, q)?"
+            return said("What is the acceptance probability α = Σ min(p, q)?")
         if self.kind == "z":
-            return "What is the rejection probability Z = Σ max(0, p − q)?"
+            return said("What is the rejection probability Z = Σ max(0, p − q)?")
         if self.kind == "r":
-            return f"What is the residual r({t}) = max(0, p({t}) − q({t})) / Z?"
+            return said("What is the residual r({t}) = max(0, p({t}) − q({t})) / Z?", t=t)
         if self.kind == "correction":
-            return f"In p({t}) = min(p({t}), q({t})) + Z·r({t}), what is the correction term Z·r({t})?"
+            return said("In p({t}) = min(p({t}), q({t})) + Z·r({t}), what is the correction term Z·r({t})?", t=t)
         if self.kind == "second":
-            return (
+            return said(
                 "Two candidates are drawn from q, one after the other, and tested in order. The first was rejected; "
-                f"the second candidate is {t}. With what probability is {t} kept?"
+                "the second candidate is {t}. With what probability is {t} kept?", t=t,
             )
-        return "Which branch can the sampler take: can a proposal be rejected (rejection) or never (no-rejection)?"
+        return said(
+            "Which branch can the sampler take: can a proposal be rejected (rejection) or never (no-rejection)?"
+        )
 
     @property
     def title(self) -> str:
-        return f"Problem {self.number}"
+        return said("Problem {number}", number=self.number)
 
 
 def _composition(rng: random.Random, total: int, parts: int, positive: bool) -> list[int]:
@@ -385,44 +388,54 @@ def check_answer(problem: Problem, text: str) -> Check:
     shown = text.strip()
     if parsed.form == "invalid":
         if parsed.problem:  # a number beyond the limits: say which, and it does not use a try
-            return Check(
-                False, False, f"Not counted: {parsed.problem}. Type a fraction like 3/4 or a decimal like 0.75."
-            )
+            return Check(False, False, said(
+                "Not counted: {problem}. Type a fraction like 3/4 or a decimal like 0.75.", problem=parsed.problem))
         return Check(
             False,
             False,
-            f"Could not read {shown_text(shown)}: type a fraction like 3/4, a decimal like 0.75"
-            + (", or a branch name" if problem.is_choice else ", or the word 'undefined'")
-            + ".",
+            said("Could not read {value}: type a fraction like 3/4, a decimal like 0.75, or a branch name.",
+                 value=shown_text(shown))
+            if problem.is_choice
+            else said("Could not read {value}: type a fraction like 3/4, a decimal like 0.75, or the word "
+                      "'undefined'.", value=shown_text(shown)),
         )
+    z = with_decimal(problem.result.z)
     if problem.kind == "branch":
         if parsed.form == "word" and parsed.value in BRANCH_WORDS:
             if BRANCH_WORDS[parsed.value] == answer:
-                return Check(True, True, f"Correct: the {answer} branch (Z = {with_decimal(problem.result.z)}).")
-            return Check(False, True, "Not this branch: look at whether any token has p(x) > q(x).")
-        return Check(False, False, "Answer with a branch: 'rejection' or 'no-rejection'.")
+                return Check(True, True, said("Correct: the rejection branch (Z = {z}).", z=z) if answer == REJECTION
+                             else said("Correct: the no-rejection branch (Z = {z}).", z=z))
+            return Check(False, True, said("Not this branch: look at whether any token has p(x) > q(x)."))
+        return Check(False, False, said("Answer with a branch: 'rejection' or 'no-rejection'."))
     if answer == UNDEFINED:
         if parsed.form == "word" and parsed.value in UNDEFINED_WORDS:
-            return Check(True, True, "Correct: Z = 0, no rejection can happen, so r would be 0/0: it is not defined.")
+            return Check(True, True, said(
+                "Correct: Z = 0, no rejection can happen, so r would be 0/0: it is not defined."))
         if parsed.form == "word":
-            return Check(False, True, "Not this word: check Z first. What is r when no rejection can happen?")
-        return Check(False, True, "Not yet. " + feedback(NUMBER_WITHOUT_REJECTION, problem.token))
+            return Check(False, True, said("Not this word: check Z first. What is r when no rejection can happen?"))
+        return Check(False, True, said("Not yet. {why}", why=mistake_words(NUMBER_WITHOUT_REJECTION, problem.token)))
     if parsed.form == "word":
-        return Check(False, True, f"Z = {with_decimal(problem.result.z)} > 0 here, so this quantity has a value.")
+        return Check(False, True, said("Z = {z} > 0 here, so this quantity has a value.", z=z))
     value = parsed.value
     if value < 0:
-        return Check(False, True, f"{shown} is negative, but every quantity here is a probability (0 to 1).")
+        return Check(False, True, said(
+            "{value} is negative, but every quantity here is a probability (0 to 1).", value=shown))
     if parsed.form == "fraction":
         if value == answer:
-            return Check(True, True, f"Correct: {with_decimal(answer)}.")
+            return Check(True, True, said("Correct: {answer}.", answer=with_decimal(answer)))
         if abs(value - answer) <= DECIMAL_TOLERANCE:
-            return Check(
-                False, True, f"Close, but {shown} is not exact: a fraction answer must be exact (or type a decimal)."
-            )
-        return _not_yet(problem, value, Fraction(0), f"Not yet: {shown} is not right. Try a hint.")
+            return Check(False, True, said(
+                "Close, but {value} is not exact: a fraction answer must be exact (or type a decimal).", value=shown))
+        return _not_yet(problem, value, Fraction(0), said("Not yet: {value} is not right. Try a hint.", value=shown))
     if abs(value - answer) <= DECIMAL_TOLERANCE:
-        return Check(True, True, f"Correct: {with_decimal(answer)} (decimals count within 0.005).")
-    return _not_yet(problem, value, DECIMAL_TOLERANCE, f"Not yet: {shown} is more than 0.005 away. Try a hint.")
+        return Check(True, True, said("Correct: {answer} (decimals count within 0.005).", answer=with_decimal(answer)))
+    return _not_yet(problem, value, DECIMAL_TOLERANCE, said(
+        "Not yet: {value} is more than 0.005 away. Try a hint.", value=shown))
+
+
+def mistake_words(mistake, token: str | None):
+    """The student's sentence for ``mistake`` about ``token``, as a :class:`Said` (a page says it in its language)."""
+    return said(mistake.feedback, t=token or "x")
 
 
 def _not_yet(problem: Problem, value: Fraction, tolerance: Fraction, generic: str) -> Check:
@@ -431,7 +444,7 @@ def _not_yet(problem: Problem, value: Fraction, tolerance: Fraction, generic: st
     mistake = diagnose(problem.result, Field(problem.kind, problem.token), value, tolerance)
     if mistake is None:
         return Check(False, True, generic)
-    return Check(False, True, "Not yet. " + feedback(mistake, problem.token))
+    return Check(False, True, said("Not yet. {why}", why=mistake_words(mistake, problem.token)))
 
 
 # --- hints and worked solutions ------------------------------------------------------------------
@@ -451,10 +464,10 @@ def hints(problem: Problem) -> list[str]:
     target = _TARGET_STEP[problem.kind]
     ladder = []
     method = [
-        "Step 1: the accepted mass of each token is min(p(x), q(x)).",
-        "Step 2: α, the acceptance probability, is the sum of those minimums.",
-        "Step 3: Z = sum of max(0, p(x) − q(x)) = 1 − α; Z = 0 means no rejection can happen.",
-        "Step 4: when Z > 0, r(x) = max(0, p(x) − q(x)) / Z; when Z = 0, r is not defined.",
+        said("Step 1: the accepted mass of each token is min(p(x), q(x))."),
+        said("Step 2: α, the acceptance probability, is the sum of those minimums."),
+        said("Step 3: Z = sum of max(0, p(x) − q(x)) = 1 − α; Z = 0 means no rejection can happen."),
+        said("Step 4: when Z > 0, r(x) = max(0, p(x) − q(x)) / Z; when Z = 0, r is not defined."),
     ]
     values = [
         f"min(p, q) = {_per_token(tokens, result.accepted)}.",
@@ -463,20 +476,22 @@ def hints(problem: Problem) -> list[str]:
         (
             f"r = {_per_token(tokens, result.residual)}."
             if result.residual is not None
-            else "Z = 0, so r is not defined."
+            else said("Z = 0, so r is not defined.")
         ),
     ]
     if problem.kind == "second":  # min, Z, r, then the second candidate's test against r
         method = [
             method[0],
-            "Step 2: Z = Σ max(0, p(x) − q(x)) = 1 − α, the probability that the first candidate is rejected.",
-            "Step 3: the rejection leaves the residual r(x) = max(0, p(x) − q(x)) / Z, over the whole vocabulary.",
-            "Step 4: the second candidate x is tested against r, not against p: it is kept with probability "
-            "min(1, r(x) / q(x)).",
+            said("Step 2: Z = Σ max(0, p(x) − q(x)) = 1 − α, the probability that the first candidate is rejected."),
+            said("Step 3: the rejection leaves the residual r(x) = max(0, p(x) − q(x)) / Z, over the whole "
+                 "vocabulary."),
+            said("Step 4: the second candidate x is tested against r, not against p: it is kept with probability "
+                 "min(1, r(x) / q(x))."),
         ]
         values = [values[0], values[2], values[3], ""]
     for step in range(len(HINT_STEPS)):
-        ladder.append((method[step] + (" " + values[step] if step < target else "")).rstrip())
+        shown = step < target and values[step]
+        ladder.append(said("{step} {values}", step=method[step], values=values[step]) if shown else method[step])
     return ladder
 
 
@@ -485,37 +500,42 @@ def worked_solution(problem: Problem) -> list[str]:
     result = problem.result
     tokens = problem.p.tokens
     excess = [max(Fraction(0), a - b) for a, b in zip(problem.p.values, problem.q.values)]
+    minimums = ", ".join(
+        f"{t}: min({fraction_text(a)}, {fraction_text(b)}) = {fraction_text(m)}"
+        for t, a, b, m in zip(tokens, problem.p.values, problem.q.values, result.accepted)
+    )
     lines = [
-        "min(p, q) per token: "
-        + ", ".join(
-            f"{t}: min({fraction_text(a)}, {fraction_text(b)}) = {fraction_text(m)}"
-            for t, a, b, m in zip(tokens, problem.p.values, problem.q.values, result.accepted)
-        )
-        + ".",
+        said("min(p, q) per token: {values}.", values=minimums),
         f"α = {' + '.join(fraction_text(m) for m in result.accepted)} = {with_decimal(result.alpha)}.",
-        f"max(0, p − q) per token: {_per_token(tokens, excess)}; Z = {with_decimal(result.z)} (= 1 − α).",
+        said("max(0, p − q) per token: {values}; Z = {z} (= 1 − α).", values=_per_token(tokens, excess),
+             z=with_decimal(result.z)),
     ]
     if result.residual is None:
-        lines.append("Z = 0: every proposal is accepted (no-rejection branch); r = 0/0 is never evaluated.")
+        lines.append(said("Z = 0: every proposal is accepted (no-rejection branch); r = 0/0 is never evaluated."))
     else:
-        lines.append(f"r = max(0, p − q) / Z: {_per_token(tokens, result.residual)} (sums to 1).")
+        lines.append(said("r = max(0, p − q) / Z: {values} (sums to 1).", values=_per_token(tokens, result.residual)))
         if problem.kind == "second":
             i = tokens.index(problem.token)
-            t = problem.token
-            lines.append(
-                f"The second candidate {t} is tested against r, not p: min(1, r({t}) / q({t})) = "
-                f"min(1, {fraction_text(result.residual[i])} / {fraction_text(problem.q.values[i])})."
-            )
+            lines.append(said(
+                "The second candidate {t} is tested against r, not p: min(1, r({t}) / q({t})) = min(1, {r} / {q}).",
+                t=problem.token, r=fraction_text(result.residual[i]), q=fraction_text(problem.q.values[i]),
+            ))
         if problem.kind == "correction":
             i = tokens.index(problem.token)
-            lines.append(
-                f"Z·r({problem.token}) = {fraction_text(result.z)} * {fraction_text(result.residual[i])}; "
-                f"check: min + Z·r = {fraction_text(result.accepted[i])} + {fraction_text(result.correction[i])} "
-                f"= {fraction_text(problem.p.values[i])} = p({problem.token})."
-            )
+            lines.append(said(
+                "Z·r({t}) = {z} * {r}; check: min + Z·r = {kept} + {correction} = {p} = p({t}).", t=problem.token,
+                z=fraction_text(result.z), r=fraction_text(result.residual[i]),
+                kept=fraction_text(result.accepted[i]), correction=fraction_text(result.correction[i]),
+                p=fraction_text(problem.p.values[i]),
+            ))
     answer = problem.answer
-    lines.append("Answer: " + (with_decimal(answer) if isinstance(answer, Fraction) else f"{answer}") + ".")
+    lines.append(said("Answer: {answer}.", answer=with_decimal(answer) if isinstance(answer, Fraction)
+                      else said("undefined") if answer == UNDEFINED else ANSWER_WORDS.get(answer, answer)))
     return lines
+
+
+# the branch names and "undefined" as an answer (said in a page's language, typed in English or the page's)
+ANSWER_WORDS = {REJECTION: said("rejection"), NO_REJECTION: said("no-rejection")}
 
 
 # --- a student's attempt ------------------------------------------------------------------------

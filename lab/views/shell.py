@@ -53,7 +53,7 @@ PAGES = (
         True,
     ),
     PageEntry("lab/views/pages/pitfalls.py", N_("Pitfalls"), ":material/bug_report:", "pitfalls", TOOLS),
-    PageEntry("lab/views/pages/exercises.py", N_("Exercises"), ":material/school:", "exercises", TOOLS),
+    PageEntry("lab/views/pages/exercises.py", N_("Exercises"), ":material/school:", "exercises", TOOLS, True),
     PageEntry(
         "lab/views/pages/numerics.py", N_("Numerics (logits, float32)"), ":material/calculate:", "numerics", ENGINEERS,
         True,

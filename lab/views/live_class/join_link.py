@@ -23,6 +23,7 @@ import streamlit as st
 from lab.classroom import admission, refusals
 from lab.classroom.keys import TRUSTED_PROXIES_ENV
 from lab.core.formatting import markdown_escape
+from lab.views.ui.language import texts
 
 PUBLIC_URL_ENV = "RESIDUAL_LAB_PUBLIC_URL"
 CLASS_PATH = "class"
@@ -114,24 +115,26 @@ START_FOR_THE_ROOM = "./run --server.address 0.0.0.0"
 
 
 def no_address_warning(what: str) -> None:
-    """Why there is no ``what`` (e.g. "join link") and no QR code: the page was opened as localhost and no address
-    for students is set; and, when this server listens on loopback only, that no address would work until it is
-    started for the room. The same words on every page that gives students a link."""
-    text = (
-        f"**No {what} yet: this page was opened as localhost**, an address only this computer knows, so a link or "
-        "QR code made from it would not open on a phone. "
-    )
+    """Why there is no ``what`` (a link's name marked for the catalogs, e.g. "join link") and no QR code: the page
+    was opened as localhost and no address for students is set; and, when this server listens on loopback only, that
+    no address would work until it is started for the room. The same words on every page that gives students a
+    link."""
+    _ = texts()
+    text = _(
+        "**No {link} yet: this page was opened as localhost**, an address only this computer knows, so a link or QR "
+        "code made from it would not open on a phone.", link=_(what),
+    ) + " "
     if listens_on_loopback_only():
-        text += (
-            "**This app also listens on this computer only** "
-            f"(server address {markdown_escape(str(st.get_option('server.address')))}): no phone can connect to it "
-            f"at any address. Stop it and start it for the room with `{START_FOR_THE_ROOM}` (or set "
-            f"{PUBLIC_URL_ENV} to the address of a proxy in front of it)."
+        text += _(
+            "**This app also listens on this computer only** (server address {address}): no phone can connect to it "
+            "at any address. Stop it and start it for the room with `{command}` (or set {variable} to the address of "
+            "a proxy in front of it).", address=markdown_escape(str(st.get_option("server.address"))),
+            command=START_FOR_THE_ROOM, variable=PUBLIC_URL_ENV,
         )
     else:
-        text += (
-            "Give the address students can reach (this machine's network address, below), or set "
-            f"{PUBLIC_URL_ENV} when starting the app."
+        text += _(
+            "Give the address students can reach (this machine's network address, below), or set {variable} when "
+            "starting the app.", variable=PUBLIC_URL_ENV,
         )
     st.warning(text)
 

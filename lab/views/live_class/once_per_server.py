@@ -65,11 +65,13 @@ def qr_image(url: str, scale: int = 10) -> str:
 
 
 @functools.lru_cache(maxsize=1024)
-def pq_table(tokens: tuple, p: tuple, q: tuple) -> str:
-    """A problem's token / p / q table as markdown, built once per problem for the whole class. p and q are a
-    Distribution's exact values: the cache tells arguments apart by equality, and 0.5 == 1/2 would share a table."""
-    rows = zip(tokens, (with_decimal(v, 3) for v in p), (with_decimal(v, 3) for v in q))
-    return markdown_table(("token", "p", "q"), rows)
+def pq_table(tokens: tuple, p: tuple, q: tuple, header: tuple[str, str, str] = ("token", "p", "q"),
+             decimal_comma: bool = False) -> str:
+    """A problem's token / p / q table as markdown, built once per problem (and language) for the whole class. p and q
+    are a Distribution's exact values: the cache tells arguments apart by equality, and 0.5 == 1/2 would share a
+    table. ``header``: the columns' names in the page's language; ``decimal_comma``: its decimals written 0,75."""
+    rows = zip(tokens, *((with_decimal(v, 3, decimal_comma) for v in column) for column in (p, q)))
+    return markdown_table(header, rows)
 
 
 # at most as many sequences as 128 of the largest laws, and many more of the small ones a class asks for

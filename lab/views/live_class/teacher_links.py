@@ -8,6 +8,7 @@ import streamlit as st
 
 from lab.classroom.actions import ClassRow
 from lab.core.formatting import markdown_escape
+from lab.i18n import N_
 from lab.views.live_class.common import PROJECTOR_PATH, URL_PATH, page_url
 from lab.views.live_class.database import engine
 from lab.views.live_class.join_link import join_link, network_addresses, no_address_warning
@@ -78,7 +79,7 @@ def join_panel(klass: ClassRow, presenting: bool, first: bool) -> None:
                 st.markdown("**Join link** (students open it, or go to the Class page and type the code):")
                 st.code(link.url, language=None, wrap_lines=True)
             else:
-                no_address_warning("join link")
+                no_address_warning(N_("join link"))
                 st.markdown("Until then students can open the app and type the class code on its Class page.")
         with right:
             if link.url is not None:

@@ -7,12 +7,17 @@ import streamlit as st
 
 from lab.classroom import study
 from lab.classroom.actions import outcome
+from lab.core.errors import said
 from lab.teaching.exercises import Attempt
 from lab.views.live_class.database import engine
 
-DATABASE_DOWN = (
+DATABASE_DOWN = said(
     "the class database cannot be reached right now, so your attempts are not being saved under this link; "
     "they stay on this page, and saving starts again by itself once the database is back."
+)
+DATABASE_DOWN_AT_START = said(  # before a resume link exists
+    "the class database cannot be reached right now, so your attempts are not being saved yet; they stay on this "
+    "page, and saving starts again by itself once the database is back."
 )
 
 RESUME_PARAM = "resume"
@@ -114,7 +119,7 @@ def start(assignment_key: str, attempts: dict[int, Attempt]) -> None:
     if started.refused is not None:
         raise started.refused  # (new_study refuses nothing: a bug)
     if started.down:
-        st.session_state[RESUME_ERROR] = DATABASE_DOWN.replace("under this link", "yet")
+        st.session_state[RESUME_ERROR] = DATABASE_DOWN_AT_START
         return
     token = started.value
     st.query_params[RESUME_PARAM] = token

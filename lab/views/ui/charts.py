@@ -106,7 +106,7 @@ def figure(builder: str, *args):
 
 def show_feedback(feedback: Feedback) -> None:
     """What a submission came to, drawn as its kind says (success, warning or error): user text is escaped."""
-    getattr(st, feedback.kind)(markdown_escape(feedback.text))
+    getattr(st, feedback.kind)(markdown_escape(language.say(feedback.text)))
 
 
 def chart(fig, key: str, alt: str, table: tuple | None = None, height="content", intro: str = "") -> None:
