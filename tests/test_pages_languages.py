@@ -912,3 +912,87 @@ def test_a_german_exercise_reads_the_german_word_for_undefined_and_keeps_its_tab
     at.selectbox(key=language.SELECT_KEY).set_value("fr").run()
     assert at.session_state["tab"] == "Vos résultats"  # the same tab, in French
     assert any(w.label == "Télécharger mes résultats (CSV)" for w in at.get("download_button"))
+
+
+# --- Pitfalls in another language ---------------------------------------------------------------------------
+PITFALLS = next(entry for entry in PAGES if entry.url_path == "pitfalls")
+# a card's code, the projects and files its public reports name, and the engines' own argument names
+PITFALL_NAMES = re.compile(r"\S+/\S+|\b(vLLM|SGLang|EAGLE|Medusa|NaN|PR|TreeSpeculativeSamplingTargetOnly|"
+                           r"evaluate_posterior|epsilon|delta|exp|coin|argmax|H|c1|cj)\b")  # paths: a/b/c.py
+
+
+def pitfalls_states(at: AppTest):
+    """The page walked through what an engineer meets: guesses graded right and wrong, every variant's spoiler, the
+    single step through every mistake, a model that stops and a stop-token mistake on one that does not, a choice too
+    large to compute (refused, the last valid one kept), and the several-candidates cards revealed."""
+    yield at
+    choice = "bernoulli-residual::1::1::resample-from-p"
+    for biased, gain in (("yes, biased", "A"), ("no, exact", "none (unbiased)")):
+        at.radio(key=f"pit_guess_biased::{choice}").set_value(biased)
+        at.selectbox(key=f"pit_guess_gain::{choice}").set_value(gain)
+        at.button(key="pit_reveal").click().run()
+        yield at
+    open_expander(at, "pit_every")
+    open_expander(at, "pit_every_step")
+    yield at
+    at.selectbox(key="pit_model").set_value("markov-ab-end").run()
+    yield at
+    at.selectbox(key="pit_model").set_value("markov-three").run()
+    at.selectbox(key="pit_variant").set_value("bonus-after-stop").run()
+    yield at
+    at.selectbox(key="pit_model").set_value("eight-words").run()
+    at.number_input(key="pit_block").set_value(8).run()
+    at.number_input(key="pit_length").set_value(5).run()
+    yield at
+    for name in ("no-update", "typical-acceptance"):
+        at.selectbox(key="pit_draft_variant").set_value(name).run()
+        at.radio(key=f"pit_draft_guess::{name}").set_value("no, exact")
+        at.button(key="pit_draft_reveal").click().run()
+        yield at
+    open_expander(at, "pit_rules")
+    yield at
+
+
+def test_under_the_pseudo_language_every_state_of_pitfalls_came_through_the_catalog():
+    at = pseudo_app()
+    at.switch_page(PITFALLS.file).run()
+    found, kinds = {}, set()
+    for state in pitfalls_states(at):
+        found.update({text: words for text, words in leaks(state).items()
+                      if untranslated_words(PITFALL_NAMES.sub(" ", text.replace("\\", "")))})
+        kinds |= {kind for kind in ("error", "info", "success", "warning") if state.get(kind)}
+    assert kinds == {"error", "info", "success", "warning"}
+    assert not found, found
+
+
+@pytest.mark.parametrize("code", [c for c in LANGUAGES if c != "en"])
+def test_no_english_sentence_remains_on_pitfalls_in_another_language(code):
+    ats = [open_in(PITFALLS.file, c) for c in ("en", code)]
+    choice = "bernoulli-residual::1::1::resample-from-p"
+    for at in ats:
+        at.radio(key=f"pit_guess_biased::{choice}").set_value("yes, biased")
+        at.selectbox(key=f"pit_guess_gain::{choice}").set_value("A")
+        at.button(key="pit_reveal").click().run()
+        at.radio(key="pit_draft_guess::no-update").set_value("yes, biased")
+        at.button(key="pit_draft_reveal").click().run()
+    assert ats[1].title[0].value == po(code)["Pitfalls"]
+    assert ats[1].success  # the graded guesses, in the language
+    english, other = ([text for text in visible_texts(at) + chart_texts(at)
+                       if not text.startswith(("x ~", "r =", "for ", "u =", "q_used", "drafts", "cands", "excess"))]
+                      for at in ats)  # the cards' code is code
+    left = sentences(english) & sentences(other)
+    assert not left, left
+
+
+def test_a_german_pitfall_grade_names_the_distance_the_german_way():
+    # resample-from-p on the worked example: its law is (7/50, 27/50, 8/25), 3/50 away from p (tests/
+    # test_pages_pitfalls.py derives it by hand); A gains mass
+    at = open_in(PITFALLS.file, "de")
+    choice = "bernoulli-residual::1::1::resample-from-p"
+    at.radio(key=f"pit_guess_biased::{choice}").set_value("yes, biased")
+    at.selectbox(key=f"pit_guess_gain::{choice}").set_value("A")
+    at.button(key="pit_reveal").click().run()
+    (grade,) = [s.value.replace("\\", "") for s in at.success]
+    assert grade == ("Beide Antworten richtig. Sie sagten verzerrt: richtig, seine Verteilung ist 3/50 von der des "
+                     "Ziels entfernt (Totalvariation). Sie sagten, A gewinnt Masse: richtig, so ist es."), grade
+    assert [m.value for m in at.metric] == ["3/50", "0,06"]

@@ -225,7 +225,7 @@ def test_pitfalls_largest_exact_choice_and_the_named_limit():
     assert any("K = 8, L = 4 · outcomes: 4096 sequences" in c.value for c in at.caption)
     at.number_input(key="pit_length").set_value(5).run()
     assert not at.exception
-    (message,) = [e.value for e in at.error]
+    (message,) = [plain(e.value) for e in at.error]
     assert "32,768 sequences, too many for an exact law (limit 4,096" in message
     assert message.endswith("Showing the last valid choice.")
     assert any("K = 8, L = 4 · outcomes: 4096 sequences" in c.value for c in at.caption)

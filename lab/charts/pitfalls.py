@@ -185,7 +185,7 @@ def law_vs_target(
     return base.figure(traces, _layout(title, top))
 
 
-def tv_by_variant(names: Sequence[str], distances: Sequence, title: str = "Distance from the target, by variant"):
+def tv_by_variant(names: Sequence[str], distances: Sequence, title: str = N_("Distance from the target, by variant")):
     """Horizontal bars of each variant's exact total variation distance (0 drawn as a labelled zero)."""
     values = [float(d) for d in distances]
     trace = {
@@ -207,7 +207,7 @@ def tv_by_variant(names: Sequence[str], distances: Sequence, title: str = "Dista
         margin={"l": 10, "r": 60, "t": 20, "b": 50},
         showlegend=False,
         xaxis={
-            "title": base.axis_title("total variation distance (exact)"),
+            "title": base.axis_title(N_("total variation distance (exact)")),
             "automargin": True,
             "range": [0, max(values + [1e-9]) * 1.3],
             "nticks": 4,  # a narrow plot (a phone) keeps its tick labels apart

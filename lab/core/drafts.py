@@ -104,67 +104,68 @@ DRAFT_MISTAKES: dict[str, DraftMistake] = {
         DraftMistake(
             "no-update",
             ("with-replacement",),
-            "Every candidate tested against p",
-            "Each candidate is tested with min(1, p/q) against the original target, and the correction comes from "
+            said("Every candidate tested against p"),
+            said("Each candidate is tested with min(1, p/q) against the original target, and the correction comes from "
             "max(0, p - q)/Z: the residual is never updated between candidates, so a token's missing mass is "
-            "handed out once per candidate.",
+            "handed out once per candidate."),
         ),
         DraftMistake(
             "stale-draft",
             ("without-replacement",),
-            "Tests made with the original draft",
-            "Candidates are drawn without replacement, but each is tested, and each residual formed, with the "
-            "original q instead of the renormalised draft that proposed it.",
+            said("Tests made with the original draft"),
+            said("Candidates are drawn without replacement, but each is tested, and each residual formed, with the "
+            "original q instead of the renormalised draft that proposed it."),
         ),
         DraftMistake(
             "top-k-with-q",
             ("top-k",),
-            "Top-k candidates tested with q",
-            "The K most likely tokens of q are tested with min(1, p/q) and residuals max(0, p - q), as if they had "
-            "been drawn from q. They were chosen, not drawn: each is a one-hot draft (kept with probability p).",
+            said("Top-k candidates tested with q"),
+            said("The K most likely tokens of q are tested with min(1, p/q) and residuals max(0, p - q), as if they "
+                 "had "
+            "been drawn from q. They were chosen, not drawn: each is a one-hot draft (kept with probability p)."),
         ),
         DraftMistake(
             "correction-from-candidates",
             RULES,
-            "Correction among the candidates",
-            "When every candidate is rejected, the replacement is drawn from p restricted to the candidates "
-            "(renormalised) instead of from the residual left by the last rejection, over the whole vocabulary.",
+            said("Correction among the candidates"),
+            said("When every candidate is rejected, the replacement is drawn from p restricted to the candidates "
+            "(renormalised) instead of from the residual left by the last rejection, over the whole vocabulary."),
         ),
         DraftMistake(
             "last-residual-only",
             RULES,
-            "Only the last candidate's residual",
-            "When every candidate is rejected, the replacement comes from max(0, p - q)/Z of the original target "
-            "and the last candidate's draft: the residuals the earlier rejections left are forgotten.",
+            said("Only the last candidate's residual"),
+            said("When every candidate is rejected, the replacement comes from max(0, p - q)/Z of the original target "
+            "and the last candidate's draft: the residuals the earlier rejections left are forgotten."),
         ),
         DraftMistake(
             "skip-duplicates",
             ("with-replacement",),
-            "A repeated candidate skipped",
-            "A candidate equal to one already rejected is skipped, so the residual is updated once where the rule "
-            "updates it at every independent draft (a repeated draft must be tested, and rejected, again).",
+            said("A repeated candidate skipped"),
+            said("A candidate equal to one already rejected is skipped, so the residual is updated once where the rule "
+            "updates it at every independent draft (a repeated draft must be tested, and rejected, again)."),
         ),
         DraftMistake(
             "threshold-acc",
             ("top-k",),
-            "Accumulated threshold below 1 (SGLang)",
-            "SGLang's one coin per node keeps sibling j when coin <= (p(c1) + ... + p(cj)) / threshold_acc; with "
-            "threshold_acc = 1/2 (below 1) candidates are kept more often than p says.",
+            said("Accumulated threshold below 1 (SGLang)"),
+            said("SGLang's one coin per node keeps sibling j when coin <= (p(c1) + ... + p(cj)) / threshold_acc; with "
+            "threshold_acc = 1/2 (below 1) candidates are kept more often than p says."),
         ),
         DraftMistake(
             "threshold-single",
             ("top-k",),
-            "Single threshold below 1 (SGLang)",
-            "SGLang also keeps a sibling whenever its own target probability is at least threshold_single; with "
-            "threshold_single = 1/2 (below 1) a likely candidate is always kept.",
+            said("Single threshold below 1 (SGLang)"),
+            said("SGLang also keeps a sibling whenever its own target probability is at least threshold_single; with "
+            "threshold_single = 1/2 (below 1) a likely candidate is always kept."),
         ),
         DraftMistake(
             "typical-acceptance",
             ("top-k",),
-            "Typical acceptance (Medusa)",
-            f"A candidate x is kept when p(x) > min(epsilon, delta * exp(-H(p))) (Medusa's defaults epsilon = "
-            f"{TYPICAL_EPSILON}, delta = {TYPICAL_DELTA}); otherwise the output is drawn from p. Lossy by design: "
-            "it trades the target's law for speed.",
+            said("Typical acceptance (Medusa)"),
+            said("A candidate x is kept when p(x) > min(epsilon, delta * exp(-H(p))) (Medusa's defaults epsilon = "
+                 "{epsilon}, delta = {delta}); otherwise the output is drawn from p. Lossy by design: it trades the "
+                 "target's law for speed.", epsilon=TYPICAL_EPSILON, delta=TYPICAL_DELTA),
         ),
     )
 }

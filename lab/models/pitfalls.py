@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from lab.core.blocks import MAX_BLOCK, MAX_LENGTH
 from lab.core.markov import all_model_names
+from lab.i18n import N_
 from lab.models.url import Control, PageModel
 from lab.teaching.pitfalls import MISTAKE_CARDS
 
@@ -28,8 +29,8 @@ class PitfallsModel(PageModel):
     # widgets' labels, keys and ranges from these.
     IN_LINK = False
     CONTROLS = (
-        Control("model", "pit_model", "scenario or model", "choice", options=all_model_names),
-        Control("block", "pit_block", "drafts per block K", "whole", low=1, high=MAX_BLOCK),
-        Control("length", "pit_length", "committed tokens L", "whole", low=1, high=MAX_LENGTH),
-        Control("variant", "pit_variant", "mistake", "choice", options=lambda: MISTAKE_CARDS),
+        Control("model", "pit_model", N_("scenario or model"), "choice", options=all_model_names),
+        Control("block", "pit_block", N_("drafts per block K"), "whole", low=1, high=MAX_BLOCK),
+        Control("length", "pit_length", N_("committed tokens L"), "whole", low=1, high=MAX_LENGTH),
+        Control("variant", "pit_variant", N_("mistake"), "choice", options=lambda: MISTAKE_CARDS),
     )

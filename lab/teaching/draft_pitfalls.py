@@ -22,6 +22,7 @@ from lab.core.drafts import (
     tree_law,
 )
 from lab.core.markov import START, load_model
+from lab.i18n import N_
 from lab.teaching.pitfalls import Report
 
 # The worked example of several drafts: hand-derived, acceptance 4/5 with replacement, 47/50 without,
@@ -88,7 +89,10 @@ DRAFT_CARDS: dict[str, DraftCard] = {
             ),
             WITH_REPLACEMENT_LINES,
             (),
-            "with one candidate (K = 1), where there is nothing to update, and when no rejection can happen (p = q).",
+            N_(
+                "with one candidate (K = 1), where there is nothing to update, and when no rejection can happen "
+                "(p = q)."
+            ),
         ),
         DraftCard(
             "stale-draft",
@@ -100,8 +104,8 @@ DRAFT_CARDS: dict[str, DraftCard] = {
                 "return sample(p)",
             ),
             WITHOUT_REPLACEMENT_LINES,
-            (Report("SafeAILab/EAGLE", "#74", "which draft the residual of sampling without replacement uses"),),
-            "with one candidate (K = 1): the first draft is the original q.",
+            (Report("SafeAILab/EAGLE", "#74", N_("which draft the residual of sampling without replacement uses")),),
+            N_("with one candidate (K = 1): the first draft is the original q."),
         ),
         DraftCard(
             "top-k-with-q",
@@ -113,11 +117,11 @@ DRAFT_CARDS: dict[str, DraftCard] = {
             ),
             TOP_K_LINES,
             (
-                Report("SafeAILab/EAGLE", "issues 93, 110, 183, 221 and 329", "whether top-k drafting is lossless"),
-                Report("jaymody/speculative-sampling", "#3", "argmax drafting scored with q = softmax"),
-                Report("vllm-project/vllm", "PR #16899", "argmax drafts treated as one-hot q"),
+                Report("SafeAILab/EAGLE", "issues 93, 110, 183, 221 and 329", N_("whether top-k drafting is lossless")),
+                Report("jaymody/speculative-sampling", "#3", N_("argmax drafting scored with q = softmax")),
+                Report("vllm-project/vllm", "PR #16899", N_("argmax drafts treated as one-hot q")),
             ),
-            "when the draft is one-hot on its top candidate (q(c) = 1): then q is the one-hot draft.",
+            N_("when the draft is one-hot on its top candidate (q(c) = 1): then q is the one-hot draft."),
         ),
         DraftCard(
             "correction-from-candidates",
@@ -131,8 +135,8 @@ DRAFT_CARDS: dict[str, DraftCard] = {
                 "return sample(p)  # the last residual, every token",
             ),
             (),
-            "only when a candidate is always kept (no correction can happen). The residual is defined over the "
-            "target's whole vocabulary, never over whichever candidates were in the tree.",
+            N_("only when a candidate is always kept (no correction can happen). The residual is defined over the "
+            "target's whole vocabulary, never over whichever candidates were in the tree."),
         ),
         DraftCard(
             "last-residual-only",
@@ -142,7 +146,7 @@ DRAFT_CARDS: dict[str, DraftCard] = {
             ),
             ("for c in candidates: ...  # p updated at each rejection", "return sample(p)"),
             (),
-            "with one candidate (K = 1), where the last residual is the only one.",
+            N_("with one candidate (K = 1), where the last residual is the only one."),
         ),
         DraftCard(
             "skip-duplicates",
@@ -158,11 +162,11 @@ DRAFT_CARDS: dict[str, DraftCard] = {
                 Report(
                     "SafeAILab/EAGLE",
                     "eagle/model/utils.py",
-                    "evaluate_posterior skips repeated candidates (harmless there: its candidates are one-hot)",
+                    N_("evaluate_posterior skips repeated candidates (harmless there: its candidates are one-hot)"),
                 ),
             ),
-            "with one-hot (top-k) candidates, where testing a repeated candidate again changes nothing, and with "
-            "K = 1.",
+            N_("with one-hot (top-k) candidates, where testing a repeated candidate again changes nothing, and with "
+            "K = 1."),
         ),
         DraftCard(
             "threshold-acc",
@@ -178,10 +182,10 @@ DRAFT_CARDS: dict[str, DraftCard] = {
                 Report(
                     "sgl-project/sglang",
                     "speculative_sampling.cuh",
-                    "TreeSpeculativeSamplingTargetOnly; server argument speculative_accept_threshold_acc",
+                    N_("TreeSpeculativeSamplingTargetOnly; server argument speculative_accept_threshold_acc"),
                 ),
             ),
-            "when threshold_acc = 1 (the default): one coin against the running sum is then the rule.",
+            N_("when threshold_acc = 1 (the default): one coin against the running sum is then the rule."),
         ),
         DraftCard(
             "threshold-single",
@@ -195,10 +199,10 @@ DRAFT_CARDS: dict[str, DraftCard] = {
                 Report(
                     "sgl-project/sglang",
                     "speculative_sampling.cuh",
-                    "server argument speculative_accept_threshold_single",
+                    N_("server argument speculative_accept_threshold_single"),
                 ),
             ),
-            "when threshold_single = 1 (the default), or when no candidate reaches the threshold.",
+            N_("when threshold_single = 1 (the default), or when no candidate reaches the threshold."),
         ),
         DraftCard(
             "typical-acceptance",
@@ -209,8 +213,8 @@ DRAFT_CARDS: dict[str, DraftCard] = {
                 "return sample(p)",
             ),
             TOP_K_LINES,
-            (Report("FasterDecoding/Medusa", "medusa/model/utils.py", "typical acceptance, lossy by design"),),
-            "never in general: it is a deliberate trade of the target's law for speed.",
+            (Report("FasterDecoding/Medusa", "medusa/model/utils.py", N_("typical acceptance, lossy by design")),),
+            N_("never in general: it is a deliberate trade of the target's law for speed."),
         ),
     )
 }

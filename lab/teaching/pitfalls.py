@@ -17,6 +17,7 @@ from lab.core.blocks import MAX_OUTCOMES, block_chain, check_block_args, check_o
 from lab.core.caching import cached_by_size
 from lab.core.distance import total_variation
 from lab.core.distributions import LabInputError
+from lab.core.errors import said
 from lab.core.formatting import fraction_text
 from lab.core.markov import MarkovModel, load_model
 from lab.core.sampling import step_law
@@ -160,8 +161,8 @@ CARDS: dict[str, PitfallCard] = {
             ),
             CORRECT_LINES,
             (),
-            "when α = 0 (disjoint supports: r = p) or when no rejection can happen (p = q). Otherwise "
-            "accepted proposals already supplied min(p, q), and drawing from p adds their share a second time.",
+            N_("when α = 0 (disjoint supports: r = p) or when no rejection can happen (p = q). Otherwise "
+            "accepted proposals already supplied min(p, q), and drawing from p adds their share a second time."),
         ),
         PitfallCard(
             "epsilon-floor",
@@ -179,11 +180,11 @@ CARDS: dict[str, PitfallCard] = {
                 Report(
                     "vLLM (vllm-project/vllm)",
                     "its first rejection sampler",
-                    'an epsilon floor on the residual, which "introduces some drift"',
+                    N_('an epsilon floor on the residual, which "introduces some drift"'),
                 ),
             ),
-            "only when no rejection can happen (p = q). Whenever the branch is reachable the floor gives mass to "
-            "tokens with p <= q, even to tokens the target never produces.",
+            N_("only when no rejection can happen (p = q). Whenever the branch is reachable the floor gives mass to "
+            "tokens with p <= q, even to tokens the target never produces."),
         ),
         PitfallCard(
             "zero-out-rejected",
@@ -197,9 +198,9 @@ CARDS: dict[str, PitfallCard] = {
                 "r = r / r.sum()",
                 "commit y ~ r",
             ),
-            (Report("SafeAILab/EAGLE", "#20", "a residual that only removes the rejected token"),),
-            "when q is one-hot (the draft always proposes the same token x): then max(0, p − q) is p without x, "
-            "so removing the rejected token is the residual (the scenario “A one-hot draft”).",
+            (Report("SafeAILab/EAGLE", "#20", N_("a residual that only removes the rejected token")),),
+            N_("when q is one-hot (the draft always proposes the same token x): then max(0, p − q) is p without x, "
+            "so removing the rejected token is the residual (the scenario “A one-hot draft”)."),
         ),
         PitfallCard(
             "candidates-only",
@@ -213,8 +214,8 @@ CARDS: dict[str, PitfallCard] = {
                 "commit y ~ r",
             ),
             (),
-            "when the residual's support lies inside the candidates (or there is nothing to correct). The rule: "
-            "r is defined over the target's whole vocabulary, not over a candidate set.",
+            N_("when the residual's support lies inside the candidates (or there is nothing to correct). The rule: "
+            "r is defined over the target's whole vocabulary, not over a candidate set."),
         ),
         PitfallCard(
             "keep-testing-after-rejection",
@@ -227,8 +228,8 @@ CARDS: dict[str, PitfallCard] = {
                 "    if reject(x): commit y ~ r; break  # discard the drafts after it",
             ),
             (),
-            "with one draft per block (K = 1), and for i.i.d. models (every one-step scenario): when the next "
-            "token's law does not depend on the previous one, the stale drafts happen to fit the corrected prefix.",
+            N_("with one draft per block (K = 1), and for i.i.d. models (every one-step scenario): when the next "
+            "token's law does not depend on the previous one, the stale drafts happen to fit the corrected prefix."),
         ),
         PitfallCard(
             "reuse-uniform",
@@ -241,8 +242,8 @@ CARDS: dict[str, PitfallCard] = {
                 "else: commit inverse_cdf(r, rand())  # fresh randomness",
             ),
             (),
-            "when r is a point mass (one token carries the whole residual) or every rejected proposal has "
-            "p(x) = 0 (then a = 0 and u is still uniform on [0, 1)).",
+            N_("when r is a point mass (one token carries the whole residual) or every rejected proposal has "
+            "p(x) = 0 (then a = 0 and u is still uniform on [0, 1))."),
         ),
         PitfallCard(
             "unprocessed-draft",
@@ -260,11 +261,11 @@ CARDS: dict[str, PitfallCard] = {
                 Report(
                     "huggingface/transformers",
                     "#47932",
-                    "a draft scored with unprocessed logits after sampling from processed ones",
+                    N_("a draft scored with unprocessed logits after sampling from processed ones"),
                 ),
-                Report("vllm-project/vllm", "#9834", "the same kind of processed/unprocessed mismatch"),
+                Report("vllm-project/vllm", "#9834", N_("the same kind of processed/unprocessed mismatch")),
             ),
-            "when the processing changes nothing (q has at most two positive tokens, so top-2 keeps q as it is).",
+            N_("when the processing changes nothing (q has at most two positive tokens, so top-2 keeps q as it is)."),
         ),
         PitfallCard(
             "greedy-draft",
@@ -278,8 +279,8 @@ CARDS: dict[str, PitfallCard] = {
                 "if u < min(1, p[x] / q[x]): commit x",
                 "else: commit y ~ max(0, p - q) / Z",
             ),
-            (Report("huggingface/transformers", "#32867", "a greedy draft scored with its softmax probabilities"),),
-            "when q is one-hot: then argmax q is exactly a sample from q.",
+            (Report("huggingface/transformers", "#32867", N_("a greedy draft scored with its softmax probabilities")),),
+            N_("when q is one-hot: then argmax q is exactly a sample from q."),
         ),
         PitfallCard(
             "draft-past-stop",
@@ -294,10 +295,10 @@ CARDS: dict[str, PitfallCard] = {
                 "    if committed == stop: end  # no bonus, nothing after it",
             ),
             (),
-            "when the stop token is never kept as a draft (the draft never proposes it where the target may end: "
+            N_("when the stop token is never kept as a draft (the draft never proposes it where the target may end: "
             "then it comes only from a correction, which ends the block), or when the output is cut at its first "
             "stop token before anyone reads it: the tokens up to that stop token are committed exactly as by the "
-            "correct decoder, so only the tokens after it are wrong (and the work spent on them wasted).",
+            "correct decoder, so only the tokens after it are wrong (and the work spent on them wasted)."),
         ),
         PitfallCard(
             "bonus-after-stop",
@@ -310,9 +311,9 @@ CARDS: dict[str, PitfallCard] = {
                 "if all kept and drafts[-1] != stop: commit b ~ p(. | drafts[-1])",
             ),
             (),
-            "when the stop token is never kept as a draft (the draft never proposes it where the target may end), "
+            N_("when the stop token is never kept as a draft (the draft never proposes it where the target may end), "
             "or when the output is cut at its first stop token before anyone reads it: everything up to the stop "
-            "token is the correct decoder's, only the bonus after it is wrong.",
+            "token is the correct decoder's, only the bonus after it is wrong."),
         ),
         PitfallCard(
             "zero-over-zero",
@@ -325,12 +326,12 @@ CARDS: dict[str, PitfallCard] = {
                 "if Z == 0: commit x  # no-rejection branch: r never formed",
                 "else: r = maximum(p - q, 0) / Z",
             ),
-            (Report("jaymody/speculative-sampling", "#5", "NaN when p equals q because 0/0 was evaluated"),),
-            "never an output-law question: with exact p = q no rejection happens. A float path that rejects with "
+            (Report("jaymody/speculative-sampling", "#5", N_("NaN when p equals q because 0/0 was evaluated")),),
+            N_("never an output-law question: with exact p = q no rejection happens. A float path that rejects with "
             "a zero residual sum is a numerical inconsistency to investigate (see the Numerics page), not a case "
-            "for a floor.",
+            "for a floor."),
             has_variant=False,
-            own_title="0/0 when p equals q",
+            own_title=N_("0/0 when p equals q"),
         ),
     )
 }
@@ -374,8 +375,9 @@ class VariantLaw:
         """``A gains the most`` or, for a tie, ``C and D gain the most`` (the same largest amount)."""
         gains = self.biggest_gains
         if len(gains) == 1:
-            return f"{gains[0]} gains the most"
-        return f"{', '.join(gains[:-1])} and {gains[-1]} gain the most (the same amount)"
+            return said("{outcome} gains the most", outcome=gains[0])
+        return said("{outcomes} and {last} gain the most (the same amount)", outcomes=", ".join(gains[:-1]),
+                    last=gains[-1])
 
 
 @dataclass(frozen=True)
@@ -518,28 +520,34 @@ def grade_prediction(result: VariantLaw, says_biased: bool, gaining: str | None)
     if gaining is not None and gaining not in result.outcomes:
         raise PitfallInputError(f"outcome {gaining!r} is not one of this model's outcomes")
     bias_right = says_biased == result.biased
-    said = "biased" if says_biased else "exact"
     if result.biased:
-        truth = f"its law is {fraction_text(result.tv_distance)} away from the target's in total variation"
+        truth = said("its law is {distance} away from the target's in total variation",
+                     distance=fraction_text(result.tv_distance))
     else:
-        truth = "its law is exactly the target's (distance 0)"
-    bias_sentence = f"You said {said}: {'right' if bias_right else 'not quite'}, {truth}."
-    said = f"You said {gaining} gains mass" if gaining is not None else "You said nothing gains mass"
+        truth = said("its law is exactly the target's (distance 0)")
+    verdict = said("right") if bias_right else said("not quite")
+    bias_sentence = (said("You said biased: {verdict}, {truth}.", verdict=verdict, truth=truth) if says_biased
+                     else said("You said exact: {verdict}, {truth}.", verdict=verdict, truth=truth))
     if result.biased:
         gain_right = gaining in result.gains
-        if gain_right:
-            gain_sentence = f"{said}: right, it does."
-        elif gaining is None:
-            gain_sentence = f"{said}: not quite, the law is biased and {result.biggest_gain_phrase}."
+        if gaining is None:
+            gain_sentence = said("You said nothing gains mass: not quite, the law is biased and {most}.",
+                                 most=result.biggest_gain_phrase)
+        elif gain_right:
+            gain_sentence = said("You said {outcome} gains mass: right, it does.", outcome=gaining)
         else:
-            gain_sentence = f"{said}: not quite, it does not; {result.biggest_gain_phrase}."
+            gain_sentence = said("You said {outcome} gains mass: not quite, it does not; {most}.", outcome=gaining,
+                                 most=result.biggest_gain_phrase)
     else:
         gain_right = gaining is None
         gain_sentence = (
-            f"{said}: right, the law equals the target's."
+            said("You said nothing gains mass: right, the law equals the target's.")
             if gain_right
-            else f"{said}: not quite, the law equals the target's, so {gaining} gains nothing."
+            else said("You said {outcome} gains mass: not quite, the law equals the target's, so {outcome} gains "
+                      "nothing.", outcome=gaining)
         )
     score = int(bias_right) + int(gain_right)
-    lead = {2: "Both answers right.", 1: "One answer of two right.", 0: "Neither answer right yet."}[score]
-    return Grade(bias_right, gain_right, f"{lead} {bias_sentence} {gain_sentence}")
+    lead = {2: said("Both answers right."), 1: said("One answer of two right."),
+            0: said("Neither answer right yet.")}[score]
+    return Grade(bias_right, gain_right, said("{lead} {bias} {gain}", lead=lead, bias=bias_sentence,
+                                              gain=gain_sentence))

@@ -52,7 +52,7 @@ PAGES = (
         "lab/views/pages/several_drafts.py", N_("Several drafts"), ":material/account_tree:", "several-drafts", TOOLS,
         True,
     ),
-    PageEntry("lab/views/pages/pitfalls.py", N_("Pitfalls"), ":material/bug_report:", "pitfalls", TOOLS),
+    PageEntry("lab/views/pages/pitfalls.py", N_("Pitfalls"), ":material/bug_report:", "pitfalls", TOOLS, True),
     PageEntry("lab/views/pages/exercises.py", N_("Exercises"), ":material/school:", "exercises", TOOLS, True),
     PageEntry(
         "lab/views/pages/numerics.py", N_("Numerics (logits, float32)"), ":material/calculate:", "numerics", ENGINEERS,

@@ -150,7 +150,8 @@ def _answer_key(sheet: Sheet, problem: Problem) -> str:
 
 def typed_answer(text):
     """An answer as the page's language types it: its word for "undefined" is the word the check reads."""
-    if isinstance(text, str) and text.strip().lower().rstrip(".") == texts()("undefined").lower():
+    _ = texts()
+    if isinstance(text, str) and text.strip().lower().rstrip(".") == _("undefined").lower():
         return UNDEFINED
     return text
 
@@ -606,7 +607,8 @@ def main() -> None:
     if resume_problem := study_resume.load_saved(sheet.key, sheet.attempts) or st.session_state.pop(
         study_resume.RESUME_ERROR, None
     ):
-        st.warning(texts()("Resume link: {problem}", problem=markdown_escape(say(resume_problem))))
+        _ = texts()
+        st.warning(_("Resume link: {problem}", problem=markdown_escape(say(resume_problem))))
         if study_resume.waiting():
             study_resume.retry_while_down()
     teacher_tab(sheet, tab_teacher)
