@@ -4,10 +4,10 @@ no more than 5 % of its English run.
 
     python bench/bench_languages.py [--rounds 40]
 
-Each run is a whole AppTest run of app.py on one page (Start here, the Glossary, the Residual explorer and the
-Binomial lab, translated; the Sampling lab, shown in English under the notice) in one session, whose language its
-link set; the minimal app's run is the floor. Rounds are interleaved, in a new (seeded) order each round, so that
-machine load affects all alike; it prints each language's median CPU per run as a ratio to the floor and to English.
+Each run is a whole AppTest run of app.py on one page (every translated page; the Class's landing, shown in English
+under the notice) in one session, whose language its link set; the minimal app's run is the floor. Rounds are
+interleaved, in a new (seeded) order each round, so that machine load affects all alike; it prints each language's
+median CPU per run as a ratio to the floor and to English.
 """
 
 from __future__ import annotations
@@ -33,6 +33,12 @@ PAGES = {
     "explorer": "lab/views/pages/explorer.py",
     "binomial-lab": "lab/views/pages/binomial_lab.py",
     "sampling": "lab/views/pages/sampling.py",
+    "blocks": "lab/views/pages/blocks.py",
+    "several-drafts": "lab/views/pages/several_drafts.py",
+    "pitfalls": "lab/views/pages/pitfalls.py",
+    "exercises": "lab/views/pages/exercises.py",
+    "numerics": "lab/views/pages/numerics.py",
+    "class": "lab/views/live_class/classroom.py",
 }
 
 

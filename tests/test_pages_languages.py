@@ -996,3 +996,27 @@ def test_a_german_pitfall_grade_names_the_distance_the_german_way():
     assert grade == ("Beide Antworten richtig. Sie sagten verzerrt: richtig, seine Verteilung ist 3/50 von der des "
                      "Ziels entfernt (Totalvariation). Sie sagten, A gewinnt Masse: richtig, so ist es."), grade
     assert [m.value for m in at.metric] == ["3/50", "0,06"]
+
+
+def test_a_german_list_of_logits_or_of_p_and_q_uses_semicolons_and_a_decimal_comma():
+    # Numerics: the first logits are written the German way, and read: p′(A) = e/(e + 1) = 0,731059 after top-2
+    at = open_in(NUMERICS.file, "de")
+    assert at.text_input(key="numerics_target_logits").value == "A=2; B=1; C=0,5; D=-1"
+    assert not at.error
+    at.text_input(key="numerics_target_logits").set_value("A=2, B=1").run()  # two entries glued by a comma
+    (error,) = [e.value.replace("\\", "") for e in at.error]
+    assert "'A'" in error and "';'" in error, error  # named, and the separator said
+    # English typed first, then German chosen: the list is written again the German way, not refused
+    at = open_in(NUMERICS.file, "en")
+    at.text_input(key="numerics_draft_logits").set_value("A=1, B=2, C=0.25, D=0.5").run()
+    at.selectbox(key=language.SELECT_KEY).set_value("de").run()
+    assert at.text_input(key="numerics_draft_logits").value == "A=1; B=2; C=0,25; D=0,5"
+    assert not at.error
+    # Several drafts: p and q typed with ";" between entries and "0,5" (p = q: no rejection, so the acceptance is 1)
+    at = open_in(SEVERAL.file, "de")
+    at.text_input(key="sd_p").set_value("x=0,5;y=0,5")
+    at.text_input(key="sd_q").set_value("x=1/2;y=0,5").run()
+    assert not at.error, [e.value for e in at.error]
+    at.number_input(key="sd_pred_acc").set_value(1.0).run()
+    at.button(key="sd_reveal").click().run()
+    assert "Wahrscheinlichkeit 1 behalten" in at.success[0].value.replace("\\", "")

@@ -46,19 +46,23 @@ class NumericsModel(PageModel):
         Control("top_p", "numerics_top_p", N_("top-p (1 = off)"), "number", low=Fraction(1, 20), high=1, named="top-p"),
     )  # fmt: skip
 
-    def processed_step(self) -> ProcessedStep:
+    def processed_step(self, decimal_comma: bool = False) -> ProcessedStep:
         """The logits processed by the temperature, top-k and top-p controls, with both checks' output laws (raises
-        LabInputError naming the logit text or setting it refuses)."""
+        LabInputError naming the logit text or setting it refuses). ``decimal_comma``: the logits are written the
+        way of a language with a decimal comma (``A=2; C=0,5``)."""
         return _processed_step(
-            self.target_logits, self.draft_logits, float(self.temperature), self.top_k, float(self.top_p)
+            self.target_logits, self.draft_logits, float(self.temperature), self.top_k, float(self.top_p),
+            decimal_comma,
         )
 
 
 @lru_cache(maxsize=256)
-def _processed_step(target_text: str, draft_text: str, temperature: float, top_k: int, top_p: float) -> ProcessedStep:
+def _processed_step(
+    target_text: str, draft_text: str, temperature: float, top_k: int, top_p: float, decimal_comma: bool = False
+) -> ProcessedStep:
     """The step for these settings, made once for the process (a class tries the same few settings; every change of
     a control runs the page again). Shared, so its arrays are made read-only; a refused text raises and is not kept."""
-    step = processed_step_from_text(target_text, draft_text, Processing(temperature, top_k, top_p))
+    step = processed_step_from_text(target_text, draft_text, Processing(temperature, top_k, top_p), decimal_comma)
     for value in vars(step).values():
         if isinstance(value, np.ndarray):
             value.flags.writeable = False

@@ -58,9 +58,10 @@ class SeveralDraftsModel(PageModel):
     )
 
     @classmethod
-    def read_fields(cls, read, defaults, **limits) -> dict:
+    def read_fields(cls, read, defaults, decimal_comma: bool = False, **limits) -> dict:
         """The controls as declared, then the typed p and q: each refused by name when the page cannot use it (both
-        then go back to empty, and the scenario shows)."""
+        then go back to empty, and the scenario shows). ``decimal_comma``: p and q are written the way of a language
+        that writes 0,75 (``A=0,1;B=0,9``)."""
         fields = super().read_fields(read, defaults, **limits)
         problems: dict[str, str] = {}
         for field, param, name in (("p_text", "sd_p", "p"), ("q_text", "sd_q", "q")):
@@ -70,13 +71,13 @@ class SeveralDraftsModel(PageModel):
                                        limit=f"{MAX_TEXT:,}")
             elif text.strip():
                 try:
-                    parse_spec_text(text, name=name)
+                    parse_spec_text(text, name=name, decimal_comma=decimal_comma)
                 except LabInputError as exc:
                     problems[param] = said_of(exc)
         trial = cls(**fields)
         if trial.typed and not problems:
             try:
-                trial.distributions()
+                trial.distributions(decimal_comma)
             except LabInputError as exc:
                 message = said_of(exc)
                 about_q = message.startswith(("q:", "draft q")) or "not in q" in message or "in q but" in message
@@ -93,9 +94,9 @@ class SeveralDraftsModel(PageModel):
         """Whether p and q come from the two boxes (both filled in) rather than the scenario."""
         return bool(self.p_text.strip() or self.q_text.strip())
 
-    def distributions(self) -> tuple[Distribution, Distribution]:
+    def distributions(self, decimal_comma: bool = False) -> tuple[Distribution, Distribution]:
         """The node's p and q, exact: the typed ones when either box holds text (both are then needed), else the
-        scenario's."""
+        scenario's. ``decimal_comma``: as in :meth:`read_fields`."""
         if not self.typed:
             scenario = load_scenario(self.scenario)
             return scenario.p, scenario.q
@@ -106,8 +107,8 @@ class SeveralDraftsModel(PageModel):
             if len(text) > MAX_TEXT:
                 raise DraftsPageError(said("{box}: {value} is longer than {limit} characters", box=box,
                                            value=shown(text), limit=f"{MAX_TEXT:,}"))
-        p = parse_spec_text(self.p_text, name="p")
-        q = check_same_tokens(p, parse_spec_text(self.q_text, name="q"))
+        p = parse_spec_text(self.p_text, name="p", decimal_comma=decimal_comma)
+        q = check_same_tokens(p, parse_spec_text(self.q_text, name="q", decimal_comma=decimal_comma))
         if len(p) > MAX_TOKENS:
             raise DraftsPageError(said("target p has {count} tokens; at most {limit} are allowed here", count=len(p),
                                        limit=MAX_TOKENS))

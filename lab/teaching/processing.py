@@ -64,11 +64,16 @@ def check_processing(temperature, top_k, top_p) -> None:
         raise ProcessingInputError(f"top-p {top_p!r} must be in (0, 1] (1 = off)")
 
 
-def parse_logits(text: str, name: str = "logits") -> tuple[tuple[str, ...], np.ndarray]:
-    """``A=2, B=1, C=0`` -> tokens and float64 logits (finite numbers; names checked)."""
-    entries = [e.strip() for e in text.replace("\n", ",").split(",") if e.strip()]
+def parse_logits(text: str, name: str = "logits", decimal_comma: bool = False) -> tuple[tuple[str, ...], np.ndarray]:
+    """``A=2, B=1, C=0`` -> tokens and float64 logits (finite numbers; names checked). With ``decimal_comma`` (a
+    language that writes 0,5) entries are separated by ``;`` and a logit reads ``0,5``: ``A=2; B=1; C=0,5``."""
+    separator = ";" if decimal_comma else ","
+    entries = [e.strip() for e in text.replace("\n", separator).split(separator) if e.strip()]
     if not entries:
-        raise ProcessingInputError(said("{name}: no logits given (write them as A=2, B=1, C=0)", name=name))
+        raise ProcessingInputError(
+            said("{name}: no logits given (write them as A=2; B=1; C=0,5)", name=name) if decimal_comma
+            else said("{name}: no logits given (write them as A=2, B=1, C=0)", name=name)
+        )
     tokens: list[str] = []
     values: list[float] = []
     for entry in entries:
@@ -76,6 +81,11 @@ def parse_logits(text: str, name: str = "logits") -> tuple[tuple[str, ...], np.n
             raise ProcessingInputError(said("{name}: entry {entry} is not of the form token=logit", name=name,
                                             entry=repr(entry)))
         token, _, raw = entry.partition("=")
+        if decimal_comma and "=" in raw:  # "A=2, B=1": a comma written between two entries
+            raise ProcessingInputError(said(
+                "{name}: token {token}: {value} holds another entry: separate entries with ';' (the comma is the "
+                "decimal mark here)", name=name, token=repr(token.strip()), value=shown(raw.strip()),
+            ))
         try:
             token = check_token_name(token)
         except LabInputError as exc:
@@ -84,7 +94,8 @@ def parse_logits(text: str, name: str = "logits") -> tuple[tuple[str, ...], np.n
             raise ProcessingInputError(said("{name}: token {token} appears more than once", name=name,
                                             token=repr(token)))
         try:  # read exactly with the lab's limits (lab.core.numbers), then rounded once to float64
-            value = float(parse_number(raw, said("{name}: token {token}", name=name, token=repr(token))))
+            value = float(parse_number(raw, said("{name}: token {token}", name=name, token=repr(token)),
+                                       allow_decimal_comma=decimal_comma))
         except NonFiniteNumberError:
             raise ProcessingInputError(said("{name}: token {token}: logit {value} is not finite", name=name,
                                             token=repr(token), value=shown(raw.strip()))) from None
@@ -196,9 +207,11 @@ def processed_step(tokens, target_logits, draft_logits, processing: Processing) 
     )
 
 
-def processed_step_from_text(target_text: str, draft_text: str, processing: Processing) -> ProcessedStep:
-    tokens, target = parse_logits(target_text, said("target logits"))
-    draft_tokens, draft = parse_logits(draft_text, said("draft logits"))
+def processed_step_from_text(
+    target_text: str, draft_text: str, processing: Processing, decimal_comma: bool = False
+) -> ProcessedStep:
+    tokens, target = parse_logits(target_text, said("target logits"), decimal_comma)
+    draft_tokens, draft = parse_logits(draft_text, said("draft logits"), decimal_comma)
     if draft_tokens != tokens:
         missing = [t for t in tokens if t not in draft_tokens] + [t for t in draft_tokens if t not in tokens]
         if missing:

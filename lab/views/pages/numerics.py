@@ -18,10 +18,11 @@ from lab.views.live_class.once_per_server import tiny_z_cases
 from lab.views.ui.accessibility import announce, section, title
 from lab.views.ui.charts import chart, figure
 from lab.views.ui.controls import Widgets
-from lab.views.ui.language import decimal_comma, number, say, texts
+from lab.views.ui.language import decimal_comma, keep_lists_in_language, list_text_in, number, say, texts
 from lab.views.ui.page_state import controls_model, keep_last_valid
 
 WIDGETS = Widgets(NumericsModel)  # each widget from its control, declared in the model (no link state)
+DEFAULTS = NumericsModel()
 
 
 def sci(value) -> str:
@@ -55,10 +56,20 @@ def processed_intro() -> None:
     ))
 
 
+LOGITS = ("target_logits", "draft_logits")
+
+
 def processing_controls() -> None:
+    _ = texts()
+    keys = tuple(WIDGETS.key(field) for field in LOGITS)
+    for field, key in zip(LOGITS, keys):  # the first value, written the page's language's way (A=2; C=0,5)
+        if key not in st.session_state:
+            st.session_state[key] = list_text_in(getattr(DEFAULTS, field), True) if decimal_comma() \
+                else getattr(DEFAULTS, field)
+    keep_lists_in_language(keys, "numerics_logits_comma")
     with st.container(horizontal=True):  # one wrapping row per group of controls, not a block per column
-        WIDGETS.text_input(st, "target_logits")
-        WIDGETS.text_input(st, "draft_logits")
+        for field, key in zip(LOGITS, keys):
+            st.text_input(_(WIDGETS.control[field].label), key=key)
     with st.container(horizontal=True):
         WIDGETS.number_input(st, "temperature", step=0.1)
         WIDGETS.number_input(st, "top_k")
@@ -70,7 +81,8 @@ def processed_step():
     step (None before the first) stays on screen."""
     _ = texts()
     state = controls_model(NumericsModel, "numerics_state", quiet=True)
-    step, refusal = keep_last_valid("numerics_last_step", state.processed_step)
+    comma = decimal_comma()
+    step, refusal = keep_last_valid("numerics_last_step", lambda: state.processed_step(comma))
     refused = "" if refusal is None else _("{problem}. Showing the last valid logits.", problem=say(refusal))
     if refused:
         st.error(markdown_escape(refused))  # holds typed text: shown as typed

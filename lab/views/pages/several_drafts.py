@@ -26,7 +26,16 @@ from lab.views.ui.accessibility import announce, section, subsection, title
 from lab.views.ui.bar_predictor import bar_predictor
 from lab.views.ui.charts import chart, figure, pq_chart
 from lab.views.ui.controls import Widgets
-from lab.views.ui.language import exact_and_decimal, isolated, number, page_code, say, texts
+from lab.views.ui.language import (
+    decimal_comma,
+    exact_and_decimal,
+    isolated,
+    keep_lists_in_language,
+    number,
+    page_code,
+    say,
+    texts,
+)
 from lab.views.ui.page_state import (
     controls_model,
     keep_last_valid,
@@ -58,9 +67,11 @@ def intro() -> None:
 
 def node_controls() -> SeveralDraftsModel:
     _ = texts()
+    separator = ";" if decimal_comma() else ","  # a decimal-comma language separates a list's entries with ";"
+    keep_lists_in_language((WIDGETS.key("p_text"), WIDGETS.key("q_text")), "sd_lists_comma")
     first = st.container(horizontal=True, vertical_alignment="bottom")
     WIDGETS.selectbox(first, "scenario", help=_("Or type your own p and q below (both boxes), e.g. {example}",
-                                                example="A=1/10,B=3/5,C=3/10"))
+                                                example=separator.join(("A=1/10", "B=3/5", "C=3/10"))))
     WIDGETS.number_input(first, "candidates", help=_("1 to {limit} candidates tested in order", limit=MAX_K))
     WIDGETS.selectbox(
         first,
@@ -69,15 +80,16 @@ def node_controls() -> SeveralDraftsModel:
                "top-k: q's K most likely tokens, each tested as a one-hot draft"),
     )
     typed = st.container(horizontal=True)
-    WIDGETS.text_input(typed, "p_text", placeholder="A=1/10,B=3/5,C=3/10")
-    WIDGETS.text_input(typed, "q_text", placeholder="A=1/2,B=3/10,C=1/5")
-    return controls_model(SeveralDraftsModel, "sd_state")
+    WIDGETS.text_input(typed, "p_text", placeholder=separator.join(("A=1/10", "B=3/5", "C=3/10")))
+    WIDGETS.text_input(typed, "q_text", placeholder=separator.join(("A=1/2", "B=3/10", "C=1/5")))
+    return controls_model(SeveralDraftsModel, "sd_state", decimal_comma=decimal_comma())
 
 
 def node_rows(state: SeveralDraftsModel):
     """The node's p and q (the last valid ones when the typed text is refused, with the refusal said)."""
     _ = texts()
-    rows, refusal = keep_last_valid("sd_last_rows", state.distributions)
+    comma = decimal_comma()
+    rows, refusal = keep_last_valid("sd_last_rows", lambda: state.distributions(comma))
     if refusal is not None:
         st.error(markdown_escape(_("{problem}. The last valid p and q stay on screen.", problem=say(refusal))))
     return rows, "" if refusal is None else say(refusal)
@@ -271,7 +283,7 @@ def tree_controls() -> SeveralDraftsModel:
     WIDGETS.selectbox(row, "widths")
     WIDGETS.number_input(row, "seed")
     WIDGETS.number_input(row, "length")
-    return controls_model(SeveralDraftsModel, "sd_state", quiet=True)
+    return controls_model(SeveralDraftsModel, "sd_state", quiet=True, decimal_comma=decimal_comma())
 
 
 def tree_lines(markov: MarkovModel, node, tests: dict, depth: int = 0) -> list[str]:
@@ -392,7 +404,8 @@ def tree_law_texts(markov: MarkovModel, widths: tuple[int, ...], length: int, ru
 
 
 def main() -> None:
-    refuse_link_values(SeveralDraftsModel.from_url(st.query_params)[1], "sd_link_problems")
+    refuse_link_values(SeveralDraftsModel.from_url(st.query_params, decimal_comma=decimal_comma())[1],
+                       "sd_link_problems")
     intro()
     node_section()
     with st.container(key="sd-tree"):  # its own part: the tree is no prediction (tests read the node's part apart)

@@ -138,6 +138,27 @@ def number(value, spec: str = "") -> str:
     return text.translate({ord(","): "\u202f" if page_code() == "fr" else ".", ord("."): ","})
 
 
+def list_text_in(text: str, comma: bool) -> str:
+    """A typed list of ``token=value`` entries (``A=2, C=0.5``) written the way of a language with (``comma``) or
+    without a decimal comma (``A=2; C=0,5``): separators and decimal marks traded, nothing else."""
+    if comma:
+        return text.replace(",", ";").replace(".", ",")
+    return text.replace(",", ".").replace(";", ",")
+
+
+def keep_lists_in_language(keys: tuple[str, ...], store: str) -> None:
+    """Before the boxes ``keys`` (lists of ``token=value``) are drawn: when the page's language writes decimals
+    another way than the one their text was typed in, the text is written again its way (``A=2, C=0.5`` becomes
+    ``A=2; C=0,5`` in German), so a language chosen mid-session does not turn a valid list into a refused one."""
+    comma = decimal_comma()
+    typed_in = st.session_state.get(store)
+    if typed_in is not None and typed_in != comma:
+        for key in keys:
+            if isinstance(st.session_state.get(key), str):
+                st.session_state[key] = list_text_in(st.session_state[key], comma)
+    st.session_state[store] = comma
+
+
 def decimal_comma() -> bool:
     """Does the page's language write 0,75 (boxes then accept it, lists are separated by ";")?"""
     language = LANGUAGES.get(page_code())
