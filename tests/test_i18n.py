@@ -208,3 +208,22 @@ def test_every_message_a_marking_call_passes_is_in_the_template():
                for line, message in marked_literals(path) if message not in known]
     assert not missing, missing
     assert len(known) > 700
+
+
+def test_every_bold_span_in_a_translation_closes():
+    """CommonMark closes ``**`` after a punctuation mark only before a space or another mark: "**原因：**{why}" shows its
+    asterisks (a placeholder is replaced by a word). A translation keeps such a mark outside the span."""
+    import unicodedata
+
+    offenders = []
+    for language in TRANSLATED:
+        for message in catalog(language):
+            strings = message.string if isinstance(message.string, tuple) else (message.string,)
+            for text in strings:
+                for span in re.finditer(r"\*\*([^*]+?)\*\*(.?)", text or ""):
+                    inner, after = span.group(1), span.group(2)
+                    closes = not (unicodedata.category(inner[-1]).startswith("P") and after and not after.isspace()
+                                  and (after == "{" or not unicodedata.category(after).startswith("P")))
+                    if not closes:
+                        offenders.append(f"{language.code}: {text[:80]!r}")
+    assert not offenders, offenders
