@@ -211,8 +211,8 @@ def test_every_message_a_marking_call_passes_is_in_the_template():
 
 
 def test_every_bold_span_in_a_translation_closes():
-    """CommonMark closes ``**`` after a punctuation mark only before a space or another mark: "**原因：**{why}" shows its
-    asterisks (a placeholder is replaced by a word). A translation keeps such a mark outside the span."""
+    """CommonMark closes ``**`` after a punctuation mark only before a space or another mark: "**原因：**{why}" shows
+    its asterisks (a placeholder is replaced by a word). A translation keeps such a mark outside the span."""
     import unicodedata
 
     offenders = []
