@@ -151,9 +151,9 @@ def block_buttons(state: BlocksModel, markov: MarkovModel, steps: BlockSteps, tr
 
 
 def context_words(markov: MarkovModel, context: int) -> str:
-    """Where a test stands, for a sentence: "the start", or the token before it (escaped)."""
+    """Where a test stands, for a sentence: "start", or the token before it (escaped)."""
     _ = texts()
-    return _("the start") if context == START else markdown_escape(markov.vocab[context])
+    return _("start") if context == START else markdown_escape(markov.vocab[context])
 
 
 def describe(test, state: BlocksModel, markov: MarkovModel) -> str:
