@@ -100,7 +100,13 @@ def figure(builder: str, *args):
         call = _Call(_cache_key(args), args)
     except TypeError:  # a part Python cannot hash: build it for this run only
         fig = FIGURES[builder](*args)
-        return fig if code == SOURCE else _in_language(fig, code)
+        if code == SOURCE:
+            return fig
+        # its words in the language, as a dict made once (a go.Figure built again from the dict would validate every
+        # property: a quarter of the Numerics page's run)
+        fig.__class__ = _SharedFigure
+        fig._lab_dict = SharedSpec(localized(go.Figure.to_dict(fig), language_texts(code), _separators(code)))
+        return fig
     return _figure(builder, call) if code == SOURCE else _localized(builder, call, code)
 
 
