@@ -188,8 +188,11 @@ def marked_literals(path: Path):
             func.attr if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "_"
             else None
         )
-        if isinstance(func, ast.Call) and isinstance(func.func, ast.Name) and func.func.id == "texts":
-            name = "_"  # texts()("…"): a message Babel's extractor does not see either
+        inner = func.func if isinstance(func, ast.Call) else None
+        if (isinstance(inner, ast.Name) and inner.id == "texts") or (
+            isinstance(inner, ast.Attribute) and inner.attr == "texts"
+        ):
+            name = "_"  # texts()("…") or language.texts()("…"): a message Babel's extractor does not see either
         first = node.args[0]
         if name in MARKING_CALLS and isinstance(first, ast.Constant) and isinstance(first.value, str):
             yield node.lineno, first.value

@@ -28,6 +28,8 @@ from lab.classroom.records import ActivityView, ClassRow
 from lab.classroom.refusals import ClassroomError, Removed, Waiting
 from lab.classroom.roster import BULK_RULES
 from lab.classroom.versions import live_key, page_layout
+from lab.core.errors import said, said_of
+from lab.i18n import N_
 from lab.teaching.exercises import Feedback
 
 __all__ = [  # read by the views from here, with the functions below
@@ -38,30 +40,48 @@ __all__ = [  # read by the views from here, with the functions below
 Result = TypeVar("Result")
 Connect = Callable[[], Engine]  # the pages' engine(): it prepares the database on first use, so it may meet an outage
 
-DATABASE_DOWN = (
+DATABASE_DOWN = said(
     "The class database cannot be reached right now, so nothing was saved. What you typed stays on this page; "
     "it tries again by itself every few seconds and carries on when the database is back."
 )
-TEACHER_DOWN = (
+# DATABASE_DOWN for a join and a start (nothing joined, nothing started) and while a call sent still waits for the
+# database (it may yet be saved): lost_words
+JOIN_DOWN = said(
+    "The class database cannot be reached right now, so you have not joined yet. What you typed stays on this page; "
+    "it tries again by itself every few seconds and carries on when the database is back."
+)
+START_DOWN = said(
+    "The class database cannot be reached right now, so no class was started. What you typed stays on this page; "
+    "it tries again by itself every few seconds and carries on when the database is back."
+)
+DOWN_WHILE_PENDING = said(
+    "The class database cannot be reached right now. What you typed stays on this page; it tries again by itself "
+    "every few seconds and carries on when the database is back."
+)
+NOT_ANSWERING_WHILE_PENDING = said(
+    "The class database is not answering. What you typed stays on this page; it tries again by itself every few "
+    "seconds and carries on when the database answers."
+)
+TEACHER_DOWN = said(
     "The class database cannot be reached right now: nothing you press is saved until it is back. This page "
     "tries again by itself every few seconds and carries on when the database answers."
 )
-NOT_ANSWERING = (
+NOT_ANSWERING = said(
     "The class database is not answering, so nothing was saved. What you typed stays on this page; it tries "
     "again by itself every few seconds and carries on when the database answers."
 )
-PENDING = (
+PENDING = said(
     "The class database is not answering: what you just sent waits for it (it is not saved yet). This page says "
     "whether it was saved as soon as the database answers; send nothing again meanwhile."
 )
-MAYBE_SAVED = (
+MAYBE_SAVED = said(
     "The class database is not answering: what you just sent may still be saved when it answers. Look at the "
     "page once it is back before sending it again."
 )
-PROJECTOR_DOWN = (
+PROJECTOR_DOWN = said(
     "The class database cannot be reached right now: the projector shows the class again as soon as it answers."
 )
-PREDICT_LABEL = "Predict the bars"  # the dashboard's choice of activity that opens a prediction
+PREDICT_LABEL = N_("Predict the bars")  # the dashboard's choice of activity that opens a prediction
 
 
 def database_down(exc: BaseException) -> bool:
@@ -78,8 +98,28 @@ def down_words(exc: BaseException, down: str) -> str:
     """What an outage ``exc`` means for the user: ``down`` (cannot be reached), or, when the database did not
     answer in time (lab.classroom.gate), the same sentence saying so."""
     if isinstance(exc, NotAnswering):
-        return NOT_ANSWERING if down == DATABASE_DOWN else down.replace("cannot be reached", "is not answering")
+        return NOT_ANSWERING if down == DATABASE_DOWN else NOT_ANSWERING_FOR.get(down, down)
     return down
+
+
+# the same sentences when the database did not answer in time (down_words)
+NOT_ANSWERING_FOR = {
+    JOIN_DOWN: said(
+        "The class database is not answering right now, so you have not joined yet. What you typed stays on this "
+        "page; it tries again by itself every few seconds and carries on when the database is back."
+    ),
+    START_DOWN: said(
+        "The class database is not answering right now, so no class was started. What you typed stays on this page; it "
+        "tries again by itself every few seconds and carries on when the database is back."
+    ),
+    PROJECTOR_DOWN: said(
+        "The class database is not answering right now: the projector shows the class again as soon as it answers."
+    ),
+    TEACHER_DOWN: said(
+        "The class database is not answering right now: nothing you press is saved until it is back. This page "
+        "tries again by itself every few seconds and carries on when the database answers."
+    ),
+}
 
 
 def sent_at() -> str:
@@ -122,7 +162,7 @@ def outcome(
         engine = db() if callable(db) else db
         return Outcome(bounded(lambda: call(engine)) if gated else call(engine))
     except ClassroomError as exc:
-        return Outcome(refusal=str(exc), refused=exc)
+        return Outcome(refusal=said_of(exc), refused=exc)
     except Exception as exc:
         if not database_down(exc):
             raise
@@ -201,7 +241,7 @@ def before_the_database(address: str, texts: tuple[tuple[str, object, int], ...]
         for label, value, most in texts:
             naming.bounded(label, value, most)
     except ClassroomError as exc:
-        return str(exc)
+        return said_of(exc)
     return ""
 
 
@@ -214,8 +254,8 @@ def join_from_landing(
     to ``on_pending`` (the page follows it to the seat once it is written: no seat nobody can use)."""
     refused = before_the_database(
         address,
-        (("Class code", typed_code, naming.CODE_LENGTH), ("Your name", name, naming.MAX_NAME),
-         ("Student number", identifier, naming.MAX_IDENTIFIER)),
+        ((naming.CODE_LABEL, typed_code, naming.CODE_LENGTH), (naming.NAME_LABEL, name, naming.MAX_NAME),
+         (naming.IDENTIFIER_LABEL, identifier, naming.MAX_IDENTIFIER)),
     )  # fmt: skip
     if refused:
         return None, refused
@@ -225,7 +265,7 @@ def join_from_landing(
             identifier=identifier,
         ),
         db,
-        DATABASE_DOWN.replace("nothing was saved", "you have not joined yet"),
+        JOIN_DOWN,
     )
     return result.value, words(result, on_pending)
 
@@ -245,7 +285,7 @@ def start_class(
     address started too many classes). ``anonymous``: students join without a name; ``plan``: the lesson plan it
     runs (read_plan checked it); ``on_pending``: as for join_from_landing (the page follows a late start to its
     dashboard)."""
-    refused = before_the_database(address, (("Class name", class_name, naming.MAX_CLASS_NAME),))
+    refused = before_the_database(address, ((naming.CLASS_NAME_LABEL, class_name, naming.MAX_CLASS_NAME),))
     if refused:
         return None, refused
     kept = plans.stored_plan(plan) if plan is not None else None
@@ -254,7 +294,7 @@ def start_class(
             engine, class_name, client=client, address=address, anonymous=anonymous, plan=kept
         ),
         db,
-        DATABASE_DOWN.replace("nothing was saved", "no class was started"),
+        START_DOWN,
     )
     return result.value, words(result, on_pending)
 
@@ -383,27 +423,28 @@ class StudentSeat:
 
     def submit_prediction(
         self, db: Engine | Connect, activity_id: int, fields, values, round_number: int,
-        on_pending: Callable | None = None,
+        on_pending: Callable | None = None, decimal_comma: bool = False,
     ) -> Feedback:
         """Save the prediction boxes' ``values`` (each as typed, or a number; None: left empty) for the round the page
-        showed (``on_pending``: see attempt). Each is read by the one reader of numbers, exactly."""
+        showed (``on_pending``: see attempt; ``decimal_comma``: the page's language writes 0,25). Each is read by the
+        one reader of numbers, exactly."""
         missing = [field for field, value in zip(fields, values) if value is None]
         if missing:
-            return Feedback("warning", f"Type a value for {', '.join(missing)} first.")
+            return Feedback("warning", said("Type a value for {fields} first.", fields=", ".join(missing)))
         result = outcome(
             lambda engine: answers.submit_prediction(
-                engine, self.code, self.token, activity_id, values, round_number=round_number
+                engine, self.code, self.token, activity_id, values, round_number=round_number,
+                decimal_comma=decimal_comma,
             ),
             db,
             DATABASE_DOWN,
         )
         if result.value is None:
             return refused(words(result, on_pending))
-        return Feedback(
-            "success",
-            f"Saved at {clock(result.value.updated_at)}. You can change it until the vote is locked or the answer "
-            "revealed.",
-        )
+        return Feedback("success", said(
+            "Saved at {time}. You can change it until the vote is locked or the answer revealed.",
+            time=clock(result.value.updated_at),
+        ))
 
     def submit_answer(
         self, db: Engine | Connect, activity_id: int, number: int, answer: str, on_pending: Callable | None = None
@@ -418,4 +459,7 @@ class StudentSeat:
         if result.value is None:
             return refused(words(result, on_pending))
         check, _attempt = result.value
-        return Feedback.of_check(check, check.message + (" Saved." if check.counted else " Not saved."))
+        text = said("{message} Saved.", message=check.message) if check.counted else said(
+            "{message} Not saved.", message=check.message
+        )
+        return Feedback.of_check(check, text)

@@ -23,6 +23,7 @@ from fractions import Fraction
 from functools import cached_property, lru_cache
 
 from lab.core.distributions import LabInputError
+from lab.core.errors import said, said_of
 from lab.core.formatting import share_words
 from lab.core.numbers import NumberInputError, NumberLimitError, parse_number
 from lab.core.residual import residual_exact
@@ -152,7 +153,7 @@ def predict_spec(source: str) -> PredictSpec:
     try:
         question, answer = class_question(source), class_answer(source)
     except ClassQuestionError as exc:
-        raise ActivityError(str(exc)) from None
+        raise ActivityError(said_of(exc)) from None
     # one spec per question and answer (each made once per source and scenario version): every page of a class reads
     # its activity at the same moment, and a spec keeps what it works out (cached_property)
     made = _predict_specs.get(source)
@@ -184,23 +185,31 @@ def _predict_spec(source: str, question, answer) -> PredictSpec:
     )
 
 
-def parse_prediction(spec: PredictSpec, values) -> tuple[Fraction, ...]:
-    """A student's predicted values: one number from 0 to 1 for each field, read exactly from its decimal."""
+def parse_prediction(spec: PredictSpec, values, *, decimal_comma: bool = False) -> tuple[Fraction, ...]:
+    """A student's predicted values: one number from 0 to 1 for each field, read exactly from its decimal
+    (``decimal_comma``: the student's page writes 0,25, read as 0.25 is)."""
     values = list(values)
     if len(values) != len(spec.fields):
-        raise ActivityError(f"{len(values)} values for {len(spec.fields)} fields ({', '.join(spec.fields)})")
+        raise ActivityError(said(
+            "{count} values for {fields} fields ({names})",
+            count=len(values), fields=len(spec.fields), names=", ".join(spec.fields),
+        ))
     parsed = []
     for field, value in zip(spec.fields, values):
         if isinstance(value, bool) or value is None:
-            raise ActivityError(f"{field}: {value!r} is not a number")
+            raise ActivityError(said("{field}: {value} is not a number", field=field, value=repr(value)))
         try:  # the one reader of numbers, with its limits (a float is read from its shortest decimal, repr)
-            number = parse_number(value, field)
+            number = parse_number(value, field, allow_decimal_comma=decimal_comma)
         except NumberLimitError as exc:
-            raise ActivityError(str(exc)) from None
+            raise ActivityError(said_of(exc)) from None
         except NumberInputError:
-            raise ActivityError(f"{field}: {str(value)[:20]!r} is not a number") from None
+            raise ActivityError(
+                said("{field}: {value} is not a number", field=field, value=repr(str(value)[:20]))
+            ) from None
         if not 0 <= number <= 1:
-            raise ActivityError(f"{field}: {float(number):g} is outside 0 to 1 (a probability)")
+            raise ActivityError(said(
+                "{field}: {value} is outside 0 to 1 (a probability)", field=field, value=f"{float(number):g}"
+            ))
         parsed.append(number)
     return tuple(parsed)
 
@@ -317,23 +326,28 @@ class AssignmentSpec:
 
     @property
     def title(self) -> str:
-        return f"Exercises: {self.count} problems, level {self.level}, seed {self.seed}"
+        return said(
+            "Exercises: {count} problems, level {level}, seed {seed}",
+            count=self.count, level=self.level, seed=self.seed,
+        )
 
 
 def assignment_spec(seed, level, count) -> AssignmentSpec:
     try:
         return AssignmentSpec(parse_seed(seed), parse_level(level), parse_count(count))
     except ExerciseInputError as exc:
-        raise ActivityError(str(exc)) from None
+        raise ActivityError(said_of(exc)) from None
 
 
 def check_assignment_answer(attempt: Attempt, problem: Problem, text: str):
     """The Exercises page's own check (record_try): returns the Check; ``attempt`` is updated in place."""
     text = str(text)
     if len(text) > MAX_ANSWER_CHARS:
-        raise ActivityError(f"answer to problem {problem.number}: longer than {MAX_ANSWER_CHARS} characters")
+        raise ActivityError(said(
+            "answer to problem {number}: longer than {most} characters", number=problem.number, most=MAX_ANSWER_CHARS
+        ))
     if not text.strip():
-        raise ActivityError(f"answer to problem {problem.number}: type an answer first")
+        raise ActivityError(said("answer to problem {number}: type an answer first", number=problem.number))
     return record_try(attempt, problem, text)
 
 

@@ -28,6 +28,7 @@ from lab.classroom.limits import (
     wrong_codes_from,
 )
 from lab.classroom.naming import (
+    ANONYMOUS_LABEL,
     anonymous_name,
     check_identifier,
     check_name,
@@ -39,6 +40,7 @@ from lab.classroom.records import ClassRow, bump_version, class_by_code, class_r
 from lab.classroom.refusals import ClassroomError
 from lab.classroom.roster import take_seat
 from lab.classroom.teacher_link import teacher_class
+from lab.core.errors import said
 from lab.teaching.exercises import ExerciseInputError
 from lab.teaching.exports import check_base_url
 
@@ -56,11 +58,11 @@ class Joined:
 def _no_open_class(code: str) -> ClassroomError:
     # one message for every refusal of a typed code once it was looked up (no class has it, the class ended, is
     # locked, full, its guessing budget spent, a replaced join link, a removed name): nothing tells them apart
-    return ClassroomError(
-        f"No open class has the code {code}: check the code with your teacher (a code stops working when its "
+    return ClassroomError(said(
+        "No open class has the code {code}: check the code with your teacher (a code stops working when its "
         "class ends). If the code is right, the class takes no typed codes now (locked, full, or after many wrong "
-        "guesses): open the join link or scan the QR code your teacher shows."
-    )
+        "guesses): open the join link or scan the QR code your teacher shows.", code=code,
+    ))
 
 
 @dataclass(frozen=True)
@@ -206,10 +208,15 @@ def _seat_or_wait(conn, klass: ClassRow, by_link: bool) -> tuple[bool, Classroom
         ).scalar_one()
         if queued < MAX_WAITING:
             return True, None
-        full = f"Class {klass.code} has {MAX_WAITING} students waiting for the teacher already: ask your teacher."
+        full = said(
+            "Class {code} has {count} students waiting for the teacher already: ask your teacher.",
+            code=klass.code, count=MAX_WAITING,
+        )
         return True, ClassroomError(full) if by_link else _no_open_class(klass.code)
     if not take_seat(conn, klass.id):
-        full = ClassroomError(f"Class {klass.code} is full ({MAX_STUDENTS} students): ask your teacher.")
+        full = ClassroomError(
+            said("Class {code} is full ({count} students): ask your teacher.", code=klass.code, count=MAX_STUDENTS)
+        )
         return False, full if by_link else _no_open_class(klass.code)
     return False, None
 
@@ -226,7 +233,7 @@ def _admission(conn, klass: ClassRow, request: JoinRequest, by_link: bool) -> Cl
         ).first()
     ):
         return ClassroomError(
-            "Your teacher removed you from this class: ask your teacher to let you back in, then join again."
+            said("Your teacher removed you from this class: ask your teacher to let you back in, then join again.")
         )
     if request.link_key and not by_link:
         return _no_open_class(klass.code)  # a replaced join link (or a key of another class) admits nothing
@@ -236,14 +243,17 @@ def _admission(conn, klass: ClassRow, request: JoinRequest, by_link: bool) -> Cl
         text("SELECT name FROM students WHERE class_id = :cid AND removed_at IS NOT NULL"), {"cid": klass.id}
     ).scalars()
     if name_key(request.name) in {name_key(n) for n in removed_names}:
-        removed = f"Your teacher removed a student named {request.name} from this class: ask your teacher to let you "
-        return ClassroomError(removed + "back in.") if by_link else _no_open_class(klass.code)
+        removed = said(
+            "Your teacher removed a student named {name} from this class: ask your teacher to let you back in.",
+            name=request.name,
+        )
+        return ClassroomError(removed) if by_link else _no_open_class(klass.code)
     if klass.joins_locked:
         return (
-            ClassroomError(
-                f"Class {klass.code} is locked by your teacher: no one new can join. Students already in come back "
-                "through their own private links."
-            )
+            ClassroomError(said(
+                "Class {code} is locked by your teacher: no one new can join. Students already in come back "
+                "through their own private links.", code=klass.code,
+            ))
             if by_link
             else _no_open_class(klass.code)
         )
@@ -279,7 +289,7 @@ def joins_without_names(engine: Engine, code: str, link_key: str) -> bool:
 def set_anonymous(engine: Engine, code: str, teacher_token: str, anonymous: bool = True) -> None:
     """Whether students join without a name from now on (each gets a random one, shown to them and to the teacher);
     students already in keep theirs."""
-    check_yes_no(anonymous, "Anonymous joining")
+    check_yes_no(anonymous, ANONYMOUS_LABEL)
     with writing(engine) as conn:
         klass = teacher_class(conn, code, teacher_token)
         conn.execute(text("UPDATE classes SET anonymous = :a WHERE id = :id"), {"a": int(anonymous), "id": klass.id})

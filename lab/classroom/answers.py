@@ -31,6 +31,7 @@ from lab.classroom.records import (
     class_record,
 )
 from lab.classroom.refusals import ClassroomError, Removed, Waiting
+from lab.core.errors import said, said_of
 from lab.teaching.exercises import Attempt, Check
 
 
@@ -88,25 +89,33 @@ def _student(conn, code: str, student_token: str, *, for_write: bool = True):
     return _checked_student(row, code, for_write=for_write)
 
 
+LINK_NOT_VALID = said("This student link is not valid: join the class again with its code and your name.")
+
+
 def _checked_student(row, code: str, *, for_write: bool):
     """The student's row checked against the class code of their link: (row, the class, its current activity)."""
     code = normalize_code(code)
     if row is None:
-        raise ClassroomError("This student link is not valid: join the class again with its code and your name.")
+        raise ClassroomError(LINK_NOT_VALID)
     if row.code != code:
-        raise ClassroomError(f"This student link belongs to another class, not {code}: use the link you joined with.")
-    if row.removed_at is not None:
-        raise Removed("Your teacher removed you from this class.")
-    if not row.approved:
-        raise Waiting(
-            f"You are waiting to be let in: class {row.code} has as many students as your teacher expected, so "
-            "your teacher lets each new student in from the dashboard. This page opens by itself when you are in."
+        raise ClassroomError(
+            said("This student link belongs to another class, not {code}: use the link you joined with.", code=code)
         )
+    if row.removed_at is not None:
+        raise Removed(said("Your teacher removed you from this class."))
+    if not row.approved:
+        raise Waiting(said(
+            "You are waiting to be let in: class {code} has as many students as your teacher expected, so "
+            "your teacher lets each new student in from the dashboard. This page opens by itself when you are in.",
+            code=row.code,
+        ))
     klass = class_record(row)
     if klass.created_at < db.now() - KEEP_CLASS_S:
-        raise ClassroomError("This student link is not valid: join the class again with its code and your name.")
+        raise ClassroomError(LINK_NOT_VALID)
     if for_write and not klass.open:
-        raise ClassroomError(f"Class {code} has ended: nothing can change now; thank you for taking part.")
+        raise ClassroomError(
+            said("Class {code} has ended: nothing can change now; thank you for taking part.", code=code)
+        )
     activity = activity_record(row)
     return row, klass, activity
 
@@ -227,21 +236,22 @@ def _open_activity_for(
     activity: ActivityView | None, activity_id: int, kind: str, round_number: int | None = None
 ) -> ActivityView:
     if activity is None or activity.id != activity_id:
-        raise ClassroomError("Your teacher has moved on to another activity: this answer was not saved.")
+        raise ClassroomError(said("Your teacher has moved on to another activity: this answer was not saved."))
     if round_number is not None and activity.round != round_number:
-        raise ClassroomError(
-            f"Your teacher opened round {activity.round} of this question: this answer was not saved. Vote again."
-        )
+        raise ClassroomError(said(
+            "Your teacher opened round {round} of this question: this answer was not saved. Vote again.",
+            round=activity.round,
+        ))
     if activity.kind != kind:
-        raise ClassroomError("This answer does not fit the current activity: it was not saved.")
+        raise ClassroomError(said("This answer does not fit the current activity: it was not saved."))
     if activity.revealed:  # the reveal closes the round: an answer after it would only copy the answer
         raise ClassroomError(
-            "Your teacher has revealed the answer: this activity is closed, and this answer was not saved."
+            said("Your teacher has revealed the answer: this activity is closed, and this answer was not saved.")
         )
     if activity.timed_out:  # the countdown ended: the vote is locked, as by Lock
-        raise ClassroomError("The time for this vote is up: this answer was not saved.")
+        raise ClassroomError(said("The time for this vote is up: this answer was not saved."))
     if activity.locked:
-        raise ClassroomError("Your teacher has locked this activity: answers can no longer change.")
+        raise ClassroomError(said("Your teacher has locked this activity: answers can no longer change."))
     return activity
 
 
@@ -252,7 +262,7 @@ STILL_OPEN = (
     "EXISTS (SELECT 1 FROM activities WHERE id = :a AND revealed_at IS NULL AND locked_at IS NULL "
     "AND (closes_at IS NULL OR closes_at > :at))"
 )
-CLOSED_MEANWHILE = (
+CLOSED_MEANWHILE = said(
     "Your teacher closed this activity a moment ago (revealed, locked, or its time ran out): this answer was not saved."
 )
 
@@ -264,18 +274,19 @@ class Saved:
 
 
 def submit_prediction(
-    engine: Engine, code: str, student_token: str, activity_id: int, values, round_number: int | None = None
+    engine: Engine, code: str, student_token: str, activity_id: int, values, round_number: int | None = None,
+    decimal_comma: bool = False,
 ) -> Saved:
     """Save (or revise) the student's prediction for the open activity (for its round ``round_number``, the one
-    the student's page showed, when given); returns once committed."""
+    the student's page showed, when given; ``decimal_comma``: its language writes 0,25); returns once committed."""
     at = db.now()
     with writing(engine) as conn:
         row, _klass, activity = _student(conn, code, student_token)
         activity = _open_activity_for(activity, activity_id, PREDICT, round_number)
         try:
-            parsed = parse_prediction(activity.spec, values)
+            parsed = parse_prediction(activity.spec, values, decimal_comma=decimal_comma)
         except ActivityError as exc:
-            raise ClassroomError(str(exc)) from None
+            raise ClassroomError(said_of(exc)) from None
         count_submission(conn, row.student_id, at)
         saved = conn.execute(
             text(
@@ -309,7 +320,7 @@ def submit_answer(
         try:
             check = check_assignment_answer(attempt, problem, answer)
         except ActivityError as exc:
-            raise ClassroomError(str(exc)) from None
+            raise ClassroomError(said_of(exc)) from None
         if (attempt.answer, attempt.correct, attempt.tries) != before:
             _save_attempt(conn, activity.id, row.student_id, problem.number, attempt, at)
     return check, attempt
@@ -318,7 +329,10 @@ def submit_answer(
 def _problem(activity: ActivityView, problem_number: int):
     problems = activity.spec.problems
     if not 1 <= int(problem_number) <= len(problems):
-        raise ClassroomError(f"Problem {problem_number} is not part of this assignment (1 to {len(problems)}).")
+        raise ClassroomError(said(
+            "Problem {number} is not part of this assignment (1 to {count}).",
+            number=problem_number, count=len(problems),
+        ))
     return problems[int(problem_number) - 1]
 
 

@@ -16,7 +16,14 @@ from lab.classroom.activities import PREDICT, ActivityError, encode_params
 from lab.classroom.db import prepare, reading, writing
 from lab.classroom.keys import new_display_key, token_hash
 from lab.classroom.limits import FORGET_WRONG_CODES_S, check_limits, class_start_limits, count_limits
-from lab.classroom.naming import MAX_CLASS_NAME, check_text, check_yes_no, new_class_code
+from lab.classroom.naming import (
+    ANONYMOUS_LABEL,
+    CLASS_NAME_LABEL,
+    MAX_CLASS_NAME,
+    check_text,
+    check_yes_no,
+    new_class_code,
+)
 from lab.classroom.records import KEEP_CLASS_S, KEEP_STUDY_S, ClassRow, bump_version
 from lab.classroom.refusals import ClassroomError
 from lab.classroom.teacher_link import new_teacher_token, teacher_class
@@ -67,9 +74,9 @@ def create_class(
     address start (CLASSES_PER_BROWSER, CLASSES_PER_ADDRESS in CLASS_WINDOW_S); only keyed HMACs are stored.
     ``anonymous``: students join without a name (lab.classroom.admission gives each a random one). ``plan``: a
     lesson plan to keep with the class, as lab.classroom.plans.stored_plan writes it (checked there)."""
-    check_yes_no(anonymous, "Anonymous joining")
+    check_yes_no(anonymous, ANONYMOUS_LABEL)
     prepare(engine)
-    cleaned = check_text("Class name", name, MAX_CLASS_NAME)
+    cleaned = check_text(CLASS_NAME_LABEL, name, MAX_CLASS_NAME)
     purge_old(engine)
     token = new_teacher_token()
     limits = class_start_limits(client, address)

@@ -15,6 +15,8 @@ from sqlalchemy import text
 from lab.classroom.keys import keyed
 from lab.classroom.naming import CODE_SPACE
 from lab.classroom.refusals import RateLimited
+from lab.core.errors import Said, said
+from lab.i18n import N_
 
 MAX_STUDENTS = 500
 MAX_WAITING = MAX_STUDENTS  # joins waiting for the teacher's approval (beyond the class's expected size)
@@ -49,41 +51,64 @@ JOIN_BURST = 25
 JOIN_BURST_WINDOW_S = 5
 _RISK_KEY = "server-wrong-code-risk:"
 _RISK_KEEP_HOURS = 25  # an hour's count is kept for that hour and the 24 after it (a class's code lives a day)
-_OR_THE_LINK = ", or open the join link or scan the QR code your teacher shows."
+
+
+def wait_seconds(seconds: float) -> int:
+    """A wait in whole seconds, rounded up and at least 1 (never "wait 0 s")."""
+    return max(1, math.ceil(seconds - 1e-9))
 
 
 def wait_words(seconds: float) -> str:
-    """A wait in whole seconds, rounded up and at least 1 (never "wait 0 s")."""
-    return f"{max(1, math.ceil(seconds - 1e-9))} s"
+    """A wait in words: "3 s"."""
+    return f"{wait_seconds(seconds)} s"
 
 
-def window_words(seconds: float) -> str:
+def window_words(seconds: float) -> Said:
     """A limit's window in words: "a minute", "in 10 minutes", "an hour"."""
     seconds = int(seconds)
     if seconds == 60:
-        return "a minute"
+        return said("a minute")
     if seconds == 3600:
-        return "an hour"
+        return said("an hour")
     if seconds % 3600 == 0:
-        return f"in {seconds // 3600} hours"
+        return said("in {count} hours", count=seconds // 3600)
     if seconds % 60 == 0:
-        return f"in {seconds // 60} minutes"
-    return f"in {seconds} s"
+        return said("in {count} minutes", count=seconds // 60)
+    return said("in {count} s", count=seconds)
 
 
 # --- counters ----------------------------------------------------------------------------------------
 
 
 class Limit(NamedTuple):
-    """At most ``most`` of ``what`` from ``source`` in ``window_s`` seconds, counted under ``key``; the refusal reads
-    "Too many {what} from {source} (at most ...): wait N s" and then ``then``."""
+    """At most ``most`` tries in ``window_s`` seconds, counted under ``key``; the refusal is ``message``, a whole
+    sentence (marked for the catalogs) with ``{most}``, ``{window}`` (window_words) and ``{seconds}`` to wait."""
 
-    what: str
-    source: str
+    message: str
     key: str
     most: int
     window_s: float
-    then: str = "."
+
+
+# the limits' refusals, whole sentences (a language orders "too many", the source and the wait its own way)
+CLASSES_FROM_BROWSER = N_(
+    "Too many classes started from this browser (at most {most} {window}): wait {seconds} s. A class runs for a day: "
+    "its teacher link opens it again."
+)
+CLASSES_FROM_ADDRESS = N_(
+    "Too many classes started from this network address (at most {most} {window}): wait {seconds} s. A class runs "
+    "for a day: its teacher link opens it again."
+)
+JOINS_FROM_BROWSER = N_("Too many joins from this browser (at most {most} {window}): wait {seconds} s.")
+JOINS_FROM_ADDRESS = N_("Too many joins from this network address (at most {most} {window}): wait {seconds} s.")
+JOINS_FROM_ADDRESS_OR_LINK = N_(
+    "Too many joins from this network address (at most {most} {window}): wait {seconds} s, or open the join link "
+    "or scan the QR code your teacher shows."
+)
+WRONG_CODES_FROM_ADDRESS = N_(
+    "Too many wrong class codes from this network address (at most {most} {window}): wait {seconds} s, or open the "
+    "join link or scan the QR code your teacher shows."
+)
 
 
 def add_to_counter(conn, key: str, at: float, window_s: float, amount: int = 1) -> int:
@@ -116,8 +141,9 @@ def check_limits(conn, limits, at: float) -> None:
         count, ends = counter(conn, limit.key, at)
         if count >= limit.most:
             raise RateLimited(
-                f"Too many {limit.what} from {limit.source} (at most {limit.most} {window_words(limit.window_s)}): "
-                f"wait {wait_words(ends - at)}" + limit.then,
+                said(
+                    limit.message, most=limit.most, window=window_words(limit.window_s), seconds=wait_seconds(ends - at)
+                ),
                 max(1.0, ends - at),
             )
 
@@ -131,13 +157,12 @@ def count_limits(conn, limits, at: float) -> None:
 def class_start_limits(client: str, address: str) -> tuple[Limit, ...]:
     """What bounds starting classes: per browser session and per address (only keyed HMACs are stored)."""
     limits = []
-    then = ". A class runs for a day: its teacher link opens it again."
     if client:
         key = f"classes-browser:{keyed('browser', client)}"
-        limits.append(Limit("classes started", "this browser", key, CLASSES_PER_BROWSER, CLASS_WINDOW_S, then))
+        limits.append(Limit(CLASSES_FROM_BROWSER, key, CLASSES_PER_BROWSER, CLASS_WINDOW_S))
     if address:
         key = f"classes-address:{keyed('address', address)}"
-        limits.append(Limit("classes started", "this network address", key, CLASSES_PER_ADDRESS, CLASS_WINDOW_S, then))
+        limits.append(Limit(CLASSES_FROM_ADDRESS, key, CLASSES_PER_ADDRESS, CLASS_WINDOW_S))
     return tuple(limits)
 
 
@@ -147,21 +172,18 @@ def join_limits(browser_hash: str | None, address_key: str, by_link: bool) -> tu
     limits = []
     if browser_hash:
         key = f"joins-browser:{browser_hash}"
-        limits.append(Limit("joins", "this browser", key, JOINS_PER_BROWSER, JOIN_WINDOW_BROWSER_S))
+        limits.append(Limit(JOINS_FROM_BROWSER, key, JOINS_PER_BROWSER, JOIN_WINDOW_BROWSER_S))
     if address_key:
         key = f"joins-address:{address_key}"
-        then = "." if by_link else _OR_THE_LINK
-        limits.append(Limit("joins", "this network address", key, JOINS_PER_ADDRESS, JOIN_WINDOW_ADDRESS_S, then))
+        message = JOINS_FROM_ADDRESS if by_link else JOINS_FROM_ADDRESS_OR_LINK
+        limits.append(Limit(message, key, JOINS_PER_ADDRESS, JOIN_WINDOW_ADDRESS_S))
     return tuple(limits)
 
 
 def wrong_codes_from(address_key: str) -> Limit:
     """The wrong codes one address may type in a window (then: the join link)."""
     key = f"wrong-codes-address:{address_key}"
-    return Limit(
-        "wrong class codes", "this network address", key, WRONG_CODES_PER_ADDRESS, WRONG_CODE_WINDOW_ADDRESS_S,
-        _OR_THE_LINK,
-    )  # fmt: skip
+    return Limit(WRONG_CODES_FROM_ADDRESS, key, WRONG_CODES_PER_ADDRESS, WRONG_CODE_WINDOW_ADDRESS_S)
 
 
 class AddressTries:
@@ -196,10 +218,10 @@ class AddressTries:
             for key in sorted(self._windows, key=lambda k: self._windows[k][0])[: MAX_ADDRESSES_KEPT // 2]:
                 del self._windows[key]
 
-    def refusal(self, wait: float) -> str:
-        return (
-            f"Too many tries from this network address (at most {self.most} {window_words(self.window_s)}): "
-            f"wait {wait_words(wait)}; nothing was sent."
+    def refusal(self, wait: float) -> Said:
+        return said(
+            "Too many tries from this network address (at most {most} {window}): wait {seconds} s; nothing was sent.",
+            most=self.most, window=window_words(self.window_s), seconds=wait_seconds(wait),
         )
 
 
@@ -222,8 +244,10 @@ def check_wrong_code_wait(conn, client_hash: str, at: float) -> None:
     wait = wrong_code_wait(conn, client_hash, at)
     if wait > 0:
         raise RateLimited(
-            f"Too many wrong class codes from this browser: wait {wait_words(wait)}, then check the code with your "
-            "teacher.",
+            said(
+                "Too many wrong class codes from this browser: wait {seconds} s, then check the code with your "
+                "teacher.", seconds=wait_seconds(wait),
+            ),
             wait,
         )
 
@@ -290,5 +314,9 @@ def count_submission(conn, student_id: int, at: float) -> None:
     if count.rate_count > SUBMISSIONS_PER_MINUTE:
         wait = max(1.0, count.rate_start + 60 - at)
         raise RateLimited(
-            f"More than {SUBMISSIONS_PER_MINUTE} submissions in a minute: wait {wait:.0f} s; nothing was saved.", wait
+            said(
+                "More than {most} submissions in a minute: wait {seconds} s; nothing was saved.",
+                most=SUBMISSIONS_PER_MINUTE, seconds=f"{wait:.0f}",
+            ),
+            wait,
         )

@@ -8,6 +8,14 @@ import unicodedata
 
 from lab.classroom.confusables import BLANKS, ignorable, shows_nothing, skeleton
 from lab.classroom.refusals import ClassroomError
+from lab.core.errors import said
+
+# the labels a refusal names its box by (said, so a page says them in its language)
+CODE_LABEL = said("Class code")
+NAME_LABEL = said("Your name")
+IDENTIFIER_LABEL = said("Student number")
+CLASS_NAME_LABEL = said("Class name")
+ANONYMOUS_LABEL = said("Anonymous joining")
 
 CODE_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I/L
 CODE_LENGTH = 6
@@ -34,23 +42,27 @@ def bounded(label: str, value, most: int) -> str:
     the one check a text from a browser meets before anything reads it character by character."""
     text_ = value if isinstance(value, str) else str(value)
     if len(text_) > most * RAW_SLACK:
-        raise ClassroomError(f"{label}: {len(text_):,} characters; at most {most}.")
+        raise ClassroomError(
+            said("{label}: {count} characters; at most {most}.", label=label, count=f"{len(text_):,}", most=most)
+        )
     return text_
 
 
 def normalize_code(text_: str) -> str:
     """A typed class code: case, spaces and dashes do not matter; characters outside the alphabet are named."""
-    code = "".join(bounded("Class code", text_, CODE_LENGTH).split()).replace("-", "").upper()
+    code = "".join(bounded(CODE_LABEL, text_, CODE_LENGTH).split()).replace("-", "").upper()
     if not code:
-        raise ClassroomError("Class code: type the 6-character code your teacher shows.")
+        raise ClassroomError(said("Class code: type the 6-character code your teacher shows."))
     bad = next((ch for ch in code if ch not in CODE_ALPHABET), None)
     if bad is not None:
-        raise ClassroomError(
-            f"Class code: {bad!r} never appears in a class code (codes use the letters A–Z except I, L and O, "
-            "and the digits 2–9)."
-        )
+        raise ClassroomError(said(
+            "Class code: {character} never appears in a class code (codes use the letters A–Z except I, L and O, "
+            "and the digits 2–9).", character=repr(bad),
+        ))
     if len(code) != CODE_LENGTH:
-        raise ClassroomError(f"Class code: {len(code)} characters; a class code has {CODE_LENGTH}.")
+        raise ClassroomError(said(
+            "Class code: {count} characters; a class code has {length}.", count=len(code), length=CODE_LENGTH
+        ))
     return code
 
 
@@ -71,14 +83,17 @@ def _check_characters(label: str, cleaned: str) -> None:
         or cleaned[:1] in JOINERS
         or (cleaned[-1:] in JOINERS)
     ):
-        raise ClassroomError(f"{label}: contains a control character; use letters, digits and punctuation.")
+        raise ClassroomError(
+            said("{label}: contains a control character; use letters, digits and punctuation.", label=label)
+        )
     marks = 0
     for ch in cleaned:
         marks = marks + 1 if unicodedata.combining(ch) or unicodedata.category(ch) in ("Mn", "Me") else 0
         if marks > MAX_MARKS_PER_LETTER:
-            raise ClassroomError(
-                f"{label}: more than {MAX_MARKS_PER_LETTER} accents or marks on one letter; type it as it is written."
-            )
+            raise ClassroomError(said(
+                "{label}: more than {most} accents or marks on one letter; type it as it is written.",
+                label=label, most=MAX_MARKS_PER_LETTER,
+            ))
 
 
 def check_text(label: str, value: str, most: int) -> str:
@@ -91,22 +106,23 @@ def check_text(label: str, value: str, most: int) -> str:
     _check_characters(label, cleaned)
     width = sum(_width(ch) for ch in cleaned)
     if width > most and width == len(cleaned):
-        raise ClassroomError(f"{label}: {width} characters; at most {most}.")
+        raise ClassroomError(said("{label}: {count} characters; at most {most}.", label=label, count=width, most=most))
     if width > most:
-        raise ClassroomError(
-            f"{label}: as wide as {width} letters (an accent counts one, a wide character two or more); at most {most}."
-        )
+        raise ClassroomError(said(
+            "{label}: as wide as {width} letters (an accent counts one, a wide character two or more); at most {most}.",
+            label=label, width=width, most=most,
+        ))
     return cleaned
 
 
 def check_name(name: str) -> str:
-    cleaned = check_text("Your name", name, MAX_NAME)
+    cleaned = check_text(NAME_LABEL, name, MAX_NAME)
     if not cleaned:
-        raise ClassroomError("Your name: type a name (1 to 40 characters) so your teacher knows who answered.")
+        raise ClassroomError(said("Your name: type a name (1 to 40 characters) so your teacher knows who answered."))
     if all(shows_nothing(ch) for ch in cleaned):
-        raise ClassroomError(
+        raise ClassroomError(said(
             "Your name: it shows nothing (only blank or invisible characters); type a name your teacher can read."
-        )
+        ))
     return cleaned
 
 
@@ -136,7 +152,7 @@ def anonymous_name(taken) -> str:
 def check_yes_no(value, what: str) -> bool:
     """A setting's yes or no (a bool, nothing else: a form or a test could send "yes" or 1)."""
     if not isinstance(value, bool):
-        raise ClassroomError(f"{what}: {str(value)[:20]!r} is not yes or no.")
+        raise ClassroomError(said("{label}: {value} is not yes or no.", label=what, value=repr(str(value)[:20])))
     return value
 
 
@@ -147,15 +163,18 @@ IDENTIFIER_CHARACTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrs
 def check_identifier(identifier: str) -> str:
     """The student number a student may give (optional: "" when none): 1 to 32 letters, digits, - _ or ., as an LMS
     keys its rows; anything else is refused by name, never stored."""
-    text_ = bounded("Student number", identifier or "", MAX_IDENTIFIER).strip()
+    text_ = bounded(IDENTIFIER_LABEL, identifier or "", MAX_IDENTIFIER).strip()
     if len(text_) > MAX_IDENTIFIER:
-        raise ClassroomError(f"Student number: at most {MAX_IDENTIFIER} characters (got {len(text_)}).")
+        raise ClassroomError(said(
+            "Student number: at most {most} characters (got {count}).", most=MAX_IDENTIFIER, count=len(text_)
+        ))
     bad = sorted({c for c in text_ if c not in IDENTIFIER_CHARACTERS})
     if bad:
         shown = " ".join(repr(c) for c in bad[:3])
-        raise ClassroomError(
-            f"Student number: {shown} cannot be part of it; use letters, digits, - _ or . (or leave it empty)."
-        )
+        raise ClassroomError(said(
+            "Student number: {characters} cannot be part of it; use letters, digits, - _ or . (or leave it empty).",
+            characters=shown,
+        ))
     return text_
 
 

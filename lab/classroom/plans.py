@@ -50,6 +50,7 @@ from lab.classroom.naming import check_text
 from lab.classroom.records import bump_version
 from lab.classroom.refusals import ClassroomError
 from lab.classroom.teacher_link import teacher_class
+from lab.core.errors import Said, said, said_of
 from lab.core.numbers import shown
 from lab.teaching.class_question import (
     OWN,
@@ -93,19 +94,27 @@ class PlanItem:
 
     def label(self) -> str:
         """The activity in words, as the dashboard lists it."""
-        timer = f" (countdown {self.timer_s} s)" if self.timer_s else ""
+        activity = self._activity()
+        if self.timer_s:
+            return said("{activity} (countdown {seconds} s)", activity=activity, seconds=self.timer_s)
+        return activity
+
+    def _activity(self) -> Said:
         if self.kind == ASSIGNMENT:
             a = self.args
-            return f"Exercises: seed {a['seed']}, level {a['level']}, {a['count']} problems{timer}"
+            return said(
+                "Exercises: seed {seed}, level {level}, {count} problems",
+                seed=a["seed"], level=a["level"], count=a["count"],
+            )
         source = self.args["source"]
         if source == WORKED_EXAMPLE:
-            return "Worked example: r(B) and r(C)" + timer
+            return said("Worked example: r(B) and r(C)")
         if source.startswith(SECOND_TARGET):
-            return f"Two drafts, p₂: {source[len(SECOND_TARGET):]}{timer}"
+            return said("Two drafts, p₂: {scenario}", scenario=source[len(SECOND_TARGET):])
         if source.startswith(OWN):
             fields = own_fields(source)
-            return f"Your own question: {fields['title'] or fields['tokens']}{timer}"
-        return f"Scenario: {source}{timer}"
+            return said("Your own question: {title}", title=fields["title"] or fields["tokens"])
+        return said("Scenario: {scenario}", scenario=source)
 
 
 @dataclass(frozen=True)
@@ -119,7 +128,7 @@ def plan_item(kind: str, params: dict, timer_s=None) -> PlanItem:
     try:
         stored = json.loads(encode_params(kind, params))
     except ActivityError as exc:
-        raise ClassroomError(str(exc)) from None
+        raise ClassroomError(said_of(exc)) from None
     return PlanItem(kind, tuple(sorted(stored.items())), classes.check_timer(timer_s))
 
 
@@ -130,50 +139,65 @@ def read_plan(data: bytes | str) -> Plan:
     """A plan from a TOML file's bytes, every value checked; raises PlanError naming the activity and the field."""
     raw = data.encode("utf-8") if isinstance(data, str) else bytes(data)
     if len(raw) > MAX_PLAN_BYTES:
-        raise PlanError(f"The file has {len(raw):,} bytes; a lesson plan has at most {MAX_PLAN_BYTES:,}.")
+        raise PlanError(said(
+            "The file has {count} bytes; a lesson plan has at most {most}.",
+            count=f"{len(raw):,}", most=f"{MAX_PLAN_BYTES:,}",
+        ))
     try:
         parsed = tomllib.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
-        raise PlanError("The file is not text (UTF-8): a lesson plan is a TOML file.") from None
+        raise PlanError(said("The file is not text (UTF-8): a lesson plan is a TOML file.")) from None
     except tomllib.TOMLDecodeError as exc:
-        raise PlanError(f"The file is not a lesson plan in TOML: {str(exc)[:120]}.") from None
+        raise PlanError(said("The file is not a lesson plan in TOML: {problem}.", problem=str(exc)[:120])) from None
     unknown = sorted(set(parsed) - {"title", "activity"})
     if unknown:
-        raise PlanError(f"The file has {shown(unknown[0])}, which a lesson plan does not (title, activity).")
-    title = _text(parsed.get("title", ""), "title", MAX_PLAN_TITLE)
+        raise PlanError(
+            said("The file has {name}, which a lesson plan does not (title, activity).", name=shown(unknown[0]))
+        )
+    title = _text(parsed.get("title", ""), said("title"), MAX_PLAN_TITLE)
     activities = parsed.get("activity", [])
     if not isinstance(activities, list) or not all(isinstance(a, dict) for a in activities):
-        raise PlanError("activity: write each as an [[activity]] table.")
+        raise PlanError(said("activity: write each as an [[activity]] table."))
     if not activities:
-        raise PlanError("The plan has no [[activity]]: add at least one.")
+        raise PlanError(said("The plan has no [[activity]]: add at least one."))
     if len(activities) > MAX_ACTIVITIES:
-        raise PlanError(f"The plan has {len(activities)} activities; at most {MAX_ACTIVITIES}.")
+        raise PlanError(
+            said("The plan has {count} activities; at most {most}.", count=len(activities), most=MAX_ACTIVITIES)
+        )
     return Plan(title, tuple(_item(i, a) for i, a in enumerate(activities, start=1)))
 
 
 def _text(value, where: str, limit: int) -> str:
     if not isinstance(value, str):
-        raise PlanError(f"{where}: write it as text in quotes.")
+        raise PlanError(said("{where}: write it as text in quotes.", where=where))
     cleaned = " ".join(value.split())
     if cleaned.startswith(FORMULA_START):
-        raise PlanError(f"{where}: {shown(cleaned[:20])} would run as a spreadsheet formula; start it with a letter.")
+        raise PlanError(said(
+            "{where}: {value} would run as a spreadsheet formula; start it with a letter.",
+            where=where, value=shown(cleaned[:20]),
+        ))
     try:
         return check_text(where, cleaned, limit)
     except ClassroomError as exc:
-        raise PlanError(str(exc)) from None
+        raise PlanError(said_of(exc)) from None
 
 
 def _item(number: int, data: dict) -> PlanItem:
-    where = f"activity {number}"
+    where = said("activity {number}", number=number)
     kind = data.get("kind")
     if kind not in KINDS:
-        raise PlanError(f"{where}: kind {shown(str(kind)[:30])} is not one of {', '.join(KINDS)}.")
+        raise PlanError(said(
+            "{where}: kind {kind} is not one of {kinds}.",
+            where=where, kind=shown(str(kind)[:30]), kinds=", ".join(KINDS),
+        ))
     unknown = sorted(set(data) - _FIELDS[kind] - {"kind", "countdown"})
     if unknown:
-        raise PlanError(f"{where}: {shown(unknown[0])} is not a field of a {kind} activity.")
+        raise PlanError(said(
+            "{where}: {name} is not a field of a {kind} activity.", where=where, name=shown(unknown[0]), kind=kind
+        ))
     missing = sorted(_FIELDS[kind] - set(data) - {"title"})
     if missing:
-        raise PlanError(f"{where}: {missing[0]} is missing.")
+        raise PlanError(said("{where}: {name} is missing.", where=where, name=missing[0]))
     timer = data.get("countdown")
     try:
         if kind == "exercises":
@@ -182,20 +206,23 @@ def _item(number: int, data: dict) -> PlanItem:
     except PlanError:
         raise
     except ClassroomError as exc:
-        raise PlanError(f"{where}: {exc}") from None
+        raise PlanError(said("{where}: {problem}", where=where, problem=said_of(exc))) from None
 
 
 def _source(kind: str, data: dict, where: str) -> str:
     if kind == "worked-example":
         return WORKED_EXAMPLE
     if kind in ("scenario", "second-target"):
-        name = _text(data["scenario"], f"{where}, scenario", 80)
+        name = _text(data["scenario"], said("{where}, scenario", where=where), 80)
         return name if kind == "scenario" else SECOND_TARGET + name
-    fields = {k: _text(data.get(k, ""), f"{where}, {k}", 2000) for k in ("title", "tokens", "p", "q")}
+    fields = {
+        k: _text(data.get(k, ""), said("{where}, {field}", where=where, field=k), 2000)
+        for k in ("title", "tokens", "p", "q")
+    }
     try:
         return own_question(fields["title"], fields["tokens"], fields["p"], fields["q"])
     except ClassQuestionError as exc:
-        raise PlanError(f"{where}: {exc}") from None
+        raise PlanError(said("{where}: {problem}", where=where, problem=said_of(exc))) from None
 
 
 def _quoted(value: str) -> str:
@@ -253,7 +280,7 @@ def class_plan(engine: Engine, code: str, teacher_token: str) -> Plan:
 def set_plan(engine: Engine, code: str, teacher_token: str, plan: Plan) -> None:
     """Keep ``plan`` with the class (it replaces the one kept)."""
     if len(plan.items) > MAX_ACTIVITIES:
-        raise PlanError(f"A lesson plan has at most {MAX_ACTIVITIES} activities.")
+        raise PlanError(said("A lesson plan has at most {most} activities.", most=MAX_ACTIVITIES))
     with writing(engine) as conn:
         klass = teacher_class(conn, code, teacher_token)
         conn.execute(text("UPDATE classes SET plan = :p WHERE id = :id"), {"p": stored_plan(plan), "id": klass.id})
@@ -270,7 +297,7 @@ def add_to_plan(engine: Engine, code: str, teacher_token: str, item: PlanItem) -
 def remove_from_plan(engine: Engine, code: str, teacher_token: str, number: int) -> None:
     plan = class_plan(engine, code, teacher_token)
     if not 1 <= int(number) <= len(plan.items):
-        raise PlanError(f"The plan has no activity {number}.")
+        raise PlanError(said("The plan has no activity {number}.", number=number))
     items = plan.items[: number - 1] + plan.items[number:]
     set_plan(engine, code, teacher_token, Plan(plan.title, items))
 
@@ -279,6 +306,6 @@ def open_from_plan(engine: Engine, code: str, teacher_token: str, number: int) -
     """Open activity ``number`` of the class's plan for the class; returns its position in the class."""
     plan = class_plan(engine, code, teacher_token)
     if not 1 <= int(number) <= len(plan.items):
-        raise PlanError(f"The plan has no activity {number}.")
+        raise PlanError(said("The plan has no activity {number}.", number=number))
     item = plan.items[number - 1]
     return classes.open_activity(engine, code, teacher_token, item.kind, item.args, item.timer_s)

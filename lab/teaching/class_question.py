@@ -32,11 +32,13 @@ from pathlib import Path
 
 from lab.core.distributions import LabInputError
 from lab.core.drafts import DraftsInputError, node_law
+from lab.core.errors import Said, said, said_of
 from lab.core.formatting import fraction_text, with_decimal
 from lab.core.numbers import shown
 from lab.core.residual import residual_exact
 from lab.core.scenarios import Scenario, ScenarioError, load_scenario, stated_answer
 from lab.core.token_table import TableInputError, decode_table, encode_table, parse_rows
+from lab.i18n import N_
 from lab.teaching.worked_example import (
     WORKED_EXAMPLE_LAB_P,
     WORKED_EXAMPLE_N,
@@ -72,39 +74,54 @@ def _checked_question(title: str, tokens: str, p: str, q: str):
     """own_question's checks: (the source, target p, draft q)."""
     title = " ".join(str(title or "").split())
     if len(title) > MAX_TITLE:
-        raise ClassQuestionError(f"Title: at most {MAX_TITLE} characters (it has {len(title)}).")
+        raise ClassQuestionError(
+            said("Title: at most {most} characters (it has {count}).", most=MAX_TITLE, count=len(title))
+        )
     if title.startswith(("=", "+", "-", "@")):  # a spreadsheet would run it from the results file
-        raise ClassQuestionError(f"Title: {shown(title[:20])} would run as a spreadsheet formula; start with a letter.")
+        raise ClassQuestionError(said(
+            "Title: {value} would run as a spreadsheet formula; start with a letter.", value=shown(title[:20])
+        ))
     try:
         dist_p, dist_q = parse_rows(decode_table(tokens, p, q, where="your question"))
     except TableInputError as exc:  # the explorer's words, without its Normalise buttons (this form has none)
-        said = re.sub(r"( or press Normalise [pq] to divide every value by the sum|; Normalise [pq] divides every "
-                      r"value by their sum)", "", str(exc))  # fmt: skip
-        raise ClassQuestionError(said) from None
+        message = said_of(exc)
+        if re.search(_NORMALISE, message):
+            message = re.sub(_NORMALISE, "", message)
+        raise ClassQuestionError(message) from None
     if residual_exact(dist_p, dist_q).z == 0:
-        raise ClassQuestionError(
+        raise ClassQuestionError(said(
             "your question: p and q are equal, so no proposal is ever rejected (Z = 0): there is no residual to "
             "predict. Change p or q."
+        ))
+    if title and (stated := stated_answer(title, dist_p, dist_q)):
+        raise ClassQuestionError(
+            said("Title: {value} states part of the answer; the class predicts it.", value=shown(stated))
         )
-    if title and (said := stated_answer(title, dist_p, dist_q)):
-        raise ClassQuestionError(f"Title: {shown(said)} states part of the answer; the class predicts it.")
     table = encode_table(dist_p, dist_q)
     return OWN + json.dumps({"title": title, **table}, ensure_ascii=False, separators=(",", ":")), dist_p, dist_q
+
+
+_NORMALISE = (
+    r"( or press Normalise [pq] to divide every value by the sum|; Normalise [pq] divides every value by their sum)"
+)
 
 
 def own_fields(source: str) -> dict[str, str]:
     """The title, tokens, p and q of a teacher's question's source (as own_question stores them)."""
     if not source.startswith(OWN) or len(source) > MAX_OWN_SOURCE:
-        raise ClassQuestionError("this is not a question written for the class")
+        raise ClassQuestionError(said("this is not a question written for the class"))
     try:
         data = json.loads(source[len(OWN):])
     except ValueError:
-        raise ClassQuestionError("this question is unreadable") from None
+        raise ClassQuestionError(UNREADABLE) from None
     if not isinstance(data, dict) or set(data) != {"title", "tokens", "p", "q"}:
-        raise ClassQuestionError("this question is unreadable")
+        raise ClassQuestionError(UNREADABLE)
     if not all(isinstance(v, str) for v in data.values()):
-        raise ClassQuestionError("this question is unreadable")
+        raise ClassQuestionError(UNREADABLE)
     return data
+
+
+UNREADABLE = said("this question is unreadable")
 
 
 @lru_cache(maxsize=256)
@@ -113,8 +130,8 @@ def _own_scenario(source: str) -> Scenario:
     data = own_fields(source)
     checked, dist_p, dist_q = _checked_question(data["title"], data["tokens"], data["p"], data["q"])
     if checked != source:  # not as own_question wrote it
-        raise ClassQuestionError("this question is unreadable")
-    return Scenario("your own question", data["title"] or "your own question", "", "", dist_p, dist_q, OWN_PATH)
+        raise ClassQuestionError(UNREADABLE)
+    return Scenario("your own question", data["title"] or said("your own question"), "", "", dist_p, dist_q, OWN_PATH)
 
 
 def second_target(scenario: str) -> str:
@@ -162,14 +179,15 @@ class ClassQuestion:
 
     def pq_alt(self) -> str:
         """The p / q chart's alt text: every value, exact."""
-        return "Bar chart of target p and draft q per token: " + "; ".join(
+        values = "; ".join(
             f"{t}: p {fraction_text(a)}, q {fraction_text(b)}" for t, a, b in zip(self.tokens, self.p, self.q)
         )
+        return said("Bar chart of target p and draft q per token: {values}", values=values)
 
 
 @dataclass(frozen=True)
 class ReconstructionRow:
-    HEADER = ("token", "min(p, q)", "r", "Z·r", "min(p, q) + Z·r", "p")
+    HEADER = (N_("token"), "min(p, q)", "r", "Z·r", "min(p, q) + Z·r", "p")
     SUM = "min(p, q) + Z·r"
 
     token: str
@@ -187,8 +205,8 @@ class ReconstructionRow:
 class StagesRow:
     """Two candidates: the output's probability per token, split by how it came out."""
 
-    HEADER = ("token", "kept at candidate 1", "kept at candidate 2", "correction", "sum", "p")
-    SUM = "kept at candidate 1 + kept at candidate 2 + correction"
+    HEADER = (N_("token"), N_("kept at candidate 1"), N_("kept at candidate 2"), N_("correction"), N_("sum"), "p")
+    SUM = N_("kept at candidate 1 + kept at candidate 2 + correction")
 
     token: str
     first: Fraction  # kept as the first candidate: min(p, q)
@@ -227,19 +245,29 @@ class ClassAnswer:
     lab_link: LabLink | None
     kept: Fraction | None = None  # SECOND: the probability that one of the two candidates is kept
 
-    def exact_lines(self) -> list[str]:
+    def exact_lines(self, decimal_comma: bool = False) -> list[Said]:
         """``r(B) = 3/4 (0.75)`` per field, then Z and α (plain text, no markdown); for p₂, then the probability that
-        a candidate is kept."""
-        lines = [f"{f} = {with_decimal(e, 3)}" for f, e in zip(self.fields, self.exact) if f != "Z"]
-        alpha = with_decimal(self.alpha, 3)
+        a candidate is kept (``decimal_comma``: ``0,75``)."""
+
+        def number(value) -> str:
+            return with_decimal(value, 3, decimal_comma=decimal_comma)
+
+        lines = [
+            said("{field} = {value}", field=f, value=number(e)) for f, e in zip(self.fields, self.exact) if f != "Z"
+        ]
+        alpha = number(self.alpha)
         if self.kept is None:
-            lines.append(f"Z = {with_decimal(self.z, 3)}, the rejection probability (1 − α, with α = {alpha})")
+            lines.append(said(
+                "Z = {z}, the rejection probability (1 − α, with α = {alpha})", z=number(self.z), alpha=alpha
+            ))
         else:
-            lines.append(
+            lines.append(said(
                 "p₂ is the residual r = max(0, p − q) / Z the first rejection left, with "
-                f"Z = {with_decimal(self.z, 3)} (the first candidate is kept with probability α = {alpha})"
+                "Z = {z} (the first candidate is kept with probability α = {alpha})", z=number(self.z), alpha=alpha,
+            ))
+            lines.append(
+                said("one of the two candidates is kept with probability {value}", value=number(self.kept))
             )
-            lines.append(f"one of the two candidates is kept with probability {with_decimal(self.kept, 3)}")
         return lines
 
     @property
@@ -270,13 +298,15 @@ def _scenario_of(source: str):
     try:
         return load_scenario(name)  # cached per file version: an edited file shows at once
     except ScenarioError as exc:
-        raise ClassQuestionError(f"scenario: {exc}") from None
+        raise ClassQuestionError(said("scenario: {problem}", problem=said_of(exc))) from None
 
 
 def _result(scenario):
     result = residual_exact(scenario.p, scenario.q)
     if result.residual is None:
-        raise ClassQuestionError(f"scenario {scenario.name!r}: Z = 0 here, so there are no residual bars to predict")
+        raise ClassQuestionError(said(
+            "scenario {name}: Z = 0 here, so there are no residual bars to predict", name=repr(scenario.name)
+        ))
     return result
 
 
@@ -296,14 +326,17 @@ def _question(source: str, scenario) -> ClassQuestion:
     if source == WORKED_EXAMPLE:
         asked = outcome_labels(WORKED_EXAMPLE_N)  # ("B", "C"): the residual's two positive bars
         not_asked = tuple(t for t in result.tokens if t not in asked)
-        zero = "; ".join(f"p({t}) = {fraction_text(a)} is below q({t}) = {fraction_text(b)}"
+        zero = "; ".join(f"p({t}) = {fraction_text(a)} < q({t}) = {fraction_text(b)}"
                          for t, a, b in zip(result.tokens, result.p, result.q) if t in not_asked)
         return ClassQuestion(
             source,
             scenario.name,
-            "Worked example: the residual's two bars",
-            "Target p and draft q over A, B and C are in the bar chart. Predict the residual "
-            f"{RESIDUAL_FORMULA} for B and C. A has zero residual mass ({zero}), so A is not asked.",
+            said("Worked example: the residual's two bars"),
+            said(
+                "Target p and draft q over A, B and C are in the bar chart. Predict the residual "
+                "{formula} for B and C. A has zero residual mass ({zero}), so A is not asked.",
+                formula=RESIDUAL_FORMULA, zero=zero,
+            ),
             result.tokens,
             tuple(result.p),
             tuple(result.q),
@@ -315,10 +348,12 @@ def _question(source: str, scenario) -> ClassQuestion:
         return ClassQuestion(
             source,
             scenario.name,
-            f"Two drafts: what the second candidate is tested against ({scenario.title})",
-            "Target p and draft q are in the bar chart. Two candidates are drawn from q, each a fresh draw. The first "
-            "is kept with probability min(1, p/q); if it is rejected, the second candidate is tested the same way, but "
-            "against a new target p₂ instead of p. Predict p₂ for every token.",
+            said("Two drafts: what the second candidate is tested against ({title})", title=_title(scenario)),
+            said(
+                "Target p and draft q are in the bar chart. Two candidates are drawn from q, each a fresh draw. The "
+                "first is kept with probability min(1, p/q); if it is rejected, the second candidate is tested the "
+                "same way, but against a new target p₂ instead of p. Predict p₂ for every token."
+            ),
             result.tokens,
             tuple(result.p),
             tuple(result.q),
@@ -330,9 +365,13 @@ def _question(source: str, scenario) -> ClassQuestion:
     return ClassQuestion(
         source,
         scenario.name,
-        f"Your teacher's question: {scenario.title}" if source.startswith(OWN) else f"Scenario: {scenario.title}",
-        f"Target p and draft q are in the bar chart. Predict the residual {RESIDUAL_FORMULA} for every token, "
-        "and the rejection probability Z.",
+        said("Your teacher's question: {title}", title=scenario.title)
+        if source.startswith(OWN)
+        else said("Scenario: {title}", title=_title(scenario)),
+        said(
+            "Target p and draft q are in the bar chart. Predict the residual {formula} for every token, "
+            "and the rejection probability Z.", formula=RESIDUAL_FORMULA,
+        ),
         result.tokens,
         tuple(result.p),
         tuple(result.q),
@@ -340,6 +379,11 @@ def _question(source: str, scenario) -> ClassQuestion:
         (),
         ask_z=True,
     )
+
+
+def _title(scenario) -> Said:
+    """A shipped scenario's title, said in the page's language (lab.i18n.update extracts it from its file)."""
+    return Said(scenario.title)
 
 
 @lru_cache(maxsize=256)
@@ -365,8 +409,11 @@ def _answer(source: str, scenario) -> ClassAnswer:
             link = LabLink(
                 "binomial-lab",
                 {"lab_p": f"{float(WORKED_EXAMPLE_LAB_P):.2f}", "n": str(WORKED_EXAMPLE_N)},
-                f"the same bars as the Binomial lab at lab success p = {float(WORKED_EXAMPLE_LAB_P):.2f}, "
-                f"n = {WORKED_EXAMPLE_N} (its parameter, not the target p: B = success, C = failure)",
+                said(
+                    "the same bars as the Binomial lab at lab success p = {lab_p}, n = {n} (its parameter, not the "
+                    "target p: B = success, C = failure)",
+                    lab_p=f"{float(WORKED_EXAMPLE_LAB_P):.2f}", n=WORKED_EXAMPLE_N,
+                ),
             )
     return ClassAnswer(
         question.fields,
@@ -376,7 +423,7 @@ def _answer(source: str, scenario) -> ClassAnswer:
         result.tokens,
         residual,
         rows,
-        scenario.explanation,
+        Said(scenario.explanation) if scenario.explanation and scenario.path != OWN_PATH else scenario.explanation,
         link,
     )
 
@@ -386,18 +433,20 @@ def _second_answer(question: ClassQuestion, result) -> ClassAnswer:
     try:  # bounded work (lab.core.drafts): a scenario file too large for two candidates is refused by name
         law = node_law(result.p, result.q, 2, "with-replacement")
     except DraftsInputError as exc:
-        raise ClassQuestionError(f"scenario {question.scenario!r}: {exc}") from None
+        raise ClassQuestionError(
+            said("scenario {name}: {problem}", name=repr(question.scenario), problem=said_of(exc))
+        ) from None
     second = next(stage for stage in law.stages if stage.position == 2)
     first, kept_second = law.kept_by_position
     rows = tuple(
         StagesRow(t, a, b, c, total, target)
         for t, a, b, c, total, target in zip(result.tokens, first, kept_second, law.corrected, law.law, result.p)
     )
-    sentence = (
+    sentence = said(
         "Where q covers p, the first candidate already gives each token its share min(p, q). What a rejection leaves "
-        f"of p is max(0, p − q), of total mass Z = {fraction_text(result.z)}, and the second candidate is tested "
-        "against it, normalised: p₂ = max(0, p − q) / Z, the residual. It is over the whole vocabulary, not only over "
-        "the tokens that were drawn."
+        "of p is max(0, p − q), of total mass Z = {z}, and the second candidate is tested against it, normalised: "
+        "p₂ = max(0, p − q) / Z, the residual. It is over the whole vocabulary, not only over the tokens that were "
+        "drawn.", z=fraction_text(result.z),
     )
     return ClassAnswer(
         question.fields,

@@ -57,6 +57,7 @@ UNDEFINED = "undefined"
 UNDEFINED_WORDS = frozenset(
     {"undefined", "not defined", "no-rejection", "no rejection", "none", "undefined / no-rejection"}
 )
+BRANCH_NAMES = {"rejection": N_("rejection"), "no-rejection": N_("no-rejection")}  # the choices in words
 BRANCH_OPTIONS = ("rejection", "no-rejection")  # the choices a page offers for the branch question (BRANCH_WORDS)
 BRANCH_WORDS = {
     "rejection": REJECTION,

@@ -11,22 +11,20 @@ lab.classroom.actions (TeacherDesk, StudentSeat), with its session keys in lab.v
 
 from __future__ import annotations
 
-import streamlit as st
-
 from lab.views.live_class import holding
 from lab.views.live_class.common import go_to
 from lab.views.live_class.landing import landing
 from lab.views.live_class.student import student_page
 from lab.views.live_class.teacher import teacher_page
-from lab.views.live_class.teacher_desk import tab_teacher_token
+from lab.views.live_class.teacher_desk import class_view
+from lab.views.ui import language
 from lab.views.ui.accessibility import title
 
 
 def main() -> None:
-    title("Class")
-    code = str(st.query_params.get("code", ""))[:40]
-    student = str(st.query_params.get("student", ""))[:100]
-    teacher = "" if student and "teacher" not in st.query_params else tab_teacher_token(code)
+    _ = language.texts()
+    title(_("Class"))
+    code, student, teacher = class_view()
     if not (code or student or teacher) and (held := holding.running_class()):
         go_to(code=held[0], student=held[1])  # the menu's Class, during the student's class: their own page
     if teacher:

@@ -9,7 +9,18 @@ from urllib.parse import urlencode, urlsplit, urlunsplit
 
 import streamlit as st
 
-from lab.classroom.actions import Feedback, Outcome, answered_later, database_answers, sent_at
+from lab.classroom.actions import (
+    DATABASE_DOWN,
+    DOWN_WHILE_PENDING,
+    NOT_ANSWERING,
+    NOT_ANSWERING_WHILE_PENDING,
+    Feedback,
+    Outcome,
+    answered_later,
+    database_answers,
+    sent_at,
+)
+from lab.core.errors import said
 from lab.core.formatting import markdown_escape
 from lab.i18n import LANGUAGES, SOURCE
 from lab.views.live_class.database import engine
@@ -24,7 +35,7 @@ URL_PATH_PAGE = "lab/views/live_class/classroom.py"
 PROJECTOR_PATH = "projector"
 RETRY_EVERY_S = 3.0  # how often a page that lost the class database tries again
 PENDING_CHECK_EVERY_S = 1.0  # how often a page with a call still waiting for the database looks whether it ended
-WAIT_FOR_PENDING = "What you sent before is still waiting for the class database: nothing new was sent."
+WAIT_FOR_PENDING = said("What you sent before is still waiting for the class database: nothing new was sent.")
 
 
 def page_url(page: str, **params) -> str:
@@ -48,7 +59,7 @@ def go_to(**params) -> None:
 
 def keep_pending(what: str):
     """An ``on_pending`` for lab.classroom.actions: keep the call in this session, so the page says once what
-    became of it (pending_outcome)."""
+    became of it (pending_outcome). ``what``: the call's name, a :class:`~lab.core.errors.Said` ("Your join")."""
 
     def keep(future) -> None:
         st.session_state[Keys.PENDING] = (what, sent_at(), future)
@@ -79,25 +90,38 @@ def pending_outcome() -> None:
     if kept is not None:
         what, sent, future = kept
         if not future.done():
-            st.info(markdown_escape(f"{what} (sent at {sent}) is waiting for the class database: not saved yet."))
+            st.info(markdown_escape(language.say(
+                said("{what} (sent at {time}) is waiting for the class database: not saved yet.", what=what, time=sent)
+            )))
             redraw_when_done(future)
             return
         del st.session_state[Keys.PENDING]
         st.session_state[Keys.PENDING_SAID] = _late_answer(what, sent, answered_later(future))
-    said = st.session_state.get(Keys.PENDING_SAID)
-    if said is not None:
-        show_feedback(said)
+    told = st.session_state.get(Keys.PENDING_SAID)
+    if told is not None:
+        show_feedback(told)
 
 
 def _late_answer(what: str, sent: str, answered: Outcome) -> Feedback:
     """What a call answered late came to, in words."""
     if answered.refused is not None:
-        return Feedback("error", f"{what} (sent at {sent}) was refused when the database answered: {answered.refusal}")
+        return Feedback("error", said(
+            "{what} (sent at {time}) was refused when the database answered: {refusal}",
+            what=what, time=sent, refusal=answered.refusal,
+        ))
     if answered.down:
-        return Feedback("error", f"{what} (sent at {sent}) was not saved: the database failed. Send it again.")
+        return Feedback("error", said(
+            "{what} (sent at {time}) was not saved: the database failed. Send it again.", what=what, time=sent
+        ))
     result = answered.value
-    extra = f" {result[0].message}" if isinstance(result, tuple) and hasattr(result[0], "message") else ""
-    return Feedback("success", f"{what} (sent at {sent}) was saved when the database answered.{extra}")
+    if isinstance(result, tuple) and hasattr(result[0], "message"):
+        return Feedback("success", said(
+            "{what} (sent at {time}) was saved when the database answered. {message}",
+            what=what, time=sent, message=result[0].message,
+        ))
+    return Feedback(
+        "success", said("{what} (sent at {time}) was saved when the database answered.", what=what, time=sent)
+    )
 
 
 def redraw_when_done(future) -> None:
@@ -133,17 +157,20 @@ def wait_for_database() -> None:
     st.fragment(run_every=RETRY_EVERY_S)(retry)()
 
 
+_WHILE_PENDING = {DATABASE_DOWN: DOWN_WHILE_PENDING, NOT_ANSWERING: NOT_ANSWERING_WHILE_PENDING}
+
+
 def lost_words(message: str, pending: bool) -> str:
     """What the page says of a lost database; while a call it sent still waits (PENDING is on the page: "what you
     just sent waits for it"), not also that nothing was saved: that call may still be."""
     if not pending:
         return message
-    return message.replace(", so nothing was saved.", ".").replace(" so nothing was saved.", ".")
+    return _WHILE_PENDING.get(message, message)
 
 
 def database_lost(message: str) -> None:
     """The page could not read the class database: say so, announce it, and wait for it."""
-    message = lost_words(message, still_pending())
+    message = language.say(lost_words(message, still_pending()))
     st.warning(markdown_escape(message))
     announce(Keys.LIVE, error=message)
     wait_for_database()

@@ -15,6 +15,7 @@ import streamlit as st
 from lab.classroom.actions import DATABASE_DOWN, outcome
 from lab.views.live_class.database import class_version
 from lab.views.live_class.session_keys import Keys
+from lab.views.ui import language
 from lab.views.ui.accessibility import title
 
 HELD = Keys.HELD
@@ -52,13 +53,14 @@ def in_progress(held: tuple[str, str], page_title: str) -> None:
     """Drawn instead of another page while the class runs: what happened, and the way back."""
     code, student = held
     title(page_title)
-    st.info(
-        f"Your class {code} is in progress: the other pages of the lab open again when your teacher ends the "
-        "class. Until then, this browser shows the class."
-    )
+    _ = language.texts()
+    st.info(_(
+        "Your class {code} is in progress: the other pages of the lab open again when your teacher ends the "
+        "class. Until then, this browser shows the class.", code=code,
+    ))
     st.page_link(
         CLASS_PAGE,
-        label="Back to your class",
+        label=_("Back to your class"),
         icon=":material/groups:",
         query_params={"code": code, "student": student},
     )

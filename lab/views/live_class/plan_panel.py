@@ -16,6 +16,7 @@ from lab.views.live_class.database import engine
 from lab.views.live_class.question import draw_question
 from lab.views.live_class.session_keys import Keys
 from lab.views.live_class.teacher_desk import teacher_button
+from lab.views.ui import language
 
 
 def uploaded_plan(key: str = Keys.PLAN_FILE) -> tuple[Plan | None, str]:
@@ -26,25 +27,29 @@ def uploaded_plan(key: str = Keys.PLAN_FILE) -> tuple[Plan | None, str]:
     try:  # (read_plan refuses a file over MAX_PLAN_BYTES by its length, before anything in it is read)
         return read_plan(file.getvalue()), ""
     except PlanError as exc:
-        return None, str(exc)
+        return None, language.say(exc)
 
 
 def plan_preview() -> Plan | None:
     """Before a class: a plan file to start it with, its activities listed and each question shown as the class will
     see it (never an answer); returns the plan when the file is one, checked."""
+    _ = language.texts()
     st.file_uploader(
-        "Lesson plan (optional: a TOML file from a class's dashboard)", type=["toml"], key=Keys.START_PLAN_FILE,
+        _("Lesson plan (optional: a TOML file from a class's dashboard)"), type=["toml"], key=Keys.START_PLAN_FILE,
         max_upload_size=1,
     )  # fmt: skip
     plan, refusal = uploaded_plan(Keys.START_PLAN_FILE)
     if refusal:
-        st.error(markdown_escape(f"Not used: {refusal}"))
+        st.error(markdown_escape(_("Not used: {problem}", problem=refusal)))
         return None
     if plan is None:
         return None
-    with st.expander(f"Preview the plan {markdown_escape(plan.title)} ({len(plan.items)} activities)"):
+    with st.expander(markdown_escape(_.ngettext(
+        "Preview the plan {title} ({count} activity)", "Preview the plan {title} ({count} activities)",
+        len(plan.items), title=plan.title, count=len(plan.items),
+    ))):
         for number, item in enumerate(plan.items, start=1):
-            st.markdown(f"**{number}. {markdown_escape(item.label())}**")
+            st.markdown(f"**{number}. {markdown_escape(language.say(item.label()))}**")
             source = item.args.get("source")
             if source is not None:
                 draw_question(class_question(source), f"cls_plan_preview_{number}")

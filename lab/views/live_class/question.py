@@ -7,9 +7,10 @@ from __future__ import annotations
 import streamlit as st
 
 from lab.charts.residual import UPRIGHT_LABELS
-from lab.core.formatting import markdown_escape, markdown_table
+from lab.core.formatting import markdown_escape, markdown_table, with_decimal
 from lab.teaching.class_question import ClassAnswer, ClassQuestion
 from lab.views.shell import page_named
+from lab.views.ui import language
 from lab.views.ui.charts import chart, figure
 
 PROJECTED_HEIGHT = 360  # the p / q chart's height on a projected dashboard
@@ -35,17 +36,19 @@ def draw_question(question: ClassQuestion, key: str, text_size: int | None = Non
 
 
 def once_per_object(build):
-    """``build(obj)`` made once per object and kept: a class's questions and answers are made once per source and
-    scenario version (lab.teaching.class_question) and never modified, and every page of a class draws them at the
-    same moment. Keyed by identity (hashing one would hash each of its fractions on every call)."""
-    made: dict[int, tuple] = {}
+    """``build(obj)`` made once per object and language and kept: a class's questions and answers are made once per
+    source and scenario version (lab.teaching.class_question) and never modified, and every page of a class draws
+    them at the same moment. Keyed by identity (hashing one would hash each of its fractions on every call) and by
+    the page's language (each phone of a class speaks its own)."""
+    made: dict[tuple, tuple] = {}
 
     def once(obj):
-        hit = made.get(id(obj))
+        key = (id(obj), language.page_code())
+        hit = made.get(key)
         if hit is None or hit[0] is not obj:
             if len(made) >= 256:
                 made.clear()
-            hit = made[id(obj)] = (obj, build(obj))
+            hit = made[key] = (obj, build(obj))
         return hit[1]
 
     return once
@@ -62,20 +65,27 @@ def _question_figure(question: ClassQuestion):
 @once_per_object
 def _question_texts(question: ClassQuestion) -> tuple[str, str, str]:
     """The chart's text alternative, the prompt and the p / q table."""
-    table = markdown_table(("token", "target p", "draft q"), question.pq_rows())
-    return question.pq_alt(), f"**{markdown_escape(question.prompt)}**", table
+    _ = language.texts()
+    comma = language.decimal_comma()
+    rows = [
+        (t, with_decimal(a, 3, decimal_comma=comma), with_decimal(b, 3, decimal_comma=comma))
+        for t, a, b in zip(question.tokens, question.p, question.q)
+    ]
+    table = markdown_table((_("token"), _("target p"), _("draft q")), rows)
+    return language.say(question.pq_alt()), f"**{markdown_escape(language.say(question.prompt))}**", table
 
 
 def draw_answer(answer: ClassAnswer, *, lab_link: bool = True) -> None:
     """The exact answer (only after the teacher's reveal): the fields' exact values, Z, the Binomial lab's
     setting with the same bars (with ``lab_link``, a link that opens it), the reconstruction min(p, q) + Z·r = p
     per token, and the scenario's explanation."""
+    _ = language.texts()
     for part in _answer_parts(answer):
         st.markdown(part)
     if answer.lab_link is not None and lab_link:
         st.page_link(
             page_named(answer.lab_link.page).file,
-            label="Open the Binomial lab there",
+            label=_("Open the Binomial lab there"),
             query_params=answer.lab_link.params,
             icon=":material/casino:",
         )
@@ -85,12 +95,16 @@ def draw_answer(answer: ClassAnswer, *, lab_link: bool = True) -> None:
 def reconstruction_markdown(answer: ClassAnswer) -> str:
     """The reconstruction min(p, q) + Z·r = p per token (with two candidates: kept at candidate 1 + kept at candidate 2
     + correction = p), and the scenario's explanation, as one markdown."""
-    verdict = "gives p for every token" if answer.recovers_target else "does NOT give p"
-    text = (
-        f"**Reconstruction:** {answer.sum_words} {verdict}.\n\n"
-        + markdown_table(answer.reconstruction_header(), answer.reconstruction_cells())
+    _ = language.texts()
+    sum_words = _(answer.sum_words)
+    verdict = (
+        _("**Reconstruction:** {sum} gives p for every token.", sum=sum_words)
+        if answer.recovers_target
+        else _("**Reconstruction:** {sum} does NOT give p.", sum=sum_words)
     )
-    return text + (f"\n\n{markdown_escape(answer.explanation)}" if answer.explanation else "")
+    header = tuple(_(cell) for cell in answer.reconstruction_header())  # the maths' cells are no message: as they are
+    text = verdict + "\n\n" + markdown_table(header, answer.reconstruction_cells())
+    return text + (f"\n\n{markdown_escape(language.say(answer.explanation))}" if answer.explanation else "")
 
 
 @once_per_object
@@ -102,7 +116,12 @@ def answer_markdown(answer: ClassAnswer) -> str:
 
 def _answer_parts(answer: ClassAnswer) -> list[str]:
     """The fields' exact values, and the Binomial lab's setting with the same bars (when there is one)."""
-    parts = ["**Exact answer:** " + markdown_escape("; ".join(answer.exact_lines())) + "."]
+    _ = language.texts()
+    lines = "; ".join(language.say(line) for line in answer.exact_lines(language.decimal_comma()))
+    parts = [_("**Exact answer:** {lines}.", lines=markdown_escape(lines))]
     if answer.lab_link is not None:
-        parts.append(markdown_escape(f"{answer.fields[0]} and {answer.fields[1]} are {answer.lab_link.text}."))
+        parts.append(markdown_escape(_(
+            "{first} and {second} are {setting}.",
+            first=answer.fields[0], second=answer.fields[1], setting=language.say(answer.lab_link.text),
+        )))
     return parts

@@ -43,13 +43,16 @@ from lab.views.live_class.follow import announce_and_follow, draw_lines, page_re
 from lab.views.live_class.session_keys import Keys
 from lab.views.live_class.student_phase import Phase, phase_of, shown_phase
 from lab.views.live_class.student_work import (
-    REVEALED_CLOSED,
     assignment_student,
+    class_heading,
+    closed_reason,
     live_feedback,
     predict_student,
     revealed_prediction,
     round_and_saved,
+    student_said,
 )
+from lab.views.ui import language
 from lab.views.ui.accessibility import announce, section, subsection
 from lab.views.ui.page_state import drawn_outside, in_whole_page, redraw_page_if_changed, whole_page
 
@@ -95,21 +98,24 @@ def read_phase(code: str, token: str) -> tuple[Phase, StudentState | None, Outco
 
 
 def draw_waiting_room(code: str, token: str, read: Outcome) -> None:
-    st.info(markdown_escape(read.refusal))
-    announce(Keys.LIVE, read.refusal)
+    words = language.say(read.refusal)
+    st.info(markdown_escape(words))
+    announce(Keys.LIVE, words)
     st.fragment(run_every=RETRY_EVERY_S)(wait_to_be_let_in)(code, token)
 
 
 def draw_refused(code: str, token: str, read: Outcome) -> None:
     """A link refused, or a student removed: the reason, and the way to join again."""
-    st.error(markdown_escape(read.refusal))
-    st.page_link(URL_PATH_PAGE, label="Join a class")
-    announce(Keys.LIVE, error=read.refusal)
+    _ = language.texts()
+    words = language.say(read.refusal)
+    st.error(markdown_escape(words))
+    st.page_link(URL_PATH_PAGE, label=_("Join a class"))
+    announce(Keys.LIVE, error=words)
 
 
 def say_database_down(read: Outcome) -> str:
     """The warning while the database does not answer (what was sent may yet be saved: it does not deny it)."""
-    said = lost_words(read.refusal, still_pending())
+    said = language.say(lost_words(read.refusal, still_pending()))
     st.session_state[Keys.DOWN_WORDS] = said
     st.warning(markdown_escape(said))
     return said
@@ -117,7 +123,7 @@ def say_database_down(read: Outcome) -> str:
 
 def draw_not_answering(code: str, token: str, read: Outcome) -> None:
     """The database does not answer and this page has nothing read before: it waits for it."""
-    announce(Keys.LIVE, error=st.session_state.get(Keys.DOWN_WORDS, read.refusal))
+    announce(Keys.LIVE, error=st.session_state.get(Keys.DOWN_WORDS) or language.say(read.refusal))
     wait_for_database()
 
 
@@ -133,13 +139,18 @@ NOTICES = {
 
 
 def draw_no_activity(state: StudentState, code: str, token: str) -> tuple[str, str]:
+    _ = language.texts()
     if state.open:
-        st.info("Wait for your teacher to open an activity: this page follows the class by itself.")
+        st.info(_("Wait for your teacher to open an activity: this page follows the class by itself."))
     return "", ""
 
 
 def activity_heading(state: StudentState) -> str:
-    return f"Activity {state.activity.position}: {markdown_escape(state.activity.spec.title)}"
+    _ = language.texts()
+    return _(
+        "Activity {number}: {title}",
+        number=state.activity.position, title=markdown_escape(language.say(state.activity.spec.title)),
+    )
 
 
 def draw_prediction(state: StudentState, code: str, token: str) -> tuple[str, str]:
@@ -237,21 +248,6 @@ def live_of(state: StudentState) -> str | None:
     )
 
 
-def student_said(state: StudentState) -> str:
-    """What the live region says of the class's state when nothing was just done on the page."""
-    heading = f"Class {state.code}" + (f" · {state.class_name}" if state.class_name else "")
-    said = f"You joined {heading} as {state.name}."
-    if not state.open:
-        said = "This class has ended: your answers are shown as saved."
-    activity = state.activity
-    if activity is not None:
-        locked = ", locked: the time for the vote is up." if activity.timed_out else ", locked by your teacher."
-        said = f"Activity {activity.position} is open: {activity.spec.title}" + (locked if activity.locked else ".")
-        if activity.round > 1 and not activity.locked:
-            said += f" Round {activity.round}: vote again."
-    return said
-
-
 def live_state(code: str, token: str) -> StudentState | None:
     """The student's state in the live part's own run; None when the whole page has to say why not. When only the
     activity's flags moved since the state last read (a Reveal, Show responses: the class's shared version says so,
@@ -328,7 +324,7 @@ def told(state: StudentState) -> dict:
         return {}
     told = {"into_view": f"{activity.id}.{activity.round}.{int(activity.revealed)}"}
     if activity.kind == PREDICT and activity.revealed:
-        told["closed"] = {"key": Keys.bars(activity.id), "reason": REVEALED_CLOSED}
+        told["closed"] = {"key": Keys.bars(activity.id), "reason": closed_reason(activity)}
     return told
 
 
@@ -353,21 +349,22 @@ def student_page_drawn(code: str, token: str) -> None:
     if not phase.has_activity:
         NOTICES[phase](code, token, read)
         return
-    heading = f"Class {state.code}" + (f" · {state.class_name}" if state.class_name else "")
+    _ = language.texts()
+    heading = class_heading(state)
     # one block, so the activity part below stays at the same place in the page whatever this draws (a notice, a
     # refusal): its live region is then the same element from run to run, and a screen reader announces it
     with st.container():
         section(markdown_escape(heading))
         pending_outcome()
-        st.caption(
-            f"You joined as {markdown_escape(state.name)}. "
-            "Keep this page's link: it brings you back here with your answers."
-        )
+        st.caption(_(
+            "You joined as {name}. Keep this page's link: it brings you back here with your answers.",
+            name=markdown_escape(state.name),
+        ))
         if state.open:
             holding.hold(state.code, token)  # until the class ends, this browser shows the class only
         else:
             holding.release()
-            st.info("This class has ended: your answers are shown as saved; nothing can change now.")
+            st.info(_("This class has ended: your answers are shown as saved; nothing can change now."))
         remember_class(state.code, token, state.open)  # a phone that opens the app's root finds its way back
     # focus to the page's heading once, right after Join (the Join button is gone: focus would fall to the body)
     focus = heading if st.session_state.pop(Keys.JOINED, False) else ""
@@ -431,7 +428,7 @@ def student_activity_drawn(code: str, token: str, state: StudentState, down: boo
         live_feedback()  # (the live part is not drawn while the database does not answer)
         if phase in (Phase.PREDICTING, Phase.SAVED, Phase.REVEALED):
             draw_lines(round_and_saved(state, bool(said or refused)))  # as last read: what was saved stays
-        refused = st.session_state.get(Keys.DOWN_WORDS, DATABASE_DOWN)
+        refused = st.session_state.get(Keys.DOWN_WORDS) or language.say(DATABASE_DOWN)
         announce(Keys.LIVE, said or student_said(state), error=refused, focus=focus)
         wait_for_database()
         return

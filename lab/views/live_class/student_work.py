@@ -10,14 +10,18 @@ from functools import partial
 import streamlit as st
 
 from lab.classroom.actions import ActivityView, Feedback, StudentSeat, StudentState, clock
+from lab.core.errors import said
 from lab.core.formatting import box_text, fraction_text, markdown_escape, markdown_table, with_decimal
-from lab.teaching.exercises import BRANCH_OPTIONS, worked_solution
+from lab.i18n import N_
+from lab.teaching.exercises import BRANCH_NAMES, BRANCH_OPTIONS, worked_solution
 from lab.views.live_class.common import WAIT_FOR_PENDING, keep_pending, may_send
 from lab.views.live_class.database import engine
 from lab.views.live_class.follow import lends_page_redraw, shown_line
 from lab.views.live_class.once_per_server import pq_table
 from lab.views.live_class.question import answer_markdown, draw_question
 from lab.views.live_class.session_keys import Keys
+from lab.views.ui import language
+from lab.views.ui.answers import typed_answer
 from lab.views.ui.bar_predictor import BoxesForm, bar_predictor
 from lab.views.ui.charts import chart, figure, show_feedback
 from lab.views.ui.countdown import countdown
@@ -50,7 +54,9 @@ def _submit_prediction(code: str, token: str, activity_id: int, fields: tuple[st
         st.session_state[Keys.FEEDBACK] = Feedback("warning", WAIT_FOR_PENDING)
         return
     st.session_state[Keys.FEEDBACK] = StudentSeat(code, token).submit_prediction(
-        engine, activity_id, fields, texts, shown_round(activity_id, round_number), keep_pending("Your prediction")
+        engine, activity_id, fields, texts, shown_round(activity_id, round_number),
+        keep_pending(said("Your prediction")),
+        decimal_comma=language.decimal_comma(),
     )
 
 
@@ -59,26 +65,28 @@ def _submit_answer(code: str, token: str, activity_id: int, number: int) -> None
     if not may_send():
         st.session_state[Keys.answer_feedback(number)] = Feedback("warning", WAIT_FOR_PENDING)
         return
-    typed = st.session_state.get(Keys.answer(activity_id, number)) or ""
+    typed = typed_answer(st.session_state.get(Keys.answer(activity_id, number)) or "")
     st.session_state[Keys.answer_feedback(number)] = StudentSeat(code, token).submit_answer(
-        engine, activity_id, number, typed, keep_pending(f"Your answer to problem {number}")
+        engine, activity_id, number, typed, keep_pending(said("Your answer to problem {number}", number=number))
     )
 
 
 def vote_again_note(activity: ActivityView, state: StudentState) -> dict:
     """Round 2 or later: vote again, with the student's round 1 prediction (a shown_line)."""
     spec = activity.spec
-    return shown_line(
-        "Talk it over with your neighbour, then submit your prediction again (the same or a new one)."
-        + (
-            " Your round 1 prediction: "
-            # "0.40 for r(B)", as the saved caption: before the reveal nothing on the page reads as a statement of r
-            + ", ".join(f"{float(v):.2f} for {f}" for f, v in zip(spec.fields, state.earlier))
-            + "."
-            if state.earlier
-            else ""
-        ),
-        bold=f"Round {activity.round}: vote again.",
+    _ = language.texts()
+    text = _("Talk it over with your neighbour, then submit your prediction again (the same or a new one).")
+    if state.earlier:
+        # "0.40 for r(B)", as the saved caption: before the reveal nothing on the page reads as a statement of r
+        text = _("{talk} Your round 1 prediction: {values}.", talk=text, values=values_for(spec.fields, state.earlier))
+    return shown_line(text, bold=_("Round {round}: vote again.", round=activity.round))
+
+
+def values_for(fields, values) -> str:
+    """``0.40 for r(B), 0.60 for r(C)`` in the page's language: a prediction, never read as a statement of r."""
+    _ = language.texts()
+    return ", ".join(
+        _("{value} for {field}", value=language.number(float(v), ".2f"), field=f) for f, v in zip(fields, values)
     )
 
 
@@ -91,7 +99,10 @@ def prediction_panel(state: StudentState, code: str, token: str) -> None:
     fields = activity.spec.fields
     start = state.prediction or state.earlier or ()
     saved = [start[i] if i < len(start) else None for i in range(len(fields))]
-    texts = tuple(box_text(v) if v is not None else None for v in saved)
+    comma = language.decimal_comma()
+    texts = tuple(box_text(v).replace(".", ",") if v is not None and comma else box_text(v) if v is not None else None
+                  for v in saved)  # fmt: skip
+    _ = language.texts()
     bars = [field for field in fields if field != "Z"]  # Z: a box, no bar
     heights = [float(v or 0) for field, v in zip(fields, saved) if field != "Z"]
     submit = partial(_submit_prediction, code, token, activity.id, fields, activity.round)
@@ -102,7 +113,8 @@ def prediction_panel(state: StudentState, code: str, token: str) -> None:
     arrived = bar_predictor(
         Keys.bars(activity.id), bars, heights, (),
         large=is_presenting(), disabled=not state.open, redraws_page=lends_page_redraw(),
-        form=BoxesForm(fields, texts, stamp, submit), sum_note=" (a distribution's bars add up to 1).",
+        form=BoxesForm(fields, texts, stamp, submit, submit=_("Submit"), word=_("Predict")),
+        sum_note=_(" (a distribution's bars add up to 1)."),
         closed=closed_reason(activity) if state.open else "",
         short_labels=activity.spec.tokens,  # "dog" under a column too narrow for "r(dog)"
     )
@@ -117,35 +129,40 @@ def revealed_prediction(state: StudentState) -> str:
     activity = state.activity
     spec = activity.spec
     saved = state.prediction
-    intro = "**The exact answer** (revealed by your teacher):"
+    _ = language.texts()
+    comma = language.decimal_comma()
+    intro = _("**The exact answer** (revealed by your teacher):")
     bars = len(spec.tokens)
     if saved:
         # figures are cached and shared: predictions move in steps of 0.05, many students draw the same one
         prediction = tuple(float(v) for v in saved[:bars])
+        values = "; ".join(
+            _("{field}: yours {yours}, exact {exact}", field=f, yours=language.number(float(v), ".2f"),
+              exact=fraction_text(e))
+            for f, v, e in zip(spec.fields, saved, state.exact)
+        )  # fmt: skip
         chart(
             figure("prediction_vs_residual", spec.tokens, prediction, state.exact[:bars], spec.symbol),
             Keys.truth_chart(activity.id),
-            "Bar chart of your prediction beside the exact answer: "
-            + "; ".join(
-                f"{f}: yours {float(v):.2f}, exact {fraction_text(e)}"
-                for f, v, e in zip(spec.fields, saved, state.exact)
-            ),
+            _("Bar chart of your prediction beside the exact answer: {values}", values=values),
             intro=intro,
         )
     else:
         st.markdown(intro)
-    yours = [f"{float(v):.2f}" for v in saved] if saved else ["–"] * len(spec.fields)
+    yours = [language.number(float(v), ".2f") for v in saved] if saved else ["–"] * len(spec.fields)
+    exact = [with_decimal(e, 3, decimal_comma=comma) for e in state.exact]
     # one markdown (a table, not st.table), with the answer: every student's page draws it at the same moment (the
     # reveal), and each element costs the server per page. No link to the Binomial lab: during the class this browser
     # shows the class only (lab/views/holding.py)
     st.markdown(
-        markdown_table(("value", "yours", "exact"), zip(spec.fields, yours, (with_decimal(e, 3) for e in state.exact)))
+        markdown_table((_("value"), _("yours"), _("exact")), zip(spec.fields, yours, exact))
         + "\n\n"
         + answer_markdown(spec.answer)
     )
-    return "Your teacher revealed the exact answer: " + "; ".join(
-        f"{f} is {with_decimal(e, 3)}, yours {v}" for f, e, v in zip(spec.fields, state.exact, yours)
+    values = "; ".join(
+        _("{field} is {exact}, yours {yours}", field=f, exact=e, yours=v) for f, e, v in zip(spec.fields, exact, yours)
     )
+    return _("Your teacher revealed the exact answer: {values}", values=values)
 
 
 def live_feedback() -> None:
@@ -162,17 +179,19 @@ def vote_countdown(state: StudentState) -> None:
         countdown(left, Keys.STUDENT_COUNTDOWN)
 
 
-REVEALED_CLOSED = "Your teacher has revealed the answer: this vote is closed, and answers can no longer change."
+REVEALED_CLOSED = N_("Your teacher has revealed the answer: this vote is closed, and answers can no longer change.")
 
 
 def closed_reason(activity: ActivityView) -> str:
-    """Why answers to the activity can no longer change ("" while they can): the reveal, the countdown's end, Lock."""
+    """Why answers to the activity can no longer change ("" while they can): the reveal, the countdown's end, Lock;
+    in the page's language."""
+    _ = language.texts()
     if activity.revealed:
-        return REVEALED_CLOSED
+        return _(REVEALED_CLOSED)
     if activity.timed_out:
-        return "Time is up: the vote is locked, and answers can no longer change."
+        return _("Time is up: the vote is locked, and answers can no longer change.")
     if activity.locked:
-        return "Your teacher has locked this activity: answers can no longer change."
+        return _("Your teacher has locked this activity: answers can no longer change.")
     return ""
 
 
@@ -194,7 +213,8 @@ def predict_student(state: StudentState, code: str, token: str, heading: str) ->
         # drawn by the live part in this run (live_feedback): a later run of that part alone (a new round, the
         # reveal) leaves it out, so no stale "Saved at" sits above the new round's note
         st.session_state[Keys.FEEDBACK_DRAWN] = feedback
-        refused, said = (feedback.text, "") if feedback.kind == "error" else ("", feedback.text)
+        text = language.say(feedback.text)
+        refused, said = (text, "") if feedback.kind == "error" else ("", text)
     return said, refused  # the round, what is saved and the exact answer are drawn by student_live
 
 
@@ -208,14 +228,20 @@ def round_and_saved(state: StudentState, just_told: bool) -> list[dict]:
     st.session_state[Keys.ROUND_SHOWN] = (activity.id, activity.round)
     lines = [vote_again_note(activity, state)] if activity.round > 1 else []
     saved = state.prediction
+    _ = language.texts()
     if saved:
         # "0.60 for r(B)", not "r(B) = 0.60": before the reveal nothing on the page reads as a statement of r
-        values = ", ".join(f"{float(v):.2f} for {f}" for f, v in zip(spec.fields, saved))
-        waiting = "" if state.exact is not None else " The exact answer appears here when your teacher reveals it."
-        saved_text = f"Saved in the class database: {values} (at {clock(state.saved_at)}).{waiting}"
+        values = values_for(spec.fields, saved)
+        when = clock(state.saved_at)
+        saved_text = (
+            _("Saved in the class database: {values} (at {time}).", values=values, time=when)
+            if state.exact is not None
+            else _("Saved in the class database: {values} (at {time}). The exact answer appears here when your teacher "
+                   "reveals it.", values=values, time=when)
+        )  # fmt: skip
         lines.append(shown_line(saved_text, small=True))
     elif not just_told:
-        lines.append(shown_line("Nothing saved yet for this activity.", small=True))
+        lines.append(shown_line(_("Nothing saved yet for this activity."), small=True))
     return lines
 
 
@@ -225,31 +251,36 @@ def problem_card(state: StudentState, problem, code: str, token: str) -> tuple[s
     activity = state.activity
     attempt = state.attempts.get(problem.number)
     said = refused = ""
+    _ = language.texts()
+    say = language.say
     with st.container(border=True):
         # the question and its p / q table in one markdown element (the table is built once for the class)
         st.markdown(
-            f"**{problem.title}: {markdown_escape(problem.prompt)}**\n\n"
-            + pq_table(problem.p.tokens, problem.p.values, problem.q.values)
+            f"**{say(problem.title)}: {markdown_escape(say(problem.prompt))}**\n\n"
+            + pq_table(problem.p.tokens, problem.p.values, problem.q.values, (_("token"), "p", "q"),
+                       language.decimal_comma())
         )
         done = bool(attempt and attempt.correct)
         frozen = activity.locked or activity.revealed or done or not state.open
         with st.form(Keys.answer_form(activity.id, problem.number), border=False):
             if problem.is_choice:  # the branch question: the Exercises page's two choices
                 saved = attempt.answer if attempt else ""
+                names = {option: _(BRANCH_NAMES[option]) for option in BRANCH_OPTIONS}
                 st.radio(
-                    "Your answer", BRANCH_OPTIONS, key=Keys.answer(activity.id, problem.number), horizontal=True,
+                    _("Your answer"), BRANCH_OPTIONS, key=Keys.answer(activity.id, problem.number), horizontal=True,
                     index=BRANCH_OPTIONS.index(saved) if saved in BRANCH_OPTIONS else None, disabled=frozen,
+                    format_func=lambda option: names.get(option, str(option)),
                 )  # fmt: skip
             else:
                 st.text_input(
-                    "Your answer",
+                    _("Your answer"),
                     value=attempt.answer if attempt else "",
                     key=Keys.answer(activity.id, problem.number),
-                    placeholder="A fraction, a decimal or a word",
+                    placeholder=_("A fraction, a decimal or a word"),
                     disabled=frozen,
                 )
             pressed = st.form_submit_button(
-                "Check and save",
+                _("Check and save"),
                 disabled=frozen,
                 on_click=_submit_answer,
                 args=(code, token, activity.id, problem.number),
@@ -258,20 +289,21 @@ def problem_card(state: StudentState, problem, code: str, token: str) -> tuple[s
         feedback = st.session_state.pop(Keys.answer_feedback(problem.number), None)
         if feedback:
             show_feedback(feedback)
-            said = f"{problem.title}: {feedback.text}"
-            refused = feedback.text if feedback.kind == "error" and "Not saved" in feedback.text else ""
+            text = say(feedback.text)
+            said = _("{problem}: {feedback}", problem=say(problem.title), feedback=text)
+            refused = text if feedback.kind == "error" and "Not saved" in feedback.text else ""
         if attempt:
-            st.caption(
-                markdown_escape(
-                    f"Saved in the class database: {attempt.answer} · "
-                    + ("solved" if attempt.correct else "not solved yet")
-                    + f" · {attempt.tries} tries"
-                )
-            )
+            answer = _(BRANCH_NAMES[attempt.answer]) if attempt.answer in BRANCH_NAMES else attempt.answer
+            progress = _("solved") if attempt.correct else _("not solved yet")
+            tries = _.ngettext("{count} try", "{count} tries", attempt.tries, count=attempt.tries)
+            st.caption(markdown_escape(_(
+                "Saved in the class database: {answer} · {progress} · {tries}", answer=answer, progress=progress,
+                tries=tries,
+            )))
         if activity.revealed:
-            with st.expander("Worked solution (revealed by your teacher)"):
+            with st.expander(_("Worked solution (revealed by your teacher)")):
                 for line in worked_solution(problem):
-                    st.markdown(f"- {markdown_escape(line)}")
+                    st.markdown(f"- {markdown_escape(say(line))}")
     return said, refused
 
 
@@ -280,7 +312,8 @@ def assignment_student(state: StudentState, code: str, token: str) -> tuple[str,
     said = refused = ""
     problems = state.activity.spec.problems
     solved = sum(a.correct for a in state.attempts.values())
-    st.metric("Solved", f"{solved} of {len(problems)}")
+    _ = language.texts()
+    st.metric(_("Solved"), _("{count} of {total}", count=solved, total=len(problems)))
     vote_countdown(state)
     locked_note(state.activity)
     for problem in problems:
@@ -289,3 +322,31 @@ def assignment_student(state: StudentState, code: str, token: str) -> tuple[str,
     return said, refused
 
 
+def student_said(state: StudentState) -> str:
+    """What the live region says of the class's state when nothing was just done on the page."""
+    _ = language.texts()
+    said = _("You joined {heading} as {name}.", heading=class_heading(state), name=state.name)
+    if not state.open:
+        said = _("This class has ended: your answers are shown as saved.")
+    activity = state.activity
+    if activity is not None:
+        number, title = activity.position, language.say(activity.spec.title)
+        if not activity.locked:
+            said = _("Activity {number} is open: {title}.", number=number, title=title)
+        elif activity.timed_out:
+            said = _(
+                "Activity {number} is open: {title}, locked: the time for the vote is up.", number=number, title=title
+            )
+        else:
+            said = _("Activity {number} is open: {title}, locked by your teacher.", number=number, title=title)
+        if activity.round > 1 and not activity.locked:
+            said = _("{said} Round {round}: vote again.", said=said, round=activity.round)
+    return said
+
+
+def class_heading(state: StudentState) -> str:
+    """``Class K7M2QX · Period 3``: the class's code, and its name when it has one."""
+    _ = language.texts()
+    if state.class_name:
+        return _("Class {code} · {name}", code=state.code, name=state.class_name)
+    return _("Class {code}", code=state.code)

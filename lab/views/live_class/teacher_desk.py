@@ -33,6 +33,16 @@ def tab_teacher_token(code: str) -> str:
     return token
 
 
+def class_view() -> tuple[str, str, str]:
+    """Which of the Class page's views this run draws, from the link: (code, student id, teacher token); a teacher
+    token means the teacher's dashboard, else a student id the student's page, else the landing. app.py asks too:
+    the dashboard is not translated yet (its words are English), the landing and a student's page are."""
+    code = str(st.query_params.get("code", ""))[:40]
+    student = str(st.query_params.get("student", ""))[:100]
+    teacher = "" if student and "teacher" not in st.query_params else tab_teacher_token(code)
+    return code, student, teacher
+
+
 def the_desk() -> TeacherDesk:
     return st.session_state.get(Keys.TEACHER_DESK) or TeacherDesk("", "")
 

@@ -26,11 +26,11 @@ from lab.i18n import texts as catalog_texts
 from lab.models.bars import BAR_STEP
 from lab.models.exercises import TABS, ExercisesModel, Sheet, attempts_from_text, attempts_text
 from lab.teaching.exercises import (
+    BRANCH_NAMES,
     BRANCH_OPTIONS,
     HINT_STEPS,
     LEVEL_TITLES,
     MAX_SEED,
-    UNDEFINED,
     Attempt,
     ExerciseInputError,
     Problem,
@@ -54,6 +54,7 @@ from lab.views.live_class.join_link import no_address_warning, student_address
 from lab.views.live_class.once_per_server import assignment_downloads, pq_table, qr_image, shared_assignment
 from lab.views.pages import study_resume
 from lab.views.ui.accessibility import announce, section, title
+from lab.views.ui.answers import typed_answer
 from lab.views.ui.bar_predictor import bar_predictor
 from lab.views.ui.browser_memory import browser_memory
 from lab.views.ui.charts import chart, figure, show_feedback
@@ -148,14 +149,6 @@ def _answer_key(sheet: Sheet, problem: Problem) -> str:
     return f"exq_answer_{sheet.key}_{problem.number}"
 
 
-def typed_answer(text):
-    """An answer as the page's language types it: its word for "undefined" is the word the check reads."""
-    _ = texts()
-    if isinstance(text, str) and text.strip().lower().rstrip(".") == _("undefined").lower():
-        return UNDEFINED
-    return text
-
-
 def _submit(sheet: Sheet, problem: Problem):
     attempt, said = sheet.submit(problem, typed_answer(st.session_state.get(_answer_key(sheet, problem))))
     if attempt is not None:  # a counted try: kept for the resume link
@@ -174,7 +167,6 @@ def _reveal(sheet: Sheet, problem: Problem):
     st.session_state[SAID] = sheet.reveal(problem)
 
 
-BRANCH_NAMES = {"rejection": N_("rejection"), "no-rejection": N_("no-rejection")}
 
 
 def draw_problem(sheet: Sheet, problem: Problem) -> None:

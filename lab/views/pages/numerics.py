@@ -5,6 +5,7 @@ import streamlit as st
 from lab.core.formatting import fraction_text, markdown_escape, markdown_table
 from lab.i18n import N_
 from lab.models.numerics import NumericsModel
+from lab.teaching.exercises import BRANCH_NAMES
 from lab.teaching.numerics import (
     FAMILY_Q,
     FAMILY_RESIDUAL,
@@ -303,9 +304,6 @@ def tiny_z_section() -> None:
     error_chart(cases)
     flagged_findings(cases)
     tolerance_note(cases)
-
-
-BRANCH_NAMES = {"rejection": N_("rejection"), "no-rejection": N_("no-rejection")}
 
 
 def branch_section() -> None:

@@ -388,14 +388,15 @@ function boxesFromBars(st, moved) {  // the moved bar's box, and any empty box o
     const j = st.form.fields.indexOf(label);
     if (j < 0) return;
     const box = st.form.boxes[j];
-    if (i === moved || box.value.trim() === "") box.value = text2(st.values[i]);
+    if (i === moved || box.value.trim() === "") box.value = shown2(st.values[i]);
   });
 }
 
 function barFromBox(st, j) {  // a typed value moves its bar when it reads as a number from 0 to 1 (a/b too)
   const i = st.labels.indexOf(st.form.fields[j]);
   if (i < 0) return;
-  const text = st.form.boxes[j].value.trim();
+  const typed = st.form.boxes[j].value.trim();
+  const text = decimalComma ? typed.replace(",", ".") : typed;  // 0,25 where the page writes a decimal comma
   const parts = text.split("/");
   const v = parts.length === 2 ? Number(parts[0]) / Number(parts[1]) : Number(text);
   if (text === "" || parts.length > 2 || !Number.isFinite(v) || v < 0 || v > 1) return;
