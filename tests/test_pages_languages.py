@@ -1194,3 +1194,77 @@ def test_a_german_phone_reads_and_writes_a_decimal_comma_in_a_class_projected_in
     key = versions.stored_class_version(data, new.code).display_key
     projector = open_linked_page("lab/views/live_class/projector.py", {"code": new.code, "display": key})
     assert not projector.exception and projector.session_state[language.THIS_RUN] == "en"
+
+
+# --- the projector: the teacher's language (its link's) ------------------------------------------------------------
+PROJECTOR_PAGE = "lab/views/live_class/projector.py"
+
+
+def projector_app(code: str | None, params: dict[str, str]) -> AppTest:
+    at = pseudo_app() if code is None else AppTest.from_file(APP, default_timeout=60)
+    link = {**params, **({"lang": code} if code else {})}
+    at.query_params.update(link)
+    at.run()
+    at.query_params.clear()
+    at.query_params.update(link)
+    at.switch_page(PROJECTOR_PAGE).run()
+    assert not at.exception, at.exception
+    return at
+
+
+def projector_states(data, code: str | None):
+    """The big screen in every state a room sees: waiting for an activity, a question open, the responses shown, the
+    reveal, a second round beside the first (shown, then revealed), a question with many tokens revealed, an
+    assignment, the end of the class, and a link without its key or with a wrong one."""
+    from lab.classroom import admission, answers, classes, versions
+
+    new = classes.create_class(data)
+    key = versions.stored_class_version(data, new.code).display_key
+    link = {"code": new.code, "display": key}
+    yield projector_app(code, link)
+    classes.open_activity(data, new.code, new.teacher_token, "predict", {"source": "worked-example"})
+    activity = answers.student_state(data, new.code, admission.join_class(data, new.code, "Zed").student_token)
+    tokens = [admission.join_class(data, new.code, n).student_token for n in ("Ann", "Bob", "Cat")]
+    for token, values in zip(tokens, (["0.75", "0.25"], ["0.5", "0.5"], ["0.6", "0.4"])):
+        answers.submit_prediction(data, new.code, token, activity.activity.id, values)
+    yield projector_app(code, link)
+    classes.show_responses(data, new.code, new.teacher_token)
+    yield projector_app(code, link)
+    classes.reveal(data, new.code, new.teacher_token)
+    yield projector_app(code, link)
+    classes.open_activity(data, new.code, new.teacher_token, "predict", {"source": "worked-example"})
+    second = answers.student_state(data, new.code, tokens[0]).activity.id
+    for token in tokens:
+        answers.submit_prediction(data, new.code, token, second, ["0.5", "0.5"])
+    classes.vote_again(data, new.code, new.teacher_token)
+    answers.submit_prediction(data, new.code, tokens[1], second, ["0.75", "0.25"], round_number=2)
+    classes.show_responses(data, new.code, new.teacher_token)
+    yield projector_app(code, link)
+    classes.reveal(data, new.code, new.teacher_token)
+    yield projector_app(code, link)
+    classes.open_activity(data, new.code, new.teacher_token, "predict", {"source": "pet-words"})
+    classes.reveal(data, new.code, new.teacher_token)
+    yield projector_app(code, link)
+    classes.open_activity(data, new.code, new.teacher_token, "assignment", {"seed": 12, "level": "zeros", "count": 2})
+    yield projector_app(code, link)
+    classes.end_class(data, new.code, new.teacher_token)
+    yield projector_app(code, link)
+    yield projector_app(code, {"code": new.code, "display": "wrong"})
+    yield projector_app(code, {"code": new.code})
+
+
+def test_under_the_pseudo_language_every_state_of_the_projector_came_through_the_catalog(data):
+    found = {}
+    for state in projector_states(data, None):
+        found.update(leaks(state))
+    assert not found, found
+
+
+@pytest.mark.parametrize("code", [c for c in LANGUAGES if c != "en"])
+def test_no_english_sentence_remains_on_the_projector_in_another_language(data, code):
+    english, other = (list(projector_states(data, c)) for c in ("en", code))
+    left = set()
+    for at_en, at_other in zip(english, other):
+        left |= sentences(visible_texts(at_en) + chart_texts(at_en)) & sentences(
+            visible_texts(at_other) + chart_texts(at_other))
+    assert not left, left

@@ -257,7 +257,12 @@ def localized(spec: dict, words, separators: str = "") -> dict:
             hover = trace.get("hovertemplate")
             if isinstance(hover, str) and hover.startswith(name + "<br>"):
                 trace["hovertemplate"] = said + hover[len(name):]
-        if separators.startswith(","):  # decimals written as text (a bar's label, a hover value): 0,501
+        texts = meta.get("text") if isinstance(meta, dict) else None
+        if isinstance(texts, dict) and isinstance(texts.get("template"), str):  # labels made from a template
+            comma = separators.startswith(",")
+            trace = {**trace, "text": [words(texts["template"], value=_DECIMAL_MARK.sub(",", v) if comma else v)
+                                       for v in texts.get("values") or ()]}
+        elif separators.startswith(","):  # decimals written as text (a bar's label, a hover value): 0,501
             for key in ("text", "customdata"):
                 values = trace.get(key)
                 if isinstance(values, list | tuple) and any(isinstance(v, str) and _DECIMAL.match(v) for v in values):

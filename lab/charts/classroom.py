@@ -11,6 +11,7 @@ import plotly.graph_objects as go
 from lab.charts import base
 from lab.charts.palette import BOX_FILL, CORRECTION, GRID, PAPER, PREDICTION, TARGET
 from lab.core.formatting import fraction_text
+from lab.i18n import N_
 
 WORDS_UP_TO = 4  # more fields: labels without "mean " and "exact "
 MEAN_LABELS_UP_TO = 6  # more fields: no label for the means (their lines stay)
@@ -42,7 +43,7 @@ def class_predictions_figure(
     collide at half a projector's width; the same above WORDS_UP_TO fields, and above MEAN_LABELS_UP_TO the means'
     labels go (the lines stay; the chart's text equivalent says the means): neighbouring labels never collide."""
     n = len(fields)
-    mean_word, exact_word = ("mean ", "exact ") if legend and n <= WORDS_UP_TO else ("", "")
+    words = legend and n <= WORDS_UP_TO  # labels with their words: "mean 0.45", "exact 3/4"
     mean_labels = n <= MEAN_LABELS_UP_TO
     crowded = n > EXACT_LABELS_UP_TO  # the exact answer's labels go too (its diamonds stay; the page says the values)
     tick_size, mean_size, exact_size = (text_size,) * 3 if text_size else (15, 14, 15)
@@ -55,7 +56,7 @@ def class_predictions_figure(
                 "type": "box",
                 "x": [i] * len(column),
                 "y": list(column),
-                "name": "predictions",
+                "name": N_("predictions"),
                 "legendgroup": "predictions",
                 "showlegend": i == 0,
                 "boxpoints": "all",
@@ -91,7 +92,7 @@ def class_predictions_figure(
                 "x": xs,
                 "y": ys,
                 "mode": "lines",
-                "name": "class mean",
+                "name": N_("class mean"),
                 "line": {"color": TARGET, "width": 4},
                 "hoverinfo": "skip",
             }
@@ -102,7 +103,10 @@ def class_predictions_figure(
                 "x": [i - half - 0.06 for i, _ in shown],
                 "y": [m for _, m in shown],
                 "mode": "text",
-                "text": [f"{mean_word}{m:.2f}" for _, m in shown],
+                "text": [f"mean {m:.2f}" if words else f"{m:.2f}" for _, m in shown],
+                # a label's words in the page's language (lab.charts.base.localized): the template and its values
+                **({"meta": {"text": {"template": N_("mean {value}"), "values": [f"{m:.2f}" for _, m in shown]}}}
+                   if words else {}),
                 "textposition": "middle left",
                 "textfont": {"color": TARGET, "size": mean_size},
                 "showlegend": False,
@@ -117,7 +121,7 @@ def class_predictions_figure(
                 "x": xs,
                 "y": ys,
                 "mode": "lines",
-                "name": "exact answer",
+                "name": N_("exact answer"),
                 "legendgroup": "exact",
                 "line": {"color": CORRECTION, "width": 3, "dash": "dash"},
                 "hoverinfo": "skip",
@@ -129,11 +133,13 @@ def class_predictions_figure(
                 "x": [i + half + 0.08 for i in range(len(exact))],
                 "y": [float(v) for v in exact],
                 "mode": "markers" if crowded else "markers+text",
-                "name": "exact answer",
+                "name": N_("exact answer"),
                 "legendgroup": "exact",
                 "showlegend": False,
                 "marker": {"symbol": "diamond", "size": 16, "color": CORRECTION, "line": {"color": PAPER, "width": 2}},
-                "text": [f"{exact_word}{fraction_text(v)}" for v in exact],
+                "text": [f"exact {fraction_text(v)}" if words else fraction_text(v) for v in exact],
+                **({"meta": {"text": {"template": N_("exact {value}"), "values": [fraction_text(v) for v in exact]}}}
+                   if words else {}),
                 "textposition": "middle right",
                 "textfont": {"color": CORRECTION, "size": exact_size},
                 "hoverinfo": "skip",
@@ -152,7 +158,7 @@ def class_predictions_figure(
         "yaxis": {
             "range": [-0.03, 1.03],
             # side by side (no legend) the charts are short: no axis title, ticks at 0, 0.5 and 1 (never at 1/4)
-            "title": {"text": "predicted value" if legend and not crowded else "", "font": {"size": tick_size},
+            "title": {"text": N_("predicted value") if legend and not crowded else "", "font": {"size": tick_size},
                       "standoff": 8},
             # on a projector (text_size) the chart may be a quarter of a 720-line window: ticks at 0, 0.5 and 1 only
             # crowded (names on end under a short plot): 0 and 1 only
@@ -167,7 +173,7 @@ def class_predictions_figure(
             "ticktext": ticks,
             **({"tickangle": -90} if crowded else {}),
             # room left of the first box for its mean's label, right of the last for the exact answer's
-            "range": [-1.1, n + 0.3] if mean_word else [-0.75 if mean_labels else -0.5, n - 0.15],
+            "range": [-1.1, n + 0.3] if words else [-0.75 if mean_labels else -0.5, n - 0.15],
             "showgrid": False,
             "zeroline": False,
             "tickfont": {"size": tick_size},

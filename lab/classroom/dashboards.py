@@ -38,6 +38,7 @@ from lab.classroom.records import (
 )
 from lab.classroom.refusals import ClassroomError
 from lab.classroom.teacher_link import check_teacher_row
+from lab.core.errors import said
 from lab.teaching.exercises import Attempt
 
 
@@ -235,7 +236,7 @@ def projection(engine: Engine, code: str, display_key: str) -> Projection:
         or first.created_at < db.now() - KEEP_CLASS_S
     ):
         raise ClassroomError(
-            "This projector link does not open a class: open Projector view from the teacher's dashboard."
+            said("This projector link does not open a class: open Projector view from the teacher's dashboard.")
         )
     return _board(rows).projection
 

@@ -45,49 +45,49 @@ class AnswerMistake:
 
 P_FOR_R = AnswerMistake(
     "p-for-r",
-    "r proportional to p",
+    N_("r proportional to p"),
     N_("That is p({t}), the target's own probability: r({t}) is only the part of p({t}) that q({t}) misses, "
        "max(0, p({t}) − q({t})), divided by Z."),
 )
 NOT_DIVIDED_BY_Z = AnswerMistake(
     "not-divided-by-z",
-    "p − q not normalised by Z",
+    N_("p − q not normalised by Z"),
     N_("That is max(0, p({t}) − q({t})) itself, which is Z·r({t}), the correction term: r({t}) divides it by Z."),
 )
 R_FOR_CORRECTION = AnswerMistake(
     "r-for-correction",
-    "r given for Z·r",
+    N_("r given for Z·r"),
     N_("That is r({t}), the residual itself: the question asks for the correction term Z·r({t}), so multiply r({t}) "
        "by Z."),
 )
 ALPHA_FOR_Z = AnswerMistake(
     "alpha-for-z",
-    "Z confused with α",
+    N_("Z confused with α"),
     N_("That uses α, the acceptance probability Σ min(p, q), where Z, the rejection probability Σ max(0, p − q), "
        "belongs."),
 )
 Z_FOR_ALPHA = AnswerMistake(
     "z-for-alpha",
-    "α confused with Z",
+    N_("α confused with Z"),
     N_("That is Z, the rejection probability Σ max(0, p − q): the question asks for α, the acceptance "
        "probability Σ min(p, q)."),
 )
 NUMBER_WITHOUT_REJECTION = AnswerMistake(
     "number-without-rejection",
-    "a number where r is not defined",
+    N_("a number where r is not defined"),
     N_("A number here misses the no-rejection case: check Z first, and ask what r({t}) = max(0, p({t}) − q({t})) / Z "
        "means when Z = 0."),
 )
 TESTED_AGAINST_P = AnswerMistake(
     "tested-against-p",
-    "second candidate tested against p",
+    N_("second candidate tested against p"),
     N_("You tested the second candidate against p, not against the residual: after the first rejection, {t} is "
        "kept with probability r({t}) / q({t}) (at most one), where r = max(0, p − q) / Z is what that rejection "
        "left."),
 )
 R_FOR_KEEP = AnswerMistake(
     "r-for-keep",
-    "r given for the keep probability",
+    N_("r given for the keep probability"),
     N_("That is r({t}), the residual itself: the second candidate {t} is kept with probability r({t}) / q({t}), at "
        "most one."),
 )

@@ -62,7 +62,9 @@ PAGES = (
 )
 # Pages reached only by a link, never listed in the navigation.
 LINKED_PAGES = (
-    PageEntry("lab/views/live_class/projector.py", N_("Projector view"), ":material/present_to_all:", "projector"),
+    PageEntry(
+        "lab/views/live_class/projector.py", N_("Projector view"), ":material/present_to_all:", "projector", "", True
+    ),
 )
 
 

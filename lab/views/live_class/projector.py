@@ -20,6 +20,7 @@ from lab.charts.residual import PROJECTED_LABELS, UPRIGHT_LABELS
 from lab.classroom.actions import Projection, projection
 from lab.classroom.activities import PREDICT
 from lab.core.formatting import fraction_text, markdown_escape, with_decimal
+from lab.i18n import N_
 from lab.views.live_class.database import class_version, engine
 from lab.views.live_class.follow import follow_teacher
 from lab.views.live_class.join_link import join_link
@@ -32,6 +33,7 @@ from lab.views.live_class.results import (
     within_text,
     within_text_short,
 )
+from lab.views.ui import language
 from lab.views.ui.accessibility import announce, section, title
 from lab.views.ui.charts import chart, figure
 from lab.views.ui.countdown import countdown
@@ -52,7 +54,7 @@ PAIR_UP_TO = 4  # two rounds side by side up to this many predicted values
 LONG_ANSWER = 60  # an exact answer longer than this (with its decimals) is written in fractions, in smaller type
 LONGER_ANSWER = 120  # and longer than this, as one list in the order of the bars
 # the legend of the two rounds' charts, said once above them (each chart drawn without one)
-KEY_TEXT = "Dots: predictions, in a box · solid line: class mean · dashed line and diamond: the exact answer"
+KEY_TEXT = N_("Dots: predictions, in a box · solid line: class mean · dashed line and diamond: the exact answer")
 
 
 def follow(code: str, drawn_version: int) -> None:
@@ -66,13 +68,15 @@ def results(shown: Projection, visible: bool, key: str) -> None:
     """The round's chart(s), full width: Round 1 and Round 2 side by side once a second round is open (up to
     PAIR_UP_TO values: more would not fit half a screen; then the current round alone, and the line on how the class
     moved says the rest)."""
+    _ = language.texts()
     activity = shown.activity
     revealed = activity.revealed
-    rounds = [(f"Round {activity.round - 1}", shown.earlier), (f"Round {activity.round}", shown.predict)]
+    now = _("Round {round}", round=activity.round)
+    rounds = [(_("Round {round}", round=activity.round - 1), shown.earlier), (now, shown.predict)]
     pair = shown.earlier is not None and len(activity.spec.fields) <= PAIR_UP_TO
-    rounds = rounds if pair else [(f"Round {activity.round}", shown.predict)]
+    rounds = rounds if pair else [(now, shown.predict)]
     if visible and len(rounds) > 1:
-        st.markdown(KEY_TEXT)
+        st.markdown(_(KEY_TEXT))
     columns = st.columns(len(rounds), gap="large") if len(rounds) > 1 else [st.container()]
     state = "revealed" if revealed else "shown"
     text_px = PROJECTOR_TEXT_PX if len(rounds) == 1 else PROJECTOR_PAIR_TEXT_PX  # two charts side by side: 22 px
@@ -81,17 +85,18 @@ def results(shown: Projection, visible: bool, key: str) -> None:
             if not visible:
                 continue
             if summary.submitted == 0:
-                st.markdown(f"**{label}:** no predictions yet.")
+                st.markdown(_("**{round}:** no predictions yet.", round=label))
                 continue
             with st.container(key=f"proj-round-{i}"):  # each round's chart titled above it
-                st.markdown(f"**{label}** · {summary.submitted} of {shown.joined} submitted")
+                st.markdown(_("**{round}** · {count} of {total} submitted", round=label, count=summary.submitted,
+                              total=shown.joined))
             crowded = "-crowded" if len(summary.fields) > EXACT_LABELS_UP_TO else ""  # names on end: taller
             moved = "-moved" if shown.earlier is not None and len(rounds) == 1 else ""  # a line on the rounds follows
             with st.container(key=f"proj-chart-{len(rounds)}-{state}-{i}{crowded}{moved}"):  # height: PROJECTOR_CSS
                 results_chart(
                     summary,
                     revealed,
-                    f"{key}_{label}",
+                    f"{key}_{i}",
                     "stretch",
                     text_px,
                     label,
@@ -113,12 +118,13 @@ def results(shown: Projection, visible: bool, key: str) -> None:
 
 def live(code: str, key: str) -> None:
     """Counts and results, redrawn every PROJECTOR_EVERY_S seconds (students submit without a teacher action)."""
+    _ = language.texts()
     read = projection(engine, code, key)
     if read.refused is not None:
-        st.error(markdown_escape(read.refusal))
+        st.error(markdown_escape(language.say(read.refusal)))
         return
     if read.down:
-        st.warning(read.refusal)  # this part is redrawn every few seconds: it comes back by itself
+        st.warning(language.say(read.refusal))  # this part is redrawn every few seconds: it comes back by itself
         return
     shown = read.value
     activity = shown.activity
@@ -132,42 +138,49 @@ def live(code: str, key: str) -> None:
         return
     if activity.kind != PREDICT:
         solved = ", ".join(
-            f"problem {i} {float(s):.0%}" if s is not None else f"problem {i} –"
+            _("problem {number} {share}", number=i, share=language.number(float(s), ".0%")) if s is not None
+            else _("problem {number} –", number=i)
             for i, s in enumerate(shown.solved, start=1)
-        )
-        st.markdown(f"**Solved so far:** {solved}.")
+        )  # fmt: skip
+        st.markdown(_("**Solved so far:** {problems}.", problems=solved))
         return
     visible = activity.shown or activity.revealed
     results(shown, visible, f"proj_{activity.id}_{activity.round}_{int(activity.revealed)}")
     if not visible:
-        st.markdown("Responses appear here when the teacher shows them.")
+        st.markdown(_("Responses appear here when the teacher shows them."))
 
 
 def status(shown: Projection) -> str:
+    _ = language.texts()
     activity = shown.activity
     if activity is None:
-        return f"{shown.joined} joined · waiting for the next activity"
-    round_text = f" · round {activity.round}" if activity.kind == PREDICT and activity.round > 1 else ""
-    return f"**{shown.submitted} of {shown.joined} submitted**{round_text}"
+        return _("{count} joined · waiting for the next activity", count=shown.joined)
+    if activity.kind == PREDICT and activity.round > 1:
+        return _("**{count} of {total} submitted** · round {round}", count=shown.submitted, total=shown.joined,
+                 round=activity.round)
+    return _("**{count} of {total} submitted**", count=shown.submitted, total=shown.joined)
 
 
 def announcement(shown: Projection) -> str:
     """What the page's polite live region says: the state the teacher's last action brought (the page redraws
     on each one), so a screen reader on this page hears responses shown, a new round and the reveal."""
+    _ = language.texts()
     activity = shown.activity
     if activity is None:
-        return "No activity is open now."  # (the page's heading says "Waiting for the next activity")
+        return _("No activity is open now.")  # (the page's heading says "Waiting for the next activity")
+    title = language.say(activity.spec.title)
     if activity.kind != PREDICT:
-        return f"Activity {activity.position} is open: {activity.spec.title}."
+        return _("Activity {number} is open: {title}.", number=activity.position, title=title)
     if activity.revealed:
-        return "The exact answer is revealed: " + "; ".join(activity.spec.answer.exact_lines()) + "."
+        lines = "; ".join(language.say(line) for line in activity.spec.answer.exact_lines(language.decimal_comma()))
+        return _("The exact answer is revealed: {lines}.", lines=lines)
     if activity.timed_out:
-        return "Time is up: the vote is locked."
+        return _("Time is up: the vote is locked.")
     if activity.shown:
-        return f"Round {activity.round}: the class's responses are shown."
+        return _("Round {round}: the class's responses are shown.", round=activity.round)
     if activity.round > 1:
-        return f"Round {activity.round}: vote again."
-    return f"Activity {activity.position} is open: {activity.spec.title}."
+        return _("Round {round}: vote again.", round=activity.round)
+    return _("Activity {number} is open: {title}.", number=activity.position, title=title)
 
 
 def join_line(link) -> None:
@@ -175,8 +188,9 @@ def join_line(link) -> None:
     which could change characters of an address)."""
     if link.url is None:
         return
+    _ = language.texts()
     with st.container(key="proj-join", horizontal=True, gap="small"):
-        st.markdown("**Join link:**", width="content")
+        st.markdown(_("**Join link:**"), width="content")
         st.text(link.url)
 
 
@@ -192,18 +206,22 @@ RETRY_EVERY_S = 3.0
 def typed_address(link) -> None:
     """Beside the code, in large type: the address students type (the Class page's, without the link's key),
     as inline code (no autolink: nothing on the big screen is a link), or that none is set yet."""
+    _ = language.texts()
     with st.container(key="proj-address"):
         if link.typed:  # the app's address, then its Class page on a line of its own (no break inside a number)
             root, page = link.typed.replace("`", "%60").rsplit("/", 1)
             with st.container(key=address_fit_key([root, f"/{page}"])):
-                st.markdown(f"Go to  \n`{root}`  \n`/{page}` and type the code")
+                st.markdown(
+                    _("Go to  \n{address}  \n{page} and type the code", address=f"`{root}`", page=f"`/{page}`")
+                )
         else:
-            st.markdown("No address for students is set yet: set it on the teacher's dashboard.")
+            st.markdown(_("No address for students is set yet: set it on the teacher's dashboard."))
 
 
 def top_band(klass, activity, link, results_up: bool) -> None:
     """The code and the address to type, the QR code, the question's chart; while waiting the code and the QR code
     fill the screen, and once results take the lower part the top band is smaller (PROJECTOR_CSS)."""
+    _ = language.texts()
     predict = activity is not None and activity.kind == PREDICT
     state = "wait" if activity is None else "results" if results_up else "open"
     top = st.container(key=f"proj-top-{state}")
@@ -222,16 +240,17 @@ def top_band(klass, activity, link, results_up: bool) -> None:
         left, middle, right = top.columns(widths, gap="medium", vertical_alignment="center")
     with left:
         with st.container(key="proj-code"):
-            title(f"Class code **{klass.code}**")  # the code is from the code alphabet: no markdown character
+            # the code is from the code alphabet: no markdown character
+            title(_("Class code {code}", code=f"**{klass.code}**"))
         typed_address(link)
         if activity is None:  # waiting: the join link and the state under the code, the QR code beside them
             join_line(link)
             with st.container(key="proj-question"):
-                section("Waiting for the next activity")
+                section(_("Waiting for the next activity"))
     with middle:
         if link.url is not None and len(link.url) <= MAX_QR_LINK:
             with st.container(key="proj-qr"):
-                st.image(qr_image(link.url), alt="QR code of the join link shown below it")
+                st.image(qr_image(link.url), alt=_("QR code of the join link shown below it"))
     if right is not None and predict:
         with right:
             question = activity.spec.question  # what every class screen shows (lab.teaching.class_question)
@@ -239,7 +258,7 @@ def top_band(klass, activity, link, results_up: bool) -> None:
                 chart(
                     figure("pq_bars_projected", question.tokens, question.p, question.q, PROJECTOR_PQ_TEXT_PX),
                     f"proj_pq_{activity.id}",
-                    question.pq_alt(),
+                    language.say(question.pq_alt()),
                     height="stretch",
                 )
 
@@ -247,24 +266,30 @@ def top_band(klass, activity, link, results_up: bool) -> None:
 def question_band(activity, results_up: bool) -> None:
     """The activity's title and prompt (until results are up), and its exact answer once revealed, the largest
     text; no link or button."""
+    _ = language.texts()
     spec = activity.spec
     with st.container(key="proj-question"):
         left = activity.seconds_left()
         # the countdown on the title's line (when it ends the page runs again and says the vote is locked)
         with st.container(key="proj-heading", horizontal=True, vertical_alignment="center", gap="large"):
-            section(f"Activity {activity.position}: {markdown_escape(spec.title)}")
+            section(_("Activity {number}: {title}", number=activity.position,
+                      title=markdown_escape(language.say(spec.title))))
             if left is not None and not activity.revealed:
                 with st.container(key="proj-countdown", width="content"):
                     countdown(left, PROJECTOR_COUNTDOWN)
         if activity.kind != PREDICT:
-            st.markdown(f"{len(spec.problems)} problems, on your phones.")
+            st.markdown(_.ngettext("{count} problem, on your phones.", "{count} problems, on your phones.",
+                                   len(spec.problems), count=len(spec.problems)))
             return
         if not results_up:  # once results are up the chart above and the phones hold the question
             with st.container(key="proj-prompt"):
-                st.markdown(markdown_escape(spec.question.prompt))
+                st.markdown(markdown_escape(language.say(spec.question.prompt)))
         if activity.revealed:
             answer = spec.answer
-            asked = "; ".join(f"{f} = {with_decimal(e, 3)}" for f, e in zip(answer.fields, answer.exact))
+            comma = language.decimal_comma()
+            asked = "; ".join(
+                f"{f} = {with_decimal(e, 3, decimal_comma=comma)}" for f, e in zip(answer.fields, answer.exact)
+            )
             size = "proj-exact"
             if len(asked) > LONG_ANSWER:  # many values: fractions only, in smaller type (two lines at most)
                 asked = "; ".join(f"{f} = {fraction_text(e)}" for f, e in zip(answer.fields, answer.exact))
@@ -272,33 +297,37 @@ def question_band(activity, results_up: bool) -> None:
             if len(asked) > LONGER_ANSWER:  # more still: the values in the order of the bars
                 asked = compact_answer(spec)
             with st.container(key=size):
-                st.markdown("**Exact answer:** " + markdown_escape(asked))
+                st.markdown(_("**Exact answer:** {values}", values=language.isolated(markdown_escape(asked))))
 
 
 def compact_answer(spec) -> str:
     """The exact answer in the order of the bars: "r = (0, 1/3, …) for the, a, …; Z = 3/10"."""
+    _ = language.texts()
     answer = spec.answer
-    bars = [fraction_text(e) for f, e in zip(answer.fields, answer.exact) if f != "Z"]
-    z = [f"; Z = {fraction_text(e)}" for f, e in zip(answer.fields, answer.exact) if f == "Z"]
-    return f"{spec.symbol} = ({', '.join(bars)}), in the order of the bars" + "".join(z)
+    bars = f"{spec.symbol} = ({', '.join(fraction_text(e) for f, e in zip(answer.fields, answer.exact) if f != 'Z')})"
+    z = [fraction_text(e) for f, e in zip(answer.fields, answer.exact) if f == "Z"]
+    if z:
+        return _("{values}, in the order of the bars; Z = {z}", values=bars, z=z[0])
+    return _("{values}, in the order of the bars", values=bars)
 
 
 def projector_page(code: str, key: str) -> None:
+    _ = language.texts()
     read = projection(engine, code, key)
     if read.refused is not None:
-        title("Projector view")
-        st.error(markdown_escape(read.refusal))
+        title(_("Projector view"))
+        st.error(markdown_escape(language.say(read.refusal)))
         return
     if read.down:
-        title("Projector view")
-        st.warning(read.refusal)
+        title(_("Projector view"))
+        st.warning(language.say(read.refusal))
         st.fragment(run_every=RETRY_EVERY_S)(wait_and_redraw)(code, key)
         return
     shown = read.value
     klass = shown.klass
     if not klass.open:
-        title(f"Class {klass.code} has ended")
-        st.markdown("Thank you for taking part.")
+        title(_("Class {code} has ended", code=klass.code))
+        st.markdown(_("Thank you for taking part."))
         return
     activity = shown.activity
     link = join_link(klass.code, klass.join_address, klass.join_key)
@@ -317,9 +346,10 @@ def main() -> None:
     st.html(PROJECTOR_CSS)
     code = str(st.query_params.get("code", ""))[:40]  # longer text is no code or key: cut before any lookup
     key = str(st.query_params.get(DISPLAY_PARAM, ""))[:64]
+    _ = language.texts()
     if not key:
-        title("Projector view")
-        st.error("This projector link has no display key: open Projector view from the teacher's dashboard.")
+        title(_("Projector view"))
+        st.error(_("This projector link has no display key: open Projector view from the teacher's dashboard."))
     else:
         projector_page(code, key)
 
