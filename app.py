@@ -5,7 +5,6 @@ import streamlit as st
 
 from lab.views import patches, shell
 from lab.views.live_class import holding
-from lab.views.live_class.teacher_desk import class_view
 from lab.views.ui import accessibility, language
 from lab.views.ui.presentation import apply_presentation_style, is_projector_link, presentation_toggle
 
@@ -27,8 +26,6 @@ st.set_page_config(page_title=shell.tab_title(page))  # "Binomial lab · Residua
 apply_presentation_style()
 language.keep_in_link()  # after the navigation (which clears a page's parameters)
 translated = shell.entry_of(page).translated
-if page.url_path == shell.CLASS_URL_PATH:  # the Class: its landing and a student's page are translated, not yet
-    translated = not class_view()[2]  # the teacher's dashboard (and its projector, a page of its own)
 language.page_speaks(translated)  # the page body's words: the chosen language's, or English until it is translated
 language.mark_document(translated)  # <html lang dir>; an untranslated page's main part marked as English
 language.refusal()  # an unknown ?lang=, refused by name

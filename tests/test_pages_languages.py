@@ -143,15 +143,16 @@ def test_a_page_not_yet_translated_says_so_in_the_chosen_language(entry):
     assert NOTICE not in [i.value for i in open_in(entry.file, "en").info]
 
 
-def test_the_class_landing_speaks_the_language_and_the_teacher_s_dashboard_says_it_is_english(data):
+def test_the_class_landing_and_the_teacher_s_dashboard_speak_the_language(data):
     from lab.classroom import classes
 
     landing = open_in(CLASS_PAGE, "fr")
     assert po("fr")[NOTICE] not in [i.value for i in landing.info]
     assert [h.value for h in landing.header] == [po("fr")["Join a class"], po("fr")["Start a class (teacher)"]]
-    new = classes.create_class(data)
+    new = classes.create_class(data, "Période 3")
     teacher = open_in(CLASS_PAGE, "fr", params={"code": new.code, "teacher": new.teacher_token})
-    assert po("fr")[NOTICE] in [i.value for i in teacher.info]
+    assert po("fr")[NOTICE] not in [i.value for i in teacher.info]
+    assert teacher.header[0].value == "Période 3" and teacher.metric[0].label == po("fr")["Class code"]
 
 
 def test_the_projector_shows_no_notice():
@@ -1263,6 +1264,86 @@ def test_under_the_pseudo_language_every_state_of_the_projector_came_through_the
 @pytest.mark.parametrize("code", [c for c in LANGUAGES if c != "en"])
 def test_no_english_sentence_remains_on_the_projector_in_another_language(data, code):
     english, other = (list(projector_states(data, c)) for c in ("en", code))
+    left = set()
+    for at_en, at_other in zip(english, other):
+        left |= sentences(visible_texts(at_en) + chart_texts(at_en)) & sentences(
+            visible_texts(at_other) + chart_texts(at_other))
+    assert not left, left
+
+
+# --- the teacher's dashboard ------------------------------------------------------------------------------------------
+def teacher_states(data, code: str | None):
+    """The dashboard in the states a teacher meets: the form that opens an activity (each kind, the teacher's own
+    question refused and previewed), the plan, a prediction open with its countdown, answered, revealed (the class's
+    closeness and its wrong pattern), a refused press, two rounds, an assignment's results, a student waiting beyond
+    the expected size, the student list with one removed, the class ended, and a teacher link that opens nothing."""
+    from lab.classroom import admission, answers, classes, dashboards
+
+    new = classes.create_class(data, "P3")  # names are data: none the checks read as words
+    link = {"code": new.code, "teacher": new.teacher_token}
+    at = class_app(code, link)
+    yield at
+    at.radio(key="cls_kind").set_value("Your own question").run()
+    p, q = ("1/2; 1/2", "1/2; 1/2") if code in ("de", "es", "fr", "pt-BR") else ("1/2, 1/2", "1/2, 1/2")
+    at.text_input(key="cls_own_tokens").set_value("X, Y")
+    at.text_input(key="cls_own_p").set_value(p)
+    at.text_input(key="cls_own_q").set_value(q).run()
+    yield at  # p = q: refused by name
+    at.text_input(key="cls_own_q").set_value(q.replace("1/2", "1/4", 1).replace("1/2", "3/4", 1)).run()
+    yield at  # the preview
+    at.radio(key="cls_kind").set_value("Exercises assignment").run()
+    yield at
+    at.radio(key="cls_kind").set_value("Predict the bars").run()
+    at.selectbox(key="cls_timer").set_value(60).run()
+    at.button(key="cls_plan_add").click().run()
+    yield at
+    at.button(key="cls_open").click().run()
+    tokens = [admission.join_class(data, new.code, n).student_token for n in ("A1", "B2", "C3")]
+    activity = answers.student_state(data, new.code, tokens[0]).activity.id
+    for token, values in zip(tokens, (["0.75", "0.25"], ["0.5", "0.5"], ["0.6", "0.4"])):
+        answers.submit_prediction(data, new.code, token, activity, values)
+    at = class_app(code, link)
+    yield at
+    at.button(key="cls_show").click().run()
+    at.button(key="cls_reveal").click().run()
+    yield at
+    at.button(key="cls_vote_again").click().run()
+    yield at  # refused: the answer is revealed
+    classes.open_activity(data, new.code, new.teacher_token, "predict", {"source": "worked-example"})
+    second = answers.student_state(data, new.code, tokens[0]).activity.id
+    for token in tokens:
+        answers.submit_prediction(data, new.code, token, second, ["0.5", "0.5"])
+    classes.vote_again(data, new.code, new.teacher_token)
+    answers.submit_prediction(data, new.code, tokens[1], second, ["0.75", "0.25"], round_number=2)
+    classes.lock(data, new.code, new.teacher_token)
+    classes.reveal(data, new.code, new.teacher_token)
+    yield class_app(code, link)
+    classes.open_activity(data, new.code, new.teacher_token, "assignment", {"seed": 12, "level": "zeros", "count": 2})
+    admission.set_expected_size(data, new.code, new.teacher_token, 3)
+    admission.join_class(data, new.code, "D4")
+    at = class_app(code, link)
+    at.toggle(key="cls_show_students").set_value(True).run()
+    yield at
+    ann = next(s.id for s in dashboards.dashboard(data, new.code, new.teacher_token).students if s.name == "A1")
+    at.button(key=f"cls_remove_{ann}").click().run()
+    yield at
+    classes.end_class(data, new.code, new.teacher_token)
+    yield class_app(code, link)
+    yield class_app(code, {"code": new.code, "teacher": "forged"})
+
+
+def test_under_the_pseudo_language_every_state_of_the_teacher_s_dashboard_came_through_the_catalog(data):
+    found, kinds = {}, set()
+    for state in teacher_states(data, None):
+        found.update(leaks(state))
+        kinds |= {kind for kind in ("error", "info", "success", "warning") if state.get(kind)}
+    assert {"error", "info", "warning"} <= kinds
+    assert not found, found
+
+
+@pytest.mark.parametrize("code", [c for c in LANGUAGES if c != "en"])
+def test_no_english_sentence_remains_on_the_teacher_s_dashboard_in_another_language(data, code):
+    english, other = (list(teacher_states(data, c)) for c in ("en", code))
     left = set()
     for at_en, at_other in zip(english, other):
         left |= sentences(visible_texts(at_en) + chart_texts(at_en)) & sentences(

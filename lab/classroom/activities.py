@@ -23,7 +23,7 @@ from fractions import Fraction
 from functools import cached_property, lru_cache
 
 from lab.core.distributions import LabInputError
-from lab.core.errors import said, said_of
+from lab.core.errors import SaidList, said, said_of
 from lab.core.formatting import share_words
 from lab.core.numbers import NumberInputError, NumberLimitError, parse_number
 from lab.core.residual import residual_exact
@@ -242,15 +242,21 @@ class PredictSummary:
         answer; bar B: all, bar C: half." (shares of the submissions)."""
         n = self.submitted
         every = round(self.all_close_share * n) if self.all_close_share is not None else 0
-        noun = "values" if "Z" in self.fields else "bars"
-        what = f"both {noun}" if len(self.fields) == 2 else f"all {len(self.fields)} {noun}"
-        subject = share_words(every, n, of_class=True)
-        per_field = ", ".join(
-            f"{field}: {share_words(round(share * n), n)}"
+        values = "Z" in self.fields
+        if len(self.fields) == 2:
+            what = said("both values") if values else said("both bars")
+        else:
+            count = len(self.fields)
+            what = said("all {count} values", count=count) if values else said("all {count} bars", count=count)
+        per_field = SaidList(
+            said("{field}: {share}", field=field, share=share_words(round(share * n), n))
             for field, share in zip(self.fields, self.close_share)
             if share is not None
         )
-        return f"{subject[0].upper()}{subject[1:]} got {what} within 0.05 of the exact answer; {per_field}."
+        return said(
+            "{subject} got {what} within 0.05 of the exact answer; {fields}.",
+            subject=share_words(every, n, opening=True), what=what, fields=per_field,
+        )
 
 
 def _close(values, exact) -> bool:

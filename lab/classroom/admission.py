@@ -40,7 +40,7 @@ from lab.classroom.records import ClassRow, bump_version, class_by_code, class_r
 from lab.classroom.refusals import ClassroomError
 from lab.classroom.roster import take_seat
 from lab.classroom.teacher_link import teacher_class
-from lab.core.errors import said
+from lab.core.errors import said, said_of
 from lab.teaching.exercises import ExerciseInputError
 from lab.teaching.exports import check_base_url
 
@@ -271,7 +271,9 @@ def check_join_address(address: str) -> str:
     try:
         return check_base_url(address)
     except ExerciseInputError as exc:
-        raise ClassroomError(f"Address for students: {exc} (e.g. http://192.168.1.20:8501).") from None
+        raise ClassroomError(said(
+            "Address for students: {problem} (e.g. {example}).", problem=said_of(exc), example="http://192.168.1.20:8501"
+        )) from None
 
 
 def joins_without_names(engine: Engine, code: str, link_key: str) -> bool:
@@ -325,9 +327,13 @@ def set_expected_size(engine: Engine, code: str, teacher_token: str, size) -> in
     try:
         cleaned = int(size) if size not in (None, "") else 0
     except (TypeError, ValueError):
-        raise ClassroomError(f"Expected size: {size!r} is not a whole number of students.") from None
+        raise ClassroomError(
+            said("Expected size: {value} is not a whole number of students.", value=repr(size))
+        ) from None
     if not 0 <= cleaned <= MAX_STUDENTS:
-        raise ClassroomError(f"Expected size: {cleaned} students; type 1 to {MAX_STUDENTS}, or 0 for no approval.")
+        raise ClassroomError(said(
+            "Expected size: {count} students; type 1 to {most}, or 0 for no approval.", count=cleaned, most=MAX_STUDENTS
+        ))
     with writing(engine) as conn:
         klass = teacher_class(conn, code, teacher_token)
         conn.execute(

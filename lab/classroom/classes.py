@@ -27,6 +27,7 @@ from lab.classroom.naming import (
 from lab.classroom.records import KEEP_CLASS_S, KEEP_STUDY_S, ClassRow, bump_version
 from lab.classroom.refusals import ClassroomError
 from lab.classroom.teacher_link import new_teacher_token, teacher_class
+from lab.core.errors import said, said_of
 
 MAX_ROUNDS = 2  # peer instruction: vote, discuss, vote again
 TIMER_CHOICES = (30, 60, 120)  # the countdown's lengths a teacher can choose for each round (or none)
@@ -99,7 +100,7 @@ def create_class(
                 },  # fmt: skip
             )
         return NewClass(code, token, cleaned)
-    raise ClassroomError("Could not find a free class code; try again.")  # pragma: no cover (31^6 codes)
+    raise ClassroomError(said("Could not find a free class code; try again."))  # pragma: no cover (31^6 codes)
 
 
 def next_class(engine: Engine, code: str, teacher_token: str, *, client: str = "", address: str = "") -> NewClass:
@@ -131,7 +132,7 @@ def open_activity(
     try:
         stored = encode_params(kind, params)
     except ActivityError as exc:
-        raise ClassroomError(str(exc)) from None
+        raise ClassroomError(said_of(exc)) from None
     timer_s = check_timer(timer_s)
     with writing(engine) as conn:
         klass = teacher_class(conn, code, teacher_token)
@@ -168,7 +169,7 @@ def _set_current(engine: Engine, code: str, teacher_token: str, column: str, val
     with writing(engine) as conn:
         klass = teacher_class(conn, code, teacher_token)
         if klass.current_activity is None:
-            raise ClassroomError("No activity is open: open one first.")
+            raise ClassroomError(said("No activity is open: open one first."))
         conn.execute(
             text(f"UPDATE activities SET {sets} WHERE id = :id"), {"v": value, "id": klass.current_activity, **also}
         )
@@ -197,7 +198,10 @@ def check_timer(seconds) -> int | None:
         return None
     if isinstance(seconds, bool) or not isinstance(seconds, int) or seconds not in TIMER_CHOICES:
         choices = ", ".join(f"{s} s" for s in TIMER_CHOICES)
-        raise ClassroomError(f"Countdown: {str(seconds)[:20]!r} is not one of the lengths offered ({choices}, off).")
+        raise ClassroomError(said(
+            "Countdown: {value} is not one of the lengths offered ({choices}, off).",
+            value=repr(str(seconds)[:20]), choices=choices,
+        ))
     return seconds
 
 
@@ -205,25 +209,28 @@ def add_time(engine: Engine, code: str, teacher_token: str, seconds: int = ADD_T
     """Give the current round's vote ``seconds`` more: added to a running countdown, or a countdown that long from
     now (none running, or the last one ended and locked the vote: it opens again). Returns when the vote closes."""
     if isinstance(seconds, bool) or not isinstance(seconds, int) or not 1 <= seconds <= max(TIMER_CHOICES):
-        raise ClassroomError(
-            f"Add time: {str(seconds)[:20]!r} is not a number of seconds from 1 to {max(TIMER_CHOICES)}."
-        )
+        raise ClassroomError(said(
+            "Add time: {value} is not a number of seconds from 1 to {most}.",
+            value=repr(str(seconds)[:20]), most=max(TIMER_CHOICES),
+        ))
     with writing(engine) as conn:
         klass = teacher_class(conn, code, teacher_token)
         if klass.current_activity is None:
-            raise ClassroomError("No activity is open: open one first.")
+            raise ClassroomError(said("No activity is open: open one first."))
         row = conn.execute(
             text("SELECT revealed_at, locked_at, closes_at FROM activities WHERE id = :id"),
             {"id": klass.current_activity},
         ).one()
         if row.revealed_at is not None:
-            raise ClassroomError("The answer is revealed: the vote is closed for good. Open another activity.")
+            raise ClassroomError(said("The answer is revealed: the vote is closed for good. Open another activity."))
         if row.locked_at is not None:
-            raise ClassroomError("The activity is locked: unlock it first, then start a countdown.")
+            raise ClassroomError(said("The activity is locked: unlock it first, then start a countdown."))
         at = db.now()
         closes = (row.closes_at if row.closes_at is not None and row.closes_at > at else at) + seconds
         if closes - at > MAX_COUNTDOWN_S:
-            raise ClassroomError(f"A countdown runs at most {MAX_COUNTDOWN_S // 60} minutes: it has enough time left.")
+            raise ClassroomError(said(
+                "A countdown runs at most {minutes} minutes: it has enough time left.", minutes=MAX_COUNTDOWN_S // 60
+            ))
         conn.execute(
             text("UPDATE activities SET closes_at = :c WHERE id = :id"), {"c": closes, "id": klass.current_activity}
         )
@@ -236,7 +243,7 @@ def stop_countdown(engine: Engine, code: str, teacher_token: str) -> None:
     with writing(engine) as conn:
         klass = teacher_class(conn, code, teacher_token)
         if klass.current_activity is None:
-            raise ClassroomError("No activity is open: open one first.")
+            raise ClassroomError(said("No activity is open: open one first."))
         conn.execute(
             text("UPDATE activities SET closes_at = NULL WHERE id = :id AND locked_at IS NULL AND closes_at > :at"),
             {"id": klass.current_activity, "at": db.now()},
@@ -247,12 +254,14 @@ def stop_countdown(engine: Engine, code: str, teacher_token: str) -> None:
 def _current_prediction(conn, klass: ClassRow, action: str):
     """The current activity's row for a peer-instruction action (a prediction activity), or a clear refusal."""
     if klass.current_activity is None:
-        raise ClassroomError("No activity is open: open one first.")
+        raise ClassroomError(said("No activity is open: open one first."))
     row = conn.execute(
         text("SELECT id, kind, round, revealed_at FROM activities WHERE id = :id"), {"id": klass.current_activity}
     ).one()
     if row.kind != PREDICT:
-        raise ClassroomError(f"{action} works on a prediction activity; the open activity is an assignment.")
+        raise ClassroomError(
+            said("{action} works on a prediction activity; the open activity is an assignment.", action=action)
+        )
     return row
 
 
@@ -260,7 +269,7 @@ def show_responses(engine: Engine, code: str, teacher_token: str) -> None:
     """Put the current round's distribution of predictions on the projector (without the exact answer)."""
     with writing(engine) as conn:
         klass = teacher_class(conn, code, teacher_token)
-        row = _current_prediction(conn, klass, "Show responses")
+        row = _current_prediction(conn, klass, said("Show responses"))
         conn.execute(text("UPDATE activities SET shown_at = :at WHERE id = :id"), {"at": db.now(), "id": row.id})
         bump_version(conn, klass.id)
 
@@ -270,18 +279,22 @@ def vote_again(engine: Engine, code: str, teacher_token: str) -> int:
     round's) and every student votes again; returns the new round's number."""
     with writing(engine) as conn:
         klass = teacher_class(conn, code, teacher_token)
-        row = _current_prediction(conn, klass, "Vote again")
+        row = _current_prediction(conn, klass, said("Vote again"))
         if row.revealed_at is not None:
             raise ClassroomError(
-                "The exact answer is already revealed: a new vote would only copy it. Open another activity."
+                said("The exact answer is already revealed: a new vote would only copy it. Open another activity.")
             )
         if row.round >= MAX_ROUNDS:
-            raise ClassroomError(f"This question has had its {MAX_ROUNDS} rounds: reveal the answer, or open another.")
+            raise ClassroomError(said(
+                "This question has had its {count} rounds: reveal the answer, or open another.", count=MAX_ROUNDS
+            ))
         voted = conn.execute(
             text("SELECT COUNT(*) FROM submissions WHERE activity_id = :a"), {"a": row.id}
         ).scalar_one()
         if not voted:
-            raise ClassroomError(f"Nobody has voted in round {row.round} yet: vote again once students have submitted.")
+            raise ClassroomError(said(
+                "Nobody has voted in round {round} yet: vote again once students have submitted.", round=row.round
+            ))
         conn.execute(
             text(
                 "INSERT INTO earlier_answers (activity_id, student_id, round, answer, tries, created_at, updated_at) "

@@ -18,6 +18,8 @@ from lab.classroom.naming import name_key
 from lab.classroom.records import bump_version
 from lab.classroom.refusals import ClassroomError
 from lab.classroom.teacher_link import teacher_class
+from lab.core.errors import said
+from lab.i18n import N_
 
 
 def remove_students(engine: Engine, code: str, teacher_token: str, student_ids) -> int:
@@ -52,7 +54,7 @@ def remove_students(engine: Engine, code: str, teacher_token: str, student_ids) 
 
 def remove_student(engine: Engine, code: str, teacher_token: str, student_id: int) -> None:
     if not remove_students(engine, code, teacher_token, [student_id]):
-        raise ClassroomError("That student is not in this class (already removed?).")
+        raise ClassroomError(said("That student is not in this class (already removed?)."))
 
 
 def remove_not_submitted(engine: Engine, code: str, teacher_token: str) -> int:
@@ -60,7 +62,7 @@ def remove_not_submitted(engine: Engine, code: str, teacher_token: str) -> int:
     with reading(engine) as conn:
         klass = teacher_class(conn, code, teacher_token)
         if klass.current_activity is None:
-            raise ClassroomError("No activity is open: there is nothing to have submitted yet.")
+            raise ClassroomError(said("No activity is open: there is nothing to have submitted yet."))
         ids = (
             conn.execute(
                 text(
@@ -95,7 +97,9 @@ def allow_back(engine: Engine, code: str, teacher_token: str, student_id: int) -
     with writing(engine) as conn:
         klass = teacher_class(conn, code, teacher_token)
         if not take_seat(conn, klass.id):
-            raise ClassroomError(f"The class is full ({MAX_STUDENTS} students): remove someone first.")
+            raise ClassroomError(
+                said("The class is full ({count} students): remove someone first.", count=MAX_STUDENTS)
+            )
         back = conn.execute(
             text(
                 "UPDATE students SET removed_at = NULL, approved = 1 "
@@ -104,7 +108,7 @@ def allow_back(engine: Engine, code: str, teacher_token: str, student_id: int) -
             {"sid": int(student_id), "cid": klass.id},
         ).first()
         if back is None:
-            raise ClassroomError("That student was not removed from this class.")
+            raise ClassroomError(said("That student was not removed from this class."))
         bump_version(conn, klass.id)
 
 
@@ -135,9 +139,9 @@ def admit_waiting(engine: Engine, code: str, teacher_token: str, student_ids) ->
 
 # bulk removal: the rules a teacher can pick, in the words the dashboard shows
 BULK_RULES = {
-    "no-submission": "has submitted nothing in this class",
-    "joined-recently": "joined within the last N seconds",
-    "duplicate-name": "repeats the name of someone who joined earlier",
+    "no-submission": N_("has submitted nothing in this class"),
+    "joined-recently": N_("joined within the last N seconds"),
+    "duplicate-name": N_("repeats the name of someone who joined earlier"),
 }
 
 
@@ -157,10 +161,12 @@ def bulk_match(
     """Who the rule ``rule`` (a key of BULK_RULES) would remove now, among the students in the class: a student who
     submitted anything (any activity, any round) only when ``include_submitted``."""
     if rule not in BULK_RULES:
-        raise ClassroomError(f"Bulk removal: {rule!r} is not a rule ({', '.join(BULK_RULES)}).")
+        raise ClassroomError(
+            said("Bulk removal: {rule} is not a rule ({rules}).", rule=repr(rule), rules=", ".join(BULK_RULES))
+        )
     board = dashboard(engine, code, teacher_token)
     if not board.klass.open:
-        raise ClassroomError(f"Class {board.klass.code} has ended: nothing in it can change.")
+        raise ClassroomError(said("Class {code} has ended: nothing in it can change.", code=board.klass.code))
     with reading(engine) as conn:
         rows = conn.execute(
             text(

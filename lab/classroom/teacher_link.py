@@ -17,6 +17,7 @@ from lab.classroom.keys import token_hash
 from lab.classroom.naming import normalize_code
 from lab.classroom.records import KEEP_CLASS_S, ClassRow, bump_version, class_by_code, class_record, utc_text
 from lab.classroom.refusals import ClassroomError
+from lab.core.errors import said
 
 
 def new_teacher_token() -> str:
@@ -33,10 +34,10 @@ def replaced_teacher_link(conn, row, teacher_token: str) -> ClassroomError | Non
     ).first()
     if retired is None:
         return None
-    return ClassroomError(
-        f"This teacher link of class {row.code} was replaced by a new one at {utc_text(retired.retired_at)} (New "
-        "teacher link): it no longer opens the dashboard. Use the newest teacher link."
-    )
+    return ClassroomError(said(
+        "This teacher link of class {code} was replaced by a new one at {time} (New teacher link): it no longer "
+        "opens the dashboard. Use the newest teacher link.", code=row.code, time=utc_text(retired.retired_at),
+    ))
 
 
 def check_teacher_row(row, teacher_token: str, conn=None) -> None:
@@ -55,10 +56,10 @@ def check_teacher_row(row, teacher_token: str, conn=None) -> None:
             replaced = replaced_teacher_link(conn, row, teacher_token)
             if replaced is not None:
                 raise replaced
-        raise ClassroomError(
+        raise ClassroomError(said(
             "This teacher link does not open a class: only the private link shown when the class was started "
             "opens its dashboard, and a class is deleted 30 days after it started."
-        )
+        ))
 
 
 def teacher_class(conn, code: str, teacher_token: str, *, must_be_open: bool = True) -> ClassRow:
@@ -69,7 +70,9 @@ def teacher_class(conn, code: str, teacher_token: str, *, must_be_open: bool = T
     check_teacher_row(row, teacher_token, conn)
     klass = class_record(row)
     if must_be_open and not klass.open:
-        raise ClassroomError(f"Class {code} has ended: its results can still be downloaded, nothing can change.")
+        raise ClassroomError(
+            said("Class {code} has ended: its results can still be downloaded, nothing can change.", code=code)
+        )
     return klass
 
 

@@ -30,6 +30,23 @@ class Said(str):
         return _(self.template, **values) if values else _(self.template)
 
 
+class SaidList(Said):
+    """A list of messages joined by ``separator`` (``r(B): all, r(C): half``), each said in turn in a page's language:
+    a value of a :class:`Said` that is itself several messages."""
+
+    def __new__(cls, items, separator: str = ", "):
+        items = tuple(items)
+        self = str.__new__(cls, separator.join(items))
+        self.template, self.values, self.items, self.separator = str(self), {}, items, separator
+        return self
+
+    def __reduce__(self):
+        return (SaidList, (self.items, self.separator))
+
+    def translated(self, _) -> str:
+        return self.separator.join(item.translated(_) if isinstance(item, Said) else item for item in self.items)
+
+
 def said(template: str, **values) -> Said:
     """A message to a person from a marked template and its values: ``said("row {row}: {problem}", row=2,
     problem=...)``. A template that is a variable (a label marked with ``N_`` where it is defined) is translated

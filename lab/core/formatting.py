@@ -6,6 +6,8 @@ from __future__ import annotations
 import re
 from fractions import Fraction
 
+from lab.core.errors import Said, said
+
 
 def fraction_text(value: Fraction | int) -> str:
     """``3/4``, ``0``, ``1``: the exact form used in tables and in ``--exact`` JSON."""
@@ -55,26 +57,30 @@ def vector_text(values, digits: int = 10, missing: str = "-") -> str:
     return missing if values is None else "(" + ", ".join(f"{float(v):.{digits}g}" for v in values) + ")"
 
 
-_SHARE_WORDS = {
-    Fraction(1, 2): ("half", "half the class"),
-    Fraction(1, 3): ("a third", "a third of the class"),
-    Fraction(2, 3): ("two thirds", "two thirds of the class"),
-    Fraction(1, 4): ("a quarter", "a quarter of the class"),
-    Fraction(3, 4): ("three quarters", "three quarters of the class"),
+_SHARE_WORDS = {  # (a share, the class's share as a subject, the same opening a sentence)
+    Fraction(1, 2): (said("half"), said("half the class"), said("Half the class")),
+    Fraction(1, 3): (said("a third"), said("a third of the class"), said("A third of the class")),
+    Fraction(2, 3): (said("two thirds"), said("two thirds of the class"), said("Two thirds of the class")),
+    Fraction(1, 4): (said("a quarter"), said("a quarter of the class"), said("A quarter of the class")),
+    Fraction(3, 4): (said("three quarters"), said("three quarters of the class"), said("Three quarters of the class")),
 }
 
 
-def share_words(count: int, total: int, of_class: bool = False) -> str:
+def share_words(count: int, total: int, of_class: bool = False, opening: bool = False) -> Said:
     """``count`` of ``total`` in plain words: "all", "none", "half", "a third", ... or "3 of 7"; with
-    ``of_class`` the subject of a sentence: "everyone", "nobody", "half the class", "3 of 7 students"."""
+    ``of_class`` the subject of a sentence: "everyone", "nobody", "half the class", "3 of 7 students" (``opening``
+    it: "Everyone", "Half the class")."""
+    form = 2 if opening else int(of_class)
     if total <= 0 or count <= 0:
-        return "nobody" if of_class else "none"
+        return (said("none"), said("nobody"), said("Nobody"))[form]
     if count >= total:
-        return "everyone" if of_class else "all"
+        return (said("all"), said("everyone"), said("Everyone"))[form]
     words = _SHARE_WORDS.get(Fraction(count, total))
     if words:
-        return words[of_class]
-    return f"{count} of {total} students" if of_class else f"{count} of {total}"
+        return words[form]
+    if of_class or opening:
+        return said("{count} of {total} students", count=count, total=total)
+    return said("{count} of {total}", count=count, total=total)
 
 # A fraction longer than this is shown as a decimal in chart labels (the exact value stays in tables).
 SHORT_FRACTION_CHARS = 9

@@ -58,7 +58,7 @@ PAGES = (
         "lab/views/pages/numerics.py", N_("Numerics (logits, float32)"), ":material/calculate:", "numerics", ENGINEERS,
         True,
     ),
-    PageEntry("lab/views/live_class/classroom.py", N_("Class"), ":material/groups:", "class", CLASS),
+    PageEntry("lab/views/live_class/classroom.py", N_("Class"), ":material/groups:", "class", CLASS, True),
 )
 # Pages reached only by a link, never listed in the navigation.
 LINKED_PAGES = (

@@ -1,5 +1,5 @@
 """The languages in a browser (what AppTest cannot see): ``<html lang dir>`` follow the page's language (WCAG 3.1.1),
-a page not yet translated has its main part marked English (WCAG 3.1.2) under a notice in the chosen language,
+a class's phones each in their browser's language while its projector speaks the teacher's,
 axe finds nothing in any language, Arabic flows right to left without covering the page on a phone, and the
 menu changes the language and the link."""
 
@@ -8,8 +8,9 @@ from __future__ import annotations
 import pytest
 from test_accessibility import axe_violations, structure_problems
 
-from browserlib import DESKTOP, PHONE, goto, wait_idle
-from lab.i18n import LANGUAGES
+from browserlib import DESKTOP, PHONE, app_and_class_engine, goto, wait_idle
+from lab.classroom import admission, answers, classes, versions
+from lab.i18n import LANGUAGES, texts
 
 DOCUMENT_JS = """() => {
   const main = document.querySelector('[data-testid=stMain]');
@@ -42,13 +43,9 @@ def test_every_language_marks_the_page_and_axe_finds_nothing(browser, app_url, c
                 ticks = page.evaluate("() => [...document.querySelectorAll('.rl-bp-tick')].map(t => t.textContent)")
                 assert ticks == (["0", "0,2", "0,4", "0,6", "0,8", "1"] if language.decimal_comma else
                                  ["0", "0.2", "0.4", "0.6", "0.8", "1"]), ticks
-        goto(page, f"{app_url}/class?lang={code}")  # a page not yet translated
+        goto(page, f"{app_url}/class?lang={code}")  # the Class's landing: joining, and starting a class
         found = document_language(page)
-        assert (found["lang"], found["dir"]) == (code, language.direction)
-        if code == "en":
-            assert (found["main"], found["notice"]) == ("", None)
-        else:
-            assert (found["main"], found["notice"]) == ("en", [code, language.direction])
+        assert (found["lang"], found["dir"], found["main"], found["notice"]) == (code, language.direction, "", None)
         problems = axe_violations(page) + structure_problems(page)
         assert not problems, "\n".join(problems)
     finally:
@@ -136,3 +133,56 @@ def test_the_lesson_in_german_announces_in_german_and_keeps_focus_by_keyboard(pa
                                               "Weiter →")
     assert announced.startswith("Aufgelöst: Ein Vorschlag wird mit Wahrscheinlichkeit")
     assert focused == "Kapitel 2: Warum behaltene Vorschläge min(p, q) ergeben"
+
+
+@pytest.fixture(scope="module")
+def class_app(tmp_path_factory):
+    with app_and_class_engine(tmp_path_factory.mktemp("languages")) as app:
+        yield app
+
+
+def test_a_class_with_a_german_phone_an_arabic_phone_and_the_projector_in_english(browser, class_app):
+    """One class: a phone whose browser speaks German (no ?lang= in its link) joins, predicts 0,7 and sees the reveal
+    in German; a phone in Arabic flows right to left; the projector, opened from an English dashboard, speaks English.
+    axe finds nothing on any of them."""
+    base, engine = class_app
+    new = classes.create_class(engine, "Languages")
+    classes.open_activity(engine, new.code, new.teacher_token, "predict", {"source": "worked-example"})
+    german, arabic = (admission.join_class(engine, new.code, name).student_token for name in ("Anna", "Amal"))
+    de = texts("de")
+    phones = []
+    try:
+        for locale, token in (("de-DE", german), ("ar-EG", arabic)):
+            context = browser.new_context(viewport=PHONE, locale=locale, has_touch=True, is_mobile=True)
+            phones.append(context)
+            phone = context.new_page()
+            goto(phone, f"{base}/class?code={new.code}&student={token}")
+            found = document_language(phone)
+            if locale == "de-DE":
+                assert (found["lang"], found["dir"], found["h1"]) == ("de", "ltr", de("Class"))
+                phone.get_by_role("textbox", name=f"{de('Predict')} r(B)").fill("0,7")
+                phone.get_by_role("textbox", name=f"{de('Predict')} r(C)").fill("0,3")
+                phone.get_by_role("button", name=de("Submit")).click()
+                wait_idle(phone)
+                assert phone.get_by_text("0,70 für r(B), 0,30 für r(C)").count() >= 1
+                saved = answers.student_state(engine, new.code, german).prediction
+                assert [str(v) for v in saved] == ["7/10", "3/10"]
+            else:
+                assert (found["lang"], found["dir"], found["h1"]) == ("ar", "rtl", texts("ar")("Class"))
+            problems = axe_violations(phone) + structure_problems(phone)
+            assert not problems, f"{locale}:\n" + "\n".join(problems)
+        classes.reveal(engine, new.code, new.teacher_token)
+        german_phone = phones[0].pages[0]
+        german_phone.get_by_text("3/4 (0,75)").first.wait_for(timeout=15000)  # the reveal comes by itself
+        key = versions.stored_class_version(engine, new.code).display_key
+        projector = browser.new_context(viewport=DESKTOP).new_page()
+        goto(projector, f"{base}/projector?code={new.code}&display={key}")
+        found = document_language(projector)
+        assert (found["lang"], found["dir"], found["main"], found["notice"]) == ("en", "ltr", "", None)
+        assert projector.get_by_text("Exact answer:").count() >= 1
+        problems = axe_violations(projector) + structure_problems(projector)
+        assert not problems, "\n".join(problems)
+        projector.context.close()
+    finally:
+        for context in phones:
+            context.close()

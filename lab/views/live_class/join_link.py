@@ -22,6 +22,7 @@ import streamlit as st
 
 from lab.classroom import admission, refusals
 from lab.classroom.keys import TRUSTED_PROXIES_ENV
+from lab.core.errors import said, said_of
 from lab.core.formatting import markdown_escape
 from lab.views.ui.language import texts
 
@@ -75,7 +76,7 @@ def student_address(typed: str = "") -> StudentAddress:
         try:
             return StudentAddress(_root(admission.check_join_address(public), True), "environment")
         except refusals.ClassroomError as exc:
-            problem = f"{PUBLIC_URL_ENV} is not used: {exc}"
+            problem = said("{variable} is not used: {problem}", variable=PUBLIC_URL_ENV, problem=said_of(exc))
     if typed:
         return StudentAddress(_root(typed, True), "dashboard", problem)
     here = st.context.url or ""

@@ -57,36 +57,45 @@ def plan_preview() -> Plan | None:
 
 
 def plan_lines(plan: Plan) -> str:
-    return "\n".join(f"{i}. {markdown_escape(item.label())}" for i, item in enumerate(plan.items, start=1))
+    return "\n".join(
+        f"{i}. {markdown_escape(language.say(item.label()))}" for i, item in enumerate(plan.items, start=1)
+    )
 
 
 def plan_panel(desk: TeacherDesk, expanded: bool) -> None:
     """The class's plan: Open and Remove per activity, import a file, download it."""
+    _ = language.texts()
     read = desk.plan(engine)
     if read.refusal:
-        st.caption(markdown_escape(read.refusal))
+        st.caption(markdown_escape(language.say(read.refusal)))
         return
     plan = read.value
-    title = f"Lesson plan: {plan.title}" if plan.title else "Lesson plan"
-    with st.expander(f"{title} ({len(plan.items)} activities)", expanded=expanded and bool(plan.items)):
+    count = len(plan.items)
+    title = (
+        _.ngettext("Lesson plan: {title} ({count} activity)", "Lesson plan: {title} ({count} activities)", count,
+                   title=plan.title, count=count)
+        if plan.title
+        else _.ngettext("Lesson plan ({count} activity)", "Lesson plan ({count} activities)", count, count=count)
+    )  # fmt: skip
+    with st.expander(title, expanded=expanded and bool(plan.items)):
         if not plan.items:
-            st.markdown(
-                "No activities yet: add the one in the form above with **Add to the plan**, or import a plan file."
-            )
+            st.markdown(_("No activities yet: add the one in the form above with **{add}**, or import a plan file.",
+                          add=_("Add to the plan")))  # fmt: skip
         for number, item in enumerate(plan.items, start=1):
             label, open_one, remove = st.columns([6, 1, 1], vertical_alignment="center")
-            label.markdown(f"{number}. {markdown_escape(item.label())}")
-            teacher_button(open_one, "Open", Keys.plan_open(number), Do.open_from_plan, number, focus="activity")
-            teacher_button(remove, "Remove", Keys.plan_remove(number), Do.remove_from_plan, number)
+            label.markdown(f"{number}. {markdown_escape(language.say(item.label()))}")
+            teacher_button(open_one, _("Open"), Keys.plan_open(number), Do.open_from_plan, number, focus="activity")
+            teacher_button(remove, _("Remove"), Keys.plan_remove(number), Do.remove_from_plan, number)
         if plan.items:
             st.download_button(
-                "Download the plan (TOML)", plan_toml(plan), file_name="lesson-plan.toml", mime="application/toml",
+                _("Download the plan (TOML)"), plan_toml(plan), file_name="lesson-plan.toml", mime="application/toml",
                 on_click="ignore", key=Keys.PLAN_DOWNLOAD,
             )  # fmt: skip
-        st.file_uploader("Import a plan (TOML)", type=["toml"], key=Keys.PLAN_FILE, max_upload_size=1)
+        st.file_uploader(_("Import a plan (TOML)"), type=["toml"], key=Keys.PLAN_FILE, max_upload_size=1)
         imported, refusal = uploaded_plan()
         if refusal:
-            st.error(markdown_escape(f"Not imported: {refusal}"))
+            st.error(markdown_escape(_("Not imported: {problem}", problem=refusal)))
         elif imported is not None:
-            st.markdown(f"**{markdown_escape(imported.title or 'The file')}**:\n\n{plan_lines(imported)}")
-            teacher_button(st, "Use this plan (it replaces the list above)", Keys.PLAN_USE, Do.set_plan, imported)
+            name = markdown_escape(imported.title or _("The file"))
+            st.markdown(f"**{name}**:\n\n{plan_lines(imported)}")
+            teacher_button(st, _("Use this plan (it replaces the list above)"), Keys.PLAN_USE, Do.set_plan, imported)

@@ -7,6 +7,8 @@ from __future__ import annotations
 import streamlit as st
 
 from lab.classroom.actions import TeacherDesk
+from lab.core.errors import Said
+from lab.i18n import N_
 from lab.views.live_class.common import WAIT_FOR_PENDING, keep_pending, may_send
 from lab.views.live_class.database import engine
 from lab.views.live_class.session_keys import Keys
@@ -35,8 +37,7 @@ def tab_teacher_token(code: str) -> str:
 
 def class_view() -> tuple[str, str, str]:
     """Which of the Class page's views this run draws, from the link: (code, student id, teacher token); a teacher
-    token means the teacher's dashboard, else a student id the student's page, else the landing. app.py asks too:
-    the dashboard is not translated yet (its words are English), the landing and a student's page are."""
+    token means the teacher's dashboard, else a student id the student's page, else the landing."""
     code = str(st.query_params.get("code", ""))[:40]
     student = str(st.query_params.get("student", ""))[:100]
     teacher = "" if student and "teacher" not in st.query_params else tab_teacher_token(code)
@@ -64,9 +65,22 @@ def change(change, label: str, *, focus: str = "", refusal_key: str = Keys.TEACH
     return not refusal
 
 
+# each teacher action's name, as the page says what became of a press the database answered late
+ACTION_NAMES = {
+    "show_responses": N_("Show responses"), "vote_again": N_("Vote again"), "reveal": N_("Reveal"), "lock": N_("Lock"),
+    "unlock": N_("Unlock"), "add_time": N_("Add time"), "open_from_plan": N_("Open from plan"),
+    "remove_from_plan": N_("Remove from plan"), "add_to_plan": N_("Add to plan"), "set_plan": N_("Set plan"),
+    "stop_countdown": N_("Stop countdown"), "next_activity": N_("Next activity"), "end_class": N_("End class"),
+    "remove_student": N_("Remove student"), "remove_students": N_("Remove students"), "allow_back": N_("Allow back"),
+    "lock_joins": N_("Lock joins"), "set_expected_size": N_("Set expected size"), "set_anonymous": N_("Set anonymous"),
+    "new_join_link": N_("New join link"), "admit_waiting": N_("Admit waiting"),
+}  # fmt: skip
+
+
 def teacher_action(action, *args, focus: str = "") -> None:
     """A button's callback: run a teacher action (TeacherActions) on this tab's class (see change)."""
-    label = getattr(action, "__name__", "action").strip("_").replace("_", " ").capitalize()
+    name = getattr(action, "__name__", "action")
+    label = Said(ACTION_NAMES.get(name) or name.strip("_").replace("_", " ").capitalize())
     change(lambda on_pending: the_desk().act(engine, action, *args, on_pending=on_pending), label, focus=focus)
 
 
