@@ -219,12 +219,14 @@ _DECIMAL = re.compile(r"^-?\d+\.\d+$")  # 0.501, not 3/10 nor 1e-06
 _DECIMAL_MARK = re.compile(r"(?<=\d)\.(?=\d)")  # the point of 0.5 inside a text
 
 
-def localized(spec: dict, words, separators: str = "") -> dict:
+def localized(spec: dict, words, separators: str = "", rtl: bool = False) -> dict:
     """A figure's dict with its words in another language: ``words`` (gettext's ``_``) applied to the title and
     subtitle, the axis titles (wrapped again) and their named ticks ("bonus"), each trace's name and the name that
     opens its hover text. Only whole messages of the catalog change (a number or a token is never one); the data are
     shared, not copied. ``separators``: plotly's decimal and thousands marks for the ticks and hover numbers (",."
-    writes 0,5), and for decimals written as text (a bar's label, a subtitle's α = 0,50)."""
+    writes 0,5), and for decimals written as text (a bar's label, a subtitle's α = 0,50). ``rtl``: a right-to-left
+    script, whose rotated y-axis title plotly places as far right as its tall glyphs reach (over the ticks): it stands
+    off by the title's size more."""
     out = dict(spec)
     layout = dict(out.get("layout") or {})
     if separators:
@@ -242,8 +244,11 @@ def localized(spec: dict, words, separators: str = "") -> dict:
         title = (settings or {}).get("title")
         if isinstance(title, dict) and title.get("text"):
             text = words(title["text"].replace("<br>", " "))
-            layout[axis] = {**settings, "title": {**title, **axis_title(text, 30 if axis == "yaxis" else
-                                                                          AXIS_TITLE_CHARS)}}
+            title = {**title, **axis_title(text, 30 if axis == "yaxis" else AXIS_TITLE_CHARS)}
+            if rtl and axis == "yaxis" and "standoff" in title:  # (plotly's own standoff is measured: kept)
+                size = (title.get("font") or {}).get("size") or 15
+                title["standoff"] += round(1.6 * size)
+            layout[axis] = {**settings, "title": title}
     out["layout"] = layout
     traces = []
     for trace in out.get("data") or []:

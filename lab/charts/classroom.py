@@ -157,6 +157,7 @@ def class_predictions_figure(
         # ticks in fifths: ticks at 0.25 and 0.75 would read as answers on a class screen before the reveal
         "yaxis": {
             "range": [-0.03, 1.03],
+            "automargin": True,  # the title's words in another script (Arabic is taller) never cover the ticks
             # side by side (no legend) the charts are short: no axis title, ticks at 0, 0.5 and 1 (never at 1/4)
             "title": {"text": N_("predicted value") if legend and not crowded else "", "font": {"size": tick_size},
                       "standoff": 8},

@@ -52,15 +52,18 @@ def admission_panel(board: Dashboard, hide: bool, button, act) -> None:
     _ = language.texts()
     klass = board.klass
     with st.container(border=True):
-        joins = _("locked: no one new can join") if klass.joins_locked else _("open")
         size = (
             _("expected size {count}: further joins wait for you", count=klass.expected_size)
             if klass.expected_size
             else _("no expected size: every join takes a seat")
         )
         names = _("without names (each gets a random one)") if klass.anonymous else _("with the names they type")
-        st.markdown(_("**Who gets in.** New joins: {joins}; {size}; students join {names}.", joins=joins, size=size,
-                      names=names))
+        if klass.joins_locked:
+            said = _("**Who gets in.** New joins: locked: no one new can join; {size}; students join {names}.",
+                     size=size, names=names)
+        else:
+            said = _("**Who gets in.** New joins: open; {size}; students join {names}.", size=size, names=names)
+        st.markdown(said)
         lock, size_box, new_link = st.columns(3)
         if klass.joins_locked:
             button(lock, _("Allow new joins"), Keys.OPEN_JOINS, TeacherActions.lock_joins, False, width="stretch")

@@ -66,11 +66,16 @@ def qr_image(url: str, scale: int = 10) -> str:
 
 @functools.lru_cache(maxsize=1024)
 def pq_table(tokens: tuple, p: tuple, q: tuple, header: tuple[str, str, str] = ("token", "p", "q"),
-             decimal_comma: bool = False) -> str:
+             decimal_comma: bool = False, rtl: bool = False) -> str:
     """A problem's token / p / q table as markdown, built once per problem (and language) for the whole class. p and q
     are a Distribution's exact values: the cache tells arguments apart by equality, and 0.5 == 1/2 would share a
-    table. ``header``: the columns' names in the page's language; ``decimal_comma``: its decimals written 0,75."""
-    rows = zip(tokens, *((with_decimal(v, 3, decimal_comma) for v in column) for column in (p, q)))
+    table. ``header``: the columns' names in the page's language; ``decimal_comma``: its decimals written 0,75;
+    ``rtl``: a right-to-left page, where each value is kept left to right (``1/2 (0.5)``, not ``(0.5) 1/2``)."""
+    def cell(value) -> str:
+        text = with_decimal(value, 3, decimal_comma)
+        return f"\u2066{text}\u2069" if rtl else text
+
+    rows = zip(tokens, *((cell(v) for v in column) for column in (p, q)))
     return markdown_table(header, rows)
 
 

@@ -67,10 +67,11 @@ def _question_texts(question: ClassQuestion) -> tuple[str, str, str]:
     """The chart's text alternative, the prompt and the p / q table."""
     _ = language.texts()
     comma = language.decimal_comma()
-    rows = [
-        (t, with_decimal(a, 3, decimal_comma=comma), with_decimal(b, 3, decimal_comma=comma))
+    rows = [  # each value kept left to right on a right-to-left page (1/2 (0.5), not (0.5) 1/2)
+        (t, language.isolated(with_decimal(a, 3, decimal_comma=comma)),
+         language.isolated(with_decimal(b, 3, decimal_comma=comma)))
         for t, a, b in zip(question.tokens, question.p, question.q)
-    ]
+    ]  # fmt: skip
     table = markdown_table((_("token"), _("target p"), _("draft q")), rows)
     return language.say(question.pq_alt()), f"**{markdown_escape(language.say(question.prompt))}**", table
 

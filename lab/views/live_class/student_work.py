@@ -150,7 +150,7 @@ def revealed_prediction(state: StudentState) -> str:
     else:
         st.markdown(intro)
     yours = [language.number(float(v), ".2f") for v in saved] if saved else ["–"] * len(spec.fields)
-    exact = [with_decimal(e, 3, decimal_comma=comma) for e in state.exact]
+    exact = [language.isolated(with_decimal(e, 3, decimal_comma=comma)) for e in state.exact]
     # one markdown (a table, not st.table), with the answer: every student's page draws it at the same moment (the
     # reveal), and each element costs the server per page. No link to the Binomial lab: during the class this browser
     # shows the class only (lab/views/holding.py)
@@ -258,7 +258,7 @@ def problem_card(state: StudentState, problem, code: str, token: str) -> tuple[s
         st.markdown(
             f"**{say(problem.title)}: {markdown_escape(say(problem.prompt))}**\n\n"
             + pq_table(problem.p.tokens, problem.p.values, problem.q.values, (_("token"), "p", "q"),
-                       language.decimal_comma())
+                       language.decimal_comma(), language.right_to_left())
         )
         done = bool(attempt and attempt.correct)
         frozen = activity.locked or activity.revealed or done or not state.open

@@ -56,7 +56,7 @@ def activity_state(activity: ActivityView) -> str:
         parts.insert(0, _("round {round}", round=activity.round))
         if activity.shown:
             parts.append(_("responses shown"))
-    return ", ".join(parts)
+    return language.list_text(parts)
 
 
 def activity_buttons(activity: ActivityView) -> None:

@@ -59,7 +59,7 @@ from lab.views.ui.bar_predictor import bar_predictor
 from lab.views.ui.browser_memory import browser_memory
 from lab.views.ui.charts import chart, figure, show_feedback
 from lab.views.ui.controls import Widgets
-from lab.views.ui.language import decimal_comma, exact_and_decimal, number, say, texts
+from lab.views.ui.language import decimal_comma, exact_and_decimal, number, right_to_left, say, texts
 from lab.views.ui.page_state import kept_in_session, refuse_link_values, show_link_warnings
 from lab.views.ui.presentation import is_presenting
 
@@ -180,7 +180,7 @@ def draw_problem(sheet: Sheet, problem: Problem) -> None:
     # button; Hint (and the presenter's Reveal) keep what is typed without checking it.
     with st.form(key=f"exq_form_{sheet.key}_{problem.number}", border=True, enter_to_submit=True):
         table = pq_table(problem.p.tokens, problem.p.values, problem.q.values, (_("token"), "p", "q"),
-                         decimal_comma())
+                         decimal_comma(), right_to_left())
         st.markdown(
             f"## {say(problem.title)}\n\n{table}\n\n**{markdown_escape(say(problem.prompt))}**\n\n"
             f":gray[:small[{status} · {hints_used}]]",

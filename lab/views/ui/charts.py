@@ -76,9 +76,14 @@ def _separators(code: str) -> str:
     return ",\u202f" if code == "fr" else ",."  # French groups thousands with a narrow space
 
 
+def _rtl(code: str) -> bool:
+    language = LANGUAGES.get(code)
+    return bool(language and language.direction == "rtl")
+
+
 def _in_language(fig, code: str) -> go.Figure:
     """``fig``'s words and number marks in language ``code`` (a new figure; ``fig`` is not changed)."""
-    return go.Figure(localized(fig.to_dict(), language_texts(code), _separators(code)))
+    return go.Figure(localized(fig.to_dict(), language_texts(code), _separators(code), _rtl(code)))
 
 
 @functools.lru_cache(maxsize=512)
@@ -105,7 +110,9 @@ def figure(builder: str, *args):
         # its words in the language, as a dict made once (a go.Figure built again from the dict would validate every
         # property: a quarter of the Numerics page's run)
         fig.__class__ = _SharedFigure
-        fig._lab_dict = SharedSpec(localized(go.Figure.to_dict(fig), language_texts(code), _separators(code)))
+        fig._lab_dict = SharedSpec(
+            localized(go.Figure.to_dict(fig), language_texts(code), _separators(code), _rtl(code))
+        )
         return fig
     return _figure(builder, call) if code == SOURCE else _localized(builder, call, code)
 

@@ -87,9 +87,24 @@ def texts() -> Texts:
 
 def say(message) -> str:
     """A message to a person in the page's language: a :class:`~lab.core.errors.Said` (or an error made from one)
-    translated, other text as it is."""
+    translated, other text as it is. On a right-to-left page a short left-to-right value (a formula, ``p(A) = 1/10 <
+    q(A) = 1/2``) does not wrap: a line break inside it would show its two halves in the wrong order."""
     message = said_of(message)
-    return message.translated(texts()) if isinstance(message, Said) else str(message)
+    if not isinstance(message, Said):
+        return str(message)
+    if type(message) is Said and message.values and right_to_left():
+        message = Said(message.template, {k: _unbroken(v) for k, v in message.values.items()})
+    return message.translated(texts())
+
+
+_ARABIC = re.compile("[\u0600-\u06ff]")
+
+
+def _unbroken(value):
+    """A short value written left to right, its spaces made unbreakable (a right-to-left page)."""
+    if isinstance(value, Said) or not isinstance(value, str) or len(value) > 40 or _ARABIC.search(value):
+        return value
+    return value.replace(" ", "\u00a0")
 
 
 def page_code() -> str:
@@ -113,6 +128,17 @@ def page_speaks(translated: bool) -> str:
 def direction() -> str:
     language = LANGUAGES.get(current())
     return language.direction if language else "ltr"
+
+
+def list_text(items) -> str:
+    """Words in a list, joined as the page's language joins them ("a, b", "a، b", "a，b")."""
+    return {"ar": "، ", "zh-Hans": "，"}.get(page_code(), ", ").join(items)
+
+
+def right_to_left() -> bool:
+    """Does the page body's language flow right to left (an untranslated page is English, left to right)?"""
+    language = LANGUAGES.get(page_code())
+    return bool(language and language.direction == "rtl")
 
 
 def isolated(text: str) -> str:
