@@ -186,3 +186,32 @@ def test_a_class_with_a_german_phone_an_arabic_phone_and_the_projector_in_englis
     finally:
         for context in phones:
             context.close()
+
+
+SLIDERS_JS = """() => [...document.querySelectorAll('[data-testid=stSlider]')].map(s => [
+  s.querySelector('[data-testid=stSliderThumbValue]')?.textContent,
+  s.querySelector('input[type=range]')?.getAttribute('aria-valuetext')])"""
+
+
+def test_streamlit_s_sliders_write_a_decimal_comma_in_german_and_a_point_in_english(browser, app_url):
+    """Streamlit's own sliders format their values in the browser (a printf pattern, no decimal comma): the page writes
+    0,25 on the thumb and for a screen reader where its language writes a decimal comma, also after a key moves it."""
+    context = browser.new_context(viewport=DESKTOP)
+    page = context.new_page()
+    try:
+        for code, mark in (("de", ","), ("en", ".")):
+            goto(page, f"{app_url}/explorer?lang={code}")
+            page.wait_for_timeout(300)
+            sliders = [s for s in page.evaluate(SLIDERS_JS) if s[0] and any(ch.isdigit() for ch in s[0])]
+            assert sliders and all(mark in value for value, _said in sliders), (code, sliders)
+            if code == "de":  # (in English a screen reader reads the number itself, aria-valuenow)
+                assert all(said == value for value, said in sliders), sliders
+        goto(page, f"{app_url}/explorer?lang=de")
+        before = page.evaluate(SLIDERS_JS)[0][0]
+        page.locator("[data-testid=stSlider] input[type=range]").first.focus()
+        page.keyboard.press("ArrowRight")
+        page.wait_for_timeout(800)
+        value, said = page.evaluate(SLIDERS_JS)[0]
+        assert value != before and value == said and "," in value and "." not in value, (before, value, said)
+    finally:
+        context.close()

@@ -259,7 +259,7 @@ def not_translated_notice() -> None:
 
 
 # <html lang dir> follow the page's language; a page not yet translated has its main part marked as English.
-_DOCUMENT_JS = """
+_DOCUMENT_JS = r"""
 export default function ({ data }) {
   window.__residualLabLanguage = data;  // the latest run's; one observer per tab applies it as the page changes
   const apply = () => {
@@ -277,6 +277,21 @@ export default function ({ data }) {
     for (const part of document.querySelectorAll("[class*=st-key-ui-lang-frame]")) {
       if (part.lang !== now.lang) { part.lang = now.lang; part.dir = now.dir; }
     }
+    // Streamlit's sliders write their values with a printf pattern, which has no decimal comma: 0,75 where the page
+    // writes one, on the thumb, at the ends and for a screen reader (aria-valuetext)
+    if (!now.comma) return;
+    const comma = (text) => text.replace(/(\d)\.(\d)/g, "$1,$2");
+    for (const slider of document.querySelectorAll("[data-testid=stSlider]")) {
+      const walker = document.createTreeWalker(slider, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        const text = comma(node.nodeValue);
+        if (text !== node.nodeValue) node.nodeValue = text;
+      }
+      for (const thumb of slider.querySelectorAll("input[type=range][aria-valuetext]")) {  // what a screen reader says
+        const said = comma(thumb.getAttribute("aria-valuetext"));
+        if (said !== thumb.getAttribute("aria-valuetext")) thumb.setAttribute("aria-valuetext", said);
+      }
+    }
   };
   apply();
   if (window.__residualLabLanguageObserver) return;
@@ -284,7 +299,9 @@ export default function ({ data }) {
   window.__residualLabLanguageObserver = new MutationObserver(() => {
     if (!queued) { queued = true; requestAnimationFrame(() => { queued = false; apply(); }); }
   });
-  window.__residualLabLanguageObserver.observe(document.body, { childList: true, subtree: true });
+  window.__residualLabLanguageObserver.observe(document.body, {
+    childList: true, subtree: true, characterData: true, attributes: true, attributeFilter: ["aria-valuetext"],
+  });
 }
 """
 _document = st.components.v2.component("residual_lab_document_language", js=_DOCUMENT_JS, isolate_styles=False)
@@ -295,4 +312,7 @@ def mark_document(translated: bool) -> None:
     code = current()
     html_lang = "en" if code == PSEUDO else code
     main_lang = "" if translated or code == SOURCE else "en"
-    _document(key="a11y-document-language", data={"lang": html_lang, "dir": direction(), "main_lang": main_lang})
+    _document(
+        key="a11y-document-language",
+        data={"lang": html_lang, "dir": direction(), "main_lang": main_lang, "comma": translated and decimal_comma()},
+    )
