@@ -1,6 +1,7 @@
 """Exports parsed back (csv module, Markdown table lines, HTML parser) and compared with the key."""
 
 import csv
+import html
 import io
 from fractions import Fraction as F
 from html.parser import HTMLParser
@@ -162,3 +163,31 @@ def test_typed_app_address_is_checked():
     for bad in ("javascript:alert(1)", "192.168.1.20:8501", "http://", "ftp://host/", "http://a b/"):
         with pytest.raises(ExerciseInputError):
             check_base_url(bad)
+
+
+def test_a_worksheet_and_an_answer_key_for_people_are_in_the_page_s_language_and_the_csv_stays_english():
+    """The Markdown and HTML files say their words in the teacher's language (German here, read from its catalog
+    with Babel's reader, apart from the app's gettext path), the CSV files keep their English column names."""
+    from babel.messages.pofile import read_po
+
+    import lab.i18n as i18n
+
+    with (i18n.CATALOGS / "de" / "LC_MESSAGES" / "lab.po").open("rb") as handle:
+        de = {m.id: m.string for m in read_po(handle, locale="de") if m.id and isinstance(m.id, str)}
+    problems, predictions = generate_problems(3, 4, "basic"), generate_predictions(3, "basic")
+    words = i18n.texts("de")
+    page = worksheet_html(problems, predictions, 3, "basic", words, "de", "ltr", True)
+    assert "<html lang='de' dir='ltr'>" in page
+    assert f"<h1>{de['{app} worksheet'].format(app='Residual Lab')}</h1>" in page
+    assert de["Answer as a fraction ({fraction}) or a decimal ({decimal}); write '{undefined}' if the quantity does "
+              "not exist."].format(fraction="3/4", decimal="0,75", undefined=de["undefined"]) in html.unescape(page)
+    assert problems[0].prompt.translated(words) in html.unescape(page)
+    assert "Problem 1" not in page and "Sketch the residual" not in page
+    md = worksheet_markdown(problems, predictions, 3, "basic", words, True)
+    key = answer_key_markdown(problems, predictions, 3, "basic", words)
+    assert md.startswith(f"# {de['{app} worksheet'].format(app='Residual Lab')}")
+    assert key.startswith(f"# {de['{app} answer key'].format(app='Residual Lab')}")
+    assert "Assignment:" not in md + key and "## Predict the bars" not in md + key
+    arabic = worksheet_html(problems, predictions, 3, "basic", i18n.texts("ar"), "ar", "rtl")
+    assert "<html lang='ar' dir='rtl'>" in arabic and "<table dir='ltr'>" in arabic
+    assert worksheet_csv(problems).startswith("problem,question,p,q,answer\n")

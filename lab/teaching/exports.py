@@ -15,8 +15,10 @@ import io
 from collections.abc import Mapping, Sequence
 from urllib.parse import urlencode, urlsplit, urlunsplit
 
+from lab.core.errors import Said
 from lab.core.formatting import fraction_text
 from lab.core.numbers import shown
+from lab.i18n import N_
 from lab.teaching.exercises import (
     LEVEL_TITLES,
     Attempt,
@@ -125,13 +127,27 @@ def _csv_text(header: Sequence[str], rows: Sequence[Sequence]) -> str:
     return out.getvalue()
 
 
-def _heading(seed: int, level: str, count: int) -> str:
-    return f"seed {seed}, {count} problems, level {level} ({LEVEL_TITLES[level]})"
+APP = "Residual Lab"  # the app's name, the same in every language
 
 
-def _md_header(title: str, seed: int, level: str, count: int) -> list[str]:
+def _english(message: str, /, **values) -> str:
+    """The words of an export in English (the CLI's; a page passes its language's ``_``, lab.i18n.Texts)."""
+    return message.format(**values) if values else message
+
+
+def _said(text, _) -> str:
+    """A problem's words (a :class:`Said`) in the export's language."""
+    return text.translated(_) if isinstance(text, Said) else str(text)
+
+
+def _heading(seed: int, level: str, count: int, _=_english) -> str:
+    return _("seed {seed}, {count} problems, level {level} ({title})", seed=seed, count=count, level=level,
+             title=_(LEVEL_TITLES[level]))
+
+
+def _md_header(title: str, seed: int, level: str, count: int, _=_english) -> list[str]:
     """The first lines of a Markdown export: its title and the assignment it belongs to."""
-    return [f"# Residual Lab {title}", "", f"Assignment: {_heading(seed, level, count)}.", ""]
+    return [f"# {title}", "", _("Assignment: {assignment}.", assignment=_heading(seed, level, count, _)), ""]
 
 
 def _md_row(cells) -> str:
@@ -162,13 +178,13 @@ def answer_key_csv(problems: Sequence[Problem]) -> str:
     return _csv_text(KEY_HEADER, answer_key_rows(problems))
 
 
-def _prediction_rows(predictions: Sequence[PredictProblem]) -> list[list[str]]:
+def _prediction_rows(predictions: Sequence[PredictProblem], _=_english) -> list[list[str]]:
     rows = []
     for exercise in predictions:
         r = exercise.truth
         rows.append(
             [
-                f"Bars {exercise.number}",
+                _("Bars {number}", number=exercise.number),
                 _dist_text(exercise, "p"),
                 _dist_text(exercise, "q"),
                 ", ".join(f"{t}={fraction_text(v)}" for t, v in zip(exercise.p.tokens, r)),
@@ -177,24 +193,27 @@ def _prediction_rows(predictions: Sequence[PredictProblem]) -> list[list[str]]:
     return rows
 
 
-def answer_key_markdown(problems: Sequence[Problem], predictions: Sequence[PredictProblem], seed, level) -> str:
+def answer_key_markdown(
+    problems: Sequence[Problem], predictions: Sequence[PredictProblem], seed, level, _=_english
+) -> str:
+    """The answer key as Markdown, in the language of ``_`` (English by default; its values as computed)."""
     lines = [
-        *_md_header("answer key", seed, level, len(problems)),
-        "| problem | question | p | q | answer | decimal |",
+        *_md_header(_("{app} answer key", app=APP), seed, level, len(problems), _),
+        _md_row((_("problem"), _("question"), "p", "q", _("answer"), _("decimal"))),
         "| --- | --- | --- | --- | --- | --- |",
     ]
-    for row in answer_key_rows(problems):
-        number, _level, question, p, q, answer, dec = row
-        lines.append(_md_row((number, question, p, q, answer, dec)))
+    for exercise, row in zip(problems, answer_key_rows(problems)):
+        number, _level, _question, p, q, answer, dec = row
+        lines.append(_md_row((number, _said(exercise.prompt, _), p, q, answer, dec)))
     if predictions:
         lines += [
             "",
-            "## Predict the bars: the residual r",
+            _("## Predict the bars: the residual r"),
             "",
-            "| exercise | p | q | r |",
+            _md_row((_("exercise"), "p", "q", "r")),
             "| --- | --- | --- | --- |",
         ]
-        for row in _prediction_rows(predictions):
+        for row in _prediction_rows(predictions, _):
             lines.append(_md_row(row))
     return "\n".join(lines) + "\n"
 
@@ -253,7 +272,12 @@ def assignment_json(problems: Sequence[Problem], predictions: Sequence[PredictPr
 # --- worksheet (no answers) -----------------------------------------------------------------------
 
 WORKSHEET_HEADER = ("problem", "question", "p", "q", "answer")
-ANSWER_HELP = "Answer as a fraction (3/4) or a decimal (0.75); write 'undefined' if the quantity does not exist."
+ANSWER_HELP = N_("Answer as a fraction ({fraction}) or a decimal ({decimal}); write '{undefined}' if the quantity does "
+                 "not exist.")
+
+
+def _answer_help(_=_english, decimal_comma: bool = False) -> str:
+    return _(ANSWER_HELP, fraction="3/4", decimal="0,75" if decimal_comma else "0.75", undefined=_("undefined"))
 
 
 def worksheet_csv(problems: Sequence[Problem]) -> str:
@@ -266,34 +290,40 @@ def worksheet_csv(problems: Sequence[Problem]) -> str:
     )
 
 
-def worksheet_markdown(problems: Sequence[Problem], predictions: Sequence[PredictProblem], seed, level) -> str:
+def worksheet_markdown(
+    problems: Sequence[Problem], predictions: Sequence[PredictProblem], seed, level, _=_english,
+    decimal_comma: bool = False,
+) -> str:
+    """The worksheet as Markdown, in the language of ``_`` (English by default)."""
     lines = [
-        *_md_header("worksheet", seed, level, len(problems)),
-        ANSWER_HELP,
+        *_md_header(_("{app} worksheet", app=APP), seed, level, len(problems), _),
+        _answer_help(_, decimal_comma),
         "",
     ]
+    token = _md_cell(_("token"))
     for exercise in problems:
         lines += [
-            f"## Problem {exercise.number}",
+            _("## Problem {number}", number=exercise.number),
             "",
-            "| token | " + " | ".join(_md_cell(t) for t in exercise.p.tokens) + " |",
+            f"| {token} | " + " | ".join(_md_cell(t) for t in exercise.p.tokens) + " |",
             "| --- |" + " --- |" * len(exercise.p.tokens),
             "| p | " + " | ".join(fraction_text(v) for v in exercise.p.values) + " |",
             "| q | " + " | ".join(fraction_text(v) for v in exercise.q.values) + " |",
             "",
-            _md_cell(exercise.prompt),
+            _md_cell(_said(exercise.prompt, _)),
             "",
-            "Answer: ______________________",
+            _("Answer: {blank}", blank="______________________"),
             "",
         ]
     for exercise in predictions:
+        blanks = ", ".join(f"r({t}) = ____" for t in exercise.p.tokens)
         lines += [
-            f"## Predict the bars {exercise.number}",
+            _("## Predict the bars {number}", number=exercise.number),
             "",
             f"p: {_dist_text(exercise, 'p')}  ",
             f"q: {_dist_text(exercise, 'q')}",
             "",
-            "Sketch the residual r(x) for every token: " + ", ".join(f"r({t}) = ____" for t in exercise.p.tokens),
+            _("Sketch the residual r(x) for every token: {blanks}", blanks=blanks),
             "",
         ]
     return "\n".join(lines)
@@ -311,44 +341,56 @@ th, td { border: 1px solid currentColor; padding: 0.2rem 0.6rem; text-align: cen
 """
 
 
-def _html_table(exercise: Problem | PredictProblem) -> str:
+def _html_table(exercise: Problem | PredictProblem, _=_english) -> str:
     esc = html.escape
     head = "".join(f"<th scope='col'>{esc(t)}</th>" for t in exercise.p.tokens)
+    token = esc(_("token"))
     p_row = "".join(f"<td>{esc(fraction_text(v))}</td>" for v in exercise.p.values)
     q_row = "".join(f"<td>{esc(fraction_text(v))}</td>" for v in exercise.q.values)
     return (
-        f"<table><tr><th scope='col'>token</th>{head}</tr>"
+        f"<table dir='ltr'><tr><th scope='col'>{token}</th>{head}</tr>"
         f"<tr><th scope='row'>p</th>{p_row}</tr><tr><th scope='row'>q</th>{q_row}</tr></table>"
     )
 
 
-def worksheet_html(problems: Sequence[Problem], predictions: Sequence[PredictProblem], seed, level) -> str:
-    """A standalone page that prints cleanly (one problem never split across pages). All text escaped."""
+def worksheet_html(
+    problems: Sequence[Problem], predictions: Sequence[PredictProblem], seed, level, _=_english, lang: str = "en",
+    direction: str = "ltr", decimal_comma: bool = False,
+) -> str:
+    """A standalone page that prints cleanly (one problem never split across pages), in the language of ``_`` (its
+    code ``lang``, written ``direction``; English by default). All text escaped."""
     esc = html.escape
+    title = esc(_("{app} worksheet", app=APP))
+    answer_line = esc(_("answer line"))
+    assignment = _("Assignment: {assignment}. Name: {blank}", assignment=_heading(seed, level, len(problems), _),
+                   blank="____________________")  # fmt: skip
     parts = [
-        "<!doctype html><html lang='en'><head><meta charset='utf-8'>",
-        "<title>Residual Lab worksheet</title>",
+        f"<!doctype html><html lang='{esc(lang)}' dir='{esc(direction)}'><head><meta charset='utf-8'>",
+        f"<title>{title}</title>",
         f"<style>{_PRINT_CSS}</style></head><body>",
-        "<h1>Residual Lab worksheet</h1>",
-        f"<p>Assignment: {esc(_heading(seed, level, len(problems)))}. Name: ____________________</p>",
-        f"<p>{esc(ANSWER_HELP)}</p>",
+        f"<h1>{title}</h1>",
+        f"<p>{esc(assignment)}</p>",
+        f"<p>{esc(_answer_help(_, decimal_comma))}</p>",
     ]
     for exercise in problems:
+        heading = esc(_("Problem {number}", number=exercise.number))
         parts += [
             "<section class='problem'>",
-            f"<h2>Problem {exercise.number}</h2>",
-            _html_table(exercise),
-            f"<p>{esc(exercise.prompt)}</p>",
-            "<div class='answer' aria-label='answer line'></div>",
+            f"<h2>{heading}</h2>",
+            _html_table(exercise, _),
+            f"<p>{esc(_said(exercise.prompt, _))}</p>",
+            f"<div class='answer' aria-label='{answer_line}'></div>",
             "</section>",
         ]
     for exercise in predictions:
-        blanks = ", ".join(f"r({esc(t)}) = ____" for t in exercise.p.tokens)
+        blanks = ", ".join(f"r({t}) = ____" for t in exercise.p.tokens)
+        heading = esc(_("Predict the bars {number}", number=exercise.number))
+        sketch = esc(_("Sketch the residual r(x) for every token: {blanks}", blanks=blanks))
         parts += [
             "<section class='problem'>",
-            f"<h2>Predict the bars {exercise.number}</h2>",
-            _html_table(exercise),
-            f"<p>Sketch the residual r(x) for every token: {blanks}</p>",
+            f"<h2>{heading}</h2>",
+            _html_table(exercise, _),
+            f"<p>{sketch}</p>",
             "</section>",
         ]
     parts.append("</body></html>")

@@ -24,6 +24,8 @@ from lab.core.caching import cached_by_size
 from lab.core.distributions import LabInputError
 from lab.core.formatting import decimal_text, exact_text, markdown_table, with_decimal
 from lab.core.markov import load_model
+from lab.i18n import LANGUAGES, SOURCE
+from lab.i18n import texts as catalog_texts
 from lab.teaching.exercises import generate_predictions, generate_problems
 from lab.teaching.exports import (
     answer_key_csv,
@@ -43,14 +45,19 @@ def shared_assignment(seed: int, count: int, level: str) -> tuple[tuple, tuple]:
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def assignment_downloads(seed: int, count: int, level: str) -> dict[str, str]:
-    """The answer key and worksheets of the assignment, by file-name suffix."""
+def assignment_downloads(seed: int, count: int, level: str, code: str = SOURCE) -> dict[str, str]:
+    """The answer key and worksheets of the assignment, by file-name suffix: the Markdown and HTML ones (for people) in
+    the language ``code``, the CSV ones (for machines) in English with decimal points."""
     problems, predictions = (list(part) for part in shared_assignment(seed, count, level))
+    language = LANGUAGES.get(code, LANGUAGES[SOURCE])
+    _ = catalog_texts(language.code)
+    comma = language.decimal_comma
     return {
-        "key.md": answer_key_markdown(problems, predictions, seed, level),
+        "key.md": answer_key_markdown(problems, predictions, seed, level, _),
         "key.csv": answer_key_csv(problems),
-        "worksheet.html": worksheet_html(problems, predictions, seed, level),
-        "worksheet.md": worksheet_markdown(problems, predictions, seed, level),
+        "worksheet.html": worksheet_html(problems, predictions, seed, level, _, language.code, language.direction,
+                                         comma),
+        "worksheet.md": worksheet_markdown(problems, predictions, seed, level, _, comma),
         "worksheet.csv": worksheet_csv(problems),
     }
 

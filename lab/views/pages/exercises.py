@@ -59,7 +59,7 @@ from lab.views.ui.bar_predictor import bar_predictor
 from lab.views.ui.browser_memory import browser_memory
 from lab.views.ui.charts import chart, figure, show_feedback
 from lab.views.ui.controls import Widgets
-from lab.views.ui.language import decimal_comma, exact_and_decimal, number, right_to_left, say, texts
+from lab.views.ui.language import decimal_comma, exact_and_decimal, number, page_code, right_to_left, say, texts
 from lab.views.ui.page_state import kept_in_session, refuse_link_values, show_link_warnings
 from lab.views.ui.presentation import is_presenting
 
@@ -529,10 +529,11 @@ def downloads(sheet: Sheet) -> None:
         (worksheets_column, N_("Worksheet (Markdown)"), "worksheet.md", "text/markdown", "exq_dl_ws_md"),
         (worksheets_column, N_("Worksheet (CSV)"), "worksheet.csv", "text/csv", "exq_dl_ws_csv"),
     )
+    code = page_code()  # the files for people in the page's language (made on the click, outside the run)
     for column, label, suffix, mime, key in (keys if sheet.teacher else ()) + worksheets:
         column.download_button(
             _(label),
-            lambda suffix=suffix: assignment_downloads(sheet.seed, sheet.count, sheet.level)[suffix],
+            lambda suffix=suffix: assignment_downloads(sheet.seed, sheet.count, sheet.level, code)[suffix],
             file_name=f"{stem}-{suffix}",
             mime=mime,
             on_click="ignore",
