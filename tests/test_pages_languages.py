@@ -49,17 +49,20 @@ def visible_texts(at: AppTest) -> list[str]:
 
 def open_in(page: str, code: str | None = None, locale: str | None = None, params=None) -> AppTest:
     """``page`` opened as a link with ``?lang=code`` (and ``params``) would: the app's first run, then the page (a
-    page that reruns on its first run would otherwise fall back to the default page in AppTest)."""
+    page that reruns on its first run would otherwise fall back to the default page in AppTest). ``code`` PSEUDO:
+    the session speaks the pseudo-language."""
     at = AppTest.from_file(APP, default_timeout=60)
+    if code == PSEUDO:
+        at.session_state[language.CHOSEN] = PSEUDO  # never offered: no link can ask for it
     if locale:
         at.context["locale"] = locale  # the browser's language (st.context.locale)
-    link = {**({"lang": code} if code else {}), **(params or {})}
+    link = {**({"lang": code} if code and code != PSEUDO else {}), **(params or {})}
     at.query_params.update(link)
     at.run()
     at.query_params.clear()
     at.query_params.update(link)
     at.switch_page(page).run()
-    assert not at.exception
+    assert not at.exception, at.exception
     return at
 
 
@@ -1041,15 +1044,7 @@ def test_a_german_list_of_logits_or_of_p_and_q_uses_semicolons_and_a_decimal_com
 # --- the Class: a student's phone in its own language (the teacher's dashboard is not translated yet) ---------------
 def class_app(code: str | None, params: dict[str, str]) -> AppTest:
     """The Class page opened with ``params`` as a link would, in ``code`` (None: the pseudo-language)."""
-    at = pseudo_app() if code is None else AppTest.from_file(APP, default_timeout=60)
-    link = {**params, **({"lang": code} if code else {})}
-    at.query_params.update(link)
-    at.run()
-    at.query_params.clear()
-    at.query_params.update(link)
-    at.switch_page(CLASS_PAGE).run()
-    assert not at.exception, at.exception
-    return at
+    return open_in(CLASS_PAGE, code or PSEUDO, params=params)
 
 
 def join_label(code: str | None) -> str:
@@ -1202,15 +1197,8 @@ PROJECTOR_PAGE = "lab/views/live_class/projector.py"
 
 
 def projector_app(code: str | None, params: dict[str, str]) -> AppTest:
-    at = pseudo_app() if code is None else AppTest.from_file(APP, default_timeout=60)
-    link = {**params, **({"lang": code} if code else {})}
-    at.query_params.update(link)
-    at.run()
-    at.query_params.clear()
-    at.query_params.update(link)
-    at.switch_page(PROJECTOR_PAGE).run()
-    assert not at.exception, at.exception
-    return at
+    """The projector opened with ``params`` as a link would, in ``code`` (None: the pseudo-language)."""
+    return open_in(PROJECTOR_PAGE, code or PSEUDO, params=params)
 
 
 def projector_states(data, code: str | None):

@@ -15,15 +15,15 @@ def fraction_text(value: Fraction | int) -> str:
     return str(value.numerator) if value.denominator == 1 else f"{value.numerator}/{value.denominator}"
 
 
-def box_text(value: Fraction | int) -> str:
+def box_text(value: Fraction | int, decimal_comma: bool = False) -> str:
     """A value as a box shows it and reads it back exactly: ``0.40`` (two places at least), ``0.4321``, or
-    ``1/3`` when no decimal of four places is exact."""
+    ``1/3`` when no decimal of four places is exact (``decimal_comma``: ``0,40``)."""
     value = Fraction(value)
     if (value * 10_000).denominator != 1:
         return fraction_text(value)
     text = f"{int(abs(value) * 10_000):05d}"  # ten-thousandths (exact here): at least "00000"
     whole, places = text[:-4], text[-4:].rstrip("0")
-    return f"{'-' if value < 0 else ''}{whole}.{places.ljust(2, '0')}"
+    return f"{'-' if value < 0 else ''}{whole}{',' if decimal_comma else '.'}{places.ljust(2, '0')}"
 
 
 def decimal_text(value, digits: int = 6, decimal_comma: bool = False) -> str:

@@ -88,14 +88,15 @@ def _source_labels(sources) -> dict[str, str]:
     """Each source in the form's list in words, in the page's language (made in the run: a format_func may be
     called outside it)."""
     _ = language.texts()
-    worked = _("Worked example: {scenario}, bars r(B) and r(C)", scenario="bernoulli-residual")
-    return {
-        source: worked if source == WORKED_EXAMPLE
-        else _("Two drafts, the second candidate's target p₂: {scenario}", scenario=source[len(SECOND_TARGET):])
-        if source.startswith(SECOND_TARGET)
-        else source
-        for source in sources
-    }  # fmt: skip
+
+    def label(source: str) -> str:
+        if source == WORKED_EXAMPLE:
+            return _("Worked example: {scenario}, bars r(B) and r(C)", scenario="bernoulli-residual")
+        if source.startswith(SECOND_TARGET):
+            return _("Two drafts, the second candidate's target p₂: {scenario}", scenario=source[len(SECOND_TARGET):])
+        return source
+
+    return {source: label(source) for source in sources}
 
 
 

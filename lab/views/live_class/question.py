@@ -7,7 +7,7 @@ from __future__ import annotations
 import streamlit as st
 
 from lab.charts.residual import UPRIGHT_LABELS
-from lab.core.formatting import markdown_escape, markdown_table, with_decimal
+from lab.core.formatting import markdown_escape, markdown_table
 from lab.teaching.class_question import ClassAnswer, ClassQuestion
 from lab.views.shell import page_named
 from lab.views.ui import language
@@ -66,12 +66,9 @@ def _question_figure(question: ClassQuestion):
 def _question_texts(question: ClassQuestion) -> tuple[str, str, str]:
     """The chart's text alternative, the prompt and the p / q table."""
     _ = language.texts()
-    comma = language.decimal_comma()
-    rows = [  # each value kept left to right on a right-to-left page (1/2 (0.5), not (0.5) 1/2)
-        (t, language.isolated(with_decimal(a, 3, decimal_comma=comma)),
-         language.isolated(with_decimal(b, 3, decimal_comma=comma)))
-        for t, a, b in zip(question.tokens, question.p, question.q)
-    ]  # fmt: skip
+    # each value kept left to right on a right-to-left page (1/2 (0.5), not (0.5) 1/2)
+    rows = [(t, language.exact_and_decimal(a, 3), language.exact_and_decimal(b, 3))
+            for t, a, b in zip(question.tokens, question.p, question.q)]  # fmt: skip
     table = markdown_table((_("token"), _("target p"), _("draft q")), rows)
     return language.say(question.pq_alt()), f"**{markdown_escape(language.say(question.prompt))}**", table
 

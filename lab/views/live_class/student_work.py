@@ -11,7 +11,7 @@ import streamlit as st
 
 from lab.classroom.actions import ActivityView, Feedback, StudentSeat, StudentState, clock
 from lab.core.errors import said
-from lab.core.formatting import box_text, fraction_text, markdown_escape, markdown_table, with_decimal
+from lab.core.formatting import box_text, fraction_text, markdown_escape, markdown_table
 from lab.i18n import N_
 from lab.teaching.exercises import BRANCH_NAMES, BRANCH_OPTIONS, worked_solution
 from lab.views.live_class.common import WAIT_FOR_PENDING, keep_pending, may_send
@@ -100,8 +100,7 @@ def prediction_panel(state: StudentState, code: str, token: str) -> None:
     start = state.prediction or state.earlier or ()
     saved = [start[i] if i < len(start) else None for i in range(len(fields))]
     comma = language.decimal_comma()
-    texts = tuple(box_text(v).replace(".", ",") if v is not None and comma else box_text(v) if v is not None else None
-                  for v in saved)  # fmt: skip
+    texts = tuple(None if v is None else box_text(v, decimal_comma=comma) for v in saved)
     _ = language.texts()
     bars = [field for field in fields if field != "Z"]  # Z: a box, no bar
     heights = [float(v or 0) for field, v in zip(fields, saved) if field != "Z"]
@@ -130,7 +129,6 @@ def revealed_prediction(state: StudentState) -> str:
     spec = activity.spec
     saved = state.prediction
     _ = language.texts()
-    comma = language.decimal_comma()
     intro = _("**The exact answer** (revealed by your teacher):")
     bars = len(spec.tokens)
     if saved:
@@ -150,7 +148,7 @@ def revealed_prediction(state: StudentState) -> str:
     else:
         st.markdown(intro)
     yours = [language.number(float(v), ".2f") for v in saved] if saved else ["–"] * len(spec.fields)
-    exact = [language.isolated(with_decimal(e, 3, decimal_comma=comma)) for e in state.exact]
+    exact = [language.exact_and_decimal(e, 3) for e in state.exact]
     # one markdown (a table, not st.table), with the answer: every student's page draws it at the same moment (the
     # reveal), and each element costs the server per page. No link to the Binomial lab: during the class this browser
     # shows the class only (lab/views/holding.py)
